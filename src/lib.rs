@@ -1,0 +1,2 @@
+//! toolsmith: declarative tool definitions for LLM agents.
+pub use tool_core::*;

@@ -1,0 +1,197 @@
+//! The result envelope: what every call returns, and what the model reads next.
+//!
+//! The envelope's [`Status`] says who acts next (see the table in the crate docs). Its field names
+//! and shapes are a contract: they are serialized exactly as documented on [`Envelope`].
+
+use serde::{Deserialize, Serialize};
+use serde_json::Value;
+
+/// The version of the envelope format, carried in every envelope as `schema_version`.
+pub const ENVELOPE_SCHEMA_VERSION: &str = "1";
+
+/// The outcome of a call, serialized in snake_case. Each status tells who acts next.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Status {
+    /// Data returned; the agent continues.
+    Ok,
+    /// Nothing matched; the agent changes the query or accepts there is nothing. Not an error.
+    Empty,
+    /// The arguments are wrong; the agent fixes them and calls again.
+    InvalidInput,
+    /// Information only the user has is missing; the agent asks the user, then calls again.
+    NeedsInput,
+    /// A business rule says no; the user decides.
+    Refused,
+    /// Outside the boundary this caller may act in; retrying will not help.
+    Denied,
+    /// The user declined; stop, and do not retry unless asked.
+    CancelledByUser,
+    /// A transient condition; wait (`retry_after`), then retry.
+    TemporaryFailure,
+    /// The tool could not complete; hand off or take another route, do not retry blindly.
+    Failed,
+    /// The tool exceeded its time budget; repeating is safe only for idempotent or read-only tools.
+    Timeout,
+}
+
+impl Status {
+    /// Every status, in the order of the design's vocabulary table.
+    pub const ALL: [Status; 10] = [
+        Status::Ok,
+        Status::Empty,
+        Status::InvalidInput,
+        Status::NeedsInput,
+        Status::Refused,
+        Status::Denied,
+        Status::CancelledByUser,
+        Status::TemporaryFailure,
+        Status::Failed,
+        Status::Timeout,
+    ];
+
+    /// The snake_case name used on the wire, e.g. `invalid_input`.
+    ///
+    /// ```
+    /// assert_eq!(tool_core::Status::CancelledByUser.as_str(), "cancelled_by_user");
+    /// ```
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Status::Ok => "ok",
+            Status::Empty => "empty",
+            Status::InvalidInput => "invalid_input",
+            Status::NeedsInput => "needs_input",
+            Status::Refused => "refused",
+            Status::Denied => "denied",
+            Status::CancelledByUser => "cancelled_by_user",
+            Status::TemporaryFailure => "temporary_failure",
+            Status::Failed => "failed",
+            Status::Timeout => "timeout",
+        }
+    }
+
+    /// Whether the call succeeded (`ok` or `empty`). Every other status is an error result.
+    pub fn is_success(self) -> bool {
+        matches!(self, Status::Ok | Status::Empty)
+    }
+}
+
+impl std::fmt::Display for Status {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(self.as_str())
+    }
+}
+
+/// The result of one call, as the model reads it.
+///
+/// Wire shape (fields that carry nothing are left out, except `status` and `schema_version`):
+///
+/// | field | type | when |
+/// |---|---|---|
+/// | `status` | string, one of [`Status`] | always |
+/// | `code` | SCREAMING_SNAKE string, stable | every non-ok status, and `empty` |
+/// | `message` | string, model-facing | every non-ok status; `empty` |
+/// | `data` | any JSON | `ok` results; structured details of other statuses |
+/// | `missing` | array of strings | `needs_input` |
+/// | `retry_after` | seconds, integer | `temporary_failure` |
+/// | `truncated` | `true` | when output was cut to the budget |
+/// | `note` | string | what was cut and how to narrow ("Showing 10 of 200. ...") |
+/// | `cursor` | string | the next page, passed back as the tool's `cursor` argument |
+/// | `ref` | string | a reference to the full raw result kept by the host |
+/// | `operation_id` | string | always, once the call went through a toolbox |
+/// | `schema_version` | string | always ([`ENVELOPE_SCHEMA_VERSION`]) |
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct Envelope {
+    /// The outcome; says who acts next.
+    pub status: Status,
+    /// A stable SCREAMING_SNAKE code for the outcome (e.g. `INVALID_ARGUMENT`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub code: Option<String>,
+    /// The model-facing message: what was wrong, what right looks like, the next step.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub message: Option<String>,
+    /// The result data, or structured details of a non-ok outcome.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub data: Option<Value>,
+    /// For `needs_input`: the names of the pieces of information to ask the user for.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub missing: Vec<String>,
+    /// For `temporary_failure`: seconds to wait before retrying.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub retry_after: Option<u64>,
+    /// Whether the output was cut to fit the output budget.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub truncated: bool,
+    /// A note about the result, e.g. what was cut and how to narrow the request.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub note: Option<String>,
+    /// A cursor for the next page, to pass back to the same tool.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub cursor: Option<String>,
+    /// A reference to the full raw result kept in the host's record store.
+    #[serde(rename = "ref", default, skip_serializing_if = "Option::is_none")]
+    pub reference: Option<String>,
+    /// The id of the operation, shared with the audit record of the call.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub operation_id: Option<String>,
+    /// The envelope format version.
+    pub schema_version: String,
+}
+
+impl Envelope {
+    /// An envelope with the given status and nothing else.
+    pub fn new(status: Status) -> Self {
+        Envelope {
+            status,
+            code: None,
+            message: None,
+            data: None,
+            missing: Vec::new(),
+            retry_after: None,
+            truncated: false,
+            note: None,
+            cursor: None,
+            reference: None,
+            operation_id: None,
+            schema_version: ENVELOPE_SCHEMA_VERSION.to_string(),
+        }
+    }
+
+    /// A successful envelope carrying `data`.
+    ///
+    /// ```
+    /// let env = tool_core::Envelope::ok(serde_json::json!({"n": 1}));
+    /// assert_eq!(
+    ///     serde_json::to_string(&env).unwrap(),
+    ///     r#"{"status":"ok","data":{"n":1},"schema_version":"1"}"#
+    /// );
+    /// ```
+    pub fn ok(data: Value) -> Self {
+        let mut env = Envelope::new(Status::Ok);
+        if !data.is_null() {
+            env.data = Some(data);
+        }
+        env
+    }
+
+    /// A non-ok envelope with a code and a model-facing message.
+    pub fn error(status: Status, code: impl Into<String>, message: impl Into<String>) -> Self {
+        let mut env = Envelope::new(status);
+        env.code = Some(code.into());
+        env.message = Some(message.into());
+        env
+    }
+
+    /// Whether the call succeeded (`ok` or `empty`).
+    pub fn is_success(&self) -> bool {
+        self.status.is_success()
+    }
+
+    /// The envelope as compact JSON text, the form the model reads.
+    pub fn to_json(&self) -> String {
+        serde_json::to_string(self).unwrap_or_else(|_| {
+            // Serializing an envelope cannot fail: every field is plain data.
+            String::from(r#"{"status":"failed","code":"INTERNAL","schema_version":"1"}"#)
+        })
+    }
+}

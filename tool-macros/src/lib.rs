@@ -1,0 +1,1 @@
+//! Procedural macros of toolsmith. Use them through the `toolsmith` facade.
