@@ -144,3 +144,67 @@ impl ToolSpec {
         v
     }
 }
+
+impl ToolSpec {
+    /// The spec's fingerprint: a SHA-256 over the canonical JSON of its agent-facing definition
+    /// ([`ToolSpec::agent_facing`], keys sorted), as 16 lowercase hex characters.
+    ///
+    /// It changes when, and only when, something the model reads changes: the "description version"
+    /// recorded in audit records and artifact indexes.
+    ///
+    /// ```
+    /// # use tool_core::spec::*;
+    /// let mut spec = ToolSpec {
+    ///     name: "greet".into(), title: None, description: "Greets. Returns the greeting.".into(),
+    ///     input_schema: serde_json::json!({"type": "object"}), output_schema: None,
+    ///     effects: Effects::default(), allows: vec![], timeout_ms: None, version: "1.0.0".into(),
+    /// };
+    /// let before = spec.fingerprint();
+    /// spec.version = "1.0.1".into();
+    /// assert_eq!(before, spec.fingerprint());
+    /// spec.description = "Greets warmly. Returns the greeting.".into();
+    /// assert_ne!(before, spec.fingerprint());
+    /// ```
+    pub fn fingerprint(&self) -> String {
+        use sha2::{Digest, Sha256};
+        let canonical = canonical_json(&self.agent_facing());
+        let digest = Sha256::digest(canonical.as_bytes());
+        digest[..8].iter().map(|b| format!("{b:02x}")).collect()
+    }
+}
+
+/// Compact JSON with object keys sorted at every level: a stable text for hashing and diffing.
+pub fn canonical_json(value: &Value) -> String {
+    fn write(v: &Value, out: &mut String) {
+        match v {
+            Value::Object(map) => {
+                let mut keys: Vec<&String> = map.keys().collect();
+                keys.sort();
+                out.push('{');
+                for (i, k) in keys.into_iter().enumerate() {
+                    if i > 0 {
+                        out.push(',');
+                    }
+                    out.push_str(&Value::String(k.clone()).to_string());
+                    out.push(':');
+                    write(&map[k], out);
+                }
+                out.push('}');
+            }
+            Value::Array(items) => {
+                out.push('[');
+                for (i, item) in items.iter().enumerate() {
+                    if i > 0 {
+                        out.push(',');
+                    }
+                    write(item, out);
+                }
+                out.push(']');
+            }
+            other => out.push_str(&other.to_string()),
+        }
+    }
+    let mut out = String::new();
+    write(value, &mut out);
+    out
+}
