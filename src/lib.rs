@@ -1,2 +1,50 @@
-//! toolsmith: declarative tool definitions for LLM agents.
+//! # toolsmith
+//!
+//! Declarative tool definitions for LLM agents. Put `#[tool]` on an ordinary Rust function and
+//! get, from that one function, the spec a model reads, the executor a host runs, compile-time
+//! checks of the text the model reads, and exports to every agent platform.
+//!
+//! ```
+//! use toolsmith::{tool, Toolbox, Status};
+//!
+//! /// Adds two whole numbers. Returns their sum.
+//! #[tool(read_only)]
+//! fn add_numbers(
+//!     /// The first number, e.g. 2.
+//!     a: i64,
+//!     /// The second number, e.g. 40.
+//!     #[arg(minimum = 0)]
+//!     b: i64,
+//! ) -> i64 {
+//!     a + b
+//! }
+//!
+//! # tokio_test_block_on(async {
+//! let toolbox = Toolbox::builder().tool(add_numbers::tool()).build().unwrap();
+//! let env = toolbox.call("add_numbers", r#"{"a": 2, "b": 40}"#).await;
+//! assert_eq!(env.status, Status::Ok);
+//! assert_eq!(env.data, Some(serde_json::json!(42)));
+//! # });
+//! # fn tokio_test_block_on<F: std::future::Future>(f: F) -> F::Output {
+//! #     tokio::runtime::Builder::new_current_thread().enable_all().build().unwrap().block_on(f)
+//! # }
+//! ```
+//!
+//! See the README for the full tour: side effects, context injection, method tools, the result
+//! envelope and validation messages.
+
 pub use tool_core::*;
+pub use tool_macros::{model, tool, tools};
+
+/// The schemars version toolsmith uses (for `#[schemars(crate = "toolsmith::schemars")]`).
+pub use tool_core::__deps::schemars;
+/// The serde version toolsmith uses (for `#[serde(crate = "toolsmith::serde")]`).
+pub use tool_core::__deps::serde;
+/// The serde_json version toolsmith uses.
+pub use tool_core::__deps::serde_json;
+
+/// Items the generated code refers to. Not public API.
+#[doc(hidden)]
+pub mod __private {
+    pub use tool_core::__private::*;
+}

@@ -5,10 +5,90 @@
 //! `#[tool]` macro; this crate is usable on its own to lint or export tool lists.
 #![warn(missing_docs)]
 
+pub mod context;
 pub mod envelope;
 pub mod error;
+pub mod schema;
 pub mod spec;
+pub mod tool;
+pub mod toolbox;
+pub mod validate;
 
+pub use context::Context;
 pub use envelope::{Envelope, Status};
 pub use error::ToolError;
 pub use spec::{Allow, Effects, ToolSpec};
+pub use tool::Tool;
+pub use toolbox::{Arguments, BuildError, Problem, Toolbox, ToolboxBuilder};
+
+/// The dependencies whose types appear in the public API, re-exported so users need no direct
+/// dependency on them.
+#[doc(hidden)]
+pub mod __deps {
+    pub use schemars;
+    pub use serde;
+    pub use serde_json;
+}
+
+/// Items the `#[tool]` macro's generated code refers to. Not public API.
+#[doc(hidden)]
+pub mod __private {
+    pub use crate::context::Context;
+    pub use crate::error::ToolError;
+    pub use crate::schema::{schema_of, ParamDef, TypeClass};
+    pub use crate::spec::Effects;
+    pub use crate::tool::{BoxFuture, ContextDef, Tool, ToolDef};
+    pub use schemars;
+    pub use serde;
+    pub use serde_json::Value;
+
+    /// Decodes validated arguments into the generated argument struct.
+    pub fn decode<T: serde::de::DeserializeOwned>(args: &Value) -> Result<T, ToolError> {
+        T::deserialize(args).map_err(|e| {
+            ToolError::invalid_input(
+                "INVALID_ARGUMENT",
+                format!("The arguments could not be read: {e}."),
+            )
+        })
+    }
+
+    /// Fetches a context value for a `#[context]` parameter.
+    pub fn context<'a, T: std::any::Any>(
+        ctx: &'a Context,
+        _param: &str,
+    ) -> Result<&'a T, ToolError> {
+        ctx.get::<T>().ok_or_else(|| {
+            ToolError::failed(
+                "NOT_CONFIGURED",
+                "The tool is not set up on this host and cannot run. Retrying will not help; tell the user the tool is unavailable.",
+            )
+        })
+    }
+
+    /// Serializes a default value into the schema.
+    pub fn to_json<T: serde::Serialize>(value: &T) -> Value {
+        serde_json::to_value(value).unwrap_or(Value::Null)
+    }
+
+    fn unencodable() -> ToolError {
+        ToolError::failed(
+            "OUTPUT_NOT_ENCODABLE",
+            "The tool produced a result that could not be encoded as JSON. Retrying will not help; tell the user the action may have completed but its result is unavailable.",
+        )
+    }
+
+    /// Encodes a plain return value.
+    pub fn ok_output<T: serde::Serialize>(value: T) -> Result<Value, ToolError> {
+        serde_json::to_value(value).map_err(|_| unencodable())
+    }
+
+    /// Encodes a `Result` return value; the error converts into a [`ToolError`].
+    pub fn result_output<T: serde::Serialize, E: Into<ToolError>>(
+        result: Result<T, E>,
+    ) -> Result<Value, ToolError> {
+        match result {
+            Ok(v) => serde_json::to_value(v).map_err(|_| unencodable()),
+            Err(e) => Err(e.into()),
+        }
+    }
+}

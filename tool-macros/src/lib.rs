@@ -1,1 +1,172 @@
-//! Procedural macros of toolsmith. Use them through the `toolsmith` facade.
+//! Procedural macros of toolsmith. Use them through the `toolsmith` facade:
+//! `#[toolsmith::tool]`, `#[toolsmith::tools]` and `#[toolsmith::model]`.
+//!
+//! The pipeline follows parse → check → expand: [`attr`] holds the attribute grammar, [`ast`]
+//! the parsed model of one tool function, [`check`] the rules (which only report errors) and
+//! [`expand`] the code generation (which never re-parses).
+
+mod ast;
+mod attr;
+mod check;
+mod ctxt;
+mod expand;
+mod lint;
+
+use proc_macro::TokenStream;
+use proc_macro2::{Span, TokenStream as TokenStream2};
+use quote::quote;
+use syn::spanned::Spanned;
+
+/// Turns a function into a tool. See the `toolsmith` crate documentation.
+#[proc_macro_attribute]
+pub fn tool(args: TokenStream, input: TokenStream) -> TokenStream {
+    tool_impl(args.into(), input.into()).into()
+}
+
+fn tool_impl(args: TokenStream2, input: TokenStream2) -> TokenStream2 {
+    let mut item: syn::ItemFn = match syn::parse2(input.clone()) {
+        Ok(item) => item,
+        Err(_) => {
+            let err = syn::Error::new(
+                Span::call_site(),
+                "`#[tool]` goes on a function (or on a method inside a `#[toolsmith::tools]` impl block)",
+            );
+            let e = err.to_compile_error();
+            return quote!(#e #input);
+        }
+    };
+    let cx = ctxt::Ctxt::new();
+    let attr = attr::ToolAttr::parse(&cx, args);
+    let tool = ast::parse(&cx, attr, &item.attrs, &mut item.sig, false);
+    check::check(&cx, &tool, Span::call_site());
+    if let Err(e) = cx.check() {
+        let e = e.to_compile_error();
+        return quote!(#e #item);
+    }
+    let expr = expand::tool_expr(&tool, None);
+    let vis = &item.vis;
+    let ident = &item.sig.ident;
+    let doc = format!(
+        "The tool definition of [`{ident}()`]: `{ident}::tool()` gives the `toolsmith::Tool` to register in a `Toolbox`."
+    );
+    quote! {
+        #item
+
+        #[doc = #doc]
+        #[allow(non_camel_case_types, dead_code)]
+        #vis struct #ident {}
+
+        #[allow(dead_code)]
+        impl #ident {
+            /// The tool (its spec and its executor), to register with `Toolbox::builder().tool(...)`.
+            #vis fn tool() -> ::toolsmith::Tool #expr
+        }
+    }
+}
+
+/// Collects the `#[tool]` methods of an inherent impl block: `Type::tools()` returns them all.
+///
+/// The `&self` of a tool method is injected from the toolbox's context: register the instance
+/// with `.context(instance)`.
+#[proc_macro_attribute]
+pub fn tools(args: TokenStream, input: TokenStream) -> TokenStream {
+    tools_impl(args.into(), input.into()).into()
+}
+
+fn is_tool_attr(a: &syn::Attribute) -> bool {
+    a.path().segments.last().is_some_and(|s| s.ident == "tool")
+}
+
+fn tools_impl(args: TokenStream2, input: TokenStream2) -> TokenStream2 {
+    let mut item: syn::ItemImpl = match syn::parse2(input.clone()) {
+        Ok(item) => item,
+        Err(_) => {
+            let e = syn::Error::new(
+                Span::call_site(),
+                "`#[tools]` goes on an inherent impl block: `#[tools] impl MyServer { ... }`",
+            )
+            .to_compile_error();
+            return quote!(#e #input);
+        }
+    };
+    let cx = ctxt::Ctxt::new();
+    if !args.is_empty() {
+        cx.error_spanned_by(
+            &args,
+            "`#[tools]` takes no arguments; put settings on each `#[tool(...)]`",
+        );
+    }
+    if let Some((_, path, _)) = &item.trait_ {
+        cx.error_spanned_by(
+            path,
+            "`#[tools]` goes on an inherent impl block (`impl MyServer`), not on a trait impl",
+        );
+    }
+    if !item.generics.params.is_empty() {
+        cx.error_spanned_by(&item.generics, "`#[tools]` cannot be used on a generic impl block: a tool's schema must be known when it is defined");
+    }
+    let self_ty = (*item.self_ty).clone();
+    let mut exprs = Vec::new();
+    for impl_item in item.items.iter_mut() {
+        let syn::ImplItem::Fn(f) = impl_item else {
+            continue;
+        };
+        let Some(pos) = f.attrs.iter().position(is_tool_attr) else {
+            continue;
+        };
+        let tool_attr = f.attrs.remove(pos);
+        let args = match &tool_attr.meta {
+            syn::Meta::Path(_) => TokenStream2::new(),
+            syn::Meta::List(l) => l.tokens.clone(),
+            syn::Meta::NameValue(nv) => {
+                cx.error_spanned_by(nv, "write `#[tool]` or `#[tool(...)]`");
+                TokenStream2::new()
+            }
+        };
+        let attr = attr::ToolAttr::parse(&cx, args);
+        let tool = ast::parse(&cx, attr, &f.attrs, &mut f.sig, true);
+        check::check(&cx, &tool, tool_attr.span());
+        exprs.push(expand::tool_expr(&tool, Some(&self_ty)));
+    }
+    if exprs.is_empty() {
+        cx.error_at(Span::call_site(), "this impl block has no `#[tool]` methods; mark the methods to expose with `#[tool(...)]`");
+    }
+    if let Err(e) = cx.check() {
+        let e = e.to_compile_error();
+        return quote!(#e #item);
+    }
+    quote! {
+        #item
+
+        impl #self_ty {
+            /// Every `#[tool]` method of this type, to register with `Toolbox::builder().tools(...)`;
+            /// register the instance with `.context(...)` too.
+            pub fn tools() -> ::std::vec::Vec<::toolsmith::Tool> {
+                ::std::vec![#(#exprs),*]
+            }
+        }
+    }
+}
+
+/// Derives `Serialize`, `Deserialize` and `JsonSchema` through the facade, for types used as tool
+/// parameters or results in a crate that depends on `toolsmith` alone.
+#[proc_macro_attribute]
+pub fn model(args: TokenStream, input: TokenStream) -> TokenStream {
+    let args: TokenStream2 = args.into();
+    let input: TokenStream2 = input.into();
+    if !args.is_empty() {
+        let e = syn::Error::new(args.span(), "`#[model]` takes no arguments").to_compile_error();
+        return quote!(#e #input).into();
+    }
+    quote! {
+        #[derive(
+            ::toolsmith::__private::serde::Serialize,
+            ::toolsmith::__private::serde::Deserialize,
+            ::toolsmith::__private::schemars::JsonSchema
+        )]
+        #[serde(crate = "::toolsmith::__private::serde")]
+        #[schemars(crate = "::toolsmith::__private::schemars")]
+        #input
+    }
+    .into()
+}

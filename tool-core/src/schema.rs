@@ -1,0 +1,608 @@
+//! Schema generation and hygiene.
+//!
+//! Parameter and return types describe themselves through `schemars`; this module assembles the
+//! tool's input object schema from its parameters and cleans the generator's output into what
+//! agent platforms accept (TARGETS.md, "Canonical schema hygiene"):
+//!
+//! - no root `$schema` or `title`;
+//! - definitions inlined, except recursive ones, which stay in a root `$defs`;
+//! - only standard `format`s (`uint32`, `double` and the like are dropped: `minimum` and the
+//!   integer type already say it);
+//! - an optional field is one left out of `required`; its schema does not also admit `null`;
+//! - an enum whose variants are documented becomes `oneOf` of `{const, title}` pairs;
+//! - a `true` schema (any JSON) becomes `{}`;
+//! - the input root is `{"type":"object", ..., "additionalProperties": false}`.
+
+use schemars::{generate::SchemaSettings, JsonSchema, Schema, SchemaGenerator};
+use serde_json::{Map, Value};
+use std::collections::{BTreeSet, HashMap};
+
+/// Generates the schema of one type with a generator (used by generated code).
+pub type SchemaFn = fn(&mut SchemaGenerator) -> Schema;
+
+/// The schema of `T` as a subschema of `generator` (a `$ref` for non-inlined types).
+pub fn schema_of<T: JsonSchema + ?Sized>(generator: &mut SchemaGenerator) -> Schema {
+    generator.subschema_for::<T>()
+}
+
+/// The formats that are part of JSON Schema 2020-12; every other `format` is dropped.
+pub const STANDARD_FORMATS: &[&str] = &[
+    "date-time",
+    "date",
+    "time",
+    "duration",
+    "email",
+    "idn-email",
+    "hostname",
+    "idn-hostname",
+    "ipv4",
+    "ipv6",
+    "uri",
+    "uri-reference",
+    "iri",
+    "iri-reference",
+    "uuid",
+    "uri-template",
+    "json-pointer",
+    "relative-json-pointer",
+    "regex",
+];
+
+/// What the macro could tell about a parameter's type from its syntax.
+///
+/// Constraints are checked against it at compile time; for [`TypeClass::Other`] (user types,
+/// aliases) the check happens when the schema is built, against the generated schema's `type`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum TypeClass {
+    /// `String`, `char`, `Cow<str>`, ...
+    Text,
+    /// Integer primitives.
+    Integer,
+    /// Float primitives.
+    Number,
+    /// `bool`.
+    Boolean,
+    /// `Vec<T>`, sets, arrays, slices.
+    Array,
+    /// Anything else.
+    Other,
+}
+
+/// One model-facing parameter as the macro declares it.
+#[derive(Clone, Copy)]
+pub struct ParamDef {
+    /// The parameter's name in the schema.
+    pub name: &'static str,
+    /// Its description (doc comment or `#[arg(description)]`).
+    pub description: &'static str,
+    /// Whether it must be given (not `Option<T>` and no `default`).
+    pub required: bool,
+    /// The schema of its (non-optional) type.
+    pub schema: SchemaFn,
+    /// The `#[arg(...)]` constraints as a JSON object text, e.g. `{"maxLength":4096}`.
+    pub constraints: &'static str,
+    /// The default value, if declared.
+    pub default: Option<fn() -> Value>,
+    /// What the macro saw of the type.
+    pub class: TypeClass,
+}
+
+/// A fresh generator for input (deserialize-side) schemas.
+pub fn input_generator() -> SchemaGenerator {
+    SchemaSettings::draft2020_12()
+        .for_deserialize()
+        .into_generator()
+}
+
+/// A fresh generator for output (serialize-side) schemas.
+pub fn output_generator() -> SchemaGenerator {
+    SchemaSettings::draft2020_12()
+        .for_serialize()
+        .into_generator()
+}
+
+/// Builds the clean input object schema of a tool from its parameters.
+///
+/// Returns the schema and the problems found (for example a constraint that does not fit the
+/// type's schema); a tool with problems is rejected when a toolbox is built.
+pub fn input_schema(params: &[ParamDef]) -> (Value, Vec<String>) {
+    let mut generator = input_generator();
+    let raw: Vec<Value> = params
+        .iter()
+        .map(|p| (p.schema)(&mut generator).to_value())
+        .collect();
+    let defs = generator.take_definitions(true);
+    let mut cleaner = Cleaner::new(&defs);
+    let mut problems = Vec::new();
+    let mut properties = Map::new();
+    let mut required = Vec::new();
+    for (param, raw) in params.iter().zip(raw) {
+        let mut prop = cleaner.clean(raw);
+        if let Value::Bool(true) = prop {
+            prop = Value::Object(Map::new());
+        }
+        let Value::Object(obj) = &mut prop else {
+            problems.push(format!(
+                "parameter `{}` has a schema that admits nothing",
+                param.name
+            ));
+            continue;
+        };
+        obj.insert(
+            "description".into(),
+            Value::String(param.description.to_string()),
+        );
+        match serde_json::from_str::<Map<String, Value>>(param.constraints) {
+            Ok(constraints) => {
+                for (key, value) in constraints {
+                    if let Some(problem) = constraint_misfit(param.name, &key, obj) {
+                        problems.push(problem);
+                    }
+                    obj.insert(key, value);
+                }
+            }
+            Err(e) => problems.push(format!(
+                "parameter `{}` has unreadable constraints ({e})",
+                param.name
+            )),
+        }
+        if let Some(default) = param.default {
+            obj.insert("default".into(), default());
+        }
+        if param.required {
+            required.push(Value::String(param.name.to_string()));
+        }
+        properties.insert(param.name.to_string(), prop);
+    }
+    let mut root = Map::new();
+    root.insert("type".into(), "object".into());
+    if !properties.is_empty() {
+        root.insert("properties".into(), Value::Object(properties));
+    }
+    if !required.is_empty() {
+        root.insert("required".into(), Value::Array(required));
+    }
+    root.insert("additionalProperties".into(), Value::Bool(false));
+    if let Some(defs) = cleaner.finish() {
+        root.insert("$defs".into(), Value::Object(defs));
+    }
+    (Value::Object(root), problems)
+}
+
+/// Builds the clean output schema of a return type.
+pub fn output_schema(schema: SchemaFn) -> Value {
+    let mut generator = output_generator();
+    let raw = schema(&mut generator).to_value();
+    let defs = generator.take_definitions(true);
+    let mut cleaner = Cleaner::new(&defs);
+    let mut out = cleaner.clean(raw);
+    if let Value::Bool(true) = out {
+        out = Value::Object(Map::new());
+    }
+    if let (Value::Object(obj), Some(defs)) = (&mut out, cleaner.finish()) {
+        obj.insert("$defs".into(), Value::Object(defs));
+    }
+    out
+}
+
+/// Cleans a complete schema document (for example one a user wrote by hand or `schema_for!`
+/// produced): inlines its `$defs`, applies the hygiene rules and drops the root `$schema`/`title`.
+///
+/// ```
+/// let raw = serde_json::json!({
+///     "$schema": "https://json-schema.org/draft/2020-12/schema",
+///     "title": "Args",
+///     "type": "object",
+///     "properties": {"n": {"type": "integer", "format": "uint32", "minimum": 0}},
+/// });
+/// let clean = tool_core::schema::clean_document(raw);
+/// assert_eq!(clean, serde_json::json!({
+///     "type": "object",
+///     "properties": {"n": {"type": "integer", "minimum": 0}},
+/// }));
+/// ```
+pub fn clean_document(mut schema: Value) -> Value {
+    let defs = match &mut schema {
+        Value::Object(obj) => {
+            obj.remove("$schema");
+            obj.remove("title");
+            let mut defs = match obj.remove("$defs") {
+                Some(Value::Object(d)) => d,
+                _ => Map::new(),
+            };
+            if let Some(Value::Object(d)) = obj.remove("definitions") {
+                defs.extend(d);
+            }
+            defs
+        }
+        _ => Map::new(),
+    };
+    let mut cleaner = Cleaner::new(&defs);
+    let mut out = cleaner.clean(schema);
+    if let (Value::Object(obj), Some(defs)) = (&mut out, cleaner.finish()) {
+        obj.insert("$defs".into(), Value::Object(defs));
+    }
+    out
+}
+
+/// Says what is wrong when a constraint keyword does not fit the schema it is added to.
+fn constraint_misfit(param: &str, keyword: &str, schema: &Map<String, Value>) -> Option<String> {
+    let needs = match keyword {
+        "minLength" | "maxLength" | "pattern" => "string",
+        "minimum" | "maximum" | "exclusiveMinimum" | "exclusiveMaximum" | "multipleOf" => "number",
+        "minItems" | "maxItems" | "uniqueItems" => "array",
+        _ => return None,
+    };
+    let types: Vec<&str> = match schema.get("type") {
+        Some(Value::String(t)) => vec![t.as_str()],
+        Some(Value::Array(ts)) => ts.iter().filter_map(Value::as_str).collect(),
+        // No type keyword (any JSON, or a union): the constraint applies where it can.
+        _ => return None,
+    };
+    let fits = types
+        .iter()
+        .any(|t| *t == needs || (needs == "number" && *t == "integer"));
+    if fits {
+        None
+    } else {
+        Some(format!(
+            "parameter `{param}`: `{keyword}` applies to {needs} values, but the parameter's schema has type {}",
+            types.join(" or ")
+        ))
+    }
+}
+
+/// Inlines definitions and applies the hygiene rules, one schema at a time.
+struct Cleaner<'d> {
+    defs: &'d Map<String, Value>,
+    recursive: BTreeSet<String>,
+    /// Recursive definitions referenced so far, cleaned.
+    kept: Map<String, Value>,
+    /// Definitions already cleaned (non-recursive ones, to inline again).
+    cache: HashMap<String, Value>,
+}
+
+const DEF_PREFIXES: [&str; 2] = ["#/$defs/", "#/definitions/"];
+
+fn def_name(reference: &str) -> Option<&str> {
+    DEF_PREFIXES.iter().find_map(|p| reference.strip_prefix(p))
+}
+
+impl<'d> Cleaner<'d> {
+    fn new(defs: &'d Map<String, Value>) -> Self {
+        Cleaner {
+            defs,
+            recursive: recursive_defs(defs),
+            kept: Map::new(),
+            cache: HashMap::new(),
+        }
+    }
+
+    /// The recursive definitions the cleaned schemas refer to, if any.
+    fn finish(&mut self) -> Option<Map<String, Value>> {
+        if self.kept.is_empty() {
+            None
+        } else {
+            Some(std::mem::take(&mut self.kept))
+        }
+    }
+
+    fn clean(&mut self, schema: Value) -> Value {
+        let inlined = self.inline(schema);
+        hygiene(inlined)
+    }
+
+    fn inline(&mut self, schema: Value) -> Value {
+        match schema {
+            Value::Object(mut obj) => {
+                if let Some(Value::String(reference)) = obj.get("$ref") {
+                    if let Some(name) = def_name(reference).map(str::to_string) {
+                        if self.recursive.contains(&name) {
+                            self.keep(&name);
+                            obj.insert("$ref".into(), Value::String(format!("#/$defs/{name}")));
+                        } else if let Some(body) = self.inlined_def(&name) {
+                            obj.remove("$ref");
+                            return self.merge_ref(body, obj);
+                        }
+                    }
+                }
+                let cleaned = obj
+                    .into_iter()
+                    .map(|(k, v)| {
+                        let v = match k.as_str() {
+                            // Maps of schemas.
+                            "properties" | "patternProperties" | "$defs" | "definitions" => match v
+                            {
+                                Value::Object(m) => Value::Object(
+                                    m.into_iter().map(|(k, s)| (k, self.inline(s))).collect(),
+                                ),
+                                other => other,
+                            },
+                            // Single schemas or arrays of schemas.
+                            "items"
+                            | "additionalProperties"
+                            | "not"
+                            | "if"
+                            | "then"
+                            | "else"
+                            | "contains"
+                            | "propertyNames"
+                            | "unevaluatedProperties"
+                            | "unevaluatedItems"
+                            | "prefixItems"
+                            | "oneOf"
+                            | "anyOf"
+                            | "allOf" => match v {
+                                Value::Array(items) => Value::Array(
+                                    items.into_iter().map(|s| self.inline(s)).collect(),
+                                ),
+                                other => self.inline(other),
+                            },
+                            _ => v,
+                        };
+                        (k, v)
+                    })
+                    .collect();
+                Value::Object(cleaned)
+            }
+            other => other,
+        }
+    }
+
+    /// The body of a non-recursive definition with its own references inlined.
+    fn inlined_def(&mut self, name: &str) -> Option<Value> {
+        if let Some(done) = self.cache.get(name) {
+            return Some(done.clone());
+        }
+        let body = self.defs.get(name)?.clone();
+        let done = self.inline(body);
+        self.cache.insert(name.to_string(), done.clone());
+        Some(done)
+    }
+
+    fn keep(&mut self, name: &str) {
+        if self.kept.contains_key(name) {
+            return;
+        }
+        // Reserve the slot first: the body refers back to itself.
+        self.kept.insert(name.to_string(), Value::Null);
+        let body = self.defs.get(name).cloned().unwrap_or(Value::Bool(true));
+        let cleaned = hygiene(self.inline(body));
+        self.kept.insert(name.to_string(), cleaned);
+    }
+
+    /// `{"$ref": X, ...siblings}` becomes X's body with the siblings laid over it.
+    fn merge_ref(&mut self, body: Value, siblings: Map<String, Value>) -> Value {
+        if siblings.is_empty() {
+            return body;
+        }
+        match body {
+            Value::Object(mut merged) => {
+                for (k, v) in siblings {
+                    let v = self.inline(v);
+                    merged.insert(k, v);
+                }
+                Value::Object(merged)
+            }
+            Value::Bool(true) => Value::Object(siblings),
+            other => other,
+        }
+    }
+}
+
+/// The definitions that can reach themselves through `$ref`s.
+fn recursive_defs(defs: &Map<String, Value>) -> BTreeSet<String> {
+    fn refs_in(v: &Value, out: &mut BTreeSet<String>) {
+        match v {
+            Value::Object(obj) => {
+                for (k, v) in obj {
+                    if k == "$ref" {
+                        if let Some(name) = v.as_str().and_then(def_name) {
+                            out.insert(name.to_string());
+                        }
+                    } else {
+                        refs_in(v, out);
+                    }
+                }
+            }
+            Value::Array(items) => items.iter().for_each(|i| refs_in(i, out)),
+            _ => {}
+        }
+    }
+    let edges: HashMap<&str, BTreeSet<String>> = defs
+        .iter()
+        .map(|(name, body)| {
+            let mut out = BTreeSet::new();
+            refs_in(body, &mut out);
+            (name.as_str(), out)
+        })
+        .collect();
+    let mut recursive = BTreeSet::new();
+    for start in defs.keys() {
+        let mut stack: Vec<&str> = edges[start.as_str()].iter().map(String::as_str).collect();
+        let mut seen = BTreeSet::new();
+        while let Some(next) = stack.pop() {
+            if next == start {
+                recursive.insert(start.clone());
+                break;
+            }
+            if seen.insert(next) {
+                if let Some(more) = edges.get(next) {
+                    stack.extend(more.iter().map(String::as_str));
+                }
+            }
+        }
+    }
+    recursive
+}
+
+/// Applies the hygiene rules to one (already inlined) schema, recursively.
+fn hygiene(schema: Value) -> Value {
+    let Value::Object(mut obj) = schema else {
+        return schema;
+    };
+    obj.remove("$schema");
+    if let Some(Value::String(f)) = obj.get("format") {
+        if !STANDARD_FORMATS.contains(&f.as_str()) {
+            obj.remove("format");
+        }
+    }
+    for key in ["properties", "patternProperties", "$defs"] {
+        if let Some(Value::Object(props)) = obj.remove(key) {
+            let props = props
+                .into_iter()
+                .map(|(k, v)| (k, hygiene(true_to_empty(v))))
+                .collect();
+            obj.insert(key.into(), Value::Object(props));
+        }
+    }
+    for key in [
+        "items",
+        "additionalProperties",
+        "not",
+        "if",
+        "then",
+        "else",
+        "contains",
+        "propertyNames",
+    ] {
+        if let Some(v) = obj.remove(key) {
+            let v = match v {
+                Value::Object(_) => hygiene(v),
+                other => other,
+            };
+            obj.insert(key.into(), v);
+        }
+    }
+    for key in ["prefixItems", "oneOf", "anyOf", "allOf"] {
+        if let Some(Value::Array(items)) = obj.remove(key) {
+            let items = items
+                .into_iter()
+                .map(|i| hygiene(true_to_empty(i)))
+                .collect();
+            obj.insert(key.into(), Value::Array(items));
+        }
+    }
+    optional_without_null(&mut obj);
+    documented_enum(&mut obj);
+    Value::Object(obj)
+}
+
+fn true_to_empty(v: Value) -> Value {
+    match v {
+        Value::Bool(true) => Value::Object(Map::new()),
+        other => other,
+    }
+}
+
+/// Optional properties (not in `required`) are expressed by absence alone: their schemas stop
+/// admitting `null` (`type: ["string", "null"]` → `type: "string"`; `anyOf: [X, {"type":"null"}]` → X).
+fn optional_without_null(obj: &mut Map<String, Value>) {
+    let required: BTreeSet<String> = obj
+        .get("required")
+        .and_then(Value::as_array)
+        .map(|r| {
+            r.iter()
+                .filter_map(Value::as_str)
+                .map(String::from)
+                .collect()
+        })
+        .unwrap_or_default();
+    let Some(Value::Object(props)) = obj.get_mut("properties") else {
+        return;
+    };
+    for (name, prop) in props.iter_mut() {
+        if required.contains(name) {
+            continue;
+        }
+        if let Value::Object(p) = prop {
+            strip_null(p);
+        }
+    }
+}
+
+fn is_null_schema(v: &Value) -> bool {
+    v.as_object()
+        .is_some_and(|o| o.len() == 1 && o.get("type") == Some(&Value::String("null".into())))
+}
+
+fn strip_null(p: &mut Map<String, Value>) {
+    if let Some(Value::Array(types)) = p.get_mut("type") {
+        types.retain(|t| t != "null");
+        if types.len() == 1 {
+            let only = types.remove(0);
+            p.insert("type".into(), only);
+        }
+    }
+    if let Some(Value::Array(values)) = p.get_mut("enum") {
+        values.retain(|v| !v.is_null());
+    }
+    for key in ["anyOf", "oneOf"] {
+        if let Some(Value::Array(branches)) = p.get_mut(key) {
+            let before = branches.len();
+            branches.retain(|b| !is_null_schema(b));
+            if branches.len() == 1 && before == 2 {
+                let Some(Value::Object(inner)) = branches.pop() else {
+                    continue;
+                };
+                p.remove(key);
+                // The inner schema's own keys, with the property's annotations on top.
+                let outer = std::mem::take(p);
+                *p = inner;
+                for (k, v) in outer {
+                    p.insert(k, v);
+                }
+            }
+        }
+    }
+}
+
+/// An enum whose variants carry documentation becomes `oneOf: [{const, title}]`.
+fn documented_enum(obj: &mut Map<String, Value>) {
+    let Some(Value::Array(branches)) = obj.get("oneOf") else {
+        return;
+    };
+    let mut consts = Vec::new();
+    let mut any_title = false;
+    for b in branches {
+        let Some(b) = b.as_object() else { return };
+        let extra = b.keys().any(|k| {
+            !matches!(
+                k.as_str(),
+                "type" | "const" | "enum" | "description" | "title"
+            )
+        });
+        if extra {
+            return;
+        }
+        let title = b
+            .get("description")
+            .or_else(|| b.get("title"))
+            .and_then(Value::as_str);
+        match (b.get("const"), b.get("enum")) {
+            (Some(c), None) => {
+                any_title |= title.is_some();
+                consts.push((c.clone(), title.map(String::from)));
+            }
+            (None, Some(Value::Array(values))) if title.is_none() => {
+                consts.extend(values.iter().map(|v| (v.clone(), None)));
+            }
+            _ => return,
+        }
+    }
+    if !any_title || consts.is_empty() {
+        return;
+    }
+    let items = consts
+        .into_iter()
+        .map(|(c, title)| {
+            let mut m = Map::new();
+            m.insert("const".into(), c);
+            if let Some(t) = title {
+                m.insert("title".into(), Value::String(t));
+            }
+            Value::Object(m)
+        })
+        .collect();
+    obj.insert("oneOf".into(), Value::Array(items));
+}

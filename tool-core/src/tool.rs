@@ -1,0 +1,163 @@
+//! [`Tool`]: a spec together with the executor that runs it.
+
+use crate::context::Context;
+use crate::error::ToolError;
+use crate::schema::{self, ParamDef, SchemaFn};
+use crate::spec::{Allow, Effects, ToolSpec};
+use serde_json::Value;
+use std::any::TypeId;
+use std::future::Future;
+use std::pin::Pin;
+use std::sync::Arc;
+
+/// A boxed, sendable future.
+pub type BoxFuture<'a, T> = Pin<Box<dyn Future<Output = T> + Send + 'a>>;
+
+/// The executor the macro generates: decodes validated arguments, fetches context, runs the
+/// function and serializes its output.
+pub type InvokeFn = for<'a> fn(&'a Context, &'a Value) -> BoxFuture<'a, Result<Value, ToolError>>;
+
+/// An executor written by hand (see [`Tool::from_fn`]).
+pub type DynInvoke =
+    Arc<dyn Fn(Arc<Context>, Value) -> BoxFuture<'static, Result<Value, ToolError>> + Send + Sync>;
+
+/// A context value a tool needs (a `#[context]` parameter or the `&self` of a method tool).
+#[derive(Clone, Copy, Debug)]
+pub struct ContextDef {
+    /// The parameter that receives it (`self` for method tools).
+    pub param: &'static str,
+    /// The type's name as written in the signature.
+    pub type_name: &'static str,
+    /// The type's id.
+    pub type_id: fn() -> TypeId,
+}
+
+/// Everything `#[tool]` knows about a function. Built by generated code; use [`Tool`].
+#[doc(hidden)]
+pub struct ToolDef {
+    pub name: &'static str,
+    pub title: Option<&'static str>,
+    pub description: &'static str,
+    pub params: &'static [ParamDef],
+    pub output: Option<SchemaFn>,
+    pub effects: Effects,
+    pub allows: &'static [(&'static str, &'static str)],
+    pub contexts: &'static [ContextDef],
+    pub timeout_ms: Option<u64>,
+    pub version: &'static str,
+    pub invoke: InvokeFn,
+}
+
+#[derive(Clone)]
+pub(crate) enum Invoke {
+    Generated(InvokeFn),
+    Dynamic(DynInvoke),
+}
+
+pub(crate) struct ToolInner {
+    pub(crate) spec: ToolSpec,
+    pub(crate) invoke: Invoke,
+    pub(crate) contexts: Vec<ContextDef>,
+    pub(crate) problems: Vec<String>,
+}
+
+/// A tool: its [`ToolSpec`] and its executor. Cheap to clone.
+///
+/// `#[tool] fn search(...)` gives `search::tool()`; `#[tools] impl Server` gives
+/// `Server::tools()`. Register tools with [`Toolbox::builder`](crate::Toolbox::builder).
+#[derive(Clone)]
+pub struct Tool {
+    pub(crate) inner: Arc<ToolInner>,
+}
+
+impl std::fmt::Debug for Tool {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Tool")
+            .field("name", &self.inner.spec.name)
+            .finish()
+    }
+}
+
+impl Tool {
+    /// Builds a tool from the macro's definition. Schema problems (for example a constraint that
+    /// does not fit a user type's schema) are kept and reported when a toolbox is built.
+    #[doc(hidden)]
+    pub fn from_def(def: ToolDef) -> Tool {
+        let (input_schema, problems) = schema::input_schema(def.params);
+        let spec = ToolSpec {
+            name: def.name.to_string(),
+            title: def.title.map(String::from),
+            description: def.description.to_string(),
+            input_schema,
+            output_schema: def.output.map(schema::output_schema),
+            effects: def.effects,
+            allows: def
+                .allows
+                .iter()
+                .map(|(rule, reason)| Allow {
+                    rule: rule.to_string(),
+                    reason: reason.to_string(),
+                })
+                .collect(),
+            timeout_ms: def.timeout_ms,
+            version: def.version.to_string(),
+        };
+        Tool {
+            inner: Arc::new(ToolInner {
+                spec,
+                invoke: Invoke::Generated(def.invoke),
+                contexts: def.contexts.to_vec(),
+                problems,
+            }),
+        }
+    }
+
+    /// A tool from a spec written by hand and a closure that runs it — for tools whose
+    /// definition is only known at run time (a proxy for another server, a plugin).
+    ///
+    /// The closure receives the toolbox's context and the validated arguments.
+    ///
+    /// ```
+    /// use tool_core::{Tool, ToolSpec, Effects};
+    /// let spec = ToolSpec {
+    ///     name: "echo_text".into(), title: None,
+    ///     description: "Echoes the text. Returns the same text.".into(),
+    ///     input_schema: serde_json::json!({"type": "object", "properties": {"text": {"type": "string", "description": "Text to echo."}}, "required": ["text"], "additionalProperties": false}),
+    ///     output_schema: None, effects: Effects { read_only: true, ..Default::default() },
+    ///     allows: vec![], timeout_ms: None, version: "1.0.0".into(),
+    /// };
+    /// let tool = Tool::from_fn(spec, |_ctx, args| Box::pin(async move { Ok(args["text"].clone()) }));
+    /// assert_eq!(tool.spec().name, "echo_text");
+    /// ```
+    pub fn from_fn<F>(spec: ToolSpec, run: F) -> Tool
+    where
+        F: Fn(Arc<Context>, Value) -> BoxFuture<'static, Result<Value, ToolError>>
+            + Send
+            + Sync
+            + 'static,
+    {
+        Tool {
+            inner: Arc::new(ToolInner {
+                spec,
+                invoke: Invoke::Dynamic(Arc::new(run)),
+                contexts: Vec::new(),
+                problems: Vec::new(),
+            }),
+        }
+    }
+
+    /// The tool's spec.
+    pub fn spec(&self) -> &ToolSpec {
+        &self.inner.spec
+    }
+
+    /// The tool's name.
+    pub fn name(&self) -> &str {
+        &self.inner.spec.name
+    }
+
+    /// The context values the tool needs.
+    pub fn contexts(&self) -> &[ContextDef] {
+        &self.inner.contexts
+    }
+}

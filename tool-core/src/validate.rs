@@ -1,0 +1,1059 @@
+//! Argument validation against the exact schema the model was given.
+//!
+//! A [`Validator`] is compiled once per tool from its input schema and checks every keyword the
+//! schema generator emits (types, `required`, `additionalProperties`, `enum`, `const`, `oneOf`,
+//! `anyOf`, `allOf`, string lengths, `pattern`, common `format`s, numeric bounds, `multipleOf`,
+//! array sizes, `uniqueItems`, `prefixItems`, local `$ref`s). Where a schema uses a keyword or
+//! format outside that set (a user type with a hand-written schema), the compiled checks run
+//! first and a full JSON Schema validator (the `jsonschema` crate) checks the rest.
+//!
+//! Errors name the field by its path (`filters.size`, `items[2].sku`), say what is wrong, quote
+//! that parameter's description, and carry a stable code:
+//!
+//! | code | when |
+//! |---|---|
+//! | `INVALID_INPUT` | the arguments are not a JSON object |
+//! | `MISSING_ARGUMENT` | a required parameter or field is absent |
+//! | `UNKNOWN_ARGUMENT` | a parameter or field the schema does not have |
+//! | `INVALID_ARGUMENT` | a value of the wrong type or outside a constraint |
+
+use regex::Regex;
+use serde_json::{Map, Value};
+use std::collections::HashMap;
+use std::fmt::Write as _;
+
+/// One problem with the arguments.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct ArgError {
+    /// Stable code: `INVALID_INPUT`, `MISSING_ARGUMENT`, `UNKNOWN_ARGUMENT` or `INVALID_ARGUMENT`.
+    pub code: &'static str,
+    /// Where: the parameter's name, or a path into it (`filters.size`, `skus[1]`); empty for the root.
+    pub path: String,
+    /// The model-facing message.
+    pub message: String,
+}
+
+/// Error raised when a schema cannot be compiled into a validator.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error("the schema cannot be used for validation at {pointer}: {reason}")]
+pub struct SchemaError {
+    /// JSON pointer of the offending part of the schema.
+    pub pointer: String,
+    /// What is wrong.
+    pub reason: String,
+}
+
+const T_NULL: u8 = 1;
+const T_BOOL: u8 = 2;
+const T_INT: u8 = 4;
+const T_NUM: u8 = 8;
+const T_STR: u8 = 16;
+const T_ARR: u8 = 32;
+const T_OBJ: u8 = 64;
+
+#[derive(Clone, Copy, Debug, PartialEq)]
+struct Bound {
+    value: f64,
+    /// The bound as an exact integer, when it is one (compared exactly with integer values).
+    int: Option<i128>,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Format {
+    DateTime,
+    Date,
+    Time,
+    Email,
+    Uuid,
+    Ipv4,
+    Ipv6,
+    Hostname,
+}
+
+#[derive(Debug, Default)]
+enum Additional {
+    #[default]
+    Any,
+    Deny,
+    Schema(usize),
+}
+
+#[derive(Debug, Default)]
+struct Node {
+    /// Bit set of admitted types; 0 = any.
+    types: u8,
+    never: bool,
+    enum_values: Option<Vec<Value>>,
+    const_value: Option<Value>,
+    min_len: Option<u64>,
+    max_len: Option<u64>,
+    pattern: Option<(Regex, String)>,
+    format: Option<Format>,
+    minimum: Option<Bound>,
+    maximum: Option<Bound>,
+    excl_min: Option<Bound>,
+    excl_max: Option<Bound>,
+    multiple_of: Option<f64>,
+    items: Option<usize>,
+    items_false: bool,
+    prefix_items: Vec<usize>,
+    min_items: Option<u64>,
+    max_items: Option<u64>,
+    unique: bool,
+    properties: Vec<(String, usize)>,
+    required: Vec<String>,
+    additional: Additional,
+    one_of: Vec<usize>,
+    any_of: Vec<usize>,
+    all_of: Vec<usize>,
+    reference: Option<usize>,
+    description: Option<String>,
+}
+
+/// A validator compiled from one input schema.
+#[derive(Debug)]
+pub struct Validator {
+    nodes: Vec<Node>,
+    root: usize,
+    fallback: Option<jsonschema::Validator>,
+}
+
+/// A validator's verdict on valid arguments.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Valid {
+    /// The arguments can be decoded as they are.
+    AsIs,
+    /// Valid, but some integer-typed values were written as floats (`3.0`): call
+    /// [`normalize_integers`] on a copy before decoding.
+    NormalizeIntegers,
+}
+
+impl Validator {
+    /// Compiles a schema.
+    ///
+    /// ```
+    /// use tool_core::validate::Validator;
+    /// let schema = serde_json::json!({
+    ///     "type": "object",
+    ///     "properties": {"max_price": {"type": "number", "description": "Highest price in NOK, e.g. 2500."}},
+    ///     "additionalProperties": false
+    /// });
+    /// let v = Validator::new(&schema).unwrap();
+    /// let errors = v.validate(&serde_json::json!({"max_price": "cheap"})).unwrap_err();
+    /// assert_eq!(errors[0].message, r#""max_price" must be a number. Highest price in NOK, e.g. 2500."#);
+    /// assert_eq!(errors[0].code, "INVALID_ARGUMENT");
+    /// ```
+    pub fn new(schema: &Value) -> Result<Self, SchemaError> {
+        let mut c = Compiler {
+            nodes: Vec::new(),
+            defs: HashMap::new(),
+            unsupported: false,
+            root_doc: schema,
+        };
+        let root = c.compile(schema, "")?;
+        let fallback = if c.unsupported {
+            let v = jsonschema::options()
+                .should_validate_formats(true)
+                .build(schema)
+                .map_err(|e| SchemaError {
+                    pointer: e.schema_path().to_string(),
+                    reason: e.to_string(),
+                })?;
+            Some(v)
+        } else {
+            None
+        };
+        Ok(Validator {
+            nodes: c.nodes,
+            root,
+            fallback,
+        })
+    }
+
+    /// Whether a full JSON Schema validator backs the compiled checks for this schema.
+    pub fn uses_fallback(&self) -> bool {
+        self.fallback.is_some()
+    }
+
+    /// Validates arguments; on failure returns every problem found.
+    pub fn validate(&self, args: &Value) -> Result<Valid, Vec<ArgError>> {
+        let root = &self.nodes[self.root];
+        if !args.is_object() && root.types & T_OBJ != 0 {
+            let names: Vec<&str> = root.properties.iter().map(|(n, _)| n.as_str()).collect();
+            let message = if names.is_empty() {
+                "The arguments must be a JSON object; this tool takes no parameters, so send {}."
+                    .to_string()
+            } else {
+                format!(
+                    "The arguments must be a JSON object with the parameters {}.",
+                    quote_list(&names)
+                )
+            };
+            return Err(vec![ArgError {
+                code: "INVALID_INPUT",
+                path: String::new(),
+                message,
+            }]);
+        }
+        let mut run = Run {
+            v: self,
+            errors: Vec::new(),
+            normalize: false,
+        };
+        let mut path = String::new();
+        run.check(self.root, args, &mut path, None);
+        if run.errors.is_empty() {
+            if let Some(fallback) = &self.fallback {
+                for e in fallback.iter_errors(args) {
+                    let path = pointer_to_path(&e.instance_path().to_string());
+                    let message = if path.is_empty() {
+                        format!("The arguments are invalid: {e}.")
+                    } else {
+                        format!("\"{path}\" is invalid: {e}.")
+                    };
+                    run.errors.push(ArgError {
+                        code: "INVALID_ARGUMENT",
+                        path,
+                        message,
+                    });
+                }
+            }
+        }
+        if run.errors.is_empty() {
+            Ok(if run.normalize {
+                Valid::NormalizeIntegers
+            } else {
+                Valid::AsIs
+            })
+        } else {
+            Err(run.errors)
+        }
+    }
+
+    /// Whether the arguments are valid (no messages are built).
+    pub fn is_valid(&self, args: &Value) -> bool {
+        self.validate(args).is_ok()
+    }
+}
+
+/// Rewrites every float with an integral value (`3.0`) as an integer, so that it decodes into
+/// integer types. Valid for any schema: integers decode into float types too.
+pub fn normalize_integers(value: &mut Value) {
+    match value {
+        Value::Number(n) if !n.is_i64() && !n.is_u64() => {
+            if let Some(f) = n.as_f64() {
+                if f.fract() == 0.0 && f.abs() < 9.007_199_254_740_992e15 {
+                    *value = Value::from(f as i64);
+                }
+            }
+        }
+        Value::Array(items) => items.iter_mut().for_each(normalize_integers),
+        Value::Object(obj) => obj.values_mut().for_each(normalize_integers),
+        _ => {}
+    }
+}
+
+fn pointer_to_path(pointer: &str) -> String {
+    let mut out = String::new();
+    for seg in pointer.split('/').skip(1) {
+        let seg = seg.replace("~1", "/").replace("~0", "~");
+        if seg.parse::<usize>().is_ok() && !out.is_empty() {
+            let _ = write!(out, "[{seg}]");
+        } else {
+            if !out.is_empty() {
+                out.push('.');
+            }
+            out.push_str(&seg);
+        }
+    }
+    out
+}
+
+fn quote_list(names: &[&str]) -> String {
+    let quoted: Vec<String> = names.iter().map(|n| format!("\"{n}\"")).collect();
+    match quoted.len() {
+        0 => String::new(),
+        1 => quoted[0].clone(),
+        n => format!("{} and {}", quoted[..n - 1].join(", "), quoted[n - 1]),
+    }
+}
+
+struct Compiler<'s> {
+    nodes: Vec<Node>,
+    defs: HashMap<String, usize>,
+    unsupported: bool,
+    root_doc: &'s Value,
+}
+
+impl<'s> Compiler<'s> {
+    fn compile(&mut self, schema: &'s Value, pointer: &str) -> Result<usize, SchemaError> {
+        let idx = self.nodes.len();
+        self.nodes.push(Node::default());
+        let obj = match schema {
+            Value::Bool(true) => return Ok(idx),
+            Value::Bool(false) => {
+                self.nodes[idx].never = true;
+                return Ok(idx);
+            }
+            Value::Object(obj) => obj,
+            _ => {
+                return Err(SchemaError {
+                    pointer: pointer.to_string(),
+                    reason: "a schema must be an object or a boolean".into(),
+                })
+            }
+        };
+        let mut node = Node::default();
+        for (key, value) in obj {
+            let here = format!("{pointer}/{}", key.replace('~', "~0").replace('/', "~1"));
+            match key.as_str() {
+                "type" => node.types = parse_types(value, &here)?,
+                "enum" => node.enum_values = Some(as_array(value, &here)?.clone()),
+                "const" => node.const_value = Some(value.clone()),
+                "minLength" => node.min_len = Some(as_u64(value, &here)?),
+                "maxLength" => node.max_len = Some(as_u64(value, &here)?),
+                "minItems" => node.min_items = Some(as_u64(value, &here)?),
+                "maxItems" => node.max_items = Some(as_u64(value, &here)?),
+                "uniqueItems" => node.unique = value.as_bool().unwrap_or(false),
+                "pattern" => {
+                    let text = value.as_str().ok_or_else(|| SchemaError {
+                        pointer: here.clone(),
+                        reason: "pattern must be a string".into(),
+                    })?;
+                    match Regex::new(text) {
+                        Ok(re) => node.pattern = Some((re, text.to_string())),
+                        // An ECMA-262 feature the regex crate lacks: the full validator checks it.
+                        Err(_) => self.unsupported = true,
+                    }
+                }
+                "format" => match value.as_str() {
+                    Some("date-time") => node.format = Some(Format::DateTime),
+                    Some("date") => node.format = Some(Format::Date),
+                    Some("time") => node.format = Some(Format::Time),
+                    Some("email") => node.format = Some(Format::Email),
+                    Some("uuid") => node.format = Some(Format::Uuid),
+                    Some("ipv4") => node.format = Some(Format::Ipv4),
+                    Some("ipv6") => node.format = Some(Format::Ipv6),
+                    Some("hostname") => node.format = Some(Format::Hostname),
+                    _ => self.unsupported = true,
+                },
+                "minimum" => node.minimum = Some(as_bound(value, &here)?),
+                "maximum" => node.maximum = Some(as_bound(value, &here)?),
+                "exclusiveMinimum" => node.excl_min = Some(as_bound(value, &here)?),
+                "exclusiveMaximum" => node.excl_max = Some(as_bound(value, &here)?),
+                "multipleOf" => {
+                    let b = as_bound(value, &here)?;
+                    if b.value <= 0.0 {
+                        return Err(SchemaError {
+                            pointer: here,
+                            reason: "multipleOf must be greater than 0".into(),
+                        });
+                    }
+                    node.multiple_of = Some(b.value);
+                }
+                "items" => match value {
+                    Value::Bool(false) => node.items_false = true,
+                    _ => node.items = Some(self.compile(value, &here)?),
+                },
+                "prefixItems" => {
+                    for (i, s) in as_array(value, &here)?.iter().enumerate() {
+                        let n = self.compile(s, &format!("{here}/{i}"))?;
+                        node.prefix_items.push(n);
+                    }
+                }
+                "properties" => {
+                    let props = value.as_object().ok_or_else(|| SchemaError {
+                        pointer: here.clone(),
+                        reason: "properties must be an object".into(),
+                    })?;
+                    for (name, s) in props {
+                        let n = self.compile(s, &format!("{here}/{name}"))?;
+                        node.properties.push((name.clone(), n));
+                    }
+                }
+                "required" => {
+                    node.required = as_array(value, &here)?
+                        .iter()
+                        .filter_map(|v| v.as_str().map(String::from))
+                        .collect()
+                }
+                "additionalProperties" => {
+                    node.additional = match value {
+                        Value::Bool(true) => Additional::Any,
+                        Value::Bool(false) => Additional::Deny,
+                        other => Additional::Schema(self.compile(other, &here)?),
+                    }
+                }
+                "oneOf" | "anyOf" | "allOf" => {
+                    let mut list = Vec::new();
+                    for (i, s) in as_array(value, &here)?.iter().enumerate() {
+                        list.push(self.compile(s, &format!("{here}/{i}"))?);
+                    }
+                    match key.as_str() {
+                        "oneOf" => node.one_of = list,
+                        "anyOf" => node.any_of = list,
+                        _ => node.all_of = list,
+                    }
+                }
+                "$ref" => {
+                    let reference = value.as_str().unwrap_or_default();
+                    node.reference = Some(self.resolve(reference, &here)?);
+                }
+                "description" => node.description = value.as_str().map(String::from),
+                // Annotations and containers that do not constrain a value by themselves.
+                "title" | "default" | "examples" | "deprecated" | "readOnly" | "writeOnly"
+                | "$comment" | "$schema" | "$id" | "$anchor" | "$defs" | "definitions"
+                | "contentEncoding" | "contentMediaType" => {}
+                _ => self.unsupported = true,
+            }
+        }
+        self.nodes[idx] = node;
+        Ok(idx)
+    }
+
+    fn resolve(&mut self, reference: &str, here: &str) -> Result<usize, SchemaError> {
+        if let Some(&n) = self.defs.get(reference) {
+            return Ok(n);
+        }
+        let target = reference
+            .strip_prefix('#')
+            .and_then(|p| self.root_doc.pointer(p))
+            .ok_or_else(|| SchemaError {
+                pointer: here.to_string(),
+                reason: format!("the reference {reference} does not resolve inside the schema"),
+            })?;
+        // Reserve the node before compiling, so recursive references find it.
+        let slot = self.nodes.len();
+        self.nodes.push(Node::default());
+        self.defs.insert(reference.to_string(), slot);
+        let compiled = self.compile(target, reference.trim_start_matches('#'))?;
+        self.nodes[slot].reference = Some(compiled);
+        Ok(slot)
+    }
+}
+
+fn parse_types(value: &Value, here: &str) -> Result<u8, SchemaError> {
+    let one = |t: &str| -> Result<u8, SchemaError> {
+        Ok(match t {
+            "null" => T_NULL,
+            "boolean" => T_BOOL,
+            "integer" => T_INT,
+            "number" => T_NUM | T_INT,
+            "string" => T_STR,
+            "array" => T_ARR,
+            "object" => T_OBJ,
+            other => {
+                return Err(SchemaError {
+                    pointer: here.to_string(),
+                    reason: format!("unknown type {other:?}"),
+                })
+            }
+        })
+    };
+    match value {
+        Value::String(t) => one(t),
+        Value::Array(ts) => ts
+            .iter()
+            .try_fold(0u8, |acc, t| Ok(acc | one(t.as_str().unwrap_or("?"))?)),
+        _ => Err(SchemaError {
+            pointer: here.to_string(),
+            reason: "type must be a string or an array of strings".into(),
+        }),
+    }
+}
+
+fn as_array<'a>(value: &'a Value, here: &str) -> Result<&'a Vec<Value>, SchemaError> {
+    value.as_array().ok_or_else(|| SchemaError {
+        pointer: here.to_string(),
+        reason: "expected an array".into(),
+    })
+}
+
+fn as_u64(value: &Value, here: &str) -> Result<u64, SchemaError> {
+    value
+        .as_u64()
+        .or_else(|| {
+            value
+                .as_f64()
+                .filter(|f| *f >= 0.0 && f.fract() == 0.0)
+                .map(|f| f as u64)
+        })
+        .ok_or_else(|| SchemaError {
+            pointer: here.to_string(),
+            reason: "expected a non-negative integer".into(),
+        })
+}
+
+fn as_bound(value: &Value, here: &str) -> Result<Bound, SchemaError> {
+    let n = value.as_number().ok_or_else(|| SchemaError {
+        pointer: here.to_string(),
+        reason: "expected a number".into(),
+    })?;
+    let int = n
+        .as_i64()
+        .map(i128::from)
+        .or_else(|| n.as_u64().map(i128::from));
+    Ok(Bound {
+        value: n.as_f64().unwrap_or(f64::NAN),
+        int,
+    })
+}
+
+/// One validation pass.
+struct Run<'v> {
+    v: &'v Validator,
+    errors: Vec<ArgError>,
+    normalize: bool,
+}
+
+fn type_phrase(types: u8) -> String {
+    let mut parts = Vec::new();
+    if types & T_OBJ != 0 {
+        parts.push("an object");
+    }
+    if types & T_ARR != 0 {
+        parts.push("a list");
+    }
+    if types & T_STR != 0 {
+        parts.push("a string");
+    }
+    if types & T_NUM != 0 {
+        parts.push("a number");
+    } else if types & T_INT != 0 {
+        parts.push("a whole number");
+    }
+    if types & T_BOOL != 0 {
+        parts.push("true or false");
+    }
+    if types & T_NULL != 0 {
+        parts.push("null");
+    }
+    match parts.len() {
+        0 => "nothing".into(),
+        1 => parts[0].into(),
+        n => format!("{} or {}", parts[..n - 1].join(", "), parts[n - 1]),
+    }
+}
+
+fn value_types(v: &Value) -> u8 {
+    match v {
+        Value::Null => T_NULL,
+        Value::Bool(_) => T_BOOL,
+        Value::Number(n) => {
+            if n.is_i64() || n.is_u64() {
+                T_INT
+            } else if n.as_f64().is_some_and(|f| f.fract() == 0.0) {
+                T_INT | T_NUM
+            } else {
+                T_NUM
+            }
+        }
+        Value::String(_) => T_STR,
+        Value::Array(_) => T_ARR,
+        Value::Object(_) => T_OBJ,
+    }
+}
+
+/// JSON Schema equality: numbers compare by value (`1` equals `1.0`).
+fn json_eq(a: &Value, b: &Value) -> bool {
+    match (a, b) {
+        (Value::Number(x), Value::Number(y)) => {
+            if let (Some(x), Some(y)) = (x.as_i64(), y.as_i64()) {
+                x == y
+            } else if let (Some(x), Some(y)) = (x.as_u64(), y.as_u64()) {
+                x == y
+            } else {
+                x.as_f64() == y.as_f64()
+            }
+        }
+        (Value::Array(x), Value::Array(y)) => {
+            x.len() == y.len() && x.iter().zip(y).all(|(a, b)| json_eq(a, b))
+        }
+        (Value::Object(x), Value::Object(y)) => {
+            x.len() == y.len()
+                && x.iter()
+                    .all(|(k, v)| y.get(k).is_some_and(|w| json_eq(v, w)))
+        }
+        _ => a == b,
+    }
+}
+
+fn cmp_bound(n: &serde_json::Number, b: &Bound) -> std::cmp::Ordering {
+    if let Some(bi) = b.int {
+        if let Some(i) = n.as_i64() {
+            return i128::from(i).cmp(&bi);
+        }
+        if let Some(u) = n.as_u64() {
+            return i128::from(u).cmp(&bi);
+        }
+    }
+    let f = n.as_f64().unwrap_or(f64::NAN);
+    f.partial_cmp(&b.value).unwrap_or(std::cmp::Ordering::Equal)
+}
+
+fn fmt_num(b: &Bound) -> String {
+    match b.int {
+        Some(i) => i.to_string(),
+        None => b.value.to_string(),
+    }
+}
+
+impl Run<'_> {
+    fn push(&mut self, code: &'static str, path: &str, what: String, desc: Option<&str>) {
+        let mut message = if path.is_empty() {
+            format!("The arguments {what}.")
+        } else {
+            format!("\"{path}\" {what}.")
+        };
+        if let Some(d) = desc {
+            message.push(' ');
+            message.push_str(d);
+        }
+        self.errors.push(ArgError {
+            code,
+            path: path.to_string(),
+            message,
+        });
+    }
+
+    /// Checks `value` against node `n`; `desc` is the nearest parameter/field description.
+    fn check(&mut self, n: usize, value: &Value, path: &mut String, desc: Option<&str>) {
+        let v = self.v;
+        let node = &v.nodes[n];
+        let desc = node.description.as_deref().or(desc);
+        if node.never {
+            self.push("INVALID_ARGUMENT", path, "is not allowed here".into(), None);
+            return;
+        }
+        if let Some(r) = node.reference {
+            self.check(r, value, path, desc);
+        }
+        if node.types != 0 {
+            let vt = value_types(value);
+            if vt & node.types == 0 {
+                let what = format!("must be {}", type_phrase(node.types));
+                self.push("INVALID_ARGUMENT", path, what, desc);
+                return;
+            }
+            if node.types & T_INT != 0 && node.types & T_NUM == 0 && vt == (T_INT | T_NUM) {
+                self.normalize = true;
+            }
+        }
+        if let Some(values) = &node.enum_values {
+            if !values.iter().any(|e| json_eq(e, value)) {
+                let list: Vec<String> = values.iter().map(Value::to_string).collect();
+                let what = format!("must be one of {}", list.join(", "));
+                self.push("INVALID_ARGUMENT", path, what, desc);
+                return;
+            }
+        }
+        if let Some(c) = &node.const_value {
+            if !json_eq(c, value) {
+                self.push("INVALID_ARGUMENT", path, format!("must be {c}"), desc);
+                return;
+            }
+        }
+        match value {
+            Value::String(s) => self.check_string(node, s, path, desc),
+            Value::Number(num) => self.check_number(node, num, path, desc),
+            Value::Array(items) => self.check_array(node, items, path, desc),
+            Value::Object(obj) => self.check_object(node, obj, path, desc),
+            _ => {}
+        }
+        for &s in &node.all_of {
+            self.check(s, value, path, desc);
+        }
+        if !node.any_of.is_empty() {
+            self.check_union(&node.any_of, value, path, desc, false);
+        }
+        if !node.one_of.is_empty() {
+            self.check_union(&node.one_of, value, path, desc, true);
+        }
+    }
+
+    fn check_union(
+        &mut self,
+        branches: &[usize],
+        value: &Value,
+        path: &mut String,
+        desc: Option<&str>,
+        exactly_one: bool,
+    ) {
+        let v = self.v;
+        // A union of constants (a documented enum) reads best as a list of values.
+        let consts: Option<Vec<&Value>> = branches
+            .iter()
+            .map(|&b| v.nodes[b].const_value.as_ref())
+            .collect();
+        let mut best: Option<Vec<ArgError>> = None;
+        let mut matched = 0;
+        let mut normalize = false;
+        for &b in branches {
+            let mut sub = Run {
+                v,
+                errors: Vec::new(),
+                normalize: false,
+            };
+            sub.check(b, value, path, desc);
+            if sub.errors.is_empty() {
+                matched += 1;
+                normalize |= sub.normalize;
+            } else if best.as_ref().is_none_or(|e| sub.errors.len() < e.len()) {
+                best = Some(sub.errors);
+            }
+        }
+        if matched == 0 {
+            if let Some(consts) = consts {
+                let list: Vec<String> = consts.iter().map(|c| c.to_string()).collect();
+                let what = format!("must be one of {}", list.join(", "));
+                self.push("INVALID_ARGUMENT", path, what, desc);
+            } else if let Some(errors) = best {
+                self.errors.extend(errors);
+            }
+        } else if exactly_one && matched > 1 {
+            self.push(
+                "INVALID_ARGUMENT",
+                path,
+                "matches more than one of the allowed forms; make it match exactly one".into(),
+                desc,
+            );
+        } else {
+            self.normalize |= normalize;
+        }
+    }
+
+    fn check_string(&mut self, node: &Node, s: &str, path: &str, desc: Option<&str>) {
+        if node.min_len.is_some() || node.max_len.is_some() {
+            let len = s.chars().count() as u64;
+            if let Some(min) = node.min_len {
+                if len < min {
+                    let unit = if min == 1 { "character" } else { "characters" };
+                    let what = format!("must be at least {min} {unit} long");
+                    self.push("INVALID_ARGUMENT", path, what, desc);
+                }
+            }
+            if let Some(max) = node.max_len {
+                if len > max {
+                    let what = format!("must be at most {max} characters long; it has {len}");
+                    self.push("INVALID_ARGUMENT", path, what, desc);
+                }
+            }
+        }
+        if let Some((re, text)) = &node.pattern {
+            if !re.is_match(s) {
+                let what = format!("must match the pattern {text}");
+                self.push("INVALID_ARGUMENT", path, what, desc);
+            }
+        }
+        if let Some(f) = node.format {
+            if !format_ok(f, s) {
+                let (name, example) = match f {
+                    Format::DateTime => ("date-time", "2026-11-30T12:00:00Z"),
+                    Format::Date => ("date", "2026-11-30"),
+                    Format::Time => ("time", "12:00:00Z"),
+                    Format::Email => ("email address", "ada@example.com"),
+                    Format::Uuid => ("UUID", "123e4567-e89b-12d3-a456-426614174000"),
+                    Format::Ipv4 => ("IPv4 address", "192.0.2.1"),
+                    Format::Ipv6 => ("IPv6 address", "2001:db8::1"),
+                    Format::Hostname => ("hostname", "example.com"),
+                };
+                let what = format!("must be a valid {name}, e.g. {example}");
+                self.push("INVALID_ARGUMENT", path, what, desc);
+            }
+        }
+    }
+
+    fn check_number(
+        &mut self,
+        node: &Node,
+        num: &serde_json::Number,
+        path: &str,
+        desc: Option<&str>,
+    ) {
+        use std::cmp::Ordering::*;
+        if let Some(b) = &node.minimum {
+            if cmp_bound(num, b) == Less {
+                let what = format!("must be at least {}", fmt_num(b));
+                self.push("INVALID_ARGUMENT", path, what, desc);
+            }
+        }
+        if let Some(b) = &node.maximum {
+            if cmp_bound(num, b) == Greater {
+                let what = format!("must be at most {}", fmt_num(b));
+                self.push("INVALID_ARGUMENT", path, what, desc);
+            }
+        }
+        if let Some(b) = &node.excl_min {
+            if cmp_bound(num, b) != Greater {
+                let what = format!("must be greater than {}", fmt_num(b));
+                self.push("INVALID_ARGUMENT", path, what, desc);
+            }
+        }
+        if let Some(b) = &node.excl_max {
+            if cmp_bound(num, b) != Less {
+                let what = format!("must be less than {}", fmt_num(b));
+                self.push("INVALID_ARGUMENT", path, what, desc);
+            }
+        }
+        if let Some(m) = node.multiple_of {
+            let f = num.as_f64().unwrap_or(f64::NAN);
+            let q = f / m;
+            let ok = if let (Some(i), true) = (num.as_i64(), m.fract() == 0.0) {
+                i % (m as i64) == 0
+            } else {
+                q.is_finite() && (q - q.round()).abs() < 1e-9
+            };
+            if !ok {
+                let what = format!("must be a multiple of {m}");
+                self.push("INVALID_ARGUMENT", path, what, desc);
+            }
+        }
+    }
+
+    fn check_array(&mut self, node: &Node, items: &[Value], path: &mut String, desc: Option<&str>) {
+        let len = items.len() as u64;
+        if let Some(min) = node.min_items {
+            if len < min {
+                let unit = if min == 1 { "item" } else { "items" };
+                let what = format!("must have at least {min} {unit}; it has {len}");
+                self.push("INVALID_ARGUMENT", path, what, desc);
+            }
+        }
+        let max = match (node.max_items, node.items_false) {
+            (Some(m), true) => Some(m.min(node.prefix_items.len() as u64)),
+            (None, true) => Some(node.prefix_items.len() as u64),
+            (m, false) => m,
+        };
+        if let Some(max) = max {
+            if len > max {
+                let unit = if max == 1 { "item" } else { "items" };
+                let what = format!("must have at most {max} {unit}; it has {len}");
+                self.push("INVALID_ARGUMENT", path, what, desc);
+            }
+        }
+        if node.unique {
+            'outer: for (j, b) in items.iter().enumerate() {
+                for (i, a) in items[..j].iter().enumerate() {
+                    if json_eq(a, b) {
+                        let what = format!(
+                            "must list distinct items; \"{path}[{j}]\" repeats \"{path}[{i}]\""
+                        );
+                        self.push("INVALID_ARGUMENT", path, what, desc);
+                        break 'outer;
+                    }
+                }
+            }
+        }
+        let base = path.len();
+        for (i, item) in items.iter().enumerate() {
+            let schema = node.prefix_items.get(i).copied().or(node.items);
+            if let Some(s) = schema {
+                let _ = write!(path, "[{i}]");
+                self.check(s, item, path, desc);
+                path.truncate(base);
+            }
+        }
+    }
+
+    fn check_object(
+        &mut self,
+        node: &Node,
+        obj: &Map<String, Value>,
+        path: &mut String,
+        desc: Option<&str>,
+    ) {
+        let v = self.v;
+        for name in &node.required {
+            if !obj.contains_key(name) {
+                let field_desc = node
+                    .properties
+                    .iter()
+                    .find(|(n, _)| n == name)
+                    .and_then(|(_, s)| v.nodes[*s].description.as_deref());
+                let full = join_path(path, name);
+                let mut message = format!("Provide \"{full}\".");
+                if let Some(d) = field_desc {
+                    message.push(' ');
+                    message.push_str(d);
+                }
+                self.errors.push(ArgError {
+                    code: "MISSING_ARGUMENT",
+                    path: full,
+                    message,
+                });
+            }
+        }
+        let base = path.len();
+        for (key, value) in obj {
+            let known = node.properties.iter().find(|(n, _)| n == key);
+            let schema = match (known, &node.additional) {
+                (Some((_, s)), _) => Some(*s),
+                (None, Additional::Schema(s)) => Some(*s),
+                (None, Additional::Any) => None,
+                (None, Additional::Deny) => {
+                    let names: Vec<&str> =
+                        node.properties.iter().map(|(n, _)| n.as_str()).collect();
+                    let full = join_path(path, key);
+                    let message = match (path.is_empty(), names.is_empty()) {
+                        (true, true) => format!(
+                            "Unknown parameter \"{key}\": this tool takes no parameters, so send {{}}."
+                        ),
+                        (true, false) => format!(
+                            "Unknown parameter \"{key}\". The parameters are {}.",
+                            quote_list(&names)
+                        ),
+                        (false, true) => format!(
+                            "Unknown field \"{full}\": \"{path}\" takes no fields, so send {{}}."
+                        ),
+                        (false, false) => format!(
+                            "Unknown field \"{full}\". The fields of \"{path}\" are {}.",
+                            quote_list(&names)
+                        ),
+                    };
+                    self.errors.push(ArgError {
+                        code: "UNKNOWN_ARGUMENT",
+                        path: full,
+                        message,
+                    });
+                    continue;
+                }
+            };
+            if let Some(s) = schema {
+                if !path.is_empty() {
+                    path.push('.');
+                }
+                path.push_str(key);
+                let field_desc = if known.is_some() { None } else { desc };
+                self.check(s, value, path, field_desc);
+                path.truncate(base);
+            }
+        }
+    }
+}
+
+fn join_path(path: &str, key: &str) -> String {
+    if path.is_empty() {
+        key.to_string()
+    } else {
+        format!("{path}.{key}")
+    }
+}
+
+fn format_ok(f: Format, s: &str) -> bool {
+    match f {
+        Format::Date => is_date(s),
+        Format::Time => is_time(s),
+        Format::DateTime => match s.find(['T', 't']) {
+            Some(i) => is_date(&s[..i]) && is_time(&s[i + 1..]),
+            None => false,
+        },
+        Format::Email => {
+            let Some((local, domain)) = s.rsplit_once('@') else {
+                return false;
+            };
+            !local.is_empty()
+                && !local.chars().any(|c| c.is_whitespace())
+                && domain.contains('.')
+                && is_hostname(domain)
+        }
+        Format::Uuid => {
+            let b = s.as_bytes();
+            b.len() == 36
+                && b.iter().enumerate().all(|(i, c)| match i {
+                    8 | 13 | 18 | 23 => *c == b'-',
+                    _ => c.is_ascii_hexdigit(),
+                })
+        }
+        Format::Ipv4 => {
+            s.parse::<std::net::Ipv4Addr>().is_ok()
+                && !s.split('.').any(|p| p.len() > 1 && p.starts_with('0'))
+        }
+        Format::Ipv6 => s.parse::<std::net::Ipv6Addr>().is_ok(),
+        Format::Hostname => is_hostname(s),
+    }
+}
+
+fn is_date(s: &str) -> bool {
+    let b = s.as_bytes();
+    if b.len() != 10 || b[4] != b'-' || b[7] != b'-' {
+        return false;
+    }
+    let num = |r: std::ops::Range<usize>| -> Option<u32> {
+        let part = &s[r];
+        part.bytes()
+            .all(|c| c.is_ascii_digit())
+            .then(|| part.parse().ok())?
+    };
+    let (Some(y), Some(m), Some(d)) = (num(0..4), num(5..7), num(8..10)) else {
+        return false;
+    };
+    let leap = (y % 4 == 0 && y % 100 != 0) || y % 400 == 0;
+    let days = match m {
+        1 | 3 | 5 | 7 | 8 | 10 | 12 => 31,
+        4 | 6 | 9 | 11 => 30,
+        2 if leap => 29,
+        2 => 28,
+        _ => return false,
+    };
+    (1..=days).contains(&d)
+}
+
+fn is_time(s: &str) -> bool {
+    // hh:mm:ss[.frac](Z|±hh:mm)
+    let b = s.as_bytes();
+    if b.len() < 9 || b[2] != b':' || b[5] != b':' {
+        return false;
+    }
+    let two = |i: usize| -> Option<u32> {
+        let p = s.get(i..i + 2)?;
+        p.bytes()
+            .all(|c| c.is_ascii_digit())
+            .then(|| p.parse().ok())?
+    };
+    let (Some(h), Some(m), Some(sec)) = (two(0), two(3), two(6)) else {
+        return false;
+    };
+    if h > 23 || m > 59 || sec > 60 {
+        return false;
+    }
+    let mut rest = &s[8..];
+    if let Some(frac) = rest.strip_prefix('.') {
+        let digits = frac.bytes().take_while(u8::is_ascii_digit).count();
+        if digits == 0 {
+            return false;
+        }
+        rest = &frac[digits..];
+    }
+    match rest {
+        "Z" | "z" => true,
+        _ => {
+            let rb = rest.as_bytes();
+            rb.len() == 6
+                && (rb[0] == b'+' || rb[0] == b'-')
+                && rb[3] == b':'
+                && two_digits(&rest[1..3]).is_some_and(|h| h <= 23)
+                && two_digits(&rest[4..6]).is_some_and(|m| m <= 59)
+        }
+    }
+}
+
+fn two_digits(s: &str) -> Option<u32> {
+    s.bytes()
+        .all(|c| c.is_ascii_digit())
+        .then(|| s.parse().ok())?
+}
+
+fn is_hostname(s: &str) -> bool {
+    let s = s.strip_suffix('.').unwrap_or(s);
+    !s.is_empty()
+        && s.len() <= 253
+        && s.split('.').all(|label| {
+            !label.is_empty()
+                && label.len() <= 63
+                && !label.starts_with('-')
+                && !label.ends_with('-')
+                && label
+                    .bytes()
+                    .all(|c| c.is_ascii_alphanumeric() || c == b'-')
+        })
+}

@@ -1,0 +1,320 @@
+//! A parsed model of one `#[tool]` function.
+
+use crate::attr::{doc_text, ArgAttr, ToolAttr};
+use crate::ctxt::Ctxt;
+use proc_macro2::Span;
+use syn::{FnArg, GenericArgument, Ident, Pat, PathArguments, Signature, Type};
+
+/// What the macro can tell about a type from its syntax (mirrors `tool_core::schema::TypeClass`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Class {
+    Text,
+    Integer,
+    Number,
+    Boolean,
+    Array,
+    Other,
+}
+
+impl Class {
+    pub fn of(ty: &Type) -> Class {
+        match ty {
+            Type::Array(_) | Type::Slice(_) => Class::Array,
+            Type::Paren(p) => Class::of(&p.elem),
+            Type::Group(g) => Class::of(&g.elem),
+            Type::Path(p) if p.qself.is_none() => {
+                let Some(last) = p.path.segments.last() else {
+                    return Class::Other;
+                };
+                match last.ident.to_string().as_str() {
+                    "String" | "str" | "char" | "Cow" => Class::Text,
+                    "i8" | "i16" | "i32" | "i64" | "i128" | "isize" | "u8" | "u16" | "u32"
+                    | "u64" | "u128" | "usize" => Class::Integer,
+                    "f32" | "f64" => Class::Number,
+                    "bool" => Class::Boolean,
+                    "Vec" | "VecDeque" | "HashSet" | "BTreeSet" | "IndexSet" | "LinkedList" => {
+                        Class::Array
+                    }
+                    _ => Class::Other,
+                }
+            }
+            _ => Class::Other,
+        }
+    }
+
+    /// How an error message names the class.
+    pub fn noun(self) -> &'static str {
+        match self {
+            Class::Text => "text",
+            Class::Integer => "an integer",
+            Class::Number => "a number",
+            Class::Boolean => "a boolean",
+            Class::Array => "a list",
+            Class::Other => "another type",
+        }
+    }
+
+    pub fn variant(self) -> &'static str {
+        match self {
+            Class::Text => "Text",
+            Class::Integer => "Integer",
+            Class::Number => "Number",
+            Class::Boolean => "Boolean",
+            Class::Array => "Array",
+            Class::Other => "Other",
+        }
+    }
+}
+
+/// A model-facing parameter.
+pub struct ModelParam {
+    pub ident: Ident,
+    pub name: String,
+    pub name_span: Span,
+    /// The declared type (`Option<T>` stays as written).
+    pub ty: Type,
+    /// The type without `Option<...>`.
+    pub inner: Type,
+    pub optional: bool,
+    pub description: Option<(String, Span)>,
+    pub arg: ArgAttr,
+    pub class: Class,
+}
+
+/// A parameter injected by the host.
+pub struct ContextParam {
+    pub ident: Ident,
+    /// The referenced type (`T` in `&T`).
+    pub target: Type,
+}
+
+pub enum Param {
+    Model(ModelParam),
+    Context(ContextParam),
+}
+
+/// The return type.
+pub enum Output {
+    /// `()` or no return type.
+    Unit,
+    /// A plain `T`.
+    Plain(Type),
+    /// `Result<T, E>`: the ok type, or `None` when it is `()`.
+    Result(Option<Type>),
+}
+
+pub struct ToolFn {
+    pub attr: ToolAttr,
+    pub ident: Ident,
+    pub name: String,
+    pub name_span: Span,
+    pub is_async: bool,
+    pub description: Option<(String, Span)>,
+    pub has_self: bool,
+    pub params: Vec<Param>,
+    pub output: Output,
+}
+
+fn option_inner(ty: &Type) -> Option<&Type> {
+    let Type::Path(p) = ty else { return None };
+    if p.qself.is_some() {
+        return None;
+    }
+    let last = p.path.segments.last()?;
+    if last.ident != "Option" {
+        return None;
+    }
+    let PathArguments::AngleBracketed(args) = &last.arguments else {
+        return None;
+    };
+    match args.args.first()? {
+        GenericArgument::Type(t) if args.args.len() == 1 => Some(t),
+        _ => None,
+    }
+}
+
+fn is_unit(ty: &Type) -> bool {
+    matches!(ty, Type::Tuple(t) if t.elems.is_empty())
+}
+
+fn output_of(sig: &Signature) -> Output {
+    let syn::ReturnType::Type(_, ty) = &sig.output else {
+        return Output::Unit;
+    };
+    if is_unit(ty) {
+        return Output::Unit;
+    }
+    if let Type::Path(p) = &**ty {
+        if let Some(last) = p.path.segments.last() {
+            if last.ident == "Result" {
+                if let PathArguments::AngleBracketed(args) = &last.arguments {
+                    if let Some(GenericArgument::Type(ok)) = args.args.first() {
+                        return Output::Result((!is_unit(ok)).then(|| ok.clone()));
+                    }
+                }
+            }
+        }
+    }
+    Output::Plain((**ty).clone())
+}
+
+/// Strips the `#[arg]`, `#[context]` and doc attributes the compiler would reject on parameters.
+fn strip_param_attrs(attrs: &mut Vec<syn::Attribute>) {
+    attrs.retain(|a| {
+        !(a.path().is_ident("doc") || a.path().is_ident("arg") || a.path().is_ident("context"))
+    });
+}
+
+/// Parses a tool function's signature. The signature is modified in place: parameter attributes
+/// that only the macro understands are removed, so the function can be emitted unchanged otherwise.
+pub fn parse(
+    cx: &Ctxt,
+    attr: ToolAttr,
+    fn_attrs: &[syn::Attribute],
+    sig: &mut Signature,
+    in_impl: bool,
+) -> ToolFn {
+    let ident = sig.ident.clone();
+    let (name, name_span) = match &attr.name {
+        Some(lit) => (lit.value(), lit.span()),
+        None => (unraw(&ident), ident.span()),
+    };
+    if !sig
+        .generics
+        .params
+        .iter()
+        .all(|p| matches!(p, syn::GenericParam::Lifetime(_)))
+    {
+        cx.error_spanned_by(
+            &sig.generics,
+            "a tool function cannot be generic: its schema must be known when the tool is defined; use concrete types",
+        );
+    }
+    if let Some(v) = &sig.variadic {
+        cx.error_spanned_by(v, "a tool function cannot be variadic");
+    }
+    let description = doc_text(fn_attrs);
+    let mut has_self = false;
+    let mut params = Vec::new();
+    for input in sig.inputs.iter_mut() {
+        match input {
+            FnArg::Receiver(r) => {
+                strip_param_attrs(&mut r.attrs);
+                let by_ref =
+                    r.reference.is_some() && r.mutability.is_none() && r.colon_token.is_none();
+                if !in_impl {
+                    cx.error_spanned_by(
+                        &*r,
+                        "a `#[tool]` method needs `#[toolsmith::tools]` on its impl block, which collects the block's tools",
+                    );
+                } else if !by_ref {
+                    cx.error_spanned_by(
+                        &*r,
+                        "a tool method takes `&self`: the toolbox shares one instance across concurrent calls (keep mutable state behind a Mutex or an atomic)",
+                    );
+                }
+                has_self = true;
+            }
+            FnArg::Typed(pt) => {
+                let is_context = pt.attrs.iter().any(|a| a.path().is_ident("context"));
+                let mut arg = ArgAttr::default();
+                for a in pt.attrs.iter().filter(|a| a.path().is_ident("arg")) {
+                    arg.parse_into(cx, a);
+                }
+                let doc = doc_text(&pt.attrs);
+                strip_param_attrs(&mut pt.attrs);
+                let ident = match &*pt.pat {
+                    Pat::Ident(pi) if pi.subpat.is_none() => pi.ident.clone(),
+                    other => {
+                        cx.error_spanned_by(
+                            other,
+                            "a tool parameter needs a plain name, because the name is what the model sends: write `pair: (u8, u8)` and destructure inside the function body",
+                        );
+                        continue;
+                    }
+                };
+                if is_context {
+                    if let Some(span) = arg.span {
+                        cx.error_at(span, "a `#[context]` parameter is supplied by the host and has no schema, so `#[arg]` does not apply");
+                    }
+                    match &*pt.ty {
+                        Type::Reference(r) if r.mutability.is_none() => {
+                            params.push(Param::Context(ContextParam {
+                                ident,
+                                target: (*r.elem).clone(),
+                            }));
+                        }
+                        other => cx.error_spanned_by(
+                            other,
+                            "a `#[context]` parameter is borrowed from the toolbox: write it as a shared reference, e.g. `ws: &Workspace`",
+                        ),
+                    }
+                    continue;
+                }
+                if let Type::Reference(r) = &*pt.ty {
+                    cx.error_spanned_by(
+                        r,
+                        "a model-facing parameter is decoded from JSON and must own its value: use `String` for `&str`, `Vec<T>` for `&[T]` (or mark a host-supplied value `#[context]`)",
+                    );
+                    continue;
+                }
+                let (name, name_span) = match &arg.name {
+                    Some(lit) => (lit.value(), lit.span()),
+                    None => (unraw(&ident), ident.span()),
+                };
+                let ty = (*pt.ty).clone();
+                let (inner, optional) = match option_inner(&ty) {
+                    Some(inner) => (inner.clone(), true),
+                    None => (ty.clone(), false),
+                };
+                let description = match (&arg.description, doc) {
+                    (Some(lit), Some((_, doc_span))) => {
+                        cx.error_at(
+                            doc_span,
+                            format!("parameter `{name}` has both a doc comment and `#[arg(description)]`; keep one"),
+                        );
+                        Some((lit.value(), lit.span()))
+                    }
+                    (Some(lit), None) => Some((lit.value(), lit.span())),
+                    (None, doc) => doc,
+                };
+                let class = Class::of(&inner);
+                params.push(Param::Model(ModelParam {
+                    ident,
+                    name,
+                    name_span,
+                    ty,
+                    inner,
+                    optional,
+                    description,
+                    arg,
+                    class,
+                }));
+            }
+        }
+    }
+    ToolFn {
+        output: output_of(sig),
+        attr,
+        ident,
+        name,
+        name_span,
+        is_async: sig.asyncness.is_some(),
+        description,
+        has_self,
+        params,
+    }
+}
+
+/// An identifier's text without a raw prefix (`r#type` → `type`).
+pub fn unraw(ident: &Ident) -> String {
+    let s = ident.to_string();
+    s.strip_prefix("r#").map(String::from).unwrap_or(s)
+}
+
+impl ModelParam {
+    /// The span to report problems with the parameter as a whole.
+    pub fn span(&self) -> Span {
+        self.ident.span()
+    }
+}

@@ -1,0 +1,189 @@
+//! Rules over the parsed model. Rules report errors; they never emit tokens.
+
+use crate::ast::{Class, Param, ToolFn};
+use crate::ctxt::Ctxt;
+use proc_macro2::Span;
+
+/// Rule ids `allow(...)` accepts besides the lint rules.
+pub const DECLARATION_RULES: &[&str] = &["destructive_without_approval"];
+
+/// Runs every rule, reporting into `cx`.
+pub fn check(cx: &Ctxt, tool: &ToolFn, attr_span: Span) {
+    descriptions(cx, tool);
+    name(cx, tool);
+    constraints(cx, tool);
+    effects(cx, tool, attr_span);
+    allows(cx, tool);
+}
+
+fn descriptions(cx: &Ctxt, tool: &ToolFn) {
+    if tool.description.is_none() {
+        cx.error_at(
+            tool.ident.span(),
+            format!(
+                "tool `{}` has no description: add a `///` doc comment that says what it does and what it returns",
+                tool.name
+            ),
+        );
+    }
+    for p in &tool.params {
+        if let Param::Model(p) = p {
+            if p.description.is_none() {
+                cx.error_at(
+                    p.span(),
+                    format!(
+                        "parameter `{}` has no description: add a `///` doc comment above it (or `#[arg(description = \"...\")]`) saying what to pass, e.g. with an example",
+                        p.name
+                    ),
+                );
+            }
+        }
+    }
+}
+
+fn name(cx: &Ctxt, tool: &ToolFn) {
+    let ok = !tool.name.is_empty()
+        && tool
+            .name
+            .chars()
+            .all(|c| c.is_ascii_alphanumeric() || c == '_' || c == '-');
+    if !ok {
+        cx.error_at(
+            tool.name_span,
+            format!(
+                "tool name `{}` is not accepted by every agent platform: use 1 to 64 ASCII letters, digits, `_` or `-`",
+                tool.name
+            ),
+        );
+    }
+    let mut seen: Vec<&str> = Vec::new();
+    for p in &tool.params {
+        if let Param::Model(p) = p {
+            if seen.contains(&p.name.as_str()) {
+                cx.error_at(
+                    p.name_span,
+                    format!("two parameters are named `{}`", p.name),
+                );
+            }
+            seen.push(&p.name);
+        }
+    }
+}
+
+fn constraints(cx: &Ctxt, tool: &ToolFn) {
+    for p in &tool.params {
+        let Param::Model(p) = p else { continue };
+        for (_, _, span, key) in p.arg.constraints() {
+            let needs = match key {
+                "min_length" | "max_length" | "pattern" => Class::Text,
+                "min_items" | "max_items" | "unique_items" => Class::Array,
+                _ => Class::Number,
+            };
+            let fits = match (needs, p.class) {
+                (_, Class::Other) => true, // checked against the generated schema when the toolbox is built
+                (Class::Number, Class::Integer | Class::Number) => true,
+                (a, b) => a == b,
+            };
+            if !fits {
+                cx.error_at(
+                    span,
+                    format!(
+                        "`{key}` applies to {}, but `{}` is {}",
+                        match needs {
+                            Class::Text => "text",
+                            Class::Array => "lists",
+                            _ => "numbers",
+                        },
+                        p.name,
+                        p.class.noun()
+                    ),
+                );
+            }
+        }
+        let pairs = [
+            (
+                &p.arg.min_length,
+                &p.arg.max_length,
+                "min_length",
+                "max_length",
+            ),
+            (&p.arg.min_items, &p.arg.max_items, "min_items", "max_items"),
+        ];
+        for (lo, hi, lo_key, hi_key) in pairs {
+            if let (Some((lo, _)), Some((hi, span))) = (lo, hi) {
+                if lo > hi {
+                    cx.error_at(*span, format!("`{lo_key}` ({lo}) is greater than `{hi_key}` ({hi}): no value can satisfy both"));
+                }
+            }
+        }
+        if let (Some(lo), Some(hi)) = (&p.arg.minimum, &p.arg.maximum) {
+            if lo.value > hi.value {
+                cx.error_at(
+                    hi.span,
+                    format!(
+                        "`minimum` ({}) is greater than `maximum` ({}): no value can satisfy both",
+                        lo.json, hi.json
+                    ),
+                );
+            }
+        }
+        if let Some(d) = &p.arg.default {
+            if p.optional {
+                cx.error_spanned_by(
+                    d,
+                    format!("parameter `{}` has a default, so it is optional already: declare it as the inner type instead of `Option<...>`", p.name),
+                );
+            }
+        }
+    }
+}
+
+fn effects(cx: &Ctxt, tool: &ToolFn, attr_span: Span) {
+    let a = &tool.attr;
+    if !(a.read_only.on() || a.writes.on() || a.destructive.on() || a.network.on()) {
+        cx.error_at(
+            attr_span,
+            format!(
+                "tool `{}` does not declare its side effects: add `read_only` if it only reads, or `writes` if it changes state (with `idempotent`, `destructive` or `requires_approval` as they apply), e.g. `#[tool(read_only)]`",
+                tool.name
+            ),
+        );
+    }
+    if a.read_only.on() {
+        for (flag, key) in [(a.writes, "writes"), (a.destructive, "destructive")] {
+            if let Some(span) = flag.0 {
+                cx.error_at(span, format!("`read_only` and `{key}` contradict each other: a tool that only reads does not `{key}`"));
+            }
+        }
+        if let Some(span) = a.idempotent.0 {
+            cx.error_at(span, "`idempotent` is redundant on a `read_only` tool: reading is always safe to repeat; remove it");
+        }
+    }
+    if let Some(span) = a.destructive.0 {
+        let allowed = a
+            .allows
+            .iter()
+            .any(|al| al.rule == "destructive_without_approval");
+        if !a.requires_approval.on() && !allowed {
+            cx.error_at(span, "a `destructive` tool needs `requires_approval`, so a human confirms each call; or add `allow(destructive_without_approval, reason = \"...\")`");
+        }
+    }
+}
+
+fn allows(cx: &Ctxt, tool: &ToolFn) {
+    for al in &tool.attr.allows {
+        let known = DECLARATION_RULES.contains(&al.rule.as_str()) || crate::lint::is_rule(&al.rule);
+        if !known {
+            let mut ids: Vec<&str> = crate::lint::rule_ids();
+            ids.extend_from_slice(DECLARATION_RULES);
+            cx.error_at(
+                al.rule_span,
+                format!(
+                    "unknown rule `{}` in `allow`; the rules are: {}",
+                    al.rule,
+                    ids.join(", ")
+                ),
+            );
+        }
+    }
+}

@@ -1,0 +1,245 @@
+//! Code generation from the parsed model. Never re-parses; names dependencies only through the
+//! facade's `::toolsmith::__private` re-exports.
+
+use crate::ast::{Output, Param, ToolFn};
+use proc_macro2::{Group, TokenStream, TokenTree};
+use quote::{format_ident, quote, quote_spanned, ToTokens};
+use syn::spanned::Spanned;
+use syn::Type;
+
+/// Replaces `Self` in a type with the impl's self type (generated items cannot name `Self`).
+fn replace_self(tokens: TokenStream, self_ty: &TokenStream) -> TokenStream {
+    tokens
+        .into_iter()
+        .flat_map(|tt| -> Vec<TokenTree> {
+            match tt {
+                TokenTree::Ident(id) if id == "Self" => self_ty.clone().into_iter().collect(),
+                TokenTree::Group(g) => {
+                    let mut ng = Group::new(g.delimiter(), replace_self(g.stream(), self_ty));
+                    ng.set_span(g.span());
+                    vec![TokenTree::Group(ng)]
+                }
+                other => vec![other],
+            }
+        })
+        .collect()
+}
+
+/// An expression that evaluates to the tool's `::toolsmith::Tool`.
+///
+/// `self_ty` is the impl's self type for tools declared inside a `#[tools]` impl block.
+pub fn tool_expr(tool: &ToolFn, self_ty: Option<&Type>) -> TokenStream {
+    let p = quote!(::toolsmith::__private);
+    let self_tokens = self_ty.map(|t| quote!(#t));
+    let fix = |ty: &Type| -> TokenStream {
+        match &self_tokens {
+            Some(st) => replace_self(ty.to_token_stream(), st),
+            None => ty.to_token_stream(),
+        }
+    };
+
+    let mut fields = Vec::new();
+    let mut defaults = Vec::new();
+    let mut param_defs = Vec::new();
+    let mut context_defs = Vec::new();
+    let mut fetch = Vec::new();
+    let mut call_args = Vec::new();
+
+    if tool.has_self {
+        let st = self_tokens.clone().unwrap_or_else(|| quote!(Self));
+        let name = st.to_string().replace(' ', "");
+        fetch.push(quote! {
+            let __this: &#st = #p::context::<#st>(__ctx, "self")?;
+        });
+        context_defs.push(quote! {
+            #p::ContextDef { param: "self", type_name: #name, type_id: ::std::any::TypeId::of::<#st> }
+        });
+        call_args.push(quote!(__this));
+    }
+
+    for (i, param) in tool.params.iter().enumerate() {
+        match param {
+            Param::Model(m) => {
+                let field = format_ident!("p{}", i);
+                let ty = fix(&m.ty);
+                let inner = fix(&m.inner);
+                let name = &m.name;
+                let desc = m
+                    .description
+                    .as_ref()
+                    .map(|d| d.0.clone())
+                    .unwrap_or_default();
+                let mut serde_attrs = vec![quote!(#[serde(rename = #name)])];
+                let default = match &m.arg.default {
+                    Some(expr) => {
+                        let f = format_ident!("__default_{}", i);
+                        let fj = format_ident!("__default_json_{}", i);
+                        let f_str = f.to_string();
+                        serde_attrs.push(quote!(#[serde(default = #f_str)]));
+                        defaults.push(quote_spanned! {expr.span()=>
+                            #[allow(clippy::unnecessary_cast)]
+                            fn #f() -> #ty { #expr }
+                            fn #fj() -> #p::Value { #p::to_json(&#f()) }
+                        });
+                        quote!(::std::option::Option::Some(#fj))
+                    }
+                    None => quote!(::std::option::Option::None),
+                };
+                fields.push(quote!(#(#serde_attrs)* #field: #ty));
+                let required = !m.optional && m.arg.default.is_none();
+                let constraints = {
+                    let mut obj = String::from("{");
+                    for (k, (key, json, _, _)) in m.arg.constraints().into_iter().enumerate() {
+                        if k > 0 {
+                            obj.push(',');
+                        }
+                        obj.push_str(&format!("\"{key}\":{json}"));
+                    }
+                    obj.push('}');
+                    obj
+                };
+                let class = syn::Ident::new(m.class.variant(), proc_macro2::Span::call_site());
+                let schema = quote_spanned!(m.inner.span()=> #p::schema_of::<#inner>);
+                param_defs.push(quote! {
+                    #p::ParamDef {
+                        name: #name,
+                        description: #desc,
+                        required: #required,
+                        schema: #schema,
+                        constraints: #constraints,
+                        default: #default,
+                        class: #p::TypeClass::#class,
+                    }
+                });
+                call_args.push(quote!(__args.#field));
+            }
+            Param::Context(c) => {
+                let local = format_ident!("__ctx_{}", i);
+                let target = fix(&c.target);
+                let pname = crate::ast::unraw(&c.ident);
+                let tname = target.to_string().replace(' ', "");
+                fetch.push(quote_spanned! {c.target.span()=>
+                    let #local: &#target = #p::context::<#target>(__ctx, #pname)?;
+                });
+                context_defs.push(quote! {
+                    #p::ContextDef { param: #pname, type_name: #tname, type_id: ::std::any::TypeId::of::<#target> }
+                });
+                call_args.push(quote!(#local));
+            }
+        }
+    }
+
+    let ident = &tool.ident;
+    let callee = match &self_tokens {
+        Some(st) => quote!(<#st>::#ident),
+        None => quote!(#ident),
+    };
+    let mut call = quote!(#callee(#(#call_args),*));
+    if tool.is_async {
+        call = quote!(#call.await);
+    }
+    let (finish, output_schema) = match &tool.output {
+        Output::Unit => (
+            quote! { #call; ::std::result::Result::Ok(#p::Value::Null) },
+            quote!(::std::option::Option::None),
+        ),
+        Output::Plain(t) => {
+            let t = fix(t);
+            (
+                quote!(#p::ok_output(#call)),
+                quote!(::std::option::Option::Some(#p::schema_of::<#t>)),
+            )
+        }
+        Output::Result(ok) => (
+            quote!(#p::result_output(#call)),
+            match ok {
+                Some(t) => {
+                    let t = fix(t);
+                    quote!(::std::option::Option::Some(#p::schema_of::<#t>))
+                }
+                None => quote!(::std::option::Option::None),
+            },
+        ),
+    };
+    let decode = if fields.is_empty() {
+        quote!(let _ = __raw;)
+    } else {
+        quote!(let __args: __Args = #p::decode(__raw)?;)
+    };
+
+    let a = &tool.attr;
+    let name = &tool.name;
+    let description = tool
+        .description
+        .as_ref()
+        .map(|d| d.0.clone())
+        .unwrap_or_default();
+    let title = match &a.title {
+        Some(t) => quote!(::std::option::Option::Some(#t)),
+        None => quote!(::std::option::Option::None),
+    };
+    let timeout = match a.timeout_ms {
+        Some(ms) => quote!(::std::option::Option::Some(#ms)),
+        None => quote!(::std::option::Option::None),
+    };
+    let version = match &a.version {
+        Some(v) => quote!(#v),
+        None => quote!(::core::env!("CARGO_PKG_VERSION")),
+    };
+    let (read_only, network, open_world, idempotent, requires_approval, untrusted_output) = (
+        a.read_only.on(),
+        a.network.on(),
+        a.open_world.on(),
+        a.idempotent.on(),
+        a.requires_approval.on(),
+        a.untrusted_output.on(),
+    );
+    let destructive = a.destructive.on();
+    let writes = a.writes.on() || destructive;
+    let allows = a.allows.iter().map(|al| {
+        let (r, why) = (&al.rule, &al.reason);
+        quote!((#r, #why))
+    });
+
+    quote! {{
+        #[derive(#p::serde::Deserialize)]
+        #[serde(crate = "::toolsmith::__private::serde")]
+        #[allow(non_camel_case_types, dead_code)]
+        struct __Args { #(#fields,)* }
+        #(#defaults)*
+        fn __invoke<'__a>(
+            __ctx: &'__a #p::Context,
+            __raw: &'__a #p::Value,
+        ) -> #p::BoxFuture<'__a, ::std::result::Result<#p::Value, #p::ToolError>> {
+            ::std::boxed::Box::pin(async move {
+                #decode
+                #(#fetch)*
+                #finish
+            })
+        }
+        const __PARAMS: &[#p::ParamDef] = &[#(#param_defs),*];
+        const __CONTEXTS: &[#p::ContextDef] = &[#(#context_defs),*];
+        #p::Tool::from_def(#p::ToolDef {
+            name: #name,
+            title: #title,
+            description: #description,
+            params: __PARAMS,
+            output: #output_schema,
+            effects: #p::Effects {
+                read_only: #read_only,
+                writes: #writes,
+                destructive: #destructive,
+                network: #network,
+                open_world: #open_world,
+                idempotent: #idempotent,
+                requires_approval: #requires_approval,
+                untrusted_output: #untrusted_output,
+            },
+            allows: &[#(#allows),*],
+            contexts: __CONTEXTS,
+            timeout_ms: #timeout,
+            version: #version,
+            invoke: __invoke,
+        })
+    }}
+}
