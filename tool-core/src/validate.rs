@@ -707,6 +707,39 @@ impl Run<'_> {
                 let list: Vec<String> = consts.iter().map(|c| c.to_string()).collect();
                 let what = format!("must be one of {}", list.join(", "));
                 self.push("INVALID_ARGUMENT", path, what, desc);
+            } else if let Some(tagged) = discriminate(v, branches, value) {
+                // A tagged union (a data-carrying enum): the tag says which form was meant, so
+                // report that form's problems, or the tag itself when it names none of them.
+                let full = join_path(path, tagged.tag);
+                let list: Vec<String> = tagged.values.iter().map(|c| c.to_string()).collect();
+                match (tagged.given, tagged.chosen) {
+                    (None, _) => {
+                        let mut message =
+                            format!("Provide \"{full}\", one of {}.", list.join(", "));
+                        if let Some(d) = desc {
+                            message.push(' ');
+                            message.push_str(d);
+                        }
+                        self.errors.push(ArgError {
+                            code: "MISSING_ARGUMENT",
+                            path: full,
+                            message,
+                        });
+                    }
+                    (Some(_), Some(b)) => {
+                        let mut sub = Run {
+                            v,
+                            errors: Vec::new(),
+                            normalize: false,
+                        };
+                        sub.check(b, value, path, desc);
+                        self.errors.extend(sub.errors);
+                    }
+                    (Some(_), None) => {
+                        let what = format!("must be one of {}", list.join(", "));
+                        self.push("INVALID_ARGUMENT", &full, what, desc);
+                    }
+                }
             } else if let Some(errors) = best {
                 self.errors.extend(errors);
             }
@@ -929,6 +962,64 @@ impl Run<'_> {
             }
         }
     }
+}
+
+/// How an object selects one branch of a union: a property every branch requires with a
+/// different `const` (serde's `#[serde(tag = "...")]`).
+struct Tagged<'a> {
+    tag: &'a str,
+    /// The tag values of the branches, in order.
+    values: Vec<&'a Value>,
+    /// The tag value given, if any.
+    given: Option<&'a Value>,
+    /// The branch the given tag selects.
+    chosen: Option<usize>,
+}
+
+fn discriminate<'a>(v: &'a Validator, branches: &[usize], value: &'a Value) -> Option<Tagged<'a>> {
+    let obj = value.as_object()?;
+    let target = |mut n: usize| {
+        while let Some(r) = v.nodes[n].reference {
+            n = r;
+        }
+        &v.nodes[n]
+    };
+    let first = target(*branches.first()?);
+    'candidates: for (tag, _) in &first.properties {
+        let mut values: Vec<&Value> = Vec::new();
+        for &b in branches {
+            let node = target(b);
+            if !node.required.iter().any(|r| r == tag) {
+                continue 'candidates;
+            }
+            let Some(c) = node
+                .properties
+                .iter()
+                .find(|(n, _)| n == tag)
+                .and_then(|(_, s)| target(*s).const_value.as_ref())
+            else {
+                continue 'candidates;
+            };
+            if values.iter().any(|seen| json_eq(seen, c)) {
+                continue 'candidates;
+            }
+            values.push(c);
+        }
+        let given = obj.get(tag.as_str());
+        let chosen = given.and_then(|g| {
+            values
+                .iter()
+                .position(|c| json_eq(c, g))
+                .map(|i| branches[i])
+        });
+        return Some(Tagged {
+            tag,
+            values,
+            given,
+            chosen,
+        });
+    }
+    None
 }
 
 fn join_path(path: &str, key: &str) -> String {
