@@ -320,10 +320,10 @@ impl<'s> Compiler<'s> {
                         pointer: here.clone(),
                         reason: "pattern must be a string".into(),
                     })?;
-                    match Regex::new(text) {
-                        Ok(re) => node.pattern = Some((re, text.to_string())),
+                    match ecma_pattern(text).map(|p| Regex::new(&p)) {
+                        Some(Ok(re)) => node.pattern = Some((re, text.to_string())),
                         // An ECMA-262 feature the regex crate lacks: the full validator checks it.
-                        Err(_) => self.unsupported = true,
+                        _ => self.unsupported = true,
                     }
                 }
                 "format" => match value.as_str() {
@@ -406,6 +406,11 @@ impl<'s> Compiler<'s> {
                 | "contentEncoding" | "contentMediaType" => {}
                 _ => self.unsupported = true,
             }
+        }
+        if obj.contains_key("patternProperties") {
+            // Keys matching a pattern are not additional: leave them, and the pattern schemas,
+            // to the full validator.
+            node.additional = Additional::Any;
         }
         self.nodes[idx] = node;
         Ok(idx)
@@ -1038,15 +1043,7 @@ fn format_ok(f: Format, s: &str) -> bool {
             Some(i) => is_date(&s[..i]) && is_time(&s[i + 1..]),
             None => false,
         },
-        Format::Email => {
-            let Some((local, domain)) = s.rsplit_once('@') else {
-                return false;
-            };
-            !local.is_empty()
-                && !local.chars().any(|c| c.is_whitespace())
-                && domain.contains('.')
-                && is_hostname(domain)
-        }
+        Format::Email => is_email(s),
         Format::Uuid => {
             let b = s.as_bytes();
             b.len() == 36
@@ -1107,6 +1104,11 @@ fn is_time(s: &str) -> bool {
     if h > 23 || m > 59 || sec > 60 {
         return false;
     }
+    // A leap second is 23:59:60 in UTC.
+    let leap_ok = |offset_minutes: i32| {
+        let utc = (h as i32 * 60 + m as i32 - offset_minutes).rem_euclid(24 * 60);
+        sec < 60 || utc == 23 * 60 + 59
+    };
     let mut rest = &s[8..];
     if let Some(frac) = rest.strip_prefix('.') {
         let digits = frac.bytes().take_while(u8::is_ascii_digit).count();
@@ -1116,14 +1118,17 @@ fn is_time(s: &str) -> bool {
         rest = &frac[digits..];
     }
     match rest {
-        "Z" | "z" => true,
+        "Z" | "z" => leap_ok(0),
         _ => {
             let rb = rest.as_bytes();
-            rb.len() == 6
-                && (rb[0] == b'+' || rb[0] == b'-')
-                && rb[3] == b':'
-                && two_digits(&rest[1..3]).is_some_and(|h| h <= 23)
-                && two_digits(&rest[4..6]).is_some_and(|m| m <= 59)
+            if rb.len() != 6 || !(rb[0] == b'+' || rb[0] == b'-') || rb[3] != b':' {
+                return false;
+            }
+            let (Some(oh), Some(om)) = (two_digits(&rest[1..3]), two_digits(&rest[4..6])) else {
+                return false;
+            };
+            let sign = if rb[0] == b'-' { -1 } else { 1 };
+            oh <= 23 && om <= 59 && leap_ok(sign * (oh as i32 * 60 + om as i32))
         }
     }
 }
@@ -1134,17 +1139,120 @@ fn two_digits(s: &str) -> Option<u32> {
         .then(|| s.parse().ok())?
 }
 
+/// RFC 1123 host names: dot-separated labels of letters, digits and inner hyphens. Labels with
+/// `--` in the third and fourth positions are reserved for IDNA A-labels (`xn--`, RFC 5891).
 fn is_hostname(s: &str) -> bool {
-    let s = s.strip_suffix('.').unwrap_or(s);
     !s.is_empty()
         && s.len() <= 253
         && s.split('.').all(|label| {
+            let b = label.as_bytes();
             !label.is_empty()
                 && label.len() <= 63
                 && !label.starts_with('-')
                 && !label.ends_with('-')
-                && label
-                    .bytes()
-                    .all(|c| c.is_ascii_alphanumeric() || c == b'-')
+                && b.iter().all(|c| c.is_ascii_alphanumeric() || *c == b'-')
+                && !(b.len() >= 4 && &b[2..4] == b"--" && !b[..2].eq_ignore_ascii_case(b"xn"))
         })
+}
+
+/// An RFC 5321 mailbox: a dot-atom or quoted local part (ASCII; `idn-email` is the format for
+/// non-ASCII ones), `@`, and a host name or an address literal (`[192.0.2.1]`, `[IPv6:::1]`).
+fn is_email(s: &str) -> bool {
+    let Some((local, domain)) = s.rsplit_once('@') else {
+        return false;
+    };
+    let atext = |c: char| c.is_ascii_alphanumeric() || "!#$%&'*+-/=?^_`{|}~".contains(c);
+    let local_ok = if local.len() >= 2 && local.starts_with('"') && local.ends_with('"') {
+        let mut chars = local[1..local.len() - 1].chars();
+        let mut ok = true;
+        while let Some(c) = chars.next() {
+            ok &= match c {
+                '\\' => chars.next().is_some_and(|e| ('\x21'..='\x7e').contains(&e)),
+                ' ' | '\t' | '\x21' | '\x23'..='\x5b' | '\x5d'..='\x7e' => true,
+                _ => false,
+            };
+        }
+        ok
+    } else {
+        !local.is_empty()
+            && local
+                .split('.')
+                .all(|a| !a.is_empty() && a.chars().all(atext))
+    };
+    if !local_ok || local.len() > 64 {
+        return false;
+    }
+    match domain.strip_prefix('[').and_then(|d| d.strip_suffix(']')) {
+        Some(literal) => match literal.get(..5) {
+            Some(tag) if tag.eq_ignore_ascii_case("IPv6:") => {
+                literal[5..].parse::<std::net::Ipv6Addr>().is_ok()
+            }
+            _ => literal.parse::<std::net::Ipv4Addr>().is_ok(),
+        },
+        None => is_hostname(domain),
+    }
+}
+
+/// Rewrites an ECMA-262 pattern (the dialect JSON Schema uses) for the `regex` crate, whose
+/// classes are Unicode-aware: in ECMA-262, `\d` is `[0-9]`, `\w` is `[A-Za-z0-9_]` (so `\b`
+/// is an ASCII word boundary), and `\s` is its own whitespace set. `None` for a construct that
+/// reads differently in the two dialects and cannot be rewritten (an empty class `[]`, `[^]`).
+fn ecma_pattern(pattern: &str) -> Option<String> {
+    const DIGIT: &str = "0-9";
+    const WORD: &str = "0-9A-Za-z_";
+    const SPACE: &str = "\\t\\n\\x0B\\x0C\\r \\x{A0}\\x{1680}\\x{2000}-\\x{200A}\\x{2028}\\x{2029}\\x{202F}\\x{205F}\\x{3000}\\x{FEFF}";
+    let mut out = String::with_capacity(pattern.len());
+    let mut in_class = false;
+    let mut chars = pattern.chars();
+    while let Some(c) = chars.next() {
+        match c {
+            '\\' => {
+                let Some(e) = chars.next() else {
+                    out.push('\\');
+                    break;
+                };
+                let set = match e {
+                    'd' | 'D' => Some(DIGIT),
+                    'w' | 'W' => Some(WORD),
+                    's' | 'S' => Some(SPACE),
+                    _ => None,
+                };
+                match (set, e.is_ascii_uppercase(), in_class) {
+                    (Some(set), false, true) => out.push_str(set),
+                    (Some(set), false, false) => {
+                        let _ = write!(out, "[{set}]");
+                    }
+                    // A negated class, nested (the regex crate allows classes inside classes).
+                    (Some(set), true, _) => {
+                        let _ = write!(out, "[^{set}]");
+                    }
+                    (None, _, false) if e == 'b' || e == 'B' => {
+                        let _ = write!(out, "(?-u:\\{e})");
+                    }
+                    _ => {
+                        out.push('\\');
+                        out.push(e);
+                    }
+                }
+            }
+            '[' if !in_class => {
+                in_class = true;
+                out.push(c);
+                if chars.clone().next() == Some('^') {
+                    out.push('^');
+                    chars.next();
+                }
+                // A leading `]` is an empty class in ECMA-262 but a literal in the regex crate.
+                if chars.clone().next() == Some(']') {
+                    return None;
+                }
+            }
+            ']' if in_class => {
+                in_class = false;
+                out.push(c);
+            }
+            _ => out.push(c),
+        }
+    }
+    Some(out)
 }
