@@ -1,0 +1,1162 @@
+//! Differential tests: the compiled validator (`tool_core::validate::Validator`) must agree with
+//! a full JSON Schema 2020-12 validator (the `jsonschema` crate, formats asserted) on every
+//! keyword the schema generator emits, on edge values, and on pseudo-random instances against
+//! the schemas of real `#[tool]` declarations.
+//!
+//! Where the two disagree on purpose, the case is listed in [`DELIBERATE`] with the reason.
+
+use serde_json::{json, Value};
+use tool_core::validate::Validator;
+
+// The tools of tests/validation.rs, for their generated schemas. (Its tests run here too; they
+// are fast.)
+#[path = "validation.rs"]
+#[allow(dead_code)]
+mod validation;
+
+/// The reference verdict.
+fn reference(schema: &Value, instance: &Value) -> bool {
+    jsonschema::options()
+        .should_validate_formats(true)
+        .build(schema)
+        .unwrap_or_else(|e| panic!("jsonschema rejects the schema {schema}: {e}"))
+        .is_valid(instance)
+}
+
+/// Our verdict.
+fn ours(schema: &Value, instance: &Value) -> bool {
+    Validator::new(schema)
+        .unwrap_or_else(|e| panic!("Validator::new rejects the schema {schema}: {e}"))
+        .is_valid(instance)
+}
+
+/// Known, deliberate disagreements: (schema, instance, our verdict, why).
+const DELIBERATE: &[(&str, &str, bool, &str)] = &[
+    (
+        r#"{"format":"email"}"#,
+        r#""Ada <ada@example.com>""#,
+        false,
+        "a display name with an address in angle brackets is a header `name-addr` (RFC 5322), not \
+         an RFC 5321 Mailbox, which is what format `email` means in JSON Schema 2020-12; the \
+         `email_address` crate under jsonschema accepts display text by default",
+    ),
+    (
+        r#"{"format":"hostname"}"#,
+        r#""XN--bcher-kva.example""#,
+        true,
+        "host names are case-insensitive, the IDNA ACE prefix included (RFC 5890 section 2.3.2.1); \
+         jsonschema only recognizes a lowercase `xn--`. We accept A-labels without decoding their \
+         Punycode (full IDNA validation is out of scope for the compiled checks)",
+    ),
+    (
+        r#"{"pattern":"\\bb"}"#,
+        r#""éb""#,
+        true,
+        "ECMA-262 defines `\\b` by its `\\w`, which is [A-Za-z0-9_] (without the `i` flag): `é` is \
+         not a word character, so there is a boundary before `b`. jsonschema treats `\\w` as ASCII \
+         but `\\b` as Unicode-aware, which is inconsistent",
+    ),
+];
+
+fn deliberate(schema: &Value, instance: &Value) -> Option<bool> {
+    DELIBERATE.iter().find_map(|(s, i, verdict, _)| {
+        let s: Value = serde_json::from_str(s).ok()?;
+        let i: Value = serde_json::from_str(i).ok()?;
+        (s == *schema && i == *instance).then_some(*verdict)
+    })
+}
+
+/// Checks a table of schemas × instances; panics listing every disagreement.
+fn check_table(table: &[(Value, Vec<Value>)]) {
+    let mut disagreements = Vec::new();
+    for (schema, instances) in table {
+        let (mut valid, mut invalid) = (0, 0);
+        for x in instances {
+            let expected = reference(schema, x);
+            if expected {
+                valid += 1;
+            } else {
+                invalid += 1;
+            }
+            let got = ours(schema, x);
+            match deliberate(schema, x) {
+                Some(verdict) => assert_eq!(
+                    got, verdict,
+                    "the deliberate deviation for {schema} / {x} no longer holds"
+                ),
+                None if got != expected => disagreements.push(format!(
+                    "schema {schema}\n  instance {x}\n  jsonschema: {expected}, ours: {got}"
+                )),
+                None => {}
+            }
+        }
+        // Each row proves both directions.
+        assert!(
+            valid > 0 && invalid > 0,
+            "the row for {schema} needs valid and invalid instances ({valid} valid, {invalid} invalid)"
+        );
+    }
+    assert!(
+        disagreements.is_empty(),
+        "{} disagreement(s):\n{}",
+        disagreements.len(),
+        disagreements.join("\n")
+    );
+}
+
+fn row(schema: Value, instances: &[Value]) -> (Value, Vec<Value>) {
+    (schema, instances.to_vec())
+}
+
+/// A value serde_json can only hold as a float (beyond u64).
+fn big(text: &str) -> Value {
+    serde_json::from_str(text).expect("a JSON number")
+}
+
+#[test]
+fn types() {
+    let any = [
+        json!(null),
+        json!(true),
+        json!(false),
+        json!(0),
+        json!(-0.0),
+        json!(1.0),
+        json!(1.5),
+        json!(-7),
+        json!(u64::MAX),
+        json!(i64::MIN),
+        big("1e300"),
+        big("100000000000000000000"),
+        json!(""),
+        json!("1"),
+        json!([]),
+        json!([1]),
+        json!({}),
+        json!({"a": 1}),
+    ];
+    check_table(&[
+        row(json!({"type": "null"}), &any),
+        row(json!({"type": "boolean"}), &any),
+        row(json!({"type": "integer"}), &any),
+        row(json!({"type": "number"}), &any),
+        row(json!({"type": "string"}), &any),
+        row(json!({"type": "array"}), &any),
+        row(json!({"type": "object"}), &any),
+        row(json!({"type": ["string", "null"]}), &any),
+        row(json!({"type": ["integer", "boolean"]}), &any),
+    ]);
+}
+
+#[test]
+fn enum_and_const() {
+    check_table(&[
+        row(
+            json!({"enum": ["a", 1, null, [1, 2], {"k": true}, false]}),
+            &[
+                json!("a"),
+                json!(1),
+                json!(1.0),
+                json!(null),
+                json!([1, 2]),
+                json!([1.0, 2]),
+                json!([2, 1]),
+                json!({"k": true}),
+                json!({"k": 1}),
+                json!(false),
+                json!(0),
+                json!(true),
+                json!("A"),
+                json!(""),
+            ],
+        ),
+        row(
+            json!({"const": {"a": [1, {"b": 2}], "c": "x"}}),
+            &[
+                json!({"c": "x", "a": [1, {"b": 2}]}),
+                json!({"a": [1.0, {"b": 2.0}], "c": "x"}),
+                json!({"a": [1, {"b": 2}]}),
+                json!({"a": [1, {"b": 2}], "c": "x", "d": null}),
+            ],
+        ),
+        row(
+            json!({"const": 0}),
+            &[json!(0), json!(-0.0), json!(0.0), json!(false), json!(null)],
+        ),
+        row(
+            json!({"const": false}),
+            &[json!(false), json!(0), json!(null), json!("false")],
+        ),
+        row(
+            json!({"type": "string", "enum": ["é", "e\u{301}"]}),
+            &[json!("é"), json!("e\u{301}"), json!("e")],
+        ),
+    ]);
+}
+
+#[test]
+fn string_lengths() {
+    let strings = [
+        json!(""),
+        json!("a"),
+        json!("ab"),
+        json!("abc"),
+        json!("é"),
+        json!("éé"),
+        json!("e\u{301}"),
+        json!("🙂"),
+        json!("🙂🙂"),
+        json!("🙂🙂🙂"),
+        json!("👩‍👩‍👧"),
+        json!("\u{0}"),
+        json!(12),
+        json!(null),
+    ];
+    check_table(&[
+        row(json!({"minLength": 2}), &strings),
+        row(json!({"maxLength": 2}), &strings),
+        row(
+            json!({"type": "string", "minLength": 1, "maxLength": 1}),
+            &strings,
+        ),
+        row(json!({"type": "string", "maxLength": 0}), &strings),
+        row(json!({"type": "string", "minLength": 5}), &strings),
+    ]);
+}
+
+#[test]
+fn patterns() {
+    let strings = [
+        json!(""),
+        json!("abc"),
+        json!("ABC"),
+        json!("TNT-12"),
+        json!("tnt-12"),
+        json!("TNT-12 "),
+        json!("xTNT-12"),
+        json!("123"),
+        json!("١٢٣"),
+        json!("é"),
+        json!("a b"),
+        json!("a\nb"),
+        json!("a_b"),
+        json!("🙂"),
+        json!("éb"),
+        json!("\u{feff}"),
+        json!("\u{85}"),
+        json!("\u{a0}"),
+        json!("a-b"),
+        json!(42),
+    ];
+    check_table(&[
+        row(json!({"pattern": "^[A-Z]{3}-[0-9]+$"}), &strings),
+        row(json!({"pattern": "b"}), &strings),
+        row(json!({"pattern": "^\\d+$"}), &strings),
+        row(json!({"pattern": "^\\w+$"}), &strings),
+        row(json!({"pattern": "^[^\\d]+$"}), &strings),
+        row(json!({"pattern": "\\s"}), &strings),
+        row(json!({"pattern": "^.$"}), &strings),
+        row(json!({"pattern": "^\\p{L}+$"}), &strings),
+        row(json!({"pattern": "^(?:a|b)+$"}), &strings),
+        row(json!({"pattern": "^$"}), &strings),
+        row(json!({"pattern": "\\bb"}), &strings),
+        row(json!({"pattern": "^[\\w-]+$"}), &strings),
+        row(json!({"pattern": "^[\\W]+$"}), &strings),
+        row(json!({"pattern": "^\\S+$"}), &strings),
+        row(json!({"pattern": "^\\\\d$"}), &[json!("\\d"), json!("1")]),
+    ]);
+}
+
+#[test]
+fn formats() {
+    check_table(&[
+        row(
+            json!({"format": "date-time"}),
+            &[
+                json!("2026-11-30T12:00:00Z"),
+                json!("2026-11-30t12:00:00z"),
+                json!("2026-11-30T12:00:00.123+01:00"),
+                json!("2026-11-30T12:00:00-23:59"),
+                json!("2026-11-30 12:00:00Z"),
+                json!("2026-11-30T12:00:00"),
+                json!("2026-11-30T24:00:00Z"),
+                json!("2026-02-29T12:00:00Z"),
+                json!("2024-02-29T12:00:00Z"),
+                json!("2026-13-01T12:00:00Z"),
+                json!("2026-11-30T12:00Z"),
+                json!("2026-11-30T12:00:00.Z"),
+                json!("2026-11-30T12:00:00+0100"),
+                json!("1998-12-31T23:59:60Z"),
+                json!("1998-12-31T15:59:60-08:00"),
+                json!(""),
+                json!(20261130),
+            ],
+        ),
+        row(
+            json!({"format": "date"}),
+            &[
+                json!("2026-11-30"),
+                json!("2000-02-29"),
+                json!("1900-02-29"),
+                json!("2026-04-31"),
+                json!("2026-1-30"),
+                json!("26-11-30"),
+                json!("2026/11/30"),
+                json!("2026-11-30T00:00:00Z"),
+                json!("٢٠٢٦-11-30"),
+                json!("0000-01-01"),
+                json!(""),
+                json!(null),
+            ],
+        ),
+        row(
+            json!({"format": "time"}),
+            &[
+                json!("12:00:00Z"),
+                json!("12:00:00.5+05:30"),
+                json!("23:59:59z"),
+                json!("12:00:00"),
+                json!("12:00Z"),
+                json!("25:00:00Z"),
+                json!("12:60:00Z"),
+                json!("12:00:00+24:00"),
+                json!("23:59:60Z"),
+                json!("12:00:60Z"),
+                json!("15:59:60-08:00"),
+                json!("00:29:60+00:30"),
+                json!("23:59:60+01:00"),
+                json!("12:00:00 Z"),
+                json!(""),
+            ],
+        ),
+        row(
+            json!({"format": "email"}),
+            &[
+                json!("ada@example.com"),
+                json!("first.last+tag@sub.example.org"),
+                json!("ada@localhost"),
+                json!("ada@"),
+                json!("@example.com"),
+                json!("ada"),
+                json!("a da@example.com"),
+                json!("ada@exam ple.com"),
+                json!("ada@@example.com"),
+                json!(".ada@example.com"),
+                json!("ada.@example.com"),
+                json!("a..da@example.com"),
+                json!("ada@-example.com"),
+                json!("ada@example.com."),
+                json!("\"ada lovelace\"@example.com"),
+                json!("\"a\\\"b\"@example.com"),
+                json!("\"\"@example.com"),
+                json!("ada@[192.0.2.1]"),
+                json!("ada@[IPv6:2001:db8::1]"),
+                json!("ada@[300.0.0.1]"),
+                json!("Ada <ada@example.com>"),
+                json!("jöhn@example.com"),
+                json!("ada@exämple.com"),
+                json!("!#$%&'*+-/=?^_`{|}~@example.com"),
+                json!(format!("{}@example.com", "a".repeat(64))),
+                json!(format!("{}@example.com", "a".repeat(65))),
+                json!("ada@ab--cd.com"),
+                json!(""),
+                json!(5),
+            ],
+        ),
+        row(
+            json!({"format": "uuid"}),
+            &[
+                json!("123e4567-e89b-12d3-a456-426614174000"),
+                json!("123E4567-E89B-12D3-A456-426614174000"),
+                json!("00000000-0000-0000-0000-000000000000"),
+                json!("123e4567e89b12d3a456426614174000"),
+                json!("123e4567-e89b-12d3-a456-42661417400"),
+                json!("123e4567-e89b-12d3-a456-4266141740000"),
+                json!("g23e4567-e89b-12d3-a456-426614174000"),
+                json!("{123e4567-e89b-12d3-a456-426614174000}"),
+                json!(""),
+            ],
+        ),
+        row(
+            json!({"format": "ipv4"}),
+            &[
+                json!("192.0.2.1"),
+                json!("0.0.0.0"),
+                json!("255.255.255.255"),
+                json!("256.0.0.1"),
+                json!("1.2.3"),
+                json!("1.2.3.4.5"),
+                json!("01.2.3.4"),
+                json!("1.2.3.4 "),
+                json!("::1"),
+                json!("١.2.3.4"),
+                json!(""),
+            ],
+        ),
+        row(
+            json!({"format": "ipv6"}),
+            &[
+                json!("2001:db8::1"),
+                json!("::1"),
+                json!("::"),
+                json!("::ffff:192.0.2.1"),
+                json!("1:2:3:4:5:6:7:8"),
+                json!("1:2:3:4:5:6:7:8:9"),
+                json!("1::2::3"),
+                json!("12345::1"),
+                json!("fe80::1%eth0"),
+                json!("192.0.2.1"),
+                json!(" ::1"),
+                json!(""),
+            ],
+        ),
+        row(
+            json!({"format": "hostname"}),
+            &[
+                json!("example.com"),
+                json!("a"),
+                json!("my-host.example"),
+                json!("1.2.3.4"),
+                json!("example.com."),
+                json!("-example.com"),
+                json!("example-.com"),
+                json!("ex_ample.com"),
+                json!("exa mple.com"),
+                json!("ex..com"),
+                json!("."),
+                json!(format!("{}.com", "a".repeat(63))),
+                json!(format!("{}.com", "a".repeat(64))),
+                json!(vec!["abcdefghi"; 26].join(".")),
+                json!("héllo.com"),
+                json!("ab--cd.com"),
+                json!("xn--bcher-kva.example"),
+                json!("XN--bcher-kva.example"),
+                json!(""),
+            ],
+        ),
+        // Formats constrain strings only.
+        row(
+            json!({"format": "date", "type": ["string", "integer"]}),
+            &[json!(20261130), json!("2026-11-30"), json!("30.11.2026")],
+        ),
+    ]);
+}
+
+#[test]
+fn numeric_bounds() {
+    let numbers = [
+        json!(-1),
+        json!(-0.0),
+        json!(0),
+        json!(0.0),
+        json!(1e-300),
+        json!(1),
+        json!(2.5),
+        json!(9.999),
+        json!(10),
+        json!(10.0),
+        json!(10.000001),
+        json!(11),
+        json!(u64::MAX),
+        json!(i64::MIN),
+        big("1e300"),
+        big("-1e300"),
+        json!("5"),
+    ];
+    check_table(&[
+        row(json!({"minimum": 0}), &numbers),
+        row(json!({"maximum": 10}), &numbers),
+        row(json!({"minimum": 0, "maximum": 10}), &numbers),
+        row(json!({"exclusiveMinimum": 0}), &numbers),
+        row(json!({"exclusiveMaximum": 10}), &numbers),
+        row(
+            json!({"exclusiveMinimum": 0, "exclusiveMaximum": 10.0}),
+            &numbers,
+        ),
+        row(json!({"minimum": 2.5, "maximum": 9.999}), &numbers),
+        row(
+            json!({"type": "integer", "minimum": -1, "maximum": 10}),
+            &numbers,
+        ),
+        // Integer bounds beyond f64 precision compare exactly.
+        row(
+            json!({"maximum": 9007199254740993_u64}),
+            &[
+                json!(9007199254740993_u64),
+                json!(9007199254740994_u64),
+                json!(9007199254740992_u64),
+            ],
+        ),
+        row(
+            json!({"minimum": u64::MAX}),
+            &[json!(u64::MAX), json!(u64::MAX - 1), big("1e20")],
+        ),
+        row(
+            json!({"exclusiveMaximum": i64::MIN + 1}),
+            &[json!(i64::MIN), json!(i64::MIN + 1), big("-1e19")],
+        ),
+    ]);
+}
+
+#[test]
+fn multiple_of() {
+    check_table(&[
+        row(
+            json!({"multipleOf": 5}),
+            &[
+                json!(0),
+                json!(-0.0),
+                json!(5),
+                json!(-15),
+                json!(15.0),
+                json!(12),
+                json!(7.5),
+                json!(u64::MAX),
+                json!(18446744073709551610_u64),
+                json!(i64::MIN),
+                big("1e300"),
+                json!("5"),
+            ],
+        ),
+        row(
+            json!({"multipleOf": 0.25}),
+            &[
+                json!(0),
+                json!(1.75),
+                json!(-0.5),
+                json!(3),
+                json!(1.1),
+                json!(0.125),
+                json!(1e15),
+            ],
+        ),
+        row(
+            json!({"multipleOf": 0.1}),
+            &[
+                json!(0.3),
+                json!(0.7),
+                json!(1.1),
+                json!(4.35),
+                json!(0.35),
+                json!(0.05),
+                json!(1),
+            ],
+        ),
+        row(
+            json!({"multipleOf": 0.01}),
+            &[
+                json!(19.99),
+                json!(0.07),
+                json!(100),
+                json!(0.001),
+                json!(1.005),
+            ],
+        ),
+        row(
+            json!({"multipleOf": 1.5}),
+            &[json!(3), json!(4.5), json!(-1.5), json!(2), json!(1)],
+        ),
+        row(
+            json!({"multipleOf": 0.123456789}),
+            &[big("1e308"), json!(0), json!(0.246913578), json!(1)],
+        ),
+        row(
+            json!({"type": "integer", "multipleOf": 0.5}),
+            &[json!(1), json!(1.0), json!(1.5), json!(2)],
+        ),
+    ]);
+}
+
+#[test]
+fn arrays() {
+    check_table(&[
+        row(
+            json!({"minItems": 2, "maxItems": 3}),
+            &[
+                json!([]),
+                json!([1]),
+                json!([1, 2]),
+                json!([1, 2, 3]),
+                json!([1, 2, 3, 4]),
+                json!("ab"),
+                json!({"0": 1, "1": 2, "2": 3, "3": 4}),
+            ],
+        ),
+        row(
+            json!({"uniqueItems": true}),
+            &[
+                json!([]),
+                json!([1]),
+                json!([1, 2]),
+                json!([1, 1]),
+                json!([1, 1.0]),
+                json!([0, -0.0]),
+                json!([0, false]),
+                json!([1, true]),
+                json!([null, null]),
+                json!(["a", "A"]),
+                json!([[1, 2], [2, 1]]),
+                json!([[1, 2], [1.0, 2]]),
+                json!([{"a": 1, "b": 2}, {"b": 2, "a": 1}]),
+                json!([{"a": 1}, {"a": 1, "b": null}]),
+                json!([{}, []]),
+            ],
+        ),
+        row(
+            json!({"uniqueItems": false, "maxItems": 2}),
+            &[json!([1, 1]), json!([]), json!(3), json!([1, 1, 1])],
+        ),
+        row(
+            json!({"type": "array", "items": {"type": "integer", "minimum": 0}}),
+            &[
+                json!([]),
+                json!([0, 1, 2]),
+                json!([0, 1.0]),
+                json!([0, -1]),
+                json!([0, 0.5]),
+                json!(["0"]),
+            ],
+        ),
+        row(
+            json!({"prefixItems": [{"type": "string"}, {"type": "integer"}], "items": false}),
+            &[
+                json!([]),
+                json!(["a"]),
+                json!(["a", 1]),
+                json!(["a", 1, 2]),
+                json!([1, "a"]),
+                json!(["a", 1.5]),
+                json!({"0": "a"}),
+            ],
+        ),
+        row(
+            json!({"prefixItems": [{"type": "string"}], "items": {"type": "boolean"}, "minItems": 2}),
+            &[
+                json!(["a", true, false]),
+                json!(["a"]),
+                json!(["a", "b"]),
+                json!([true, true]),
+            ],
+        ),
+        row(
+            json!({"prefixItems": [{"type": "string"}, {"type": "integer"}], "items": false, "maxItems": 1}),
+            &[json!([]), json!(["a"]), json!(["a", 1])],
+        ),
+        row(
+            json!({"items": false}),
+            &[json!([]), json!([1]), json!("x")],
+        ),
+    ]);
+}
+
+#[test]
+fn objects() {
+    check_table(&[
+        row(
+            json!({
+                "type": "object",
+                "properties": {"a": {"type": "string"}, "b": {"type": "integer"}},
+                "required": ["a"],
+                "additionalProperties": false
+            }),
+            &[
+                json!({"a": "x"}),
+                json!({"a": "x", "b": 1}),
+                json!({"a": "x", "b": 1.0}),
+                json!({}),
+                json!({"b": 1}),
+                json!({"a": 1}),
+                json!({"a": "x", "c": 1}),
+                json!({"a": "x", "b": null}),
+                json!([]),
+                json!(null),
+            ],
+        ),
+        row(
+            json!({
+                "properties": {"a": {"type": "string"}},
+                "additionalProperties": {"type": "integer", "minimum": 0}
+            }),
+            &[
+                json!({}),
+                json!({"a": "x", "n": 1, "m": 2}),
+                json!({"a": "x", "n": -1}),
+                json!({"a": 1}),
+                json!({"n": "1"}),
+                json!("not an object"),
+            ],
+        ),
+        row(
+            json!({"required": ["a", "b"]}),
+            &[
+                json!({"a": 1, "b": null}),
+                json!({"a": 1}),
+                json!({}),
+                json!([]),
+                json!("a"),
+            ],
+        ),
+        row(
+            json!({"properties": {"a": false}}),
+            &[json!({}), json!({"a": null}), json!({"b": 1})],
+        ),
+        row(
+            json!({"additionalProperties": false}),
+            &[json!({}), json!({"a": 1}), json!([1])],
+        ),
+        row(
+            json!({"type": "object", "properties": {"inner": {"type": "object", "properties": {"x": {"type": "number"}}, "required": ["x"], "additionalProperties": false}}}),
+            &[
+                json!({"inner": {"x": 1.5}}),
+                json!({"inner": {}}),
+                json!({"inner": {"x": 1, "y": 2}}),
+                json!({"inner": {"x": "1"}}),
+                json!({}),
+            ],
+        ),
+    ]);
+}
+
+#[test]
+fn combinators() {
+    check_table(&[
+        row(
+            json!({"oneOf": [{"type": "integer"}, {"minimum": 2}]}),
+            &[json!(1), json!(2.5), json!(3), json!(1.5), json!("x")],
+        ),
+        row(
+            json!({"oneOf": [{"const": "a", "title": "A."}, {"const": "b", "title": "B."}]}),
+            &[json!("a"), json!("b"), json!("c"), json!(null)],
+        ),
+        row(
+            json!({"oneOf": [
+                {"type": "object", "properties": {"kind": {"type": "string", "const": "circle"}, "r": {"type": "number"}}, "required": ["kind", "r"]},
+                {"type": "object", "properties": {"kind": {"type": "string", "const": "square"}, "s": {"type": "number"}}, "required": ["kind", "s"]}
+            ]}),
+            &[
+                json!({"kind": "circle", "r": 1}),
+                json!({"kind": "square", "s": 1}),
+                json!({"kind": "circle", "r": 1, "s": 2}),
+                json!({"kind": "circle", "s": 1}),
+                json!({"kind": "triangle"}),
+                json!({"r": 1}),
+                json!("circle"),
+            ],
+        ),
+        row(
+            json!({"anyOf": [{"type": "string", "maxLength": 2}, {"type": "integer"}]}),
+            &[
+                json!("ab"),
+                json!("abc"),
+                json!(3),
+                json!(3.0),
+                json!(3.5),
+                json!(null),
+            ],
+        ),
+        row(
+            json!({"allOf": [{"minimum": 0}, {"maximum": 10}, {"multipleOf": 2}]}),
+            &[
+                json!(0),
+                json!(4),
+                json!(10),
+                json!(3),
+                json!(12),
+                json!(-2),
+                json!("4"),
+            ],
+        ),
+        row(
+            json!({"anyOf": [{"type": "integer"}, {"type": "null"}], "minimum": 1}),
+            &[json!(1), json!(null), json!(0), json!("1")],
+        ),
+        row(
+            json!({"oneOf": [{"type": "number"}, {"type": "integer"}]}),
+            &[json!(1), json!(1.5), json!(1.0), json!("1")],
+        ),
+        row(
+            json!({"type": "object", "allOf": [{"required": ["a"]}, {"properties": {"a": {"type": "integer"}}}]}),
+            &[json!({"a": 1}), json!({}), json!({"a": "x"})],
+        ),
+    ]);
+}
+
+#[test]
+fn references() {
+    let tree = json!({
+        "type": "object",
+        "properties": {"root": {"$ref": "#/$defs/Node"}},
+        "required": ["root"],
+        "additionalProperties": false,
+        "$defs": {
+            "Node": {
+                "type": "object",
+                "properties": {
+                    "name": {"type": "string", "minLength": 1},
+                    "children": {"type": "array", "items": {"$ref": "#/$defs/Node"}}
+                },
+                "required": ["name", "children"]
+            }
+        }
+    });
+    let list = json!({
+        "$defs": {
+            "Link": {
+                "type": "object",
+                "properties": {
+                    "value": {"type": "integer"},
+                    "next": {"anyOf": [{"$ref": "#/$defs/Link"}, {"type": "null"}]}
+                },
+                "required": ["value"],
+                "additionalProperties": false
+            }
+        },
+        "$ref": "#/$defs/Link"
+    });
+    check_table(&[
+        row(
+            tree,
+            &[
+                json!({"root": {"name": "a", "children": []}}),
+                json!({"root": {"name": "a", "children": [{"name": "b", "children": [{"name": "c", "children": []}]}]}}),
+                json!({"root": {"name": "a", "children": [{"name": "b", "children": [{"name": "", "children": []}]}]}}),
+                json!({"root": {"name": "a", "children": [{"name": "b"}]}}),
+                json!({"root": {"name": "a", "children": [5]}}),
+                json!({"root": {"name": "a", "children": []}, "x": 1}),
+                json!({}),
+            ],
+        ),
+        row(
+            list,
+            &[
+                json!({"value": 1}),
+                json!({"value": 1, "next": null}),
+                json!({"value": 1, "next": {"value": 2, "next": {"value": 3}}}),
+                json!({"value": 1, "next": {"value": 2, "next": {"value": 3.5}}}),
+                json!({"value": 1, "next": {"value": 2, "extra": true}}),
+                json!({"next": null}),
+            ],
+        ),
+        row(
+            json!({"$defs": {"Pos": {"type": "integer", "minimum": 1}}, "properties": {"n": {"$ref": "#/$defs/Pos", "maximum": 5}}}),
+            &[
+                json!({"n": 1}),
+                json!({"n": 5}),
+                json!({"n": 0}),
+                json!({"n": 6}),
+                json!({}),
+            ],
+        ),
+        row(
+            json!({"definitions": {"S": {"type": "string"}}, "items": {"$ref": "#/definitions/S"}}),
+            &[json!(["a"]), json!([1]), json!([])],
+        ),
+    ]);
+}
+
+#[test]
+fn boolean_schemas() {
+    let any = [json!(null), json!(1), json!("a"), json!([]), json!({})];
+    check_table(&[
+        row(json!({"oneOf": [true, {"type": "string"}]}), &any),
+        row(
+            json!({"properties": {"a": true, "b": false}}),
+            &[json!({"a": 1}), json!({"b": 1}), json!({})],
+        ),
+        row(
+            json!({"items": true, "prefixItems": [false]}),
+            &[json!([]), json!([1]), json!({})],
+        ),
+        row(json!({"anyOf": [false, {"type": "string"}]}), &any),
+        row(json!({"allOf": [true, {"type": "integer"}]}), &any),
+    ]);
+    // Root boolean schemas: every instance agrees on one side only.
+    for x in any {
+        assert_eq!(ours(&json!(true), &x), reference(&json!(true), &x));
+        assert_eq!(ours(&json!(false), &x), reference(&json!(false), &x));
+        assert!(ours(&json!(true), &x) && !ours(&json!(false), &x));
+    }
+}
+
+/// Keywords outside the compiled set run through the full validator (the fallback); the verdicts
+/// must still agree, with the compiled checks and the fallback combined.
+#[test]
+fn fallback_keywords() {
+    let table = [
+        row(
+            json!({"type": "string", "not": {"enum": ["x"]}, "maxLength": 2}),
+            &[json!("a"), json!("x"), json!("abc"), json!(1)],
+        ),
+        row(
+            json!({"if": {"type": "integer"}, "then": {"minimum": 5}, "else": {"type": "string"}}),
+            &[json!(5), json!(4), json!("a"), json!(null)],
+        ),
+        row(
+            json!({"type": "object", "minProperties": 1, "properties": {"a": {"type": "integer"}}}),
+            &[json!({"a": 1}), json!({}), json!({"a": "x"})],
+        ),
+        row(
+            json!({"contains": {"const": 1}, "items": {"type": "integer"}}),
+            &[json!([1, 2]), json!([2]), json!([1, "a"])],
+        ),
+        row(
+            json!({"patternProperties": {"^x-": {"type": "string"}}, "additionalProperties": false}),
+            &[json!({"x-a": "b"}), json!({"x-a": 1}), json!({"y": "b"})],
+        ),
+        row(
+            json!({"type": "string", "format": "uri"}),
+            &[
+                json!("https://example.com/a?b#c"),
+                json!("not a uri"),
+                json!(3),
+            ],
+        ),
+        // A pattern the regex crate cannot compile (a look-ahead) is checked by the fallback.
+        row(
+            json!({"type": "string", "pattern": "^(?=.*[0-9])[a-z0-9]+$"}),
+            &[json!("abc1"), json!("abc"), json!("ABC1")],
+        ),
+    ];
+    for (schema, _) in &table {
+        assert!(
+            Validator::new(schema).expect("compiles").uses_fallback(),
+            "{schema} should use the fallback"
+        );
+    }
+    check_table(&table);
+}
+
+// ---------------------------------------------------------------------------------------------
+// Pseudo-random instances against the schemas of real tools.
+// ---------------------------------------------------------------------------------------------
+
+/// A tiny xorshift64* generator (no rand crate): deterministic from its seed.
+struct XorShift(u64);
+
+impl XorShift {
+    fn next(&mut self) -> u64 {
+        let mut x = self.0;
+        x ^= x >> 12;
+        x ^= x << 25;
+        x ^= x >> 27;
+        self.0 = x;
+        x.wrapping_mul(0x2545_F491_4F6C_DD1D)
+    }
+    fn below(&mut self, n: u64) -> u64 {
+        self.next() % n.max(1)
+    }
+    fn chance(&mut self, percent: u64) -> bool {
+        self.below(100) < percent
+    }
+    fn pick<'a, T>(&mut self, items: &'a [T]) -> &'a T {
+        &items[self.below(items.len() as u64) as usize]
+    }
+}
+
+const PIECES: &[&str] = &[
+    "a", "Z", "é", "🙂", "-", "1", "9", " ", "_", "TNT", "e\u{301}", "\n", "x", "A", "0",
+];
+
+/// Any JSON value, small.
+fn random_value(rng: &mut XorShift, depth: u32) -> Value {
+    match rng.below(if depth > 2 { 6 } else { 8 }) {
+        0 => Value::Null,
+        1 => Value::Bool(rng.chance(50)),
+        2 => json!(rng.below(21) as i64 - 10),
+        3 => json!((rng.below(4001) as f64 - 2000.0) / 8.0),
+        4 => random_string(rng, 6),
+        5 => json!(*rng.pick(&[0.0, -0.0, 3.0, 1e300, 0.5, 255.0, 256.0])),
+        6 => Value::Array(
+            (0..rng.below(4))
+                .map(|_| random_value(rng, depth + 1))
+                .collect(),
+        ),
+        _ => {
+            let mut m = serde_json::Map::new();
+            for _ in 0..rng.below(3) {
+                m.insert(
+                    rng.pick(&["a", "kind", "name", "sku", "size"]).to_string(),
+                    random_value(rng, depth + 1),
+                );
+            }
+            Value::Object(m)
+        }
+    }
+}
+
+fn random_string(rng: &mut XorShift, max: u64) -> Value {
+    let n = rng.below(max + 1);
+    Value::String((0..n).map(|_| *rng.pick(PIECES)).collect())
+}
+
+fn number_near(
+    rng: &mut XorShift,
+    schema: &serde_json::Map<String, Value>,
+    integer: bool,
+) -> Value {
+    let mut anchors: Vec<f64> = vec![0.0, 1.0, -1.0, 3.0];
+    for k in [
+        "minimum",
+        "maximum",
+        "exclusiveMinimum",
+        "exclusiveMaximum",
+        "multipleOf",
+    ] {
+        if let Some(v) = schema.get(k).and_then(Value::as_f64) {
+            anchors.push(v);
+        }
+    }
+    let base = *rng.pick(&anchors);
+    let delta = *rng.pick(&[0.0, 0.0, 1.0, -1.0, 0.5, -0.25, 0.01, 5.0, 0.75]);
+    let x = base + delta;
+    if integer && x.fract() == 0.0 && rng.chance(80) {
+        if rng.chance(15) {
+            json!(x) // as a float: 3.0
+        } else {
+            json!(x as i64)
+        }
+    } else {
+        json!(x)
+    }
+}
+
+/// A value shaped by `schema` (following `$ref`s into `root`), mutated now and then.
+fn instance_for(rng: &mut XorShift, schema: &Value, root: &Value, depth: u32) -> Value {
+    if depth > 6 || rng.chance(8) {
+        return random_value(rng, depth);
+    }
+    let Some(obj) = schema.as_object() else {
+        return random_value(rng, depth);
+    };
+    if let Some(r) = obj.get("$ref").and_then(Value::as_str) {
+        if let Some(target) = r.strip_prefix('#').and_then(|p| root.pointer(p)) {
+            return instance_for(rng, target, root, depth + 1);
+        }
+    }
+    for key in ["oneOf", "anyOf"] {
+        if let Some(Value::Array(branches)) = obj.get(key) {
+            let b = rng.pick(branches).clone();
+            return instance_for(rng, &b, root, depth + 1);
+        }
+    }
+    if let Some(c) = obj.get("const") {
+        return c.clone();
+    }
+    if let Some(Value::Array(values)) = obj.get("enum") {
+        return if rng.chance(85) {
+            rng.pick(values).clone()
+        } else {
+            random_string(rng, 4)
+        };
+    }
+    let ty = match obj.get("type") {
+        Some(Value::String(t)) => t.clone(),
+        Some(Value::Array(ts)) => rng.pick(ts).as_str().unwrap_or("null").to_string(),
+        _ => return random_value(rng, depth),
+    };
+    match ty.as_str() {
+        "string" => {
+            let max = obj.get("maxLength").and_then(Value::as_u64).unwrap_or(8) + 2;
+            if obj.contains_key("pattern") && rng.chance(50) {
+                json!(*rng.pick(&["TNT-12", "ABC-1", "tnt-1", "TNT-", "XYZ-999 "]))
+            } else {
+                random_string(rng, max)
+            }
+        }
+        "integer" => number_near(rng, obj, true),
+        "number" => number_near(rng, obj, false),
+        "boolean" => Value::Bool(rng.chance(50)),
+        "null" => Value::Null,
+        "array" => {
+            let max = obj.get("maxItems").and_then(Value::as_u64).unwrap_or(3) + 1;
+            let n = rng.below(max + 1);
+            let items = obj.get("items").cloned().unwrap_or(json!({}));
+            let mut out: Vec<Value> = (0..n)
+                .map(|_| instance_for(rng, &items, root, depth + 1))
+                .collect();
+            if out.len() > 1 && rng.chance(20) {
+                let first = out[0].clone();
+                out.push(first);
+            }
+            Value::Array(out)
+        }
+        "object" => {
+            let mut m = serde_json::Map::new();
+            let required: Vec<&str> = obj
+                .get("required")
+                .and_then(Value::as_array)
+                .map(|r| r.iter().filter_map(Value::as_str).collect())
+                .unwrap_or_default();
+            if let Some(Value::Object(props)) = obj.get("properties") {
+                for (name, s) in props {
+                    let keep = if required.contains(&name.as_str()) {
+                        93
+                    } else {
+                        50
+                    };
+                    if rng.chance(keep) {
+                        m.insert(name.clone(), instance_for(rng, s, root, depth + 1));
+                    }
+                }
+            }
+            if rng.chance(7) {
+                m.insert("unexpected".into(), random_value(rng, depth + 1));
+            }
+            Value::Object(m)
+        }
+        _ => random_value(rng, depth),
+    }
+}
+
+#[test]
+fn random_instances_against_tool_schemas() {
+    let tools = validation::tools_under_test();
+    let mut rng = XorShift(0x9E37_79B9_7F4A_7C15);
+    let mut disagreements = Vec::new();
+    let (mut valid, mut invalid) = (0, 0);
+    for tool in &tools {
+        let spec = tool.spec();
+        let mut schemas = vec![("input", spec.input_schema.clone())];
+        if let Some(out) = &spec.output_schema {
+            schemas.push(("output", out.clone()));
+        }
+        for (which, schema) in schemas {
+            let compiled = Validator::new(&schema).expect("the tool's schema compiles");
+            assert!(
+                !compiled.uses_fallback(),
+                "{} {which}: generated schemas need no fallback",
+                spec.name
+            );
+            let full = jsonschema::options()
+                .should_validate_formats(true)
+                .build(&schema)
+                .expect("jsonschema compiles the tool's schema");
+            for _ in 0..300 {
+                let x = instance_for(&mut rng, &schema, &schema, 0);
+                let expected = full.is_valid(&x);
+                if expected {
+                    valid += 1;
+                } else {
+                    invalid += 1;
+                }
+                if compiled.is_valid(&x) != expected {
+                    disagreements.push(format!(
+                        "{} {which}: {x}\n  jsonschema: {expected}",
+                        spec.name
+                    ));
+                }
+            }
+        }
+    }
+    assert!(
+        disagreements.is_empty(),
+        "{} disagreement(s):\n{}",
+        disagreements.len(),
+        disagreements.join("\n")
+    );
+    // The generator exercises both sides.
+    assert!(
+        valid > 1000 && invalid > 1000,
+        "{valid} valid, {invalid} invalid"
+    );
+}

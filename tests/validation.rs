@@ -1,0 +1,1030 @@
+//! Argument validation through `Toolbox::call`: every constraint keyword the macro emits, every
+//! parameter shape, accepted and rejected inputs, and the exact envelope the model reads back.
+//!
+//! Each call is made twice, once with a `serde_json::Value` and once with the same arguments as
+//! JSON text (the OpenAI form); both must give the same envelope.
+
+use serde_json::{json, Value};
+use toolsmith::{model, tool, tools, Envelope, Status, Tool, ToolError, Toolbox};
+
+// ---------------------------------------------------------------------------------------------
+// Models
+// ---------------------------------------------------------------------------------------------
+
+/// Garment sizes.
+#[model]
+#[serde(rename_all = "snake_case")]
+#[derive(Debug)]
+pub enum Size {
+    /// Small, chest up to 90 cm.
+    Small,
+    /// Medium, chest 90 to 100 cm.
+    Medium,
+    /// Large, chest over 100 cm.
+    Large,
+}
+
+#[model]
+#[serde(rename_all = "snake_case")]
+#[derive(Debug)]
+#[allow(missing_docs)]
+pub enum Colour {
+    Red,
+    Green,
+    Blue,
+}
+
+/// Search filters.
+#[model]
+#[derive(Debug)]
+pub struct Filters {
+    /// Garment size, e.g. "medium".
+    pub size: Size,
+    /// Colour to match, e.g. "red".
+    pub colour: Option<Colour>,
+    /// Heaviest weight in grams, e.g. 800.
+    pub max_weight: Option<u32>,
+}
+
+/// One line of an order.
+#[model]
+#[derive(Debug)]
+pub struct LineItem {
+    /// Stock-keeping unit, e.g. "TNT-2P".
+    pub sku: String,
+    /// How many, e.g. 2.
+    pub quantity: u32,
+}
+
+/// A shape to cut.
+#[model]
+#[serde(tag = "kind", rename_all = "snake_case")]
+#[derive(Debug)]
+pub enum Shape {
+    /// A circle.
+    Circle {
+        /// Radius in cm, e.g. 4.5.
+        radius: f64,
+    },
+    /// A rectangle.
+    Rectangle {
+        /// Width in cm, e.g. 10.
+        width: f64,
+        /// Height in cm, e.g. 20.
+        height: f64,
+    },
+}
+
+/// A folder with sub-folders.
+#[model]
+#[derive(Debug)]
+pub struct Folder {
+    /// Folder name, e.g. "docs".
+    pub name: String,
+    /// Sub-folders.
+    pub children: Vec<Folder>,
+}
+
+/// A linked list of numbers.
+#[model]
+#[derive(Debug)]
+pub struct Chain {
+    /// The number at this link, e.g. 7.
+    pub value: i64,
+    /// The next link, if any.
+    pub next: Option<Box<Chain>>,
+}
+
+// ---------------------------------------------------------------------------------------------
+// Tools
+// ---------------------------------------------------------------------------------------------
+
+/// Searches products by words in their names. Returns the query and code it searched with.
+#[tool(read_only)]
+pub fn search_text(
+    /// Words to look for in product names, e.g. "tent".
+    #[arg(min_length = 2, max_length = 10)]
+    query: String,
+    /// Product code, e.g. "TNT-12".
+    #[arg(pattern = "^[A-Z]{3}-[0-9]+$")]
+    code: Option<String>,
+) -> Value {
+    json!({"query": query, "code": code})
+}
+
+/// Lists offers in a price band. Returns the decoded arguments.
+#[tool(read_only)]
+pub fn price_band(
+    /// Highest price in NOK, e.g. 2500.
+    #[arg(minimum = 0, maximum = 10000)]
+    max_price: Option<f64>,
+    /// Discount as a fraction, e.g. 0.2.
+    #[arg(exclusive_minimum = 0, exclusive_maximum = 1)]
+    discount: Option<f64>,
+    /// Pack size in units of five, e.g. 10.
+    #[arg(multiple_of = 5)]
+    pack: Option<u32>,
+    /// Length in quarter metres, e.g. 1.75.
+    #[arg(multiple_of = 0.25)]
+    length: Option<f64>,
+    /// Number of offers, e.g. 3.
+    #[arg(minimum = -5, maximum = 50)]
+    count: Option<i64>,
+) -> Value {
+    json!({"max_price": max_price, "discount": discount, "pack": pack, "length": length, "count": count})
+}
+
+/// Compares products side by side. Returns the SKUs compared.
+#[tool(read_only)]
+pub fn compare_skus(
+    /// SKUs to compare, e.g. ["TNT-2P", "TNT-1P"].
+    #[arg(min_items = 2, max_items = 3, unique_items)]
+    skus: Vec<String>,
+    /// Whether to include discontinued products, e.g. false.
+    discontinued: Option<bool>,
+) -> Value {
+    json!({"skus": skus, "discontinued": discontinued})
+}
+
+/// Lists recent orders. Returns the page size and sort order used.
+#[tool(read_only)]
+pub fn recent_orders(
+    /// How many orders to list, e.g. 20.
+    #[arg(default = 10, minimum = 1, maximum = 100)]
+    limit: u32,
+    /// Sort newest first, e.g. true.
+    #[arg(default = true)]
+    newest_first: bool,
+) -> Value {
+    json!({"limit": limit, "newest_first": newest_first})
+}
+
+/// Finds garments matching filters. Returns the filters as decoded.
+#[tool(read_only)]
+pub fn find_garments(
+    /// Filters to apply.
+    filters: Filters,
+    /// Colour, e.g. "blue".
+    colour: Option<Colour>,
+    /// Size, e.g. "small".
+    size: Option<Size>,
+) -> Value {
+    json!({"filters": format!("{filters:?}"), "colour": format!("{colour:?}"), "size": format!("{size:?}")})
+}
+
+/// Prices an order. Returns the number of lines and units.
+#[tool(read_only)]
+pub fn price_order(
+    /// Order lines, e.g. [{"sku": "TNT-2P", "quantity": 1}].
+    #[arg(min_items = 1)]
+    items: Vec<LineItem>,
+) -> Value {
+    let units: u32 = items.iter().map(|i| i.quantity).sum();
+    json!({"lines": items.len(), "units": units})
+}
+
+/// Computes the area of a shape. Returns the area in square cm.
+#[tool(read_only)]
+pub fn shape_area(
+    /// The shape, e.g. {"kind": "circle", "radius": 2}.
+    shape: Shape,
+) -> f64 {
+    match shape {
+        Shape::Circle { radius } => std::f64::consts::PI * radius * radius,
+        Shape::Rectangle { width, height } => width * height,
+    }
+}
+
+/// Counts folders in a tree. Returns the number of folders.
+#[tool(read_only)]
+pub fn count_folders(
+    /// The root folder, e.g. {"name": "docs", "children": []}.
+    root: Folder,
+) -> usize {
+    fn count(f: &Folder) -> usize {
+        1 + f.children.iter().map(count).sum::<usize>()
+    }
+    count(&root)
+}
+
+/// Sums a chain of numbers. Returns the sum.
+#[tool(read_only)]
+pub fn sum_chain(
+    /// The first link, e.g. {"value": 1, "next": {"value": 2}}.
+    chain: Chain,
+) -> i64 {
+    let mut sum = 0;
+    let mut at = Some(&chain);
+    while let Some(link) = at {
+        sum += link.value;
+        at = link.next.as_deref();
+    }
+    sum
+}
+
+/// Repeats a word. Returns the repeated word.
+#[tool(read_only)]
+// ToolError is large (168 bytes), so clippy flags every `Result<_, ToolError>` tool (reported).
+#[allow(clippy::result_large_err)]
+pub fn repeat_word(
+    /// The word, e.g. "ha".
+    word: String,
+    /// How many times, e.g. 3.
+    times: u8,
+) -> Result<String, ToolError> {
+    Ok(word.repeat(usize::from(times)))
+}
+
+/// Reports the time of day. Returns a fixed time.
+#[tool(read_only)]
+pub fn what_time() -> &'static str {
+    "12:00"
+}
+
+/// A warehouse.
+pub struct Warehouse {
+    stock: u32,
+}
+
+#[tools]
+impl Warehouse {
+    /// Checks the stock of a SKU. Returns the number in stock.
+    #[tool(read_only)]
+    fn stock_level(
+        &self,
+        /// Stock-keeping unit, e.g. "TNT-2P".
+        #[arg(min_length = 3)]
+        sku: String,
+    ) -> Value {
+        json!({"sku": sku, "stock": self.stock})
+    }
+}
+
+// ---------------------------------------------------------------------------------------------
+// Helpers
+// ---------------------------------------------------------------------------------------------
+
+/// Every tool declared above (the differential tests reuse their schemas).
+pub fn tools_under_test() -> Vec<Tool> {
+    let mut tools = vec![
+        search_text::tool(),
+        price_band::tool(),
+        compare_skus::tool(),
+        recent_orders::tool(),
+        find_garments::tool(),
+        price_order::tool(),
+        shape_area::tool(),
+        count_folders::tool(),
+        sum_chain::tool(),
+        repeat_word::tool(),
+        what_time::tool(),
+    ];
+    tools.extend(Warehouse::tools());
+    tools
+}
+
+fn toolbox() -> Toolbox {
+    Toolbox::builder()
+        .tools(tools_under_test())
+        .context(Warehouse { stock: 4 })
+        .build()
+        .expect("the test toolbox builds")
+}
+
+fn block_on<F: std::future::Future>(f: F) -> F::Output {
+    tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()
+        .expect("a runtime")
+        .block_on(f)
+}
+
+/// Calls `name` with `args` as a `Value` and as JSON text; both envelopes must agree.
+fn call(name: &str, args: Value) -> Envelope {
+    let tb = toolbox();
+    block_on(async {
+        let mut by_value = tb.call(name, args.clone()).await;
+        let mut by_text = tb.call(name, args.to_string()).await;
+        by_value.operation_id = None;
+        by_text.operation_id = None;
+        assert_eq!(
+            by_value, by_text,
+            "{name} {args}: the Value and text calls differ"
+        );
+        by_value
+    })
+}
+
+/// Calls with raw JSON text only.
+fn call_text(name: &str, text: &str) -> Envelope {
+    let tb = toolbox();
+    block_on(async {
+        let mut env = tb.call(name, text).await;
+        env.operation_id = None;
+        env
+    })
+}
+
+#[track_caller]
+fn ok(name: &str, args: Value) -> Value {
+    let env = call(name, args.clone());
+    assert_eq!(
+        env.status,
+        Status::Ok,
+        "{name} {args} was rejected: {}",
+        env.to_json()
+    );
+    env.data.unwrap_or(Value::Null)
+}
+
+/// Asserts a rejection with exactly this code and message.
+#[track_caller]
+fn rejected(name: &str, args: Value, code: &str, message: &str) -> Envelope {
+    let env = call(name, args.clone());
+    assert_eq!(
+        env.status,
+        Status::InvalidInput,
+        "{name} {args}: {}",
+        env.to_json()
+    );
+    assert_eq!(
+        env.code.as_deref(),
+        Some(code),
+        "{name} {args}: {}",
+        env.to_json()
+    );
+    assert_eq!(
+        env.message.as_deref(),
+        Some(message),
+        "{name} {args}: {}",
+        env.to_json()
+    );
+    env
+}
+
+const INVALID: &str = "INVALID_ARGUMENT";
+
+// ---------------------------------------------------------------------------------------------
+// Strings: minLength, maxLength, pattern
+// ---------------------------------------------------------------------------------------------
+
+#[test]
+fn min_length_counts_characters() {
+    ok("search_text", json!({"query": "ab"}));
+    // Two characters, four bytes: the bound counts characters (code points), not bytes.
+    ok("search_text", json!({"query": "éé"}));
+    ok("search_text", json!({"query": "🙂🙂"}));
+    rejected(
+        "search_text",
+        json!({"query": "a"}),
+        INVALID,
+        r#""query" must be at least 2 characters long. Words to look for in product names, e.g. "tent"."#,
+    );
+    rejected(
+        "search_text",
+        json!({"query": ""}),
+        INVALID,
+        r#""query" must be at least 2 characters long. Words to look for in product names, e.g. "tent"."#,
+    );
+    rejected(
+        "search_text",
+        json!({"query": "🙂"}),
+        INVALID,
+        r#""query" must be at least 2 characters long. Words to look for in product names, e.g. "tent"."#,
+    );
+}
+
+#[test]
+fn max_length_counts_characters() {
+    ok("search_text", json!({"query": "abcdefghij"}));
+    ok("search_text", json!({"query": "éééééééééé"}));
+    rejected(
+        "search_text",
+        json!({"query": "abcdefghijk"}),
+        INVALID,
+        r#""query" must be at most 10 characters long; it has 11. Words to look for in product names, e.g. "tent"."#,
+    );
+    rejected(
+        "search_text",
+        json!({"query": "🙂🙂🙂🙂🙂🙂🙂🙂🙂🙂🙂"}),
+        INVALID,
+        r#""query" must be at most 10 characters long; it has 11. Words to look for in product names, e.g. "tent"."#,
+    );
+}
+
+#[test]
+fn pattern() {
+    assert_eq!(
+        ok("search_text", json!({"query": "tent", "code": "TNT-12"})),
+        json!({"query": "tent", "code": "TNT-12"})
+    );
+    rejected(
+        "search_text",
+        json!({"query": "tent", "code": "tnt-12"}),
+        INVALID,
+        r#""code" must match the pattern ^[A-Z]{3}-[0-9]+$. Product code, e.g. "TNT-12"."#,
+    );
+    rejected(
+        "search_text",
+        json!({"query": "tent", "code": "TNT-12 "}),
+        INVALID,
+        r#""code" must match the pattern ^[A-Z]{3}-[0-9]+$. Product code, e.g. "TNT-12"."#,
+    );
+}
+
+#[test]
+fn string_type() {
+    rejected(
+        "search_text",
+        json!({"query": 42}),
+        INVALID,
+        r#""query" must be a string. Words to look for in product names, e.g. "tent"."#,
+    );
+    // An optional parameter does not admit null: absence is how it is left out.
+    rejected(
+        "search_text",
+        json!({"query": "tent", "code": null}),
+        INVALID,
+        r#""code" must be a string. Product code, e.g. "TNT-12"."#,
+    );
+}
+
+// ---------------------------------------------------------------------------------------------
+// Numbers: minimum, maximum, exclusiveMinimum, exclusiveMaximum, multipleOf
+// ---------------------------------------------------------------------------------------------
+
+#[test]
+fn minimum_and_maximum() {
+    ok("price_band", json!({"max_price": 0}));
+    ok("price_band", json!({"max_price": 10000}));
+    ok("price_band", json!({"max_price": 10000.0}));
+    ok("price_band", json!({"max_price": 2500.5}));
+    rejected(
+        "price_band",
+        json!({"max_price": -0.01}),
+        INVALID,
+        r#""max_price" must be at least 0. Highest price in NOK, e.g. 2500."#,
+    );
+    rejected(
+        "price_band",
+        json!({"max_price": 10000.01}),
+        INVALID,
+        r#""max_price" must be at most 10000. Highest price in NOK, e.g. 2500."#,
+    );
+    rejected(
+        "price_band",
+        json!({"max_price": "cheap"}),
+        INVALID,
+        r#""max_price" must be a number. Highest price in NOK, e.g. 2500."#,
+    );
+    // Negative bounds on an integer.
+    ok("price_band", json!({"count": -5}));
+    ok("price_band", json!({"count": 50}));
+    rejected(
+        "price_band",
+        json!({"count": -6}),
+        INVALID,
+        r#""count" must be at least -5. Number of offers, e.g. 3."#,
+    );
+    rejected(
+        "price_band",
+        json!({"count": 51}),
+        INVALID,
+        r#""count" must be at most 50. Number of offers, e.g. 3."#,
+    );
+}
+
+#[test]
+fn exclusive_bounds() {
+    ok("price_band", json!({"discount": 0.0001}));
+    ok("price_band", json!({"discount": 0.9999}));
+    rejected(
+        "price_band",
+        json!({"discount": 0}),
+        INVALID,
+        r#""discount" must be greater than 0. Discount as a fraction, e.g. 0.2."#,
+    );
+    rejected(
+        "price_band",
+        json!({"discount": 1.0}),
+        INVALID,
+        r#""discount" must be less than 1. Discount as a fraction, e.g. 0.2."#,
+    );
+    rejected(
+        "price_band",
+        json!({"discount": 1}),
+        INVALID,
+        r#""discount" must be less than 1. Discount as a fraction, e.g. 0.2."#,
+    );
+}
+
+#[test]
+fn multiple_of() {
+    ok("price_band", json!({"pack": 0}));
+    ok("price_band", json!({"pack": 15}));
+    rejected(
+        "price_band",
+        json!({"pack": 12}),
+        INVALID,
+        r#""pack" must be a multiple of 5. Pack size in units of five, e.g. 10."#,
+    );
+    ok("price_band", json!({"length": 1.75}));
+    ok("price_band", json!({"length": 3}));
+    rejected(
+        "price_band",
+        json!({"length": 1.1}),
+        INVALID,
+        r#""length" must be a multiple of 0.25. Length in quarter metres, e.g. 1.75."#,
+    );
+}
+
+#[test]
+fn integers() {
+    // 3.0 is an integer in JSON Schema; it is accepted and decoded as 3.
+    assert_eq!(
+        ok("repeat_word", json!({"word": "ha", "times": 3.0})),
+        json!("hahaha")
+    );
+    assert_eq!(ok("price_band", json!({"count": 3.0}))["count"], json!(3));
+    rejected(
+        "repeat_word",
+        json!({"word": "ha", "times": 2.5}),
+        INVALID,
+        r#""times" must be a whole number. How many times, e.g. 3."#,
+    );
+    rejected(
+        "repeat_word",
+        json!({"word": "ha", "times": "3"}),
+        INVALID,
+        r#""times" must be a whole number. How many times, e.g. 3."#,
+    );
+    // u8's range comes from the schema (minimum 0, maximum 255).
+    rejected(
+        "repeat_word",
+        json!({"word": "ha", "times": -1}),
+        INVALID,
+        r#""times" must be at least 0. How many times, e.g. 3."#,
+    );
+    rejected(
+        "repeat_word",
+        json!({"word": "ha", "times": 256}),
+        INVALID,
+        r#""times" must be at most 255. How many times, e.g. 3."#,
+    );
+}
+
+#[test]
+fn booleans() {
+    ok(
+        "compare_skus",
+        json!({"skus": ["A", "B"], "discontinued": true}),
+    );
+    rejected(
+        "compare_skus",
+        json!({"skus": ["A", "B"], "discontinued": "yes"}),
+        INVALID,
+        r#""discontinued" must be true or false. Whether to include discontinued products, e.g. false."#,
+    );
+    rejected(
+        "compare_skus",
+        json!({"skus": ["A", "B"], "discontinued": 1}),
+        INVALID,
+        r#""discontinued" must be true or false. Whether to include discontinued products, e.g. false."#,
+    );
+}
+
+// ---------------------------------------------------------------------------------------------
+// Arrays: minItems, maxItems, uniqueItems, item types
+// ---------------------------------------------------------------------------------------------
+
+#[test]
+fn array_sizes() {
+    ok("compare_skus", json!({"skus": ["A", "B"]}));
+    ok("compare_skus", json!({"skus": ["A", "B", "C"]}));
+    rejected(
+        "compare_skus",
+        json!({"skus": ["A"]}),
+        INVALID,
+        r#""skus" must have at least 2 items; it has 1. SKUs to compare, e.g. ["TNT-2P", "TNT-1P"]."#,
+    );
+    rejected(
+        "compare_skus",
+        json!({"skus": []}),
+        INVALID,
+        r#""skus" must have at least 2 items; it has 0. SKUs to compare, e.g. ["TNT-2P", "TNT-1P"]."#,
+    );
+    rejected(
+        "compare_skus",
+        json!({"skus": ["A", "B", "C", "D"]}),
+        INVALID,
+        r#""skus" must have at most 3 items; it has 4. SKUs to compare, e.g. ["TNT-2P", "TNT-1P"]."#,
+    );
+    rejected(
+        "compare_skus",
+        json!({"skus": "A,B"}),
+        INVALID,
+        r#""skus" must be a list. SKUs to compare, e.g. ["TNT-2P", "TNT-1P"]."#,
+    );
+}
+
+#[test]
+fn unique_items() {
+    rejected(
+        "compare_skus",
+        json!({"skus": ["A", "B", "A"]}),
+        INVALID,
+        r#""skus" must list distinct items; "skus[2]" repeats "skus[0]". SKUs to compare, e.g. ["TNT-2P", "TNT-1P"]."#,
+    );
+}
+
+#[test]
+fn array_item_types() {
+    rejected(
+        "compare_skus",
+        json!({"skus": ["A", 2]}),
+        INVALID,
+        r#""skus[1]" must be a string. SKUs to compare, e.g. ["TNT-2P", "TNT-1P"]."#,
+    );
+}
+
+// ---------------------------------------------------------------------------------------------
+// Defaults
+// ---------------------------------------------------------------------------------------------
+
+#[test]
+fn defaults_are_applied_when_absent() {
+    assert_eq!(
+        ok("recent_orders", json!({})),
+        json!({"limit": 10, "newest_first": true})
+    );
+    assert_eq!(
+        ok("recent_orders", json!({"limit": 20, "newest_first": false})),
+        json!({"limit": 20, "newest_first": false})
+    );
+    // Empty text and null arguments are "no arguments".
+    assert_eq!(
+        call_text("recent_orders", "").data,
+        Some(json!({"limit": 10, "newest_first": true}))
+    );
+    assert_eq!(
+        call_text("recent_orders", "null").data,
+        Some(json!({"limit": 10, "newest_first": true}))
+    );
+    // A defaulted parameter is still validated when given.
+    rejected(
+        "recent_orders",
+        json!({"limit": 0}),
+        INVALID,
+        r#""limit" must be at least 1. How many orders to list, e.g. 20."#,
+    );
+}
+
+// ---------------------------------------------------------------------------------------------
+// Required, unknown, non-object, malformed
+// ---------------------------------------------------------------------------------------------
+
+#[test]
+fn missing_required() {
+    rejected(
+        "search_text",
+        json!({}),
+        "MISSING_ARGUMENT",
+        r#"Provide "query". Words to look for in product names, e.g. "tent"."#,
+    );
+    rejected(
+        "search_text",
+        json!({"code": "TNT-1"}),
+        "MISSING_ARGUMENT",
+        r#"Provide "query". Words to look for in product names, e.g. "tent"."#,
+    );
+}
+
+#[test]
+fn unknown_argument() {
+    rejected(
+        "search_text",
+        json!({"query": "tent", "colour": "red"}),
+        "UNKNOWN_ARGUMENT",
+        r#"Unknown parameter "colour". The parameters are "query" and "code"."#,
+    );
+    rejected(
+        "compare_skus",
+        json!({"skus": ["A", "B"], "sort": "asc"}),
+        "UNKNOWN_ARGUMENT",
+        r#"Unknown parameter "sort". The parameters are "skus" and "discontinued"."#,
+    );
+    rejected(
+        "price_band",
+        json!({"price": 1}),
+        "UNKNOWN_ARGUMENT",
+        r#"Unknown parameter "price". The parameters are "max_price", "discount", "pack", "length" and "count"."#,
+    );
+    rejected(
+        "what_time",
+        json!({"zone": "UTC"}),
+        "UNKNOWN_ARGUMENT",
+        r#"Unknown parameter "zone": this tool takes no parameters, so send {}."#,
+    );
+}
+
+#[test]
+fn non_object_arguments() {
+    for args in [json!([1, 2]), json!("tent"), json!(3), json!(true)] {
+        rejected(
+            "search_text",
+            args,
+            "INVALID_INPUT",
+            r#"The arguments must be a JSON object with the parameters "query" and "code"."#,
+        );
+    }
+    rejected(
+        "what_time",
+        json!([]),
+        "INVALID_INPUT",
+        "The arguments must be a JSON object; this tool takes no parameters, so send {}.",
+    );
+    assert_eq!(ok("what_time", json!({})), json!("12:00"));
+}
+
+#[test]
+fn malformed_json_text() {
+    let env = call_text("search_text", r#"{"query": "tent""#);
+    assert_eq!(env.status, Status::InvalidInput);
+    assert_eq!(env.code.as_deref(), Some("INVALID_INPUT"));
+    let message = env.message.unwrap_or_default();
+    assert!(
+        message.starts_with("The arguments are not valid JSON (")
+            && message.ends_with(r#"). Send one JSON object, e.g. {"name": "value"}."#),
+        "{message}"
+    );
+    let env = call_text("search_text", "{'query': 'tent'}");
+    assert_eq!(env.code.as_deref(), Some("INVALID_INPUT"));
+}
+
+#[test]
+fn several_errors_are_all_reported() {
+    let env = rejected(
+        "price_band",
+        json!({"max_price": -1, "discount": 2, "pack": 7, "extra": 1}),
+        INVALID,
+        concat!(
+            r#""max_price" must be at least 0. Highest price in NOK, e.g. 2500. "#,
+            r#""discount" must be less than 1. Discount as a fraction, e.g. 0.2. "#,
+            r#""pack" must be a multiple of 5. Pack size in units of five, e.g. 10. "#,
+            r#"Unknown parameter "extra". The parameters are "max_price", "discount", "pack", "length" and "count"."#,
+        ),
+    );
+    let data = env.data.expect("data.errors");
+    let errors = data["errors"].as_array().expect("an errors list");
+    let summary: Vec<(&str, &str)> = errors
+        .iter()
+        .map(|e| {
+            (
+                e["path"].as_str().unwrap_or("?"),
+                e["code"].as_str().unwrap_or("?"),
+            )
+        })
+        .collect();
+    assert_eq!(
+        summary,
+        [
+            ("max_price", INVALID),
+            ("discount", INVALID),
+            ("pack", INVALID),
+            ("extra", "UNKNOWN_ARGUMENT"),
+        ]
+    );
+    // A missing argument comes first and gives the envelope its code.
+    let env = rejected(
+        "repeat_word",
+        json!({"times": "x"}),
+        "MISSING_ARGUMENT",
+        r#"Provide "word". The word, e.g. "ha". "times" must be a whole number. How many times, e.g. 3."#,
+    );
+    assert_eq!(
+        env.data.expect("data")["errors"].as_array().map(Vec::len),
+        Some(2)
+    );
+    // One error: no data.errors.
+    let env = rejected(
+        "repeat_word",
+        json!({"word": "ha"}),
+        "MISSING_ARGUMENT",
+        r#"Provide "times". How many times, e.g. 3."#,
+    );
+    assert_eq!(env.data, None);
+}
+
+// ---------------------------------------------------------------------------------------------
+// Nested structs, enums, lists of structs, tagged enums, recursion
+// ---------------------------------------------------------------------------------------------
+
+#[test]
+fn nested_struct_fields() {
+    ok("find_garments", json!({"filters": {"size": "medium"}}));
+    ok(
+        "find_garments",
+        json!({"filters": {"size": "large", "colour": "red", "max_weight": 800}}),
+    );
+    rejected(
+        "find_garments",
+        json!({"filters": {"size": "huge"}}),
+        INVALID,
+        r#""filters.size" must be one of "small", "medium", "large". Garment size, e.g. "medium"."#,
+    );
+    rejected(
+        "find_garments",
+        json!({"filters": {}}),
+        "MISSING_ARGUMENT",
+        r#"Provide "filters.size". Garment size, e.g. "medium"."#,
+    );
+    rejected(
+        "find_garments",
+        json!({"filters": {"size": "small", "max_weight": -3}}),
+        INVALID,
+        r#""filters.max_weight" must be at least 0. Heaviest weight in grams, e.g. 800."#,
+    );
+    rejected(
+        "find_garments",
+        json!({"filters": "small"}),
+        INVALID,
+        r#""filters" must be an object. Filters to apply."#,
+    );
+    rejected(
+        "find_garments",
+        json!({}),
+        "MISSING_ARGUMENT",
+        r#"Provide "filters". Filters to apply."#,
+    );
+}
+
+#[test]
+fn nested_unknown_field() {
+    // Models do not deny unknown fields unless they say so (#[serde(deny_unknown_fields)]):
+    // serde ignores them, so the schema admits them.
+    ok(
+        "find_garments",
+        json!({"filters": {"size": "small", "fabric": "wool"}}),
+    );
+}
+
+#[test]
+fn documented_and_undocumented_enums() {
+    ok(
+        "find_garments",
+        json!({"filters": {"size": "small"}, "size": "large", "colour": "blue"}),
+    );
+    rejected(
+        "find_garments",
+        json!({"filters": {"size": "small"}, "size": "Large"}),
+        INVALID,
+        r#""size" must be one of "small", "medium", "large". Size, e.g. "small"."#,
+    );
+    rejected(
+        "find_garments",
+        json!({"filters": {"size": "small"}, "colour": "purple"}),
+        INVALID,
+        r#""colour" must be one of "red", "green", "blue". Colour, e.g. "blue"."#,
+    );
+    rejected(
+        "find_garments",
+        json!({"filters": {"size": "small"}, "colour": 1}),
+        INVALID,
+        r#""colour" must be a string. Colour, e.g. "blue"."#,
+    );
+}
+
+#[test]
+fn list_of_structs() {
+    assert_eq!(
+        ok(
+            "price_order",
+            json!({"items": [{"sku": "A", "quantity": 1}, {"sku": "B", "quantity": 2.0}]})
+        ),
+        json!({"lines": 2, "units": 3})
+    );
+    rejected(
+        "price_order",
+        json!({"items": [{"sku": "A", "quantity": 1}, {"sku": "B", "quantity": 1}, {"sku": 3, "quantity": 1}]}),
+        INVALID,
+        r#""items[2].sku" must be a string. Stock-keeping unit, e.g. "TNT-2P"."#,
+    );
+    rejected(
+        "price_order",
+        json!({"items": [{"sku": "A"}]}),
+        "MISSING_ARGUMENT",
+        r#"Provide "items[0].quantity". How many, e.g. 2."#,
+    );
+    rejected(
+        "price_order",
+        json!({"items": []}),
+        INVALID,
+        r#""items" must have at least 1 item; it has 0. Order lines, e.g. [{"sku": "TNT-2P", "quantity": 1}]."#,
+    );
+    rejected(
+        "price_order",
+        json!({"items": [5]}),
+        INVALID,
+        r#""items[0]" must be an object. One line of an order."#,
+    );
+}
+
+#[test]
+fn tagged_enum() {
+    let area = ok(
+        "shape_area",
+        json!({"shape": {"kind": "rectangle", "width": 2, "height": 3}}),
+    );
+    assert_eq!(area, json!(6.0));
+    ok(
+        "shape_area",
+        json!({"shape": {"kind": "circle", "radius": 1}}),
+    );
+    // The tag selects the form: an unknown tag is reported as such, not as the problems of
+    // whichever form came closest.
+    rejected(
+        "shape_area",
+        json!({"shape": {"kind": "triangle", "side": 1}}),
+        INVALID,
+        r#""shape.kind" must be one of "circle", "rectangle". The shape, e.g. {"kind": "circle", "radius": 2}."#,
+    );
+    rejected(
+        "shape_area",
+        json!({"shape": {"radius": 1}}),
+        "MISSING_ARGUMENT",
+        r#"Provide "shape.kind", one of "circle", "rectangle". The shape, e.g. {"kind": "circle", "radius": 2}."#,
+    );
+    // A known tag: the problems of that form.
+    rejected(
+        "shape_area",
+        json!({"shape": {"kind": "circle"}}),
+        "MISSING_ARGUMENT",
+        r#"Provide "shape.radius". Radius in cm, e.g. 4.5."#,
+    );
+    rejected(
+        "shape_area",
+        json!({"shape": {"kind": "rectangle", "width": 1, "radius": 3}}),
+        "MISSING_ARGUMENT",
+        r#"Provide "shape.height". Height in cm, e.g. 20."#,
+    );
+    rejected(
+        "shape_area",
+        json!({"shape": {"kind": "circle", "radius": "big"}}),
+        INVALID,
+        r#""shape.radius" must be a number. Radius in cm, e.g. 4.5."#,
+    );
+}
+
+#[test]
+fn recursive_struct_through_vec() {
+    assert_eq!(
+        ok(
+            "count_folders",
+            json!({"root": {"name": "a", "children": [{"name": "b", "children": [{"name": "c", "children": []}]}]}})
+        ),
+        json!(3)
+    );
+    rejected(
+        "count_folders",
+        json!({"root": {"name": "a", "children": [{"name": "b", "children": [{"name": 1, "children": []}]}]}}),
+        INVALID,
+        r#""root.children[0].children[0].name" must be a string. Folder name, e.g. "docs"."#,
+    );
+    rejected(
+        "count_folders",
+        json!({"root": {"name": "a", "children": [{"name": "b"}]}}),
+        "MISSING_ARGUMENT",
+        r#"Provide "root.children[0].children". Sub-folders."#,
+    );
+}
+
+#[test]
+fn recursive_struct_through_box() {
+    assert_eq!(
+        ok(
+            "sum_chain",
+            json!({"chain": {"value": 1, "next": {"value": 2, "next": {"value": 3.0}}}})
+        ),
+        json!(6)
+    );
+    rejected(
+        "sum_chain",
+        json!({"chain": {"value": 1, "next": {"value": 2, "next": {"value": 0.5}}}}),
+        INVALID,
+        r#""chain.next.next.value" must be a whole number. The number at this link, e.g. 7."#,
+    );
+}
+
+#[test]
+fn method_tool() {
+    assert_eq!(
+        ok("stock_level", json!({"sku": "TNT"})),
+        json!({"sku": "TNT", "stock": 4})
+    );
+    rejected(
+        "stock_level",
+        json!({"sku": "TN"}),
+        INVALID,
+        r#""sku" must be at least 3 characters long. Stock-keeping unit, e.g. "TNT-2P"."#,
+    );
+}
