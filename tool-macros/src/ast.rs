@@ -234,8 +234,8 @@ pub fn parse(
                     }
                 };
                 if is_context {
-                    if let Some(span) = arg.span {
-                        cx.error_at(span, "a `#[context]` parameter is supplied by the host and has no schema, so `#[arg]` does not apply");
+                    if let Some(a) = &arg.attr {
+                        cx.error_spanned_by(a, "a `#[context]` parameter is supplied by the host and has no schema, so `#[arg]` does not apply");
                     }
                     match &*pt.ty {
                         Type::Reference(r) if r.mutability.is_none() => {

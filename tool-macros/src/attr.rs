@@ -74,6 +74,8 @@ pub struct ToolAttr {
     pub timeout_ms: Option<u64>,
     pub version: Option<LitStr>,
     pub allows: Vec<AllowAttr>,
+    /// Whether the attribute failed to parse (later rules then stay quiet to avoid cascades).
+    pub malformed: bool,
 }
 
 fn unknown_key(meta: &ParseNestedMeta, what: &str, keys: &[&str]) -> syn::Error {
@@ -181,6 +183,7 @@ impl ToolAttr {
         });
         if let Err(e) = syn::parse::Parser::parse2(parser, args) {
             cx.syn_error(e);
+            attr.malformed = true;
         }
         attr
     }
@@ -211,8 +214,8 @@ pub struct ArgAttr {
     pub max_items: Option<(u64, Span)>,
     pub unique_items: Option<Span>,
     pub default: Option<Expr>,
-    /// The span of the first `#[arg]` attribute, for errors about the attribute as a whole.
-    pub span: Option<Span>,
+    /// The first `#[arg]` attribute, for errors about the attribute as a whole.
+    pub attr: Option<Attribute>,
 }
 
 fn parse_num(meta: &ParseNestedMeta) -> syn::Result<NumLit> {
@@ -253,7 +256,7 @@ fn parse_count(meta: &ParseNestedMeta) -> syn::Result<(u64, Span)> {
 impl ArgAttr {
     /// Parses one `#[arg(...)]` attribute into `self`.
     pub fn parse_into(&mut self, cx: &Ctxt, attr: &Attribute) {
-        self.span.get_or_insert(attr.span());
+        self.attr.get_or_insert_with(|| attr.clone());
         let result = attr.parse_nested_meta(|meta| {
             let Some(ident) = meta.path.get_ident().map(ToString::to_string) else {
                 return Err(unknown_key(&meta, "#[arg]", ARG_KEYS));

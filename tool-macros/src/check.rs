@@ -140,6 +140,9 @@ fn constraints(cx: &Ctxt, tool: &ToolFn) {
 
 fn effects(cx: &Ctxt, tool: &ToolFn, attr_span: Span) {
     let a = &tool.attr;
+    if a.malformed {
+        return;
+    }
     if !(a.read_only.on() || a.writes.on() || a.destructive.on() || a.network.on()) {
         cx.error_at(
             attr_span,
@@ -152,7 +155,7 @@ fn effects(cx: &Ctxt, tool: &ToolFn, attr_span: Span) {
     if a.read_only.on() {
         for (flag, key) in [(a.writes, "writes"), (a.destructive, "destructive")] {
             if let Some(span) = flag.0 {
-                cx.error_at(span, format!("`read_only` and `{key}` contradict each other: a tool that only reads does not `{key}`"));
+                cx.error_at(span, format!("`read_only` and `{key}` contradict each other: a read-only tool changes nothing; keep the one that is true"));
             }
         }
         if let Some(span) = a.idempotent.0 {

@@ -23,7 +23,13 @@ pub fn tool(args: TokenStream, input: TokenStream) -> TokenStream {
     tool_impl(args.into(), input.into()).into()
 }
 
+/// The argument `#[tools]` leaves on the methods it has expanded, so the `#[tool]` import stays used.
+const METHOD_MARKER: &str = "__toolsmith_expanded_by_tools";
+
 fn tool_impl(args: TokenStream2, input: TokenStream2) -> TokenStream2 {
+    if args.to_string() == METHOD_MARKER {
+        return input;
+    }
     let mut item: syn::ItemFn = match syn::parse2(input.clone()) {
         Ok(item) => item,
         Err(_) => {
@@ -114,7 +120,10 @@ fn tools_impl(args: TokenStream2, input: TokenStream2) -> TokenStream2 {
         let Some(pos) = f.attrs.iter().position(is_tool_attr) else {
             continue;
         };
-        let tool_attr = f.attrs.remove(pos);
+        let tool_attr = f.attrs[pos].clone();
+        let path = tool_attr.path().clone();
+        let marker = syn::Ident::new(METHOD_MARKER, Span::call_site());
+        f.attrs[pos] = syn::parse_quote!(#[#path(#marker)]);
         let args = match &tool_attr.meta {
             syn::Meta::Path(_) => TokenStream2::new(),
             syn::Meta::List(l) => l.tokens.clone(),
@@ -128,7 +137,7 @@ fn tools_impl(args: TokenStream2, input: TokenStream2) -> TokenStream2 {
         check::check(&cx, &tool, tool_attr.span());
         exprs.push(expand::tool_expr(&tool, Some(&self_ty)));
     }
-    if exprs.is_empty() {
+    if exprs.is_empty() && item.trait_.is_none() {
         cx.error_at(Span::call_site(), "this impl block has no `#[tool]` methods; mark the methods to expose with `#[tool(...)]`");
     }
     if let Err(e) = cx.check() {

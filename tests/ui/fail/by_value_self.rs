@@ -1,0 +1,20 @@
+use toolsmith::{tool, tools};
+
+struct Counter;
+
+#[tools]
+impl Counter {
+    /// Reads the counter. Returns its value.
+    #[tool(read_only)]
+    fn read_counter(self) -> u64 {
+        0
+    }
+
+    /// Bumps the counter. Returns the new value.
+    #[tool(writes)]
+    fn bump_counter(&mut self) -> u64 {
+        1
+    }
+}
+
+fn main() {}

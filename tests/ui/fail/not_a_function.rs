@@ -1,0 +1,6 @@
+use toolsmith::tool;
+
+#[tool(read_only)]
+struct NotAFunction;
+
+fn main() {}
