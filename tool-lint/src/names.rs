@@ -19,7 +19,7 @@ pub(crate) fn tool_name_problem(name: &str) -> Option<String> {
     if VERBS.contains(&first) {
         if words.len() == 1 {
             return Some(format!(
-                "name \"{name}\" is a verb alone; add what it acts on, e.g. \"{name}_products\""
+                "name \"{name}\" is a verb alone; add what it acts on, as in \"{name}_<object>\""
             ));
         }
         return None;
@@ -225,7 +225,7 @@ mod tests {
         );
         assert_eq!(
             tool_name_problem("search").as_deref(),
-            Some("name \"search\" is a verb alone; add what it acts on, e.g. \"search_products\"")
+            Some("name \"search\" is a verb alone; add what it acts on, as in \"search_<object>\"")
         );
         assert_eq!(
             tool_name_problem("products").as_deref(),
