@@ -19,7 +19,12 @@ pub enum Profile {
 
 impl Profile {
     /// Every profile, in the order error messages list them.
-    pub const ALL: [Profile; 4] = [Profile::Chrome, Profile::OpenAi, Profile::Anthropic, Profile::Mcp];
+    pub const ALL: [Profile; 4] = [
+        Profile::Chrome,
+        Profile::OpenAi,
+        Profile::Anthropic,
+        Profile::Mcp,
+    ];
 
     /// The name used in `Cargo.toml`: `chrome`, `openai`, `anthropic`, `mcp`.
     pub fn name(self) -> &'static str {
@@ -96,9 +101,22 @@ impl LintConfig {
         };
         match profile {
             Profile::Chrome => chrome,
-            Profile::OpenAi => LintConfig { profile, description_budget: 1024, name_budget: 64, ..chrome },
-            Profile::Anthropic => LintConfig { profile, name_budget: 64, ..chrome },
-            Profile::Mcp => LintConfig { profile, name_budget: 128, ..chrome },
+            Profile::OpenAi => LintConfig {
+                profile,
+                description_budget: 1024,
+                name_budget: 64,
+                ..chrome
+            },
+            Profile::Anthropic => LintConfig {
+                profile,
+                name_budget: 64,
+                ..chrome
+            },
+            Profile::Mcp => LintConfig {
+                profile,
+                name_budget: 128,
+                ..chrome
+            },
         }
     }
 
@@ -112,7 +130,9 @@ impl LintConfig {
     pub fn profile(name: &str) -> Result<LintConfig, ConfigError> {
         Profile::from_name(name)
             .map(LintConfig::for_profile)
-            .ok_or_else(|| ConfigError::UnknownProfile { name: name.to_string() })
+            .ok_or_else(|| ConfigError::UnknownProfile {
+                name: name.to_string(),
+            })
     }
 
     /// Reads `[package.metadata.toolsmith]` from the text of a `Cargo.toml`. A manifest without
@@ -130,9 +150,12 @@ impl LintConfig {
     /// assert_eq!((cfg.description_budget, cfg.name_budget), (800, 64));
     /// ```
     pub fn from_manifest_str(manifest: &str) -> Result<LintConfig, ConfigError> {
-        let doc: toml::Table = manifest
-            .parse()
-            .map_err(|e: toml::de::Error| ConfigError::Toml { message: e.to_string().trim_end().to_string() })?;
+        let doc: toml::Table =
+            manifest
+                .parse()
+                .map_err(|e: toml::de::Error| ConfigError::Toml {
+                    message: e.to_string().trim_end().to_string(),
+                })?;
         let section = match doc
             .get("package")
             .and_then(|p| p.get("metadata"))
@@ -141,7 +164,9 @@ impl LintConfig {
             None => return Ok(LintConfig::default()),
             Some(toml::Value::Table(t)) => t,
             Some(other) => {
-                return Err(ConfigError::NotATable { found: other.type_str() });
+                return Err(ConfigError::NotATable {
+                    found: other.type_str(),
+                });
             }
         };
         for key in section.keys() {
@@ -164,17 +189,22 @@ impl LintConfig {
             ("name_budget", &mut cfg.name_budget),
             ("param_name_budget", &mut cfg.param_name_budget),
             ("description_budget", &mut cfg.description_budget),
-            ("param_description_budget", &mut cfg.param_description_budget),
+            (
+                "param_description_budget",
+                &mut cfg.param_description_budget,
+            ),
             ("definition_budget", &mut cfg.definition_budget),
         ];
         for (key, slot) in figures {
             if let Some(v) = section.get(key) {
                 *slot = match v {
-                    toml::Value::Integer(n) if *n > 0 => usize::try_from(*n).map_err(|_| ConfigError::BadValue {
-                        key: key.into(),
-                        found: n.to_string(),
-                        expected: "a positive whole number of characters",
-                    })?,
+                    toml::Value::Integer(n) if *n > 0 => {
+                        usize::try_from(*n).map_err(|_| ConfigError::BadValue {
+                            key: key.into(),
+                            found: n.to_string(),
+                            expected: "a positive whole number of characters",
+                        })?
+                    }
                     other => {
                         return Err(ConfigError::BadValue {
                             key: key.into(),
@@ -192,9 +222,14 @@ impl LintConfig {
     /// [`LintConfig::from_manifest_str`].
     pub fn from_manifest_dir(dir: impl AsRef<Path>) -> Result<LintConfig, ConfigError> {
         let path = dir.as_ref().join("Cargo.toml");
-        let text = std::fs::read_to_string(&path)
-            .map_err(|e| ConfigError::Io { path: path.clone(), message: e.to_string() })?;
-        LintConfig::from_manifest_str(&text).map_err(|e| ConfigError::InManifest { path, source: Box::new(e) })
+        let text = std::fs::read_to_string(&path).map_err(|e| ConfigError::Io {
+            path: path.clone(),
+            message: e.to_string(),
+        })?;
+        LintConfig::from_manifest_str(&text).map_err(|e| ConfigError::InManifest {
+            path,
+            source: Box::new(e),
+        })
     }
 }
 
@@ -258,7 +293,11 @@ fn show(v: &toml::Value) -> String {
 }
 
 fn profile_names() -> String {
-    Profile::ALL.iter().map(|p| p.name()).collect::<Vec<_>>().join(", ")
+    Profile::ALL
+        .iter()
+        .map(|p| p.name())
+        .collect::<Vec<_>>()
+        .join(", ")
 }
 
 impl fmt::Display for ConfigError {

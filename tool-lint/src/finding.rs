@@ -47,8 +47,16 @@ impl Finding {
 impl fmt::Display for Finding {
     /// `error[description_budget] search_products /description: description is 612 characters; ...`
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        let pointer = if self.pointer.is_empty() { "(definition)" } else { &self.pointer };
-        write!(f, "{}[{}] {} {}: {}", self.severity, self.rule, self.tool, pointer, self.message)
+        let pointer = if self.pointer.is_empty() {
+            "(definition)"
+        } else {
+            &self.pointer
+        };
+        write!(
+            f,
+            "{}[{}] {} {}: {}",
+            self.severity, self.rule, self.tool, pointer, self.message
+        )
     }
 }
 
@@ -129,6 +137,10 @@ pub(crate) fn sort_findings(findings: &mut [Finding]) {
 pub fn apply_allows(findings: Vec<Finding>, allows: &[(String, String)]) -> Vec<Finding> {
     findings
         .into_iter()
-        .filter(|f| !allows.iter().any(|(tool, rule)| (tool == "*" || *tool == f.tool) && rule == f.rule))
+        .filter(|f| {
+            !allows
+                .iter()
+                .any(|(tool, rule)| (tool == "*" || *tool == f.tool) && rule == f.rule)
+        })
         .collect()
 }

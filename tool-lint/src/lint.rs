@@ -8,8 +8,8 @@ use crate::names::{secret_kind, tool_name_problem};
 use crate::rules::severity_of;
 use crate::schema::{effective_description, fields, visit_schemas};
 use crate::text::{
-    decode_tags, find_invisible, find_prohibition, find_steering, is_snake_case, says_what_it_returns,
-    to_snake_case,
+    decode_tags, find_invisible, find_prohibition, find_steering, is_snake_case,
+    says_what_it_returns, to_snake_case,
 };
 
 struct Sink {
@@ -64,13 +64,19 @@ fn kind(v: &Value) -> &'static str {
 /// ```
 pub fn lint_definition(tool: &Value, cfg: &LintConfig) -> Vec<Finding> {
     let name = tool.get("name").and_then(Value::as_str).unwrap_or_default();
-    let mut sink = Sink { tool: name.to_string(), findings: Vec::new() };
+    let mut sink = Sink {
+        tool: name.to_string(),
+        findings: Vec::new(),
+    };
     match tool.as_object() {
         Some(obj) => lint_object(obj, cfg, &mut sink),
         None => sink.push(
             "well_formed",
             "",
-            format!("the definition is {}, not a JSON object with a \"name\"", kind(tool)),
+            format!(
+                "the definition is {}, not a JSON object with a \"name\"",
+                kind(tool)
+            ),
         ),
     }
     sort_findings(&mut sink.findings);
@@ -82,7 +88,11 @@ fn lint_object(obj: &Map<String, Value>, cfg: &LintConfig, sink: &mut Sink) {
     match obj.get("name") {
         Some(Value::String(name)) if !name.is_empty() => lint_name(name, cfg, sink),
         Some(Value::String(_)) => sink.push("well_formed", "/name", "the name is empty"),
-        Some(other) => sink.push("well_formed", "/name", format!("\"name\" is {}; it must be a string", kind(other))),
+        Some(other) => sink.push(
+            "well_formed",
+            "/name",
+            format!("\"name\" is {}; it must be a string", kind(other)),
+        ),
         None => sink.push("well_formed", "/name", "the definition has no \"name\""),
     }
 
@@ -93,7 +103,11 @@ fn lint_object(obj: &Map<String, Value>, cfg: &LintConfig, sink: &mut Sink) {
             steering_and_framing(title, "/title", sink);
             hidden(title, "/title", false, sink);
         }
-        Some(other) => sink.push("well_formed", "/title", format!("\"title\" is {}; it must be a string", kind(other))),
+        Some(other) => sink.push(
+            "well_formed",
+            "/title",
+            format!("\"title\" is {}; it must be a string", kind(other)),
+        ),
     }
 
     // The description.
@@ -133,7 +147,9 @@ fn lint_object(obj: &Map<String, Value>, cfg: &LintConfig, sink: &mut Sink) {
                     sink.push(
                         "well_formed",
                         "/inputSchema/type",
-                        format!("the input schema's type is {other}; a tool's input is an \"object\""),
+                        format!(
+                            "the input schema's type is {other}; a tool's input is an \"object\""
+                        ),
                     );
                 }
             }
@@ -142,7 +158,10 @@ fn lint_object(obj: &Map<String, Value>, cfg: &LintConfig, sink: &mut Sink) {
                 sink.push(
                     "well_formed",
                     "/inputSchema/properties",
-                    format!("\"properties\" is {}; it must be an object of parameter schemas", kind(p)),
+                    format!(
+                        "\"properties\" is {}; it must be an object of parameter schemas",
+                        kind(p)
+                    ),
                 );
             }
             if ok {
@@ -152,7 +171,10 @@ fn lint_object(obj: &Map<String, Value>, cfg: &LintConfig, sink: &mut Sink) {
         Some(other) => sink.push(
             "well_formed",
             "/inputSchema",
-            format!("\"inputSchema\" is {}; it must be a JSON Schema object", kind(other)),
+            format!(
+                "\"inputSchema\" is {}; it must be a JSON Schema object",
+                kind(other)
+            ),
         ),
     }
     if let Some(out) = obj.get("outputSchema") {
@@ -176,7 +198,11 @@ fn lint_object(obj: &Map<String, Value>, cfg: &LintConfig, sink: &mut Sink) {
 fn lint_name(name: &str, cfg: &LintConfig, sink: &mut Sink) {
     let n = name.chars().count();
     if n > cfg.name_budget {
-        sink.push("name_budget", "/name", format!("name is {n} characters; the budget is {}", cfg.name_budget));
+        sink.push(
+            "name_budget",
+            "/name",
+            format!("name is {n} characters; the budget is {}", cfg.name_budget),
+        );
     }
     if let Some(problem) = tool_name_problem(name) {
         sink.push("name_style", "/name", problem);
@@ -190,7 +216,10 @@ fn lint_description(d: &str, cfg: &LintConfig, sink: &mut Sink) {
         sink.push(
             "description_budget",
             "/description",
-            format!("description is {n} characters; the budget is {}", cfg.description_budget),
+            format!(
+                "description is {n} characters; the budget is {}",
+                cfg.description_budget
+            ),
         );
     }
     if !says_what_it_returns(d) {
@@ -223,7 +252,9 @@ fn steering_and_framing(text: &str, pointer: &str, sink: &mut Sink) {
 
 /// `hidden_text` for one string; `is_key` when the string is an object key.
 fn hidden(text: &str, pointer: &str, is_key: bool, sink: &mut Sink) {
-    let Some((at, c, name, count)) = find_invisible(text) else { return };
+    let Some((at, c, name, count)) = find_invisible(text) else {
+        return;
+    };
     let mut msg = format!("U+{:04X} {name} at character {at}", c as u32);
     if is_key {
         msg.push_str(" of the key");
@@ -268,11 +299,18 @@ fn lint_schema(schema: &Value, cfg: &LintConfig, sink: &mut Sink) {
             let dptr = child(ptr, "description");
             let n = d.chars().count();
             if ptr != BASE && n > cfg.param_description_budget {
-                let what = if crate::finding::pointer_tokens(ptr).len() == 3 { "parameter" } else { "field" };
+                let what = if crate::finding::pointer_tokens(ptr).len() == 3 {
+                    "parameter"
+                } else {
+                    "field"
+                };
                 sink.push(
                     "param_description_budget",
                     dptr.clone(),
-                    format!("{what} description is {n} characters; the budget is {}", cfg.param_description_budget),
+                    format!(
+                        "{what} description is {n} characters; the budget is {}",
+                        cfg.param_description_budget
+                    ),
                 );
             }
             steering_and_framing(d, &dptr, sink);
@@ -288,7 +326,11 @@ fn lint_schema(schema: &Value, cfg: &LintConfig, sink: &mut Sink) {
                     );
                 }
             }
-            let numbers: Vec<String> = values.iter().filter(|v| v.is_number()).map(Value::to_string).collect();
+            let numbers: Vec<String> = values
+                .iter()
+                .filter(|v| v.is_number())
+                .map(Value::to_string)
+                .collect();
             if !numbers.is_empty() {
                 sink.push(
                     "readable_enum",
@@ -311,14 +353,21 @@ fn lint_schema(schema: &Value, cfg: &LintConfig, sink: &mut Sink) {
 
     // Parameters and fields of object types.
     for field in fields(schema, BASE) {
-        let noun = if field.depth == 0 { "parameter" } else { "field" };
+        let noun = if field.depth == 0 {
+            "parameter"
+        } else {
+            "field"
+        };
         if field.depth == 0 {
             let n = field.name.chars().count();
             if n > cfg.param_name_budget {
                 sink.push(
                     "param_name_budget",
                     field.pointer.clone(),
-                    format!("parameter name is {n} characters; the budget is {}", cfg.param_name_budget),
+                    format!(
+                        "parameter name is {n} characters; the budget is {}",
+                        cfg.param_name_budget
+                    ),
                 );
             }
             if !is_snake_case(field.name) {
@@ -326,7 +375,10 @@ fn lint_schema(schema: &Value, cfg: &LintConfig, sink: &mut Sink) {
                 let msg = if fixed.is_empty() || fixed == field.name {
                     format!("parameter \"{}\" is not snake_case; use lowercase words joined by underscores", field.name)
                 } else {
-                    format!("parameter \"{}\" is not snake_case; use \"{fixed}\"", field.name)
+                    format!(
+                        "parameter \"{}\" is not snake_case; use \"{fixed}\"",
+                        field.name
+                    )
                 };
                 sink.push("name_style", field.pointer.clone(), msg);
             }

@@ -46,7 +46,10 @@ fn describe(v: &Value) -> String {
         Value::Object(m) if m.is_empty() => "an empty object".to_string(),
         Value::Object(m) => format!(
             "an object with keys {}",
-            m.keys().map(|k| format!("{k:?}")).collect::<Vec<_>>().join(", ")
+            m.keys()
+                .map(|k| format!("{k:?}"))
+                .collect::<Vec<_>>()
+                .join(", ")
         ),
         Value::Array(_) => "an array".to_string(),
         Value::String(_) => "a string".to_string(),
@@ -70,9 +73,12 @@ pub fn tool_definitions(list: &Value) -> Result<&[Value], ListError> {
         Value::Array(items) => Ok(items),
         Value::Object(m) => {
             if let Some(tools) = m.get("tools") {
-                return tools.as_array().map(Vec::as_slice).ok_or_else(|| ListError::NotAList {
-                    found: format!("\"tools\" is {}, not an array", describe(tools)),
-                });
+                return tools
+                    .as_array()
+                    .map(Vec::as_slice)
+                    .ok_or_else(|| ListError::NotAList {
+                        found: format!("\"tools\" is {}, not an array", describe(tools)),
+                    });
             }
             if let Some(result) = m.get("result") {
                 return match result.get("tools") {
@@ -80,15 +86,23 @@ pub fn tool_definitions(list: &Value) -> Result<&[Value], ListError> {
                     Some(other) => Err(ListError::NotAList {
                         found: format!("\"result.tools\" is {}, not an array", describe(other)),
                     }),
-                    None => Err(ListError::NotAList { found: format!("\"result\" is {}", describe(result)) }),
+                    None => Err(ListError::NotAList {
+                        found: format!("\"result\" is {}", describe(result)),
+                    }),
                 };
             }
             if let Some(error) = m.get("error") {
-                return Err(ListError::RpcError { error: error.to_string() });
+                return Err(ListError::RpcError {
+                    error: error.to_string(),
+                });
             }
-            Err(ListError::NotAList { found: describe(list) })
+            Err(ListError::NotAList {
+                found: describe(list),
+            })
         }
-        other => Err(ListError::NotAList { found: describe(other) }),
+        other => Err(ListError::NotAList {
+            found: describe(other),
+        }),
     }
 }
 
@@ -106,7 +120,10 @@ pub fn tool_definitions(list: &Value) -> Result<&[Value], ListError> {
 /// assert_eq!((findings[0].tool.as_str(), findings[0].rule), ("getTime", "name_style"));
 /// ```
 pub fn lint_tool_list(list: &Value, cfg: &LintConfig) -> Result<Vec<Finding>, ListError> {
-    Ok(tool_definitions(list)?.iter().flat_map(|tool| lint_definition(tool, cfg)).collect())
+    Ok(tool_definitions(list)?
+        .iter()
+        .flat_map(|tool| lint_definition(tool, cfg))
+        .collect())
 }
 
 /// What a tool list costs in the model's context.
@@ -148,10 +165,18 @@ pub fn measure(list: &Value) -> Result<Measure, ListError> {
     let per_tool: Vec<(String, usize)> = tool_definitions(list)?
         .iter()
         .map(|t| {
-            let name = t.get("name").and_then(Value::as_str).unwrap_or_default().to_string();
+            let name = t
+                .get("name")
+                .and_then(Value::as_str)
+                .unwrap_or_default()
+                .to_string();
             (name, definition_text(t).chars().count())
         })
         .collect();
     let total_chars = per_tool.iter().map(|(_, n)| n).sum();
-    Ok(Measure { per_tool, total_chars, estimated_tokens: estimate_tokens(total_chars) })
+    Ok(Measure {
+        per_tool,
+        total_chars,
+        estimated_tokens: estimate_tokens(total_chars),
+    })
 }

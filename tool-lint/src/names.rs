@@ -31,40 +31,155 @@ pub(crate) fn tool_name_problem(name: &str) -> Option<String> {
 
 /// Segments after which `token` is not a credential: pagination cursors, counts, limits.
 const HARMLESS_TOKEN_QUALIFIERS: &[&str] = &[
-    "page", "next", "prev", "previous", "continuation", "cursor", "sync", "resume", "delta", "change", "changes",
-    "pagination", "batch", "start", "end", "stop", "max", "min", "num", "total", "input", "output", "prompt",
-    "completion", "cancellation", "cancel", "idempotency", "request", "sequence", "search", "scroll", "offset",
+    "page",
+    "next",
+    "prev",
+    "previous",
+    "continuation",
+    "cursor",
+    "sync",
+    "resume",
+    "delta",
+    "change",
+    "changes",
+    "pagination",
+    "batch",
+    "start",
+    "end",
+    "stop",
+    "max",
+    "min",
+    "num",
+    "total",
+    "input",
+    "output",
+    "prompt",
+    "completion",
+    "cancellation",
+    "cancel",
+    "idempotency",
+    "request",
+    "sequence",
+    "search",
+    "scroll",
+    "offset",
 ];
 /// Segments before `key` that make it a credential (`api_key`, `private_key`, `access_key_id`).
 const KEY_QUALIFIERS: &[&str] = &[
-    "api", "secret", "private", "access", "subscription", "license", "licence", "signing", "encryption", "client",
-    "auth", "ssh", "gpg", "pgp", "master", "service", "app", "developer", "account", "consumer", "decryption",
+    "api",
+    "secret",
+    "private",
+    "access",
+    "subscription",
+    "license",
+    "licence",
+    "signing",
+    "encryption",
+    "client",
+    "auth",
+    "ssh",
+    "gpg",
+    "pgp",
+    "master",
+    "service",
+    "app",
+    "developer",
+    "account",
+    "consumer",
+    "decryption",
 ];
 /// Single segments that are credentials wherever they end a name.
 const CREDENTIAL_WORDS: &[&str] = &[
-    "password", "passwd", "passphrase", "secret", "credential", "credentials", "apikey", "accesstoken",
-    "authtoken", "refreshtoken", "bearertoken", "clientsecret", "privatekey", "secretkey", "accesskey",
-    "authorization", "bearer", "cookie", "cookies",
+    "password",
+    "passwd",
+    "passphrase",
+    "secret",
+    "credential",
+    "credentials",
+    "apikey",
+    "accesstoken",
+    "authtoken",
+    "refreshtoken",
+    "bearertoken",
+    "clientsecret",
+    "privatekey",
+    "secretkey",
+    "accesskey",
+    "authorization",
+    "bearer",
+    "cookie",
+    "cookies",
 ];
 /// Segments following `password` that make it a setting, not a password (`password_length`).
-const PASSWORD_SETTINGS: &[&str] =
-    &["length", "len", "hint", "policy", "strength", "rules", "requirements", "min", "max", "pattern", "format"];
+const PASSWORD_SETTINGS: &[&str] = &[
+    "length",
+    "len",
+    "hint",
+    "policy",
+    "strength",
+    "rules",
+    "requirements",
+    "min",
+    "max",
+    "pattern",
+    "format",
+];
 /// Segments before `url`/`uri` that make it a connection string (`database_url`).
 const CONNECTION_QUALIFIERS: &[&str] = &[
-    "database", "db", "connection", "conn", "jdbc", "redis", "mongo", "mongodb", "postgres", "postgresql", "pg",
-    "mysql", "sqlite", "amqp", "broker", "sql", "datasource",
+    "database",
+    "db",
+    "connection",
+    "conn",
+    "jdbc",
+    "redis",
+    "mongo",
+    "mongodb",
+    "postgres",
+    "postgresql",
+    "pg",
+    "mysql",
+    "sqlite",
+    "amqp",
+    "broker",
+    "sql",
+    "datasource",
 ];
 /// Single segments that are connection strings wherever they end a name.
-const CONNECTION_WORDS: &[&str] = &["dsn", "databaseurl", "connectionstring", "connstr", "dburl", "connectionurl"];
+const CONNECTION_WORDS: &[&str] = &[
+    "dsn",
+    "databaseurl",
+    "connectionstring",
+    "connstr",
+    "dburl",
+    "connectionurl",
+];
 /// Segments before `root` that make it a workspace root (`project_root`).
-const ROOT_QUALIFIERS: &[&str] =
-    &["workspace", "project", "repo", "repository", "sandbox", "fs", "filesystem", "base", "data", "document", "docs"];
+const ROOT_QUALIFIERS: &[&str] = &[
+    "workspace",
+    "project",
+    "repo",
+    "repository",
+    "sandbox",
+    "fs",
+    "filesystem",
+    "base",
+    "data",
+    "document",
+    "docs",
+];
 /// First segments of `<x>_dir` / `<x>_path` names that are workspace roots (`root_dir`, `base_dir`).
 const DIR_QUALIFIERS: &[&str] = &["root", "base", "working", "work", "home", "workspace"];
 /// Directory words after [`DIR_QUALIFIERS`].
 const DIR_WORDS: &[&str] = &["dir", "directory", "path", "folder"];
 /// Single segments that are workspace roots.
-const ROOT_WORDS: &[&str] = &["workspaceroot", "workspacedir", "rootdir", "basedir", "workdir", "cwd"];
+const ROOT_WORDS: &[&str] = &[
+    "workspaceroot",
+    "workspacedir",
+    "rootdir",
+    "basedir",
+    "workdir",
+    "cwd",
+];
 
 /// Classifies a parameter name that the host, not the model, should supply: `"a credential"`,
 /// `"a connection string"` or `"a workspace root"`.
@@ -83,7 +198,10 @@ pub(crate) fn secret_kind(name: &str) -> Option<&'static str> {
     if CREDENTIAL_WORDS.contains(&last) {
         return Some("a credential");
     }
-    if let Some(i) = segs.iter().position(|s| matches!(*s, "password" | "passwd" | "passphrase")) {
+    if let Some(i) = segs
+        .iter()
+        .position(|s| matches!(*s, "password" | "passwd" | "passphrase"))
+    {
         if !segs[i + 1..].iter().any(|s| PASSWORD_SETTINGS.contains(s)) {
             return Some("a credential");
         }
@@ -94,13 +212,20 @@ pub(crate) fn secret_kind(name: &str) -> Option<&'static str> {
     if pairs().any(|(a, b)| b == "key" && KEY_QUALIFIERS.contains(&a)) {
         return Some("a credential");
     }
-    if pairs().any(|(a, b)| b == "token" && matches!(a, "access" | "refresh" | "auth" | "bearer" | "api" | "session")) {
+    if pairs().any(|(a, b)| {
+        b == "token"
+            && matches!(
+                a,
+                "access" | "refresh" | "auth" | "bearer" | "api" | "session"
+            )
+    }) {
         return Some("a credential");
     }
 
     // Connection strings.
     if CONNECTION_WORDS.contains(&last)
-        || (matches!(last, "url" | "uri") && prev.is_some_and(|p| CONNECTION_QUALIFIERS.contains(&p)))
+        || (matches!(last, "url" | "uri")
+            && prev.is_some_and(|p| CONNECTION_QUALIFIERS.contains(&p)))
         || pairs().any(|p| matches!(p, ("connection" | "conn", "string" | "str")))
     {
         return Some("a connection string");
@@ -158,7 +283,16 @@ mod tests {
 
     #[test]
     fn secrets_fire_on_connection_strings_and_roots() {
-        for name in ["dsn", "connection_string", "connectionString", "database_url", "DATABASE_URL", "db_url", "redis_url", "conn_str"] {
+        for name in [
+            "dsn",
+            "connection_string",
+            "connectionString",
+            "database_url",
+            "DATABASE_URL",
+            "db_url",
+            "redis_url",
+            "conn_str",
+        ] {
             assert_eq!(secret_kind(name), Some("a connection string"), "{name}");
         }
         for name in [

@@ -200,7 +200,12 @@ pub struct UnknownRule {
 
 impl fmt::Display for UnknownRule {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        write!(f, "unknown lint rule `{}`; valid rules: {}", self.id, rule_ids().join(", "))
+        write!(
+            f,
+            "unknown lint rule `{}`; valid rules: {}",
+            self.id,
+            rule_ids().join(", ")
+        )
     }
 }
 

@@ -24,11 +24,21 @@ const SCHEMA_KEYWORDS: &[&str] = &[
 /// Keywords whose value is an array of subschemas.
 const SCHEMA_ARRAY_KEYWORDS: &[&str] = &["items", "prefixItems", "allOf", "anyOf", "oneOf"];
 /// Keywords whose value is a map of subschemas.
-const SCHEMA_MAP_KEYWORDS: &[&str] = &["properties", "patternProperties", "$defs", "definitions", "dependentSchemas"];
+const SCHEMA_MAP_KEYWORDS: &[&str] = &[
+    "properties",
+    "patternProperties",
+    "$defs",
+    "definitions",
+    "dependentSchemas",
+];
 
 /// Calls `f(schema, pointer)` for every subschema object of `node` (itself included), each once,
 /// in document order. `$ref`s are not followed: definitions are visited where they are written.
-pub(crate) fn visit_schemas(node: &Value, pointer: &str, f: &mut dyn FnMut(&Map<String, Value>, &str)) {
+pub(crate) fn visit_schemas(
+    node: &Value,
+    pointer: &str,
+    f: &mut dyn FnMut(&Map<String, Value>, &str),
+) {
     let Some(obj) = node.as_object() else { return };
     f(obj, pointer);
     for (key, value) in obj {
@@ -123,14 +133,27 @@ fn collect_fields<'a>(
     }
     if let Some(Value::String(reference)) = obj.get("$ref") {
         if let Some((target, rel)) = resolve_ref(root, reference) {
-            collect_fields(root, target, base, &format!("{base}{rel}"), depth, seen, out);
+            collect_fields(
+                root,
+                target,
+                base,
+                &format!("{base}{rel}"),
+                depth,
+                seen,
+                out,
+            );
         }
     }
     if let Some(Value::Object(props)) = obj.get("properties") {
         let props_ptr = child(pointer, "properties");
         for (name, schema) in props {
             let field_ptr = child(&props_ptr, name);
-            out.push(Field { name, schema, pointer: field_ptr.clone(), depth });
+            out.push(Field {
+                name,
+                schema,
+                pointer: field_ptr.clone(),
+                depth,
+            });
             collect_fields(root, schema, base, &field_ptr, depth + 1, seen, out);
         }
     }
@@ -138,15 +161,33 @@ fn collect_fields<'a>(
         match obj.get(key) {
             Some(Value::Array(branches)) => {
                 for (i, b) in branches.iter().enumerate() {
-                    collect_fields(root, b, base, &child(&child(pointer, key), &i.to_string()), depth, seen, out);
+                    collect_fields(
+                        root,
+                        b,
+                        base,
+                        &child(&child(pointer, key), &i.to_string()),
+                        depth,
+                        seen,
+                        out,
+                    );
                 }
             }
-            Some(sub @ Value::Object(_)) => collect_fields(root, sub, base, &child(pointer, key), depth, seen, out),
+            Some(sub @ Value::Object(_)) => {
+                collect_fields(root, sub, base, &child(pointer, key), depth, seen, out)
+            }
             _ => {}
         }
     }
     if let Some(sub @ Value::Object(_)) = obj.get("additionalProperties") {
-        collect_fields(root, sub, base, &child(pointer, "additionalProperties"), depth, seen, out);
+        collect_fields(
+            root,
+            sub,
+            base,
+            &child(pointer, "additionalProperties"),
+            depth,
+            seen,
+            out,
+        );
     }
 }
 
@@ -157,7 +198,11 @@ pub(crate) fn effective_description<'a>(root: &'a Value, node: &'a Value) -> Opt
     effective_description_inner(root, node, 0)
 }
 
-fn effective_description_inner<'a>(root: &'a Value, node: &'a Value, hops: usize) -> Option<&'a str> {
+fn effective_description_inner<'a>(
+    root: &'a Value,
+    node: &'a Value,
+    hops: usize,
+) -> Option<&'a str> {
     if hops > 16 {
         return None;
     }
@@ -176,7 +221,10 @@ fn effective_description_inner<'a>(root: &'a Value, node: &'a Value, hops: usize
     }
     for key in ["allOf", "anyOf", "oneOf"] {
         if let Some(Value::Array(branches)) = obj.get(key) {
-            let non_null: Vec<&Value> = branches.iter().filter(|b| b.get("type") != Some(&Value::from("null"))).collect();
+            let non_null: Vec<&Value> = branches
+                .iter()
+                .filter(|b| b.get("type") != Some(&Value::from("null")))
+                .collect();
             if let [only] = non_null.as_slice() {
                 if let Some(d) = effective_description_inner(root, only, hops + 1) {
                     return Some(d);
@@ -207,7 +255,10 @@ mod tests {
                 "Tree": {"type": "object", "properties": {"kids": {"type": "array", "items": {"$ref": "#/$defs/Tree"}}}}
             }
         });
-        let got: Vec<(String, usize)> = fields(&schema, "/inputSchema").into_iter().map(|f| (f.pointer, f.depth)).collect();
+        let got: Vec<(String, usize)> = fields(&schema, "/inputSchema")
+            .into_iter()
+            .map(|f| (f.pointer, f.depth))
+            .collect();
         assert_eq!(
             got,
             vec![
@@ -215,7 +266,10 @@ mod tests {
                 ("/inputSchema/$defs/Filters/properties/size".to_string(), 1),
                 ("/inputSchema/properties/more".to_string(), 0),
                 ("/inputSchema/properties/pick".to_string(), 0),
-                ("/inputSchema/properties/pick/anyOf/0/properties/x".to_string(), 1),
+                (
+                    "/inputSchema/properties/pick/anyOf/0/properties/x".to_string(),
+                    1
+                ),
                 ("/inputSchema/properties/tree".to_string(), 0),
                 ("/inputSchema/$defs/Tree/properties/kids".to_string(), 1),
             ]
@@ -225,19 +279,34 @@ mod tests {
     #[test]
     fn effective_description_looks_through_refs_and_options() {
         let root = json!({"$defs": {"A": {"description": "An A."}}});
-        assert_eq!(effective_description(&root, &json!({"$ref": "#/$defs/A"})), Some("An A."));
         assert_eq!(
-            effective_description(&root, &json!({"anyOf": [{"$ref": "#/$defs/A"}, {"type": "null"}]})),
+            effective_description(&root, &json!({"$ref": "#/$defs/A"})),
             Some("An A.")
         );
-        assert_eq!(effective_description(&root, &json!({"description": "  "})), None);
-        assert_eq!(effective_description(&root, &json!({"$ref": "#/$defs/Missing"})), None);
+        assert_eq!(
+            effective_description(
+                &root,
+                &json!({"anyOf": [{"$ref": "#/$defs/A"}, {"type": "null"}]})
+            ),
+            Some("An A.")
+        );
+        assert_eq!(
+            effective_description(&root, &json!({"description": "  "})),
+            None
+        );
+        assert_eq!(
+            effective_description(&root, &json!({"$ref": "#/$defs/Missing"})),
+            None
+        );
     }
 
     #[test]
     fn refs_resolve_with_escapes() {
         let root = json!({"definitions": {"a b": {"k": 1}}});
-        assert_eq!(resolve_ref(&root, "#/definitions/a%20b").map(|(_, p)| p), Some("/definitions/a b".to_string()));
+        assert_eq!(
+            resolve_ref(&root, "#/definitions/a%20b").map(|(_, p)| p),
+            Some("/definitions/a b".to_string())
+        );
         assert!(resolve_ref(&root, "other.json#/x").is_none());
     }
 }
