@@ -307,7 +307,8 @@ impl fmt::Display for ConfigError {
             ConfigError::Toml { message } => write!(f, "the manifest is not valid TOML: {message}"),
             ConfigError::NotATable { found } => write!(
                 f,
-                "`package.metadata.toolsmith` is a {found}; write it as a table, e.g. `[package.metadata.toolsmith]` with `profile = \"chrome\"`"
+                "`package.metadata.toolsmith` is {} {found}; write it as a table, e.g. `[package.metadata.toolsmith]` with `profile = \"chrome\"`",
+                if found.starts_with(['a', 'e', 'i', 'o', 'u']) { "an" } else { "a" }
             ),
             ConfigError::UnknownKey { key } => write!(
                 f,

@@ -206,3 +206,13 @@ fn from_manifest_dir_reads_cargo_toml() {
         "{missing}"
     );
 }
+
+#[test]
+fn section_of_the_wrong_type() {
+    let err = LintConfig::from_manifest_str("[package.metadata]\ntoolsmith = [1]\n").unwrap_err();
+    assert!(
+        err.to_string()
+            .starts_with("`package.metadata.toolsmith` is an array;"),
+        "{err}"
+    );
+}

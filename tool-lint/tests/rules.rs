@@ -938,3 +938,22 @@ fn partial_definition_as_the_macro_builds_it() {
         vec!["inputSchema", "properties", "max_bytes", "description"]
     );
 }
+
+#[test]
+fn rules_md_documents_every_rule_with_its_severity() {
+    let doc = std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/RULES.md")).unwrap();
+    for r in RULES {
+        assert!(
+            doc.contains(&format!("\n## `{}`\n", r.id)),
+            "RULES.md has no section for {}",
+            r.id
+        );
+        let compile = match r.compile_time {
+            tool_lint::CompileTime::Full => "full",
+            tool_lint::CompileTime::Partial => "partial",
+            tool_lint::CompileTime::No => "no",
+        };
+        let row = format!("| `{}` | {} | {} |", r.id, r.severity, compile);
+        assert!(doc.contains(&row), "RULES.md table lacks {row}");
+    }
+}
