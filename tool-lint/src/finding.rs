@@ -1,0 +1,146 @@
+//! Findings, their order, allows, and JSON pointers.
+
+use std::cmp::Ordering;
+use std::fmt;
+
+use serde_json::{json, Value};
+
+use crate::rules::{rule_rank, Severity};
+
+/// One problem found in one tool definition.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Finding {
+    /// The rule id (an entry of [`crate::RULES`]).
+    pub rule: &'static str,
+    /// The rule's severity.
+    pub severity: Severity,
+    /// The tool's name as written in the definition (empty if it has none).
+    pub tool: String,
+    /// A JSON pointer (RFC 6901) into the definition at the offending (or missing) value, e.g.
+    /// `/inputSchema/properties/query/description`; `""` is the whole definition.
+    pub pointer: String,
+    /// What is wrong and what to do, in one sentence.
+    pub message: String,
+}
+
+impl Finding {
+    /// The finding as a JSON object `{rule, severity, tool, pointer, message}` for reports.
+    ///
+    /// ```
+    /// let f = tool_lint::Finding {
+    ///     rule: "described", severity: tool_lint::Severity::Error, tool: "t".into(),
+    ///     pointer: "/description".into(), message: "m".into(),
+    /// };
+    /// assert_eq!(f.to_json()["severity"], "error");
+    /// ```
+    pub fn to_json(&self) -> Value {
+        json!({
+            "rule": self.rule,
+            "severity": self.severity.as_str(),
+            "tool": self.tool,
+            "pointer": self.pointer,
+            "message": self.message,
+        })
+    }
+}
+
+impl fmt::Display for Finding {
+    /// `error[description_budget] search_products /description: description is 612 characters; ...`
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let pointer = if self.pointer.is_empty() {
+            "(definition)"
+        } else {
+            &self.pointer
+        };
+        write!(
+            f,
+            "{}[{}] {} {}: {}",
+            self.severity, self.rule, self.tool, pointer, self.message
+        )
+    }
+}
+
+/// Escapes one JSON pointer reference token (`~` → `~0`, `/` → `~1`).
+///
+/// ```
+/// assert_eq!(tool_lint::escape_pointer_token("a/b~c"), "a~1b~0c");
+/// ```
+pub fn escape_pointer_token(token: &str) -> String {
+    token.replace('~', "~0").replace('/', "~1")
+}
+
+/// Splits a JSON pointer into its unescaped reference tokens (`""` gives none). The macro uses
+/// this to map `/inputSchema/properties/<param>/description` back to a parameter.
+///
+/// ```
+/// assert_eq!(
+///     tool_lint::pointer_tokens("/inputSchema/properties/a~1b/description"),
+///     vec!["inputSchema", "properties", "a/b", "description"],
+/// );
+/// assert!(tool_lint::pointer_tokens("").is_empty());
+/// ```
+pub fn pointer_tokens(pointer: &str) -> Vec<String> {
+    if pointer.is_empty() {
+        return Vec::new();
+    }
+    pointer
+        .strip_prefix('/')
+        .unwrap_or(pointer)
+        .split('/')
+        .map(|t| t.replace("~1", "/").replace("~0", "~"))
+        .collect()
+}
+
+/// Appends tokens to a pointer, escaping each.
+pub(crate) fn child(pointer: &str, token: &str) -> String {
+    format!("{pointer}/{}", escape_pointer_token(token))
+}
+
+fn cmp_pointers(a: &str, b: &str) -> Ordering {
+    let (ta, tb) = (pointer_tokens(a), pointer_tokens(b));
+    for (x, y) in ta.iter().zip(tb.iter()) {
+        let ord = match (x.parse::<u64>(), y.parse::<u64>()) {
+            (Ok(n), Ok(m)) => n.cmp(&m),
+            _ => x.cmp(y),
+        };
+        if ord != Ordering::Equal {
+            return ord;
+        }
+    }
+    ta.len().cmp(&tb.len())
+}
+
+/// Sorts one tool's findings by pointer (token by token, array indices numerically), then by the
+/// rule's position in [`crate::RULES`], then by message.
+pub(crate) fn sort_findings(findings: &mut [Finding]) {
+    findings.sort_by(|a, b| {
+        cmp_pointers(&a.pointer, &b.pointer)
+            .then_with(|| rule_rank(a.rule).cmp(&rule_rank(b.rule)))
+            .then_with(|| a.message.cmp(&b.message))
+    });
+}
+
+/// Drops findings that are explicitly allowed. Each allow is `(tool, rule)`: the tool name (or
+/// `"*"` for every tool) and the rule id. Order is kept.
+///
+/// For a [`ToolSpec`](https://docs.rs/tool-core) pass `(spec.name, allow.rule)` for each of its
+/// `allows`; check the rule ids exist with [`crate::lookup_rule`] first.
+///
+/// ```
+/// use tool_lint::{apply_allows, lint_definition, LintConfig};
+/// let tool = serde_json::json!({"name": "products", "description": "Returns products."});
+/// let findings = lint_definition(&tool, &LintConfig::default());
+/// assert!(findings.iter().any(|f| f.rule == "name_style"));
+/// let kept = apply_allows(findings, &[("products".into(), "name_style".into())]);
+/// assert!(kept.iter().all(|f| f.rule != "name_style"));
+/// ```
+pub fn apply_allows(findings: Vec<Finding>, allows: &[(String, String)]) -> Vec<Finding> {
+    findings
+        .into_iter()
+        .filter(|f| {
+            !allows
+                .iter()
+                .any(|(tool, rule)| (tool == "*" || *tool == f.tool) && rule == f.rule)
+        })
+        .collect()
+}

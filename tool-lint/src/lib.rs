@@ -1,0 +1,39 @@
+//! The lint rules of [toolsmith](https://docs.rs/toolsmith), in one place for both the `#[tool]`
+//! macro (compile time, on the text it sees) and `tool-core` (runtime, on any tool list, including
+//! third-party MCP servers).
+//!
+//! Rules work on an MCP-shaped tool definition as JSON, `{"name", "title"?, "description"?,
+//! "inputSchema"?, ...}`, and report [`Finding`]s that carry a JSON pointer to the offending value,
+//! so the macro can map them back to source spans. The rule table is [`RULES`]; the budgets come
+//! from a [`LintConfig`], chosen per crate in `[package.metadata.toolsmith]`.
+//!
+//! ```
+//! use tool_lint::{lint_definition, LintConfig};
+//! let tool = serde_json::json!({
+//!     "name": "searchProducts",
+//!     "description": "Search the catalog. Returns matching products.",
+//!     "inputSchema": {"type": "object", "properties": {
+//!         "query": {"type": "string", "description": "Words to look for, e.g. \"red shoes\"."}
+//!     }}
+//! });
+//! let findings = lint_definition(&tool, &LintConfig::default());
+//! assert_eq!(findings.len(), 1);
+//! assert_eq!(findings[0].to_string(),
+//!     "warning[name_style] searchProducts /name: name \"searchProducts\" is not snake_case; use \"search_products\"");
+//! ```
+#![warn(missing_docs)]
+
+mod config;
+mod finding;
+mod lint;
+mod list;
+mod names;
+mod rules;
+mod schema;
+mod text;
+
+pub use config::{ConfigError, LintConfig, Profile, CONFIG_KEYS};
+pub use finding::{apply_allows, escape_pointer_token, pointer_tokens, Finding};
+pub use lint::{definition_text, lint_definition};
+pub use list::{estimate_tokens, lint_tool_list, measure, tool_definitions, ListError, Measure};
+pub use rules::{lookup_rule, rule, rule_ids, CompileTime, Rule, Severity, UnknownRule, RULES};

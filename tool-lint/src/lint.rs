@@ -1,0 +1,430 @@
+//! Running every rule over one tool definition.
+
+use serde_json::{Map, Value};
+
+use crate::config::LintConfig;
+use crate::finding::{child, sort_findings, Finding};
+use crate::names::{secret_kind, tool_name_problem};
+use crate::rules::severity_of;
+use crate::schema::{effective_description, fields, visit_schemas};
+use crate::text::{
+    decode_tags, find_invisible, find_prohibition, find_steering, is_snake_case,
+    says_what_it_returns, to_snake_case,
+};
+
+struct Sink {
+    tool: String,
+    findings: Vec<Finding>,
+}
+
+impl Sink {
+    fn push(&mut self, rule: &'static str, pointer: impl Into<String>, message: impl Into<String>) {
+        self.findings.push(Finding {
+            rule,
+            severity: severity_of(rule),
+            tool: self.tool.clone(),
+            pointer: pointer.into(),
+            message: message.into(),
+        });
+    }
+}
+
+fn kind(v: &Value) -> &'static str {
+    match v {
+        Value::Null => "null",
+        Value::Bool(_) => "a boolean",
+        Value::Number(_) => "a number",
+        Value::String(_) => "a string",
+        Value::Array(_) => "an array",
+        Value::Object(_) => "an object",
+    }
+}
+
+/// Lints one MCP-shaped tool definition: `{"name", "title"?, "description"?, "inputSchema"?, ...}`
+/// (what `ToolSpec::agent_facing()` produces, or one entry of an MCP `tools/list` result).
+///
+/// Findings come sorted by pointer (token by token, array indices numerically), then by the
+/// rule's place in [`crate::RULES`]. Other keys (`outputSchema`, `annotations`, `_meta`, ...) are
+/// only scanned by `hidden_text` (`outputSchema`, `annotations/title`).
+///
+/// ```
+/// use tool_lint::{lint_definition, LintConfig};
+/// let tool = serde_json::json!({
+///     "name": "search_products",
+///     "description": "Search the catalog. Returns up to 20 products with name and price.",
+///     "inputSchema": {"type": "object", "properties": {
+///         "query": {"type": "string"}
+///     }}
+/// });
+/// let findings = lint_definition(&tool, &LintConfig::default());
+/// assert_eq!(findings.len(), 1);
+/// assert_eq!(findings[0].rule, "described");
+/// assert_eq!(findings[0].pointer, "/inputSchema/properties/query/description");
+/// assert_eq!(findings[0].message, "parameter \"query\" has no description");
+/// ```
+pub fn lint_definition(tool: &Value, cfg: &LintConfig) -> Vec<Finding> {
+    let name = tool.get("name").and_then(Value::as_str).unwrap_or_default();
+    let mut sink = Sink {
+        tool: name.to_string(),
+        findings: Vec::new(),
+    };
+    match tool.as_object() {
+        Some(obj) => lint_object(obj, cfg, &mut sink),
+        None => sink.push(
+            "well_formed",
+            "",
+            format!(
+                "the definition is {}, not a JSON object with a \"name\"",
+                kind(tool)
+            ),
+        ),
+    }
+    sort_findings(&mut sink.findings);
+    sink.findings
+}
+
+fn lint_object(obj: &Map<String, Value>, cfg: &LintConfig, sink: &mut Sink) {
+    // The name.
+    match obj.get("name") {
+        Some(Value::String(name)) if !name.is_empty() => lint_name(name, cfg, sink),
+        Some(Value::String(_)) => sink.push("well_formed", "/name", "the name is empty"),
+        Some(other) => sink.push(
+            "well_formed",
+            "/name",
+            format!("\"name\" is {}; it must be a string", kind(other)),
+        ),
+        None => sink.push("well_formed", "/name", "the definition has no \"name\""),
+    }
+
+    // The title.
+    match obj.get("title") {
+        None | Some(Value::Null) => {}
+        Some(Value::String(title)) => {
+            steering_and_framing(title, "/title", sink);
+            hidden(title, "/title", false, sink);
+        }
+        Some(other) => sink.push(
+            "well_formed",
+            "/title",
+            format!("\"title\" is {}; it must be a string", kind(other)),
+        ),
+    }
+
+    // The description.
+    match obj.get("description") {
+        None | Some(Value::Null) => sink.push(
+            "described",
+            "/description",
+            "the tool has no description; say what it does and what it returns",
+        ),
+        Some(Value::String(d)) if d.trim().is_empty() => sink.push(
+            "described",
+            "/description",
+            "the tool's description is empty; say what it does and what it returns",
+        ),
+        Some(Value::String(d)) => lint_description(d, cfg, sink),
+        Some(other) => sink.push(
+            "well_formed",
+            "/description",
+            format!("\"description\" is {}; it must be a string", kind(other)),
+        ),
+    }
+
+    if let Some(Value::String(t)) = obj.get("annotations").and_then(|a| a.get("title")) {
+        hidden(t, "/annotations/title", false, sink);
+    }
+
+    // The input schema.
+    match obj.get("inputSchema") {
+        None | Some(Value::Null) => {}
+        Some(schema @ Value::Object(s)) => {
+            let mut ok = true;
+            match s.get("type") {
+                None | Some(Value::Null) => {}
+                Some(Value::String(t)) if t == "object" => {}
+                Some(other) => {
+                    ok = false;
+                    sink.push(
+                        "well_formed",
+                        "/inputSchema/type",
+                        format!(
+                            "the input schema's type is {other}; a tool's input is an \"object\""
+                        ),
+                    );
+                }
+            }
+            if let Some(p) = s.get("properties").filter(|p| !p.is_object()) {
+                ok = false;
+                sink.push(
+                    "well_formed",
+                    "/inputSchema/properties",
+                    format!(
+                        "\"properties\" is {}; it must be an object of parameter schemas",
+                        kind(p)
+                    ),
+                );
+            }
+            if ok {
+                lint_schema(schema, cfg, sink);
+            }
+        }
+        Some(other) => sink.push(
+            "well_formed",
+            "/inputSchema",
+            format!(
+                "\"inputSchema\" is {}; it must be a JSON Schema object",
+                kind(other)
+            ),
+        ),
+    }
+    if let Some(out) = obj.get("outputSchema") {
+        hidden_everywhere(out, "/outputSchema", sink);
+    }
+
+    // The whole definition.
+    let size = definition_text_of(obj).chars().count();
+    if size > cfg.definition_budget {
+        sink.push(
+            "definition_budget",
+            "",
+            format!(
+                "definition is {size} characters (name, description and input schema as compact JSON); the budget is {}",
+                cfg.definition_budget
+            ),
+        );
+    }
+}
+
+fn lint_name(name: &str, cfg: &LintConfig, sink: &mut Sink) {
+    let n = name.chars().count();
+    if n > cfg.name_budget {
+        sink.push(
+            "name_budget",
+            "/name",
+            format!("name is {n} characters; the budget is {}", cfg.name_budget),
+        );
+    }
+    if let Some(problem) = tool_name_problem(name) {
+        sink.push("name_style", "/name", problem);
+    }
+    hidden(name, "/name", false, sink);
+}
+
+fn lint_description(d: &str, cfg: &LintConfig, sink: &mut Sink) {
+    let n = d.chars().count();
+    if n > cfg.description_budget {
+        sink.push(
+            "description_budget",
+            "/description",
+            format!(
+                "description is {n} characters; the budget is {}",
+                cfg.description_budget
+            ),
+        );
+    }
+    if !says_what_it_returns(d) {
+        sink.push(
+            "says_what_it_returns",
+            "/description",
+            "the description does not say what comes back; add a sentence such as \"Returns ...\"",
+        );
+    }
+    steering_and_framing(d, "/description", sink);
+    hidden(d, "/description", false, sink);
+}
+
+fn steering_and_framing(text: &str, pointer: &str, sink: &mut Sink) {
+    if let Some((phrase, at)) = find_steering(text) {
+        sink.push(
+            "no_steering",
+            pointer,
+            format!("\"{phrase}\" at character {at} instructs the agent; describe what the tool does and returns instead"),
+        );
+    }
+    if let Some((phrase, at)) = find_prohibition(text) {
+        sink.push(
+            "positive_framing",
+            pointer,
+            format!("\"{phrase}\" at character {at} says what this is not for; say what it is for instead"),
+        );
+    }
+}
+
+/// `hidden_text` for one string; `is_key` when the string is an object key.
+fn hidden(text: &str, pointer: &str, is_key: bool, sink: &mut Sink) {
+    let Some((at, c, name, count)) = find_invisible(text) else {
+        return;
+    };
+    let mut msg = format!("U+{:04X} {name} at character {at}", c as u32);
+    if is_key {
+        msg.push_str(" of the key");
+    }
+    if count > 1 {
+        msg.push_str(&format!(" ({count} invisible characters in all)"));
+    }
+    let tags = decode_tags(text);
+    if !tags.is_empty() {
+        msg.push_str(&format!("; the tag characters spell {tags:?}"));
+    }
+    msg.push_str("; remove it: invisible text hides from reviewers what the model reads");
+    sink.push("hidden_text", pointer, msg);
+}
+
+/// `hidden_text` over every string and key of a JSON value.
+fn hidden_everywhere(v: &Value, pointer: &str, sink: &mut Sink) {
+    match v {
+        Value::String(s) => hidden(s, pointer, false, sink),
+        Value::Array(items) => {
+            for (i, item) in items.iter().enumerate() {
+                hidden_everywhere(item, &child(pointer, &i.to_string()), sink);
+            }
+        }
+        Value::Object(map) => {
+            for (k, item) in map {
+                let here = child(pointer, k);
+                hidden(k, &here, true, sink);
+                hidden_everywhere(item, &here, sink);
+            }
+        }
+        _ => {}
+    }
+}
+
+fn lint_schema(schema: &Value, cfg: &LintConfig, sink: &mut Sink) {
+    const BASE: &str = "/inputSchema";
+
+    // Every subschema: descriptions, enums, consts.
+    visit_schemas(schema, BASE, &mut |node, ptr| {
+        if let Some(Value::String(d)) = node.get("description") {
+            let dptr = child(ptr, "description");
+            let n = d.chars().count();
+            if ptr != BASE && n > cfg.param_description_budget {
+                let what = if crate::finding::pointer_tokens(ptr).len() == 3 {
+                    "parameter"
+                } else {
+                    "field"
+                };
+                sink.push(
+                    "param_description_budget",
+                    dptr.clone(),
+                    format!(
+                        "{what} description is {n} characters; the budget is {}",
+                        cfg.param_description_budget
+                    ),
+                );
+            }
+            steering_and_framing(d, &dptr, sink);
+        }
+        if let Some(Value::Array(values)) = node.get("enum") {
+            let eptr = child(ptr, "enum");
+            for (i, v) in values.iter().enumerate() {
+                if v.as_str() == Some("") {
+                    sink.push(
+                        "no_empty_enum",
+                        child(&eptr, &i.to_string()),
+                        format!("enum value {i} is the empty string; leave the parameter out to express absence"),
+                    );
+                }
+            }
+            let numbers: Vec<String> = values
+                .iter()
+                .filter(|v| v.is_number())
+                .map(Value::to_string)
+                .collect();
+            if !numbers.is_empty() {
+                sink.push(
+                    "readable_enum",
+                    eptr,
+                    format!(
+                        "enum values {} are numbers; use words the model can read and map them to numbers in code",
+                        numbers.join(", ")
+                    ),
+                );
+            }
+        }
+        if node.get("const").and_then(Value::as_str) == Some("") {
+            sink.push(
+                "no_empty_enum",
+                child(ptr, "const"),
+                "const is the empty string; leave the parameter out to express absence",
+            );
+        }
+    });
+
+    // Parameters and fields of object types.
+    for field in fields(schema, BASE) {
+        let noun = if field.depth == 0 {
+            "parameter"
+        } else {
+            "field"
+        };
+        if field.depth == 0 {
+            let n = field.name.chars().count();
+            if n > cfg.param_name_budget {
+                sink.push(
+                    "param_name_budget",
+                    field.pointer.clone(),
+                    format!(
+                        "parameter name is {n} characters; the budget is {}",
+                        cfg.param_name_budget
+                    ),
+                );
+            }
+            if !is_snake_case(field.name) {
+                let fixed = to_snake_case(field.name);
+                let msg = if fixed.is_empty() || fixed == field.name {
+                    format!("parameter \"{}\" is not snake_case; use lowercase words joined by underscores", field.name)
+                } else {
+                    format!(
+                        "parameter \"{}\" is not snake_case; use \"{fixed}\"",
+                        field.name
+                    )
+                };
+                sink.push("name_style", field.pointer.clone(), msg);
+            }
+        }
+        if effective_description(schema, field.schema).is_none() {
+            sink.push(
+                "described",
+                child(&field.pointer, "description"),
+                format!("{noun} \"{}\" has no description", field.name),
+            );
+        }
+        if let Some(what) = secret_kind(field.name) {
+            sink.push(
+                "no_model_supplied_secrets",
+                field.pointer.clone(),
+                format!(
+                    "{noun} \"{}\" looks like {what}; the model must not supply it: inject it with #[context]",
+                    field.name
+                ),
+            );
+        }
+    }
+
+    hidden_everywhere(schema, BASE, sink);
+}
+
+/// The text `definition_budget` and [`crate::measure`] count: `{"name", "description",
+/// "inputSchema"}` (those present, in that order) as compact JSON.
+///
+/// ```
+/// let tool = serde_json::json!({"name": "a", "title": "A", "description": "B"});
+/// assert_eq!(tool_lint::definition_text(&tool), r#"{"name":"a","description":"B"}"#);
+/// ```
+pub fn definition_text(tool: &Value) -> String {
+    match tool.as_object() {
+        Some(obj) => definition_text_of(obj),
+        None => tool.to_string(),
+    }
+}
+
+fn definition_text_of(obj: &Map<String, Value>) -> String {
+    let mut m = Map::new();
+    for key in ["name", "description", "inputSchema"] {
+        if let Some(v) = obj.get(key) {
+            m.insert(key.to_string(), v.clone());
+        }
+    }
+    Value::Object(m).to_string()
+}

@@ -1,0 +1,182 @@
+//! Tool lists: finding the definitions in the shapes tool lists come in, linting them all, and
+//! measuring what they cost in the model's context.
+
+use std::fmt;
+
+use serde_json::Value;
+
+use crate::config::LintConfig;
+use crate::finding::Finding;
+use crate::lint::{definition_text, lint_definition};
+
+/// Why a JSON value is not a tool list.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum ListError {
+    /// The value has none of the accepted shapes.
+    NotAList {
+        /// What was found instead, e.g. `an object with keys "jsonrpc", "id"`.
+        found: String,
+    },
+    /// A JSON-RPC error response instead of a result.
+    RpcError {
+        /// The error object as compact JSON.
+        error: String,
+    },
+}
+
+impl fmt::Display for ListError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            ListError::NotAList { found } => write!(
+                f,
+                "expected a tool list: an MCP tools/list result {{\"tools\": [...]}}, a JSON-RPC response \
+                 {{\"result\": {{\"tools\": [...]}}}}, or an array of tool definitions; found {found}"
+            ),
+            ListError::RpcError { error } => {
+                write!(f, "the JSON-RPC response is an error, not a tool list: {error}")
+            }
+        }
+    }
+}
+
+impl std::error::Error for ListError {}
+
+fn describe(v: &Value) -> String {
+    match v {
+        Value::Object(m) if m.is_empty() => "an empty object".to_string(),
+        Value::Object(m) => format!(
+            "an object with keys {}",
+            m.keys()
+                .map(|k| format!("{k:?}"))
+                .collect::<Vec<_>>()
+                .join(", ")
+        ),
+        Value::Array(_) => "an array".to_string(),
+        Value::String(_) => "a string".to_string(),
+        Value::Number(_) => "a number".to_string(),
+        Value::Bool(_) => "a boolean".to_string(),
+        Value::Null => "null".to_string(),
+    }
+}
+
+/// The tool definitions of a tool list. Accepts an MCP `tools/list` result `{"tools": [...]}`
+/// (also with other keys beside `tools`, as in the catalog fixtures `{"server": ..., "tools":
+/// [...]}`), a JSON-RPC response `{"result": {"tools": [...]}}`, or a bare array.
+///
+/// ```
+/// let list = serde_json::json!({"jsonrpc": "2.0", "id": 1, "result": {"tools": [{"name": "a"}]}});
+/// assert_eq!(tool_lint::tool_definitions(&list).unwrap().len(), 1);
+/// assert!(tool_lint::tool_definitions(&serde_json::json!({"tool": []})).is_err());
+/// ```
+pub fn tool_definitions(list: &Value) -> Result<&[Value], ListError> {
+    match list {
+        Value::Array(items) => Ok(items),
+        Value::Object(m) => {
+            if let Some(tools) = m.get("tools") {
+                return tools
+                    .as_array()
+                    .map(Vec::as_slice)
+                    .ok_or_else(|| ListError::NotAList {
+                        found: format!("\"tools\" is {}, not an array", describe(tools)),
+                    });
+            }
+            if let Some(result) = m.get("result") {
+                return match result.get("tools") {
+                    Some(Value::Array(items)) => Ok(items),
+                    Some(other) => Err(ListError::NotAList {
+                        found: format!("\"result.tools\" is {}, not an array", describe(other)),
+                    }),
+                    None => Err(ListError::NotAList {
+                        found: format!("\"result\" is {}", describe(result)),
+                    }),
+                };
+            }
+            if let Some(error) = m.get("error") {
+                return Err(ListError::RpcError {
+                    error: error.to_string(),
+                });
+            }
+            Err(ListError::NotAList {
+                found: describe(list),
+            })
+        }
+        other => Err(ListError::NotAList {
+            found: describe(other),
+        }),
+    }
+}
+
+/// Lints every definition of a tool list (see [`tool_definitions`] for the accepted shapes).
+/// Findings come in tool order, and within a tool in pointer order.
+///
+/// ```
+/// use tool_lint::{lint_tool_list, LintConfig};
+/// let list = serde_json::json!({"tools": [
+///     {"name": "get_weather", "description": "Returns the forecast.", "inputSchema": {"type": "object"}},
+///     {"name": "getTime", "description": "Returns the time."}
+/// ]});
+/// let findings = lint_tool_list(&list, &LintConfig::default()).unwrap();
+/// assert_eq!(findings.len(), 1);
+/// assert_eq!((findings[0].tool.as_str(), findings[0].rule), ("getTime", "name_style"));
+/// ```
+pub fn lint_tool_list(list: &Value, cfg: &LintConfig) -> Result<Vec<Finding>, ListError> {
+    Ok(tool_definitions(list)?
+        .iter()
+        .flat_map(|tool| lint_definition(tool, cfg))
+        .collect())
+}
+
+/// What a tool list costs in the model's context.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Measure {
+    /// Each tool's name and the characters of its definition ([`definition_text`]), in list order.
+    pub per_tool: Vec<(String, usize)>,
+    /// The sum of `per_tool`.
+    pub total_chars: usize,
+    /// `total_chars / 4`, rounded up: see [`estimate_tokens`].
+    pub estimated_tokens: usize,
+}
+
+/// Estimates tokens from characters: one token per four characters, rounded up.
+///
+/// Four characters a token is the usual figure for English prose with the BPE tokenizers of
+/// OpenAI and Anthropic models; it needs no tokenizer (and no model-specific data) and is
+/// stable across runs. JSON punctuation and identifiers tokenize a little denser, so read the
+/// estimate as a floor to compare lists against each other, not an exact bill.
+///
+/// ```
+/// assert_eq!(tool_lint::estimate_tokens(0), 0);
+/// assert_eq!(tool_lint::estimate_tokens(9), 3);
+/// ```
+pub fn estimate_tokens(chars: usize) -> usize {
+    chars.div_ceil(4)
+}
+
+/// Measures a tool list: characters per definition (compact JSON of name, description and input
+/// schema) and in total, and an estimate of the tokens.
+///
+/// ```
+/// let list = serde_json::json!([{"name": "a", "description": "Returns b."}]);
+/// let m = tool_lint::measure(&list).unwrap();
+/// assert_eq!(m.per_tool, vec![("a".to_string(), 39)]);
+/// assert_eq!((m.total_chars, m.estimated_tokens), (39, 10)); // {"name":"a","description":"Returns b."}
+/// ```
+pub fn measure(list: &Value) -> Result<Measure, ListError> {
+    let per_tool: Vec<(String, usize)> = tool_definitions(list)?
+        .iter()
+        .map(|t| {
+            let name = t
+                .get("name")
+                .and_then(Value::as_str)
+                .unwrap_or_default()
+                .to_string();
+            (name, definition_text(t).chars().count())
+        })
+        .collect();
+    let total_chars = per_tool.iter().map(|(_, n)| n).sum();
+    Ok(Measure {
+        per_tool,
+        total_chars,
+        estimated_tokens: estimate_tokens(total_chars),
+    })
+}

@@ -1,0 +1,227 @@
+//! The rule table: every lint rule's stable id, its one-line explanation, its default severity and
+//! whether the `#[tool]` macro can run it at compile time.
+
+use std::fmt;
+
+/// How serious a finding is.
+///
+/// The `#[tool]` macro turns [`Severity::Error`] findings into compile errors; warnings are advice
+/// (heuristics that can misfire on good text), shown at runtime and never fatal.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub enum Severity {
+    /// The definition is broken, unsafe or over a published budget.
+    Error,
+    /// A style heuristic: worth a look, may be a false alarm.
+    Warning,
+}
+
+impl Severity {
+    /// The lowercase word: `"error"` or `"warning"`.
+    ///
+    /// ```
+    /// assert_eq!(tool_lint::Severity::Warning.as_str(), "warning");
+    /// ```
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Severity::Error => "error",
+            Severity::Warning => "warning",
+        }
+    }
+}
+
+impl fmt::Display for Severity {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.as_str())
+    }
+}
+
+/// How much of a rule the `#[tool]` macro can check on the partial definition it builds at compile
+/// time (the tool name, its description and each top-level parameter's name and description; it
+/// cannot see inside parameter types).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum CompileTime {
+    /// Everything the rule looks at is in the partial definition: passing at compile time means
+    /// passing at runtime.
+    Full,
+    /// The macro checks what it sees (the tool's own text, top-level parameters); nested fields,
+    /// enum values and schema titles are checked at runtime.
+    Partial,
+    /// The rule needs the full schema (enums, nested types, the exact size) and runs only at
+    /// runtime.
+    No,
+}
+
+/// One lint rule.
+#[derive(Debug, PartialEq, Eq)]
+pub struct Rule {
+    /// Stable id, used in findings, in `#[tool(allow(<id>, reason = "..."))]` and in reports.
+    pub id: &'static str,
+    /// One line saying what the rule wants and why.
+    pub explanation: &'static str,
+    /// Default severity of the rule's findings.
+    pub severity: Severity,
+    /// Whether (and how completely) the rule runs in the macro at compile time.
+    pub compile_time: CompileTime,
+}
+
+impl Rule {
+    /// True when the macro runs this rule at compile time (fully or partially).
+    ///
+    /// ```
+    /// assert!(tool_lint::rule("description_budget").unwrap().runs_at_compile_time());
+    /// assert!(!tool_lint::rule("definition_budget").unwrap().runs_at_compile_time());
+    /// ```
+    pub fn runs_at_compile_time(&self) -> bool {
+        self.compile_time != CompileTime::No
+    }
+}
+
+/// Every lint rule, in the order findings for the same pointer are reported.
+pub static RULES: &[Rule] = &[
+    Rule {
+        id: "well_formed",
+        explanation: "A definition is a JSON object with a string `name`; `title` and `description` are strings and `inputSchema` is an object when present.",
+        severity: Severity::Error,
+        compile_time: CompileTime::Full,
+    },
+    Rule {
+        id: "name_budget",
+        explanation: "The tool name fits the profile's budget (chrome: 30 characters); long names crowd the model's context and get truncated by some clients.",
+        severity: Severity::Error,
+        compile_time: CompileTime::Full,
+    },
+    Rule {
+        id: "param_name_budget",
+        explanation: "Each parameter name fits the profile's budget (chrome: 30 characters).",
+        severity: Severity::Error,
+        compile_time: CompileTime::Full,
+    },
+    Rule {
+        id: "description_budget",
+        explanation: "The tool description fits the profile's budget (chrome: 500 characters): say what it does and returns, not everything it could.",
+        severity: Severity::Error,
+        compile_time: CompileTime::Full,
+    },
+    Rule {
+        id: "param_description_budget",
+        explanation: "Each parameter and field description fits the profile's budget (chrome: 150 characters).",
+        severity: Severity::Error,
+        compile_time: CompileTime::Partial,
+    },
+    Rule {
+        id: "name_style",
+        explanation: "The tool name is snake_case verb_object (`search_products`, not `products`, `search` or `searchProducts`); parameter names are snake_case.",
+        severity: Severity::Warning,
+        compile_time: CompileTime::Full,
+    },
+    Rule {
+        id: "says_what_it_returns",
+        explanation: "The tool description says what comes back (\"Returns ...\", \"Lists ...\", \"Get the ...\"), so the model knows what a call is worth.",
+        severity: Severity::Warning,
+        compile_time: CompileTime::Full,
+    },
+    Rule {
+        id: "no_steering",
+        explanation: "Descriptions describe; they do not instruct the agent (\"always\", \"you must\", \"ignore previous instructions\", \"call this first\", \"do not use any other tool\").",
+        severity: Severity::Error,
+        compile_time: CompileTime::Partial,
+    },
+    Rule {
+        id: "positive_framing",
+        explanation: "Descriptions say what a tool is for rather than what it is not for (\"Do not use this for ...\", \"Never use\", \"not for\").",
+        severity: Severity::Warning,
+        compile_time: CompileTime::Partial,
+    },
+    Rule {
+        id: "described",
+        explanation: "The tool, every parameter and every field of nested object types has a non-empty description.",
+        severity: Severity::Error,
+        compile_time: CompileTime::Partial,
+    },
+    Rule {
+        id: "no_empty_enum",
+        explanation: "No enum or const value is the empty string; absence is expressed by leaving the parameter out.",
+        severity: Severity::Error,
+        compile_time: CompileTime::No,
+    },
+    Rule {
+        id: "readable_enum",
+        explanation: "Enum values are words the model can read (\"low\", \"high\"), not numbers whose meaning it must guess.",
+        severity: Severity::Warning,
+        compile_time: CompileTime::No,
+    },
+    Rule {
+        id: "no_model_supplied_secrets",
+        explanation: "Credentials, connection strings and workspace roots never come from the model; the host injects them with `#[context]`.",
+        severity: Severity::Error,
+        compile_time: CompileTime::Partial,
+    },
+    Rule {
+        id: "hidden_text",
+        explanation: "Agent-facing text holds no invisible characters (zero-width, bidi controls, tag characters, other format characters) that hide text from human reviewers.",
+        severity: Severity::Error,
+        compile_time: CompileTime::Partial,
+    },
+    Rule {
+        id: "definition_budget",
+        explanation: "The whole definition (name, description and input schema as compact JSON) fits the profile's budget (chrome: 1500 characters).",
+        severity: Severity::Error,
+        compile_time: CompileTime::No,
+    },
+];
+
+/// Looks a rule up by id.
+///
+/// ```
+/// let r = tool_lint::rule("no_steering").unwrap();
+/// assert_eq!(r.severity, tool_lint::Severity::Error);
+/// assert!(tool_lint::rule("no_such_rule").is_none());
+/// ```
+pub fn rule(id: &str) -> Option<&'static Rule> {
+    RULES.iter().find(|r| r.id == id)
+}
+
+/// Looks a rule up by id, with an error that lists the valid ids (for `allow(...)` checks).
+///
+/// ```
+/// let err = tool_lint::lookup_rule("description_budgte").unwrap_err();
+/// assert!(err.to_string().contains("description_budget"));
+/// ```
+pub fn lookup_rule(id: &str) -> Result<&'static Rule, UnknownRule> {
+    rule(id).ok_or_else(|| UnknownRule { id: id.to_string() })
+}
+
+/// An id that names no rule in [`RULES`].
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct UnknownRule {
+    /// The id as written.
+    pub id: String,
+}
+
+impl fmt::Display for UnknownRule {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(
+            f,
+            "unknown lint rule `{}`; valid rules: {}",
+            self.id,
+            rule_ids().join(", ")
+        )
+    }
+}
+
+impl std::error::Error for UnknownRule {}
+
+/// Every rule id, in table order.
+pub fn rule_ids() -> Vec<&'static str> {
+    RULES.iter().map(|r| r.id).collect()
+}
+
+/// The position of a rule in [`RULES`] (used to order findings at the same pointer).
+pub(crate) fn rule_rank(id: &str) -> usize {
+    RULES.iter().position(|r| r.id == id).unwrap_or(usize::MAX)
+}
+
+/// The default severity of a rule id that is known to exist.
+pub(crate) fn severity_of(id: &'static str) -> Severity {
+    rule(id).map(|r| r.severity).unwrap_or(Severity::Error)
+}

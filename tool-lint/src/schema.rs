@@ -1,0 +1,312 @@
+//! Walking a JSON Schema: every subschema, and the fields of object types (following local
+//! `$ref`s into `$defs` / `definitions`).
+
+use std::collections::HashSet;
+
+use serde_json::{Map, Value};
+
+use crate::finding::child;
+
+/// Keywords whose value is one subschema.
+const SCHEMA_KEYWORDS: &[&str] = &[
+    "items",
+    "additionalItems",
+    "additionalProperties",
+    "unevaluatedItems",
+    "unevaluatedProperties",
+    "contains",
+    "propertyNames",
+    "not",
+    "if",
+    "then",
+    "else",
+];
+/// Keywords whose value is an array of subschemas.
+const SCHEMA_ARRAY_KEYWORDS: &[&str] = &["items", "prefixItems", "allOf", "anyOf", "oneOf"];
+/// Keywords whose value is a map of subschemas.
+const SCHEMA_MAP_KEYWORDS: &[&str] = &[
+    "properties",
+    "patternProperties",
+    "$defs",
+    "definitions",
+    "dependentSchemas",
+];
+
+/// Calls `f(schema, pointer)` for every subschema object of `node` (itself included), each once,
+/// in document order. `$ref`s are not followed: definitions are visited where they are written.
+pub(crate) fn visit_schemas(
+    node: &Value,
+    pointer: &str,
+    f: &mut dyn FnMut(&Map<String, Value>, &str),
+) {
+    let Some(obj) = node.as_object() else { return };
+    f(obj, pointer);
+    for (key, value) in obj {
+        let here = child(pointer, key);
+        if SCHEMA_KEYWORDS.contains(&key.as_str()) && value.is_object() {
+            visit_schemas(value, &here, f);
+        } else if SCHEMA_ARRAY_KEYWORDS.contains(&key.as_str()) {
+            if let Some(items) = value.as_array() {
+                for (i, item) in items.iter().enumerate() {
+                    visit_schemas(item, &child(&here, &i.to_string()), f);
+                }
+            }
+        } else if SCHEMA_MAP_KEYWORDS.contains(&key.as_str()) {
+            if let Some(map) = value.as_object() {
+                for (name, sub) in map {
+                    visit_schemas(sub, &child(&here, name), f);
+                }
+            }
+        }
+    }
+}
+
+/// Resolves a local `$ref` (`#`, `#/$defs/X`, `#/definitions/X`, any `#/...` pointer) against the
+/// schema root. Returns the target and its pointer relative to the root (`""` for the root).
+pub(crate) fn resolve_ref<'a>(root: &'a Value, reference: &str) -> Option<(&'a Value, String)> {
+    let fragment = reference.strip_prefix('#')?;
+    let fragment = percent_decode(fragment);
+    if !(fragment.is_empty() || fragment.starts_with('/')) {
+        return None;
+    }
+    root.pointer(&fragment).map(|v| (v, fragment))
+}
+
+fn percent_decode(s: &str) -> String {
+    if !s.contains('%') {
+        return s.to_string();
+    }
+    let bytes = s.as_bytes();
+    let mut out = Vec::with_capacity(bytes.len());
+    let mut i = 0;
+    while i < bytes.len() {
+        if bytes[i] == b'%' && i + 2 < bytes.len() {
+            let hex = |b: u8| (b as char).to_digit(16);
+            if let (Some(hi), Some(lo)) = (hex(bytes[i + 1]), hex(bytes[i + 2])) {
+                out.push((hi * 16 + lo) as u8);
+                i += 3;
+                continue;
+            }
+        }
+        out.push(bytes[i]);
+        i += 1;
+    }
+    String::from_utf8_lossy(&out).into_owned()
+}
+
+/// A field of an object type inside an input schema.
+pub(crate) struct Field<'a> {
+    /// The property name.
+    pub name: &'a str,
+    /// The property's schema.
+    pub schema: &'a Value,
+    /// Pointer of the property's schema, e.g. `/inputSchema/properties/filters/properties/size`.
+    pub pointer: String,
+    /// 0 for the tool's parameters, 1 for their fields, and so on.
+    pub depth: usize,
+}
+
+/// Every field of every object type reachable from the input schema's root: its parameters, and
+/// recursively the fields of object-typed parameters through `properties`, `items`,
+/// `prefixItems`, `additionalProperties`, `allOf`/`anyOf`/`oneOf` branches and local `$ref`s.
+/// Each object type is visited once (shared and recursive definitions included), so fields of a
+/// `$defs` entry are reported at their place in `$defs`.
+pub(crate) fn fields<'a>(root: &'a Value, base: &str) -> Vec<Field<'a>> {
+    let mut out = Vec::new();
+    let mut seen = HashSet::new();
+    collect_fields(root, root, base, base, 0, &mut seen, &mut out);
+    out
+}
+
+fn collect_fields<'a>(
+    root: &'a Value,
+    node: &'a Value,
+    base: &str,
+    pointer: &str,
+    depth: usize,
+    seen: &mut HashSet<String>,
+    out: &mut Vec<Field<'a>>,
+) {
+    let Some(obj) = node.as_object() else { return };
+    if !seen.insert(pointer.to_string()) {
+        return;
+    }
+    if let Some(Value::String(reference)) = obj.get("$ref") {
+        if let Some((target, rel)) = resolve_ref(root, reference) {
+            collect_fields(
+                root,
+                target,
+                base,
+                &format!("{base}{rel}"),
+                depth,
+                seen,
+                out,
+            );
+        }
+    }
+    if let Some(Value::Object(props)) = obj.get("properties") {
+        let props_ptr = child(pointer, "properties");
+        for (name, schema) in props {
+            let field_ptr = child(&props_ptr, name);
+            out.push(Field {
+                name,
+                schema,
+                pointer: field_ptr.clone(),
+                depth,
+            });
+            collect_fields(root, schema, base, &field_ptr, depth + 1, seen, out);
+        }
+    }
+    for key in ["allOf", "anyOf", "oneOf", "prefixItems", "items"] {
+        match obj.get(key) {
+            Some(Value::Array(branches)) => {
+                for (i, b) in branches.iter().enumerate() {
+                    collect_fields(
+                        root,
+                        b,
+                        base,
+                        &child(&child(pointer, key), &i.to_string()),
+                        depth,
+                        seen,
+                        out,
+                    );
+                }
+            }
+            Some(sub @ Value::Object(_)) => {
+                collect_fields(root, sub, base, &child(pointer, key), depth, seen, out)
+            }
+            _ => {}
+        }
+    }
+    if let Some(sub @ Value::Object(_)) = obj.get("additionalProperties") {
+        collect_fields(
+            root,
+            sub,
+            base,
+            &child(pointer, "additionalProperties"),
+            depth,
+            seen,
+            out,
+        );
+    }
+}
+
+/// The description a model reads for a schema: its own non-blank `description`, else that of its
+/// `$ref` target, else that of its single non-null `allOf`/`anyOf`/`oneOf` branch (how schemars
+/// writes `Option<T>` and documented references).
+pub(crate) fn effective_description<'a>(root: &'a Value, node: &'a Value) -> Option<&'a str> {
+    effective_description_inner(root, node, 0)
+}
+
+fn effective_description_inner<'a>(
+    root: &'a Value,
+    node: &'a Value,
+    hops: usize,
+) -> Option<&'a str> {
+    if hops > 16 {
+        return None;
+    }
+    let obj = node.as_object()?;
+    if let Some(Value::String(d)) = obj.get("description") {
+        if !d.trim().is_empty() {
+            return Some(d);
+        }
+    }
+    if let Some(Value::String(r)) = obj.get("$ref") {
+        if let Some((target, _)) = resolve_ref(root, r) {
+            if let Some(d) = effective_description_inner(root, target, hops + 1) {
+                return Some(d);
+            }
+        }
+    }
+    for key in ["allOf", "anyOf", "oneOf"] {
+        if let Some(Value::Array(branches)) = obj.get(key) {
+            let non_null: Vec<&Value> = branches
+                .iter()
+                .filter(|b| b.get("type") != Some(&Value::from("null")))
+                .collect();
+            if let [only] = non_null.as_slice() {
+                if let Some(d) = effective_description_inner(root, only, hops + 1) {
+                    return Some(d);
+                }
+            }
+        }
+    }
+    None
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    #[test]
+    fn fields_follow_refs_items_and_branches_once() {
+        let schema = json!({
+            "type": "object",
+            "properties": {
+                "filters": {"$ref": "#/$defs/Filters"},
+                "more": {"type": "array", "items": {"$ref": "#/$defs/Filters"}},
+                "pick": {"anyOf": [{"type": "object", "properties": {"x": {}}}, {"type": "null"}]},
+                "tree": {"$ref": "#/$defs/Tree"}
+            },
+            "$defs": {
+                "Filters": {"type": "object", "properties": {"size": {}}},
+                "Tree": {"type": "object", "properties": {"kids": {"type": "array", "items": {"$ref": "#/$defs/Tree"}}}}
+            }
+        });
+        let got: Vec<(String, usize)> = fields(&schema, "/inputSchema")
+            .into_iter()
+            .map(|f| (f.pointer, f.depth))
+            .collect();
+        assert_eq!(
+            got,
+            vec![
+                ("/inputSchema/properties/filters".to_string(), 0),
+                ("/inputSchema/$defs/Filters/properties/size".to_string(), 1),
+                ("/inputSchema/properties/more".to_string(), 0),
+                ("/inputSchema/properties/pick".to_string(), 0),
+                (
+                    "/inputSchema/properties/pick/anyOf/0/properties/x".to_string(),
+                    1
+                ),
+                ("/inputSchema/properties/tree".to_string(), 0),
+                ("/inputSchema/$defs/Tree/properties/kids".to_string(), 1),
+            ]
+        );
+    }
+
+    #[test]
+    fn effective_description_looks_through_refs_and_options() {
+        let root = json!({"$defs": {"A": {"description": "An A."}}});
+        assert_eq!(
+            effective_description(&root, &json!({"$ref": "#/$defs/A"})),
+            Some("An A.")
+        );
+        assert_eq!(
+            effective_description(
+                &root,
+                &json!({"anyOf": [{"$ref": "#/$defs/A"}, {"type": "null"}]})
+            ),
+            Some("An A.")
+        );
+        assert_eq!(
+            effective_description(&root, &json!({"description": "  "})),
+            None
+        );
+        assert_eq!(
+            effective_description(&root, &json!({"$ref": "#/$defs/Missing"})),
+            None
+        );
+    }
+
+    #[test]
+    fn refs_resolve_with_escapes() {
+        let root = json!({"definitions": {"a b": {"k": 1}}});
+        assert_eq!(
+            resolve_ref(&root, "#/definitions/a%20b").map(|(_, p)| p),
+            Some("/definitions/a b".to_string())
+        );
+        assert!(resolve_ref(&root, "other.json#/x").is_none());
+    }
+}
