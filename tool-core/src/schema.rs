@@ -138,6 +138,7 @@ pub fn input_schema(params: &[ParamDef]) -> (Value, Vec<String>) {
                     if let Some(problem) = constraint_misfit(param.name, &key, obj) {
                         problems.push(problem);
                     }
+                    let value = tighter_bound(&key, obj.get(&key), value);
                     obj.insert(key, value);
                 }
             }
@@ -223,6 +224,24 @@ pub fn clean_document(mut schema: Value) -> Value {
         obj.insert("$defs".into(), Value::Object(defs));
     }
     out
+}
+
+/// A declared bound laid over the type's own (`u8` has `minimum: 0`, `maximum: 255`): the tighter
+/// of the two, so the schema never admits a value the type cannot decode (`maximum = 1000` on a
+/// `u8` stays 255).
+fn tighter_bound(keyword: &str, existing: Option<&Value>, declared: Value) -> Value {
+    let (Some(old), Some(new)) = (existing.and_then(Value::as_f64), declared.as_f64()) else {
+        return declared;
+    };
+    let keep_old = match keyword {
+        "minimum" | "exclusiveMinimum" | "minLength" | "minItems" => old > new,
+        "maximum" | "exclusiveMaximum" | "maxLength" | "maxItems" => old < new,
+        _ => false,
+    };
+    match (keep_old, existing) {
+        (true, Some(old)) => old.clone(),
+        _ => declared,
+    }
 }
 
 /// Says what is wrong when a constraint keyword does not fit the schema it is added to.
