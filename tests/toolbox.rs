@@ -6,7 +6,7 @@ use toolsmith::{model, tool, tools, Problem, Status, ToolError, Toolbox};
 
 /// Greets someone by name. Returns the greeting.
 #[tool(read_only)]
-fn greet_person(
+fn get_greeting(
     /// The person's name, e.g. "Ada".
     name: String,
 ) -> String {
@@ -25,7 +25,7 @@ async fn echo_later(
 
 /// Fails on purpose to exercise panic handling. Returns nothing.
 #[tool(read_only)]
-fn explode_now() -> u32 {
+fn run_broken_task() -> u32 {
     panic!("boom at /home/builder/secret/path.rs")
 }
 
@@ -129,9 +129,9 @@ fn count_things(
 
 fn toolbox() -> Toolbox {
     Toolbox::builder()
-        .tool(greet_person::tool())
+        .tool(get_greeting::tool())
         .tool(echo_later::tool())
-        .tool(explode_now::tool())
+        .tool(run_broken_task::tool())
         .tool(record_visit::tool())
         .tool(reserve_items::tool())
         .tools(Shop::tools())
@@ -155,7 +155,7 @@ fn wire(env: &toolsmith::Envelope) -> Value {
 #[tokio::test]
 async fn ok_envelope_has_the_documented_shape() {
     let tb = toolbox();
-    let env = tb.call("greet_person", json!({"name": "Ada"})).await;
+    let env = tb.call("get_greeting", json!({"name": "Ada"})).await;
     assert_eq!(
         wire(&env),
         json!({"status": "ok", "data": "Hello, Ada!", "schema_version": "1"})
@@ -170,8 +170,8 @@ async fn text_and_value_arguments_give_the_same_envelope() {
         (r#"{"name": 7}"#, json!({"name": 7})),
         (r#"{}"#, json!({})),
     ] {
-        let a = tb.call("greet_person", text).await;
-        let b = tb.call("greet_person", value).await;
+        let a = tb.call("get_greeting", text).await;
+        let b = tb.call("get_greeting", value).await;
         assert_eq!(wire(&a), wire(&b), "{text}");
     }
 }
@@ -243,7 +243,7 @@ async fn user_errors_convert_with_the_question_mark() {
 #[tokio::test]
 async fn a_panic_becomes_failed_and_the_toolbox_keeps_serving() {
     let tb = toolbox();
-    let env = tb.call("explode_now", "{}").await;
+    let env = tb.call("run_broken_task", "{}").await;
     assert_eq!(env.status, Status::Failed);
     assert_eq!(env.code.as_deref(), Some("INTERNAL"));
     let message = env.message.unwrap();
@@ -251,14 +251,14 @@ async fn a_panic_becomes_failed_and_the_toolbox_keeps_serving() {
         !message.contains("boom") && !message.contains("/home"),
         "{message}"
     );
-    let env = tb.call("greet_person", json!({"name": "Bo"})).await;
+    let env = tb.call("get_greeting", json!({"name": "Bo"})).await;
     assert_eq!(env.status, Status::Ok);
 }
 
 #[tokio::test]
 async fn unknown_tool_names_the_tools_that_exist() {
     let tb = Toolbox::builder()
-        .tool(greet_person::tool())
+        .tool(get_greeting::tool())
         .tool(echo_later::tool())
         .build()
         .unwrap();
@@ -268,7 +268,7 @@ async fn unknown_tool_names_the_tools_that_exist() {
         json!({
             "status": "invalid_input",
             "code": "UNKNOWN_TOOL",
-            "message": "No tool is named \"book_flight\". The tools are \"greet_person\", \"echo_later\".",
+            "message": "No tool is named \"book_flight\". The tools are \"get_greeting\", \"echo_later\".",
             "schema_version": "1"
         })
     );
@@ -286,7 +286,7 @@ async fn deregister_retires_a_tool() {
     assert_eq!(env.code.as_deref(), Some("TOOL_RETIRED"));
     let message = env.message.unwrap();
     assert!(
-        message.starts_with("The tool \"echo_later\" was retired and can no longer be called. The tools are \"greet_person\""),
+        message.starts_with("The tool \"echo_later\" was retired and can no longer be called. The tools are \"get_greeting\""),
         "{message}"
     );
     assert_eq!(
@@ -304,7 +304,7 @@ async fn deregister_retires_a_tool() {
 #[tokio::test]
 async fn malformed_json_text_is_invalid_input() {
     let tb = toolbox();
-    let env = tb.call("greet_person", r#"{"name": "Ada""#).await;
+    let env = tb.call("get_greeting", r#"{"name": "Ada""#).await;
     assert_eq!(env.status, Status::InvalidInput);
     assert_eq!(env.code.as_deref(), Some("INVALID_INPUT"));
     let message = env.message.unwrap();
@@ -321,19 +321,19 @@ async fn malformed_json_text_is_invalid_input() {
 #[test]
 fn duplicate_names_are_a_build_error() {
     let err = Toolbox::builder()
-        .tool(greet_person::tool())
-        .tool(greet_person::tool())
+        .tool(get_greeting::tool())
+        .tool(get_greeting::tool())
         .build()
         .unwrap_err();
     assert_eq!(
         err.problems,
         vec![Problem::DuplicateTool {
-            name: "greet_person".into()
+            name: "get_greeting".into()
         }]
     );
     assert_eq!(
         err.to_string(),
-        "two tools are named `greet_person`; tool names must be unique (rename one with #[tool(name = \"...\")])"
+        "two tools are named `get_greeting`; tool names must be unique (rename one with #[tool(name = \"...\")])"
     );
 }
 
@@ -380,6 +380,6 @@ fn a_constraint_that_does_not_fit_a_user_type_is_a_build_error() {
 
 #[test]
 fn the_original_function_stays_callable() {
-    assert_eq!(greet_person("Ada".into()), "Hello, Ada!");
+    assert_eq!(get_greeting("Ada".into()), "Hello, Ada!");
     assert_eq!(reserve_items(1).unwrap(), 1);
 }

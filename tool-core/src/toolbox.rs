@@ -268,6 +268,15 @@ impl Toolbox {
             .map(|&i| reg.entries[i].tool.spec().clone())
     }
 
+    /// Lints every registered tool's spec (full schemas included) with the given budgets.
+    pub fn lint(&self, config: &crate::lint::LintConfig) -> Vec<crate::lint::Finding> {
+        self.snapshot()
+            .entries
+            .iter()
+            .flat_map(|e| crate::lint::lint_with(e.tool.spec(), config))
+            .collect()
+    }
+
     /// The names of the registered tools, in registration order.
     pub fn names(&self) -> Vec<String> {
         self.snapshot()

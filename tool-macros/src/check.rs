@@ -7,13 +7,14 @@ use proc_macro2::Span;
 /// Rule ids `allow(...)` accepts besides the lint rules.
 pub const DECLARATION_RULES: &[&str] = &["destructive_without_approval"];
 
-/// Runs every rule, reporting into `cx`.
-pub fn check(cx: &Ctxt, tool: &ToolFn, attr_span: Span) {
+/// Runs every rule, reporting errors into `cx`; returns the lint warnings to emit.
+pub fn check(cx: &Ctxt, tool: &ToolFn, attr_span: Span) -> Vec<proc_macro2::TokenStream> {
     descriptions(cx, tool);
     name(cx, tool);
     constraints(cx, tool);
     effects(cx, tool, attr_span);
     allows(cx, tool);
+    crate::lint::lint(cx, tool)
 }
 
 fn descriptions(cx: &Ctxt, tool: &ToolFn) {

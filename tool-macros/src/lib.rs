@@ -44,10 +44,10 @@ fn tool_impl(args: TokenStream2, input: TokenStream2) -> TokenStream2 {
     let cx = ctxt::Ctxt::new();
     let attr = attr::ToolAttr::parse(&cx, args);
     let tool = ast::parse(&cx, attr, &item.attrs, &mut item.sig, false);
-    check::check(&cx, &tool, Span::call_site());
+    let warnings = check::check(&cx, &tool, Span::call_site());
     if let Err(e) = cx.check() {
         let e = e.to_compile_error();
-        return quote!(#e #item);
+        return quote!(#e #item #(#warnings)*);
     }
     let expr = expand::tool_expr(&tool, None);
     let vis = &item.vis;
@@ -57,6 +57,7 @@ fn tool_impl(args: TokenStream2, input: TokenStream2) -> TokenStream2 {
     );
     quote! {
         #item
+        #(#warnings)*
 
         #[doc = #doc]
         #[allow(non_camel_case_types, dead_code)]
@@ -113,6 +114,7 @@ fn tools_impl(args: TokenStream2, input: TokenStream2) -> TokenStream2 {
     }
     let self_ty = (*item.self_ty).clone();
     let mut exprs = Vec::new();
+    let mut warnings = Vec::new();
     for impl_item in item.items.iter_mut() {
         let syn::ImplItem::Fn(f) = impl_item else {
             continue;
@@ -134,7 +136,7 @@ fn tools_impl(args: TokenStream2, input: TokenStream2) -> TokenStream2 {
         };
         let attr = attr::ToolAttr::parse(&cx, args);
         let tool = ast::parse(&cx, attr, &f.attrs, &mut f.sig, true);
-        check::check(&cx, &tool, tool_attr.span());
+        warnings.extend(check::check(&cx, &tool, tool_attr.span()));
         exprs.push(expand::tool_expr(&tool, Some(&self_ty)));
     }
     if exprs.is_empty() && item.trait_.is_none() {
@@ -142,10 +144,11 @@ fn tools_impl(args: TokenStream2, input: TokenStream2) -> TokenStream2 {
     }
     if let Err(e) = cx.check() {
         let e = e.to_compile_error();
-        return quote!(#e #item);
+        return quote!(#e #item #(#warnings)*);
     }
     quote! {
         #item
+        #(#warnings)*
 
         impl #self_ty {
             /// Every `#[tool]` method of this type, to register with `Toolbox::builder().tools(...)`;

@@ -1,26 +1,138 @@
-//! The lint rules as the macro sees them.
+//! The lint rules at compile time: `tool_lint` runs on the text the macro sees, and each finding
+//! becomes a compile error (or, for warning-severity rules, a compiler warning) spanned at the doc
+//! comment, attribute or parameter it is about.
 
-const RULE_IDS: &[&str] = &[
-    "name_budget",
-    "param_name_budget",
-    "description_budget",
-    "param_description_budget",
-    "name_style",
-    "says_what_it_returns",
-    "no_steering",
-    "positive_framing",
-    "described",
-    "no_empty_enum",
-    "readable_enum",
-    "no_model_supplied_secrets",
-    "hidden_text",
-    "definition_budget",
-];
+use crate::ast::{Param, ToolFn};
+use crate::ctxt::Ctxt;
+use proc_macro2::{Span, TokenStream};
+use quote::quote_spanned;
+use serde_json::{json, Map, Value};
+use std::collections::HashMap;
+use std::sync::Mutex;
+use tool_lint::{LintConfig, Severity};
 
 pub fn is_rule(id: &str) -> bool {
-    RULE_IDS.contains(&id)
+    tool_lint::rule(id).is_some()
 }
 
 pub fn rule_ids() -> Vec<&'static str> {
-    RULE_IDS.to_vec()
+    tool_lint::rule_ids()
+}
+
+/// The crate's lint configuration from `[package.metadata.toolsmith]`, read once per crate.
+fn config() -> Result<LintConfig, String> {
+    static CACHE: Mutex<Option<HashMap<String, Result<LintConfig, String>>>> = Mutex::new(None);
+    let dir = std::env::var("CARGO_MANIFEST_DIR").unwrap_or_default();
+    if dir.is_empty() {
+        return Ok(LintConfig::default());
+    }
+    let mut guard = CACHE.lock().unwrap_or_else(|p| p.into_inner());
+    let cache = guard.get_or_insert_with(HashMap::new);
+    cache
+        .entry(dir.clone())
+        .or_insert_with(|| LintConfig::from_manifest_dir(&dir).map_err(|e| e.to_string()))
+        .clone()
+}
+
+/// The definition as far as the macro can see it: names and descriptions, no schemas of types.
+fn definition(tool: &ToolFn) -> Value {
+    let mut props = Map::new();
+    for p in &tool.params {
+        if let Param::Model(m) = p {
+            let mut prop = Map::new();
+            if let Some((d, _)) = &m.description {
+                prop.insert("description".into(), Value::String(d.clone()));
+            }
+            props.insert(m.name.clone(), Value::Object(prop));
+        }
+    }
+    let mut def = json!({
+        "name": tool.name,
+        "inputSchema": {"type": "object", "properties": props},
+    });
+    if let Some((d, _)) = &tool.description {
+        def["description"] = Value::String(d.clone());
+    }
+    if let Some(t) = &tool.attr.title {
+        def["title"] = Value::String(t.value());
+    }
+    def
+}
+
+fn span_for(tool: &ToolFn, pointer: &str) -> Span {
+    let tokens = tool_lint::pointer_tokens(pointer);
+    let t: Vec<&str> = tokens.iter().map(String::as_str).collect();
+    match t.as_slice() {
+        ["name", ..] => tool.name_span,
+        ["description", ..] => tool.description.as_ref().map_or(tool.name_span, |d| d.1),
+        ["title", ..] => tool
+            .attr
+            .title
+            .as_ref()
+            .map_or(tool.name_span, |l| l.span()),
+        ["inputSchema", "properties", param, rest @ ..] => tool
+            .params
+            .iter()
+            .find_map(|p| match p {
+                Param::Model(m) if m.name == *param => {
+                    Some(if rest.first() == Some(&"description") {
+                        m.description.as_ref().map_or(m.name_span, |d| d.1)
+                    } else {
+                        m.name_span
+                    })
+                }
+                _ => None,
+            })
+            .unwrap_or(tool.name_span),
+        _ => tool.name_span,
+    }
+}
+
+/// Runs the compile-time rules. Errors go into `cx`; warnings come back as tokens to emit.
+pub fn lint(cx: &Ctxt, tool: &ToolFn) -> Vec<TokenStream> {
+    let cfg = match config() {
+        Ok(cfg) => cfg,
+        Err(e) => {
+            cx.error_at(Span::call_site(), format!("toolsmith lint settings: {e}"));
+            return Vec::new();
+        }
+    };
+    let allows: Vec<(String, String)> = tool
+        .attr
+        .allows
+        .iter()
+        .map(|a| (tool.name.clone(), a.rule.clone()))
+        .collect();
+    let findings =
+        tool_lint::apply_allows(tool_lint::lint_definition(&definition(tool), &cfg), &allows);
+    let mut warnings = Vec::new();
+    for f in findings {
+        let Some(rule) = tool_lint::rule(f.rule) else {
+            continue;
+        };
+        // Missing descriptions and malformed names have their own, more precise checks.
+        if !rule.runs_at_compile_time() || matches!(f.rule, "described" | "well_formed") {
+            continue;
+        }
+        let span = span_for(tool, &f.pointer);
+        let message = format!(
+            "{} (lint rule `{}`; if this is deliberate, add `allow({}, reason = \"...\")` to #[tool])",
+            f.message, f.rule, f.rule
+        );
+        match f.severity {
+            Severity::Error => cx.error_at(span, message),
+            Severity::Warning => {
+                let note = format!("toolsmith lint warning: {message}");
+                warnings.push(quote_spanned! {span=>
+                    const _: () = {
+                        #[deprecated(note = #note)]
+                        #[allow(non_camel_case_types)]
+                        struct toolsmith_lint;
+                        let _ = toolsmith_lint;
+                    };
+                });
+            }
+        }
+    }
+    warnings
 }
