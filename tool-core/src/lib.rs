@@ -7,6 +7,7 @@
 
 pub mod envelope;
 pub mod error;
+pub mod export;
 pub mod spec;
 
 pub use envelope::{Envelope, Status};
