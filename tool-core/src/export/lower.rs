@@ -517,6 +517,25 @@ impl Cx<'_> {
     fn move_to_description(&self, map: &mut Map<String, Value>) {
         let p = self.p;
         let mut phrases = Vec::new();
+        // Bounds that move together read as one range: "1 to 200 characters", "from 1 to 50".
+        for (lo, hi, unit) in [
+            ("minLength", "maxLength", " characters"),
+            ("minimum", "maximum", ""),
+            ("minItems", "maxItems", " items"),
+        ] {
+            let moved = |k: &str| p.move_to_description.contains(&k);
+            if let (true, true, Some(a), Some(b)) =
+                (moved(lo), moved(hi), map.get(lo).cloned(), map.get(hi).cloned())
+            {
+                map.remove(lo);
+                map.remove(hi);
+                phrases.push(match (a == b, unit.is_empty()) {
+                    (true, _) => format!("exactly {a}{unit}"),
+                    (false, true) => format!("from {a} to {b}"),
+                    (false, false) => format!("{a} to {b}{unit}"),
+                });
+            }
+        }
         for kw in p.move_to_description {
             if let Some(v) = map.remove(*kw) {
                 phrases.extend(phrase(kw, &v));
