@@ -5,16 +5,11 @@
 #[path = "consumers/fixtures.rs"]
 mod fixtures;
 
-use serde_json::{json, Value};
+use serde_json::json;
 use tool_core::export::{export, McpVersion, Target};
-use tool_core::spec::{Effects, ToolSpec};
+use tool_core::spec::ToolSpec;
 
-fn workspace_file(rel: &str) -> Value {
-    let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("..").join(rel);
-    let text = std::fs::read_to_string(&path)
-        .unwrap_or_else(|e| panic!("cannot read {}: {e}", path.display()));
-    serde_json::from_str(&text).unwrap_or_else(|e| panic!("{} is not JSON: {e}", path.display()))
-}
+use fixtures::workspace_file;
 
 /// A validator for the `Tool` definition: the whole official document with a root `$ref` to
 /// `Tool` (draft-07 files keep it under `definitions`, 2020-12 files under `$defs`; in draft-07 a
@@ -53,40 +48,10 @@ fn representative_specs_validate_against_every_mcp_revision() {
     }
 }
 
-/// The tools captured from two real MCP servers, read back into specs and exported again.
-fn catalog_specs(file: &str) -> Vec<ToolSpec> {
-    let doc = workspace_file(&format!("tests/fixtures/catalogs/{file}"));
-    doc["tools"]
-        .as_array()
-        .expect("tools")
-        .iter()
-        .map(|t| {
-            let hint = |k: &str| t["annotations"][k].as_bool().unwrap_or(false);
-            ToolSpec {
-                name: t["name"].as_str().expect("name").into(),
-                title: t["title"].as_str().map(str::to_string),
-                description: t["description"].as_str().unwrap_or_default().into(),
-                input_schema: t["inputSchema"].clone(),
-                output_schema: t.get("outputSchema").cloned(),
-                effects: Effects {
-                    read_only: hint("readOnlyHint"),
-                    destructive: hint("destructiveHint"),
-                    idempotent: hint("idempotentHint"),
-                    open_world: hint("openWorldHint"),
-                    ..Default::default()
-                },
-                allows: vec![],
-                timeout_ms: None,
-                version: "0.0.0".into(),
-            }
-        })
-        .collect()
-}
-
 #[test]
 fn captured_catalogs_reexport_valid_for_every_mcp_revision() {
     for file in ["everything.json", "filesystem.json"] {
-        let specs = catalog_specs(file);
+        let specs = fixtures::catalog_specs(file);
         assert!(specs.len() > 5, "{file} has too few tools to be a useful fixture");
         for version in McpVersion::ALL {
             assert_eq!(assert_valid_tools(version, &specs), specs.len());

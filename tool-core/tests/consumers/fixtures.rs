@@ -2,7 +2,7 @@
 //! (`#[path = "consumers/fixtures.rs"] mod fixtures;`).
 #![allow(dead_code)]
 
-use serde_json::json;
+use serde_json::{json, Value};
 use tool_core::spec::{Allow, Effects, ToolSpec};
 
 /// A spec with defaults for what a test does not care about.
@@ -175,3 +175,42 @@ pub fn get_time() -> ToolSpec {
 pub fn all() -> Vec<ToolSpec> {
     vec![search_products(), close_ticket(), create_order(), render_outline(), get_time()]
 }
+
+/// A JSON file of the workspace (the fixtures live in `<workspace>/tests/fixtures`).
+pub fn workspace_file(rel: &str) -> Value {
+    let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("..").join(rel);
+    let text = std::fs::read_to_string(&path)
+        .unwrap_or_else(|e| panic!("cannot read {}: {e}", path.display()));
+    serde_json::from_str(&text).unwrap_or_else(|e| panic!("{} is not JSON: {e}", path.display()))
+}
+
+/// The tools captured from two real MCP servers, read back into specs and exported again.
+pub fn catalog_specs(file: &str) -> Vec<ToolSpec> {
+    let doc = workspace_file(&format!("tests/fixtures/catalogs/{file}"));
+    doc["tools"]
+        .as_array()
+        .expect("tools")
+        .iter()
+        .map(|t| {
+            let hint = |k: &str| t["annotations"][k].as_bool().unwrap_or(false);
+            ToolSpec {
+                name: t["name"].as_str().expect("name").into(),
+                title: t["title"].as_str().map(str::to_string),
+                description: t["description"].as_str().unwrap_or_default().into(),
+                input_schema: t["inputSchema"].clone(),
+                output_schema: t.get("outputSchema").cloned(),
+                effects: Effects {
+                    read_only: hint("readOnlyHint"),
+                    destructive: hint("destructiveHint"),
+                    idempotent: hint("idempotentHint"),
+                    open_world: hint("openWorldHint"),
+                    ..Default::default()
+                },
+                allows: vec![],
+                timeout_ms: None,
+                version: "0.0.0".into(),
+            }
+        })
+        .collect()
+}
+
