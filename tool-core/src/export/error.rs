@@ -153,10 +153,10 @@ impl ExportError {
             .map(|r| format!(", or export this tool with {r}"))
             .unwrap_or_default();
         match &self.kind {
-            InvalidName { .. } => format!(
-                "Rename the tool (`#[tool(name = \"...\")]`); a name of lowercase letters, digits \
-                 and `_`, starting with a letter and at most 64 characters, works on every target{or_relaxed}."
-            ),
+            InvalidName { .. } => "Rename the tool (`#[tool(name = \"...\")]`); a name of \
+                lowercase letters, digits and `_`, starting with a letter and at most 64 \
+                characters, works on every target."
+                .into(),
             DuplicateName => "Give each tool a unique name.".into(),
             DescriptionTooLong { .. } => "Shorten the description: keep what the model needs to \
                 choose and call the tool, move the rest into parameter descriptions."
@@ -189,8 +189,11 @@ impl ExportError {
                 "Give the parameter a concrete type instead of `serde_json::Value`{or_relaxed}."
             ),
             NonScalarEnum => format!("Use an enum of strings{or_relaxed}."),
+            RequestLimit { what, max, .. } if what.ends_with("tools") => format!(
+                "Send at most {max} tools per request (split the toolbox by task){or_relaxed}."
+            ),
             RequestLimit { .. } => format!(
-                "Send fewer tools per request (split the toolbox) or make parameters required{or_relaxed}."
+                "Make some parameters required or send fewer strict tools per request{or_relaxed}."
             ),
         }
     }
