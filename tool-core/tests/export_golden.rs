@@ -21,7 +21,9 @@ fn golden_files_match_the_export_of_every_target() {
     }
     for target in Target::all() {
         assert!(
-            golden_dir().join(format!("{}.json", target.slug())).exists(),
+            golden_dir()
+                .join(format!("{}.json", target.slug()))
+                .exists(),
             "golden file for {target} is missing"
         );
     }

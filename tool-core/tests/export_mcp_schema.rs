@@ -16,8 +16,15 @@ use fixtures::workspace_file;
 /// root `$ref` overrides its siblings, in 2020-12 `$defs` beside it is only a container).
 fn tool_validator(version: McpVersion) -> jsonschema::Validator {
     let mut doc = workspace_file(&format!("tests/fixtures/specs/mcp-schema-{version}.json"));
-    let defs = if doc.get("definitions").is_some() { "definitions" } else { "$defs" };
-    assert!(doc[defs].get("Tool").is_some(), "no Tool definition in the {version} schema");
+    let defs = if doc.get("definitions").is_some() {
+        "definitions"
+    } else {
+        "$defs"
+    };
+    assert!(
+        doc[defs].get("Tool").is_some(),
+        "no Tool definition in the {version} schema"
+    );
     doc["$ref"] = json!(format!("#/{defs}/Tool"));
     jsonschema::validator_for(&doc).unwrap_or_else(|e| panic!("bad {version} schema: {e}"))
 }
@@ -28,8 +35,16 @@ fn assert_valid_tools(version: McpVersion, specs: &[ToolSpec]) -> usize {
     let tools = doc["tools"].as_array().expect("tools array");
     assert_eq!(tools.len(), specs.len());
     for tool in tools {
-        let errors: Vec<String> = validator.iter_errors(tool).map(|e| format!("{e} at {}", e.instance_path())).collect();
-        assert!(errors.is_empty(), "MCP {version} rejects {}:\n{}", tool["name"], errors.join("\n"));
+        let errors: Vec<String> = validator
+            .iter_errors(tool)
+            .map(|e| format!("{e} at {}", e.instance_path()))
+            .collect();
+        assert!(
+            errors.is_empty(),
+            "MCP {version} rejects {}:\n{}",
+            tool["name"],
+            errors.join("\n")
+        );
         for key in ["inputSchema", "outputSchema"] {
             if let Some(schema) = tool.get(key) {
                 if let Err(e) = jsonschema::meta::validate(schema) {
@@ -52,7 +67,10 @@ fn representative_specs_validate_against_every_mcp_revision() {
 fn captured_catalogs_reexport_valid_for_every_mcp_revision() {
     for file in ["everything.json", "filesystem.json"] {
         let specs = fixtures::catalog_specs(file);
-        assert!(specs.len() > 5, "{file} has too few tools to be a useful fixture");
+        assert!(
+            specs.len() > 5,
+            "{file} has too few tools to be a useful fixture"
+        );
         for version in McpVersion::ALL {
             assert_eq!(assert_valid_tools(version, &specs), specs.len());
         }
@@ -75,5 +93,8 @@ fn the_official_schemas_reject_broken_tools() {
     }
     assert!(!v0618.is_valid(&array_output));
     assert!(!v1125.is_valid(&array_output));
-    assert!(v0728.is_valid(&array_output), "2026-07-28 allows any output type");
+    assert!(
+        v0728.is_valid(&array_output),
+        "2026-07-28 allows any output type"
+    );
 }

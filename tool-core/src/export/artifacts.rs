@@ -47,7 +47,10 @@ pub(crate) fn render(specs: &[ToolSpec]) -> (Vec<(String, String)>, Vec<ExportEr
             }
         }
         failures.extend(assembled.failures);
-        let doc = wrap_list(target, assembled.tools.into_iter().map(|(_, t)| t).collect());
+        let doc = wrap_list(
+            target,
+            assembled.tools.into_iter().map(|(_, t)| t).collect(),
+        );
         files.push((format!("{}.json", target.slug()), pretty(&doc)));
     }
     let tools: Vec<Value> = specs

@@ -120,21 +120,26 @@ impl ExportError {
                  itself) and the target cannot express recursion"
             ),
             UnresolvableRef { reference } => {
-                format!("`$ref: \"{reference}\"` does not point to a definition in the root `$defs`")
+                format!(
+                    "`$ref: \"{reference}\"` does not point to a definition in the root `$defs`"
+                )
             }
-            MapLike => "the object accepts arbitrary keys (`additionalProperties` is not `false`), \
+            MapLike => {
+                "the object accepts arbitrary keys (`additionalProperties` is not `false`), \
                         which strict mode cannot express"
-                .into(),
+                    .into()
+            }
             Tuple => "a tuple (`prefixItems`) cannot be expressed by the target".into(),
             ArrayWithoutItems => "the array has no `items` schema".into(),
             Untyped => "the schema accepts any value (it has no `type`), which strict mode cannot \
                         express"
                 .into(),
-            NonScalarEnum => "the enum has a value that is not a string, number, boolean or null"
-                .into(),
-            RequestLimit { what, count, max } => format!(
-                "adding this tool makes {count} {what} in one request; the limit is {max}"
-            ),
+            NonScalarEnum => {
+                "the enum has a value that is not a string, number, boolean or null".into()
+            }
+            RequestLimit { what, count, max } => {
+                format!("adding this tool makes {count} {what} in one request; the limit is {max}")
+            }
         }
     }
 
@@ -183,8 +188,9 @@ impl ExportError {
                  a map{or_relaxed}."
             ),
             Tuple => format!("Use a struct with named fields instead of a tuple{or_relaxed}."),
-            ArrayWithoutItems => "Give the array an item type (`Vec<T>` with `T: JsonSchema`)."
-                .into(),
+            ArrayWithoutItems => {
+                "Give the array an item type (`Vec<T>` with `T: JsonSchema`).".into()
+            }
             Untyped => format!(
                 "Give the parameter a concrete type instead of `serde_json::Value`{or_relaxed}."
             ),
@@ -207,7 +213,11 @@ impl fmt::Display for ExportError {
             self.tool,
             self.target,
             self.problem(),
-            if self.pointer.is_empty() { "/" } else { &self.pointer },
+            if self.pointer.is_empty() {
+                "/"
+            } else {
+                &self.pointer
+            },
             self.fix()
         )
     }

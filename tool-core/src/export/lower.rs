@@ -62,7 +62,15 @@ pub(crate) struct Profile {
 const OPENAI_ROOT_FORBIDDEN: &[&str] = &["oneOf", "anyOf", "allOf", "enum", "const", "not"];
 const ANTHROPIC_ROOT_FORBIDDEN: &[&str] = &["oneOf", "anyOf", "allOf"];
 const OPENAI_FORMATS: &[&str] = &[
-    "date-time", "time", "date", "duration", "email", "hostname", "ipv4", "ipv6", "uuid",
+    "date-time",
+    "time",
+    "date",
+    "duration",
+    "email",
+    "hostname",
+    "ipv4",
+    "ipv6",
+    "uuid",
 ];
 const OPENAI_STRICT_MOVED: &[&str] = &[
     "minLength",
@@ -270,8 +278,16 @@ fn subschemas(map: &mut Map<String, Value>) -> Vec<(String, &mut Value)> {
                     }
                 }
             }
-            "items" | "not" | "if" | "then" | "else" | "additionalProperties" | "contains"
-            | "propertyNames" | "unevaluatedProperties" | "unevaluatedItems" => {
+            "items"
+            | "not"
+            | "if"
+            | "then"
+            | "else"
+            | "additionalProperties"
+            | "contains"
+            | "propertyNames"
+            | "unevaluatedProperties"
+            | "unevaluatedItems" => {
                 out.push((format!("/{k}"), v));
             }
             _ => {}
@@ -289,7 +305,9 @@ fn type_is(map: &Map<String, Value>, t: &str) -> bool {
 }
 
 fn is_union(v: &Value) -> bool {
-    v.get("anyOf").is_some() || v.get("oneOf").is_some() || v.get("type").is_some_and(Value::is_array)
+    v.get("anyOf").is_some()
+        || v.get("oneOf").is_some()
+        || v.get("type").is_some_and(Value::is_array)
 }
 
 fn append_description(map: &mut Map<String, Value>, extra: &str) {
@@ -338,7 +356,12 @@ fn phrase(keyword: &str, v: &Value) -> Option<String> {
 
 impl Cx<'_> {
     /// Replaces every `$ref` by its definition; recursion is an error.
-    fn inline(&self, node: &mut Value, ptr: &str, stack: &mut Vec<String>) -> Result<(), ExportError> {
+    fn inline(
+        &self,
+        node: &mut Value,
+        ptr: &str,
+        stack: &mut Vec<String>,
+    ) -> Result<(), ExportError> {
         let Value::Object(map) = node else {
             return Ok(());
         };
@@ -465,7 +488,11 @@ impl Cx<'_> {
         Ok(())
     }
 
-    fn strict_object(&mut self, map: &mut Map<String, Value>, ptr: &str) -> Result<(), ExportError> {
+    fn strict_object(
+        &mut self,
+        map: &mut Map<String, Value>,
+        ptr: &str,
+    ) -> Result<(), ExportError> {
         let has_props = map.get("properties").is_some_and(Value::is_object);
         if !map.contains_key("type") && has_props {
             map.insert("type".into(), Value::String("object".into()));
@@ -488,7 +515,12 @@ impl Cx<'_> {
         let required: HashSet<String> = map
             .get("required")
             .and_then(Value::as_array)
-            .map(|a| a.iter().filter_map(Value::as_str).map(str::to_string).collect())
+            .map(|a| {
+                a.iter()
+                    .filter_map(Value::as_str)
+                    .map(str::to_string)
+                    .collect()
+            })
             .unwrap_or_default();
         if self.p.strict == Strict::OpenAi && !has_props {
             map.insert("properties".into(), json!({}));
@@ -524,9 +556,12 @@ impl Cx<'_> {
             ("minItems", "maxItems", " items"),
         ] {
             let moved = |k: &str| p.move_to_description.contains(&k);
-            if let (true, true, Some(a), Some(b)) =
-                (moved(lo), moved(hi), map.get(lo).cloned(), map.get(hi).cloned())
-            {
+            if let (true, true, Some(a), Some(b)) = (
+                moved(lo),
+                moved(hi),
+                map.get(lo).cloned(),
+                map.get(hi).cloned(),
+            ) {
                 map.remove(lo);
                 map.remove(hi);
                 phrases.push(match (a == b, unit.is_empty()) {
@@ -549,7 +584,11 @@ impl Cx<'_> {
             }
         }
         if let Some(max) = p.max_min_items {
-            if map.get("minItems").and_then(Value::as_u64).is_some_and(|n| n > max) {
+            if map
+                .get("minItems")
+                .and_then(Value::as_u64)
+                .is_some_and(|n| n > max)
+            {
                 if let Some(v) = map.remove("minItems") {
                     phrases.extend(phrase("minItems", &v));
                 }
@@ -609,7 +648,11 @@ fn merge_all_of(map: &mut Map<String, Value>) {
 /// `oneOf`/`anyOf` of `{const, title?, description?}` scalars of one type → `type` + `enum`,
 /// with the variants' titles moved into the description.
 fn collapse_const_union(map: &mut Map<String, Value>) {
-    let key = if map.contains_key("oneOf") { "oneOf" } else { "anyOf" };
+    let key = if map.contains_key("oneOf") {
+        "oneOf"
+    } else {
+        "anyOf"
+    };
     let Some(Value::Array(branches)) = map.get(key) else {
         return;
     };
@@ -622,7 +665,9 @@ fn collapse_const_union(map: &mut Map<String, Value>) {
     let mut any_label = false;
     for b in branches {
         let Some(o) = b.as_object() else { return };
-        if o.keys().any(|k| !matches!(k.as_str(), "const" | "title" | "description")) {
+        if o.keys()
+            .any(|k| !matches!(k.as_str(), "const" | "title" | "description"))
+        {
             return;
         }
         let Some(c) = o.get("const") else { return };
@@ -638,7 +683,10 @@ fn collapse_const_union(map: &mut Map<String, Value>) {
             Some(prev) if prev == k => {}
             Some(_) => return,
         }
-        let shown = c.as_str().map(str::to_string).unwrap_or_else(|| c.to_string());
+        let shown = c
+            .as_str()
+            .map(str::to_string)
+            .unwrap_or_else(|| c.to_string());
         let label = o
             .get("title")
             .or_else(|| o.get("description"))
@@ -690,7 +738,10 @@ fn make_nullable(prop: &mut Value) {
         }
         _ => {
             if let Some(Value::Array(branches)) = m.get_mut("anyOf") {
-                if !branches.iter().any(|b| b.get("type") == Some(&Value::String("null".into()))) {
+                if !branches
+                    .iter()
+                    .any(|b| b.get("type") == Some(&Value::String("null".into())))
+                {
                     branches.push(json!({"type": "null"}));
                 }
                 return;
@@ -859,7 +910,10 @@ pub(crate) fn lower_tool(spec: &ToolSpec, p: &Profile) -> Result<(Value, Stats),
                 ann.insert("title".into(), json!(t));
             }
             ann.insert("readOnlyHint".into(), json!(e.read_only));
-            ann.insert("destructiveHint".into(), json!(!e.read_only && e.destructive));
+            ann.insert(
+                "destructiveHint".into(),
+                json!(!e.read_only && e.destructive),
+            );
             ann.insert("idempotentHint".into(), json!(e.read_only || e.idempotent));
             ann.insert("openWorldHint".into(), json!(e.open_world));
             tool.insert("annotations".into(), Value::Object(ann));
@@ -958,7 +1012,11 @@ pub(crate) fn assemble(specs: &[ToolSpec], target: Target) -> Assembled {
             Some(max) if count > max => Some(ExportErrorKind::RequestLimit { what, count, max }),
             _ => None,
         };
-        let tools_what = if p.strict == Strict::No { "tools" } else { "strict tools" };
+        let tools_what = if p.strict == Strict::No {
+            "tools"
+        } else {
+            "strict tools"
+        };
         let exceeded = limit(tools_what, out.tools.len() + 1, p.max_tools)
             .or_else(|| {
                 limit(

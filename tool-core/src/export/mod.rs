@@ -217,7 +217,10 @@ pub fn strip_null_optionals(input_schema: &Value, args: &mut Value) {
     fn resolve<'a>(root: &'a Value, mut s: &'a Value) -> &'a Value {
         for _ in 0..32 {
             match s.get("$ref").and_then(Value::as_str) {
-                Some(r) => match r.strip_prefix("#/$defs/").and_then(|n| root.get("$defs")?.get(n)) {
+                Some(r) => match r
+                    .strip_prefix("#/$defs/")
+                    .and_then(|n| root.get("$defs")?.get(n))
+                {
                     Some(target) => s = target,
                     None => return s,
                 },
@@ -241,7 +244,9 @@ pub fn strip_null_optionals(input_schema: &Value, args: &mut Value) {
                     .and_then(Value::as_array)
                     .map(|a| a.iter().filter_map(Value::as_str).collect())
                     .unwrap_or_default();
-                map.retain(|k, v| !(v.is_null() && props.contains_key(k) && !required.contains(&k.as_str())));
+                map.retain(|k, v| {
+                    !(v.is_null() && props.contains_key(k) && !required.contains(&k.as_str()))
+                });
                 for (k, v) in map.iter_mut() {
                     if let Some(s) = props.get(k) {
                         walk(root, s, v, depth + 1);

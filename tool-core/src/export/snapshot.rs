@@ -230,11 +230,21 @@ fn report(dir: &Path, changes: &[Change]) -> (Vec<String>, String) {
     }
     let added: Vec<&String> = tools
         .iter()
-        .filter(|t| changes.iter().filter(|c| &&c.tool == t).all(|c| c.old.is_none()))
+        .filter(|t| {
+            changes
+                .iter()
+                .filter(|c| &&c.tool == t)
+                .all(|c| c.old.is_none())
+        })
         .collect();
     let removed: Vec<&String> = tools
         .iter()
-        .filter(|t| changes.iter().filter(|c| &&c.tool == t).all(|c| c.new.is_none()))
+        .filter(|t| {
+            changes
+                .iter()
+                .filter(|c| &&c.tool == t)
+                .all(|c| c.new.is_none())
+        })
         .collect();
     let mut out = format!(
         "exported tool definitions drifted from the snapshot in {} ({} tool{}):\n",
@@ -251,19 +261,60 @@ fn report(dir: &Path, changes: &[Change]) -> (Vec<String>, String) {
             continue;
         }
         if removed.contains(&tool) {
-            out.push_str(&format!("tool `{tool}`: removed (from {})", files.join(", ")));
+            out.push_str(&format!(
+                "tool `{tool}`: removed (from {})",
+                files.join(", ")
+            ));
             if added.len() == 1 && removed.len() == 1 {
                 out.push_str(&format!("; renamed to `{}`?", added[0]));
             }
             out.push('\n');
             continue;
         }
-        out.push_str(&format!("tool `{tool}`: changed in {}\n", files.join(", ")));
+        let everywhere = files.len() == Target::all().len() + 1;
+        out.push_str(&format!(
+            "tool `{tool}`: changed in {}\n",
+            if everywhere {
+                "every target file and index.json".to_string()
+            } else {
+                files.join(", ")
+            }
+        ));
         let shown = preferred(&mine);
-        for line in summarize(shown.old.as_ref(), shown.new.as_ref()) {
+        let mut facts = summarize(shown.old.as_ref(), shown.new.as_ref());
+        if let Some(index) = mine.iter().find(|c| c.file == "index.json") {
+            for fact in summarize(index.old.as_ref(), index.new.as_ref()) {
+                if !facts.contains(&fact) {
+                    facts.push(fact);
+                }
+            }
+        }
+        let gone: Vec<&str> = mine
+            .iter()
+            .filter(|c| c.new.is_none())
+            .map(|c| c.file.as_str())
+            .collect();
+        if !gone.is_empty() {
+            facts.push(format!(
+                "no longer exported to {} (see index.json)",
+                gone.join(", ")
+            ));
+        }
+        let new_in: Vec<&str> = mine
+            .iter()
+            .filter(|c| c.old.is_none())
+            .map(|c| c.file.as_str())
+            .collect();
+        if !new_in.is_empty() {
+            facts.push(format!("now also exported to {}", new_in.join(", ")));
+        }
+        for line in facts {
             out.push_str(&format!("  - {line}\n"));
         }
-        out.push_str(&format!("  --- snapshot/{}\n  +++ current/{}\n", shown.file, shown.file));
+        out.push_str(&format!(
+            "  --- snapshot/{}\n  +++ current/{}\n",
+            shown.file, shown.file
+        ));
         let old = shown.old.as_ref().map(pretty).unwrap_or_default();
         let new = shown.new.as_ref().map(pretty).unwrap_or_default();
         for line in diff_lines(&old, &new) {
@@ -308,11 +359,15 @@ fn summarize(old: Option<&Value>, new: Option<&Value>) -> Vec<String> {
         }
     }
     let params = |v: &Value| -> Vec<String> {
-        ["/inputSchema/properties", "/parameters/properties", "/function/parameters/properties"]
-            .iter()
-            .find_map(|p| v.pointer(p).and_then(Value::as_object))
-            .map(|m| m.keys().cloned().collect())
-            .unwrap_or_default()
+        [
+            "/inputSchema/properties",
+            "/parameters/properties",
+            "/function/parameters/properties",
+        ]
+        .iter()
+        .find_map(|p| v.pointer(p).and_then(Value::as_object))
+        .map(|m| m.keys().cloned().collect())
+        .unwrap_or_default()
     };
     let (a, b) = (params(old), params(new));
     for p in a.iter().filter(|p| !b.contains(p)) {
@@ -346,12 +401,12 @@ fn diff_lines(old: &str, new: &str) -> Vec<String> {
             ops.push((' ', a[i]));
             i += 1;
             j += 1;
-        } else if j < m && (i == n || lcs[i][j + 1] >= lcs[i + 1][j]) {
-            ops.push(('+', b[j]));
-            j += 1;
-        } else {
+        } else if i < n && (j == m || lcs[i + 1][j] >= lcs[i][j + 1]) {
             ops.push(('-', a[i]));
             i += 1;
+        } else {
+            ops.push(('+', b[j]));
+            j += 1;
         }
     }
     const CONTEXT: usize = 2;

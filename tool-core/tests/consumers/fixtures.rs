@@ -25,9 +25,10 @@ pub fn search_products() -> ToolSpec {
     ToolSpec {
         name: "search_products".into(),
         title: Some("Search products".into()),
-        description: "Search the catalog by text. Returns up to `limit` products, best match first; \
+        description:
+            "Search the catalog by text. Returns up to `limit` products, best match first; \
                       an empty list when nothing matches."
-            .into(),
+                .into(),
         input_schema: json!({
             "type": "object",
             "properties": {
@@ -47,7 +48,11 @@ pub fn search_products() -> ToolSpec {
                 "sku": {"type": "string"}, "name": {"type": "string"}, "price_cents": {"type": "integer", "minimum": 0}
             }, "required": ["sku", "name", "price_cents"]}
         })),
-        effects: Effects { read_only: true, network: true, ..Default::default() },
+        effects: Effects {
+            read_only: true,
+            network: true,
+            ..Default::default()
+        },
         allows: vec![],
         timeout_ms: Some(5000),
         version: "1.2.0".into(),
@@ -59,9 +64,10 @@ pub fn close_ticket() -> ToolSpec {
     ToolSpec {
         name: "close_ticket".into(),
         title: Some("Close ticket".into()),
-        description: "Close a support ticket for good; it cannot be reopened. A human approves each \
+        description:
+            "Close a support ticket for good; it cannot be reopened. A human approves each \
                       call. Returns the closed ticket."
-            .into(),
+                .into(),
         input_schema: json!({
             "type": "object",
             "properties": {
@@ -80,8 +86,16 @@ pub fn close_ticket() -> ToolSpec {
         output_schema: Some(json!({"type": "object", "properties": {
             "ticketId": {"type": "string"}, "ticketState": {"type": "string"}
         }, "required": ["ticketId", "ticketState"]})),
-        effects: Effects { writes: true, destructive: true, requires_approval: true, ..Default::default() },
-        allows: vec![Allow { rule: "description_budget".into(), reason: "the legal note must be quoted in full".into() }],
+        effects: Effects {
+            writes: true,
+            destructive: true,
+            requires_approval: true,
+            ..Default::default()
+        },
+        allows: vec![Allow {
+            rule: "description_budget".into(),
+            reason: "the legal note must be quoted in full".into(),
+        }],
         timeout_ms: None,
         version: "1.2.0".into(),
     }
@@ -120,9 +134,16 @@ pub fn create_order() -> ToolSpec {
             "required": ["items", "shipping_address"],
             "additionalProperties": false
         }),
-        output_schema: Some(json!({"type": "object", "properties": {"orderId": {"type": "string"}},
-                                   "required": ["orderId"]})),
-        effects: Effects { writes: true, network: true, open_world: true, ..Default::default() },
+        output_schema: Some(
+            json!({"type": "object", "properties": {"orderId": {"type": "string"}},
+                                   "required": ["orderId"]}),
+        ),
+        effects: Effects {
+            writes: true,
+            network: true,
+            open_world: true,
+            ..Default::default()
+        },
         allows: vec![],
         timeout_ms: None,
         version: "1.2.0".into(),
@@ -149,7 +170,11 @@ pub fn render_outline() -> ToolSpec {
             }, "required": ["heading", "children"], "additionalProperties": false}}
         }),
         output_schema: Some(json!({"type": "string"})),
-        effects: Effects { read_only: true, idempotent: true, ..Default::default() },
+        effects: Effects {
+            read_only: true,
+            idempotent: true,
+            ..Default::default()
+        },
         allows: vec![],
         timeout_ms: None,
         version: "1.2.0".into(),
@@ -161,10 +186,14 @@ pub fn get_time() -> ToolSpec {
     ToolSpec {
         name: "get_time".into(),
         title: None,
-        description: "Returns the current UTC time as RFC 3339 text, e.g. \"2026-11-30T12:00:00Z\".".into(),
+        description:
+            "Returns the current UTC time as RFC 3339 text, e.g. \"2026-11-30T12:00:00Z\".".into(),
         input_schema: json!({"type": "object", "additionalProperties": false}),
         output_schema: Some(json!({"type": "string", "format": "date-time"})),
-        effects: Effects { read_only: true, ..Default::default() },
+        effects: Effects {
+            read_only: true,
+            ..Default::default()
+        },
         allows: vec![],
         timeout_ms: None,
         version: "1.2.0".into(),
@@ -173,12 +202,20 @@ pub fn get_time() -> ToolSpec {
 
 /// The representative set, in a stable order.
 pub fn all() -> Vec<ToolSpec> {
-    vec![search_products(), close_ticket(), create_order(), render_outline(), get_time()]
+    vec![
+        search_products(),
+        close_ticket(),
+        create_order(),
+        render_outline(),
+        get_time(),
+    ]
 }
 
 /// A JSON file of the workspace (the fixtures live in `<workspace>/tests/fixtures`).
 pub fn workspace_file(rel: &str) -> Value {
-    let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("..").join(rel);
+    let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("..")
+        .join(rel);
     let text = std::fs::read_to_string(&path)
         .unwrap_or_else(|e| panic!("cannot read {}: {e}", path.display()));
     serde_json::from_str(&text).unwrap_or_else(|e| panic!("{} is not JSON: {e}", path.display()))
@@ -213,4 +250,3 @@ pub fn catalog_specs(file: &str) -> Vec<ToolSpec> {
         })
         .collect()
 }
-
