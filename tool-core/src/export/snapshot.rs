@@ -381,21 +381,39 @@ fn summarize(old: Option<&Value>, new: Option<&Value>) -> Vec<String> {
 
 /// A line diff (longest common subsequence) with two lines of context, `-`/`+` marked.
 fn diff_lines(old: &str, new: &str) -> Vec<String> {
-    let a: Vec<&str> = old.lines().collect();
-    let b: Vec<&str> = new.lines().collect();
+    let a_all: Vec<&str> = old.lines().collect();
+    let b_all: Vec<&str> = new.lines().collect();
+    // Trim the common prefix and suffix; run the quadratic LCS only on the middle.
+    let prefix = a_all.iter().zip(&b_all).take_while(|(x, y)| x == y).count();
+    let suffix = a_all[prefix..]
+        .iter()
+        .rev()
+        .zip(b_all[prefix..].iter().rev())
+        .take_while(|(x, y)| x == y)
+        .count();
+    let a = &a_all[prefix..a_all.len() - suffix];
+    let b = &b_all[prefix..b_all.len() - suffix];
     let (n, m) = (a.len(), b.len());
-    let mut lcs = vec![vec![0usize; m + 1]; n + 1];
-    for i in (0..n).rev() {
-        for j in (0..m).rev() {
-            lcs[i][j] = if a[i] == b[j] {
-                lcs[i + 1][j + 1] + 1
-            } else {
-                lcs[i + 1][j].max(lcs[i][j + 1])
-            };
+    let mut ops: Vec<(char, &str)> = a_all[..prefix].iter().map(|l| (' ', *l)).collect();
+    let lcs = if n.saturating_mul(m) <= 4_000_000 {
+        let mut lcs = vec![vec![0usize; m + 1]; n + 1];
+        for i in (0..n).rev() {
+            for j in (0..m).rev() {
+                lcs[i][j] = if a[i] == b[j] {
+                    lcs[i + 1][j + 1] + 1
+                } else {
+                    lcs[i + 1][j].max(lcs[i][j + 1])
+                };
+            }
         }
-    }
-    let mut ops: Vec<(char, &str)> = Vec::new();
-    let (mut i, mut j) = (0, 0);
+        lcs
+    } else {
+        // Too large to align: show the whole middle as removed, then added.
+        ops.extend(a.iter().map(|l| ('-', *l)));
+        ops.extend(b.iter().map(|l| ('+', *l)));
+        Vec::new()
+    };
+    let (mut i, mut j) = if lcs.is_empty() { (n, m) } else { (0, 0) };
     while i < n || j < m {
         if i < n && j < m && a[i] == b[j] {
             ops.push((' ', a[i]));
@@ -409,6 +427,7 @@ fn diff_lines(old: &str, new: &str) -> Vec<String> {
             j += 1;
         }
     }
+    ops.extend(a_all[a_all.len() - suffix..].iter().map(|l| (' ', *l)));
     const CONTEXT: usize = 2;
     let keep: Vec<bool> = (0..ops.len())
         .map(|k| {
