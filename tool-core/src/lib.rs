@@ -8,6 +8,7 @@
 pub mod context;
 pub mod envelope;
 pub mod error;
+pub mod export;
 pub mod lint;
 pub mod schema;
 pub mod spec;

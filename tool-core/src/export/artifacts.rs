@@ -1,0 +1,171 @@
+//! Build artifacts: one pretty JSON file per target plus an `index.json`.
+
+use std::path::{Path, PathBuf};
+
+use serde_json::{json, Value};
+
+use super::error::ExportError;
+use super::lower::{assemble, wrap_list};
+use super::target::Target;
+use crate::spec::ToolSpec;
+
+/// What [`write_artifacts`] wrote.
+#[derive(Debug)]
+pub struct ArtifactReport {
+    /// The directory written to.
+    pub dir: PathBuf,
+    /// Every file written (`<slug>.json` per target, then `index.json`).
+    pub files: Vec<PathBuf>,
+    /// Every (tool, target) pair that could not be exported; these tools are left out of that
+    /// target's file and listed under `failed` in `index.json`.
+    pub failures: Vec<ExportError>,
+}
+
+/// Writing artifacts failed.
+#[derive(Debug, thiserror::Error)]
+pub enum ArtifactError {
+    /// A directory or file could not be created or written.
+    #[error("cannot write tool artifacts to {}: {source}", path.display())]
+    Io {
+        /// The path that failed.
+        path: PathBuf,
+        /// The underlying error.
+        source: std::io::Error,
+    },
+}
+
+/// The artifact files as (file name, pretty JSON text), plus the export failures.
+pub(crate) fn render(specs: &[ToolSpec]) -> (Vec<(String, String)>, Vec<ExportError>) {
+    let mut files = Vec::new();
+    let mut failures = Vec::new();
+    let mut exported: Vec<Vec<&'static str>> = vec![Vec::new(); specs.len()];
+    for &target in Target::all() {
+        let assembled = assemble(specs, target);
+        for (name, _) in &assembled.tools {
+            if let Some(i) = specs.iter().position(|s| &s.name == name) {
+                exported[i].push(target.slug());
+            }
+        }
+        failures.extend(assembled.failures);
+        let doc = wrap_list(
+            target,
+            assembled.tools.into_iter().map(|(_, t)| t).collect(),
+        );
+        files.push((format!("{}.json", target.slug()), pretty(&doc)));
+    }
+    let tools: Vec<Value> = specs
+        .iter()
+        .enumerate()
+        .map(|(i, spec)| {
+            let failed: Vec<Value> = failures
+                .iter()
+                .filter(|f| f.tool == spec.name)
+                .map(|f| {
+                    json!({"target": f.target.slug(), "pointer": f.pointer, "reason": f.to_string()})
+                })
+                .collect();
+            let mut entry = json!({
+                "name": spec.name,
+                "fingerprint": spec.fingerprint(),
+                "version": spec.version,
+                "exported": exported[i],
+                "failed": failed,
+            });
+            if !spec.allows.is_empty() {
+                entry["allows"] = json!(spec
+                    .allows
+                    .iter()
+                    .map(|a| json!({"rule": a.rule, "reason": a.reason}))
+                    .collect::<Vec<_>>());
+            }
+            entry
+        })
+        .collect();
+    let slugs: Vec<&str> = Target::all().iter().map(|t| t.slug()).collect();
+    let index = json!({"generator": "toolsmith", "targets": slugs, "tools": tools});
+    files.push(("index.json".to_string(), pretty(&index)));
+    (files, failures)
+}
+
+fn pretty(v: &Value) -> String {
+    let mut s = serde_json::to_string_pretty(v).unwrap_or_else(|_| v.to_string());
+    s.push('\n');
+    s
+}
+
+/// Writes one pretty JSON file per target (`<slug>.json`, see [`Target::slug`]) and
+/// `index.json` into `dir` (created if missing), overwriting earlier files.
+///
+/// `index.json` lists every tool with its `name`, `fingerprint` ([`ToolSpec::fingerprint`]),
+/// `version`, the targets it was `exported` to, the targets it `failed` for (slug, JSON pointer
+/// and the full reason) and its lint `allows`. A tool that cannot be lowered for a target is left
+/// out of that target's file and reported, never silently dropped.
+///
+/// ```
+/// # use tool_core::spec::*;
+/// # let spec = ToolSpec { name: "get_time".into(), title: None,
+/// #     description: "Returns the current UTC time.".into(),
+/// #     input_schema: serde_json::json!({"type": "object", "additionalProperties": false}),
+/// #     output_schema: None, effects: Effects::default(), allows: vec![], timeout_ms: None,
+/// #     version: "1.0.0".into() };
+/// let dir = std::env::temp_dir().join(format!("toolsmith-doc-{}", std::process::id()));
+/// let report = tool_core::export::write_artifacts(&[spec], &dir).unwrap();
+/// assert_eq!(report.files.len(), 12);
+/// assert!(report.failures.is_empty());
+/// assert!(dir.join("openai-chat-strict.json").exists());
+/// # std::fs::remove_dir_all(&dir).unwrap();
+/// ```
+pub fn write_artifacts(
+    specs: &[ToolSpec],
+    dir: impl AsRef<Path>,
+) -> Result<ArtifactReport, ArtifactError> {
+    let dir = dir.as_ref();
+    std::fs::create_dir_all(dir).map_err(|source| ArtifactError::Io {
+        path: dir.to_path_buf(),
+        source,
+    })?;
+    let (files, failures) = render(specs);
+    let mut written = Vec::new();
+    for (name, text) in files {
+        let path = dir.join(name);
+        std::fs::write(&path, text).map_err(|source| ArtifactError::Io {
+            path: path.clone(),
+            source,
+        })?;
+        written.push(path);
+    }
+    Ok(ArtifactReport {
+        dir: dir.to_path_buf(),
+        files: written,
+        failures,
+    })
+}
+
+/// The default artifact directory: `$CARGO_TARGET_DIR/tool-specs` when `CARGO_TARGET_DIR` is
+/// set, otherwise `<workspace>/target/tool-specs`, where the workspace is the nearest ancestor
+/// of `CARGO_MANIFEST_DIR` (or of the current directory) whose `Cargo.toml` has a
+/// `[workspace]` table, else that directory itself.
+///
+/// ```
+/// let dir = tool_core::export::default_artifact_dir();
+/// assert!(dir.ends_with("tool-specs"));
+/// ```
+pub fn default_artifact_dir() -> PathBuf {
+    if let Some(t) = std::env::var_os("CARGO_TARGET_DIR").filter(|t| !t.is_empty()) {
+        return PathBuf::from(t).join("tool-specs");
+    }
+    let start = std::env::var_os("CARGO_MANIFEST_DIR")
+        .map(PathBuf::from)
+        .or_else(|| std::env::current_dir().ok())
+        .unwrap_or_else(|| PathBuf::from("."));
+    let root = start
+        .ancestors()
+        .find(|d| {
+            std::fs::read_to_string(d.join("Cargo.toml"))
+                .map(|t| t.lines().any(|l| l.trim() == "[workspace]"))
+                .unwrap_or(false)
+        })
+        .unwrap_or(&start)
+        .to_path_buf();
+    root.join("target").join("tool-specs")
+}

@@ -1,0 +1,1059 @@
+//! The lowering pipeline: one walk over the canonical schema, with passes switched on per target
+//! by a [`Profile`].
+
+use std::collections::HashSet;
+
+use serde_json::{json, Map, Value};
+
+use super::error::{ExportError, ExportErrorKind};
+use super::target::{McpVersion, Target};
+use crate::spec::ToolSpec;
+
+/// The JSON Schema 2020-12 dialect URI (the default for MCP 2025-11-25 and later).
+pub(crate) const DIALECT_2020_12: &str = "https://json-schema.org/draft/2020-12/schema";
+
+/// How a strict target treats objects.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum Strict {
+    /// Not strict: objects are left as they are.
+    No,
+    /// OpenAI structured outputs: closed objects, every property required, optional → nullable.
+    OpenAi,
+    /// Anthropic strict tools: closed objects, optional stays optional (but is counted).
+    Anthropic,
+}
+
+/// What to do with a root `$schema`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum SchemaUri {
+    /// Leave it as it is.
+    Keep,
+    /// Drop it when it names 2020-12, the protocol's default dialect.
+    StripDefault,
+    /// Drop it: the target does not take one.
+    Strip,
+}
+
+/// Which passes apply to a target, and its limits.
+#[derive(Clone, Debug)]
+pub(crate) struct Profile {
+    pub target: Target,
+    pub max_description: Option<usize>,
+    pub description_required: bool,
+    pub max_tools: Option<usize>,
+    pub root_forbidden: &'static [&'static str],
+    pub schema_uri: SchemaUri,
+    pub inline_refs: bool,
+    pub collapse_const_unions: bool,
+    pub one_of_to_any_of: bool,
+    pub const_to_enum: bool,
+    pub merge_all_of: bool,
+    pub reject_tuples: bool,
+    pub arrays_need_items: bool,
+    pub scalar_enums_only: bool,
+    pub strict: Strict,
+    pub move_to_description: &'static [&'static str],
+    pub supported_formats: Option<&'static [&'static str]>,
+    pub max_min_items: Option<u64>,
+    pub max_optional_params: Option<usize>,
+    pub max_union_params: Option<usize>,
+}
+
+const OPENAI_ROOT_FORBIDDEN: &[&str] = &["oneOf", "anyOf", "allOf", "enum", "const", "not"];
+const ANTHROPIC_ROOT_FORBIDDEN: &[&str] = &["oneOf", "anyOf", "allOf"];
+const OPENAI_FORMATS: &[&str] = &[
+    "date-time",
+    "time",
+    "date",
+    "duration",
+    "email",
+    "hostname",
+    "ipv4",
+    "ipv6",
+    "uuid",
+];
+const OPENAI_STRICT_MOVED: &[&str] = &[
+    "minLength",
+    "maxLength",
+    "uniqueItems",
+    "minProperties",
+    "maxProperties",
+    "default",
+    "not",
+    "if",
+    "then",
+    "else",
+    "patternProperties",
+    "dependentRequired",
+    "dependentSchemas",
+    "propertyNames",
+    "contains",
+    "minContains",
+    "maxContains",
+];
+const ANTHROPIC_STRICT_MOVED: &[&str] = &[
+    "minLength",
+    "maxLength",
+    "minimum",
+    "maximum",
+    "exclusiveMinimum",
+    "exclusiveMaximum",
+    "multipleOf",
+    "maxItems",
+    "uniqueItems",
+    "minProperties",
+    "maxProperties",
+    "not",
+    "if",
+    "then",
+    "else",
+    "patternProperties",
+    "dependentRequired",
+    "dependentSchemas",
+    "propertyNames",
+    "contains",
+    "minContains",
+    "maxContains",
+];
+const GEMINI_MOVED: &[&str] = &[
+    "not",
+    "if",
+    "then",
+    "else",
+    "patternProperties",
+    "uniqueItems",
+    "dependentRequired",
+    "dependentSchemas",
+];
+
+impl Profile {
+    /// The profile of `target`: the single table of which pass applies where.
+    pub(crate) fn of(target: Target) -> Profile {
+        let base = Profile {
+            target,
+            max_description: None,
+            description_required: false,
+            max_tools: None,
+            root_forbidden: &[],
+            schema_uri: SchemaUri::Strip,
+            inline_refs: false,
+            collapse_const_unions: false,
+            one_of_to_any_of: false,
+            const_to_enum: false,
+            merge_all_of: false,
+            reject_tuples: false,
+            arrays_need_items: false,
+            scalar_enums_only: false,
+            strict: Strict::No,
+            move_to_description: &[],
+            supported_formats: None,
+            max_min_items: None,
+            max_optional_params: None,
+            max_union_params: None,
+        };
+        match target {
+            Target::Mcp(v) => Profile {
+                schema_uri: if v == McpVersion::V2025_06_18 {
+                    SchemaUri::Keep
+                } else {
+                    SchemaUri::StripDefault
+                },
+                ..base
+            },
+            Target::WebMcp => Profile {
+                description_required: true,
+                ..base
+            },
+            Target::OpenAiChat { strict } | Target::OpenAiResponses { strict } => {
+                let loose = Profile {
+                    max_description: Some(1024),
+                    max_tools: Some(128),
+                    root_forbidden: OPENAI_ROOT_FORBIDDEN,
+                    collapse_const_unions: true,
+                    one_of_to_any_of: true,
+                    arrays_need_items: true,
+                    ..base
+                };
+                if strict {
+                    Profile {
+                        merge_all_of: true,
+                        reject_tuples: true,
+                        strict: Strict::OpenAi,
+                        move_to_description: OPENAI_STRICT_MOVED,
+                        supported_formats: Some(OPENAI_FORMATS),
+                        ..loose
+                    }
+                } else {
+                    loose
+                }
+            }
+            Target::Anthropic { strict } => {
+                let loose = Profile {
+                    root_forbidden: ANTHROPIC_ROOT_FORBIDDEN,
+                    collapse_const_unions: true,
+                    ..base
+                };
+                if strict {
+                    Profile {
+                        max_tools: Some(20),
+                        inline_refs: true,
+                        one_of_to_any_of: true,
+                        merge_all_of: true,
+                        reject_tuples: true,
+                        scalar_enums_only: true,
+                        strict: Strict::Anthropic,
+                        move_to_description: ANTHROPIC_STRICT_MOVED,
+                        max_min_items: Some(1),
+                        max_optional_params: Some(24),
+                        max_union_params: Some(16),
+                        ..loose
+                    }
+                } else {
+                    loose
+                }
+            }
+            Target::Gemini => Profile {
+                inline_refs: true,
+                collapse_const_unions: true,
+                one_of_to_any_of: true,
+                const_to_enum: true,
+                merge_all_of: true,
+                move_to_description: GEMINI_MOVED,
+                ..base
+            },
+        }
+    }
+}
+
+/// Counts a strict target limits per request.
+#[derive(Clone, Copy, Debug, Default)]
+pub(crate) struct Stats {
+    pub optional_params: usize,
+    pub union_params: usize,
+}
+
+struct Cx<'a> {
+    p: &'a Profile,
+    tool: &'a str,
+    defs: Map<String, Value>,
+    defs_ptr: String,
+    stats: Stats,
+}
+
+impl Cx<'_> {
+    fn err(&self, pointer: impl Into<String>, kind: ExportErrorKind) -> ExportError {
+        ExportError {
+            tool: self.tool.to_string(),
+            target: self.p.target,
+            pointer: pointer.into(),
+            kind,
+        }
+    }
+}
+
+fn escape(token: &str) -> String {
+    token.replace('~', "~0").replace('/', "~1")
+}
+
+fn unescape(token: &str) -> String {
+    token.replace("~1", "/").replace("~0", "~")
+}
+
+/// The subschemas of a schema object, with the pointer suffix that leads to each.
+fn subschemas(map: &mut Map<String, Value>) -> Vec<(String, &mut Value)> {
+    let mut out = Vec::new();
+    for (k, v) in map.iter_mut() {
+        match k.as_str() {
+            "properties" | "patternProperties" | "$defs" | "dependentSchemas" => {
+                if let Value::Object(m) = v {
+                    for (name, s) in m.iter_mut() {
+                        out.push((format!("/{k}/{}", escape(name)), s));
+                    }
+                }
+            }
+            "prefixItems" | "anyOf" | "oneOf" | "allOf" => {
+                if let Value::Array(a) = v {
+                    for (i, s) in a.iter_mut().enumerate() {
+                        out.push((format!("/{k}/{i}"), s));
+                    }
+                }
+            }
+            "items"
+            | "not"
+            | "if"
+            | "then"
+            | "else"
+            | "additionalProperties"
+            | "contains"
+            | "propertyNames"
+            | "unevaluatedProperties"
+            | "unevaluatedItems" => {
+                out.push((format!("/{k}"), v));
+            }
+            _ => {}
+        }
+    }
+    out
+}
+
+fn type_is(map: &Map<String, Value>, t: &str) -> bool {
+    match map.get("type") {
+        Some(Value::String(s)) => s == t,
+        Some(Value::Array(a)) => a.iter().any(|x| x.as_str() == Some(t)),
+        _ => false,
+    }
+}
+
+fn is_union(v: &Value) -> bool {
+    v.get("anyOf").is_some()
+        || v.get("oneOf").is_some()
+        || v.get("type").is_some_and(Value::is_array)
+}
+
+fn append_description(map: &mut Map<String, Value>, extra: &str) {
+    let text = match map.get("description").and_then(Value::as_str) {
+        Some(d) if !d.trim().is_empty() => format!("{} {extra}", d.trim_end()),
+        _ => extra.to_string(),
+    };
+    map.insert("description".into(), Value::String(text));
+}
+
+fn plural(n: &Value, one: &str, many: &str) -> String {
+    if n.as_u64() == Some(1) {
+        format!("{n} {one}")
+    } else {
+        format!("{n} {many}")
+    }
+}
+
+/// The phrase a constraint becomes when moved into the description text.
+fn phrase(keyword: &str, v: &Value) -> Option<String> {
+    Some(match keyword {
+        "minLength" => format!("at least {}", plural(v, "character", "characters")),
+        "maxLength" => format!("at most {}", plural(v, "character", "characters")),
+        "minimum" => format!("at least {v}"),
+        "maximum" => format!("at most {v}"),
+        "exclusiveMinimum" => format!("greater than {v}"),
+        "exclusiveMaximum" => format!("less than {v}"),
+        "multipleOf" => format!("a multiple of {v}"),
+        "minItems" => format!("at least {}", plural(v, "item", "items")),
+        "maxItems" => format!("at most {}", plural(v, "item", "items")),
+        "minProperties" => format!("at least {}", plural(v, "entry", "entries")),
+        "maxProperties" => format!("at most {}", plural(v, "entry", "entries")),
+        "uniqueItems" => {
+            if v == &Value::Bool(true) {
+                "no duplicate items".to_string()
+            } else {
+                return None;
+            }
+        }
+        "pattern" => format!("matching the pattern `{}`", v.as_str().unwrap_or_default()),
+        "format" => format!("format: {}", v.as_str().unwrap_or_default()),
+        "default" => format!("default: {v}"),
+        other => format!("`{other}`: {}", crate::spec::canonical_json(v)),
+    })
+}
+
+impl Cx<'_> {
+    /// Replaces every `$ref` by its definition; recursion is an error.
+    fn inline(
+        &self,
+        node: &mut Value,
+        ptr: &str,
+        stack: &mut Vec<String>,
+    ) -> Result<(), ExportError> {
+        let Value::Object(map) = node else {
+            return Ok(());
+        };
+        if let Some(reference) = map.get("$ref").and_then(Value::as_str).map(str::to_string) {
+            let unresolvable = || {
+                self.err(
+                    ptr,
+                    ExportErrorKind::UnresolvableRef {
+                        reference: reference.clone(),
+                    },
+                )
+            };
+            let name = reference
+                .strip_prefix("#/$defs/")
+                .filter(|n| !n.contains('/'))
+                .map(unescape)
+                .ok_or_else(unresolvable)?;
+            if stack.contains(&name) {
+                return Err(self.err(ptr, ExportErrorKind::Recursive { reference }));
+            }
+            let mut resolved = self.defs.get(&name).cloned().ok_or_else(unresolvable)?;
+            stack.push(name.clone());
+            let def_ptr = format!("{}/$defs/{}", self.defs_ptr, escape(&name));
+            self.inline(&mut resolved, &def_ptr, stack)?;
+            stack.pop();
+            map.remove("$ref");
+            let siblings = std::mem::take(map);
+            match resolved {
+                Value::Object(mut r) => {
+                    for (k, v) in siblings {
+                        r.insert(k, v);
+                    }
+                    *map = r;
+                }
+                other => {
+                    if siblings.is_empty() {
+                        *node = other;
+                        return Ok(());
+                    }
+                    *map = siblings;
+                }
+            }
+        }
+        let Value::Object(map) = node else {
+            return Ok(());
+        };
+        for (suffix, child) in subschemas(map) {
+            self.inline(child, &format!("{ptr}{suffix}"), stack)?;
+        }
+        Ok(())
+    }
+
+    fn walk(&mut self, node: &mut Value, ptr: &str) -> Result<(), ExportError> {
+        let p = self.p;
+        let map = match node {
+            Value::Object(map) => map,
+            Value::Bool(true) if p.strict != Strict::No => {
+                return Err(self.err(ptr, ExportErrorKind::Untyped))
+            }
+            _ => return Ok(()),
+        };
+
+        if p.merge_all_of {
+            merge_all_of(map);
+        }
+        if p.collapse_const_unions {
+            collapse_const_union(map);
+        }
+        if p.one_of_to_any_of && !map.contains_key("anyOf") {
+            if let Some(v) = map.remove("oneOf") {
+                map.insert("anyOf".into(), v);
+            }
+        }
+        if p.const_to_enum {
+            if let Some(v) = map.remove("const") {
+                map.insert("enum".into(), Value::Array(vec![v]));
+            }
+        }
+        if p.reject_tuples && map.contains_key("prefixItems") {
+            return Err(self.err(ptr, ExportErrorKind::Tuple));
+        }
+        if p.arrays_need_items
+            && type_is(map, "array")
+            && !map.contains_key("items")
+            && !map.contains_key("prefixItems")
+        {
+            return Err(self.err(ptr, ExportErrorKind::ArrayWithoutItems));
+        }
+        if p.scalar_enums_only {
+            if let Some(Value::Array(values)) = map.get("enum") {
+                if values.iter().any(|v| v.is_object() || v.is_array()) {
+                    return Err(self.err(format!("{ptr}/enum"), ExportErrorKind::NonScalarEnum));
+                }
+            }
+        }
+        if p.strict != Strict::No {
+            const TYPED: &[&str] = &["type", "anyOf", "oneOf", "allOf", "enum", "const", "$ref"];
+            if !TYPED.iter().any(|k| map.contains_key(*k)) {
+                return Err(self.err(ptr, ExportErrorKind::Untyped));
+            }
+        }
+        if p.strict == Strict::OpenAi && map.contains_key("$ref") && map.len() > 1 {
+            // openai-agents (and the API) inline a `$ref` with siblings; keep it bare instead.
+            if let Some(r) = map.remove("$ref") {
+                map.insert("anyOf".into(), json!([{ "$ref": r }]));
+            }
+        }
+
+        for (suffix, child) in subschemas(map) {
+            if suffix == "/additionalProperties" && child.is_boolean() {
+                continue;
+            }
+            let keyword = suffix[1..].split('/').next().unwrap_or_default();
+            if p.move_to_description.contains(&keyword) {
+                continue; // becomes description text below
+            }
+            self.walk(child, &format!("{ptr}{suffix}"))?;
+        }
+
+        if p.strict != Strict::No {
+            self.strict_object(map, ptr)?;
+        }
+        self.move_to_description(map);
+        Ok(())
+    }
+
+    fn strict_object(
+        &mut self,
+        map: &mut Map<String, Value>,
+        ptr: &str,
+    ) -> Result<(), ExportError> {
+        let has_props = map.get("properties").is_some_and(Value::is_object);
+        if !map.contains_key("type") && has_props {
+            map.insert("type".into(), Value::String("object".into()));
+        }
+        if !type_is(map, "object") {
+            return Ok(());
+        }
+        match map.get("additionalProperties") {
+            None => {
+                map.insert("additionalProperties".into(), Value::Bool(false));
+            }
+            Some(Value::Bool(false)) => {}
+            Some(_) => {
+                return Err(self.err(
+                    format!("{ptr}/additionalProperties"),
+                    ExportErrorKind::MapLike,
+                ))
+            }
+        }
+        let required: HashSet<String> = map
+            .get("required")
+            .and_then(Value::as_array)
+            .map(|a| {
+                a.iter()
+                    .filter_map(Value::as_str)
+                    .map(str::to_string)
+                    .collect()
+            })
+            .unwrap_or_default();
+        if self.p.strict == Strict::OpenAi && !has_props {
+            map.insert("properties".into(), json!({}));
+        }
+        let Some(Value::Object(props)) = map.get_mut("properties") else {
+            return Ok(());
+        };
+        for (name, prop) in props.iter_mut() {
+            if is_union(prop) {
+                self.stats.union_params += 1;
+            }
+            if !required.contains(name) {
+                self.stats.optional_params += 1;
+                if self.p.strict == Strict::OpenAi {
+                    make_nullable(prop);
+                }
+            }
+        }
+        if self.p.strict == Strict::OpenAi {
+            let all: Vec<Value> = props.keys().map(|k| Value::String(k.clone())).collect();
+            map.insert("required".into(), Value::Array(all));
+        }
+        Ok(())
+    }
+
+    fn move_to_description(&self, map: &mut Map<String, Value>) {
+        let p = self.p;
+        let mut phrases = Vec::new();
+        // Bounds that move together read as one range: "1 to 200 characters", "from 1 to 50".
+        for (lo, hi, unit) in [
+            ("minLength", "maxLength", " characters"),
+            ("minimum", "maximum", ""),
+            ("minItems", "maxItems", " items"),
+        ] {
+            let moved = |k: &str| p.move_to_description.contains(&k);
+            if let (true, true, Some(a), Some(b)) = (
+                moved(lo),
+                moved(hi),
+                map.get(lo).cloned(),
+                map.get(hi).cloned(),
+            ) {
+                map.remove(lo);
+                map.remove(hi);
+                phrases.push(match (a == b, unit.is_empty()) {
+                    (true, _) => format!("exactly {a}{unit}"),
+                    (false, true) => format!("from {a} to {b}"),
+                    (false, false) => format!("{a} to {b}{unit}"),
+                });
+            }
+        }
+        for kw in p.move_to_description {
+            if let Some(v) = map.remove(*kw) {
+                phrases.extend(phrase(kw, &v));
+            }
+        }
+        if let (Some(formats), Some(f)) = (p.supported_formats, map.get("format")) {
+            if !f.as_str().is_some_and(|f| formats.contains(&f)) {
+                if let Some(v) = map.remove("format") {
+                    phrases.extend(phrase("format", &v));
+                }
+            }
+        }
+        if let Some(max) = p.max_min_items {
+            if map
+                .get("minItems")
+                .and_then(Value::as_u64)
+                .is_some_and(|n| n > max)
+            {
+                if let Some(v) = map.remove("minItems") {
+                    phrases.extend(phrase("minItems", &v));
+                }
+            }
+        }
+        if !phrases.is_empty() {
+            append_description(map, &format!("({})", phrases.join("; ")));
+        }
+    }
+}
+
+/// Merges `allOf` branches that are plain objects (no `$ref`) into their parent.
+fn merge_all_of(map: &mut Map<String, Value>) {
+    let mergeable = match map.get("allOf") {
+        Some(Value::Array(branches)) => branches
+            .iter()
+            .all(|b| b.as_object().is_some_and(|o| !o.contains_key("$ref"))),
+        _ => false,
+    };
+    if !mergeable {
+        return;
+    }
+    let Some(Value::Array(branches)) = map.remove("allOf") else {
+        return;
+    };
+    for branch in branches {
+        let Value::Object(b) = branch else { continue };
+        for (k, v) in b {
+            match (k.as_str(), map.get_mut(&k), v) {
+                ("properties", Some(Value::Object(mine)), Value::Object(theirs)) => {
+                    for (pk, pv) in theirs {
+                        mine.entry(pk).or_insert(pv);
+                    }
+                }
+                ("required", Some(Value::Array(mine)), Value::Array(theirs)) => {
+                    for r in theirs {
+                        if !mine.contains(&r) {
+                            mine.push(r);
+                        }
+                    }
+                }
+                ("description", Some(Value::String(mine)), Value::String(theirs)) => {
+                    if !mine.contains(theirs.as_str()) {
+                        mine.push(' ');
+                        mine.push_str(&theirs);
+                    }
+                }
+                (_, Some(_), _) => {}
+                (_, None, v) => {
+                    map.insert(k, v);
+                }
+            }
+        }
+    }
+}
+
+/// `oneOf`/`anyOf` of `{const, title?, description?}` scalars of one type → `type` + `enum`,
+/// with the variants' titles moved into the description.
+fn collapse_const_union(map: &mut Map<String, Value>) {
+    let key = if map.contains_key("oneOf") {
+        "oneOf"
+    } else {
+        "anyOf"
+    };
+    let Some(Value::Array(branches)) = map.get(key) else {
+        return;
+    };
+    if branches.is_empty() {
+        return;
+    }
+    let mut kind: Option<&'static str> = None;
+    let mut values = Vec::new();
+    let mut labels = Vec::new();
+    let mut any_label = false;
+    for b in branches {
+        let Some(o) = b.as_object() else { return };
+        if o.keys()
+            .any(|k| !matches!(k.as_str(), "const" | "title" | "description"))
+        {
+            return;
+        }
+        let Some(c) = o.get("const") else { return };
+        let k = match c {
+            Value::String(_) => "string",
+            Value::Bool(_) => "boolean",
+            Value::Number(n) if n.is_i64() || n.is_u64() => "integer",
+            Value::Number(_) => "number",
+            _ => return,
+        };
+        match kind {
+            None => kind = Some(k),
+            Some(prev) if prev == k => {}
+            Some(_) => return,
+        }
+        let shown = c
+            .as_str()
+            .map(str::to_string)
+            .unwrap_or_else(|| c.to_string());
+        let label = o
+            .get("title")
+            .or_else(|| o.get("description"))
+            .and_then(Value::as_str);
+        any_label |= label.is_some();
+        labels.push(match label {
+            Some(l) => format!("{shown} ({l})"),
+            None => shown,
+        });
+        values.push(c.clone());
+    }
+    map.remove(key);
+    if !map.contains_key("type") {
+        if let Some(k) = kind {
+            map.insert("type".into(), Value::String(k.into()));
+        }
+    }
+    map.insert("enum".into(), Value::Array(values));
+    if any_label {
+        append_description(map, &format!("One of: {}.", labels.join(", ")));
+    }
+}
+
+/// Makes an optional property accept `null` (OpenAI strict: null means absent).
+fn make_nullable(prop: &mut Value) {
+    let Value::Object(m) = prop else { return };
+    let null = Value::String("null".into());
+    let add_null_to_enum = |m: &mut Map<String, Value>| {
+        if let Some(c) = m.remove("const") {
+            m.insert("enum".into(), Value::Array(vec![c]));
+        }
+        if let Some(Value::Array(values)) = m.get_mut("enum") {
+            if !values.contains(&Value::Null) {
+                values.push(Value::Null);
+            }
+        }
+    };
+    match m.get_mut("type") {
+        Some(Value::String(t)) if t == "null" => {}
+        Some(t @ Value::String(_)) => {
+            *t = Value::Array(vec![t.clone(), null]);
+            add_null_to_enum(m);
+        }
+        Some(Value::Array(ts)) => {
+            if !ts.contains(&null) {
+                ts.push(null);
+            }
+            add_null_to_enum(m);
+        }
+        _ => {
+            if let Some(Value::Array(branches)) = m.get_mut("anyOf") {
+                if !branches
+                    .iter()
+                    .any(|b| b.get("type") == Some(&Value::String("null".into())))
+                {
+                    branches.push(json!({"type": "null"}));
+                }
+                return;
+            }
+            let mut outer = Map::new();
+            for k in ["title", "description"] {
+                if let Some(v) = m.remove(k) {
+                    outer.insert(k.into(), v);
+                }
+            }
+            let inner = std::mem::take(m);
+            let mut wrapped = Map::new();
+            wrapped.insert(
+                "anyOf".into(),
+                json!([Value::Object(inner), {"type": "null"}]),
+            );
+            wrapped.extend(outer);
+            *m = wrapped;
+        }
+    }
+}
+
+/// Lowers one JSON Schema for a profile; `base` is its pointer in the tool definition.
+pub(crate) fn lower_schema(
+    p: &Profile,
+    tool: &str,
+    schema: &Value,
+    base: &str,
+    is_input: bool,
+) -> Result<(Value, Stats), ExportError> {
+    let mut s = schema.clone();
+    let mut cx = Cx {
+        p,
+        tool,
+        defs: Map::new(),
+        defs_ptr: base.to_string(),
+        stats: Stats::default(),
+    };
+    let root = match &mut s {
+        Value::Object(m) => m,
+        _ if is_input => return Err(cx.err(base, ExportErrorKind::NonObjectRoot)),
+        _ => return Ok((s, cx.stats)),
+    };
+    if is_input {
+        if root.get("type").and_then(Value::as_str) != Some("object") {
+            return Err(cx.err(format!("{base}/type"), ExportErrorKind::NonObjectRoot));
+        }
+        if let Some(kw) = p.root_forbidden.iter().find(|k| root.contains_key(**k)) {
+            return Err(cx.err(
+                format!("{base}/{kw}"),
+                ExportErrorKind::RootKeyword {
+                    keyword: kw.to_string(),
+                },
+            ));
+        }
+    }
+    match p.schema_uri {
+        SchemaUri::Keep => {}
+        SchemaUri::StripDefault => {
+            if root.get("$schema").and_then(Value::as_str) == Some(DIALECT_2020_12) {
+                root.remove("$schema");
+            }
+        }
+        SchemaUri::Strip => {
+            root.remove("$schema");
+        }
+    }
+    if p.inline_refs {
+        if let Some(Value::Object(defs)) = root.remove("$defs") {
+            cx.defs = defs;
+        }
+        cx.inline(&mut s, base, &mut Vec::new())?;
+    }
+    if p.target != Target::Mcp(McpVersion::V2026_07_28) {
+        normalize_boolean_properties(&mut s);
+    }
+    cx.walk(&mut s, base)?;
+    Ok((s, cx.stats))
+}
+
+/// `true`/`false` property schemas → `{}` / `{"not": {}}` (MCP's typed shape wants objects).
+fn normalize_boolean_properties(node: &mut Value) {
+    let Value::Object(map) = node else { return };
+    if let Some(Value::Object(props)) = map.get_mut("properties") {
+        for v in props.values_mut() {
+            match v {
+                Value::Bool(true) => *v = json!({}),
+                Value::Bool(false) => *v = json!({"not": {}}),
+                _ => {}
+            }
+        }
+    }
+    for (_, child) in subschemas(map) {
+        normalize_boolean_properties(child);
+    }
+}
+
+/// Wraps a non-object output schema as `{"result": <schema>}` (hoisting root `$defs`).
+pub(crate) fn wrap_output(schema: &Value) -> Value {
+    if schema.get("type").and_then(Value::as_str) == Some("object") {
+        return schema.clone();
+    }
+    let mut inner = schema.clone();
+    let mut outer = Map::new();
+    outer.insert("type".into(), json!("object"));
+    let defs = inner.as_object_mut().and_then(|m| m.remove("$defs"));
+    if let Some(m) = inner.as_object_mut() {
+        m.remove("$schema");
+    }
+    outer.insert("properties".into(), json!({ "result": inner }));
+    outer.insert("required".into(), json!(["result"]));
+    if let Some(d) = defs {
+        outer.insert("$defs".into(), d);
+    }
+    Value::Object(outer)
+}
+
+/// One tool lowered for a profile.
+pub(crate) fn lower_tool(spec: &ToolSpec, p: &Profile) -> Result<(Value, Stats), ExportError> {
+    let err = |pointer: &str, kind| ExportError {
+        tool: spec.name.clone(),
+        target: p.target,
+        pointer: pointer.into(),
+        kind,
+    };
+    let rule = p.target.name_rule();
+    if !rule.accepts(&spec.name) {
+        return Err(err("/name", ExportErrorKind::InvalidName { rule }));
+    }
+    if p.description_required && spec.description.trim().is_empty() {
+        return Err(err("/description", ExportErrorKind::MissingDescription));
+    }
+    if let Some(max) = p.max_description {
+        let len = spec.description.chars().count();
+        if len > max {
+            return Err(err(
+                "/description",
+                ExportErrorKind::DescriptionTooLong { len, max },
+            ));
+        }
+    }
+    let (input, stats) = lower_schema(p, &spec.name, &spec.input_schema, "/inputSchema", true)?;
+    let e = &spec.effects;
+    let mut tool = Map::new();
+    let name = Value::String(spec.name.clone());
+    let description = Value::String(spec.description.clone());
+    match p.target {
+        Target::Mcp(version) => {
+            tool.insert("name".into(), name);
+            if let Some(t) = &spec.title {
+                tool.insert("title".into(), json!(t));
+            }
+            tool.insert("description".into(), description);
+            tool.insert("inputSchema".into(), input);
+            if let Some(out) = &spec.output_schema {
+                let (out, _) = lower_schema(p, &spec.name, out, "/outputSchema", false)?;
+                let out = if version.output_must_be_object() {
+                    wrap_output(&out)
+                } else {
+                    out
+                };
+                tool.insert("outputSchema".into(), out);
+            }
+            let mut ann = Map::new();
+            if let Some(t) = &spec.title {
+                ann.insert("title".into(), json!(t));
+            }
+            ann.insert("readOnlyHint".into(), json!(e.read_only));
+            ann.insert(
+                "destructiveHint".into(),
+                json!(!e.read_only && e.destructive),
+            );
+            ann.insert("idempotentHint".into(), json!(e.read_only || e.idempotent));
+            ann.insert("openWorldHint".into(), json!(e.open_world));
+            tool.insert("annotations".into(), Value::Object(ann));
+            if !spec.allows.is_empty() {
+                let allows: Vec<Value> = spec
+                    .allows
+                    .iter()
+                    .map(|a| json!({"rule": a.rule, "reason": a.reason}))
+                    .collect();
+                tool.insert("_meta".into(), json!({ "toolsmith/allows": allows }));
+            }
+        }
+        Target::OpenAiChat { strict } => {
+            tool.insert("type".into(), json!("function"));
+            tool.insert(
+                "function".into(),
+                json!({"name": name, "description": description, "parameters": input, "strict": strict}),
+            );
+        }
+        Target::OpenAiResponses { strict } => {
+            tool.insert("type".into(), json!("function"));
+            tool.insert("name".into(), name);
+            tool.insert("description".into(), description);
+            tool.insert("parameters".into(), input);
+            tool.insert("strict".into(), json!(strict));
+        }
+        Target::Anthropic { strict } => {
+            tool.insert("name".into(), name);
+            tool.insert("description".into(), description);
+            tool.insert("input_schema".into(), input);
+            if strict {
+                tool.insert("strict".into(), json!(true));
+            }
+        }
+        Target::Gemini => {
+            tool.insert("name".into(), name);
+            tool.insert("description".into(), description);
+            tool.insert("parametersJsonSchema".into(), input);
+        }
+        Target::WebMcp => {
+            tool.insert("name".into(), name);
+            if let Some(t) = &spec.title {
+                tool.insert("title".into(), json!(t));
+            }
+            tool.insert("description".into(), description);
+            tool.insert("inputSchema".into(), input);
+            tool.insert(
+                "annotations".into(),
+                json!({
+                    "readOnlyHint": e.read_only,
+                    "untrustedContentHint": e.untrusted_output,
+                    "consequentialHint": e.writes || e.destructive || e.requires_approval,
+                }),
+            );
+        }
+    }
+    Ok((Value::Object(tool), stats))
+}
+
+/// A tool list lowered for one target: the tools that made it and, in spec order, the errors of
+/// those that did not.
+pub(crate) struct Assembled {
+    pub tools: Vec<(String, Value)>,
+    pub failures: Vec<ExportError>,
+}
+
+/// Lowers every spec, then applies the list-level rules (unique names, per-request limits)
+/// greedily in spec order: the tool that would exceed a limit fails, the rest still export.
+pub(crate) fn assemble(specs: &[ToolSpec], target: Target) -> Assembled {
+    let p = Profile::of(target);
+    let mut seen = HashSet::new();
+    let mut out = Assembled {
+        tools: Vec::new(),
+        failures: Vec::new(),
+    };
+    let mut totals = Stats::default();
+    for spec in specs {
+        let fail = |kind| ExportError {
+            tool: spec.name.clone(),
+            target,
+            pointer: "/name".into(),
+            kind,
+        };
+        if !seen.insert(spec.name.as_str()) {
+            out.failures.push(fail(ExportErrorKind::DuplicateName));
+            continue;
+        }
+        let (tool, stats) = match lower_tool(spec, &p) {
+            Ok(x) => x,
+            Err(e) => {
+                out.failures.push(e);
+                continue;
+            }
+        };
+        let limit = |what: &'static str, count: usize, max: Option<usize>| match max {
+            Some(max) if count > max => Some(ExportErrorKind::RequestLimit { what, count, max }),
+            _ => None,
+        };
+        let tools_what = if p.strict == Strict::No {
+            "tools"
+        } else {
+            "strict tools"
+        };
+        let exceeded = limit(tools_what, out.tools.len() + 1, p.max_tools)
+            .or_else(|| {
+                limit(
+                    "optional parameters",
+                    totals.optional_params + stats.optional_params,
+                    p.max_optional_params,
+                )
+            })
+            .or_else(|| {
+                limit(
+                    "union-typed parameters",
+                    totals.union_params + stats.union_params,
+                    p.max_union_params,
+                )
+            });
+        if let Some(kind) = exceeded {
+            let mut e = fail(kind);
+            e.pointer = "/inputSchema".into();
+            if matches!(&e.kind, ExportErrorKind::RequestLimit { what, .. } if what.ends_with("tools"))
+            {
+                e.pointer = "/name".into();
+            }
+            out.failures.push(e);
+            continue;
+        }
+        totals.optional_params += stats.optional_params;
+        totals.union_params += stats.union_params;
+        out.tools.push((spec.name.clone(), tool));
+    }
+    out
+}
+
+/// Wraps a target's tool array in the document shape the target uses.
+pub(crate) fn wrap_list(target: Target, tools: Vec<Value>) -> Value {
+    match target {
+        Target::Mcp(_) => json!({ "tools": tools }),
+        Target::Gemini => json!({ "functionDeclarations": tools }),
+        _ => Value::Array(tools),
+    }
+}

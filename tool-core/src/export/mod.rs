@@ -1,0 +1,267 @@
+//! Exports: one canonical [`ToolSpec`] list lowered to every agent platform.
+//!
+//! # The pipeline
+//!
+//! There is one lowering pipeline, not one exporter per platform. A target's
+//! profile (a private table in `lower.rs`, one row per [`Target`]) switches passes on or off and
+//! sets limits; every target then runs the same steps:
+//!
+//! 1. **Tool checks** — the name against the target's [`NameRule`], the description (required
+//!    and non-empty for WebMCP; at most 1024 characters for OpenAI).
+//! 2. **Root checks** — the input root must be `"type": "object"`; OpenAI forbids `oneOf`,
+//!    `anyOf`, `allOf`, `enum`, `const`, `not` at the root, Anthropic `oneOf`, `anyOf`, `allOf`.
+//! 3. **`$schema`** — dropped for every vendor API; for MCP 2025-11-25 and 2026-07-28 dropped
+//!    when it names 2020-12 (absent means 2020-12 there); kept as is for MCP 2025-06-18, which
+//!    defines no default dialect (the canonical schema carries none).
+//! 4. **`$ref` inlining** (Gemini, Anthropic strict) — every `$ref` is replaced by its definition
+//!    from the root `$defs`; a recursive type cannot be inlined and is an error. Other targets
+//!    keep `$defs`/`$ref` (the canonical schema only keeps them for recursive types).
+//! 5. **A walk over every subschema**, applying per node:
+//!    - *merge `allOf`* of plain objects (Gemini, strict targets);
+//!    - *collapse const unions* (OpenAI, Anthropic, Gemini): a documented enum
+//!      `oneOf: [{"const": "low", "title": "Reply within 3 days"}, ...]` becomes
+//!      `{"type": "string", "enum": ["low", ...]}` and the titles go into the description
+//!      (`"... One of: low (Reply within 3 days), high (Reply today)."`);
+//!    - *`oneOf` → `anyOf`* (OpenAI, Anthropic strict, Gemini); *`const` → `enum`* (Gemini);
+//!    - *rejections*: tuples (`prefixItems`) in strict targets, arrays without `items` for
+//!      OpenAI, non-scalar enum values and schemas with no type in strict targets;
+//!    - *strict objects* (strict targets): every object gets `additionalProperties: false`
+//!      (a map-like object, i.e. `additionalProperties` not `false`, is an error). OpenAI strict
+//!      also lists every property in `required` and makes each optional one nullable
+//!      (`"type": ["string", "null"]`, `null` added to an `enum`, or `anyOf: [..., {"type":
+//!      "null"}]` when there is no `type`): **null means absent**, see
+//!      [`strip_null_optionals`] for the host side. A `$ref` with sibling keywords is wrapped
+//!      as `anyOf: [{"$ref": ...}]` so the reference stays bare;
+//!    - *constraints → description*: keywords the target cannot express are removed and
+//!      appended to that subschema's description as one parenthetical, e.g.
+//!      `"Search text. (at least 1 character; at most 200 characters)"`. The runtime still
+//!      enforces them, because it validates against the canonical schema.
+//! 6. **Assembly** — the tool object in the target's shape (below), annotations mapped from
+//!    [`Effects`](crate::spec::Effects); then list rules in spec order: unique names and
+//!    per-request limits (OpenAI 128 tools; Anthropic strict 20 tools, 24 optional and 16
+//!    union-typed parameters in all). [`export`] fails on the first problem;
+//!    [`write_artifacts`] exports what it can and lists every failure in `index.json`.
+//!
+//! Every failure is an [`ExportError`] naming the tool, the target, a JSON pointer into the
+//! tool's canonical definition (`/name`, `/inputSchema/properties/tags/items`, ...), the problem
+//! and what to do.
+//!
+//! # Targets
+//!
+//! | [`Target`] | slug | document | per tool |
+//! |---|---|---|---|
+//! | `Mcp(V2025_06_18)` | `mcp-2025-06-18` | `{"tools": [...]}` | `name, title?, description, inputSchema, outputSchema?, annotations, _meta?` |
+//! | `Mcp(V2025_11_25)` | `mcp-2025-11-25` | same | same |
+//! | `Mcp(V2026_07_28)` | `mcp-2026-07-28` | same | same; output schema of any type |
+//! | `OpenAiChat { strict }` | `openai-chat[-strict]` | `[...]` | `{"type": "function", "function": {name, description, parameters, strict}}` |
+//! | `OpenAiResponses { strict }` | `openai-responses[-strict]` | `[...]` | `{"type": "function", name, description, parameters, strict}` |
+//! | `Anthropic { strict }` | `anthropic[-strict]` | `[...]` | `{name, description, input_schema, strict?}` |
+//! | `Gemini` | `gemini` | `{"functionDeclarations": [...]}` | `{name, description, parametersJsonSchema}` |
+//! | `WebMcp` | `webmcp` | `[...]` | `{name, title?, description, inputSchema, annotations}` (the `registerTool` dictionary without `execute`) |
+//!
+//! **MCP.** The schema is passed through (it is already clean 2020-12). A non-object output
+//! schema is wrapped as `{"type": "object", "properties": {"result": <schema>}, "required":
+//! ["result"]}` for 2025-06-18 and 2025-11-25 (see [`mcp_output_wrapped`]: the server must then
+//! wrap `structuredContent` the same way). Annotations are always explicit because the
+//! protocol's defaults are pessimistic: `title` (when the spec has one), `readOnlyHint` =
+//! `read_only`, `destructiveHint` = `destructive` and not `read_only`, `idempotentHint` =
+//! `idempotent` or `read_only`, `openWorldHint` = `open_world`. Lint exceptions go into
+//! `_meta: {"toolsmith/allows": [{"rule", "reason"}]}`. `execution.taskSupport` is not emitted
+//! (its default, `forbidden`, is what toolsmith executors do).
+//!
+//! **OpenAI.** `strict` is always emitted (the Responses API defaults to strict). Strict lowering
+//! keeps `pattern`, the formats `date-time time date duration email hostname ipv4 ipv6 uuid`,
+//! numeric bounds, `minItems`/`maxItems`, `enum`, `const`, `anyOf`, `$defs`/`$ref` (recursion is
+//! allowed); it moves `minLength`, `maxLength`, `uniqueItems`, `default`, other formats and the
+//! conditional keywords into the description. The result is a fixed point of openai-agents'
+//! `ensure_strict_json_schema` (proved by a consumer test). Not checked: the 5000-property,
+//! depth-10 and 1000-enum-value limits.
+//!
+//! **Anthropic.** Plain: the schema as is, documented enums collapsed. Strict: `$ref`s inlined
+//! (recursion is an error), numeric bounds, string lengths, `maxItems`, `minItems` above 1 and
+//! `uniqueItems` moved into the description; per-request limits checked across the list.
+//!
+//! **Gemini.** `parametersJsonSchema` with `$ref`s inlined (recursion is an error), `allOf`
+//! merged, `const` → `enum`, `oneOf` → `anyOf`; `not`, `if/then/else`, `patternProperties`,
+//! `uniqueItems` moved into the description. The output schema is not exported.
+//!
+//! **WebMCP.** The canonical schema unchanged; annotations `readOnlyHint` = `read_only`,
+//! `untrustedContentHint` = `untrusted_output`, `consequentialHint` = `writes` or
+//! `destructive` or `requires_approval` (always explicit). A consumer test registers the export
+//! in real Chromium and reads it back with `getTools()`.
+//!
+//! **Lint exceptions outside MCP.** The vendor APIs reject unknown fields, so `allows` are not
+//! put into OpenAI, Anthropic, Gemini or WebMCP tool objects; they stay visible in the MCP
+//! `_meta` and in the artifacts' `index.json`.
+//!
+//! # Artifacts and drift (the `cargo test` recipe)
+//!
+//! In the manner of ts-rs, a crate's own test writes its artifacts and checks them against a
+//! committed snapshot:
+//!
+//! ```no_run
+//! # fn specs() -> Vec<tool_core::spec::ToolSpec> { vec![] }
+//! #[test]
+//! fn tool_specs_are_exported_and_unchanged() {
+//!     let specs = specs(); // e.g. toolbox.specs()
+//!     tool_core::export::write_artifacts(&specs, tool_core::export::default_artifact_dir())
+//!         .unwrap();
+//!     // Fails with a per-tool diff when an exported definition changed;
+//!     // `TOOLSMITH_UPDATE_SNAPSHOTS=1 cargo test` accepts the change.
+//!     if let Err(drift) = tool_core::export::check_snapshot(
+//!         &specs,
+//!         concat!(env!("CARGO_MANIFEST_DIR"), "/tool-specs"),
+//!     ) {
+//!         panic!("{drift}");
+//!     }
+//! }
+//! ```
+//!
+//! The snapshot is the full artifact set (one file per target plus `index.json`), so a
+//! reviewer sees in the diff exactly what each platform will receive. See [`check_snapshot`]
+//! for the first-run and CI rules.
+
+mod artifacts;
+mod error;
+mod lower;
+mod names;
+mod snapshot;
+mod target;
+
+pub use artifacts::{default_artifact_dir, write_artifacts, ArtifactError, ArtifactReport};
+pub use error::{ExportError, ExportErrorKind};
+pub use names::{name_rejected_by, NameRule};
+pub use snapshot::{check_snapshot, SnapshotDrift, UPDATE_ENV};
+pub use target::{McpVersion, Target};
+
+use serde_json::Value;
+
+use crate::spec::ToolSpec;
+
+/// The tool list for `target`, in the document shape the target uses: `{"tools": [...]}` for
+/// MCP (like a `tools/list` result), `{"functionDeclarations": [...]}` for Gemini, an array of
+/// tool objects for OpenAI, Anthropic and WebMCP.
+///
+/// Fails with the first [`ExportError`] in spec order.
+///
+/// ```
+/// use tool_core::export::{export, McpVersion, Target};
+/// use tool_core::spec::{Effects, ToolSpec};
+/// let spec = ToolSpec {
+///     name: "get_time".into(), title: Some("Get time".into()),
+///     description: "Returns the current UTC time as RFC 3339 text.".into(),
+///     input_schema: serde_json::json!({"type": "object", "additionalProperties": false}),
+///     output_schema: None, effects: Effects { read_only: true, ..Default::default() },
+///     allows: vec![], timeout_ms: None, version: "1.0.0".into(),
+/// };
+/// let mcp = export(&[spec.clone()], Target::Mcp(McpVersion::V2025_11_25)).unwrap();
+/// assert_eq!(mcp["tools"][0]["annotations"]["readOnlyHint"], true);
+/// let openai = export(&[spec], Target::OpenAiResponses { strict: true }).unwrap();
+/// assert_eq!(openai[0]["parameters"]["required"], serde_json::json!([]));
+/// ```
+pub fn export(specs: &[ToolSpec], target: Target) -> Result<Value, ExportError> {
+    let assembled = lower::assemble(specs, target);
+    if let Some(first) = assembled.failures.into_iter().next() {
+        return Err(first);
+    }
+    Ok(lower::wrap_list(
+        target,
+        assembled.tools.into_iter().map(|(_, t)| t).collect(),
+    ))
+}
+
+/// One tool object for `target` (the element [`export`] would put in the list).
+///
+/// List rules (unique names, per-request limits) do not apply to a single tool.
+pub fn export_tool(spec: &ToolSpec, target: Target) -> Result<Value, ExportError> {
+    lower::lower_tool(spec, &lower::Profile::of(target)).map(|(tool, _)| tool)
+}
+
+/// Whether the MCP export of `spec` for `version` wraps the output schema as
+/// `{"result": <schema>}`: then the server must return `structuredContent: {"result": data}`.
+///
+/// ```
+/// use tool_core::export::{mcp_output_wrapped, McpVersion};
+/// # use tool_core::spec::*;
+/// # let mut spec = ToolSpec { name: "n".into(), title: None, description: "d".into(),
+/// #     input_schema: serde_json::json!({"type": "object"}), output_schema: None,
+/// #     effects: Effects::default(), allows: vec![], timeout_ms: None, version: "1".into() };
+/// spec.output_schema = Some(serde_json::json!({"type": "array", "items": {"type": "string"}}));
+/// assert!(mcp_output_wrapped(&spec, McpVersion::V2025_11_25));
+/// assert!(!mcp_output_wrapped(&spec, McpVersion::V2026_07_28));
+/// ```
+pub fn mcp_output_wrapped(spec: &ToolSpec, version: McpVersion) -> bool {
+    version.output_must_be_object()
+        && spec
+            .output_schema
+            .as_ref()
+            .is_some_and(|s| s.get("type").and_then(Value::as_str) != Some("object"))
+}
+
+/// Removes `null` values of optional properties from call arguments, recursively: the host side
+/// of OpenAI strict mode, where an optional parameter is nullable and `null` means absent.
+///
+/// `input_schema` is the canonical schema (the one the runtime validates against); a property
+/// counts as optional when it is not in its object's `required`. Local `$ref`s into the root
+/// `$defs` are followed.
+///
+/// ```
+/// use serde_json::json;
+/// let schema = json!({"type": "object", "properties": {"q": {"type": "string"},
+///     "limit": {"type": "integer"}}, "required": ["q"], "additionalProperties": false});
+/// let mut args = json!({"q": "shoes", "limit": null});
+/// tool_core::export::strip_null_optionals(&schema, &mut args);
+/// assert_eq!(args, json!({"q": "shoes"}));
+/// ```
+pub fn strip_null_optionals(input_schema: &Value, args: &mut Value) {
+    fn resolve<'a>(root: &'a Value, mut s: &'a Value) -> &'a Value {
+        for _ in 0..32 {
+            match s.get("$ref").and_then(Value::as_str) {
+                Some(r) => match r
+                    .strip_prefix("#/$defs/")
+                    .and_then(|n| root.get("$defs")?.get(n))
+                {
+                    Some(target) => s = target,
+                    None => return s,
+                },
+                None => return s,
+            }
+        }
+        s
+    }
+    fn walk(root: &Value, schema: &Value, value: &mut Value, depth: usize) {
+        if depth > 64 {
+            return;
+        }
+        let schema = resolve(root, schema);
+        match value {
+            Value::Object(map) => {
+                let Some(props) = schema.get("properties").and_then(Value::as_object) else {
+                    return;
+                };
+                let required: Vec<&str> = schema
+                    .get("required")
+                    .and_then(Value::as_array)
+                    .map(|a| a.iter().filter_map(Value::as_str).collect())
+                    .unwrap_or_default();
+                map.retain(|k, v| {
+                    !(v.is_null() && props.contains_key(k) && !required.contains(&k.as_str()))
+                });
+                for (k, v) in map.iter_mut() {
+                    if let Some(s) = props.get(k) {
+                        walk(root, s, v, depth + 1);
+                    }
+                }
+            }
+            Value::Array(items) => {
+                if let Some(s) = schema.get("items") {
+                    for v in items {
+                        walk(root, s, v, depth + 1);
+                    }
+                }
+            }
+            _ => {}
+        }
+    }
+    walk(input_schema, input_schema, args, 0);
+}

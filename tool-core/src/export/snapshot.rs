@@ -1,0 +1,453 @@
+//! The drift check: the current export against a committed snapshot directory.
+
+use std::path::{Path, PathBuf};
+
+use serde_json::Value;
+
+use super::artifacts::{render, write_artifacts};
+use super::target::Target;
+use crate::spec::ToolSpec;
+
+/// The environment variable that makes [`check_snapshot`] write the current export instead of
+/// comparing: `TOOLSMITH_UPDATE_SNAPSHOTS=1 cargo test`.
+pub const UPDATE_ENV: &str = "TOOLSMITH_UPDATE_SNAPSHOTS";
+
+/// The current export differs from the committed snapshot, or the snapshot cannot be used.
+#[derive(Debug, thiserror::Error)]
+pub enum SnapshotDrift {
+    /// There is no snapshot and `CI` is set, so none is created.
+    #[error(
+        "no tool snapshot in {}: `CI` is set, so it is not created here. Run \
+         `{UPDATE_ENV}=1 cargo test` locally and commit the directory.",
+        dir.display()
+    )]
+    Missing {
+        /// The snapshot directory.
+        dir: PathBuf,
+    },
+    /// Exported definitions changed; `report` shows what, per tool.
+    #[error("{report}")]
+    Changed {
+        /// The snapshot directory.
+        dir: PathBuf,
+        /// The tools that changed, were added or were removed.
+        tools: Vec<String>,
+        /// The readable report: per tool a summary and a unified-style diff.
+        report: String,
+    },
+    /// The snapshot could not be read or written.
+    #[error("cannot use the tool snapshot at {}: {message}", path.display())]
+    Io {
+        /// The path that failed.
+        path: PathBuf,
+        /// What went wrong.
+        message: String,
+    },
+}
+
+fn env_on(name: &str) -> bool {
+    std::env::var(name)
+        .map(|v| !v.is_empty() && v != "0" && !v.eq_ignore_ascii_case("false"))
+        .unwrap_or(false)
+}
+
+/// Compares the export of `specs` for every target (the files [`write_artifacts`] writes:
+/// `<slug>.json` per target and `index.json`) with the committed files in `dir`.
+///
+/// - With `TOOLSMITH_UPDATE_SNAPSHOTS=1` it writes the current export into `dir` and passes.
+/// - When `dir` has no `index.json` (first run) it writes the snapshot and passes, unless the
+///   `CI` environment variable is set: then it fails with [`SnapshotDrift::Missing`], because a
+///   snapshot created in CI proves nothing.
+/// - Otherwise every difference fails with [`SnapshotDrift::Changed`]: per tool, whether it was
+///   added, removed (with a rename hint) or changed, a summary (title, description, parameters
+///   added or removed, annotations) and a diff of its definition, plus the other files it
+///   changed in. The `version` field of `index.json` is ignored (bumping the crate version is not
+///   drift); fingerprints and export failures are compared. Files in `dir` that are not
+///   artifacts are ignored.
+///
+/// ```
+/// # use tool_core::spec::*;
+/// # let mut spec = ToolSpec { name: "get_time".into(), title: None,
+/// #     description: "Returns the current UTC time.".into(),
+/// #     input_schema: serde_json::json!({"type": "object", "additionalProperties": false}),
+/// #     output_schema: None, effects: Effects::default(), allows: vec![], timeout_ms: None,
+/// #     version: "1.0.0".into() };
+/// use tool_core::export::{check_snapshot, write_artifacts};
+/// let dir = std::env::temp_dir().join(format!("toolsmith-snap-doc-{}", std::process::id()));
+/// write_artifacts(&[spec.clone()], &dir).unwrap();
+/// assert!(check_snapshot(&[spec.clone()], &dir).is_ok());
+/// spec.description = "Returns the current time in UTC.".into();
+/// # if std::env::var_os(tool_core::export::UPDATE_ENV).is_none() {
+/// let drift = check_snapshot(&[spec], &dir).unwrap_err().to_string();
+/// assert!(drift.contains("tool `get_time`: changed"));
+/// # }
+/// # std::fs::remove_dir_all(&dir).unwrap();
+/// ```
+pub fn check_snapshot(specs: &[ToolSpec], dir: impl AsRef<Path>) -> Result<(), SnapshotDrift> {
+    let dir = dir.as_ref();
+    let write = || {
+        write_artifacts(specs, dir)
+            .map(|_| ())
+            .map_err(|e| SnapshotDrift::Io {
+                path: dir.to_path_buf(),
+                message: e.to_string(),
+            })
+    };
+    if env_on(UPDATE_ENV) {
+        return write();
+    }
+    if !dir.join("index.json").exists() {
+        if env_on("CI") {
+            return Err(SnapshotDrift::Missing {
+                dir: dir.to_path_buf(),
+            });
+        }
+        write()?;
+        eprintln!(
+            "toolsmith: wrote a new tool snapshot to {}; review and commit it",
+            dir.display()
+        );
+        return Ok(());
+    }
+    let (files, _) = render(specs);
+    let mut changes: Vec<Change> = Vec::new();
+    for (file, current_text) in &files {
+        let path = dir.join(file);
+        let committed_text = match std::fs::read_to_string(&path) {
+            Ok(t) => t,
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => String::new(),
+            Err(e) => {
+                return Err(SnapshotDrift::Io {
+                    path,
+                    message: e.to_string(),
+                })
+            }
+        };
+        if committed_text == *current_text {
+            continue;
+        }
+        let current: Value = serde_json::from_str(current_text).unwrap_or(Value::Null);
+        let committed: Value = serde_json::from_str(&committed_text).unwrap_or(Value::Null);
+        let old = entries(file, &committed);
+        let new = entries(file, &current);
+        for (name, new_v) in &new {
+            match old.iter().find(|(n, _)| n == name) {
+                None => changes.push(Change::new(name, file, None, Some(new_v))),
+                Some((_, old_v)) if old_v != new_v => {
+                    changes.push(Change::new(name, file, Some(old_v), Some(new_v)))
+                }
+                Some(_) => {}
+            }
+        }
+        for (name, old_v) in &old {
+            if !new.iter().any(|(n, _)| n == name) {
+                changes.push(Change::new(name, file, Some(old_v), None));
+            }
+        }
+    }
+    if changes.is_empty() {
+        return Ok(());
+    }
+    let (tools, report) = report(dir, &changes);
+    Err(SnapshotDrift::Changed {
+        dir: dir.to_path_buf(),
+        tools,
+        report,
+    })
+}
+
+struct Change {
+    tool: String,
+    file: String,
+    old: Option<Value>,
+    new: Option<Value>,
+}
+
+impl Change {
+    fn new(tool: &str, file: &str, old: Option<&Value>, new: Option<&Value>) -> Change {
+        Change {
+            tool: tool.to_string(),
+            file: file.to_string(),
+            old: old.cloned(),
+            new: new.cloned(),
+        }
+    }
+}
+
+/// The tool entries of one artifact file, keyed by tool name (`version` dropped from the index).
+fn entries(file: &str, doc: &Value) -> Vec<(String, Value)> {
+    let slug = file.trim_end_matches(".json");
+    let list = match (slug, Target::from_slug(slug)) {
+        ("index", _) => doc.get("tools"),
+        (_, Some(Target::Mcp(_))) => doc.get("tools"),
+        (_, Some(Target::Gemini)) => doc.get("functionDeclarations"),
+        _ => Some(doc),
+    };
+    let Some(Value::Array(items)) = list else {
+        return if doc.is_null() {
+            Vec::new()
+        } else {
+            vec![("(whole file)".to_string(), doc.clone())]
+        };
+    };
+    items
+        .iter()
+        .map(|item| {
+            let name = item
+                .get("name")
+                .or_else(|| item.get("function").and_then(|f| f.get("name")))
+                .and_then(Value::as_str)
+                .unwrap_or("(unnamed)")
+                .to_string();
+            let mut item = item.clone();
+            if slug == "index" {
+                if let Some(m) = item.as_object_mut() {
+                    m.remove("version");
+                }
+            }
+            (name, item)
+        })
+        .collect()
+}
+
+/// The file whose diff best shows a tool's change: the MCP 2026-07-28 export (closest to the
+/// canonical spec), then the index, then any.
+fn preferred<'a>(changes: &[&'a Change]) -> &'a Change {
+    for f in ["mcp-2026-07-28.json", "index.json"] {
+        if let Some(c) = changes.iter().find(|c| c.file == f) {
+            return c;
+        }
+    }
+    changes[0]
+}
+
+fn report(dir: &Path, changes: &[Change]) -> (Vec<String>, String) {
+    let mut tools: Vec<String> = Vec::new();
+    for c in changes {
+        if !tools.contains(&c.tool) {
+            tools.push(c.tool.clone());
+        }
+    }
+    let added: Vec<&String> = tools
+        .iter()
+        .filter(|t| {
+            changes
+                .iter()
+                .filter(|c| &&c.tool == t)
+                .all(|c| c.old.is_none())
+        })
+        .collect();
+    let removed: Vec<&String> = tools
+        .iter()
+        .filter(|t| {
+            changes
+                .iter()
+                .filter(|c| &&c.tool == t)
+                .all(|c| c.new.is_none())
+        })
+        .collect();
+    let mut out = format!(
+        "exported tool definitions drifted from the snapshot in {} ({} tool{}):\n",
+        dir.display(),
+        tools.len(),
+        if tools.len() == 1 { "" } else { "s" }
+    );
+    for tool in &tools {
+        let mine: Vec<&Change> = changes.iter().filter(|c| &c.tool == tool).collect();
+        let files: Vec<&str> = mine.iter().map(|c| c.file.as_str()).collect();
+        out.push('\n');
+        if added.contains(&tool) {
+            out.push_str(&format!("tool `{tool}`: added (in {})\n", files.join(", ")));
+            continue;
+        }
+        if removed.contains(&tool) {
+            out.push_str(&format!(
+                "tool `{tool}`: removed (from {})",
+                files.join(", ")
+            ));
+            if added.len() == 1 && removed.len() == 1 {
+                out.push_str(&format!("; renamed to `{}`?", added[0]));
+            }
+            out.push('\n');
+            continue;
+        }
+        let everywhere = files.len() == Target::all().len() + 1;
+        out.push_str(&format!(
+            "tool `{tool}`: changed in {}\n",
+            if everywhere {
+                "every target file and index.json".to_string()
+            } else {
+                files.join(", ")
+            }
+        ));
+        let shown = preferred(&mine);
+        let mut facts = summarize(shown.old.as_ref(), shown.new.as_ref());
+        if let Some(index) = mine.iter().find(|c| c.file == "index.json") {
+            for fact in summarize(index.old.as_ref(), index.new.as_ref()) {
+                if !facts.contains(&fact) {
+                    facts.push(fact);
+                }
+            }
+        }
+        let gone: Vec<&str> = mine
+            .iter()
+            .filter(|c| c.new.is_none())
+            .map(|c| c.file.as_str())
+            .collect();
+        if !gone.is_empty() {
+            facts.push(format!(
+                "no longer exported to {} (see index.json)",
+                gone.join(", ")
+            ));
+        }
+        let new_in: Vec<&str> = mine
+            .iter()
+            .filter(|c| c.old.is_none())
+            .map(|c| c.file.as_str())
+            .collect();
+        if !new_in.is_empty() {
+            facts.push(format!("now also exported to {}", new_in.join(", ")));
+        }
+        for line in facts {
+            out.push_str(&format!("  - {line}\n"));
+        }
+        out.push_str(&format!(
+            "  --- snapshot/{}\n  +++ current/{}\n",
+            shown.file, shown.file
+        ));
+        let old = shown.old.as_ref().map(pretty).unwrap_or_default();
+        let new = shown.new.as_ref().map(pretty).unwrap_or_default();
+        for line in diff_lines(&old, &new) {
+            out.push_str("  ");
+            out.push_str(&line);
+            out.push('\n');
+        }
+    }
+    out.push_str(&format!(
+        "\nIf these changes are intended, run `{UPDATE_ENV}=1 cargo test` and commit {}.",
+        dir.display()
+    ));
+    (tools, out)
+}
+
+fn pretty(v: &Value) -> String {
+    serde_json::to_string_pretty(v).unwrap_or_else(|_| v.to_string())
+}
+
+/// One-line facts about what changed in a tool entry.
+fn summarize(old: Option<&Value>, new: Option<&Value>) -> Vec<String> {
+    let (Some(old), Some(new)) = (old, new) else {
+        return Vec::new();
+    };
+    let get = |v: &Value, ptr: &str| v.pointer(ptr).cloned();
+    let mut out = Vec::new();
+    for (ptr, what) in [
+        ("/title", "title"),
+        ("/description", "description"),
+        ("/function/description", "description"),
+        ("/annotations", "annotations"),
+        ("/fingerprint", "fingerprint"),
+        ("/failed", "export failures"),
+    ] {
+        let (a, b) = (get(old, ptr), get(new, ptr));
+        if a != b {
+            out.push(format!(
+                "{what}: {} -> {}",
+                a.map(|v| v.to_string()).unwrap_or_else(|| "(none)".into()),
+                b.map(|v| v.to_string()).unwrap_or_else(|| "(none)".into())
+            ));
+        }
+    }
+    let params = |v: &Value| -> Vec<String> {
+        [
+            "/inputSchema/properties",
+            "/parameters/properties",
+            "/function/parameters/properties",
+        ]
+        .iter()
+        .find_map(|p| v.pointer(p).and_then(Value::as_object))
+        .map(|m| m.keys().cloned().collect())
+        .unwrap_or_default()
+    };
+    let (a, b) = (params(old), params(new));
+    for p in a.iter().filter(|p| !b.contains(p)) {
+        out.push(format!("parameter `{p}` removed"));
+    }
+    for p in b.iter().filter(|p| !a.contains(p)) {
+        out.push(format!("parameter `{p}` added"));
+    }
+    out
+}
+
+/// A line diff (longest common subsequence) with two lines of context, `-`/`+` marked.
+fn diff_lines(old: &str, new: &str) -> Vec<String> {
+    let a_all: Vec<&str> = old.lines().collect();
+    let b_all: Vec<&str> = new.lines().collect();
+    // Trim the common prefix and suffix; run the quadratic LCS only on the middle.
+    let prefix = a_all.iter().zip(&b_all).take_while(|(x, y)| x == y).count();
+    let suffix = a_all[prefix..]
+        .iter()
+        .rev()
+        .zip(b_all[prefix..].iter().rev())
+        .take_while(|(x, y)| x == y)
+        .count();
+    let a = &a_all[prefix..a_all.len() - suffix];
+    let b = &b_all[prefix..b_all.len() - suffix];
+    let (n, m) = (a.len(), b.len());
+    let mut ops: Vec<(char, &str)> = a_all[..prefix].iter().map(|l| (' ', *l)).collect();
+    let lcs = if n.saturating_mul(m) <= 4_000_000 {
+        let mut lcs = vec![vec![0usize; m + 1]; n + 1];
+        for i in (0..n).rev() {
+            for j in (0..m).rev() {
+                lcs[i][j] = if a[i] == b[j] {
+                    lcs[i + 1][j + 1] + 1
+                } else {
+                    lcs[i + 1][j].max(lcs[i][j + 1])
+                };
+            }
+        }
+        lcs
+    } else {
+        // Too large to align: show the whole middle as removed, then added.
+        ops.extend(a.iter().map(|l| ('-', *l)));
+        ops.extend(b.iter().map(|l| ('+', *l)));
+        Vec::new()
+    };
+    let (mut i, mut j) = if lcs.is_empty() { (n, m) } else { (0, 0) };
+    while i < n || j < m {
+        if i < n && j < m && a[i] == b[j] {
+            ops.push((' ', a[i]));
+            i += 1;
+            j += 1;
+        } else if i < n && (j == m || lcs[i + 1][j] >= lcs[i][j + 1]) {
+            ops.push(('-', a[i]));
+            i += 1;
+        } else {
+            ops.push(('+', b[j]));
+            j += 1;
+        }
+    }
+    ops.extend(a_all[a_all.len() - suffix..].iter().map(|l| (' ', *l)));
+    const CONTEXT: usize = 2;
+    let keep: Vec<bool> = (0..ops.len())
+        .map(|k| {
+            let lo = k.saturating_sub(CONTEXT);
+            let hi = (k + CONTEXT + 1).min(ops.len());
+            ops[lo..hi].iter().any(|(c, _)| *c != ' ')
+        })
+        .collect();
+    let mut out = Vec::new();
+    let mut skipped = false;
+    for (k, (c, line)) in ops.iter().enumerate() {
+        if keep[k] {
+            if skipped && !out.is_empty() {
+                out.push("...".to_string());
+            }
+            skipped = false;
+            out.push(format!("{c} {line}"));
+        } else {
+            skipped = true;
+        }
+    }
+    out
+}

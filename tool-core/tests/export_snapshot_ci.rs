@@ -1,0 +1,53 @@
+//! The first-run rule of `check_snapshot`: a missing snapshot is written and passes locally,
+//! and is an error when `CI` is set. One test in its own binary, because it sets environment
+//! variables.
+
+#[path = "consumers/fixtures.rs"]
+mod fixtures;
+
+use tool_core::export::{check_snapshot, SnapshotDrift, UPDATE_ENV};
+
+#[test]
+fn missing_snapshot_is_an_error_in_ci_and_written_otherwise() {
+    let dir = std::env::temp_dir().join(format!("toolsmith-snap-ci-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    let specs = fixtures::all();
+    std::env::remove_var(UPDATE_ENV);
+
+    std::env::set_var("CI", "true");
+    match check_snapshot(&specs, &dir) {
+        Err(e @ SnapshotDrift::Missing { .. }) => assert_eq!(
+            e.to_string(),
+            format!(
+                "no tool snapshot in {}: `CI` is set, so it is not created here. Run \
+                 `TOOLSMITH_UPDATE_SNAPSHOTS=1 cargo test` locally and commit the directory.",
+                dir.display()
+            )
+        ),
+        other => panic!("expected Missing, got {other:?}"),
+    }
+    assert!(!dir.exists());
+
+    std::env::remove_var("CI");
+    check_snapshot(&specs, &dir).expect("first run writes the snapshot");
+    assert!(dir.join("index.json").exists());
+    assert!(dir.join("webmcp.json").exists());
+
+    // In CI, an existing snapshot is compared as usual.
+    std::env::set_var("CI", "true");
+    check_snapshot(&specs, &dir).expect("unchanged");
+    let mut changed = specs.clone();
+    changed[0].description = "Find products.".into();
+    assert!(matches!(
+        check_snapshot(&changed, &dir),
+        Err(SnapshotDrift::Changed { .. })
+    ));
+
+    // The update switch writes the new snapshot.
+    std::env::set_var(UPDATE_ENV, "1");
+    check_snapshot(&changed, &dir).expect("update writes");
+    std::env::remove_var(UPDATE_ENV);
+    check_snapshot(&changed, &dir).expect("updated snapshot matches");
+    std::env::remove_var("CI");
+    std::fs::remove_dir_all(&dir).unwrap();
+}
