@@ -5,8 +5,14 @@
 //! `#[tool]` macro; this crate is usable on its own to lint or export tool lists.
 #![warn(missing_docs)]
 
+pub mod approval;
+pub mod audit;
+pub mod budget;
 pub mod envelope;
 pub mod error;
+pub mod idempotency;
+pub mod policy;
+pub mod redact;
 pub mod spec;
 
 pub use envelope::{Envelope, Status};
