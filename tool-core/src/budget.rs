@@ -320,9 +320,56 @@ impl Fitted {
     }
 }
 
+/// Counts the characters written to it; fails once more than `limit` were written, so a size
+/// check on a large value stops early.
+struct CharCounter {
+    chars: usize,
+    limit: usize,
+}
+
+impl std::io::Write for CharCounter {
+    fn write(&mut self, buf: &[u8]) -> std::io::Result<usize> {
+        // serde_json writes valid UTF-8: count every byte that is not a continuation byte.
+        self.chars += buf.iter().filter(|b| (**b & 0xC0) != 0x80).count();
+        if self.chars > self.limit {
+            return Err(std::io::Error::other("over the limit"));
+        }
+        Ok(buf.len())
+    }
+    fn flush(&mut self) -> std::io::Result<()> {
+        Ok(())
+    }
+}
+
 /// Number of characters of the compact JSON of `v`.
 pub fn json_chars(v: &Value) -> usize {
-    serde_json::to_string(v).map_or(usize::MAX, |s| s.chars().count())
+    let mut counter = CharCounter {
+        chars: 0,
+        limit: usize::MAX,
+    };
+    match serde_json::to_writer(&mut counter, v) {
+        Ok(()) => counter.chars,
+        Err(_) => usize::MAX,
+    }
+}
+
+/// The number of characters of the compact JSON of `v` when at most `limit`, else `limit + 1`
+/// (found without writing past the limit).
+fn chars_upto(v: &Value, limit: usize) -> usize {
+    let mut counter = CharCounter { chars: 0, limit };
+    match serde_json::to_writer(&mut counter, v) {
+        Ok(()) => counter.chars,
+        Err(_) => limit.saturating_add(1),
+    }
+}
+
+/// Whether the compact JSON of `v` has at most `max` characters; stops writing at the limit.
+pub fn fits(v: &Value, max: usize) -> bool {
+    let mut counter = CharCounter {
+        chars: 0,
+        limit: max,
+    };
+    serde_json::to_writer(&mut counter, v).is_ok()
 }
 
 /// Characters a string takes inside compact JSON (escapes counted as written), excluding quotes.
@@ -387,7 +434,7 @@ fn largest_array_field(map: &Map<String, Value>) -> Option<String> {
 /// small fields) is shown as the start of its JSON text, with a note saying so.
 pub fn fit(data: Value, budget: OutputBudget, page: &PageRequest) -> Fitted {
     let max = budget.max_chars;
-    if page.offset == 0 && json_chars(&data) <= max {
+    if page.offset == 0 && fits(&data, max) {
         return Fitted::untouched(data);
     }
     let fitted = match choose_pager(&data) {
@@ -397,7 +444,7 @@ pub fn fit(data: Value, budget: OutputBudget, page: &PageRequest) -> Fitted {
         },
         Pager::TopArray | Pager::Field(_) => fit_items(data, max, page),
         Pager::None => {
-            if json_chars(&data) <= max {
+            if fits(&data, max) {
                 // A later page of data that has no pages: there is nothing more to show.
                 Fitted::untouched(data)
             } else {
@@ -419,7 +466,7 @@ pub fn fit(data: Value, budget: OutputBudget, page: &PageRequest) -> Fitted {
         }
     };
     // The guarantee holds whatever happened above.
-    if json_chars(&fitted.data) <= max {
+    if fits(&fitted.data, max) {
         fitted
     } else {
         preview(&fitted.data, max, page)
@@ -486,7 +533,7 @@ fn fit_text(text: &str, max: usize, page: &PageRequest) -> Fitted {
         .nth(start)
         .map_or(text.len(), |(i, _)| i);
     let rest = &text[byte_start..];
-    if start == 0 && json_chars(&Value::String(text.to_string())) <= max {
+    if start == 0 && fits(&Value::String(text.to_string()), max) {
         return Fitted::untouched(Value::String(text.to_string()));
     }
     // Reserve the marker's worst case so the page plus marker fit.
@@ -564,21 +611,27 @@ fn fit_items(data: Value, max: usize, page: &PageRequest) -> Fitted {
 
     // Keep the wrapper small enough that items have room: at most half the budget, or what the
     // remaining items leave over when that is more.
-    let rest_len: usize = items[start..].iter().map(|i| json_chars(i) + 1).sum();
+    let mut rest_len = 0usize;
+    for item in &items[start..] {
+        rest_len += chars_upto(item, max) + 1;
+        if rest_len > max {
+            break;
+        }
+    }
     let wrapper_budget = (max / 2).max(max.saturating_sub(rest_len));
-    if json_chars(&wrapper) > wrapper_budget {
+    if !fits(&wrapper, wrapper_budget) {
         if let Some(small) = shrink(&wrapper, wrapper_budget) {
             wrapper = small;
             shortened = true;
         }
     }
-    let wrapper_len = json_chars(&wrapper);
+    let wrapper_len = chars_upto(&wrapper, max);
     let avail = max.saturating_sub(wrapper_len);
 
     let mut page_items: Vec<Value> = Vec::new();
     let mut used = 0;
     for item in &items[start..] {
-        let w = json_chars(item) + usize::from(!page_items.is_empty());
+        let w = chars_upto(item, avail) + usize::from(!page_items.is_empty());
         if used + w > avail {
             break;
         }
@@ -722,7 +775,7 @@ fn largest(lo: usize, hi: usize, ok: impl Fn(usize) -> bool) -> Option<usize> {
 /// Shrinks `v` to at most `max` characters of JSON by cutting long strings (as little as possible,
 /// longest first), then long nested arrays. `None` when that is not enough.
 fn shrink(v: &Value, max: usize) -> Option<Value> {
-    if json_chars(v) <= max {
+    if fits(v, max) {
         return Some(v.clone());
     }
     let (mut longest_str, mut longest_arr) = (0, 0);
@@ -733,13 +786,13 @@ fn shrink(v: &Value, max: usize) -> Option<Value> {
     let min_cap = MIN_KEPT_CHARS.min(longest_str);
     let all_items = longest_arr.min(max / 2 + 1);
     if let Some(cap) = largest(min_cap, longest_str.min(max), |cap| {
-        json_chars(&capped(&base, cap, all_items)) <= max
+        fits(&capped(&base, cap, all_items), max)
     }) {
         return Some(capped(&base, cap, all_items));
     }
     let strings_cut = capped(&base, min_cap, all_items);
     let k = largest(1, all_items, |k| {
-        json_chars(&capped(&strings_cut, min_cap, k)) <= max
+        fits(&capped(&strings_cut, min_cap, k), max)
     })?;
     Some(capped(&strings_cut, min_cap, k))
 }
@@ -874,7 +927,7 @@ pub fn fit_envelope(
     let Some(data) = env.data.take() else {
         return false;
     };
-    if page.offset == 0 && json_chars(&data) <= budget.max_chars {
+    if page.offset == 0 && fits(&data, budget.max_chars) {
         env.data = Some(data);
         return false;
     }
