@@ -43,8 +43,8 @@ pub const DEFAULT_MAX_CHARS: usize = 1500;
 /// The hint appended to the note when a page has a next page and the tool supplied none.
 pub const DEFAULT_HINT: &str = "Pass the cursor to see the next page.";
 
-/// The most characters any single cut text keeps before the marker is at least this many (unless
-/// the budget itself is smaller), so shortened text stays readable.
+/// When nested values are shortened, no text is cut below this many characters (unless it was
+/// shorter); if that is not enough, nested lists are cut instead.
 const MIN_KEPT_CHARS: usize = 16;
 
 /// The largest output a tool result may have, in characters of its compact JSON `data`.
@@ -679,6 +679,9 @@ fn fit_items(data: Value, max: usize, page: &PageRequest) -> Fitted {
         note.push_str(page.hint());
     } else if start > 0 && shown > 0 {
         note.push_str(" This is the last page.");
+    } else if shortened {
+        note.push(' ');
+        note.push_str(&narrow_hint(page));
     }
     let next_offset = more.then_some(last);
     Fitted {

@@ -172,6 +172,7 @@ fn plural(n: u64, unit: &str) -> String {
 
 /// The outcome of [`IdempotencyGate::run`].
 #[derive(Debug)]
+#[must_use = "a duplicate must be reported to the caller (Duplicate::into_envelope)"]
 pub enum Gate<T> {
     /// This request ran; here is its result.
     Ran(T),

@@ -96,6 +96,11 @@ fn looks_like_token(s: &str) -> bool {
                 .any(|c| c.is_ascii_digit() || matches!(c, '-' | '.' | '_' | '~' | '+' | '/')))
 }
 
+/// A random key contains a digit; a hyphenated word that happens to start with `sk-` does not.
+fn has_digit(s: &str) -> bool {
+    s.bytes().any(|b| b.is_ascii_digit())
+}
+
 /// Built-in patterns: (kind, regex, validator). Order matters: more specific forms come first, and
 /// a replaced secret is no longer matched by later patterns.
 fn builtin_patterns() -> Vec<(&'static str, &'static str, Option<Validator>)> {
@@ -109,7 +114,7 @@ fn builtin_patterns() -> Vec<(&'static str, &'static str, Option<Validator>)> {
         (
             "openai_api_key",
             r"\bsk-(?:proj-|svcacct-|admin-)?[A-Za-z0-9_\-]{20,}",
-            None,
+            Some(has_digit),
         ),
         (
             "stripe_key",

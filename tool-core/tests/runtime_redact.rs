@@ -276,6 +276,7 @@ fn ordinary_text_is_left_alone() {
         "task-manager",
         "skip",
         "sk-8",
+        "sk-learn-compatible-estimators-and-pipelines",
         "risk-assessment-for-the-quarterly-report-2026",
         "ask-anthropic-about-it-please-today",
         "desk_live_stream_of_the_conference",
