@@ -99,11 +99,7 @@ impl ToolError {
     }
 
     /// A transient condition: retry after `retry_after_secs` seconds.
-    pub fn temporary(
-        retry_after_secs: u64,
-        code: impl Into<String>,
-        message: impl Into<String>,
-    ) -> Self {
+    pub fn temporary(retry_after_secs: u64, code: impl Into<String>, message: impl Into<String>) -> Self {
         let mut e = Self::new(Status::TemporaryFailure, code, message);
         e.retry_after = Some(retry_after_secs);
         e
