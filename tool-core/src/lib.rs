@@ -5,11 +5,17 @@
 //! `#[tool]` macro; this crate is usable on its own to lint or export tool lists.
 #![warn(missing_docs)]
 
+pub mod approval;
+pub mod audit;
+pub mod budget;
 pub mod context;
 pub mod envelope;
 pub mod error;
 pub mod export;
+pub mod idempotency;
 pub mod lint;
+pub mod policy;
+pub mod redact;
 pub mod schema;
 pub mod spec;
 pub mod tool;

@@ -1,0 +1,354 @@
+//! The audit trail: one record per call, registration and deregistration.
+//!
+//! An [`AuditRecord`] says which tool ran, which description version the model read
+//! (`fingerprint`), which implementation ran (`version`), for whom, with what outcome and how long
+//! it took. It never holds argument values or results — only a digest of the arguments
+//! ([`args_digest`]) — so the trail can be kept without holding secrets.
+//!
+//! ```
+//! use tool_core::audit::{AuditRecord, AuditSink, MemorySink};
+//! use tool_core::policy::Caller;
+//! use tool_core::Envelope;
+//! # use tool_core::spec::*;
+//! # let spec = ToolSpec { name: "search".into(), title: None, description: "Searches.".into(),
+//! #     input_schema: serde_json::json!({"type": "object"}), output_schema: None,
+//! #     effects: Effects { read_only: true, ..Default::default() }, allows: vec![], timeout_ms: None,
+//! #     version: "1.2.0".into() };
+//! let sink = MemorySink::new();
+//! let args = serde_json::json!({"query": "secret plans"});
+//! let env = Envelope::ok(serde_json::json!([]));
+//! let rec = AuditRecord::call("op_1", &spec, &Caller::new("ann"), &args, &env, std::time::Duration::from_millis(12));
+//! sink.record(&rec);
+//! let line = serde_json::to_string(&sink.records()[0]).unwrap();
+//! assert!(line.contains("\"status\":\"ok\"") && !line.contains("secret plans"));
+//! ```
+
+use crate::envelope::{Envelope, Status};
+use crate::policy::Caller;
+use crate::spec::{canonical_json, ToolSpec};
+use serde::{Deserialize, Serialize};
+use serde_json::Value;
+use std::fs::{File, OpenOptions};
+use std::hash::{BuildHasher, Hash, Hasher};
+use std::io::Write;
+use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
+use std::sync::Mutex;
+use std::time::{Duration, SystemTime, UNIX_EPOCH};
+
+/// What an audit record is about.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum AuditEvent {
+    /// A call to a tool (whatever its outcome).
+    Call,
+    /// A tool was added to a toolbox.
+    Register,
+    /// A tool was removed from a toolbox.
+    Deregister,
+}
+
+/// One entry of the audit trail. Holds no argument values, results or secrets.
+///
+/// Serialized as one flat JSON object; fields that carry nothing are left out.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct AuditRecord {
+    /// The operation id, shared with the call's envelope.
+    pub operation_id: String,
+    /// When the event happened, RFC 3339 in UTC with milliseconds (`2026-11-30T12:09:12.345Z`).
+    pub at: String,
+    /// What happened.
+    pub event: AuditEvent,
+    /// The tool's name (as called, for a call to an unknown tool).
+    pub tool: String,
+    /// The spec's fingerprint ([`ToolSpec::fingerprint`]): the description version the model read.
+    /// Empty for a call to an unknown tool.
+    pub fingerprint: String,
+    /// The implementation version. Empty for a call to an unknown tool.
+    pub version: String,
+    /// The caller's identity, when known.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub caller: Option<String>,
+    /// For calls: the outcome.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub status: Option<Status>,
+    /// For calls: the envelope's code.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub code: Option<String>,
+    /// For calls: how long the call took, in milliseconds.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub duration_ms: Option<u64>,
+    /// For calls: [`args_digest`] of the arguments (never the arguments themselves).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub args_digest: Option<String>,
+    /// Host-only detail, e.g. a panic message. Never shown to the model.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub detail: Option<String>,
+}
+
+impl AuditRecord {
+    /// A record of `event` for `tool`, stamped now, with every optional field empty.
+    pub fn new(
+        event: AuditEvent,
+        operation_id: impl Into<String>,
+        tool: impl Into<String>,
+    ) -> Self {
+        AuditRecord {
+            operation_id: operation_id.into(),
+            at: rfc3339(SystemTime::now()),
+            event,
+            tool: tool.into(),
+            fingerprint: String::new(),
+            version: String::new(),
+            caller: None,
+            status: None,
+            code: None,
+            duration_ms: None,
+            args_digest: None,
+            detail: None,
+        }
+    }
+
+    /// The record of a call to `spec` by `caller` with `args`, which ended with `env` after
+    /// `duration`.
+    pub fn call(
+        operation_id: impl Into<String>,
+        spec: &ToolSpec,
+        caller: &Caller,
+        args: &Value,
+        env: &Envelope,
+        duration: Duration,
+    ) -> Self {
+        let mut rec = AuditRecord::new(AuditEvent::Call, operation_id, spec.name.clone());
+        rec.fingerprint = spec.fingerprint();
+        rec.version = spec.version.clone();
+        rec.caller = caller.id.clone();
+        rec.status = Some(env.status);
+        rec.code = env.code.clone();
+        rec.duration_ms = Some(u64::try_from(duration.as_millis()).unwrap_or(u64::MAX));
+        rec.args_digest = Some(args_digest(args));
+        rec
+    }
+
+    /// The record of registering `spec`, with a new operation id.
+    pub fn register(spec: &ToolSpec) -> Self {
+        Self::lifecycle(AuditEvent::Register, spec)
+    }
+
+    /// The record of deregistering `spec`, with a new operation id.
+    pub fn deregister(spec: &ToolSpec) -> Self {
+        Self::lifecycle(AuditEvent::Deregister, spec)
+    }
+
+    fn lifecycle(event: AuditEvent, spec: &ToolSpec) -> Self {
+        let mut rec = AuditRecord::new(event, new_operation_id(), spec.name.clone());
+        rec.fingerprint = spec.fingerprint();
+        rec.version = spec.version.clone();
+        rec
+    }
+
+    /// Adds host-only detail (e.g. a panic message).
+    #[must_use]
+    pub fn with_detail(mut self, detail: impl Into<String>) -> Self {
+        self.detail = Some(detail.into());
+        self
+    }
+}
+
+/// SHA-256 of the canonical JSON of `args` (keys sorted), as the first 16 lowercase hex
+/// characters: equal arguments give equal digests whatever their key order.
+///
+/// ```
+/// let a = tool_core::audit::args_digest(&serde_json::json!({"a": 1, "b": [true]}));
+/// let b = tool_core::audit::args_digest(&serde_json::json!({"b": [true], "a": 1}));
+/// assert_eq!(a, b);
+/// assert_eq!(a.len(), 16);
+/// ```
+pub fn args_digest(args: &Value) -> String {
+    use sha2::{Digest, Sha256};
+    let digest = Sha256::digest(canonical_json(args).as_bytes());
+    digest[..8].iter().map(|b| format!("{b:02x}")).collect()
+}
+
+/// Formats `t` as RFC 3339 in UTC with milliseconds, e.g. `2026-11-30T12:09:12.345Z`.
+/// Times before 1970 are clamped to the epoch.
+///
+/// ```
+/// use std::time::{Duration, UNIX_EPOCH};
+/// let t = UNIX_EPOCH + Duration::from_millis(951_782_400_123); // 2000-02-29
+/// assert_eq!(tool_core::audit::rfc3339(t), "2000-02-29T00:00:00.123Z");
+/// ```
+pub fn rfc3339(t: SystemTime) -> String {
+    let since = t.duration_since(UNIX_EPOCH).unwrap_or_default();
+    let secs = since.as_secs();
+    let millis = since.subsec_millis();
+    let days = secs / 86_400;
+    let rem = secs % 86_400;
+    let (y, m, d) = civil_from_days(days);
+    format!(
+        "{y:04}-{m:02}-{d:02}T{:02}:{:02}:{:02}.{millis:03}Z",
+        rem / 3600,
+        (rem % 3600) / 60,
+        rem % 60
+    )
+}
+
+/// Year, month, day of the `days`-th day after 1970-01-01 (H. Hinnant's civil-from-days).
+fn civil_from_days(days: u64) -> (u64, u64, u64) {
+    let z = days + 719_468;
+    let era = z / 146_097;
+    let doe = z - era * 146_097;
+    let yoe = (doe - doe / 1460 + doe / 36_524 - doe / 146_096) / 365;
+    let doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
+    let mp = (5 * doy + 2) / 153;
+    let d = doy - (153 * mp + 2) / 5 + 1;
+    let m = if mp < 10 { mp + 3 } else { mp - 9 };
+    let y = yoe + era * 400 + u64::from(m <= 2);
+    (y, m, d)
+}
+
+/// A new operation id, unique within the process and very likely across processes:
+/// `op_<ms since epoch, hex>_<counter, hex>_<8 random-ish hex>`.
+///
+/// The random part comes from std's per-process randomly keyed hasher; ids are identifiers, not
+/// secrets.
+pub fn new_operation_id() -> String {
+    static COUNTER: AtomicU64 = AtomicU64::new(0);
+    let n = COUNTER.fetch_add(1, Ordering::Relaxed);
+    let now = SystemTime::now()
+        .duration_since(UNIX_EPOCH)
+        .unwrap_or_default();
+    let mut h = std::collections::hash_map::RandomState::new().build_hasher();
+    (n, now.as_nanos(), std::process::id()).hash(&mut h);
+    std::thread::current().id().hash(&mut h);
+    let noise = h.finish() as u32;
+    format!("op_{:x}_{n:x}_{noise:08x}", now.as_millis())
+}
+
+/// Where audit records go. Implementations must not fail a call: they handle their own errors.
+pub trait AuditSink: Send + Sync {
+    /// Records one entry.
+    fn record(&self, rec: &AuditRecord);
+}
+
+/// An [`AuditSink`] that keeps records in memory (for tests and inspection).
+#[derive(Debug, Default)]
+pub struct MemorySink {
+    records: Mutex<Vec<AuditRecord>>,
+}
+
+impl MemorySink {
+    /// An empty sink.
+    pub fn new() -> Self {
+        MemorySink::default()
+    }
+
+    /// A copy of the records so far, oldest first.
+    pub fn records(&self) -> Vec<AuditRecord> {
+        self.records
+            .lock()
+            .unwrap_or_else(|p| p.into_inner())
+            .clone()
+    }
+
+    /// Forgets every record.
+    pub fn clear(&self) {
+        self.records
+            .lock()
+            .unwrap_or_else(|p| p.into_inner())
+            .clear();
+    }
+}
+
+impl AuditSink for MemorySink {
+    fn record(&self, rec: &AuditRecord) {
+        self.records
+            .lock()
+            .unwrap_or_else(|p| p.into_inner())
+            .push(rec.clone());
+    }
+}
+
+/// An [`AuditSink`] appending one JSON line per record to a file.
+///
+/// A failed write never fails the call: it is counted ([`JsonLinesSink::errors`]) and the first
+/// one is reported on stderr.
+#[derive(Debug)]
+pub struct JsonLinesSink {
+    path: PathBuf,
+    file: Mutex<File>,
+    errors: AtomicU64,
+    reported: AtomicBool,
+}
+
+impl JsonLinesSink {
+    /// Opens `path` for appending, creating it if needed.
+    ///
+    /// # Errors
+    /// The I/O error when the file cannot be opened or created.
+    pub fn open(path: impl AsRef<Path>) -> std::io::Result<Self> {
+        let path = path.as_ref().to_path_buf();
+        let file = OpenOptions::new().create(true).append(true).open(&path)?;
+        Ok(JsonLinesSink {
+            path,
+            file: Mutex::new(file),
+            errors: AtomicU64::new(0),
+            reported: AtomicBool::new(false),
+        })
+    }
+
+    /// The file records are appended to.
+    pub fn path(&self) -> &Path {
+        &self.path
+    }
+
+    /// How many records could not be written.
+    pub fn errors(&self) -> u64 {
+        self.errors.load(Ordering::Relaxed)
+    }
+
+    /// Reads every record from a JSON Lines audit file, skipping blank lines.
+    ///
+    /// # Errors
+    /// An I/O error, or `InvalidData` naming the line that is not a record.
+    pub fn read_all(path: impl AsRef<Path>) -> std::io::Result<Vec<AuditRecord>> {
+        let text = std::fs::read_to_string(path)?;
+        text.lines()
+            .enumerate()
+            .filter(|(_, l)| !l.trim().is_empty())
+            .map(|(i, l)| {
+                serde_json::from_str(l).map_err(|e| {
+                    std::io::Error::new(
+                        std::io::ErrorKind::InvalidData,
+                        format!("line {} is not an audit record: {e}", i + 1),
+                    )
+                })
+            })
+            .collect()
+    }
+
+    fn fail(&self, what: &str, e: &dyn std::fmt::Display) {
+        self.errors.fetch_add(1, Ordering::Relaxed);
+        if !self.reported.swap(true, Ordering::Relaxed) {
+            eprintln!(
+                "toolsmith: could not {what} audit file {}: {e} (further errors are counted, not printed)",
+                self.path.display()
+            );
+        }
+    }
+}
+
+impl AuditSink for JsonLinesSink {
+    fn record(&self, rec: &AuditRecord) {
+        let mut line = match serde_json::to_string(rec) {
+            Ok(l) => l,
+            Err(e) => return self.fail("serialize a record for the", &e),
+        };
+        line.push('\n');
+        let mut file = self.file.lock().unwrap_or_else(|p| p.into_inner());
+        if let Err(e) = file.write_all(line.as_bytes()).and_then(|()| file.flush()) {
+            drop(file);
+            self.fail("write to the", &e);
+        }
+    }
+}

@@ -1,0 +1,187 @@
+//! Audit records: JSON Lines round trip, no argument values, timestamps and operation ids.
+
+use serde_json::json;
+use std::collections::HashSet;
+use std::time::{Duration, UNIX_EPOCH};
+use tool_core::audit::{
+    args_digest, new_operation_id, rfc3339, AuditEvent, AuditRecord, AuditSink, JsonLinesSink,
+    MemorySink,
+};
+use tool_core::policy::Caller;
+use tool_core::spec::{Effects, ToolSpec};
+use tool_core::{Envelope, Status, ToolError};
+
+fn spec() -> ToolSpec {
+    ToolSpec {
+        name: "transfer".into(),
+        title: None,
+        description: "Transfers money. Returns the receipt.".into(),
+        input_schema: json!({"type": "object"}),
+        output_schema: None,
+        effects: Effects {
+            writes: true,
+            ..Default::default()
+        },
+        allows: vec![],
+        timeout_ms: None,
+        version: "2.1.0".into(),
+    }
+}
+
+fn temp_path(name: &str) -> std::path::PathBuf {
+    let dir = std::env::temp_dir().join(format!("toolsmith-audit-{}", new_operation_id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    dir.join(name)
+}
+
+#[test]
+fn json_lines_round_trip() {
+    let path = temp_path("audit.jsonl");
+    let sink = JsonLinesSink::open(&path).unwrap();
+    let s = spec();
+    let args = json!({"to": "IBAN DE00 1234", "amount": 250});
+    let ok = Envelope::ok(json!({"receipt": "r-1"}));
+    let refused: Envelope = ToolError::refused("LIMIT", "Over the daily limit.").into();
+    let records = vec![
+        AuditRecord::register(&s),
+        AuditRecord::call(
+            "op_a",
+            &s,
+            &Caller::new("ann"),
+            &args,
+            &ok,
+            Duration::from_millis(42),
+        ),
+        AuditRecord::call(
+            "op_b",
+            &s,
+            &Caller::anonymous(),
+            &args,
+            &refused,
+            Duration::from_micros(10),
+        )
+        .with_detail("limit 200 reached"),
+        AuditRecord::deregister(&s),
+    ];
+    for r in &records {
+        sink.record(r);
+    }
+    assert_eq!(sink.errors(), 0);
+    // Reopening appends.
+    drop(sink);
+    let sink = JsonLinesSink::open(&path).unwrap();
+    sink.record(&records[1]);
+
+    let text = std::fs::read_to_string(&path).unwrap();
+    assert_eq!(text.lines().count(), 5);
+    let back = JsonLinesSink::read_all(&path).unwrap();
+    assert_eq!(&back[..4], &records[..]);
+    assert_eq!(back[4], records[1]);
+
+    let call = &back[1];
+    assert_eq!(call.event, AuditEvent::Call);
+    assert_eq!(call.fingerprint, s.fingerprint());
+    assert_eq!(call.version, "2.1.0");
+    assert_eq!(call.caller.as_deref(), Some("ann"));
+    assert_eq!(call.status, Some(Status::Ok));
+    assert_eq!(call.duration_ms, Some(42));
+    assert_eq!(
+        call.args_digest.as_deref(),
+        Some(args_digest(&args).as_str())
+    );
+    assert_eq!(back[2].code.as_deref(), Some("LIMIT"));
+    assert_eq!(back[2].status, Some(Status::Refused));
+    assert_eq!(back[0].event, AuditEvent::Register);
+    assert_eq!(back[3].event, AuditEvent::Deregister);
+    // Lifecycle records leave the call fields out of the line.
+    let first_line = text.lines().next().unwrap();
+    assert!(first_line.contains("\"event\":\"register\""));
+    assert!(!first_line.contains("status") && !first_line.contains("args_digest"));
+    std::fs::remove_dir_all(path.parent().unwrap()).ok();
+}
+
+#[test]
+fn records_contain_no_argument_values() {
+    let sink = MemorySink::new();
+    let args = json!({
+        "to": "IBAN DE44 5001 0517 5407 3249 31",
+        "memo": "password hunter2",
+        "nested": {"card": "4111111111111111"},
+    });
+    let env = Envelope::ok(json!({"echo": "4111111111111111"}));
+    sink.record(&AuditRecord::call(
+        "op_1",
+        &spec(),
+        &Caller::new("ann"),
+        &args,
+        &env,
+        Duration::ZERO,
+    ));
+    let line = serde_json::to_string(&sink.records()[0]).unwrap();
+    for secret in ["DE44", "hunter2", "4111111111111111", "memo", "card"] {
+        assert!(!line.contains(secret), "{secret} leaked into {line}");
+    }
+    sink.clear();
+    assert!(sink.records().is_empty());
+}
+
+#[test]
+fn args_digests_are_canonical_and_distinguish_values() {
+    let a = args_digest(&json!({"a": 1, "b": {"y": 2, "x": 1}}));
+    let b = args_digest(&json!({"b": {"x": 1, "y": 2}, "a": 1}));
+    assert_eq!(a, b);
+    assert_eq!(a.len(), 16);
+    assert!(a
+        .bytes()
+        .all(|c| c.is_ascii_hexdigit() && !c.is_ascii_uppercase()));
+    assert_ne!(a, args_digest(&json!({"a": 2, "b": {"x": 1, "y": 2}})));
+}
+
+#[test]
+fn write_failures_do_not_break_calls() {
+    // A directory cannot be opened for appending.
+    let dir = temp_path("x");
+    let parent = dir.parent().unwrap();
+    assert!(JsonLinesSink::open(parent).is_err());
+    // /dev/full (Linux) accepts the open and fails every write.
+    if std::path::Path::new("/dev/full").exists() {
+        let sink = JsonLinesSink::open("/dev/full").unwrap();
+        sink.record(&AuditRecord::register(&spec()));
+        sink.record(&AuditRecord::register(&spec()));
+        assert_eq!(sink.errors(), 2);
+    }
+    std::fs::remove_dir_all(parent).ok();
+}
+
+#[test]
+fn timestamps_are_rfc3339_utc() {
+    let cases = [
+        (0, "1970-01-01T00:00:00.000Z"),
+        (951_782_400_000, "2000-02-29T00:00:00.000Z"),
+        (1_709_164_800_999, "2024-02-29T00:00:00.999Z"),
+        (4_102_444_799_000, "2099-12-31T23:59:59.000Z"),
+        (1_796_040_552_345, "2026-11-30T12:09:12.345Z"),
+    ];
+    for (ms, want) in cases {
+        assert_eq!(rfc3339(UNIX_EPOCH + Duration::from_millis(ms)), want);
+    }
+    let now = AuditRecord::register(&spec()).at;
+    assert_eq!(now.len(), 24);
+    assert!(now.ends_with('Z') && now.as_bytes()[10] == b'T');
+}
+
+#[test]
+fn operation_ids_are_unique() {
+    let ids: HashSet<String> = (0..10_000).map(|_| new_operation_id()).collect();
+    assert_eq!(ids.len(), 10_000);
+    let threads: Vec<_> = (0..4)
+        .map(|_| std::thread::spawn(|| (0..1000).map(|_| new_operation_id()).collect::<Vec<_>>()))
+        .collect();
+    let mut all = HashSet::new();
+    for t in threads {
+        for id in t.join().unwrap() {
+            assert!(id.starts_with("op_"));
+            assert!(all.insert(id), "duplicate id across threads");
+        }
+    }
+}
