@@ -114,7 +114,7 @@ pub fn search_text(
 
 /// Lists offers in a price band. Returns the decoded arguments.
 #[tool(read_only)]
-pub fn price_band(
+pub fn list_offers(
     /// Highest price in NOK, e.g. 2500.
     #[arg(minimum = 0, maximum = 10000)]
     max_price: Option<f64>,
@@ -148,7 +148,7 @@ pub fn compare_skus(
 
 /// Lists recent orders. Returns the page size and sort order used.
 #[tool(read_only)]
-pub fn recent_orders(
+pub fn list_orders(
     /// How many orders to list, e.g. 20.
     #[arg(default = 10, minimum = 1, maximum = 100)]
     limit: u32,
@@ -174,7 +174,7 @@ pub fn find_garments(
 
 /// Prices an order. Returns the number of lines and units.
 #[tool(read_only)]
-pub fn price_order(
+pub fn calculate_order(
     /// Order lines, e.g. [{"sku": "TNT-2P", "quantity": 1}].
     #[arg(min_items = 1)]
     items: Vec<LineItem>,
@@ -185,7 +185,7 @@ pub fn price_order(
 
 /// Computes the area of a shape. Returns the area in square cm.
 #[tool(read_only)]
-pub fn shape_area(
+pub fn compute_area(
     /// The shape, e.g. {"kind": "circle", "radius": 2}.
     shape: Shape,
 ) -> f64 {
@@ -209,7 +209,7 @@ pub fn count_folders(
 
 /// Sums a chain of numbers. Returns the sum.
 #[tool(read_only)]
-pub fn sum_chain(
+pub fn add_chain(
     /// The first link, e.g. {"value": 1, "next": {"value": 2}}.
     chain: Chain,
 ) -> i64 {
@@ -226,7 +226,7 @@ pub fn sum_chain(
 #[tool(read_only)]
 // ToolError is large (168 bytes), so clippy flags every `Result<_, ToolError>` tool (reported).
 #[allow(clippy::result_large_err)]
-pub fn repeat_word(
+pub fn echo_word(
     /// The word, e.g. "ha".
     word: String,
     /// How many times, e.g. 3.
@@ -235,9 +235,19 @@ pub fn repeat_word(
     Ok(word.repeat(usize::from(times)))
 }
 
+/// Sets the speaker volume. Returns the volume set.
+#[tool(read_only)]
+pub fn set_volume(
+    /// Volume from 0 to 255, e.g. 80.
+    #[arg(minimum = -10, maximum = 1000)]
+    volume: u8,
+) -> u8 {
+    volume
+}
+
 /// Reports the time of day. Returns a fixed time.
 #[tool(read_only)]
-pub fn what_time() -> &'static str {
+pub fn get_time() -> &'static str {
     "12:00"
 }
 
@@ -250,7 +260,7 @@ pub struct Warehouse {
 impl Warehouse {
     /// Checks the stock of a SKU. Returns the number in stock.
     #[tool(read_only)]
-    fn stock_level(
+    fn check_stock(
         &self,
         /// Stock-keeping unit, e.g. "TNT-2P".
         #[arg(min_length = 3)]
@@ -268,16 +278,17 @@ impl Warehouse {
 pub fn tools_under_test() -> Vec<Tool> {
     let mut tools = vec![
         search_text::tool(),
-        price_band::tool(),
+        list_offers::tool(),
         compare_skus::tool(),
-        recent_orders::tool(),
+        list_orders::tool(),
         find_garments::tool(),
-        price_order::tool(),
-        shape_area::tool(),
+        calculate_order::tool(),
+        compute_area::tool(),
         count_folders::tool(),
-        sum_chain::tool(),
-        repeat_word::tool(),
-        what_time::tool(),
+        add_chain::tool(),
+        echo_word::tool(),
+        get_time::tool(),
+        set_volume::tool(),
     ];
     tools.extend(Warehouse::tools());
     tools
@@ -440,12 +451,17 @@ fn string_type() {
         INVALID,
         r#""query" must be a string. Words to look for in product names, e.g. "tent"."#,
     );
-    // An optional parameter does not admit null: absence is how it is left out.
+    // An optional parameter sent as null (as strict-mode clients do) counts as left out.
+    assert_eq!(
+        ok("search_text", json!({"query": "tent", "code": null})),
+        json!({"query": "tent", "code": null})
+    );
+    // A required one does not.
     rejected(
         "search_text",
-        json!({"query": "tent", "code": null}),
+        json!({"query": null}),
         INVALID,
-        r#""code" must be a string. Product code, e.g. "TNT-12"."#,
+        r#""query" must be a string. Words to look for in product names, e.g. "tent"."#,
     );
 }
 
@@ -455,39 +471,39 @@ fn string_type() {
 
 #[test]
 fn minimum_and_maximum() {
-    ok("price_band", json!({"max_price": 0}));
-    ok("price_band", json!({"max_price": 10000}));
-    ok("price_band", json!({"max_price": 10000.0}));
-    ok("price_band", json!({"max_price": 2500.5}));
+    ok("list_offers", json!({"max_price": 0}));
+    ok("list_offers", json!({"max_price": 10000}));
+    ok("list_offers", json!({"max_price": 10000.0}));
+    ok("list_offers", json!({"max_price": 2500.5}));
     rejected(
-        "price_band",
+        "list_offers",
         json!({"max_price": -0.01}),
         INVALID,
         r#""max_price" must be at least 0. Highest price in NOK, e.g. 2500."#,
     );
     rejected(
-        "price_band",
+        "list_offers",
         json!({"max_price": 10000.01}),
         INVALID,
         r#""max_price" must be at most 10000. Highest price in NOK, e.g. 2500."#,
     );
     rejected(
-        "price_band",
+        "list_offers",
         json!({"max_price": "cheap"}),
         INVALID,
         r#""max_price" must be a number. Highest price in NOK, e.g. 2500."#,
     );
     // Negative bounds on an integer.
-    ok("price_band", json!({"count": -5}));
-    ok("price_band", json!({"count": 50}));
+    ok("list_offers", json!({"count": -5}));
+    ok("list_offers", json!({"count": 50}));
     rejected(
-        "price_band",
+        "list_offers",
         json!({"count": -6}),
         INVALID,
         r#""count" must be at least -5. Number of offers, e.g. 3."#,
     );
     rejected(
-        "price_band",
+        "list_offers",
         json!({"count": 51}),
         INVALID,
         r#""count" must be at most 50. Number of offers, e.g. 3."#,
@@ -496,22 +512,22 @@ fn minimum_and_maximum() {
 
 #[test]
 fn exclusive_bounds() {
-    ok("price_band", json!({"discount": 0.0001}));
-    ok("price_band", json!({"discount": 0.9999}));
+    ok("list_offers", json!({"discount": 0.0001}));
+    ok("list_offers", json!({"discount": 0.9999}));
     rejected(
-        "price_band",
+        "list_offers",
         json!({"discount": 0}),
         INVALID,
         r#""discount" must be greater than 0. Discount as a fraction, e.g. 0.2."#,
     );
     rejected(
-        "price_band",
+        "list_offers",
         json!({"discount": 1.0}),
         INVALID,
         r#""discount" must be less than 1. Discount as a fraction, e.g. 0.2."#,
     );
     rejected(
-        "price_band",
+        "list_offers",
         json!({"discount": 1}),
         INVALID,
         r#""discount" must be less than 1. Discount as a fraction, e.g. 0.2."#,
@@ -520,18 +536,18 @@ fn exclusive_bounds() {
 
 #[test]
 fn multiple_of() {
-    ok("price_band", json!({"pack": 0}));
-    ok("price_band", json!({"pack": 15}));
+    ok("list_offers", json!({"pack": 0}));
+    ok("list_offers", json!({"pack": 15}));
     rejected(
-        "price_band",
+        "list_offers",
         json!({"pack": 12}),
         INVALID,
         r#""pack" must be a multiple of 5. Pack size in units of five, e.g. 10."#,
     );
-    ok("price_band", json!({"length": 1.75}));
-    ok("price_band", json!({"length": 3}));
+    ok("list_offers", json!({"length": 1.75}));
+    ok("list_offers", json!({"length": 3}));
     rejected(
-        "price_band",
+        "list_offers",
         json!({"length": 1.1}),
         INVALID,
         r#""length" must be a multiple of 0.25. Length in quarter metres, e.g. 1.75."#,
@@ -542,34 +558,54 @@ fn multiple_of() {
 fn integers() {
     // 3.0 is an integer in JSON Schema; it is accepted and decoded as 3.
     assert_eq!(
-        ok("repeat_word", json!({"word": "ha", "times": 3.0})),
+        ok("echo_word", json!({"word": "ha", "times": 3.0})),
         json!("hahaha")
     );
-    assert_eq!(ok("price_band", json!({"count": 3.0}))["count"], json!(3));
+    assert_eq!(ok("list_offers", json!({"count": 3.0}))["count"], json!(3));
     rejected(
-        "repeat_word",
+        "echo_word",
         json!({"word": "ha", "times": 2.5}),
         INVALID,
         r#""times" must be a whole number. How many times, e.g. 3."#,
     );
     rejected(
-        "repeat_word",
+        "echo_word",
         json!({"word": "ha", "times": "3"}),
         INVALID,
         r#""times" must be a whole number. How many times, e.g. 3."#,
     );
     // u8's range comes from the schema (minimum 0, maximum 255).
     rejected(
-        "repeat_word",
+        "echo_word",
         json!({"word": "ha", "times": -1}),
         INVALID,
         r#""times" must be at least 0. How many times, e.g. 3."#,
     );
     rejected(
-        "repeat_word",
+        "echo_word",
         json!({"word": "ha", "times": 256}),
         INVALID,
         r#""times" must be at most 255. How many times, e.g. 3."#,
+    );
+}
+
+#[test]
+fn declared_bounds_looser_than_the_type_keep_the_type_range() {
+    assert_eq!(ok("set_volume", json!({"volume": 255})), json!(255));
+    assert_eq!(ok("set_volume", json!({"volume": 0})), json!(0));
+    // Without the type's range the value passed validation and failed to decode
+    // ("The arguments could not be read: invalid value: integer `300`, expected u8").
+    rejected(
+        "set_volume",
+        json!({"volume": 300}),
+        INVALID,
+        r#""volume" must be at most 255. Volume from 0 to 255, e.g. 80."#,
+    );
+    rejected(
+        "set_volume",
+        json!({"volume": -1}),
+        INVALID,
+        r#""volume" must be at least 0. Volume from 0 to 255, e.g. 80."#,
     );
 }
 
@@ -654,25 +690,25 @@ fn array_item_types() {
 #[test]
 fn defaults_are_applied_when_absent() {
     assert_eq!(
-        ok("recent_orders", json!({})),
+        ok("list_orders", json!({})),
         json!({"limit": 10, "newest_first": true})
     );
     assert_eq!(
-        ok("recent_orders", json!({"limit": 20, "newest_first": false})),
+        ok("list_orders", json!({"limit": 20, "newest_first": false})),
         json!({"limit": 20, "newest_first": false})
     );
     // Empty text and null arguments are "no arguments".
     assert_eq!(
-        call_text("recent_orders", "").data,
+        call_text("list_orders", "").data,
         Some(json!({"limit": 10, "newest_first": true}))
     );
     assert_eq!(
-        call_text("recent_orders", "null").data,
+        call_text("list_orders", "null").data,
         Some(json!({"limit": 10, "newest_first": true}))
     );
     // A defaulted parameter is still validated when given.
     rejected(
-        "recent_orders",
+        "list_orders",
         json!({"limit": 0}),
         INVALID,
         r#""limit" must be at least 1. How many orders to list, e.g. 20."#,
@@ -714,13 +750,13 @@ fn unknown_argument() {
         r#"Unknown parameter "sort". The parameters are "skus" and "discontinued"."#,
     );
     rejected(
-        "price_band",
+        "list_offers",
         json!({"price": 1}),
         "UNKNOWN_ARGUMENT",
         r#"Unknown parameter "price". The parameters are "max_price", "discount", "pack", "length" and "count"."#,
     );
     rejected(
-        "what_time",
+        "get_time",
         json!({"zone": "UTC"}),
         "UNKNOWN_ARGUMENT",
         r#"Unknown parameter "zone": this tool takes no parameters, so send {}."#,
@@ -738,12 +774,12 @@ fn non_object_arguments() {
         );
     }
     rejected(
-        "what_time",
+        "get_time",
         json!([]),
         "INVALID_INPUT",
         "The arguments must be a JSON object; this tool takes no parameters, so send {}.",
     );
-    assert_eq!(ok("what_time", json!({})), json!("12:00"));
+    assert_eq!(ok("get_time", json!({})), json!("12:00"));
 }
 
 #[test]
@@ -764,7 +800,7 @@ fn malformed_json_text() {
 #[test]
 fn several_errors_are_all_reported() {
     let env = rejected(
-        "price_band",
+        "list_offers",
         json!({"max_price": -1, "discount": 2, "pack": 7, "extra": 1}),
         INVALID,
         concat!(
@@ -796,7 +832,7 @@ fn several_errors_are_all_reported() {
     );
     // A missing argument comes first and gives the envelope its code.
     let env = rejected(
-        "repeat_word",
+        "echo_word",
         json!({"times": "x"}),
         "MISSING_ARGUMENT",
         r#"Provide "word". The word, e.g. "ha". "times" must be a whole number. How many times, e.g. 3."#,
@@ -807,7 +843,7 @@ fn several_errors_are_all_reported() {
     );
     // One error: no data.errors.
     let env = rejected(
-        "repeat_word",
+        "echo_word",
         json!({"word": "ha"}),
         "MISSING_ARGUMENT",
         r#"Provide "times". How many times, e.g. 3."#,
@@ -898,31 +934,31 @@ fn documented_and_undocumented_enums() {
 fn list_of_structs() {
     assert_eq!(
         ok(
-            "price_order",
+            "calculate_order",
             json!({"items": [{"sku": "A", "quantity": 1}, {"sku": "B", "quantity": 2.0}]})
         ),
         json!({"lines": 2, "units": 3})
     );
     rejected(
-        "price_order",
+        "calculate_order",
         json!({"items": [{"sku": "A", "quantity": 1}, {"sku": "B", "quantity": 1}, {"sku": 3, "quantity": 1}]}),
         INVALID,
         r#""items[2].sku" must be a string. Stock-keeping unit, e.g. "TNT-2P"."#,
     );
     rejected(
-        "price_order",
+        "calculate_order",
         json!({"items": [{"sku": "A"}]}),
         "MISSING_ARGUMENT",
         r#"Provide "items[0].quantity". How many, e.g. 2."#,
     );
     rejected(
-        "price_order",
+        "calculate_order",
         json!({"items": []}),
         INVALID,
         r#""items" must have at least 1 item; it has 0. Order lines, e.g. [{"sku": "TNT-2P", "quantity": 1}]."#,
     );
     rejected(
-        "price_order",
+        "calculate_order",
         json!({"items": [5]}),
         INVALID,
         r#""items[0]" must be an object. One line of an order."#,
@@ -932,43 +968,43 @@ fn list_of_structs() {
 #[test]
 fn tagged_enum() {
     let area = ok(
-        "shape_area",
+        "compute_area",
         json!({"shape": {"kind": "rectangle", "width": 2, "height": 3}}),
     );
     assert_eq!(area, json!(6.0));
     ok(
-        "shape_area",
+        "compute_area",
         json!({"shape": {"kind": "circle", "radius": 1}}),
     );
     // The tag selects the form: an unknown tag is reported as such, not as the problems of
     // whichever form came closest.
     rejected(
-        "shape_area",
+        "compute_area",
         json!({"shape": {"kind": "triangle", "side": 1}}),
         INVALID,
         r#""shape.kind" must be one of "circle", "rectangle". The shape, e.g. {"kind": "circle", "radius": 2}."#,
     );
     rejected(
-        "shape_area",
+        "compute_area",
         json!({"shape": {"radius": 1}}),
         "MISSING_ARGUMENT",
         r#"Provide "shape.kind", one of "circle", "rectangle". The shape, e.g. {"kind": "circle", "radius": 2}."#,
     );
     // A known tag: the problems of that form.
     rejected(
-        "shape_area",
+        "compute_area",
         json!({"shape": {"kind": "circle"}}),
         "MISSING_ARGUMENT",
         r#"Provide "shape.radius". Radius in cm, e.g. 4.5."#,
     );
     rejected(
-        "shape_area",
+        "compute_area",
         json!({"shape": {"kind": "rectangle", "width": 1, "radius": 3}}),
         "MISSING_ARGUMENT",
         r#"Provide "shape.height". Height in cm, e.g. 20."#,
     );
     rejected(
-        "shape_area",
+        "compute_area",
         json!({"shape": {"kind": "circle", "radius": "big"}}),
         INVALID,
         r#""shape.radius" must be a number. Radius in cm, e.g. 4.5."#,
@@ -1002,13 +1038,13 @@ fn recursive_struct_through_vec() {
 fn recursive_struct_through_box() {
     assert_eq!(
         ok(
-            "sum_chain",
+            "add_chain",
             json!({"chain": {"value": 1, "next": {"value": 2, "next": {"value": 3.0}}}})
         ),
         json!(6)
     );
     rejected(
-        "sum_chain",
+        "add_chain",
         json!({"chain": {"value": 1, "next": {"value": 2, "next": {"value": 0.5}}}}),
         INVALID,
         r#""chain.next.next.value" must be a whole number. The number at this link, e.g. 7."#,
@@ -1018,11 +1054,11 @@ fn recursive_struct_through_box() {
 #[test]
 fn method_tool() {
     assert_eq!(
-        ok("stock_level", json!({"sku": "TNT"})),
+        ok("check_stock", json!({"sku": "TNT"})),
         json!({"sku": "TNT", "stock": 4})
     );
     rejected(
-        "stock_level",
+        "check_stock",
         json!({"sku": "TN"}),
         INVALID,
         r#""sku" must be at least 3 characters long. Stock-keeping unit, e.g. "TNT-2P"."#,
