@@ -663,6 +663,8 @@ fn outputs_satisfy_their_output_schema() {
     let toolbox = Toolbox::builder()
         .tools(all_tools())
         .context(Library { books: 3 })
+        // book_room requires approval; a host with no approver denies it.
+        .approver(toolsmith::approval::ApproveAll)
         .build()
         .expect("the toolbox builds");
     let calls = [
