@@ -195,3 +195,25 @@ impl Envelope {
         })
     }
 }
+
+impl Envelope {
+    /// The MCP `CallToolResult` for this envelope: `structuredContent` (the envelope itself, an
+    /// object), a text block with the same JSON, and `isError: true` for every status other than
+    /// `ok` and `empty`. Business and validation failures are results, not JSON-RPC errors.
+    ///
+    /// ```
+    /// let env = tool_core::Envelope::error(tool_core::Status::Refused, "LIMIT", "Limit reached.");
+    /// let result = env.to_mcp_result();
+    /// assert_eq!(result["isError"], true);
+    /// assert_eq!(result["structuredContent"]["status"], "refused");
+    /// assert_eq!(result["content"][0]["type"], "text");
+    /// ```
+    pub fn to_mcp_result(&self) -> Value {
+        let structured = serde_json::to_value(self).unwrap_or(Value::Null);
+        serde_json::json!({
+            "content": [{"type": "text", "text": self.to_json()}],
+            "structuredContent": structured,
+            "isError": !self.is_success(),
+        })
+    }
+}

@@ -32,8 +32,14 @@ use serde_json::Value;
 /// assert_eq!(buy().unwrap_err().code(), "OUT_OF_STOCK");
 /// ```
 #[derive(Clone, Debug, PartialEq, thiserror::Error)]
-#[error("{message}")]
+#[error("{}", .inner.message)]
 pub struct ToolError {
+    // Boxed so `Result<T, ToolError>` stays small (one pointer) on every tool's return path.
+    inner: Box<Inner>,
+}
+
+#[derive(Clone, Debug, PartialEq)]
+struct Inner {
     status: Status,
     code: String,
     message: String,
@@ -53,12 +59,14 @@ impl ToolError {
             status
         };
         ToolError {
-            status,
-            code: code.into(),
-            message: message.into(),
-            details: None,
-            missing: Vec::new(),
-            retry_after: None,
+            inner: Box::new(Inner {
+                status,
+                code: code.into(),
+                message: message.into(),
+                details: None,
+                missing: Vec::new(),
+                retry_after: None,
+            }),
         }
     }
 
@@ -79,7 +87,7 @@ impl ToolError {
         S: Into<String>,
     {
         let mut e = Self::new(Status::NeedsInput, "NEEDS_INPUT", message);
-        e.missing = missing.into_iter().map(Into::into).collect();
+        e.inner.missing = missing.into_iter().map(Into::into).collect();
         e
     }
 
@@ -105,7 +113,7 @@ impl ToolError {
         message: impl Into<String>,
     ) -> Self {
         let mut e = Self::new(Status::TemporaryFailure, code, message);
-        e.retry_after = Some(retry_after_secs);
+        e.inner.retry_after = Some(retry_after_secs);
         e
     }
 
@@ -122,46 +130,47 @@ impl ToolError {
     /// Attaches structured details, returned to the model as the envelope's `data`.
     #[must_use]
     pub fn with_details(mut self, details: Value) -> Self {
-        self.details = Some(details);
+        self.inner.details = Some(details);
         self
     }
 
     /// The status this error reports.
     pub fn status(&self) -> Status {
-        self.status
+        self.inner.status
     }
 
     /// The stable code.
     pub fn code(&self) -> &str {
-        &self.code
+        &self.inner.code
     }
 
     /// The model-facing message.
     pub fn message(&self) -> &str {
-        &self.message
+        &self.inner.message
     }
 
     /// The structured details, if any.
     pub fn details(&self) -> Option<&Value> {
-        self.details.as_ref()
+        self.inner.details.as_ref()
     }
 
     /// For `needs_input`: what to ask the user for.
     pub fn missing(&self) -> &[String] {
-        &self.missing
+        &self.inner.missing
     }
 
     /// For `temporary_failure`: seconds to wait.
     pub fn retry_after(&self) -> Option<u64> {
-        self.retry_after
+        self.inner.retry_after
     }
 
     /// The envelope this error becomes.
     pub fn into_envelope(self) -> Envelope {
-        let mut env = Envelope::error(self.status, self.code, self.message);
-        env.data = self.details;
-        env.missing = self.missing;
-        env.retry_after = self.retry_after;
+        let inner = *self.inner;
+        let mut env = Envelope::error(inner.status, inner.code, inner.message);
+        env.data = inner.details;
+        env.missing = inner.missing;
+        env.retry_after = inner.retry_after;
         env
     }
 }

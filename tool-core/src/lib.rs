@@ -16,18 +16,23 @@ pub mod idempotency;
 pub mod lint;
 pub mod policy;
 pub mod redact;
+pub mod reply;
 pub mod schema;
 pub mod spec;
 pub mod tool;
 pub mod toolbox;
 pub mod validate;
 
+pub use approval::{Approval, ApprovalRequest, Approver, Hooks};
+pub use audit::{AuditRecord, AuditSink, JsonLinesSink, MemorySink};
 pub use context::Context;
 pub use envelope::{Envelope, Status};
 pub use error::ToolError;
+pub use policy::{Caller, Policy};
+pub use reply::Reply;
 pub use spec::{Allow, Effects, ToolSpec};
 pub use tool::Tool;
-pub use toolbox::{Arguments, BuildError, Problem, Toolbox, ToolboxBuilder};
+pub use toolbox::{Arguments, BuildError, CallOptions, Problem, Toolbox, ToolboxBuilder};
 
 /// The dependencies whose types appear in the public API, re-exported so users need no direct
 /// dependency on them.
@@ -43,6 +48,7 @@ pub mod __deps {
 pub mod __private {
     pub use crate::context::Context;
     pub use crate::error::ToolError;
+    pub use crate::reply::Reply;
     pub use crate::schema::{schema_of, ParamDef, TypeClass};
     pub use crate::spec::Effects;
     pub use crate::tool::{BoxFuture, ContextDef, Tool, ToolDef};
@@ -86,17 +92,44 @@ pub mod __private {
     }
 
     /// Encodes a plain return value.
-    pub fn ok_output<T: serde::Serialize>(value: T) -> Result<Value, ToolError> {
-        serde_json::to_value(value).map_err(|_| unencodable())
+    pub fn ok_output<T: serde::Serialize>(value: T) -> Result<Reply<Value>, ToolError> {
+        serde_json::to_value(value)
+            .map(Reply::new)
+            .map_err(|_| unencodable())
     }
 
     /// Encodes a `Result` return value; the error converts into a [`ToolError`].
     pub fn result_output<T: serde::Serialize, E: Into<ToolError>>(
         result: Result<T, E>,
-    ) -> Result<Value, ToolError> {
+    ) -> Result<Reply<Value>, ToolError> {
         match result {
-            Ok(v) => serde_json::to_value(v).map_err(|_| unencodable()),
+            Ok(v) => ok_output(v),
             Err(e) => Err(e.into()),
         }
+    }
+
+    /// Encodes a [`Reply`] return value.
+    pub fn reply_output<T: serde::Serialize>(reply: Reply<T>) -> Result<Reply<Value>, ToolError> {
+        let data = serde_json::to_value(reply.data).map_err(|_| unencodable())?;
+        Ok(Reply {
+            data,
+            note: reply.note,
+            truncated: reply.truncated,
+        })
+    }
+
+    /// Encodes a `Result<Reply<T>, E>` return value.
+    pub fn result_reply_output<T: serde::Serialize, E: Into<ToolError>>(
+        result: Result<Reply<T>, E>,
+    ) -> Result<Reply<Value>, ToolError> {
+        match result {
+            Ok(r) => reply_output(r),
+            Err(e) => Err(e.into()),
+        }
+    }
+
+    /// The unit result.
+    pub fn unit_output() -> Result<Reply<Value>, ToolError> {
+        Ok(Reply::new(Value::Null))
     }
 }

@@ -2,6 +2,7 @@
 
 use crate::context::Context;
 use crate::error::ToolError;
+use crate::reply::Reply;
 use crate::schema::{self, ParamDef, SchemaFn};
 use crate::spec::{Allow, Effects, ToolSpec};
 use serde_json::Value;
@@ -15,7 +16,8 @@ pub type BoxFuture<'a, T> = Pin<Box<dyn Future<Output = T> + Send + 'a>>;
 
 /// The executor the macro generates: decodes validated arguments, fetches context, runs the
 /// function and serializes its output.
-pub type InvokeFn = for<'a> fn(&'a Context, &'a Value) -> BoxFuture<'a, Result<Value, ToolError>>;
+pub type InvokeFn =
+    for<'a> fn(&'a Context, &'a Value) -> BoxFuture<'a, Result<Reply<Value>, ToolError>>;
 
 /// An executor written by hand (see [`Tool::from_fn`]).
 pub type DynInvoke =
@@ -44,6 +46,8 @@ pub struct ToolDef {
     pub allows: &'static [(&'static str, &'static str)],
     pub contexts: &'static [ContextDef],
     pub timeout_ms: Option<u64>,
+    pub output_budget: Option<usize>,
+    pub idempotency_key: &'static [&'static str],
     pub version: &'static str,
     pub invoke: InvokeFn,
 }
@@ -59,6 +63,8 @@ pub(crate) struct ToolInner {
     pub(crate) invoke: Invoke,
     pub(crate) contexts: Vec<ContextDef>,
     pub(crate) problems: Vec<String>,
+    pub(crate) output_budget: Option<usize>,
+    pub(crate) idempotency_key: Vec<String>,
 }
 
 /// A tool: its [`ToolSpec`] and its executor. Cheap to clone.
@@ -108,6 +114,8 @@ impl Tool {
                 invoke: Invoke::Generated(def.invoke),
                 contexts: def.contexts.to_vec(),
                 problems,
+                output_budget: def.output_budget,
+                idempotency_key: def.idempotency_key.iter().map(|k| k.to_string()).collect(),
             }),
         }
     }
@@ -142,6 +150,8 @@ impl Tool {
                 invoke: Invoke::Dynamic(Arc::new(run)),
                 contexts: Vec::new(),
                 problems: Vec::new(),
+                output_budget: None,
+                idempotency_key: Vec::new(),
             }),
         }
     }
@@ -154,6 +164,43 @@ impl Tool {
     /// The tool's name.
     pub fn name(&self) -> &str {
         &self.inner.spec.name
+    }
+
+    /// Limits the characters of serialized `data` this tool returns (the toolbox default applies
+    /// otherwise).
+    #[must_use]
+    pub fn with_output_budget(self, max_chars: usize) -> Tool {
+        self.map_inner(|inner| inner.output_budget = Some(max_chars))
+    }
+
+    /// Names the arguments that identify a request: a repeat of a completed request with the same
+    /// values within the toolbox's idempotency window is refused as `DUPLICATE`.
+    #[must_use]
+    pub fn with_idempotency_key<I, S>(self, params: I) -> Tool
+    where
+        I: IntoIterator<Item = S>,
+        S: Into<String>,
+    {
+        let params: Vec<String> = params.into_iter().map(Into::into).collect();
+        self.map_inner(|inner| inner.idempotency_key = params)
+    }
+
+    fn map_inner(self, f: impl FnOnce(&mut ToolInner)) -> Tool {
+        let mut inner = match Arc::try_unwrap(self.inner) {
+            Ok(inner) => inner,
+            Err(shared) => ToolInner {
+                spec: shared.spec.clone(),
+                invoke: shared.invoke.clone(),
+                contexts: shared.contexts.clone(),
+                problems: shared.problems.clone(),
+                output_budget: shared.output_budget,
+                idempotency_key: shared.idempotency_key.clone(),
+            },
+        };
+        f(&mut inner);
+        Tool {
+            inner: Arc::new(inner),
+        }
     }
 
     /// The context values the tool needs.

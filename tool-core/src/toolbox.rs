@@ -1,10 +1,17 @@
 //! [`Toolbox`]: the registry of tools and the call pipeline.
 
+use crate::approval::{ApprovalRequest, Approver, CallInfo, Hooks};
+use crate::audit::{args_digest, new_operation_id, AuditEvent, AuditRecord, AuditSink};
+use crate::budget::{fit_envelope, MemoryRecordStore, OutputBudget, PageRequest, RecordStore};
 use crate::context::Context;
 use crate::envelope::{Envelope, Status};
 use crate::error::ToolError;
+use crate::idempotency::{Gate, GateOutcome, IdempotencyGate, IdempotencyKey};
+use crate::policy::{Caller, Policy};
+use crate::redact::Redactor;
+use crate::reply::Reply;
 use crate::spec::ToolSpec;
-use crate::tool::{Invoke, Tool};
+use crate::tool::{BoxFuture, Invoke, Tool};
 use crate::validate::{self, Valid, Validator};
 use serde_json::Value;
 use std::any::Any;
@@ -14,6 +21,7 @@ use std::panic::{catch_unwind, AssertUnwindSafe};
 use std::pin::Pin;
 use std::sync::{Arc, RwLock};
 use std::task::{Context as TaskContext, Poll};
+use std::time::{Duration, Instant};
 
 /// One problem found while building a toolbox or registering a tool.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
@@ -93,9 +101,14 @@ impl From<&str> for Arguments {
 struct Entry {
     tool: Tool,
     validator: Validator,
+    /// The output schema's validator (debug builds only).
+    output_validator: Option<Validator>,
+    fingerprint: String,
+    /// Whether the tool takes a `cursor` argument, so the toolbox can serve next pages.
+    paginated: bool,
 }
 
-#[derive(Default)]
+#[derive(Default, Clone)]
 struct Registry {
     entries: Vec<Arc<Entry>>,
     index: HashMap<String, usize>,
@@ -108,12 +121,72 @@ impl Registry {
     }
 }
 
-/// Builds a [`Toolbox`]: register tools and the context values they need.
-#[derive(Default)]
+/// Per-call settings: who is calling, and an explicit idempotency key.
+#[derive(Clone, Debug, Default)]
+pub struct CallOptions {
+    caller: Caller,
+    idempotency_key: Option<String>,
+}
+
+impl CallOptions {
+    /// Anonymous caller, no idempotency key.
+    pub fn new() -> Self {
+        Self::default()
+    }
+
+    /// The caller's identity, checked by the [`Policy`] and recorded in the audit trail.
+    #[must_use]
+    pub fn caller(mut self, caller: Caller) -> Self {
+        self.caller = caller;
+        self
+    }
+
+    /// An explicit idempotency key: a repeat of a completed call to the same tool with the same
+    /// key within the window is refused as `DUPLICATE` without running again.
+    #[must_use]
+    pub fn idempotency_key(mut self, key: impl Into<String>) -> Self {
+        self.idempotency_key = Some(key.into());
+        self
+    }
+}
+
+/// Builds a [`Toolbox`]: register tools, the context values they need, and the boundary settings
+/// (policy, approver, hooks, audit sink, redaction, output budget, timeouts).
 pub struct ToolboxBuilder {
     tools: Vec<Tool>,
     context: Context,
+    policy: Policy,
+    approver: Option<Arc<dyn Approver>>,
+    hooks: Hooks,
+    audit: Option<Arc<dyn AuditSink>>,
+    redactor: Option<Arc<Redactor>>,
+    budget: OutputBudget,
+    store: Arc<dyn RecordStore>,
+    default_timeout: Option<Duration>,
+    idempotency_window: Duration,
 }
+
+impl Default for ToolboxBuilder {
+    fn default() -> Self {
+        ToolboxBuilder {
+            tools: Vec::new(),
+            context: Context::new(),
+            policy: Policy::allow_all(),
+            approver: None,
+            hooks: Hooks::new(),
+            audit: None,
+            redactor: Some(Arc::new(Redactor::new())),
+            budget: OutputBudget::default(),
+            store: Arc::new(MemoryRecordStore::default()),
+            default_timeout: None,
+            idempotency_window: DEFAULT_IDEMPOTENCY_WINDOW,
+        }
+    }
+}
+
+/// How long a completed request identifies its repeats, unless set with
+/// [`ToolboxBuilder::idempotency_window`]: one hour.
+pub const DEFAULT_IDEMPOTENCY_WINDOW: Duration = Duration::from_secs(3600);
 
 impl ToolboxBuilder {
     /// Registers one tool (`my_fn::tool()` for a `#[tool]` function).
@@ -145,13 +218,102 @@ impl ToolboxBuilder {
         self
     }
 
+    /// The policy checked before every call (default: [`Policy::allow_all`]).
+    #[must_use]
+    pub fn policy(mut self, policy: Policy) -> Self {
+        self.policy = policy;
+        self
+    }
+
+    /// The approver asked before every call to a `requires_approval` tool. Without one, such
+    /// calls are `denied`.
+    #[must_use]
+    pub fn approver(mut self, approver: impl Approver + 'static) -> Self {
+        self.approver = Some(Arc::new(approver));
+        self
+    }
+
+    /// Like [`approver`](Self::approver), for an approver already behind an `Arc`.
+    #[must_use]
+    pub fn shared_approver(mut self, approver: Arc<dyn Approver>) -> Self {
+        self.approver = Some(approver);
+        self
+    }
+
+    /// Before- and after-hooks that observe every call.
+    #[must_use]
+    pub fn hooks(mut self, hooks: Hooks) -> Self {
+        self.hooks = hooks;
+        self
+    }
+
+    /// The sink that receives one audit record per call, register and deregister.
+    #[must_use]
+    pub fn audit(mut self, sink: impl AuditSink + 'static) -> Self {
+        self.audit = Some(Arc::new(sink));
+        self
+    }
+
+    /// Like [`audit`](Self::audit), for a sink the host keeps a handle to.
+    #[must_use]
+    pub fn shared_audit(mut self, sink: Arc<dyn AuditSink>) -> Self {
+        self.audit = Some(sink);
+        self
+    }
+
+    /// The redactor run on every result and message (default: [`Redactor::new`], the built-in
+    /// patterns). Add host patterns with [`Redactor::with_pattern`].
+    #[must_use]
+    pub fn redactor(mut self, redactor: Redactor) -> Self {
+        self.redactor = Some(Arc::new(redactor));
+        self
+    }
+
+    /// Turns redaction off (for hosts that redact elsewhere).
+    #[must_use]
+    pub fn without_redaction(mut self) -> Self {
+        self.redactor = None;
+        self
+    }
+
+    /// The default output budget in characters of serialized `data` (default 1500, Chrome's
+    /// guidance); `#[tool(output_budget = N)]` overrides it per tool.
+    #[must_use]
+    pub fn output_budget(mut self, max_chars: usize) -> Self {
+        self.budget = OutputBudget::new(max_chars);
+        self
+    }
+
+    /// Where full results cut to the budget are kept (default: an in-memory store of 256 records).
+    #[must_use]
+    pub fn record_store(mut self, store: impl RecordStore + 'static) -> Self {
+        self.store = Arc::new(store);
+        self
+    }
+
+    /// The timeout of tools that declare none (default: none). Timeouts use tokio's timer: calls
+    /// must run inside a tokio runtime with time enabled.
+    #[must_use]
+    pub fn default_timeout(mut self, timeout: Duration) -> Self {
+        self.default_timeout = Some(timeout);
+        self
+    }
+
+    /// How long a completed request identifies its repeats (default
+    /// [`DEFAULT_IDEMPOTENCY_WINDOW`]).
+    #[must_use]
+    pub fn idempotency_window(mut self, window: Duration) -> Self {
+        self.idempotency_window = window;
+        self
+    }
+
     /// Builds the toolbox, reporting every problem at once: duplicate names, missing context
     /// values, unusable schemas.
     pub fn build(self) -> Result<Toolbox, BuildError> {
         let mut registry = Registry::default();
         let mut problems = Vec::new();
-        for tool in self.tools {
-            match prepare(&tool, &self.context, &registry) {
+        for tool in &self.tools {
+            match prepare(tool, &self.context, &registry) {
                 Ok(entry) => {
                     registry
                         .index
@@ -164,15 +326,32 @@ impl ToolboxBuilder {
         if !problems.is_empty() {
             return Err(BuildError { problems });
         }
+        if let Some(sink) = &self.audit {
+            for e in &registry.entries {
+                sink.record(&AuditRecord::register(e.tool.spec()));
+            }
+        }
         Ok(Toolbox {
             registry: RwLock::new(Arc::new(registry)),
-            context: Arc::new(self.context),
+            shared: Shared {
+                context: Arc::new(self.context),
+                policy: self.policy,
+                approver: self.approver,
+                hooks: self.hooks,
+                audit: self.audit,
+                redactor: self.redactor,
+                budget: self.budget,
+                store: self.store,
+                default_timeout: self.default_timeout,
+                gate: IdempotencyGate::new(self.idempotency_window),
+            },
         })
     }
 }
 
 fn prepare(tool: &Tool, context: &Context, registry: &Registry) -> Result<Entry, Vec<Problem>> {
     let name = tool.name().to_string();
+    let spec = tool.spec();
     let mut problems = Vec::new();
     if registry.index.contains_key(&name) {
         problems.push(Problem::DuplicateTool { name: name.clone() });
@@ -192,7 +371,16 @@ fn prepare(tool: &Tool, context: &Context, registry: &Registry) -> Result<Entry,
             reason: reason.clone(),
         });
     }
-    let validator = match Validator::new(&tool.spec().input_schema) {
+    let params = spec.param_names();
+    for key in &tool.inner.idempotency_key {
+        if !params.contains(&key.as_str()) {
+            problems.push(Problem::InvalidSchema {
+                tool: name.clone(),
+                reason: format!("the idempotency key names `{key}`, which is not a parameter"),
+            });
+        }
+    }
+    let validator = match Validator::new(&spec.input_schema) {
         Ok(v) => Some(v),
         Err(e) => {
             problems.push(Problem::InvalidSchema {
@@ -202,22 +390,61 @@ fn prepare(tool: &Tool, context: &Context, registry: &Registry) -> Result<Entry,
             None
         }
     };
+    // The output contract is checked in debug builds (and so in tests) only.
+    let output_validator = if cfg!(debug_assertions) {
+        match spec.output_schema.as_ref().map(Validator::new) {
+            Some(Ok(v)) => Some(v),
+            Some(Err(e)) => {
+                problems.push(Problem::InvalidSchema {
+                    tool: name.clone(),
+                    reason: format!("output schema: {e}"),
+                });
+                None
+            }
+            None => None,
+        }
+    } else {
+        None
+    };
+    let paginated = spec
+        .input_schema
+        .pointer("/properties/cursor/type")
+        .is_some_and(|t| t == "string");
     match validator {
         Some(validator) if problems.is_empty() => Ok(Entry {
             tool: tool.clone(),
             validator,
+            output_validator,
+            fingerprint: spec.fingerprint(),
+            paginated,
         }),
         _ => Err(problems),
     }
 }
 
-/// The registry of tools and the call pipeline: lookup → validation → execution → envelope.
+/// The boundary settings shared by every call.
+struct Shared {
+    context: Arc<Context>,
+    policy: Policy,
+    approver: Option<Arc<dyn Approver>>,
+    hooks: Hooks,
+    audit: Option<Arc<dyn AuditSink>>,
+    redactor: Option<Arc<Redactor>>,
+    budget: OutputBudget,
+    store: Arc<dyn RecordStore>,
+    default_timeout: Option<Duration>,
+    gate: IdempotencyGate,
+}
+
+/// The registry of tools and the call pipeline:
+/// lookup → validation → policy → before-hooks → idempotency → approval → execution (timeout,
+/// panics caught) → output contract → redaction → after-hooks → output budget → audit → envelope.
 ///
 /// A toolbox is shared by reference across concurrent calls (`Arc<Toolbox>`); registering and
 /// retiring tools take `&self`.
 pub struct Toolbox {
     registry: RwLock<Arc<Registry>>,
-    context: Arc<Context>,
+    shared: Shared,
 }
 
 impl std::fmt::Debug for Toolbox {
@@ -226,6 +453,25 @@ impl std::fmt::Debug for Toolbox {
         f.debug_struct("Toolbox")
             .field("tools", &reg.names())
             .finish()
+    }
+}
+
+/// What a call produced besides its envelope, for the audit record.
+struct Outcome {
+    env: Envelope,
+    entry: Option<Arc<Entry>>,
+    args: Option<Value>,
+    detail: Option<String>,
+}
+
+impl Outcome {
+    fn early(env: Envelope, entry: Option<Arc<Entry>>, args: Option<Value>) -> Self {
+        Outcome {
+            env,
+            entry,
+            args,
+            detail: None,
+        }
     }
 }
 
@@ -277,6 +523,34 @@ impl Toolbox {
             .collect()
     }
 
+    /// The tool list lowered for one agent platform (see [`crate::export`]).
+    pub fn export(
+        &self,
+        target: crate::export::Target,
+    ) -> Result<Value, crate::export::ExportError> {
+        crate::export::export(&self.specs(), target)
+    }
+
+    /// Writes one file per export target plus `index.json` into `dir` (see
+    /// [`crate::export::write_artifacts`]); [`crate::export::default_artifact_dir`] is
+    /// `target/tool-specs/`.
+    pub fn write_artifacts(
+        &self,
+        dir: impl AsRef<std::path::Path>,
+    ) -> Result<crate::export::ArtifactReport, crate::export::ArtifactError> {
+        crate::export::write_artifacts(&self.specs(), dir)
+    }
+
+    /// Compares the current exports with a committed snapshot directory and fails with a
+    /// readable diff on drift; `TOOLSMITH_UPDATE_SNAPSHOTS=1` accepts the new snapshot (see
+    /// [`crate::export::check_snapshot`]).
+    pub fn check_snapshot(
+        &self,
+        dir: impl AsRef<std::path::Path>,
+    ) -> Result<(), crate::export::SnapshotDrift> {
+        crate::export::check_snapshot(&self.specs(), dir)
+    }
+
     /// The names of the registered tools, in registration order.
     pub fn names(&self) -> Vec<String> {
         self.snapshot()
@@ -289,112 +563,375 @@ impl Toolbox {
     /// Registers a tool on a running toolbox (with the same checks as [`ToolboxBuilder::build`]).
     pub fn register(&self, tool: Tool) -> Result<(), BuildError> {
         let mut result = Ok(());
-        self.update(|reg| match prepare(&tool, &self.context, reg) {
-            Ok(entry) => {
-                let mut next = Registry {
-                    entries: reg.entries.clone(),
-                    index: reg.index.clone(),
-                    retired: reg.retired.clone(),
-                };
-                next.retired.remove(tool.name());
-                next.index
-                    .insert(tool.name().to_string(), next.entries.len());
-                next.entries.push(Arc::new(entry));
-                next
-            }
-            Err(problems) => {
-                result = Err(BuildError { problems });
-                Registry {
-                    entries: reg.entries.clone(),
-                    index: reg.index.clone(),
-                    retired: reg.retired.clone(),
+        self.update(|reg| {
+            let mut next = reg.clone();
+            match prepare(&tool, &self.shared.context, reg) {
+                Ok(entry) => {
+                    next.retired.remove(tool.name());
+                    next.index
+                        .insert(tool.name().to_string(), next.entries.len());
+                    next.entries.push(Arc::new(entry));
                 }
+                Err(problems) => result = Err(BuildError { problems }),
             }
+            next
         });
+        if result.is_ok() {
+            if let Some(sink) = &self.shared.audit {
+                sink.record(&AuditRecord::register(tool.spec()));
+            }
+        }
         result
     }
 
     /// Retires a tool: it leaves [`specs`](Self::specs), and calls to it return `invalid_input`
     /// (code `TOOL_RETIRED`) naming the tools that remain.
     pub fn deregister(&self, name: &str) -> Result<(), NotRegistered> {
-        let mut found = false;
+        let mut removed: Option<Arc<Entry>> = None;
         self.update(|reg| {
-            found = reg.index.contains_key(name);
-            let entries: Vec<Arc<Entry>> = reg
-                .entries
-                .iter()
-                .filter(|e| e.tool.name() != name)
-                .cloned()
-                .collect();
-            let index = entries
-                .iter()
-                .enumerate()
-                .map(|(i, e)| (e.tool.name().to_string(), i))
-                .collect();
-            let mut retired = reg.retired.clone();
-            if found {
-                retired.insert(name.to_string());
+            let mut next = Registry::default();
+            for e in &reg.entries {
+                if e.tool.name() == name {
+                    removed = Some(Arc::clone(e));
+                } else {
+                    next.index
+                        .insert(e.tool.name().to_string(), next.entries.len());
+                    next.entries.push(Arc::clone(e));
+                }
             }
-            Registry {
-                entries,
-                index,
-                retired,
+            next.retired = reg.retired.clone();
+            if removed.is_some() {
+                next.retired.insert(name.to_string());
             }
+            next
         });
-        if found {
-            Ok(())
-        } else {
-            Err(NotRegistered {
+        match removed {
+            Some(entry) => {
+                if let Some(sink) = &self.shared.audit {
+                    sink.record(&AuditRecord::deregister(entry.tool.spec()));
+                }
+                Ok(())
+            }
+            None => Err(NotRegistered {
                 name: name.to_string(),
-            })
+            }),
         }
     }
 
-    /// Calls a tool. Never panics and never fails: every outcome is an [`Envelope`].
+    /// Calls a tool as an anonymous caller. Never panics and never fails: every outcome is an
+    /// [`Envelope`].
     ///
     /// `args` is a `serde_json::Value` or JSON text (`&str`/`String`).
     pub async fn call(&self, name: &str, args: impl Into<Arguments>) -> Envelope {
-        let mut env = self.run(name, args.into()).await;
-        env.operation_id = Some(new_operation_id());
+        self.call_with(name, args, CallOptions::default()).await
+    }
+
+    /// Calls a tool on behalf of `caller` (checked by the policy, recorded in the audit trail).
+    pub async fn call_as(
+        &self,
+        caller: &Caller,
+        name: &str,
+        args: impl Into<Arguments>,
+    ) -> Envelope {
+        self.call_with(name, args, CallOptions::new().caller(caller.clone()))
+            .await
+    }
+
+    /// Calls a tool with per-call options (caller, idempotency key).
+    pub async fn call_with(
+        &self,
+        name: &str,
+        args: impl Into<Arguments>,
+        options: CallOptions,
+    ) -> Envelope {
+        let started = Instant::now();
+        let operation_id = new_operation_id();
+        let Outcome {
+            mut env,
+            entry,
+            args,
+            detail,
+        } = self.run(name, args.into(), &options, &operation_id).await;
+        env.operation_id = Some(operation_id.clone());
+        if let Some(sink) = &self.shared.audit {
+            let mut rec = AuditRecord::new(AuditEvent::Call, operation_id, name);
+            if let Some(entry) = &entry {
+                rec.fingerprint = entry.fingerprint.clone();
+                rec.version = entry.tool.spec().version.clone();
+            }
+            rec.caller = options.caller.id.clone();
+            rec.status = Some(env.status);
+            rec.code = env.code.clone();
+            rec.duration_ms =
+                Some(u64::try_from(started.elapsed().as_millis()).unwrap_or(u64::MAX));
+            rec.args_digest = args.as_ref().map(args_digest);
+            rec.detail = detail;
+            sink.record(&rec);
+        }
         env
     }
 
-    async fn run(&self, name: &str, args: Arguments) -> Envelope {
+    async fn run(
+        &self,
+        name: &str,
+        args: Arguments,
+        options: &CallOptions,
+        operation_id: &str,
+    ) -> Outcome {
+        let sh = &self.shared;
         let reg = self.snapshot();
         let Some(&i) = reg.index.get(name) else {
-            return unknown_tool(&reg, name);
+            return Outcome::early(unknown_tool(&reg, name), None, None);
         };
         let entry = Arc::clone(&reg.entries[i]);
         drop(reg);
+        let spec = entry.tool.spec();
         let mut args = match args {
             Arguments::Value(v) => v,
             Arguments::Text(text) => match parse_text(&text) {
                 Ok(v) => v,
-                Err(env) => return *env,
+                Err(env) => return Outcome::early(*env, Some(entry), None),
             },
         };
         if args.is_null() {
             // "No arguments" is sent as null by some clients.
             args = Value::Object(Default::default());
         }
+        // Strict-mode clients (OpenAI) send null for an optional parameter they leave out.
+        if contains_null(&args) {
+            crate::export::strip_null_optionals(&spec.input_schema, &mut args);
+        }
         match entry.validator.validate(&args) {
             Ok(Valid::AsIs) => {}
             Ok(Valid::NormalizeIntegers) => validate::normalize_integers(&mut args),
-            Err(errors) => return invalid_arguments(errors),
+            Err(errors) => {
+                return Outcome::early(invalid_arguments(errors), Some(entry), Some(args))
+            }
         }
-        let outcome = match &entry.tool.inner.invoke {
-            Invoke::Generated(f) => CatchUnwind(f(&self.context, &args)).await,
-            Invoke::Dynamic(f) => CatchUnwind(f(Arc::clone(&self.context), args)).await,
-        };
-        match outcome {
-            Ok(Ok(data)) => Envelope::ok(data),
-            Ok(Err(e)) => e.into_envelope(),
-            Err(()) => ToolError::failed(
-                "INTERNAL",
-                "The tool failed unexpectedly and did not complete. Retrying the same call is unlikely to help; tell the user the action could not be done.",
+        if let Err(denial) = sh.policy.check(spec, &options.caller) {
+            return Outcome::early(denial.into_envelope(), Some(entry), Some(args));
+        }
+        let mut page = if entry.paginated {
+            match PageRequest::from_args(&args, "cursor") {
+                Ok(page) => page,
+                Err(e) => {
+                    let env = e.into_tool_error("cursor").into_envelope();
+                    return Outcome::early(env, Some(entry), Some(args));
+                }
+            }
+        } else {
+            PageRequest::first(String::new()).with_hint(
+                "The rest is not shown; ask for less (narrower arguments) to see other parts.",
             )
-            .into_envelope(),
+        };
+        let call = CallInfo {
+            tool: name,
+            arguments: &args,
+            caller: &options.caller,
+            operation_id,
+        };
+        if let Err(e) = sh.hooks.run_before(&call) {
+            return Outcome::early(e.into_envelope(), Some(entry), Some(args));
         }
+
+        // A later page of a result kept in the record store is served from there.
+        let stored = page.reference.as_deref().and_then(|r| sh.store.get(r));
+        let (mut env, detail) = if let Some(raw) = stored {
+            (Envelope::ok(raw), None)
+        } else {
+            page.reference = None;
+            let key = if !entry.tool.inner.idempotency_key.is_empty() {
+                let keys: Vec<&str> = entry
+                    .tool
+                    .inner
+                    .idempotency_key
+                    .iter()
+                    .map(String::as_str)
+                    .collect();
+                Some(IdempotencyKey::from_args(name, &args, &keys))
+            } else {
+                options
+                    .idempotency_key
+                    .as_deref()
+                    .map(|k| IdempotencyKey::explicit(name, k))
+            };
+            match key {
+                Some(key) => {
+                    let gated = sh
+                        .gate
+                        .run(key, operation_id, || async {
+                            let (mut env, detail) =
+                                self.approve_and_execute(&entry, &args, options).await;
+                            // Keep the result so a refused repeat can point at it.
+                            if env.status == Status::Ok && env.reference.is_none() {
+                                if let Some(data) = &env.data {
+                                    env.reference = Some(sh.store.put(data.clone()));
+                                }
+                            }
+                            GatedEnvelope(env, detail)
+                        })
+                        .await;
+                    match gated {
+                        Gate::Ran(GatedEnvelope(env, detail)) => (env, detail),
+                        Gate::Duplicate(dup) => {
+                            let original = dup.reference.as_deref().and_then(|r| sh.store.get(r));
+                            let mut env = dup.into_envelope(name, &sh.gate);
+                            if let (Some(original), Some(Value::Object(details))) =
+                                (original, env.data.as_mut())
+                            {
+                                details.insert("original".into(), original);
+                            }
+                            (env, None)
+                        }
+                    }
+                }
+                None => self.approve_and_execute(&entry, &args, options).await,
+            }
+        };
+
+        if let Some(r) = &sh.redactor {
+            r.redact_envelope(&mut env);
+        }
+        sh.hooks.run_after(&call, &mut env);
+        let budget = entry
+            .tool
+            .inner
+            .output_budget
+            .map(OutputBudget::new)
+            .unwrap_or(sh.budget);
+        fit_envelope(&mut env, budget, &page, sh.store.as_ref());
+        if !entry.paginated {
+            // Without a cursor parameter the model cannot ask for the next page.
+            env.cursor = None;
+        }
+        Outcome {
+            env,
+            entry: Some(entry),
+            args: Some(args),
+            detail,
+        }
+    }
+
+    /// Approval (for `requires_approval` tools), then execution.
+    async fn approve_and_execute(
+        &self,
+        entry: &Arc<Entry>,
+        args: &Value,
+        options: &CallOptions,
+    ) -> (Envelope, Option<String>) {
+        let spec = entry.tool.spec();
+        if spec.effects.requires_approval {
+            let Some(approver) = &self.shared.approver else {
+                let env = ToolError::denied(
+                    "APPROVAL_UNAVAILABLE",
+                    format!(
+                        "The call to \"{}\" needs a person's approval, and no one can approve it here. It did not run; retrying will not help. Tell the user it needs approval.",
+                        spec.name
+                    ),
+                )
+                .into_envelope();
+                return (env, None);
+            };
+            let request = ApprovalRequest::new(spec, args.clone(), options.caller.clone());
+            let approval = approver.approve(&request).await;
+            if let Some(e) = approval.into_tool_error(&spec.name) {
+                return (e.into_envelope(), None);
+            }
+        }
+        self.execute(entry, args).await
+    }
+
+    /// Runs the executor with the tool's timeout, catching panics, and checks the output contract.
+    async fn execute(&self, entry: &Arc<Entry>, args: &Value) -> (Envelope, Option<String>) {
+        let spec = entry.tool.spec();
+        let sh = &self.shared;
+        let fut: BoxFuture<'_, Result<Reply<Value>, ToolError>> = match &entry.tool.inner.invoke {
+            Invoke::Generated(f) => f(&sh.context, args),
+            Invoke::Dynamic(f) => {
+                let fut = f(Arc::clone(&sh.context), args.clone());
+                Box::pin(async move { fut.await.map(Reply::new) })
+            }
+        };
+        let timeout = spec
+            .timeout_ms
+            .map(Duration::from_millis)
+            .or(sh.default_timeout);
+        let outcome = match timeout {
+            Some(limit) => match tokio::time::timeout(limit, CatchUnwind(fut)).await {
+                Ok(outcome) => outcome,
+                Err(_) => return (timeout_envelope(spec, limit), None),
+            },
+            None => CatchUnwind(fut).await,
+        };
+        let reply = match outcome {
+            Ok(Ok(reply)) => reply,
+            Ok(Err(e)) => return (e.into_envelope(), None),
+            Err(panic) => {
+                let env = ToolError::failed(
+                    "INTERNAL",
+                    "The tool failed unexpectedly and did not complete. Retrying the same call is unlikely to help; tell the user the action could not be done.",
+                )
+                .into_envelope();
+                return (env, Some(format!("panic: {panic}")));
+            }
+        };
+        if let Some(v) = &entry.output_validator {
+            if let Err(errors) = v.validate(&reply.data) {
+                let env = ToolError::failed(
+                    "OUTPUT_CONTRACT",
+                    "The tool returned a result that does not match its declared output, so it is not shown. Retrying will not help; tell the user the tool is not working correctly.",
+                )
+                .into_envelope();
+                let detail = errors
+                    .iter()
+                    .map(|e| e.message.as_str())
+                    .collect::<Vec<_>>()
+                    .join(" ");
+                return (env, Some(format!("output contract: {detail}")));
+            }
+        }
+        let mut env = Envelope::ok(reply.data);
+        env.note = reply.note;
+        env.truncated = reply.truncated;
+        (env, None)
+    }
+}
+
+/// An envelope with its audit detail, as the idempotency gate's outcome.
+struct GatedEnvelope(Envelope, Option<String>);
+
+impl GateOutcome for GatedEnvelope {
+    fn succeeded(&self) -> bool {
+        self.0.is_success()
+    }
+    fn reference(&self) -> Option<String> {
+        self.0.reference.clone()
+    }
+}
+
+fn timeout_envelope(spec: &ToolSpec, limit: Duration) -> Envelope {
+    let e = &spec.effects;
+    let ms = limit.as_millis();
+    let advice = if e.read_only {
+        "It only reads, so calling it again is safe; if it keeps timing out, ask for less."
+    } else if e.idempotent {
+        "It is idempotent, so calling it again with the same arguments is safe."
+    } else {
+        "It may have partly completed. Do not repeat it blindly: check the current state first, or ask the user."
+    };
+    ToolError::timeout(format!(
+        "The tool \"{}\" did not finish within {ms} ms and was stopped. {advice}",
+        spec.name
+    ))
+    .into_envelope()
+}
+
+fn contains_null(v: &Value) -> bool {
+    match v {
+        Value::Null => true,
+        Value::Array(items) => items.iter().any(contains_null),
+        Value::Object(map) => map.values().any(contains_null),
+        _ => false,
     }
 }
 
@@ -453,30 +990,26 @@ fn invalid_arguments(errors: Vec<validate::ArgError>) -> Envelope {
     env
 }
 
-fn new_operation_id() -> String {
-    use std::sync::atomic::{AtomicU64, Ordering};
-    use std::time::{SystemTime, UNIX_EPOCH};
-    static COUNTER: AtomicU64 = AtomicU64::new(0);
-    let n = COUNTER.fetch_add(1, Ordering::Relaxed);
-    let t = SystemTime::now()
-        .duration_since(UNIX_EPOCH)
-        .map(|d| d.as_millis())
-        .unwrap_or(0);
-    format!("op-{t:x}-{n:x}")
-}
-
 /// Turns a panic inside a future into an error result.
 struct CatchUnwind<F>(F);
 
 impl<F: Future + Unpin> Future for CatchUnwind<F> {
-    type Output = Result<F::Output, ()>;
+    /// The output, or the panic's message (for the audit record only).
+    type Output = Result<F::Output, String>;
 
     fn poll(mut self: Pin<&mut Self>, cx: &mut TaskContext<'_>) -> Poll<Self::Output> {
         let inner = &mut self.0;
         match catch_unwind(AssertUnwindSafe(|| Pin::new(inner).poll(cx))) {
             Ok(Poll::Ready(v)) => Poll::Ready(Ok(v)),
             Ok(Poll::Pending) => Poll::Pending,
-            Err(_) => Poll::Ready(Err(())),
+            Err(payload) => {
+                let message = payload
+                    .downcast_ref::<&str>()
+                    .map(|s| s.to_string())
+                    .or_else(|| payload.downcast_ref::<String>().cloned())
+                    .unwrap_or_else(|| "a panic with a non-text payload".to_string());
+                Poll::Ready(Err(message))
+            }
         }
     }
 }

@@ -88,6 +88,7 @@ pub struct ContextParam {
     pub target: Type,
 }
 
+#[allow(clippy::large_enum_variant)] // a handful per function, built once at compile time
 pub enum Param {
     Model(ModelParam),
     Context(ContextParam),
@@ -97,10 +98,28 @@ pub enum Param {
 pub enum Output {
     /// `()` or no return type.
     Unit,
-    /// A plain `T`.
-    Plain(Type),
-    /// `Result<T, E>`: the ok type, or `None` when it is `()`.
-    Result(Option<Type>),
+    /// A plain `T`; `reply` when it is `Reply<T>` (then `T` is the inner type).
+    Plain { ty: Type, reply: bool },
+    /// `Result<T, E>`: the ok type, or `None` when it is `()`; `reply` as above.
+    Result { ok: Option<Type>, reply: bool },
+}
+
+/// `Reply<T>` → `(T, true)`; anything else → `(ty, false)`.
+fn reply_inner(ty: &Type) -> (Type, bool) {
+    if let Type::Path(p) = ty {
+        if let Some(last) = p.path.segments.last() {
+            if last.ident == "Reply" {
+                if let PathArguments::AngleBracketed(args) = &last.arguments {
+                    if let (1, Some(GenericArgument::Type(inner))) =
+                        (args.args.len(), args.args.first())
+                    {
+                        return (inner.clone(), true);
+                    }
+                }
+            }
+        }
+    }
+    (ty.clone(), false)
 }
 
 pub struct ToolFn {
@@ -149,13 +168,18 @@ fn output_of(sig: &Signature) -> Output {
             if last.ident == "Result" {
                 if let PathArguments::AngleBracketed(args) = &last.arguments {
                     if let Some(GenericArgument::Type(ok)) = args.args.first() {
-                        return Output::Result((!is_unit(ok)).then(|| ok.clone()));
+                        let (ok, reply) = reply_inner(ok);
+                        return Output::Result {
+                            ok: (!is_unit(&ok)).then_some(ok),
+                            reply,
+                        };
                     }
                 }
             }
         }
     }
-    Output::Plain((**ty).clone())
+    let (ty, reply) = reply_inner(ty);
+    Output::Plain { ty, reply }
 }
 
 /// Strips the `#[arg]`, `#[context]` and doc attributes the compiler would reject on parameters.

@@ -19,6 +19,8 @@ pub const TOOL_KEYS: &[&str] = &[
     "requires_approval",
     "untrusted_output",
     "timeout_ms",
+    "output_budget",
+    "idempotency_key",
     "version",
     "allow",
 ];
@@ -72,6 +74,9 @@ pub struct ToolAttr {
     pub requires_approval: Flag,
     pub untrusted_output: Flag,
     pub timeout_ms: Option<u64>,
+    pub output_budget: Option<usize>,
+    /// `idempotency_key(a, b)`: the parameters that identify a request.
+    pub idempotency_key: Vec<syn::Ident>,
     pub version: Option<LitStr>,
     pub allows: Vec<AllowAttr>,
     /// Whether the attribute failed to parse (later rules then stay quiet to avoid cascades).
@@ -128,6 +133,31 @@ impl ToolAttr {
                         ));
                     }
                     attr.timeout_ms = Some(ms);
+                }
+                "output_budget" => {
+                    let lit: syn::LitInt = meta.value()?.parse()?;
+                    let n: usize = lit.base10_parse()?;
+                    if n < 100 {
+                        return Err(syn::Error::new(
+                            lit.span(),
+                            "output_budget is in characters of serialized data and must be at least 100",
+                        ));
+                    }
+                    attr.output_budget = Some(n);
+                }
+                "idempotency_key" => {
+                    meta.parse_nested_meta(|inner| match inner.path.get_ident() {
+                        Some(id) => {
+                            attr.idempotency_key.push(id.clone());
+                            Ok(())
+                        }
+                        None => Err(inner.error(
+                            "expected parameter names, e.g. `idempotency_key(path, content)`",
+                        )),
+                    })?;
+                    if attr.idempotency_key.is_empty() {
+                        return Err(meta.error("name the parameters that identify a request, e.g. `idempotency_key(path, content)`"));
+                    }
                 }
                 "read_only" => flag(&mut attr.read_only, &meta)?,
                 "writes" => flag(&mut attr.writes, &meta)?,
@@ -408,8 +438,7 @@ impl ArgAttr {
 fn first_line(s: &str) -> String {
     // regex-syntax errors are multi-line with a caret diagram; keep the last line, the reason.
     s.lines()
-        .filter(|l| !l.trim().is_empty())
-        .last()
+        .rfind(|l| !l.trim().is_empty())
         .unwrap_or(s)
         .trim()
         .trim_start_matches("error: ")

@@ -163,6 +163,28 @@ fn effects(cx: &Ctxt, tool: &ToolFn, attr_span: Span) {
             cx.error_at(span, "`idempotent` is redundant on a `read_only` tool: reading is always safe to repeat; remove it");
         }
     }
+    if let Some(first) = a.idempotency_key.first() {
+        if a.read_only.on() {
+            cx.error_spanned_by(
+                first,
+                "`idempotency_key` is for tools that write: a read-only tool is safe to repeat",
+            );
+        }
+        for id in &a.idempotency_key {
+            let known = tool.params.iter().any(
+                |p| matches!(p, crate::ast::Param::Model(m) if *id == m.name || m.ident == *id),
+            );
+            if !known {
+                cx.error_spanned_by(
+                    id,
+                    format!(
+                        "`{id}` in `idempotency_key` is not a parameter of `{}`",
+                        tool.name
+                    ),
+                );
+            }
+        }
+    }
     if let Some(span) = a.destructive.0 {
         let allowed = a
             .allows

@@ -140,18 +140,27 @@ pub fn tool_expr(tool: &ToolFn, self_ty: Option<&Type>) -> TokenStream {
     }
     let (finish, output_schema) = match &tool.output {
         Output::Unit => (
-            quote! { #call; ::std::result::Result::Ok(#p::Value::Null) },
+            quote! { #call; #p::unit_output() },
             quote!(::std::option::Option::None),
         ),
-        Output::Plain(t) => {
-            let t = fix(t);
+        Output::Plain { ty, reply } => {
+            let t = fix(ty);
+            let f = if *reply {
+                quote!(reply_output)
+            } else {
+                quote!(ok_output)
+            };
             (
-                quote!(#p::ok_output(#call)),
+                quote!(#p::#f(#call)),
                 quote!(::std::option::Option::Some(#p::schema_of::<#t>)),
             )
         }
-        Output::Result(ok) => (
-            quote!(#p::result_output(#call)),
+        Output::Result { ok, reply } => (
+            if *reply {
+                quote!(#p::result_reply_output(#call))
+            } else {
+                quote!(#p::result_output(#call))
+            },
             match ok {
                 Some(t) => {
                     let t = fix(t);
@@ -182,6 +191,23 @@ pub fn tool_expr(tool: &ToolFn, self_ty: Option<&Type>) -> TokenStream {
         Some(ms) => quote!(::std::option::Option::Some(#ms)),
         None => quote!(::std::option::Option::None),
     };
+    let output_budget = match a.output_budget {
+        Some(n) => quote!(::std::option::Option::Some(#n)),
+        None => quote!(::std::option::Option::None),
+    };
+    let idem_keys: Vec<String> = a
+        .idempotency_key
+        .iter()
+        .map(|id| {
+            tool.params
+                .iter()
+                .find_map(|p| match p {
+                    Param::Model(m) if m.ident == *id || *id == m.name => Some(m.name.clone()),
+                    _ => None,
+                })
+                .unwrap_or_else(|| id.to_string())
+        })
+        .collect();
     let version = match &a.version {
         Some(v) => quote!(#v),
         None => quote!(::core::env!("CARGO_PKG_VERSION")),
@@ -210,7 +236,7 @@ pub fn tool_expr(tool: &ToolFn, self_ty: Option<&Type>) -> TokenStream {
         fn __invoke<'__a>(
             __ctx: &'__a #p::Context,
             __raw: &'__a #p::Value,
-        ) -> #p::BoxFuture<'__a, ::std::result::Result<#p::Value, #p::ToolError>> {
+        ) -> #p::BoxFuture<'__a, ::std::result::Result<#p::Reply<#p::Value>, #p::ToolError>> {
             ::std::boxed::Box::pin(async move {
                 #decode
                 #(#fetch)*
@@ -238,6 +264,8 @@ pub fn tool_expr(tool: &ToolFn, self_ty: Option<&Type>) -> TokenStream {
             allows: &[#(#allows),*],
             contexts: __CONTEXTS,
             timeout_ms: #timeout,
+            output_budget: #output_budget,
+            idempotency_key: &[#(#idem_keys),*],
             version: #version,
             invoke: __invoke,
         })

@@ -1,0 +1,54 @@
+//! [`Reply`]: a successful result that also tells the model something.
+
+/// A successful result with a note for the model, e.g. "Showing 10 of 37. Add category or
+/// max_price to narrow the search."
+///
+/// Return `Reply<T>` (or `Result<Reply<T>, ToolError>`) from a `#[tool]` function instead of `T`;
+/// the output schema is `T`'s, the note becomes the envelope's `note`, and `truncated: true` when
+/// [`Reply::truncated`] says the tool itself left items out.
+///
+/// ```
+/// let r = tool_core::Reply::new(vec![1, 2, 3]).note("Showing 3 of 40. Add a date range to narrow.").truncated();
+/// assert_eq!(r.note.as_deref(), Some("Showing 3 of 40. Add a date range to narrow."));
+/// assert!(r.truncated);
+/// ```
+#[derive(Clone, Debug, PartialEq)]
+pub struct Reply<T> {
+    /// The data.
+    pub data: T,
+    /// The note for the model.
+    pub note: Option<String>,
+    /// Whether the tool left part of the result out (the note should say what and how to narrow).
+    pub truncated: bool,
+}
+
+impl<T> Reply<T> {
+    /// A reply carrying `data` and no note.
+    pub fn new(data: T) -> Self {
+        Reply {
+            data,
+            note: None,
+            truncated: false,
+        }
+    }
+
+    /// Adds a note.
+    #[must_use]
+    pub fn note(mut self, note: impl Into<String>) -> Self {
+        self.note = Some(note.into());
+        self
+    }
+
+    /// Marks the data as a part of a larger result.
+    #[must_use]
+    pub fn truncated(mut self) -> Self {
+        self.truncated = true;
+        self
+    }
+}
+
+impl<T> From<T> for Reply<T> {
+    fn from(data: T) -> Self {
+        Reply::new(data)
+    }
+}
