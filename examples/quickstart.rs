@@ -1,7 +1,10 @@
-//! The shortest complete tour of toolsmith: declare tools, look at their specs, call them.
+//! The shortest complete tour of toolsmith: declare tools, lint them, export them as build
+//! artifacts, and call them.
 //!
 //! Run it with `cargo run --example quickstart`.
 
+use toolsmith::export::{default_artifact_dir, McpVersion, Target};
+use toolsmith::lint::LintConfig;
 use toolsmith::{model, tool, ToolError, Toolbox};
 
 /// A product in the catalogue.
@@ -130,13 +133,38 @@ async fn main() -> Result<(), Box<dyn std::error::Error>> {
         .context(catalogue)
         .build()?;
 
-    // 2. The specs the model reads.
-    println!("== specs ==");
-    for spec in toolbox.specs() {
-        println!("{}", serde_json::to_string_pretty(&spec)?);
+    // 2. The specs the model reads, as an MCP server would list them.
+    println!("== tools/list (MCP 2025-11-25) ==");
+    let mcp = toolbox.export(Target::Mcp(McpVersion::V2025_11_25))?;
+    println!("{}", serde_json::to_string_pretty(&mcp)?);
+
+    // 3. Lint: the compiler already enforced the rules on the text it saw; the runtime lint also
+    //    sees the full schemas (nested types, enums). A clean tool list has no findings.
+    println!("\n== lint ==");
+    let findings = toolbox.lint(&LintConfig::default());
+    println!("{} finding(s)", findings.len());
+    for f in &findings {
+        println!("  {f}");
+    }
+    let cost = toolsmith::lint::measure_specs(&toolbox.specs());
+    println!(
+        "context cost: {} characters, about {} tokens",
+        cost.total_chars, cost.estimated_tokens
+    );
+
+    // 4. Build artifacts: one file per platform plus an index of fingerprints.
+    let dir = default_artifact_dir();
+    let report = toolbox.write_artifacts(&dir)?;
+    println!(
+        "\n== artifacts ==\n{} files in {}",
+        report.files.len(),
+        dir.display()
+    );
+    for failure in &report.failures {
+        println!("  not exported: {failure}");
     }
 
-    // 3. Calls, valid and invalid, and the envelopes the model reads back.
+    // 5. Calls, valid and invalid, and the envelopes the model reads back.
     println!("\n== calls ==");
     let calls = [
         ("search_products", r#"{"query": "tent", "max_price": 3000}"#),
