@@ -665,7 +665,11 @@ impl Toolbox {
             rec.duration_ms =
                 Some(u64::try_from(started.elapsed().as_millis()).unwrap_or(u64::MAX));
             rec.args_digest = args.as_ref().map(args_digest);
-            rec.detail = detail;
+            // Host-only detail (a panic's text, output-contract errors) can quote secrets too.
+            rec.detail = match (detail, &self.shared.redactor) {
+                (Some(d), Some(r)) => Some(r.redact_str(&d).into_owned()),
+                (d, _) => d,
+            };
             sink.record(&rec);
         }
         env
