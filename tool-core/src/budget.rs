@@ -904,7 +904,8 @@ impl RecordStore for MemoryRecordStore {
 /// Does nothing to envelopes that are not `ok` or carry no data. When the data is cut, the full
 /// data is put into `store` (unless this page is already served from a stored record,
 /// `page.reference`), the envelope's `ref` names it, and the next-page cursor carries it so the
-/// next page can be served from the store. Returns whether the data was cut.
+/// next page can be served from the store. A note already on the envelope (the tool's own) is
+/// kept ahead of the note saying what was cut. Returns whether the data was cut.
 ///
 /// ```
 /// use tool_core::budget::*;
@@ -947,7 +948,16 @@ pub fn fit_envelope(
     if let Some(o) = fitted.next_offset {
         fitted.cursor = Some(encode_cursor(o, &page.args_digest, Some(&reference)));
     }
+    // The tool's own note (e.g. "Showing 10 of 37 matches. Add a category to narrow.") stays,
+    // ahead of the note saying what the budget cut.
+    let tool_note = env.note.take();
     fitted.apply_to(env);
+    if let Some(tool_note) = tool_note {
+        env.note = Some(match env.note.take() {
+            Some(cut) => format!("{tool_note} {cut}"),
+            None => tool_note,
+        });
+    }
     env.reference = Some(reference);
     true
 }
