@@ -350,6 +350,26 @@ async fn a_panic_is_failed_with_a_generic_message_and_the_toolbox_keeps_serving(
     assert_eq!(env.status, Status::Failed);
 }
 
+#[tokio::test]
+async fn a_hand_written_executor_that_panics_before_its_future_exists_is_failed_too() {
+    let mut spec = counting_spec();
+    spec.output_schema = None;
+    // The closure panics while building its future, not while it is polled.
+    let tool = Tool::from_fn(spec, |_, args| {
+        if args["broken"] == true {
+            panic!("bad state in /home/ci/src/plugin.rs");
+        }
+        Box::pin(async move { Ok(json!(3)) })
+    });
+    let tb = Toolbox::builder().tool(tool).build().unwrap();
+    let env = tb.call("count_orders", json!({"broken": true})).await;
+    assert_eq!(env.status, Status::Failed);
+    assert_eq!(env.code.as_deref(), Some("INTERNAL"));
+    assert!(!env.to_json().contains("plugin.rs"));
+    let env = tb.call("count_orders", json!({})).await;
+    assert_eq!(env.data, Some(json!(3)));
+}
+
 // ---------------------------------------------------------------- timeouts
 
 /// What the slow tools observe.

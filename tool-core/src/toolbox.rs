@@ -849,11 +849,17 @@ impl Toolbox {
     async fn execute(&self, entry: &Arc<Entry>, args: &Value) -> (Envelope, Option<String>) {
         let spec = entry.tool.spec();
         let sh = &self.shared;
+        // The executor is called inside the future, so a panic while it builds its own future
+        // (possible in a hand-written `Tool::from_fn` closure) is caught like one while polling.
         let fut: BoxFuture<'_, Result<Reply<Value>, ToolError>> = match &entry.tool.inner.invoke {
-            Invoke::Generated(f) => f(&sh.context, args),
+            Invoke::Generated(f) => {
+                let f = *f;
+                let context = &sh.context;
+                Box::pin(async move { f(context, args).await })
+            }
             Invoke::Dynamic(f) => {
-                let fut = f(Arc::clone(&sh.context), args.clone());
-                Box::pin(async move { fut.await.map(Reply::new) })
+                let (f, context, args) = (Arc::clone(f), Arc::clone(&sh.context), args.clone());
+                Box::pin(async move { f(context, args).await.map(Reply::new) })
             }
         };
         let timeout = spec
