@@ -896,11 +896,13 @@ fn nested_struct_fields() {
 
 #[test]
 fn nested_unknown_field() {
-    // Models do not deny unknown fields unless they say so (#[serde(deny_unknown_fields)]):
-    // serde ignores them, so the schema admits them.
-    ok(
+    // Input objects are closed (`additionalProperties: false`), so a misspelt nested field is
+    // reported with the fields that exist instead of being dropped silently.
+    rejected(
         "find_garments",
         json!({"filters": {"size": "small", "fabric": "wool"}}),
+        "UNKNOWN_ARGUMENT",
+        r#"Unknown field "filters.fabric". The fields of "filters" are "size", "colour" and "max_weight"."#,
     );
 }
 
@@ -1001,7 +1003,7 @@ fn tagged_enum() {
         "compute_area",
         json!({"shape": {"kind": "rectangle", "width": 1, "radius": 3}}),
         "MISSING_ARGUMENT",
-        r#"Provide "shape.height". Height in cm, e.g. 20."#,
+        r#"Provide "shape.height". Height in cm, e.g. 20. Unknown field "shape.radius". The fields of "shape" are "kind", "width" and "height"."#,
     );
     rejected(
         "compute_area",

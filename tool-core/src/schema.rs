@@ -121,6 +121,7 @@ pub fn input_schema(params: &[ParamDef]) -> (Value, Vec<String>) {
         if let Value::Bool(true) = prop {
             prop = Value::Object(Map::new());
         }
+        close_objects(&mut prop);
         let Value::Object(obj) = &mut prop else {
             problems.push(format!(
                 "parameter `{}` has a schema that admits nothing",
@@ -164,10 +165,41 @@ pub fn input_schema(params: &[ParamDef]) -> (Value, Vec<String>) {
         root.insert("required".into(), Value::Array(required));
     }
     root.insert("additionalProperties".into(), Value::Bool(false));
-    if let Some(defs) = cleaner.finish() {
+    if let Some(mut defs) = cleaner.finish() {
+        defs.values_mut().for_each(close_objects);
         root.insert("$defs".into(), Value::Object(defs));
     }
     (Value::Object(root), problems)
+}
+
+/// Closes every input object that lists its properties: `additionalProperties: false` unless the
+/// schema says otherwise, so a misspelt nested field is reported (`UNKNOWN_ARGUMENT`) instead of
+/// being dropped silently. Objects combined with `allOf`/`anyOf`/`oneOf` stay open, since
+/// closing one branch would reject the fields of the others.
+fn close_objects(schema: &mut Value) {
+    let Value::Object(obj) = schema else { return };
+    let composed = ["allOf", "anyOf", "oneOf"]
+        .iter()
+        .any(|k| obj.contains_key(*k));
+    if obj.contains_key("properties") && !obj.contains_key("additionalProperties") && !composed {
+        obj.insert("additionalProperties".into(), Value::Bool(false));
+    }
+    for (key, value) in obj.iter_mut() {
+        match key.as_str() {
+            "properties" | "patternProperties" | "$defs" => {
+                if let Value::Object(m) = value {
+                    m.values_mut().for_each(close_objects);
+                }
+            }
+            "items" | "additionalProperties" => close_objects(value),
+            "prefixItems" | "anyOf" | "oneOf" | "allOf" => {
+                if let Value::Array(items) = value {
+                    items.iter_mut().for_each(close_objects);
+                }
+            }
+            _ => {}
+        }
+    }
 }
 
 /// Builds the clean output schema of a return type.
