@@ -568,6 +568,54 @@ async fn an_explicit_idempotency_key_gates_a_tool_without_declared_keys() {
     assert_eq!(runs.create_ticket.load(Ordering::SeqCst), 3);
 }
 
+/// Creates many accounts at once. Returns the new accounts' keys.
+#[tool(writes, idempotency_key(batch))]
+fn create_accounts(
+    /// The batch's name, e.g. "march".
+    batch: String,
+) -> Vec<String> {
+    let _ = batch;
+    (0..200)
+        .map(|i| format!("account {i:03} key ghp_{i:03}456789abcdefghijklmnopqrstuvwxyzABC"))
+        .collect()
+}
+
+/// A record store the test keeps a handle to.
+struct SharedStore(Arc<toolsmith::budget::MemoryRecordStore>);
+
+impl toolsmith::budget::RecordStore for SharedStore {
+    fn put(&self, value: Value) -> String {
+        self.0.put(value)
+    }
+    fn get(&self, reference: &str) -> Option<Value> {
+        self.0.get(reference)
+    }
+}
+
+#[tokio::test]
+async fn results_kept_for_duplicates_are_redacted() {
+    use toolsmith::budget::RecordStore;
+    let store = Arc::new(toolsmith::budget::MemoryRecordStore::default());
+    let tb = Toolbox::builder()
+        .tool(create_accounts::tool())
+        .record_store(SharedStore(store.clone()))
+        .build()
+        .unwrap();
+    let first = tb.call("create_accounts", json!({"batch": "march"})).await;
+    assert_eq!(first.status, Status::Ok);
+    assert!(first.truncated);
+    let again = tb.call("create_accounts", json!({"batch": "march"})).await;
+    assert_eq!(again.code.as_deref(), Some("DUPLICATE"));
+    // Every record kept for these calls is redacted, like the envelopes.
+    for reference in [first.reference.unwrap(), again.reference.unwrap()] {
+        let kept = store.get(&reference).unwrap();
+        assert_eq!(kept.as_array().unwrap().len(), 200);
+        let kept = kept.to_string();
+        assert!(!kept.contains("ghp_"), "the record store holds a secret");
+        assert!(kept.contains("[REDACTED:github_token]"));
+    }
+}
+
 #[tokio::test(flavor = "multi_thread", worker_threads = 4)]
 async fn a_thousand_concurrent_identical_writes_run_once() {
     let runs = Arc::new(Runs::default());

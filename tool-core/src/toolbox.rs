@@ -766,7 +766,11 @@ impl Toolbox {
                         .run(key, operation_id, || async {
                             let (mut env, detail) =
                                 self.approve_and_execute(&entry, &args, options).await;
-                            // Keep the result so a refused repeat can point at it.
+                            // Keep the result so a refused repeat can point at it; redact it
+                            // first, as everything kept is.
+                            if let Some(r) = &sh.redactor {
+                                r.redact_envelope(&mut env);
+                            }
                             if env.status == Status::Ok && env.reference.is_none() {
                                 if let Some(data) = &env.data {
                                     env.reference = Some(sh.store.put(data.clone()));
