@@ -40,12 +40,16 @@ impl Fixture {
         fs::create_dir_all(ws.join("notes/deep")).unwrap();
         fs::create_dir_all(base.join("outside")).unwrap();
         fs::write(base.join("outside/secret.txt"), format!("{canary}\n")).unwrap();
+        // A sibling whose name starts with the root's name: a string-prefix check would let it in.
+        fs::create_dir_all(base.join("ws-evil")).unwrap();
+        fs::write(base.join("ws-evil/secret.txt"), format!("{canary}\n")).unwrap();
         fs::write(ws.join("notes/todo.md"), "# Todo\n- pack the tent\n").unwrap();
         fs::write(ws.join("notes/deep/more.md"), "tent pegs\n").unwrap();
         #[cfg(unix)]
         {
             use std::os::unix::fs::symlink;
             symlink(base.join("outside"), ws.join("link_out")).unwrap();
+            symlink(base.join("ws-evil"), ws.join("sibling")).unwrap();
             symlink(base.join("outside/secret.txt"), ws.join("file_link")).unwrap();
             symlink(base.join("outside/nowhere.txt"), ws.join("dangling")).unwrap();
             symlink(ws.join("loop_b"), ws.join("loop_a")).unwrap();
@@ -203,6 +207,16 @@ fn attack_table(fx: &Fixture) -> Vec<(String, Status, &'static str)> {
             ),
             ("link_out".into(), Status::Denied, "OUTSIDE_WORKSPACE"),
             (
+                "sibling/secret.txt".into(),
+                Status::Denied,
+                "OUTSIDE_WORKSPACE",
+            ),
+            (
+                "../ws-evil/secret.txt".into(),
+                Status::Denied,
+                "OUTSIDE_WORKSPACE",
+            ),
+            (
                 "link_out/new.txt".into(),
                 Status::Denied,
                 "OUTSIDE_WORKSPACE",
@@ -248,10 +262,16 @@ fn write_file_refuses_every_path_attack_before_approval_and_writes_nothing_outsi
     let (approver, seen) = recording(Approval::Approved);
     let tb = fx.toolbox(approver);
     let rt = rt();
-    let before: Vec<_> = fs::read_dir(fx.base.join("outside"))
-        .unwrap()
-        .map(|e| e.unwrap().file_name())
-        .collect();
+    let listing = || -> Vec<_> {
+        let mut v: Vec<_> = ["outside", "ws-evil"]
+            .iter()
+            .flat_map(|d| fs::read_dir(fx.base.join(d)).unwrap())
+            .map(|e| e.unwrap().path())
+            .collect();
+        v.sort();
+        v
+    };
+    let before = listing();
     for (path, status, code) in attack_table(&fx) {
         let env = rt.block_on(tb.call("write_file", json!({ "path": path, "content": "pwned" })));
         assert_eq!(env.status, status, "{path:?}: {}", env.to_json());
@@ -270,11 +290,10 @@ fn write_file_refuses_every_path_attack_before_approval_and_writes_nothing_outsi
         "the approver was asked: {:?}",
         seen.lock().unwrap()
     );
-    let after: Vec<_> = fs::read_dir(fx.base.join("outside"))
-        .unwrap()
-        .map(|e| e.unwrap().file_name())
-        .collect();
-    assert_eq!(before, after);
+    assert_eq!(before, listing());
+    assert_eq!(before.len(), 2);
+    let sibling = fs::read_to_string(fx.base.join("ws-evil/secret.txt")).unwrap();
+    assert_eq!(sibling, format!("{}\n", fx.canary));
     let secret = fs::read_to_string(fx.base.join("outside/secret.txt")).unwrap();
     assert_eq!(secret, format!("{}\n", fx.canary));
 }
