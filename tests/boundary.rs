@@ -616,6 +616,27 @@ async fn results_kept_for_duplicates_are_redacted() {
     }
 }
 
+#[tokio::test]
+async fn a_duplicate_of_a_large_result_stays_within_the_budget() {
+    let tb = Toolbox::builder()
+        .tool(create_accounts::tool())
+        .build()
+        .unwrap();
+    let first = tb.call("create_accounts", json!({"batch": "march"})).await;
+    assert!(first.truncated);
+    let again = tb.call("create_accounts", json!({"batch": "march"})).await;
+    assert_eq!(again.code.as_deref(), Some("DUPLICATE"));
+    let data = again.data.as_ref().unwrap();
+    assert!(
+        data.get("original").is_none(),
+        "an original over the budget is left out: {} characters",
+        again.to_json().chars().count()
+    );
+    assert_eq!(data["ref"], json!(again.reference));
+    assert!(again.reference.is_some());
+    // A small original is still carried (see a_repeated_write_is_refused_as_a_duplicate_naming_the_original).
+}
+
 #[tokio::test(flavor = "multi_thread", worker_threads = 4)]
 async fn a_thousand_concurrent_identical_writes_run_once() {
     let runs = Arc::new(Runs::default());

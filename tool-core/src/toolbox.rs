@@ -738,6 +738,12 @@ impl Toolbox {
             return Outcome::early(e.into_envelope(), Some(entry), Some(args));
         }
 
+        let budget = entry
+            .tool
+            .inner
+            .output_budget
+            .map(OutputBudget::new)
+            .unwrap_or(sh.budget);
         // A later page of a result kept in the record store is served from there.
         let stored = page.reference.as_deref().and_then(|r| sh.store.get(r));
         let (mut env, detail) = if let Some(raw) = stored {
@@ -783,6 +789,10 @@ impl Toolbox {
                         Gate::Ran(GatedEnvelope(env, detail)) => (env, detail),
                         Gate::Duplicate(dup) => {
                             let original = dup.reference.as_deref().and_then(|r| sh.store.get(r));
+                            // The original is shown only when it fits the output budget (a
+                            // refused envelope is not cut); its `ref` always names it.
+                            let original =
+                                original.filter(|o| crate::budget::fits(o, budget.max_chars));
                             let mut env = dup.into_envelope(name, &sh.gate);
                             if let (Some(original), Some(Value::Object(details))) =
                                 (original, env.data.as_mut())
@@ -801,12 +811,6 @@ impl Toolbox {
             r.redact_envelope(&mut env);
         }
         sh.hooks.run_after(&call, &mut env);
-        let budget = entry
-            .tool
-            .inner
-            .output_budget
-            .map(OutputBudget::new)
-            .unwrap_or(sh.budget);
         fit_envelope(&mut env, budget, &page, sh.store.as_ref());
         if !entry.paginated {
             // Without a cursor parameter the model cannot ask for the next page.
