@@ -217,3 +217,60 @@ impl Envelope {
         })
     }
 }
+
+/// The JSON Schema of an [`Envelope`] as [`Envelope::to_mcp_result`] delivers it in
+/// `structuredContent`. The MCP export uses it as every tool's `outputSchema`, so structured
+/// content always conforms to the declared schema.
+///
+/// `data` is described by the tool's output schema when the status is `ok` (a conditional
+/// `if`/`then`), and is any JSON otherwise (the structured details of a failure). A root `$defs`
+/// of the data schema moves to the root of the envelope schema, where its `#/$defs/...`
+/// references still resolve.
+///
+/// ```
+/// let s = tool_core::envelope::envelope_output_schema(Some(&serde_json::json!({"type": "integer"})));
+/// assert_eq!(s["type"], "object");
+/// assert_eq!(s["allOf"][0]["then"]["properties"]["data"], serde_json::json!({"type": "integer"}));
+/// assert_eq!(s["required"], serde_json::json!(["status", "schema_version"]));
+/// ```
+pub fn envelope_output_schema(data: Option<&Value>) -> Value {
+    let statuses: Vec<&str> = Status::ALL.iter().map(|s| s.as_str()).collect();
+    let mut data = data.cloned();
+    let defs = data
+        .as_mut()
+        .and_then(Value::as_object_mut)
+        .and_then(|m| m.remove("$defs"));
+    let mut schema = serde_json::json!({
+        "type": "object",
+        "properties": {
+            "status": {"enum": statuses, "description": "The outcome; says who acts next."},
+            "code": {"type": "string", "description": "Stable code of a non-ok outcome."},
+            "message": {"type": "string", "description": "What happened and what to do next."},
+            "data": {"description": "The result when status is ok; the details of other outcomes."},
+            "missing": {"type": "array", "items": {"type": "string"}, "description": "For needs_input: what to ask the user for."},
+            "retry_after": {"type": "integer", "minimum": 0, "description": "For temporary_failure: seconds to wait."},
+            "truncated": {"type": "boolean", "description": "Whether data was cut to fit."},
+            "note": {"type": "string", "description": "What was cut and how to narrow the request."},
+            "cursor": {"type": "string", "description": "Pass as the cursor argument for the next page."},
+            "ref": {"type": "string", "description": "Reference to the full result kept by the host."},
+            "operation_id": {"type": "string"},
+            "schema_version": {"type": "string"}
+        },
+        "required": ["status", "schema_version"]
+    });
+    if let Some(obj) = schema.as_object_mut() {
+        if let Some(data) = data {
+            obj.insert(
+                "allOf".into(),
+                serde_json::json!([{
+                    "if": {"properties": {"status": {"const": "ok"}}, "required": ["status"]},
+                    "then": {"properties": {"data": data}}
+                }]),
+            );
+        }
+        if let Some(defs) = defs {
+            obj.insert("$defs".into(), defs);
+        }
+    }
+    schema
+}

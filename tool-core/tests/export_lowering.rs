@@ -253,40 +253,39 @@ fn webmcp_annotations_map_consequential_and_untrusted() {
 // ---------- MCP schema handling ----------
 
 #[test]
-fn mcp_output_is_wrapped_as_result_where_the_root_must_be_an_object() {
+fn mcp_output_schema_is_the_envelope_with_typed_data() {
     let s = fixtures::search_products();
-    for v in [McpVersion::V2025_06_18, McpVersion::V2025_11_25] {
+    for v in McpVersion::ALL {
         let out = &one(s.clone(), Target::Mcp(v))["outputSchema"];
         assert_eq!(out["type"], "object");
-        assert_eq!(out["required"], json!(["result"]));
+        assert_eq!(out["required"], json!(["status", "schema_version"]));
         assert_eq!(
-            out["properties"]["result"],
+            out["allOf"][0]["then"]["properties"]["data"],
             s.output_schema.clone().unwrap()
         );
-        assert!(mcp_output_wrapped(&s, v));
+        assert!(out["properties"]["status"]["enum"]
+            .as_array()
+            .unwrap()
+            .contains(&json!("needs_input")));
     }
-    assert_eq!(
-        one(s.clone(), Target::Mcp(McpVersion::V2026_07_28))["outputSchema"],
-        s.output_schema.clone().unwrap()
-    );
-    assert!(!mcp_output_wrapped(&s, McpVersion::V2026_07_28));
-    // An object output is never wrapped.
-    let c = fixtures::close_ticket();
-    assert_eq!(
-        one(c.clone(), Target::Mcp(McpVersion::V2025_06_18))["outputSchema"],
-        c.output_schema.clone().unwrap()
-    );
-    assert!(!mcp_output_wrapped(&c, McpVersion::V2025_06_18));
+    // A tool without an output schema still declares the envelope (data: any JSON).
+    let mut t = fixtures::get_time();
+    t.output_schema = None;
+    let out = &one(t, Target::Mcp(McpVersion::V2025_06_18))["outputSchema"];
+    assert!(out.get("allOf").is_none());
+    assert!(out["properties"]["data"].get("type").is_none());
 }
 
 #[test]
-fn wrapping_hoists_output_defs_so_refs_still_resolve() {
+fn envelope_output_hoists_data_defs_so_refs_still_resolve() {
     let mut s = fixtures::get_time();
     s.output_schema = Some(json!({"type": "array", "items": {"$ref": "#/$defs/Node"},
         "$defs": {"Node": {"type": "object", "properties": {"kids": {"type": "array", "items": {"$ref": "#/$defs/Node"}}}}}}));
     let out = &one(s, Target::Mcp(McpVersion::V2025_11_25))["outputSchema"];
     assert!(out["$defs"]["Node"].is_object());
-    assert!(out["properties"]["result"].get("$defs").is_none());
+    assert!(out["allOf"][0]["then"]["properties"]["data"]
+        .get("$defs")
+        .is_none());
 }
 
 #[test]

@@ -839,26 +839,6 @@ fn normalize_boolean_properties(node: &mut Value) {
     }
 }
 
-/// Wraps a non-object output schema as `{"result": <schema>}` (hoisting root `$defs`).
-pub(crate) fn wrap_output(schema: &Value) -> Value {
-    if schema.get("type").and_then(Value::as_str) == Some("object") {
-        return schema.clone();
-    }
-    let mut inner = schema.clone();
-    let mut outer = Map::new();
-    outer.insert("type".into(), json!("object"));
-    let defs = inner.as_object_mut().and_then(|m| m.remove("$defs"));
-    if let Some(m) = inner.as_object_mut() {
-        m.remove("$schema");
-    }
-    outer.insert("properties".into(), json!({ "result": inner }));
-    outer.insert("required".into(), json!(["result"]));
-    if let Some(d) = defs {
-        outer.insert("$defs".into(), d);
-    }
-    Value::Object(outer)
-}
-
 /// One tool lowered for a profile.
 pub(crate) fn lower_tool(spec: &ToolSpec, p: &Profile) -> Result<(Value, Stats), ExportError> {
     let err = |pointer: &str, kind| ExportError {
@@ -889,22 +869,23 @@ pub(crate) fn lower_tool(spec: &ToolSpec, p: &Profile) -> Result<(Value, Stats),
     let name = Value::String(spec.name.clone());
     let description = Value::String(spec.description.clone());
     match p.target {
-        Target::Mcp(version) => {
+        Target::Mcp(_) => {
             tool.insert("name".into(), name);
             if let Some(t) = &spec.title {
                 tool.insert("title".into(), json!(t));
             }
             tool.insert("description".into(), description);
             tool.insert("inputSchema".into(), input);
-            if let Some(out) = &spec.output_schema {
-                let (out, _) = lower_schema(p, &spec.name, out, "/outputSchema", false)?;
-                let out = if version.output_must_be_object() {
-                    wrap_output(&out)
-                } else {
-                    out
-                };
-                tool.insert("outputSchema".into(), out);
-            }
+            // structuredContent is the whole envelope (Envelope::to_mcp_result), so the output
+            // schema is the envelope's, with `data` typed by the tool's own output schema.
+            let data = match &spec.output_schema {
+                Some(out) => Some(lower_schema(p, &spec.name, out, "/outputSchema", false)?.0),
+                None => None,
+            };
+            tool.insert(
+                "outputSchema".into(),
+                crate::envelope::envelope_output_schema(data.as_ref()),
+            );
             let mut ann = Map::new();
             if let Some(t) = &spec.title {
                 ann.insert("title".into(), json!(t));

@@ -59,10 +59,12 @@
 //! | `Gemini` | `gemini` | `{"functionDeclarations": [...]}` | `{name, description, parametersJsonSchema}` |
 //! | `WebMcp` | `webmcp` | `[...]` | `{name, title?, description, inputSchema, annotations}` (the `registerTool` dictionary without `execute`) |
 //!
-//! **MCP.** The schema is passed through (it is already clean 2020-12). A non-object output
-//! schema is wrapped as `{"type": "object", "properties": {"result": <schema>}, "required":
-//! ["result"]}` for 2025-06-18 and 2025-11-25 (see [`mcp_output_wrapped`]: the server must then
-//! wrap `structuredContent` the same way). Annotations are always explicit because the
+//! **MCP.** The schema is passed through (it is already clean 2020-12). `structuredContent` of a
+//! call result is the whole envelope ([`Envelope::to_mcp_result`](crate::Envelope::to_mcp_result)),
+//! so every tool's `outputSchema` is the envelope's schema
+//! ([`envelope_output_schema`](crate::envelope::envelope_output_schema)) with `data` typed by the
+//! tool's own output schema: an object at the root, as 2025-06-18 and 2025-11-25 require, and
+//! what structured content always conforms to. Annotations are always explicit because the
 //! protocol's defaults are pessimistic: `title` (when the spec has one), `readOnlyHint` =
 //! `read_only`, `destructiveHint` = `destructive` and not `read_only`, `idempotentHint` =
 //! `idempotent` or `read_only`, `openWorldHint` = `open_world`. Lint exceptions go into
@@ -175,27 +177,6 @@ pub fn export(specs: &[ToolSpec], target: Target) -> Result<Value, ExportError> 
 /// List rules (unique names, per-request limits) do not apply to a single tool.
 pub fn export_tool(spec: &ToolSpec, target: Target) -> Result<Value, ExportError> {
     lower::lower_tool(spec, &lower::Profile::of(target)).map(|(tool, _)| tool)
-}
-
-/// Whether the MCP export of `spec` for `version` wraps the output schema as
-/// `{"result": <schema>}`: then the server must return `structuredContent: {"result": data}`.
-///
-/// ```
-/// use tool_core::export::{mcp_output_wrapped, McpVersion};
-/// # use tool_core::spec::*;
-/// # let mut spec = ToolSpec { name: "n".into(), title: None, description: "d".into(),
-/// #     input_schema: serde_json::json!({"type": "object"}), output_schema: None,
-/// #     effects: Effects::default(), allows: vec![], timeout_ms: None, version: "1".into() };
-/// spec.output_schema = Some(serde_json::json!({"type": "array", "items": {"type": "string"}}));
-/// assert!(mcp_output_wrapped(&spec, McpVersion::V2025_11_25));
-/// assert!(!mcp_output_wrapped(&spec, McpVersion::V2026_07_28));
-/// ```
-pub fn mcp_output_wrapped(spec: &ToolSpec, version: McpVersion) -> bool {
-    version.output_must_be_object()
-        && spec
-            .output_schema
-            .as_ref()
-            .is_some_and(|s| s.get("type").and_then(Value::as_str) != Some("object"))
 }
 
 /// Removes `null` values of optional properties from call arguments, recursively: the host side
