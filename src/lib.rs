@@ -36,6 +36,8 @@
 pub use tool_core::*;
 pub use tool_macros::{model, tool, tools};
 
+/// The regex version toolsmith uses (for host redaction patterns, `Redactor::with_pattern`).
+pub use tool_core::__deps::regex;
 /// The schemars version toolsmith uses (for `#[schemars(crate = "toolsmith::schemars")]`).
 pub use tool_core::__deps::schemars;
 /// The serde version toolsmith uses (for `#[serde(crate = "toolsmith::serde")]`).

@@ -383,3 +383,73 @@ fn the_original_function_stays_callable() {
     assert_eq!(get_greeting("Ada".into()), "Hello, Ada!");
     assert_eq!(reserve_items(1).unwrap(), 1);
 }
+
+/// Lists numbers from 0. Returns the numbers, paged when long.
+#[tool(read_only)]
+fn list_numbers(
+    /// How many numbers, e.g. 200.
+    #[arg(maximum = 1000)]
+    count: u32,
+    /// Cursor from the previous page's `cursor`, to fetch the next page.
+    cursor: Option<String>,
+) -> Vec<u32> {
+    let _ = cursor;
+    (0..count).collect()
+}
+
+#[tokio::test]
+async fn a_panicking_hook_fails_the_call_instead_of_the_host() {
+    let tb = Toolbox::builder()
+        .tool(get_greeting::tool())
+        .hooks(toolsmith::Hooks::new().before(|_| panic!("hook bug")))
+        .build()
+        .unwrap();
+    let env = tb.call("get_greeting", json!({"name": "Ada"})).await;
+    assert_eq!(env.status, Status::Failed);
+    assert_eq!(env.code.as_deref(), Some("INTERNAL"));
+    assert!(!env.message.unwrap().contains("hook bug"));
+}
+
+#[tokio::test]
+async fn a_cursor_works_only_for_the_caller_it_was_issued_to() {
+    use toolsmith::Caller;
+    let tb = Toolbox::builder()
+        .tool(list_numbers::tool())
+        .build()
+        .unwrap();
+    let ada = Caller::new("ada");
+    let first = tb
+        .call_as(&ada, "list_numbers", json!({"count": 1000}))
+        .await;
+    assert!(first.truncated);
+    let cursor = first.cursor.clone().expect("a next-page cursor");
+    let next = tb
+        .call_as(
+            &ada,
+            "list_numbers",
+            json!({"count": 1000, "cursor": cursor}),
+        )
+        .await;
+    assert_eq!(next.status, Status::Ok, "{next:?}");
+    let other = tb
+        .call_as(
+            &Caller::new("bo"),
+            "list_numbers",
+            json!({"count": 1000, "cursor": cursor}),
+        )
+        .await;
+    assert_eq!(other.status, Status::InvalidInput);
+    assert_eq!(other.code.as_deref(), Some("INVALID_CURSOR"));
+}
+
+#[tokio::test]
+async fn null_for_an_optional_parameter_means_left_out() {
+    let tb = Toolbox::builder()
+        .tool(list_numbers::tool())
+        .build()
+        .unwrap();
+    let env = tb
+        .call("list_numbers", r#"{"count": 3, "cursor": null}"#)
+        .await;
+    assert_eq!(env.data, Some(json!([0, 1, 2])));
+}

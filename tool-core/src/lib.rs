@@ -38,6 +38,7 @@ pub use toolbox::{Arguments, BuildError, CallOptions, Problem, Toolbox, ToolboxB
 /// dependency on them.
 #[doc(hidden)]
 pub mod __deps {
+    pub use regex;
     pub use schemars;
     pub use serde;
     pub use serde_json;

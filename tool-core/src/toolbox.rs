@@ -2,7 +2,10 @@
 
 use crate::approval::{ApprovalRequest, Approver, CallInfo, Hooks};
 use crate::audit::{args_digest, new_operation_id, AuditEvent, AuditRecord, AuditSink};
-use crate::budget::{fit_envelope, MemoryRecordStore, OutputBudget, PageRequest, RecordStore};
+use crate::budget::{
+    fit_envelope, page_digest, CursorError, MemoryRecordStore, OutputBudget, PageRequest,
+    RecordStore,
+};
 use crate::context::Context;
 use crate::envelope::{Envelope, Status};
 use crate::error::ToolError;
@@ -646,12 +649,23 @@ impl Toolbox {
     ) -> Envelope {
         let started = Instant::now();
         let operation_id = new_operation_id();
+        // Host code runs inside the pipeline too (hooks, the approver, the record store): a panic
+        // there becomes `failed` like a panic in a tool, so `call` itself never panics.
+        let run = Box::pin(self.run(name, args.into(), &options, &operation_id));
         let Outcome {
             mut env,
             entry,
             args,
             detail,
-        } = self.run(name, args.into(), &options, &operation_id).await;
+        } = match CatchUnwind(run).await {
+            Ok(outcome) => outcome,
+            Err(panic) => Outcome {
+                env: internal_failure(),
+                entry: None,
+                args: None,
+                detail: Some(format!("panic in the call pipeline: {panic}")),
+            },
+        };
         env.operation_id = Some(operation_id.clone());
         if let Some(sink) = &self.shared.audit {
             let mut rec = AuditRecord::new(AuditEvent::Call, operation_id, name);
@@ -670,7 +684,8 @@ impl Toolbox {
                 (Some(d), Some(r)) => Some(r.redact_str(&d).into_owned()),
                 (d, _) => d,
             };
-            sink.record(&rec);
+            // A failing sink must not turn a finished call into a panic.
+            let _ = catch_unwind(AssertUnwindSafe(|| sink.record(&rec)));
         }
         env
     }
@@ -716,7 +731,18 @@ impl Toolbox {
             return Outcome::early(denial.into_envelope(), Some(entry), Some(args));
         }
         let mut page = if entry.paginated {
-            match PageRequest::from_args(&args, "cursor") {
+            // Cursors are bound to the arguments and to the caller, so one caller's pages cannot
+            // be replayed by another.
+            let digest = args_digest(&serde_json::json!({
+                "args": page_digest(&args, "cursor"),
+                "caller": options.caller.id,
+            }));
+            let page = match args.get("cursor") {
+                None | Some(Value::Null) => Ok(PageRequest::first(digest)),
+                Some(Value::String(c)) => PageRequest::from_cursor(c, digest),
+                Some(_) => Err(CursorError::Malformed),
+            };
+            match page {
                 Ok(page) => page,
                 Err(e) => {
                     let env = e.into_tool_error("cursor").into_envelope();
@@ -884,14 +910,7 @@ impl Toolbox {
         let reply = match outcome {
             Ok(Ok(reply)) => reply,
             Ok(Err(e)) => return (e.into_envelope(), None),
-            Err(panic) => {
-                let env = ToolError::failed(
-                    "INTERNAL",
-                    "The tool failed unexpectedly and did not complete. Retrying the same call is unlikely to help; tell the user the action could not be done.",
-                )
-                .into_envelope();
-                return (env, Some(format!("panic: {panic}")));
-            }
+            Err(panic) => return (internal_failure(), Some(format!("panic: {panic}"))),
         };
         if let Some(v) = &entry.output_validator {
             if let Err(errors) = v.validate(&reply.data) {
@@ -925,6 +944,15 @@ impl GateOutcome for GatedEnvelope {
     fn reference(&self) -> Option<String> {
         self.0.reference.clone()
     }
+}
+
+/// The envelope of a panic: generic, with no panic text, type name or path.
+fn internal_failure() -> Envelope {
+    ToolError::failed(
+        "INTERNAL",
+        "The tool failed unexpectedly and did not complete. Retrying the same call is unlikely to help; tell the user the action could not be done.",
+    )
+    .into_envelope()
 }
 
 fn timeout_envelope(spec: &ToolSpec, limit: Duration) -> Envelope {
