@@ -208,21 +208,28 @@ fn civil_from_days(days: u64) -> (u64, u64, u64) {
 }
 
 /// A new operation id, unique within the process and very likely across processes:
-/// `op_<ms since epoch, hex>_<counter, hex>_<8 random-ish hex>`.
+/// `op_<process start in ms since epoch, hex>_<8 random-ish hex>_<counter, hex>`.
 ///
 /// The random part comes from std's per-process randomly keyed hasher; ids are identifiers, not
 /// secrets.
 pub fn new_operation_id() -> String {
+    use std::fmt::Write as _;
+    // The process part (start time and noise) is computed once; each id adds a counter.
+    static PREFIX: std::sync::OnceLock<String> = std::sync::OnceLock::new();
     static COUNTER: AtomicU64 = AtomicU64::new(0);
+    let prefix = PREFIX.get_or_init(|| {
+        let now = SystemTime::now()
+            .duration_since(UNIX_EPOCH)
+            .unwrap_or_default();
+        let mut h = std::collections::hash_map::RandomState::new().build_hasher();
+        (now.as_nanos(), std::process::id()).hash(&mut h);
+        format!("op_{:x}_{:08x}_", now.as_millis(), h.finish() as u32)
+    });
     let n = COUNTER.fetch_add(1, Ordering::Relaxed);
-    let now = SystemTime::now()
-        .duration_since(UNIX_EPOCH)
-        .unwrap_or_default();
-    let mut h = std::collections::hash_map::RandomState::new().build_hasher();
-    (n, now.as_nanos(), std::process::id()).hash(&mut h);
-    std::thread::current().id().hash(&mut h);
-    let noise = h.finish() as u32;
-    format!("op_{:x}_{n:x}_{noise:08x}", now.as_millis())
+    let mut id = String::with_capacity(prefix.len() + 16);
+    id.push_str(prefix);
+    let _ = write!(id, "{n:x}");
+    id
 }
 
 /// Where audit records go. Implementations must not fail a call: they handle their own errors.
