@@ -1,9 +1,9 @@
 //! Procedural macros of toolsmith. Use them through the `toolsmith` facade:
 //! `#[toolsmith::tool]`, `#[toolsmith::tools]` and `#[toolsmith::model]`.
 //!
-//! The pipeline follows parse → check → expand: [`attr`] holds the attribute grammar, [`ast`]
-//! the parsed model of one tool function, [`check`] the rules (which only report errors) and
-//! [`expand`] the code generation (which never re-parses).
+//! The pipeline follows parse → check → expand: `attr` holds the attribute grammar, `ast`
+//! the parsed model of one tool function, `check` the rules (which only report errors) and
+//! `expand` the code generation (which never re-parses).
 
 mod ast;
 mod attr;
