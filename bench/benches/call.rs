@@ -81,13 +81,22 @@ fn parse(text: &str) -> Value {
     serde_json::from_str(text).unwrap_or(Value::Null)
 }
 
+/// An envelope without its per-call `operation_id`.
+fn without_operation_id(mut envelope: Value) -> Value {
+    if let Some(map) = envelope.as_object_mut() {
+        map.remove("operation_id");
+    }
+    envelope
+}
+
 /// Checks, before anything is timed, that the paths agree: the same data on success, an error
 /// where the floor reports one.
 fn check_agreement(toolbox: &Toolbox, rt: &tokio::runtime::Runtime) {
     for (scenario, text) in SCENARIOS {
         let floor = parse(&rt.block_on(floor_text(text)));
-        let ours = parse(&rt.block_on(toolsmith_text(toolbox, text)));
-        let ours_value = parse(&rt.block_on(toolsmith_value(toolbox, parse(text))));
+        let ours = without_operation_id(parse(&rt.block_on(toolsmith_text(toolbox, text))));
+        let ours_value =
+            without_operation_id(parse(&rt.block_on(toolsmith_value(toolbox, parse(text)))));
         assert_eq!(
             ours, ours_value,
             "{scenario}: text and value entry points disagree"

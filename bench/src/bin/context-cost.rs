@@ -49,6 +49,21 @@ fn by_name(tools: &[Value]) -> BTreeMap<String, Value> {
         .collect()
 }
 
+fn show(name: &str) {
+    for (set, toolbox) in [
+        ("store", toolsmith_bench::store_toolbox()),
+        ("helpdesk", toolsmith_bench::helpdesk_toolbox()),
+    ] {
+        let ours = toolsmith_tools(&toolbox).map(|t| by_name(&t)).unwrap_or_default();
+        let theirs = by_name(&rmcp_tools(set));
+        for (who, tools) in [("toolsmith", ours), ("rmcp", theirs)] {
+            if let Some(tool) = tools.get(name) {
+                println!("== {who}\n{}", serde_json::to_string_pretty(tool).unwrap_or_default());
+            }
+        }
+    }
+}
+
 fn ratio(a: usize, b: usize) -> String {
     if b == 0 {
         "n/a".into()
@@ -58,6 +73,12 @@ fn ratio(a: usize, b: usize) -> String {
 }
 
 fn main() {
+    // `--show <tool>` prints both definitions of one tool instead of the tables.
+    let args: Vec<String> = std::env::args().collect();
+    if let Some(name) = args.iter().position(|a| a == "--show").and_then(|i| args.get(i + 1)) {
+        show(name);
+        return;
+    }
     let sets = [
         ("store", toolsmith_bench::store_toolbox()),
         ("helpdesk", toolsmith_bench::helpdesk_toolbox()),
