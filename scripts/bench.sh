@@ -93,6 +93,11 @@ publish = false
 ''')
 
 # The five shapes: (toolsmith params, rmcp fields, plain params, return type, body).
+VERBS = ["search_records", "get_order", "convert_amount", "count_tags", "set_alert_level"]
+
+def tool_name(i):
+    return f"{VERBS[i % 5]}_{i:03}"
+
 def shapes(i):
     k = i % 5
     if k == 0:
@@ -135,7 +140,7 @@ def toolsmith():
     names = []
     for i in range(N):
         s = shapes(i)
-        name = f"tool_{i:03}"
+        name = tool_name(i)
         names.append(name)
         out.append(f"/// {s['doc']}")
         out.append(f"#[tool({s['flavor']})]")
@@ -164,7 +169,7 @@ def rmcp():
     out += ["}", ""]
     for i in range(N):
         s = shapes(i)
-        out.append(f"/// Arguments of tool_{i:03}.")
+        out.append(f"/// Arguments of {tool_name(i)}.")
         out.append("#[derive(Debug, Deserialize, JsonSchema)]")
         out.append(f"pub struct Args{i:03} {{")
         for p, t, d, _, c in s["params"]:
@@ -186,7 +191,7 @@ def rmcp():
         ann = "read_only_hint = true" if s["flavor"] == "read_only" else "read_only_hint = false, idempotent_hint = true"
         out.append(f"    /// {s['doc']}")
         out.append(f"    #[tool(annotations({ann}))]")
-        out.append(f"    pub fn tool_{i:03}(&self, Parameters(Args{i:03} {{ {fields} }}): Parameters<Args{i:03}>) -> String {{")
+        out.append(f"    pub fn {tool_name(i)}(&self, Parameters(Args{i:03} {{ {fields} }}): Parameters<Args{i:03}>) -> String {{")
         out.append(f"        let r: {s['ret']} = {{ {s['body']} }};")
         out.append("        format!(\"{r:?}\")")
         out.append("    }")
@@ -206,7 +211,7 @@ def plain():
         s = shapes(i)
         out.append(f"/// {s['doc']}")
         args = ", ".join(f"{p}: {t}" for p, t, *_ in s["params"])
-        out.append(f"pub fn tool_{i:03}({args}) -> {s['ret']} {{ {s['body']} }}")
+        out.append(f"pub fn {tool_name(i)}({args}) -> {s['ret']} {{ {s['body']} }}")
         out.append("")
     return "\n".join(out) + "\n"
 
