@@ -5,6 +5,10 @@
 //! Its body is [`search_catalogue`], shared with the floor and the rmcp version so that every
 //! path does the same work.
 
+// `ToolError` is 168 bytes, so returning `Result<_, ToolError>` (the documented way for a tool to
+// report an outcome) trips this lint in every user crate; reported to the lead.
+#![allow(clippy::result_large_err)]
+
 use serde::{Deserialize, Serialize};
 use toolsmith::{model, tool, ToolError};
 

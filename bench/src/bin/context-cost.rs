@@ -54,11 +54,16 @@ fn show(name: &str) {
         ("store", toolsmith_bench::store_toolbox()),
         ("helpdesk", toolsmith_bench::helpdesk_toolbox()),
     ] {
-        let ours = toolsmith_tools(&toolbox).map(|t| by_name(&t)).unwrap_or_default();
+        let ours = toolsmith_tools(&toolbox)
+            .map(|t| by_name(&t))
+            .unwrap_or_default();
         let theirs = by_name(&rmcp_tools(set));
         for (who, tools) in [("toolsmith", ours), ("rmcp", theirs)] {
             if let Some(tool) = tools.get(name) {
-                println!("== {who}\n{}", serde_json::to_string_pretty(tool).unwrap_or_default());
+                println!(
+                    "== {who}\n{}",
+                    serde_json::to_string_pretty(tool).unwrap_or_default()
+                );
             }
         }
     }
@@ -75,7 +80,11 @@ fn ratio(a: usize, b: usize) -> String {
 fn main() {
     // `--show <tool>` prints both definitions of one tool instead of the tables.
     let args: Vec<String> = std::env::args().collect();
-    if let Some(name) = args.iter().position(|a| a == "--show").and_then(|i| args.get(i + 1)) {
+    if let Some(name) = args
+        .iter()
+        .position(|a| a == "--show")
+        .and_then(|i| args.get(i + 1))
+    {
         show(name);
         return;
     }
