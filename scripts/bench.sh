@@ -1,11 +1,12 @@
 #!/usr/bin/env bash
 # Runs toolsmith's benchmarks and rewrites the result tables in BENCHMARKS.md.
 #
-#   scripts/bench.sh              # everything: call, context, throughput, compile, then the report
+#   scripts/bench.sh              # everything: call, instructions, context, throughput, compile, report
 #   scripts/bench.sh call         # per-call overhead (criterion): floor vs toolsmith vs rmcp
 #   scripts/bench.sh context      # context cost of the store/helpdesk tool sets vs rmcp
 #   scripts/bench.sh throughput   # lint 10,000 specs; export 1,000 specs to every target
 #   scripts/bench.sh compile      # build times of generated 100-tool crates: toolsmith, rmcp, plain
+#   scripts/bench.sh instructions # instructions per call (callgrind): floor vs toolsmith, noise-free
 #   scripts/bench.sh report       # only rewrite BENCHMARKS.md from the last results
 #
 # Environment: WARMUP and MEASURE (criterion seconds, default 1 and 3); NO_RMCP=1 leaves rmcp
@@ -273,6 +274,40 @@ PY
 }
 
 # ---------------------------------------------------------------------------------------------
+# Instructions per call under callgrind (deterministic, unlike wall time on a shared machine):
+# `profile-call` runs N calls of each path; the fixed start-up cost (a run with 0 calls) is
+# subtracted. The value paths include one `Value::clone` per call on both sides.
+# ---------------------------------------------------------------------------------------------
+run_instructions() {
+  cargo build --release -q -p toolsmith-bench --bin profile-call
+  local bin="$ROOT/target/release/profile-call" calls=2000 rows=() ir
+  ir() { valgrind --tool=callgrind --callgrind-out-file=/dev/null "$bin" "$@" 2>&1 | sed -n 's/.*refs: *//p' | tr -dc 0-9; }
+  local zero
+  zero=$(ir valid text 0)
+  for sc in valid invalid_type invalid_constraint; do
+    for e in text value floor-text floor-value; do
+      rows+=("$sc $e $(ir "$sc" "$e" "$calls")")
+    done
+  done
+  python3 - "$OUT/instructions.md" "$zero" "$calls" "${rows[@]}" <<'PY'
+import sys
+out, zero, calls = sys.argv[1], int(sys.argv[2]), int(sys.argv[3])
+d = {}
+for r in sys.argv[4:]:
+    sc, e, n = r.split()
+    d[(sc, e)] = (int(n) - zero) / calls
+lines = ["| Scenario | entry | floor (instructions / call) | toolsmith (instructions / call) | toolsmith / floor |",
+         "|---|---|---:|---:|---:|"]
+for sc in ["valid", "invalid_type", "invalid_constraint"]:
+    for e in ["text", "value"]:
+        f, t = d[(sc, "floor-" + e)], d[(sc, e)]
+        lines.append(f"| {sc} | {e} | {f / 1000:.1f}k | {t / 1000:.1f}k | {t / f:.2f}× |")
+open(out, "w").write("\n".join(lines) + "\n")
+print("\n".join(lines))
+PY
+}
+
+# ---------------------------------------------------------------------------------------------
 # Report: criterion medians → ratios, spliced into BENCHMARKS.md.
 # ---------------------------------------------------------------------------------------------
 report() {
@@ -324,7 +359,7 @@ if os.path.isdir(f"{crit}/export_1000"):
 
 path = f"{root}/BENCHMARKS.md"
 text = open(path).read()
-for name in ["machine", "call", "context", "throughput", "compile"]:
+for name in ["machine", "call", "instructions", "context", "throughput", "compile"]:
     f = f"{out}/{name}.md"
     if not os.path.exists(f): continue
     body = open(f).read().rstrip("\n")
@@ -342,7 +377,8 @@ case "${1:-all}" in
   context) run_context; report ;;
   throughput) machine; run_throughput; report ;;
   compile) run_compile; report ;;
+  instructions) run_instructions; report ;;
   report) report ;;
-  all) machine; run_call; run_context; run_throughput; run_compile; report ;;
-  *) echo "usage: scripts/bench.sh [all|call|context|throughput|compile|report]" >&2; exit 2 ;;
+  all) machine; run_call; run_instructions; run_context; run_throughput; run_compile; report ;;
+  *) echo "usage: scripts/bench.sh [all|call|instructions|context|throughput|compile|report]" >&2; exit 2 ;;
 esac

@@ -19,7 +19,6 @@ use criterion::{criterion_group, criterion_main, BatchSize, Criterion};
 use serde_json::Value;
 use std::hint::black_box;
 use toolsmith::Toolbox;
-use toolsmith_bench::store::{search_catalogue, SearchArgs};
 
 const TOOL: &str = "search_products";
 
@@ -38,35 +37,12 @@ const SCENARIOS: [(&str, &str); 3] = [
     ),
 ];
 
-fn floor_error(message: String) -> String {
-    serde_json::json!({ "error": message }).to_string()
-}
-
-/// The floor after parsing: the constraints `#[arg]` declares, checked by hand, then the call.
-fn floor_run(args: SearchArgs) -> String {
-    let len = args.query.chars().count();
-    if !(2..=100).contains(&len) {
-        return floor_error(format!("query must be 2 to 100 characters long, not {len}"));
-    }
-    if args.max_price.is_some_and(|p| p > 100_000) {
-        return floor_error("max_price must be at most 100000".into());
-    }
-    let hits = search_catalogue(&args.query, args.max_price, args.in_stock_only);
-    serde_json::to_string(&hits).unwrap_or_default()
-}
-
 async fn floor_text(text: &str) -> String {
-    match serde_json::from_str::<SearchArgs>(text) {
-        Ok(args) => floor_run(args),
-        Err(e) => floor_error(e.to_string()),
-    }
+    toolsmith_bench::store::floor_text(text)
 }
 
 async fn floor_value(value: Value) -> String {
-    match serde_json::from_value::<SearchArgs>(value) {
-        Ok(args) => floor_run(args),
-        Err(e) => floor_error(e.to_string()),
-    }
+    toolsmith_bench::store::floor_value(value)
 }
 
 async fn toolsmith_text(toolbox: &Toolbox, text: &str) -> String {

@@ -144,3 +144,38 @@ pub fn add_to_cart(
     let _ = sku;
     quantity
 }
+
+fn floor_error(message: String) -> String {
+    serde_json::json!({ "error": message }).to_string()
+}
+
+/// The floor after parsing: the constraints `#[arg]` declares, checked by hand, then the call and
+/// `serde_json::to_string` of the result (or of `{"error": message}`).
+pub fn floor_run(args: SearchArgs) -> String {
+    let len = args.query.chars().count();
+    if !(2..=100).contains(&len) {
+        return floor_error(format!("query must be 2 to 100 characters long, not {len}"));
+    }
+    if args.max_price.is_some_and(|p| p > 100_000) {
+        return floor_error("max_price must be at most 100000".into());
+    }
+    let hits = search_catalogue(&args.query, args.max_price, args.in_stock_only);
+    serde_json::to_string(&hits).unwrap_or_default()
+}
+
+/// The floor for JSON text: `serde_json::from_str` into [`SearchArgs`], then [`floor_run`].
+pub fn floor_text(text: &str) -> String {
+    match serde_json::from_str::<SearchArgs>(text) {
+        Ok(args) => floor_run(args),
+        Err(e) => floor_error(e.to_string()),
+    }
+}
+
+/// The floor for a parsed value: `serde_json::from_value` into [`SearchArgs`], then
+/// [`floor_run`].
+pub fn floor_value(value: serde_json::Value) -> String {
+    match serde_json::from_value::<SearchArgs>(value) {
+        Ok(args) => floor_run(args),
+        Err(e) => floor_error(e.to_string()),
+    }
+}

@@ -7,9 +7,10 @@
 //! ```
 //!
 //! Arguments: scenario (`valid`, `invalid_type`, `invalid_constraint`), entry point (`text`,
-//! `value`), number of calls (default 10000).
+//! `value`, or the floor: `floor-text`, `floor-value`), number of calls (default 10000).
 
 use serde_json::Value;
+use toolsmith_bench::store::{floor_text, floor_value};
 
 fn main() {
     let args: Vec<String> = std::env::args().skip(1).collect();
@@ -38,10 +39,17 @@ fn main() {
     let mut bytes = 0usize;
     for _ in 0..calls {
         let out = match entry {
-            "value" => rt.block_on(toolbox.call("search_products", value.clone())),
-            _ => rt.block_on(toolbox.call("search_products", text)),
+            "value" => rt
+                .block_on(toolbox.call("search_products", value.clone()))
+                .to_json(),
+            "floor-text" => rt.block_on(async { floor_text(text) }),
+            "floor-value" => {
+                let v = value.clone();
+                rt.block_on(async { floor_value(v) })
+            }
+            _ => rt.block_on(toolbox.call("search_products", text)).to_json(),
         };
-        bytes += out.to_json().len();
+        bytes += out.len();
     }
     println!("{calls} calls, {bytes} bytes of envelopes");
 }
