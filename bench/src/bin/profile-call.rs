@@ -1,0 +1,55 @@
+//! A loop of `Toolbox::call` on the call bench's tool, for profilers (callgrind, perf): no
+//! criterion machinery around the calls.
+//!
+//! ```sh
+//! cargo build --release -p toolsmith-bench --bin profile-call
+//! valgrind --tool=callgrind target/release/profile-call valid text 20000
+//! ```
+//!
+//! Arguments: scenario (`valid`, `invalid_type`, `invalid_constraint`), entry point (`text`,
+//! `value`, or the floor: `floor-text`, `floor-value`), number of calls (default 10000).
+
+use serde_json::Value;
+use toolsmith_bench::store::{floor_text, floor_value};
+
+fn main() {
+    let args: Vec<String> = std::env::args().skip(1).collect();
+    let scenario = args.first().map_or("valid", String::as_str);
+    let entry = args.get(1).map_or("text", String::as_str);
+    let calls: usize = match args.get(2).map(|n| n.parse()) {
+        None => 10_000,
+        Some(Ok(n)) => n,
+        Some(Err(e)) => {
+            eprintln!("the number of calls must be a whole number ({e})");
+            std::process::exit(2);
+        }
+    };
+    let text = match scenario {
+        "valid" => r#"{"query": "tent", "max_price": 4000, "in_stock_only": true}"#,
+        "invalid_type" => r#"{"query": "tent", "max_price": "cheap", "in_stock_only": true}"#,
+        "invalid_constraint" => r#"{"query": "x", "max_price": 4000, "in_stock_only": true}"#,
+        other => {
+            eprintln!("unknown scenario {other:?}; use valid, invalid_type or invalid_constraint");
+            std::process::exit(2);
+        }
+    };
+    let value: Value = serde_json::from_str(text).unwrap_or(Value::Null);
+    let rt = toolsmith_bench::runtime();
+    let toolbox = toolsmith_bench::store_toolbox();
+    let mut bytes = 0usize;
+    for _ in 0..calls {
+        let out = match entry {
+            "value" => rt
+                .block_on(toolbox.call("search_products", value.clone()))
+                .to_json(),
+            "floor-text" => rt.block_on(async { floor_text(text) }),
+            "floor-value" => {
+                let v = value.clone();
+                rt.block_on(async { floor_value(v) })
+            }
+            _ => rt.block_on(toolbox.call("search_products", text)).to_json(),
+        };
+        bytes += out.len();
+    }
+    println!("{calls} calls, {bytes} bytes of envelopes");
+}

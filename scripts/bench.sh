@@ -1,0 +1,384 @@
+#!/usr/bin/env bash
+# Runs toolsmith's benchmarks and rewrites the result tables in BENCHMARKS.md.
+#
+#   scripts/bench.sh              # everything: call, instructions, context, throughput, compile, report
+#   scripts/bench.sh call         # per-call overhead (criterion): floor vs toolsmith vs rmcp
+#   scripts/bench.sh context      # context cost of the store/helpdesk tool sets vs rmcp
+#   scripts/bench.sh throughput   # lint 10,000 specs; export 1,000 specs to every target
+#   scripts/bench.sh compile      # build times of generated 100-tool crates: toolsmith, rmcp, plain
+#   scripts/bench.sh instructions # instructions per call (callgrind): floor vs toolsmith, noise-free
+#   scripts/bench.sh report       # only rewrite BENCHMARKS.md from the last results
+#
+# Environment: WARMUP and MEASURE (criterion seconds, default 1 and 3); NO_RMCP=1 leaves rmcp
+# out (faster; the rmcp columns then read "n/a").
+#
+# Results land in target/bench-results/*.md; `report` splices them into BENCHMARKS.md between
+# the `<!-- bench:NAME:begin/end -->` markers. Generated crates live in target/bench-compile/.
+set -euo pipefail
+cd "$(dirname "${BASH_SOURCE[0]}")/.."
+ROOT=$(pwd)
+OUT="$ROOT/target/bench-results"
+mkdir -p "$OUT"
+WARMUP=${WARMUP:-1}
+MEASURE=${MEASURE:-3}
+if [[ "${NO_RMCP:-0}" == 1 ]]; then FEATURES=bench; else FEATURES=rmcp; fi
+
+machine() {
+  {
+    echo "- Date: $(date -u '+%Y-%m-%d %H:%M UTC'); commit \`$(git rev-parse --short HEAD)\`$(git diff --quiet HEAD -- . ':!BENCHMARKS.md' || echo ' (uncommitted changes)')"
+    echo "- CPU: $(lscpu | sed -n 's/^Model name: *//p' | head -1), $(nproc) cores ($(lscpu | sed -n 's/^Hypervisor vendor: *//p' | head -1 | sed 's/^\(.\+\)$/virtualized: \1/'))"
+    echo "- Memory: $(free -g | awk '/^Mem:/ {print $2 " GiB"}'); $(rustc --version); $(cargo --version)"
+    echo "- Criterion: warm-up ${WARMUP} s, measurement ${MEASURE} s per benchmark; figures are medians."
+  } > "$OUT/machine.md"
+}
+
+run_call() {
+  cargo bench -p toolsmith-bench --features "$FEATURES" --bench call -- \
+    --warm-up-time "$WARMUP" --measurement-time "$MEASURE" --noplot
+}
+
+run_throughput() {
+  cargo bench -p toolsmith-bench --features "$FEATURES" --bench throughput -- \
+    --warm-up-time "$WARMUP" --measurement-time "$MEASURE" --noplot
+}
+
+run_context() {
+  cargo run --release -q -p toolsmith-bench --features "$FEATURES" --bin context-cost > "$OUT/context.md"
+  cat "$OUT/context.md"
+}
+
+# ---------------------------------------------------------------------------------------------
+# Compile time: three generated crates with the same 100 functions (five signature shapes,
+# cycled): `#[tool]` (toolsmith), `#[tool_router]`/`#[tool]` + `Parameters<T>` (rmcp), and plain
+# functions (the baseline without any macro). Each crate has its own target dir, so "clean"
+# includes its dependencies; "crate only" rebuilds just the crate (`cargo clean -p`); "edit"
+# changes one tool description and rebuilds (incremental). Debug profile, as `cargo build`.
+# ---------------------------------------------------------------------------------------------
+generate_crates() {
+  local dir="$1"
+  python3 - "$dir" "$ROOT" <<'PY'
+import os, sys
+dir, root = sys.argv[1], sys.argv[2]
+N = 100
+def w(path, text):
+    os.makedirs(os.path.dirname(path), exist_ok=True)
+    with open(path, "w") as f:
+        f.write(text)
+
+w(f"{dir}/Cargo.toml", '[workspace]\nmembers = ["gen-toolsmith", "gen-rmcp", "gen-plain"]\nresolver = "2"\n')
+w(f"{dir}/gen-toolsmith/Cargo.toml", f'''[package]
+name = "gen-toolsmith"
+version = "0.1.0"
+edition = "2021"
+publish = false
+
+[dependencies]
+toolsmith = {{ path = "{root}" }}
+''')
+w(f"{dir}/gen-rmcp/Cargo.toml", '''[package]
+name = "gen-rmcp"
+version = "0.1.0"
+edition = "2021"
+publish = false
+
+[dependencies]
+rmcp = { version = "3.11", default-features = false, features = ["server", "macros"] }
+serde = { version = "1", features = ["derive"] }
+schemars = "1"
+''')
+w(f"{dir}/gen-plain/Cargo.toml", '''[package]
+name = "gen-plain"
+version = "0.1.0"
+edition = "2021"
+publish = false
+''')
+
+# The five shapes: (toolsmith params, rmcp fields, plain params, return type, body).
+VERBS = ["search_records", "get_order", "convert_amount", "count_tags", "set_alert_level"]
+
+def tool_name(i):
+    return f"{VERBS[i % 5]}_{i:03}"
+
+def shapes(i):
+    k = i % 5
+    if k == 0:
+        return dict(
+            doc=f"Searches the records of collection {i} by text. Returns the matching record ids, newest first.",
+            params=[("query", "String", f'Words to look for, e.g. "tent {i}".', "min_length = 2, max_length = 100", "length(min = 2, max = 100)"),
+                    ("limit", "Option<u32>", "Most records to return, e.g. 20.", "maximum = 50", "range(max = 50)")],
+            ret="Vec<String>", body="vec![query; limit.unwrap_or(1) as usize]", flavor="read_only")
+    if k == 1:
+        return dict(
+            doc=f"Looks up one order in shop {i}. Returns the order's status text.",
+            params=[("order_id", "String", 'The order id, e.g. "ORD-1042".', 'pattern = "^ORD-[0-9]+$"', 'regex(pattern = "^ORD-[0-9]+$")')],
+            ret="String", body="order_id", flavor="read_only")
+    if k == 2:
+        return dict(
+            doc=f"Converts an amount with rate table {i}. Returns the converted amount.",
+            params=[("amount", "f64", "The amount, e.g. 12.5.", "minimum = 0", "range(min = 0)"),
+                    ("rate", "f64", "The exchange rate, e.g. 0.086.", "", "")],
+            ret="f64", body="amount * rate", flavor="read_only")
+    if k == 3:
+        return dict(
+            doc=f"Counts the distinct tags in list {i}. Returns the count.",
+            params=[("tags", "Vec<String>", 'The tags, e.g. ["a", "b"].', "min_items = 1, max_items = 20", "length(min = 1, max = 20)"),
+                    ("ignore_case", "Option<bool>", "Whether to compare tags ignoring case.", "", "")],
+            ret="u32", body="tags.len() as u32 + ignore_case.map_or(0, u32::from)", flavor="read_only")
+    return dict(
+        doc=f"Sets the alert level of sensor {i}. Returns the level now in force.",
+        params=[("sensor", "String", 'The sensor name, e.g. "boiler".', "max_length = 40", "length(max = 40)"),
+                ("level", "Level", "The new alert level.", "", "")],
+        ret="String", body='format!("{sensor}: {level:?}")', flavor="writes, idempotent")
+
+LEVEL_DOC = [("Quiet", "No alerts."), ("Normal", "Alerts on failures."), ("Loud", "Alerts on every change.")]
+
+def toolsmith():
+    out = ["//! 100 generated `#[tool]` functions.", "#![allow(clippy::all)]", "use toolsmith::{model, tool};", "",
+           "/// How loudly a sensor alerts.", "#[model]", "#[serde(rename_all = \"snake_case\")]", "#[derive(Debug)]", "pub enum Level {"]
+    for v, d in LEVEL_DOC:
+        out += [f"    /// {d}", f"    {v},"]
+    out += ["}", ""]
+    names = []
+    for i in range(N):
+        s = shapes(i)
+        name = tool_name(i)
+        names.append(name)
+        out.append(f"/// {s['doc']}")
+        out.append(f"#[tool({s['flavor']})]")
+        out.append(f"pub fn {name}(")
+        for p, t, d, c, _ in s["params"]:
+            out.append(f"    /// {d}")
+            if c:
+                out.append(f"    #[arg({c})]")
+            out.append(f"    {p}: {t},")
+        out.append(f") -> {s['ret']} {{ {s['body']} }}")
+        out.append("")
+    out.append("/// Every tool.")
+    out.append("pub fn tools() -> Vec<toolsmith::Tool> {")
+    out.append("    vec![" + ", ".join(f"{n}::tool()" for n in names) + "]")
+    out.append("}")
+    return "\n".join(out) + "\n"
+
+def rmcp():
+    out = ["//! 100 generated rmcp tools.", "#![allow(clippy::all)]",
+           "use rmcp::{tool, tool_router, handler::server::wrapper::Parameters};",
+           "use schemars::JsonSchema;", "use serde::Deserialize;", "",
+           "/// How loudly a sensor alerts.", "#[derive(Debug, Deserialize, JsonSchema)]",
+           "#[serde(rename_all = \"snake_case\")]", "pub enum Level {"]
+    for v, d in LEVEL_DOC:
+        out += [f"    /// {d}", f"    {v},"]
+    out += ["}", ""]
+    for i in range(N):
+        s = shapes(i)
+        out.append(f"/// Arguments of {tool_name(i)}.")
+        out.append("#[derive(Debug, Deserialize, JsonSchema)]")
+        out.append(f"pub struct Args{i:03} {{")
+        for p, t, d, _, c in s["params"]:
+            out.append(f"    /// {d}")
+            if c:
+                out.append(f"    #[schemars({c})]")
+            out.append(f"    pub {p}: {t},")
+        out.append("}")
+        out.append("")
+    out.append("/// The server.")
+    out.append("#[derive(Debug, Clone, Default)]")
+    out.append("pub struct Server;")
+    out.append("")
+    out.append("#[tool_router]")
+    out.append("impl Server {")
+    for i in range(N):
+        s = shapes(i)
+        fields = ", ".join(p for p, *_ in s["params"])
+        ann = "read_only_hint = true" if s["flavor"] == "read_only" else "read_only_hint = false, idempotent_hint = true"
+        out.append(f"    /// {s['doc']}")
+        out.append(f"    #[tool(annotations({ann}))]")
+        out.append(f"    pub fn {tool_name(i)}(&self, Parameters(Args{i:03} {{ {fields} }}): Parameters<Args{i:03}>) -> String {{")
+        out.append(f"        let r: {s['ret']} = {{ {s['body']} }};")
+        out.append("        format!(\"{r:?}\")")
+        out.append("    }")
+    out.append("}")
+    out.append("")
+    out.append("/// Every tool's router.")
+    out.append("pub fn router() -> rmcp::handler::server::router::tool::ToolRouter<Server> { Server::tool_router() }")
+    return "\n".join(out) + "\n"
+
+def plain():
+    out = ["//! 100 generated plain functions: the baseline without any macro.", "#![allow(clippy::all)]", "",
+           "/// How loudly a sensor alerts.", "#[derive(Debug)]", "pub enum Level {"]
+    for v, d in LEVEL_DOC:
+        out += [f"    /// {d}", f"    {v},"]
+    out += ["}", ""]
+    for i in range(N):
+        s = shapes(i)
+        out.append(f"/// {s['doc']}")
+        args = ", ".join(f"{p}: {t}" for p, t, *_ in s["params"])
+        out.append(f"pub fn {tool_name(i)}({args}) -> {s['ret']} {{ {s['body']} }}")
+        out.append("")
+    return "\n".join(out) + "\n"
+
+w(f"{dir}/gen-toolsmith/src/lib.rs", toolsmith())
+w(f"{dir}/gen-rmcp/src/lib.rs", rmcp())
+w(f"{dir}/gen-plain/src/lib.rs", plain())
+PY
+}
+
+seconds() { python3 -c "import time; print(f'{time.time():.3f}')"; }
+
+timed_build() { # crate target_dir -> prints seconds
+  local crate="$1" tdir="$2" start end
+  start=$(seconds)
+  CARGO_TARGET_DIR="$tdir" cargo build -q -p "$crate" >&2
+  end=$(seconds)
+  python3 -c "print(f'{$end - $start:.1f}')"
+}
+
+run_compile() {
+  local dir="$ROOT/target/bench-compile"
+  rm -rf "$dir/gen-toolsmith" "$dir/gen-rmcp" "$dir/gen-plain"
+  generate_crates "$dir"
+  cp "$ROOT/Cargo.lock" "$dir/Cargo.lock"
+  local rows=()
+  for crate in gen-plain gen-toolsmith gen-rmcp; do
+    local tdir="$dir/target-$crate"
+    rm -rf "$tdir"
+    (cd "$dir" && CARGO_TARGET_DIR="$tdir" cargo fetch -q)
+    echo "compile: $crate from clean (dependencies included)..." >&2
+    local clean only edit
+    clean=$(cd "$dir" && timed_build "$crate" "$tdir")
+    (cd "$dir" && CARGO_TARGET_DIR="$tdir" cargo clean -q -p "$crate")
+    echo "compile: $crate alone..." >&2
+    only=$(cd "$dir" && timed_build "$crate" "$tdir")
+    # Change one tool description (tool 50's doc comment) and rebuild incrementally.
+    sed -i 's/Searches the records of collection 50 by text\./Searches the records of collection 50 by any text./' "$dir/$crate/src/lib.rs"
+    echo "compile: $crate after editing one description..." >&2
+    edit=$(cd "$dir" && timed_build "$crate" "$tdir")
+    rows+=("$crate $clean $only $edit")
+  done
+  python3 - "$OUT/compile.md" "${rows[@]}" <<'PY'
+import sys
+out, rows = sys.argv[1], [r.split() for r in sys.argv[2:]]
+t = {r[0]: tuple(map(float, r[1:])) for r in rows}
+plain = t["gen-plain"]
+lines = ["| Crate (100 tools) | clean, with deps (s) | crate only (s) | crate only − plain (s) | after editing one description (s) |",
+         "|---|---:|---:|---:|---:|"]
+for name, label in [("gen-plain", "plain functions (baseline)"), ("gen-toolsmith", "toolsmith `#[tool]`"), ("gen-rmcp", "rmcp `#[tool_router]` + `Parameters<T>`")]:
+    c, o, e = t[name]
+    lines.append(f"| {label} | {c:.1f} | {o:.1f} | {o - plain[1]:.1f} | {e:.1f} |")
+ts, rm = t["gen-toolsmith"], t["gen-rmcp"]
+lines.append("")
+lines.append(f"toolsmith / rmcp: clean with deps {ts[0]/rm[0]:.2f}×, crate only {ts[1]/rm[1]:.2f}×, after an edit {ts[2]/rm[2]:.2f}×. "
+             f"The macro's share of the toolsmith crate-only build: {(ts[1]-plain[1])/ts[1]*100:.0f}% ({ts[1]-plain[1]:.1f} s of {ts[1]:.1f} s, expansion plus compiling the generated code).")
+open(out, "w").write("\n".join(lines) + "\n")
+print("\n".join(lines))
+PY
+}
+
+# ---------------------------------------------------------------------------------------------
+# Instructions per call under callgrind (deterministic, unlike wall time on a shared machine):
+# `profile-call` runs N calls of each path; the fixed start-up cost (a run with 0 calls) is
+# subtracted. The value paths include one `Value::clone` per call on both sides.
+# ---------------------------------------------------------------------------------------------
+run_instructions() {
+  cargo build --release -q -p toolsmith-bench --bin profile-call
+  local bin="$ROOT/target/release/profile-call" calls=2000 rows=() ir
+  ir() { valgrind --tool=callgrind --callgrind-out-file=/dev/null "$bin" "$@" 2>&1 | sed -n 's/.*refs: *//p' | tr -dc 0-9; }
+  local zero
+  zero=$(ir valid text 0)
+  for sc in valid invalid_type invalid_constraint; do
+    for e in text value floor-text floor-value; do
+      rows+=("$sc $e $(ir "$sc" "$e" "$calls")")
+    done
+  done
+  python3 - "$OUT/instructions.md" "$zero" "$calls" "${rows[@]}" <<'PY'
+import sys
+out, zero, calls = sys.argv[1], int(sys.argv[2]), int(sys.argv[3])
+d = {}
+for r in sys.argv[4:]:
+    sc, e, n = r.split()
+    d[(sc, e)] = (int(n) - zero) / calls
+lines = ["| Scenario | entry | floor (instructions / call) | toolsmith (instructions / call) | toolsmith / floor |",
+         "|---|---|---:|---:|---:|"]
+for sc in ["valid", "invalid_type", "invalid_constraint"]:
+    for e in ["text", "value"]:
+        f, t = d[(sc, "floor-" + e)], d[(sc, e)]
+        lines.append(f"| {sc} | {e} | {f / 1000:.1f}k | {t / 1000:.1f}k | {t / f:.2f}× |")
+open(out, "w").write("\n".join(lines) + "\n")
+print("\n".join(lines))
+PY
+}
+
+# ---------------------------------------------------------------------------------------------
+# Report: criterion medians → ratios, spliced into BENCHMARKS.md.
+# ---------------------------------------------------------------------------------------------
+report() {
+  python3 - "$ROOT" "$OUT" <<'PY'
+import json, os, re, sys
+root, out = sys.argv[1], sys.argv[2]
+crit = f"{root}/target/criterion"
+
+def median(group, fn):
+    p = f"{crit}/{group}/{fn}/new/estimates.json"
+    try:
+        return json.load(open(p))["median"]["point_estimate"]
+    except (OSError, KeyError, ValueError):
+        return None
+
+def ns(x):
+    if x is None: return "n/a"
+    if x >= 1e9: return f"{x/1e9:.2f} s"
+    if x >= 1e6: return f"{x/1e6:.2f} ms"
+    if x >= 1e3: return f"{x/1e3:.2f} µs"
+    return f"{x:.0f} ns"
+
+def ratio(a, b):
+    return "n/a" if a is None or b is None or b == 0 else f"{a/b:.2f}×"
+
+if os.path.isdir(f"{crit}/call_valid_text"):
+    lines = ["| Scenario | entry | floor | toolsmith | rmcp | toolsmith / floor | toolsmith / rmcp |",
+             "|---|---|---:|---:|---:|---:|---:|"]
+    for sc in ["valid", "invalid_type", "invalid_constraint"]:
+        for entry in ["text", "value"]:
+            g = f"call_{sc}_{entry}"
+            f, t, r = median(g, "floor"), median(g, "toolsmith"), median(g, "rmcp")
+            lines.append(f"| {sc} | {entry} | {ns(f)} | {ns(t)} | {ns(r)} | {ratio(t, f)} | {ratio(t, r)} |")
+    open(f"{out}/call.md", "w").write("\n".join(lines) + "\n")
+
+if os.path.isdir(f"{crit}/export_1000"):
+    lines = ["| Lint, 10,000 specs | time | tools / s |", "|---|---:|---:|"]
+    for fn in ["lint_with", "lint_tool_list"]:
+        m = median("lint_10000", fn)
+        lines.append(f"| `{fn}` | {ns(m)} | {'n/a' if m is None else f'{10000 / (m / 1e9):,.0f}'} |")
+    lines += ["", "| Export, 1,000 specs, to text | time | tools / s | vs `serde_json::to_string(&specs)` |", "|---|---:|---:|---:|"]
+    base = median("export_1000", "baseline_serde_specs")
+    lines.append(f"| baseline: serialize the canonical specs | {ns(base)} | {'n/a' if base is None else f'{1000 / (base / 1e9):,.0f}'} | 1.00× |")
+    for d in sorted(os.listdir(f"{crit}/export_1000")):
+        if d in ("baseline_serde_specs", "report"): continue
+        m = median("export_1000", d)
+        lines.append(f"| `{d}` | {ns(m)} | {'n/a' if m is None else f'{1000 / (m / 1e9):,.0f}'} | {ratio(m, base)} |")
+    open(f"{out}/throughput.md", "w").write("\n".join(lines) + "\n")
+
+path = f"{root}/BENCHMARKS.md"
+text = open(path).read()
+for name in ["machine", "call", "instructions", "context", "throughput", "compile"]:
+    f = f"{out}/{name}.md"
+    if not os.path.exists(f): continue
+    body = open(f).read().rstrip("\n")
+    pat = re.compile(rf"(<!-- bench:{name}:begin -->\n).*?(<!-- bench:{name}:end -->)", re.S)
+    text, n = pat.subn(lambda m: m.group(1) + body + "\n" + m.group(2), text)
+    if n == 0:
+        print(f"BENCHMARKS.md has no bench:{name} markers; left out", file=sys.stderr)
+open(path, "w").write(text)
+print(f"updated {path}")
+PY
+}
+
+case "${1:-all}" in
+  call) machine; run_call; report ;;
+  context) run_context; report ;;
+  throughput) machine; run_throughput; report ;;
+  compile) run_compile; report ;;
+  instructions) run_instructions; report ;;
+  report) report ;;
+  all) machine; run_call; run_instructions; run_context; run_throughput; run_compile; report ;;
+  *) echo "usage: scripts/bench.sh [all|call|instructions|context|throughput|compile|report]" >&2; exit 2 ;;
+esac
