@@ -29,7 +29,7 @@ use crate::spec::{canonical_json, ToolSpec};
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 use std::fs::{File, OpenOptions};
-use std::hash::{BuildHasher, Hash, Hasher};
+use std::hash::BuildHasher;
 use std::io::Write;
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
@@ -221,9 +221,9 @@ pub fn new_operation_id() -> String {
         let now = SystemTime::now()
             .duration_since(UNIX_EPOCH)
             .unwrap_or_default();
-        let mut h = std::collections::hash_map::RandomState::new().build_hasher();
-        (now.as_nanos(), std::process::id()).hash(&mut h);
-        format!("op_{:x}_{:08x}_", now.as_millis(), h.finish() as u32)
+        let noise = std::collections::hash_map::RandomState::new()
+            .hash_one((now.as_nanos(), std::process::id()));
+        format!("op_{:x}_{:08x}_", now.as_millis(), noise as u32)
     });
     let n = COUNTER.fetch_add(1, Ordering::Relaxed);
     let mut id = String::with_capacity(prefix.len() + 16);
