@@ -365,11 +365,43 @@ fn chars_upto(v: &Value, limit: usize) -> usize {
 
 /// Whether the compact JSON of `v` has at most `max` characters; stops writing at the limit.
 pub fn fits(v: &Value, max: usize) -> bool {
+    // Most results are far below the budget: a walk that bounds the size from above settles them
+    // without serializing.
+    if size_upper_bound(v, max).is_some() {
+        return true;
+    }
     let mut counter = CharCounter {
         chars: 0,
         limit: max,
     };
     serde_json::to_writer(&mut counter, v).is_ok()
+}
+
+/// An upper bound of the characters of `v`'s compact JSON, or `None` once it exceeds `limit`.
+/// Strings count six characters per byte (the longest escape, `\u00XX`), numbers 24.
+fn size_upper_bound(v: &Value, limit: usize) -> Option<usize> {
+    fn walk(v: &Value, total: &mut usize, limit: usize) -> bool {
+        let add = |total: &mut usize, n: usize| {
+            *total += n;
+            *total <= limit
+        };
+        match v {
+            Value::Null | Value::Bool(_) => add(total, 5),
+            Value::Number(_) => add(total, 24),
+            Value::String(s) => add(total, 2 + 6 * s.len()),
+            Value::Array(items) => {
+                add(total, 2 + items.len()) && items.iter().all(|item| walk(item, total, limit))
+            }
+            Value::Object(map) => {
+                add(total, 2 + map.len())
+                    && map
+                        .iter()
+                        .all(|(k, item)| add(total, 3 + 6 * k.len()) && walk(item, total, limit))
+            }
+        }
+    }
+    let mut total = 0;
+    walk(v, &mut total, limit).then_some(total)
 }
 
 /// Characters a string takes inside compact JSON (escapes counted as written), excluding quotes.

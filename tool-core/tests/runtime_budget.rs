@@ -491,3 +491,22 @@ fn the_memory_store_evicts_the_oldest_records() {
     assert_eq!(unique.len(), 5);
     assert_eq!(store.get("rec_nope_1"), None);
 }
+
+#[test]
+fn fits_agrees_with_the_exact_size_at_the_boundary() {
+    use tool_core::budget::{fits, json_chars};
+    let samples = [
+        serde_json::json!(null),
+        serde_json::json!("plain"),
+        serde_json::json!("quote \" and newline \n and control \u{1}"),
+        serde_json::json!([1, 2.5, -3, true, null, "x"]),
+        serde_json::json!({"a": {"b": ["é", "👟", {"c": 12345678901234u64}]}, "key\twith tab": ""}),
+        serde_json::json!((0..50).map(|i| format!("item {i}")).collect::<Vec<_>>()),
+    ];
+    for v in samples {
+        let exact = json_chars(&v);
+        assert!(fits(&v, exact), "{v} fits in its own size {exact}");
+        assert!(!fits(&v, exact - 1), "{v} does not fit in {}", exact - 1);
+        assert!(fits(&v, exact * 10), "{v} fits in a larger budget");
+    }
+}
