@@ -450,6 +450,9 @@ impl Policy {
                 return deny(DenialReason::NotListed);
             }
         }
+        if self.denied_effects.is_empty() {
+            return Ok(());
+        }
         // BTreeSet iterates in Effect's order: the most consequential effect is reported.
         if let Some(effect) = Effect::effective(&spec.effects)
             .into_iter()
