@@ -11,7 +11,7 @@ pub fn base_specs() -> Vec<ToolSpec> {
 }
 
 /// `n` distinct specs: fixture `i % 6` renamed `<name>_<i>` (at most 23 characters) with
-/// "Variant <i>." appended to its description.
+/// "Variant `<i>`." appended to its description.
 ///
 /// ```
 /// let specs = toolsmith_bench::generate::specs(12);
