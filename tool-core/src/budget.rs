@@ -542,6 +542,13 @@ fn cut_text(text: &str, max: usize) -> Option<String> {
     // Upper bound of the marker: the counts never exceed `total`.
     let marker_len = text_marker(total, total).chars().count() + 1;
     let room = max.checked_sub(2 + marker_len)?;
+    let (kept, end) = prefix_within(text, room);
+    Some(format!("{}{}", &text[..end], text_marker(kept, total)))
+}
+
+/// The longest prefix of `text` whose JSON-escaped length fits in `room`: its length in
+/// characters and its end in bytes.
+fn prefix_within(text: &str, room: usize) -> (usize, usize) {
     let mut used = 0;
     let mut kept = 0;
     let mut end = 0;
@@ -554,7 +561,7 @@ fn cut_text(text: &str, max: usize) -> Option<String> {
         kept += 1;
         end = i + c.len_utf8();
     }
-    Some(format!("{}{}", &text[..end], text_marker(kept, total)))
+    (kept, end)
 }
 
 fn fit_text(text: &str, max: usize, page: &PageRequest) -> Fitted {
@@ -571,18 +578,7 @@ fn fit_text(text: &str, max: usize, page: &PageRequest) -> Fitted {
     // Reserve the marker's worst case so the page plus marker fit.
     let marker_len = text_marker(total, total).chars().count() + 1;
     let room = max.saturating_sub(2 + marker_len);
-    let mut used = 0;
-    let mut kept = 0;
-    let mut end = 0;
-    for (i, c) in rest.char_indices() {
-        let w = escaped_len(c);
-        if used + w > room {
-            break;
-        }
-        used += w;
-        kept += 1;
-        end = i + c.len_utf8();
-    }
+    let (kept, end) = prefix_within(rest, room);
     let last = start + kept;
     let more = last < total;
     if kept == 0 && more {
