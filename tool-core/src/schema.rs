@@ -48,26 +48,6 @@ pub const STANDARD_FORMATS: &[&str] = &[
     "regex",
 ];
 
-/// What the macro could tell about a parameter's type from its syntax.
-///
-/// Constraints are checked against it at compile time; for [`TypeClass::Other`] (user types,
-/// aliases) the check happens when the schema is built, against the generated schema's `type`.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum TypeClass {
-    /// `String`, `char`, `Cow<str>`, ...
-    Text,
-    /// Integer primitives.
-    Integer,
-    /// Float primitives.
-    Number,
-    /// `bool`.
-    Boolean,
-    /// `Vec<T>`, sets, arrays, slices.
-    Array,
-    /// Anything else.
-    Other,
-}
-
 /// One model-facing parameter as the macro declares it.
 #[derive(Clone, Copy)]
 pub struct ParamDef {
@@ -83,8 +63,6 @@ pub struct ParamDef {
     pub constraints: &'static str,
     /// The default value, if declared.
     pub default: Option<fn() -> Value>,
-    /// What the macro saw of the type.
-    pub class: TypeClass,
 }
 
 /// A fresh generator for input (deserialize-side) schemas.

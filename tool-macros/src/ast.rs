@@ -5,7 +5,8 @@ use crate::ctxt::Ctxt;
 use proc_macro2::Span;
 use syn::{FnArg, GenericArgument, Ident, Pat, PathArguments, Signature, Type};
 
-/// What the macro can tell about a type from its syntax (mirrors `tool_core::schema::TypeClass`).
+/// What the macro can tell about a type from its syntax; constraints are checked against it.
+/// For `Other` (user types, aliases) the toolbox checks them against the generated schema.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Class {
     Text,
@@ -51,17 +52,6 @@ impl Class {
             Class::Boolean => "a boolean",
             Class::Array => "a list",
             Class::Other => "another type",
-        }
-    }
-
-    pub fn variant(self) -> &'static str {
-        match self {
-            Class::Text => "Text",
-            Class::Integer => "Integer",
-            Class::Number => "Number",
-            Class::Boolean => "Boolean",
-            Class::Array => "Array",
-            Class::Other => "Other",
         }
     }
 }

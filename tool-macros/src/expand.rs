@@ -98,7 +98,6 @@ pub fn tool_expr(tool: &ToolFn, self_ty: Option<&Type>) -> TokenStream {
                     obj.push('}');
                     obj
                 };
-                let class = syn::Ident::new(m.class.variant(), proc_macro2::Span::call_site());
                 let schema = quote_spanned!(m.inner.span()=> #p::schema_of::<#inner>);
                 param_defs.push(quote! {
                     #p::ParamDef {
@@ -108,7 +107,6 @@ pub fn tool_expr(tool: &ToolFn, self_ty: Option<&Type>) -> TokenStream {
                         schema: #schema,
                         constraints: #constraints,
                         default: #default,
-                        class: #p::TypeClass::#class,
                     }
                 });
                 call_args.push(quote!(__args.#field));

@@ -36,12 +36,6 @@ impl McpVersion {
             McpVersion::V2026_07_28 => "2026-07-28",
         }
     }
-
-    /// Whether this revision requires `outputSchema` (and `structuredContent`) to be an object,
-    /// so a non-object result is exported wrapped as `{"result": ...}`.
-    pub const fn output_must_be_object(self) -> bool {
-        matches!(self, McpVersion::V2025_06_18 | McpVersion::V2025_11_25)
-    }
 }
 
 impl fmt::Display for McpVersion {
