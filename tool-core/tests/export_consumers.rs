@@ -167,8 +167,17 @@ fn webmcp_export_registers_unchanged_in_real_chromium() {
     assert_eq!(close["annotations"]["consequentialHint"], true);
 }
 
+/// The Python that runs the consumers: `TOOLSMITH_PYTHON`, else the venv `.ci/consumers.sh`
+/// makes (`target/consumers-venv`), else `python3` (whose imports then decide SKIP).
 fn python() -> String {
-    std::env::var("TOOLSMITH_PYTHON").unwrap_or_else(|_| "python3".into())
+    if let Ok(p) = std::env::var("TOOLSMITH_PYTHON") {
+        return p;
+    }
+    let venv = Path::new(env!("CARGO_MANIFEST_DIR")).join("../target/consumers-venv/bin/python");
+    if venv.exists() {
+        return venv.to_string_lossy().into_owned();
+    }
+    "python3".into()
 }
 
 #[test]
