@@ -1,8 +1,19 @@
-//! Proofs against real consumers:
+//! Proofs against real consumers, one per export target (MCP's is the official schema, in
+//! `export_mcp_schema.rs`):
 //! - WebMCP: the export registers in real headless Chromium (`document.modelContext`) and
-//!   `getTools()` gives back every name, title, description, input schema and annotation unchanged;
+//!   `getTools()` gives back every name, title, description, input schema and annotation unchanged
+//!   (150 returns `inputSchema` as JSON text, 156 as an object: what the browser holds is compared);
 //! - OpenAI strict: every `parameters` is a fixed point of openai-agents'
-//!   `ensure_strict_json_schema` (the reference lowering).
+//!   `ensure_strict_json_schema` (the reference lowering);
+//! - Anthropic strict: every tool is a `ToolParam` of the official `anthropic` SDK and its
+//!   `input_schema` a fixed point of the SDK's `transform_schema`, up to the equivalences listed
+//!   in `consumers/anthropic_strict.py`;
+//! - Gemini: the official `google-genai` SDK accepts the export (`types.Tool.model_validate`,
+//!   unknown fields forbidden) and converts each declaration's schema into its own `Schema`
+//!   without losing a property, description, enum or `required`.
+//!
+//! Each consumer is also fed a deliberately broken export and must reject it, so a consumer check
+//! that passes everything cannot hide.
 //!
 //! When a consumer is missing the test prints a loud SKIP line and passes, unless
 //! `TOOLSMITH_REQUIRE_CONSUMERS=1` (CI) makes it fail. `.ci/consumers.sh` installs them.
@@ -21,8 +32,9 @@ fn consumers_dir() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/consumers")
 }
 
-/// `Err` with a SKIP already printed when the consumer is missing and not required.
-fn missing(what: &str, why: &str) -> Result<(), ()> {
+/// `None` with a SKIP printed when the consumer is missing and not required; a panic when
+/// `TOOLSMITH_REQUIRE_CONSUMERS=1` requires it.
+fn missing<T>(what: &str, why: &str) -> Option<T> {
     if std::env::var("TOOLSMITH_REQUIRE_CONSUMERS").as_deref() == Ok("1") {
         panic!(
             "consumer {what} is missing ({why}) and TOOLSMITH_REQUIRE_CONSUMERS=1 requires it; \
@@ -32,7 +44,7 @@ fn missing(what: &str, why: &str) -> Result<(), ()> {
     eprintln!(
         "\n======== SKIP: consumer {what} is missing ({why}); run .ci/consumers.sh ========\n"
     );
-    Err(())
+    None
 }
 
 fn write_temp(label: &str, value: &Value) -> PathBuf {
@@ -62,6 +74,29 @@ fn run_json(mut cmd: Command, what: &str) -> (bool, Value) {
     (out.status.success(), value)
 }
 
+/// Every spec the Python consumers check: the hand-built set and both captured catalogs.
+fn all_specs() -> Vec<ToolSpec> {
+    let mut specs = fixtures::all();
+    specs.extend(fixtures::catalog_specs("everything.json"));
+    specs.extend(fixtures::catalog_specs("filesystem.json"));
+    specs
+}
+
+/// `all_specs()` less those `target` refuses by design; only the recursive `render_outline` may
+/// be refused (Gemini and Anthropic strict cannot express recursion), so nothing is skipped
+/// silently.
+fn exportable_specs(target: Target) -> Vec<ToolSpec> {
+    let (ok, refused): (Vec<ToolSpec>, Vec<ToolSpec>) = all_specs()
+        .into_iter()
+        .partition(|s| export(std::slice::from_ref(s), target).is_ok());
+    let refused: Vec<&str> = refused.iter().map(|s| s.name.as_str()).collect();
+    assert!(
+        refused.iter().all(|n| *n == "render_outline"),
+        "{target} refuses {refused:?}"
+    );
+    ok
+}
+
 fn webmcp_specs() -> Vec<ToolSpec> {
     let mut specs = fixtures::all();
     // Exercise untrustedContentHint too.
@@ -74,12 +109,15 @@ fn webmcp_specs() -> Vec<ToolSpec> {
     specs
 }
 
-#[test]
-fn webmcp_export_registers_unchanged_in_real_chromium() {
-    let chromium =
-        std::env::var("TOOLSMITH_CHROMIUM").unwrap_or_else(|_| "/usr/bin/chromium".into());
+fn chromium() -> String {
+    std::env::var("TOOLSMITH_CHROMIUM").unwrap_or_else(|_| "/usr/bin/chromium".into())
+}
+
+/// Runs `webmcp.mjs` on an export: `None` (SKIP printed) when a consumer is missing.
+fn run_webmcp(exported: &Value) -> Option<(bool, Value)> {
+    let chromium = chromium();
     if !Path::new(&chromium).exists() {
-        return missing("chromium", &format!("{chromium} does not exist")).unwrap_or(());
+        return missing("chromium", &format!("{chromium} does not exist"));
     }
     if !consumers_dir()
         .join("node_modules/playwright-core")
@@ -88,21 +126,33 @@ fn webmcp_export_registers_unchanged_in_real_chromium() {
         return missing(
             "playwright-core",
             "tests/consumers/node_modules/playwright-core is not installed",
-        )
-        .unwrap_or(());
+        );
     }
     if Command::new("node").arg("--version").output().is_err() {
-        return missing("node", "`node` is not on PATH").unwrap_or(());
+        return missing("node", "`node` is not on PATH");
     }
-    let specs = webmcp_specs();
-    let exported = export(&specs, Target::WebMcp).unwrap_or_else(|e| panic!("{e}"));
-    let file = write_temp("webmcp", &exported);
+    let file = write_temp("webmcp", exported);
     let mut cmd = Command::new("node");
     cmd.arg(consumers_dir().join("webmcp.mjs"))
         .arg(&file)
+        .env("TOOLSMITH_CHROMIUM", &chromium)
         .current_dir(consumers_dir());
     let (ok, result) = run_json(cmd, "node webmcp.mjs");
     let _ = std::fs::remove_file(&file);
+    println!(
+        "WebMCP consumer: {chromium}, Chromium {}",
+        result["version"].as_str().unwrap_or("of unknown version")
+    );
+    Some((ok, result))
+}
+
+#[test]
+fn webmcp_export_registers_unchanged_in_real_chromium() {
+    let specs = webmcp_specs();
+    let exported = export(&specs, Target::WebMcp).unwrap_or_else(|e| panic!("{e}"));
+    let Some((ok, result)) = run_webmcp(&exported) else {
+        return;
+    };
     assert!(ok, "webmcp.mjs failed: {result}");
     assert_eq!(
         result["secure"], true,
@@ -136,14 +186,17 @@ fn webmcp_export_registers_unchanged_in_real_chromium() {
             "title of {}",
             spec.name
         );
-        assert_eq!(
-            back["inputSchemaType"], "object",
-            "inputSchema of {} is not an object",
+        // Chromium 150 hands the schema back as JSON text, 156 as an object; either way the
+        // browser must hold exactly what was registered.
+        let form = back["inputSchemaType"].as_str().unwrap_or("missing");
+        assert!(
+            form == "object" || form == "string",
+            "inputSchema of {} came back as {form}",
             spec.name
         );
         assert_eq!(
             back["inputSchema"], sent["inputSchema"],
-            "inputSchema of {} changed",
+            "inputSchema of {} changed (returned as {form})",
             spec.name
         );
         for hint in ["readOnlyHint", "untrustedContentHint", "consequentialHint"] {
@@ -167,6 +220,27 @@ fn webmcp_export_registers_unchanged_in_real_chromium() {
     assert_eq!(close["annotations"]["consequentialHint"], true);
 }
 
+/// The browser check is not vacuous: Chromium rejects what WebMCP forbids (an empty
+/// description, a name outside the allowed characters), and the test sees it.
+#[test]
+fn webmcp_consumer_rejects_a_broken_export() {
+    let mut exported = export(&fixtures::all(), Target::WebMcp).expect("export");
+    exported[0]["description"] = Value::from("");
+    exported[1]["name"] = Value::from("close ticket!");
+    let Some((_, result)) = run_webmcp(&exported) else {
+        return;
+    };
+    let errors: Vec<&str> = result["errors"]
+        .as_array()
+        .expect("errors")
+        .iter()
+        .filter_map(Value::as_str)
+        .collect();
+    assert_eq!(errors.len(), 2, "expected two rejections: {result}");
+    assert!(errors[0].contains("Description is required"), "{errors:?}");
+    assert!(errors[1].contains("Invalid tool name"), "{errors:?}");
+}
+
 /// The Python that runs the consumers: `TOOLSMITH_PYTHON`, else the venv `.ci/consumers.sh`
 /// makes (`target/consumers-venv`), else `python3` (whose imports then decide SKIP).
 fn python() -> String {
@@ -180,35 +254,68 @@ fn python() -> String {
     "python3".into()
 }
 
+/// A Python consumer: the package whose import proves it is there, and its script.
+#[derive(Clone, Copy)]
+struct PyConsumer {
+    package: &'static str,
+    import: &'static str,
+    script: &'static str,
+}
+
+const OPENAI_AGENTS: PyConsumer = PyConsumer {
+    package: "openai-agents (PyPI)",
+    import: "agents.strict_schema",
+    script: "openai_strict.py",
+};
+const ANTHROPIC: PyConsumer = PyConsumer {
+    package: "anthropic (PyPI)",
+    import: "anthropic.lib._parse._transform",
+    script: "anthropic_strict.py",
+};
+const GOOGLE_GENAI: PyConsumer = PyConsumer {
+    package: "google-genai (PyPI)",
+    import: "google.genai.types",
+    script: "gemini.py",
+};
+
+impl PyConsumer {
+    /// `None` (SKIP printed) when the package cannot be imported.
+    fn available(self) -> Option<Self> {
+        match Command::new(python())
+            .args(["-c", &format!("import {}", self.import)])
+            .output()
+        {
+            Err(e) => missing(&python(), &e.to_string()),
+            Ok(o) if !o.status.success() => {
+                missing(self.package, &format!("`import {}` fails", self.import))
+            }
+            Ok(_) => Some(self),
+        }
+    }
+
+    /// Runs the script on `exported`: its exit status and its JSON report.
+    fn run(self, label: &str, exported: &Value) -> (bool, Value) {
+        let file = write_temp(label, exported);
+        let mut cmd = Command::new(python());
+        cmd.arg(consumers_dir().join(self.script)).arg(&file);
+        let result = run_json(cmd, self.script);
+        let _ = std::fs::remove_file(&file);
+        result
+    }
+}
+
 #[test]
 fn openai_strict_export_is_a_fixed_point_of_openai_agents() {
-    let probe = Command::new(python())
-        .args(["-c", "import agents.strict_schema"])
-        .output();
-    match probe {
-        Err(e) => return missing("python3", &e.to_string()).unwrap_or(()),
-        Ok(o) if !o.status.success() => {
-            return missing(
-                "openai-agents (PyPI)",
-                "`import agents.strict_schema` fails",
-            )
-            .unwrap_or(())
-        }
-        Ok(_) => {}
-    }
-    let mut specs = fixtures::all();
-    specs.extend(fixtures::catalog_specs("everything.json"));
-    specs.extend(fixtures::catalog_specs("filesystem.json"));
+    let Some(consumer) = OPENAI_AGENTS.available() else {
+        return;
+    };
+    let specs = all_specs();
     for target in [
         Target::OpenAiChat { strict: true },
         Target::OpenAiResponses { strict: true },
     ] {
         let exported = export(&specs, target).unwrap_or_else(|e| panic!("{e}"));
-        let file = write_temp(target.slug(), &exported);
-        let mut cmd = Command::new(python());
-        cmd.arg(consumers_dir().join("openai_strict.py")).arg(&file);
-        let (ok, result) = run_json(cmd, "openai_strict.py");
-        let _ = std::fs::remove_file(&file);
+        let (ok, result) = consumer.run(target.slug(), &exported);
         assert_eq!(
             result["errors"],
             serde_json::json!([]),
@@ -230,28 +337,114 @@ fn openai_strict_export_is_a_fixed_point_of_openai_agents() {
 /// The fixed-point check is not vacuous: a non-strict export is changed by the reference.
 #[test]
 fn openai_agents_changes_a_non_strict_schema() {
-    if Command::new(python())
-        .args(["-c", "import agents.strict_schema"])
-        .output()
-        .map(|o| o.status.success())
-        .unwrap_or(false)
-    {
-        let exported = export(
-            &[fixtures::search_products()],
-            Target::OpenAiChat { strict: false },
-        )
-        .expect("export");
-        let file = write_temp("openai-loose", &exported);
-        let mut cmd = Command::new(python());
-        cmd.arg(consumers_dir().join("openai_strict.py")).arg(&file);
-        let (ok, result) = run_json(cmd, "openai_strict.py");
-        let _ = std::fs::remove_file(&file);
-        assert!(!ok);
-        assert_eq!(result["changed"][0]["name"], "search_products");
-    } else {
-        let _ = missing(
-            "openai-agents (PyPI)",
-            "`import agents.strict_schema` fails",
+    let Some(consumer) = OPENAI_AGENTS.available() else {
+        return;
+    };
+    let exported = export(
+        &[fixtures::search_products()],
+        Target::OpenAiChat { strict: false },
+    )
+    .expect("export");
+    let (ok, result) = consumer.run("openai-loose", &exported);
+    assert!(!ok);
+    assert_eq!(result["changed"][0]["name"], "search_products");
+}
+
+#[test]
+fn anthropic_strict_export_is_a_fixed_point_of_the_sdk_transform() {
+    let Some(consumer) = ANTHROPIC.available() else {
+        return;
+    };
+    let specs = exportable_specs(Target::Anthropic { strict: true });
+    // A strict request carries at most 20 strict tools: check the export in requests of 20.
+    let mut checked = 0;
+    for (i, chunk) in specs.chunks(20).enumerate() {
+        let exported =
+            export(chunk, Target::Anthropic { strict: true }).unwrap_or_else(|e| panic!("{e}"));
+        let (ok, result) = consumer.run(&format!("anthropic-strict-{i}"), &exported);
+        assert_eq!(
+            result["errors"],
+            serde_json::json!([]),
+            "the anthropic SDK rejects: {result}"
         );
+        assert_eq!(
+            result["changed"],
+            serde_json::json!([]),
+            "not a fixed point of transform_schema: {result:#}"
+        );
+        assert!(ok);
+        checked += result["checked"].as_array().map_or(0, Vec::len);
     }
+    assert_eq!(checked, specs.len());
+}
+
+/// The Anthropic check is not vacuous: a strict export carrying a keyword strict mode does not
+/// take (`minLength`) is changed by the SDK, and an unknown tool field is rejected.
+#[test]
+fn anthropic_consumer_rejects_a_broken_export() {
+    let Some(consumer) = ANTHROPIC.available() else {
+        return;
+    };
+    let mut exported = export(
+        &exportable_specs(Target::Anthropic { strict: true })[..2],
+        Target::Anthropic { strict: true },
+    )
+    .expect("export");
+    exported[0]["input_schema"]["properties"]["query"]["minLength"] = Value::from(1);
+    exported[1]["parameters"] = serde_json::json!({"type": "object"});
+    let (ok, result) = consumer.run("anthropic-broken", &exported);
+    assert!(!ok, "{result}");
+    assert_eq!(result["changed"][0]["name"], "search_products", "{result}");
+    assert_eq!(result["errors"][0]["name"], "close_ticket", "{result}");
+}
+
+#[test]
+fn gemini_export_is_accepted_and_converted_by_google_genai() {
+    let Some(consumer) = GOOGLE_GENAI.available() else {
+        return;
+    };
+    let specs = exportable_specs(Target::Gemini);
+    let exported = export(&specs, Target::Gemini).unwrap_or_else(|e| panic!("{e}"));
+    let (ok, result) = consumer.run("gemini", &exported);
+    assert_eq!(
+        result["errors"],
+        serde_json::json!([]),
+        "google-genai rejects: {result}"
+    );
+    assert_eq!(
+        result["lost"],
+        serde_json::json!([]),
+        "google-genai's Schema lost what the model reads: {result:#}"
+    );
+    assert!(ok);
+    assert_eq!(
+        result["checked"].as_array().map(Vec::len),
+        Some(specs.len())
+    );
+}
+
+/// The Gemini check is not vacuous: a field the SDK's models forbid (`strict` on a declaration,
+/// an unknown schema keyword) is rejected.
+#[test]
+fn gemini_consumer_rejects_a_broken_export() {
+    let Some(consumer) = GOOGLE_GENAI.available() else {
+        return;
+    };
+    let mut exported =
+        export(&exportable_specs(Target::Gemini)[..2], Target::Gemini).expect("export");
+    exported["functionDeclarations"][0]["strict"] = Value::from(true);
+    exported["functionDeclarations"][1]["parametersJsonSchema"]["x-unknown"] = Value::from(1);
+    let (ok, result) = consumer.run("gemini-broken", &exported);
+    assert!(!ok, "{result}");
+    let errors = result["errors"].as_array().expect("errors");
+    assert!(
+        errors
+            .iter()
+            .any(|e| e["name"] == "*" && e["error"].as_str().is_some_and(|m| m.contains("strict"))),
+        "Tool.model_validate accepted an unknown field: {result}"
+    );
+    assert!(
+        errors.iter().any(|e| e["name"] == "close_ticket"),
+        "JSONSchema accepted an unknown keyword: {result}"
+    );
 }

@@ -517,7 +517,7 @@ fn constraints_the_target_cannot_express_move_into_the_description() {
     let a = one(s.clone(), Target::Anthropic { strict: true })["input_schema"].clone();
     assert_eq!(
         a["properties"]["limit"],
-        json!({"type": "integer", "description": "How many products to return, 1 to 50. (from 1 to 50)", "default": 10})
+        json!({"type": "integer", "description": "How many products to return, 1 to 50. (from 1 to 50; default: 10)"})
     );
     // Non-strict targets keep every constraint.
     let loose =

@@ -91,6 +91,20 @@ const OPENAI_STRICT_MOVED: &[&str] = &[
     "minContains",
     "maxContains",
 ];
+/// What the `anthropic` SDK's `transform_schema` keeps as is: every other keyword goes into the
+/// description (checked against the SDK in `tests/export_consumers.rs`).
+const ANTHROPIC_FORMATS: &[&str] = &[
+    "date-time",
+    "time",
+    "date",
+    "duration",
+    "email",
+    "hostname",
+    "uri",
+    "ipv4",
+    "ipv6",
+    "uuid",
+];
 const ANTHROPIC_STRICT_MOVED: &[&str] = &[
     "minLength",
     "maxLength",
@@ -103,6 +117,8 @@ const ANTHROPIC_STRICT_MOVED: &[&str] = &[
     "uniqueItems",
     "minProperties",
     "maxProperties",
+    "pattern",
+    "default",
     "not",
     "if",
     "then",
@@ -203,6 +219,7 @@ impl Profile {
                         scalar_enums_only: true,
                         strict: Strict::Anthropic,
                         move_to_description: ANTHROPIC_STRICT_MOVED,
+                        supported_formats: Some(ANTHROPIC_FORMATS),
                         max_min_items: Some(1),
                         max_optional_params: Some(24),
                         max_union_params: Some(16),

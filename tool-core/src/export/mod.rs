@@ -80,8 +80,10 @@
 //! depth-10 and 1000-enum-value limits.
 //!
 //! **Anthropic.** Plain: the schema as is, documented enums collapsed. Strict: `$ref`s inlined
-//! (recursion is an error), numeric bounds, string lengths, `maxItems`, `minItems` above 1 and
-//! `uniqueItems` moved into the description; per-request limits checked across the list.
+//! (recursion is an error), numeric bounds, string lengths, `pattern`, `default`, `maxItems`,
+//! `minItems` above 1, `uniqueItems` and formats outside the SDK's list moved into the
+//! description, exactly as the `anthropic` SDK's `transform_schema` would (the export is a fixed
+//! point of it); per-request limits checked across the list.
 //!
 //! **Gemini.** `parametersJsonSchema` with `$ref`s inlined (recursion is an error), `allOf`
 //! merged, `const` → `enum`, `oneOf` → `anyOf`; `not`, `if/then/else`, `patternProperties`,
