@@ -379,75 +379,65 @@ fn summarize(old: Option<&Value>, new: Option<&Value>) -> Vec<String> {
     out
 }
 
-/// A line diff (longest common subsequence) with two lines of context, `-`/`+` marked.
+/// A line diff with two lines of context, `-`/`+` marked, `...` between hunks.
+///
+/// `similar` (Myers' algorithm, O((n+m)·d)) replaces a hand-written LCS table, which cost n·m
+/// cells (4M on large entries) and gave up on larger ones.
 fn diff_lines(old: &str, new: &str) -> Vec<String> {
-    let a_all: Vec<&str> = old.lines().collect();
-    let b_all: Vec<&str> = new.lines().collect();
-    // Trim the common prefix and suffix; run the quadratic LCS only on the middle.
-    let prefix = a_all.iter().zip(&b_all).take_while(|(x, y)| x == y).count();
-    let suffix = a_all[prefix..]
-        .iter()
-        .rev()
-        .zip(b_all[prefix..].iter().rev())
-        .take_while(|(x, y)| x == y)
-        .count();
-    let a = &a_all[prefix..a_all.len() - suffix];
-    let b = &b_all[prefix..b_all.len() - suffix];
-    let (n, m) = (a.len(), b.len());
-    let mut ops: Vec<(char, &str)> = a_all[..prefix].iter().map(|l| (' ', *l)).collect();
-    let lcs = if n.saturating_mul(m) <= 4_000_000 {
-        let mut lcs = vec![vec![0usize; m + 1]; n + 1];
-        for i in (0..n).rev() {
-            for j in (0..m).rev() {
-                lcs[i][j] = if a[i] == b[j] {
-                    lcs[i + 1][j + 1] + 1
-                } else {
-                    lcs[i + 1][j].max(lcs[i][j + 1])
-                };
-            }
-        }
-        lcs
-    } else {
-        // Too large to align: show the whole middle as removed, then added.
-        ops.extend(a.iter().map(|l| ('-', *l)));
-        ops.extend(b.iter().map(|l| ('+', *l)));
-        Vec::new()
-    };
-    let (mut i, mut j) = if lcs.is_empty() { (n, m) } else { (0, 0) };
-    while i < n || j < m {
-        if i < n && j < m && a[i] == b[j] {
-            ops.push((' ', a[i]));
-            i += 1;
-            j += 1;
-        } else if i < n && (j == m || lcs[i + 1][j] >= lcs[i][j + 1]) {
-            ops.push(('-', a[i]));
-            i += 1;
-        } else {
-            ops.push(('+', b[j]));
-            j += 1;
-        }
-    }
-    ops.extend(a_all[a_all.len() - suffix..].iter().map(|l| (' ', *l)));
     const CONTEXT: usize = 2;
-    let keep: Vec<bool> = (0..ops.len())
-        .map(|k| {
-            let lo = k.saturating_sub(CONTEXT);
-            let hi = (k + CONTEXT + 1).min(ops.len());
-            ops[lo..hi].iter().any(|(c, _)| *c != ' ')
-        })
-        .collect();
+    let diff = similar::TextDiff::from_lines(old, new);
     let mut out = Vec::new();
-    let mut skipped = false;
-    for (k, (c, line)) in ops.iter().enumerate() {
-        if keep[k] {
-            if skipped && !out.is_empty() {
-                out.push("...".to_string());
+    for (k, group) in diff.grouped_ops(CONTEXT).iter().enumerate() {
+        if k > 0 {
+            out.push("...".to_string());
+        }
+        for op in group {
+            for change in diff.iter_changes(op) {
+                let mark = match change.tag() {
+                    similar::ChangeTag::Equal => ' ',
+                    similar::ChangeTag::Delete => '-',
+                    similar::ChangeTag::Insert => '+',
+                };
+                let line = change.value();
+                out.push(format!(
+                    "{mark} {}",
+                    line.strip_suffix('\n').unwrap_or(line)
+                ));
             }
-            skipped = false;
-            out.push(format!("{c} {line}"));
-        } else {
-            skipped = true;
         }
     }
     out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::diff_lines;
+
+    #[test]
+    fn a_diff_shows_the_changed_lines_with_two_lines_of_context() {
+        let old = "a\nb\nc\nd\ne\nf\ng\nh\ni\nj\n";
+        let new = "a\nb\nc\nD\ne\nf\ng\nh\ni\nJ\n";
+        assert_eq!(
+            diff_lines(old, new),
+            ["  b", "  c", "- d", "+ D", "  e", "  f", "...", "  h", "  i", "- j", "+ J"]
+        );
+    }
+
+    #[test]
+    fn a_large_entry_diffs_to_its_one_change() {
+        // 6,000 lines each side: a quadratic table would need 36M cells.
+        let old: String = (0..6000).map(|i| format!("line {i}\n")).collect();
+        let new = old.replace("line 3000\n", "line three thousand\n");
+        assert_eq!(
+            diff_lines(&old, &new),
+            [
+                "  line 2998",
+                "  line 2999",
+                "- line 3000",
+                "+ line three thousand",
+                "  line 3001",
+                "  line 3002"
+            ]
+        );
+    }
 }
