@@ -272,15 +272,17 @@ pub fn store_values(
 /// Sets the speaker volume. Returns the volume set.
 #[tool(writes, idempotent)]
 pub fn set_volume(
-    /// Volume from 0 to 255, e.g. 80.
+    /// Volume from 1 to 255, e.g. 80.
+    // Bounds outside a primitive's range are compile errors; a type the macro cannot see into
+    // keeps the runtime rule that a looser declared bound never widens the type's own.
     #[arg(minimum = -10, maximum = 1000)]
-    volume: u8,
+    volume: std::num::NonZeroU8,
     /// Balance from left (-1) to right (1), e.g. 0.
     #[arg(minimum = -1, maximum = 1)]
     balance: Option<f32>,
 ) -> u8 {
     let _ = balance;
-    volume
+    volume.get()
 }
 
 /// A lending library.
@@ -519,7 +521,7 @@ fn integer_types_have_no_format_but_keep_their_range() {
     assert_eq!(age["maximum"], 120);
     // ...looser ones do not: the schema never admits a value the type cannot decode.
     let volume = input(set_volume::tool())["properties"]["volume"].clone();
-    assert_eq!(volume["minimum"], 0);
+    assert_eq!(volume["minimum"], 1);
     assert_eq!(volume["maximum"], 255);
     let balance = input(set_volume::tool())["properties"]["balance"].clone();
     assert_eq!(balance["minimum"], -1);

@@ -239,7 +239,8 @@ pub fn echo_word(
 #[tool(read_only)]
 pub fn set_volume(
     /// Volume from 0 to 255, e.g. 80.
-    #[arg(minimum = -10, maximum = 1000)]
+    // No declared bounds: `u8`'s own range is what the validator enforces (a declared bound
+    // outside it, e.g. `minimum = -10`, is a compile error).
     volume: u8,
 ) -> u8 {
     volume

@@ -50,7 +50,7 @@ pub mod __private {
     pub use crate::context::Context;
     pub use crate::error::ToolError;
     pub use crate::reply::Reply;
-    pub use crate::schema::{schema_of, ParamDef};
+    pub use crate::schema::{schema_of, Constraint, Num, ParamDef};
     pub use crate::spec::Effects;
     pub use crate::tool::{BoxFuture, ContextDef, Tool, ToolDef};
     pub use schemars;

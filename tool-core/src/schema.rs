@@ -59,10 +59,79 @@ pub struct ParamDef {
     pub required: bool,
     /// The schema of its (non-optional) type.
     pub schema: SchemaFn,
-    /// The `#[arg(...)]` constraints as a JSON object text, e.g. `{"maxLength":4096}`.
-    pub constraints: &'static str,
+    /// The `#[arg(...)]` constraints, typed (the macro never hands over JSON text to parse).
+    pub constraints: &'static [Constraint],
     /// The default value, if declared.
     pub default: Option<fn() -> Value>,
+}
+
+/// A number written in `#[arg(...)]`, as the literal was written: a whole number stays whole in
+/// the schema (`1`, not `1.0`).
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub enum Num {
+    /// A negative whole number.
+    Int(i64),
+    /// A non-negative whole number.
+    UInt(u64),
+    /// Any other number (a fraction, an exponent, or a whole number beyond 64 bits).
+    Float(f64),
+}
+
+impl Num {
+    /// The number as a JSON value (`null` for a non-finite float, which the macro never emits).
+    pub fn to_value(self) -> Value {
+        match self {
+            Num::Int(n) => Value::from(n),
+            Num::UInt(n) => Value::from(n),
+            Num::Float(f) => serde_json::Number::from_f64(f).map_or(Value::Null, Value::Number),
+        }
+    }
+}
+
+/// One `#[arg(...)]` constraint of a parameter, as the macro declares it.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub enum Constraint {
+    /// `min_length`: `minLength`.
+    MinLength(u64),
+    /// `max_length`: `maxLength`.
+    MaxLength(u64),
+    /// `pattern`: `pattern` (checked to be a valid regular expression at compile time).
+    Pattern(&'static str),
+    /// `minimum`.
+    Minimum(Num),
+    /// `maximum`.
+    Maximum(Num),
+    /// `exclusive_minimum`: `exclusiveMinimum`.
+    ExclusiveMinimum(Num),
+    /// `exclusive_maximum`: `exclusiveMaximum`.
+    ExclusiveMaximum(Num),
+    /// `multiple_of`: `multipleOf`.
+    MultipleOf(Num),
+    /// `min_items`: `minItems`.
+    MinItems(u64),
+    /// `max_items`: `maxItems`.
+    MaxItems(u64),
+    /// `unique_items`: `uniqueItems: true`.
+    UniqueItems,
+}
+
+impl Constraint {
+    /// The JSON Schema keyword and its value.
+    pub fn to_keyword(self) -> (&'static str, Value) {
+        match self {
+            Constraint::MinLength(n) => ("minLength", n.into()),
+            Constraint::MaxLength(n) => ("maxLength", n.into()),
+            Constraint::Pattern(p) => ("pattern", p.into()),
+            Constraint::Minimum(n) => ("minimum", n.to_value()),
+            Constraint::Maximum(n) => ("maximum", n.to_value()),
+            Constraint::ExclusiveMinimum(n) => ("exclusiveMinimum", n.to_value()),
+            Constraint::ExclusiveMaximum(n) => ("exclusiveMaximum", n.to_value()),
+            Constraint::MultipleOf(n) => ("multipleOf", n.to_value()),
+            Constraint::MinItems(n) => ("minItems", n.into()),
+            Constraint::MaxItems(n) => ("maxItems", n.into()),
+            Constraint::UniqueItems => ("uniqueItems", true.into()),
+        }
+    }
 }
 
 /// A fresh generator for input (deserialize-side) schemas.
@@ -111,20 +180,13 @@ pub fn input_schema(params: &[ParamDef]) -> (Value, Vec<String>) {
             "description".into(),
             Value::String(param.description.to_string()),
         );
-        match serde_json::from_str::<Map<String, Value>>(param.constraints) {
-            Ok(constraints) => {
-                for (key, value) in constraints {
-                    if let Some(problem) = constraint_misfit(param.name, &key, obj) {
-                        problems.push(problem);
-                    }
-                    let value = tighter_bound(&key, obj.get(&key), value);
-                    obj.insert(key, value);
-                }
+        for constraint in param.constraints {
+            let (key, value) = constraint.to_keyword();
+            if let Some(problem) = constraint_misfit(param.name, key, obj) {
+                problems.push(problem);
             }
-            Err(e) => problems.push(format!(
-                "parameter `{}` has unreadable constraints ({e})",
-                param.name
-            )),
+            let value = tighter_bound(key, obj.get(key), value);
+            obj.insert(key.to_string(), value);
         }
         if let Some(default) = param.default {
             obj.insert("default".into(), default());

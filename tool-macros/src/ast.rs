@@ -204,8 +204,23 @@ pub fn parse(
             "a tool function cannot be generic: its schema must be known when the tool is defined; use concrete types",
         );
     }
-    if let Some(v) = &sig.variadic {
-        cx.error_spanned_by(v, "a tool function cannot be variadic");
+    if let Some(v) = sig.variadic.take() {
+        // Reported here and removed from the emitted function, so rustc adds no error of its own.
+        cx.error_spanned_by(v, "a tool function cannot be variadic: the model sends named parameters; take a list instead, e.g. `numbers: Vec<u32>`");
+    }
+    if let Some(u) = &sig.unsafety {
+        cx.error_spanned_by(
+            u,
+            "a tool function cannot be `unsafe`: the toolbox calls it for the model, and no caller is there to uphold its safety contract; make the function safe and keep the `unsafe` block inside it",
+        );
+    }
+    if let syn::ReturnType::Type(_, ty) = &sig.output {
+        if contains_impl_trait(ty) {
+            cx.error_spanned_by(
+                ty,
+                "a tool's return type must be a concrete type, because the output schema comes from it: name the type instead of `impl Trait`",
+            );
+        }
     }
     let description = doc_text(fn_attrs);
     let mut has_self = false;
@@ -265,6 +280,13 @@ pub fn parse(
                     }
                     continue;
                 }
+                if contains_impl_trait(&pt.ty) {
+                    cx.error_spanned_by(
+                        &pt.ty,
+                        "a tool parameter needs a concrete type, because its schema comes from the type: name the type instead of `impl Trait`",
+                    );
+                    continue;
+                }
                 if let Type::Reference(r) = &*pt.ty {
                     cx.error_spanned_by(
                         r,
@@ -318,6 +340,37 @@ pub fn parse(
         has_self,
         params,
     }
+}
+
+/// Whether `ty` has an `impl Trait` anywhere in it (`impl Display`, `Vec<impl Display>`).
+fn contains_impl_trait(ty: &Type) -> bool {
+    fn walk(tokens: proc_macro2::TokenStream) -> bool {
+        tokens.into_iter().any(|tt| match tt {
+            proc_macro2::TokenTree::Ident(id) => id == "impl",
+            proc_macro2::TokenTree::Group(g) => walk(g.stream()),
+            _ => false,
+        })
+    }
+    walk(quote::ToTokens::to_token_stream(ty))
+}
+
+/// The range of a primitive integer type, by its name: `(min, max)`.
+pub fn int_range(ty: &Type) -> Option<(&'static str, i128, i128)> {
+    let Type::Path(p) = ty else { return None };
+    let name = p.path.get_ident()?.to_string();
+    Some(match name.as_str() {
+        "u8" => ("u8", 0, u8::MAX.into()),
+        "u16" => ("u16", 0, u16::MAX.into()),
+        "u32" => ("u32", 0, u32::MAX.into()),
+        "u64" => ("u64", 0, u64::MAX.into()),
+        "usize" => ("usize", 0, u64::MAX.into()),
+        "i8" => ("i8", i8::MIN.into(), i8::MAX.into()),
+        "i16" => ("i16", i16::MIN.into(), i16::MAX.into()),
+        "i32" => ("i32", i32::MIN.into(), i32::MAX.into()),
+        "i64" => ("i64", i64::MIN.into(), i64::MAX.into()),
+        "isize" => ("isize", i64::MIN.into(), i64::MAX.into()),
+        _ => return None,
+    })
 }
 
 /// An identifier's text without a raw prefix (`r#type` → `type`).

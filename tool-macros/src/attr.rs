@@ -6,42 +6,77 @@ use syn::meta::ParseNestedMeta;
 use syn::spanned::Spanned;
 use syn::{Attribute, Expr, Lit, LitStr};
 
-/// The keys `#[tool(...)]` accepts.
-pub const TOOL_KEYS: &[&str] = &[
-    "name",
-    "title",
-    "read_only",
-    "writes",
-    "destructive",
-    "network",
-    "open_world",
-    "idempotent",
-    "requires_approval",
-    "untrusted_output",
-    "timeout_ms",
-    "output_budget",
-    "idempotency_key",
-    "version",
-    "allow",
-];
+/// An attribute's keys as one table: the enum drives both the parser's dispatch (a `match` the
+/// compiler checks for exhaustiveness) and the "expected one of" list of the error for an
+/// unknown key, so the two cannot drift apart.
+macro_rules! keys {
+    ($(#[$doc:meta])* $name:ident { $($variant:ident = $text:literal,)* }) => {
+        $(#[$doc])*
+        #[derive(Clone, Copy, PartialEq, Eq, Debug)]
+        pub enum $name { $($variant,)* }
 
-/// The keys `#[arg(...)]` accepts.
-pub const ARG_KEYS: &[&str] = &[
-    "description",
-    "name",
-    "min_length",
-    "max_length",
-    "pattern",
-    "minimum",
-    "maximum",
-    "exclusive_minimum",
-    "exclusive_maximum",
-    "multiple_of",
-    "min_items",
-    "max_items",
-    "unique_items",
-    "default",
-];
+        impl $name {
+            /// Every key, in the order the error message lists them.
+            pub const ALL: &'static [$name] = &[$($name::$variant,)*];
+
+            /// The key as the user writes it.
+            pub fn as_str(self) -> &'static str {
+                match self { $($name::$variant => $text,)* }
+            }
+
+            /// The key written `text`, if there is one.
+            pub fn lookup(text: &str) -> Option<$name> {
+                Self::ALL.iter().copied().find(|k| k.as_str() == text)
+            }
+
+            /// `a, b, c`: the list an "unknown key" error shows.
+            pub fn expected() -> String {
+                Self::ALL.iter().map(|k| k.as_str()).collect::<Vec<_>>().join(", ")
+            }
+        }
+    };
+}
+
+keys! {
+    /// The keys `#[tool(...)]` accepts.
+    ToolKey {
+        Name = "name",
+        Title = "title",
+        ReadOnly = "read_only",
+        Writes = "writes",
+        Destructive = "destructive",
+        Network = "network",
+        OpenWorld = "open_world",
+        Idempotent = "idempotent",
+        RequiresApproval = "requires_approval",
+        UntrustedOutput = "untrusted_output",
+        TimeoutMs = "timeout_ms",
+        OutputBudget = "output_budget",
+        IdempotencyKey = "idempotency_key",
+        Version = "version",
+        Allow = "allow",
+    }
+}
+
+keys! {
+    /// The keys `#[arg(...)]` accepts.
+    ArgKey {
+        Description = "description",
+        Name = "name",
+        MinLength = "min_length",
+        MaxLength = "max_length",
+        Pattern = "pattern",
+        Minimum = "minimum",
+        Maximum = "maximum",
+        ExclusiveMinimum = "exclusive_minimum",
+        ExclusiveMaximum = "exclusive_maximum",
+        MultipleOf = "multiple_of",
+        MinItems = "min_items",
+        MaxItems = "max_items",
+        UniqueItems = "unique_items",
+        Default = "default",
+    }
+}
 
 /// A declared side-effect flag with the span of its keyword.
 #[derive(Default, Clone, Copy)]
@@ -83,7 +118,7 @@ pub struct ToolAttr {
     pub malformed: bool,
 }
 
-fn unknown_key(meta: &ParseNestedMeta, what: &str, keys: &[&str]) -> syn::Error {
+fn unknown_key(meta: &ParseNestedMeta, what: &str, expected: &str) -> syn::Error {
     let key = meta
         .path
         .get_ident()
@@ -93,8 +128,7 @@ fn unknown_key(meta: &ParseNestedMeta, what: &str, keys: &[&str]) -> syn::Error 
             quote::quote!(#path).to_string().replace(' ', "")
         });
     meta.error(format!(
-        "unknown `{what}` key `{key}`; expected one of: {}",
-        keys.join(", ")
+        "unknown `{what}` key `{key}`; expected one of: {expected}"
     ))
 }
 
@@ -103,9 +137,11 @@ impl ToolAttr {
     pub fn parse(cx: &Ctxt, args: TokenStream) -> ToolAttr {
         let mut attr = ToolAttr::default();
         let parser = syn::meta::parser(|meta| {
-            let Some(ident) = meta.path.get_ident().map(ToString::to_string) else {
-                return Err(unknown_key(&meta, "#[tool]", TOOL_KEYS));
+            let ident = meta.path.get_ident().map(ToString::to_string);
+            let Some(key) = ident.as_deref().and_then(ToolKey::lookup) else {
+                return Err(unknown_key(&meta, "#[tool]", &ToolKey::expected()));
             };
+            let ident = key.as_str();
             let span = meta.path.span();
             let flag = |f: &mut Flag, meta: &ParseNestedMeta| -> syn::Result<()> {
                 if meta.input.peek(syn::Token![=]) || meta.input.peek(syn::token::Paren) {
@@ -119,11 +155,28 @@ impl ToolAttr {
                 *f = Flag(Some(span));
                 Ok(())
             };
-            match ident.as_str() {
-                "name" => attr.name = Some(meta.value()?.parse()?),
-                "title" => attr.title = Some(meta.value()?.parse()?),
-                "version" => attr.version = Some(meta.value()?.parse()?),
-                "timeout_ms" => {
+            let once = |given: bool| -> syn::Result<()> {
+                if given {
+                    Err(meta.error(format!("`{ident}` is given twice")))
+                } else {
+                    Ok(())
+                }
+            };
+            match key {
+                ToolKey::Name => {
+                    once(attr.name.is_some())?;
+                    attr.name = Some(meta.value()?.parse()?);
+                }
+                ToolKey::Title => {
+                    once(attr.title.is_some())?;
+                    attr.title = Some(meta.value()?.parse()?);
+                }
+                ToolKey::Version => {
+                    once(attr.version.is_some())?;
+                    attr.version = Some(meta.value()?.parse()?);
+                }
+                ToolKey::TimeoutMs => {
+                    once(attr.timeout_ms.is_some())?;
                     let lit: syn::LitInt = meta.value()?.parse()?;
                     let ms: u64 = lit.base10_parse()?;
                     if ms == 0 {
@@ -134,7 +187,8 @@ impl ToolAttr {
                     }
                     attr.timeout_ms = Some(ms);
                 }
-                "output_budget" => {
+                ToolKey::OutputBudget => {
+                    once(attr.output_budget.is_some())?;
                     let lit: syn::LitInt = meta.value()?.parse()?;
                     let n: usize = lit.base10_parse()?;
                     if n < 100 {
@@ -145,29 +199,40 @@ impl ToolAttr {
                     }
                     attr.output_budget = Some(n);
                 }
-                "idempotency_key" => {
-                    meta.parse_nested_meta(|inner| match inner.path.get_ident() {
-                        Some(id) => {
-                            attr.idempotency_key.push(id.clone());
-                            Ok(())
+                ToolKey::IdempotencyKey => {
+                    once(!attr.idempotency_key.is_empty())?;
+                    let names = "name the parameters that identify a request, e.g. `idempotency_key(path, content)`";
+                    if !meta.input.peek(syn::token::Paren) {
+                        return Err(meta.error(names));
+                    }
+                    let content;
+                    syn::parenthesized!(content in meta.input);
+                    if content.is_empty() {
+                        return Err(meta.error(names));
+                    }
+                    let paths =
+                        syn::punctuated::Punctuated::<syn::Path, syn::Token![,]>::parse_terminated(
+                            &content,
+                        )?;
+                    for path in paths {
+                        match path.get_ident() {
+                            Some(id) => attr.idempotency_key.push(id.clone()),
+                            None => return Err(syn::Error::new_spanned(
+                                path,
+                                "expected parameter names, e.g. `idempotency_key(path, content)`",
+                            )),
                         }
-                        None => Err(inner.error(
-                            "expected parameter names, e.g. `idempotency_key(path, content)`",
-                        )),
-                    })?;
-                    if attr.idempotency_key.is_empty() {
-                        return Err(meta.error("name the parameters that identify a request, e.g. `idempotency_key(path, content)`"));
                     }
                 }
-                "read_only" => flag(&mut attr.read_only, &meta)?,
-                "writes" => flag(&mut attr.writes, &meta)?,
-                "destructive" => flag(&mut attr.destructive, &meta)?,
-                "network" => flag(&mut attr.network, &meta)?,
-                "open_world" => flag(&mut attr.open_world, &meta)?,
-                "idempotent" => flag(&mut attr.idempotent, &meta)?,
-                "requires_approval" => flag(&mut attr.requires_approval, &meta)?,
-                "untrusted_output" => flag(&mut attr.untrusted_output, &meta)?,
-                "allow" => {
+                ToolKey::ReadOnly => flag(&mut attr.read_only, &meta)?,
+                ToolKey::Writes => flag(&mut attr.writes, &meta)?,
+                ToolKey::Destructive => flag(&mut attr.destructive, &meta)?,
+                ToolKey::Network => flag(&mut attr.network, &meta)?,
+                ToolKey::OpenWorld => flag(&mut attr.open_world, &meta)?,
+                ToolKey::Idempotent => flag(&mut attr.idempotent, &meta)?,
+                ToolKey::RequiresApproval => flag(&mut attr.requires_approval, &meta)?,
+                ToolKey::UntrustedOutput => flag(&mut attr.untrusted_output, &meta)?,
+                ToolKey::Allow => {
                     let mut rule: Option<(String, Span)> = None;
                     let mut reason: Option<String> = None;
                     meta.parse_nested_meta(|inner| {
@@ -207,7 +272,6 @@ impl ToolAttr {
                         reason,
                     });
                 }
-                _ => return Err(unknown_key(&meta, "#[tool]", TOOL_KEYS)),
             }
             Ok(())
         });
@@ -278,9 +342,21 @@ fn parse_num(meta: &ParseNestedMeta) -> syn::Result<NumLit> {
     Ok(NumLit { json, value, span })
 }
 
-fn parse_count(meta: &ParseNestedMeta) -> syn::Result<(u64, Span)> {
-    let lit: syn::LitInt = meta.value()?.parse()?;
-    Ok((lit.base10_parse()?, lit.span()))
+fn parse_count(meta: &ParseNestedMeta, key: &str) -> syn::Result<(u64, Span)> {
+    let expr: Expr = meta.value()?.parse()?;
+    let count = match &expr {
+        Expr::Lit(syn::ExprLit {
+            lit: Lit::Int(i), ..
+        }) => i.base10_parse::<u64>().ok(),
+        _ => None,
+    };
+    match count {
+        Some(n) => Ok((n, expr.span())),
+        None => Err(syn::Error::new(
+            expr.span(),
+            format!("`{key}` is a count: expected a whole number literal, e.g. `{key} = 100`"),
+        )),
+    }
 }
 
 impl ArgAttr {
@@ -288,9 +364,11 @@ impl ArgAttr {
     pub fn parse_into(&mut self, cx: &Ctxt, attr: &Attribute) {
         self.attr.get_or_insert_with(|| attr.clone());
         let result = attr.parse_nested_meta(|meta| {
-            let Some(ident) = meta.path.get_ident().map(ToString::to_string) else {
-                return Err(unknown_key(&meta, "#[arg]", ARG_KEYS));
+            let ident = meta.path.get_ident().map(ToString::to_string);
+            let Some(key) = ident.as_deref().and_then(ArgKey::lookup) else {
+                return Err(unknown_key(&meta, "#[arg]", &ArgKey::expected()));
             };
+            let ident = key.as_str();
             let dup = |set: bool| -> syn::Result<()> {
                 if set {
                     Err(meta.error(format!("`{ident}` is given twice")))
@@ -298,32 +376,32 @@ impl ArgAttr {
                     Ok(())
                 }
             };
-            match ident.as_str() {
-                "description" => {
+            match key {
+                ArgKey::Description => {
                     dup(self.description.is_some())?;
                     self.description = Some(meta.value()?.parse()?);
                 }
-                "name" => {
+                ArgKey::Name => {
                     dup(self.name.is_some())?;
                     self.name = Some(meta.value()?.parse()?);
                 }
-                "min_length" => {
+                ArgKey::MinLength => {
                     dup(self.min_length.is_some())?;
-                    self.min_length = Some(parse_count(&meta)?);
+                    self.min_length = Some(parse_count(&meta, ident)?);
                 }
-                "max_length" => {
+                ArgKey::MaxLength => {
                     dup(self.max_length.is_some())?;
-                    self.max_length = Some(parse_count(&meta)?);
+                    self.max_length = Some(parse_count(&meta, ident)?);
                 }
-                "min_items" => {
+                ArgKey::MinItems => {
                     dup(self.min_items.is_some())?;
-                    self.min_items = Some(parse_count(&meta)?);
+                    self.min_items = Some(parse_count(&meta, ident)?);
                 }
-                "max_items" => {
+                ArgKey::MaxItems => {
                     dup(self.max_items.is_some())?;
-                    self.max_items = Some(parse_count(&meta)?);
+                    self.max_items = Some(parse_count(&meta, ident)?);
                 }
-                "pattern" => {
+                ArgKey::Pattern => {
                     dup(self.pattern.is_some())?;
                     let lit: LitStr = meta.value()?.parse()?;
                     if let Err(e) = regex_syntax::Parser::new().parse(&lit.value()) {
@@ -337,23 +415,23 @@ impl ArgAttr {
                     }
                     self.pattern = Some(lit);
                 }
-                "minimum" => {
+                ArgKey::Minimum => {
                     dup(self.minimum.is_some())?;
                     self.minimum = Some(parse_num(&meta)?);
                 }
-                "maximum" => {
+                ArgKey::Maximum => {
                     dup(self.maximum.is_some())?;
                     self.maximum = Some(parse_num(&meta)?);
                 }
-                "exclusive_minimum" => {
+                ArgKey::ExclusiveMinimum => {
                     dup(self.exclusive_minimum.is_some())?;
                     self.exclusive_minimum = Some(parse_num(&meta)?);
                 }
-                "exclusive_maximum" => {
+                ArgKey::ExclusiveMaximum => {
                     dup(self.exclusive_maximum.is_some())?;
                     self.exclusive_maximum = Some(parse_num(&meta)?);
                 }
-                "multiple_of" => {
+                ArgKey::MultipleOf => {
                     dup(self.multiple_of.is_some())?;
                     let n = parse_num(&meta)?;
                     if n.value <= 0.0 {
@@ -364,7 +442,7 @@ impl ArgAttr {
                     }
                     self.multiple_of = Some(n);
                 }
-                "unique_items" => {
+                ArgKey::UniqueItems => {
                     dup(self.unique_items.is_some())?;
                     if meta.input.peek(syn::Token![=]) {
                         let lit: syn::LitBool = meta.value()?.parse()?;
@@ -375,11 +453,10 @@ impl ArgAttr {
                         self.unique_items = Some(meta.path.span());
                     }
                 }
-                "default" => {
+                ArgKey::Default => {
                     dup(self.default.is_some())?;
                     self.default = Some(meta.value()?.parse()?);
                 }
-                _ => return Err(unknown_key(&meta, "#[arg]", ARG_KEYS)),
             }
             Ok(())
         });
@@ -388,50 +465,77 @@ impl ArgAttr {
         }
     }
 
-    /// The constraints as `(json_keyword, json_value_text, span, rust_key)`.
-    pub fn constraints(&self) -> Vec<(&'static str, String, Span, &'static str)> {
+    /// The constraints, in schema order.
+    pub fn constraints(&self) -> Vec<ConstraintAttr> {
         let mut out = Vec::new();
-        let count = |out: &mut Vec<_>, k, rk, v: &Option<(u64, Span)>| {
-            if let Some((n, s)) = v {
-                out.push((k, n.to_string(), *s, rk));
+        let mut push = |key, value, span| out.push(ConstraintAttr { key, value, span });
+        let counts = [
+            (ArgKey::MinLength, &self.min_length),
+            (ArgKey::MaxLength, &self.max_length),
+        ];
+        for (key, v) in counts {
+            if let Some((n, span)) = v {
+                push(key, ConstraintValue::Count(*n), *span);
             }
-        };
-        let num = |out: &mut Vec<_>, k, rk, v: &Option<NumLit>| {
-            if let Some(n) = v {
-                out.push((k, n.json.clone(), n.span, rk));
-            }
-        };
-        count(&mut out, "minLength", "min_length", &self.min_length);
-        count(&mut out, "maxLength", "max_length", &self.max_length);
-        if let Some(p) = &self.pattern {
-            out.push((
-                "pattern",
-                serde_json::Value::String(p.value()).to_string(),
-                p.span(),
-                "pattern",
-            ));
         }
-        num(&mut out, "minimum", "minimum", &self.minimum);
-        num(&mut out, "maximum", "maximum", &self.maximum);
-        num(
-            &mut out,
-            "exclusiveMinimum",
-            "exclusive_minimum",
-            &self.exclusive_minimum,
-        );
-        num(
-            &mut out,
-            "exclusiveMaximum",
-            "exclusive_maximum",
-            &self.exclusive_maximum,
-        );
-        num(&mut out, "multipleOf", "multiple_of", &self.multiple_of);
-        count(&mut out, "minItems", "min_items", &self.min_items);
-        count(&mut out, "maxItems", "max_items", &self.max_items);
-        if let Some(s) = self.unique_items {
-            out.push(("uniqueItems", "true".into(), s, "unique_items"));
+        if let Some(p) = &self.pattern {
+            push(
+                ArgKey::Pattern,
+                ConstraintValue::Pattern(p.value()),
+                p.span(),
+            );
+        }
+        let nums = [
+            (ArgKey::Minimum, &self.minimum),
+            (ArgKey::Maximum, &self.maximum),
+            (ArgKey::ExclusiveMinimum, &self.exclusive_minimum),
+            (ArgKey::ExclusiveMaximum, &self.exclusive_maximum),
+            (ArgKey::MultipleOf, &self.multiple_of),
+        ];
+        for (key, v) in nums {
+            if let Some(n) = v {
+                push(key, ConstraintValue::Num(n.clone()), n.span);
+            }
+        }
+        let counts = [
+            (ArgKey::MinItems, &self.min_items),
+            (ArgKey::MaxItems, &self.max_items),
+        ];
+        for (key, v) in counts {
+            if let Some((n, span)) = v {
+                push(key, ConstraintValue::Count(*n), *span);
+            }
+        }
+        if let Some(span) = self.unique_items {
+            push(ArgKey::UniqueItems, ConstraintValue::Flag, span);
         }
         out
+    }
+}
+
+/// One constraint of `#[arg(...)]`: its key (whose variant name is the runtime's
+/// `Constraint` variant), its value and where it was written.
+pub struct ConstraintAttr {
+    pub key: ArgKey,
+    pub value: ConstraintValue,
+    pub span: Span,
+}
+
+/// The value of a constraint.
+pub enum ConstraintValue {
+    Count(u64),
+    Num(NumLit),
+    Pattern(String),
+    Flag,
+}
+
+impl NumLit {
+    /// The literal as a whole number when it is one: negative as `i64`, else `u64`.
+    pub fn whole(&self) -> Option<Result<i64, u64>> {
+        if let Ok(n) = self.json.parse::<u64>() {
+            return Some(Err(n));
+        }
+        self.json.parse::<i64>().ok().map(Ok)
     }
 }
 

@@ -1,6 +1,7 @@
 //! Rules over the parsed model. Rules report errors; they never emit tokens.
 
 use crate::ast::{Class, Param, ToolFn};
+use crate::attr::ArgKey;
 use crate::ctxt::Ctxt;
 use proc_macro2::Span;
 
@@ -95,10 +96,11 @@ fn name(cx: &Ctxt, tool: &ToolFn) {
 fn constraints(cx: &Ctxt, tool: &ToolFn) {
     for p in &tool.params {
         let Param::Model(p) = p else { continue };
-        for (_, _, span, key) in p.arg.constraints() {
-            let needs = match key {
-                "min_length" | "max_length" | "pattern" => Class::Text,
-                "min_items" | "max_items" | "unique_items" => Class::Array,
+        for c in p.arg.constraints() {
+            let (span, key) = (c.span, c.key.as_str());
+            let needs = match c.key {
+                ArgKey::MinLength | ArgKey::MaxLength | ArgKey::Pattern => Class::Text,
+                ArgKey::MinItems | ArgKey::MaxItems | ArgKey::UniqueItems => Class::Array,
                 _ => Class::Number,
             };
             let fits = match (needs, p.class) {
@@ -122,6 +124,7 @@ fn constraints(cx: &Ctxt, tool: &ToolFn) {
                 );
             }
         }
+        within_type_range(cx, p);
         let pairs = [
             (
                 &p.arg.min_length,
@@ -156,6 +159,39 @@ fn constraints(cx: &Ctxt, tool: &ToolFn) {
                     format!("parameter `{}` has a default, so it is optional already: declare it as the inner type instead of `Option<...>`", p.name),
                 );
             }
+        }
+    }
+}
+
+/// A numeric bound outside the range of the parameter's primitive integer type is a mistake:
+/// `minimum = -5` on a `u32` checks nothing, `minimum = 300` on a `u8` admits nothing.
+fn within_type_range(cx: &Ctxt, p: &crate::ast::ModelParam) {
+    let Some((ty, min, max)) = crate::ast::int_range(&p.inner) else {
+        return;
+    };
+    for c in p.arg.constraints() {
+        let (
+            ArgKey::Minimum | ArgKey::Maximum | ArgKey::ExclusiveMinimum | ArgKey::ExclusiveMaximum,
+            crate::attr::ConstraintValue::Num(n),
+        ) = (c.key, &c.value)
+        else {
+            continue;
+        };
+        let outside = match n.whole() {
+            Some(Ok(i)) => i128::from(i) < min || i128::from(i) > max,
+            Some(Err(u)) => i128::from(u) > max,
+            None => n.value < min as f64 || n.value > max as f64,
+        };
+        if outside {
+            cx.error_at(
+                c.span,
+                format!(
+                    "`{} = {}` is outside the range of `{ty}` ({min} to {max}), the type of `{}`: a bound outside it checks nothing or admits nothing; use a bound within the range, or another type",
+                    c.key.as_str(),
+                    n.json,
+                    p.name
+                ),
+            );
         }
     }
 }

@@ -2,6 +2,7 @@
 //! facade's `::toolsmith::__private` re-exports.
 
 use crate::ast::{Output, Param, ToolFn};
+use crate::attr::{ConstraintAttr, ConstraintValue};
 use proc_macro2::{Group, TokenStream, TokenTree};
 use quote::{format_ident, quote, quote_spanned, ToTokens};
 use syn::spanned::Spanned;
@@ -23,6 +24,28 @@ fn replace_self(tokens: TokenStream, self_ty: &TokenStream) -> TokenStream {
             }
         })
         .collect()
+}
+
+/// The runtime's typed `Constraint` for one `#[arg(...)]` constraint.
+fn constraint_tokens(c: &ConstraintAttr) -> TokenStream {
+    let p = quote!(::toolsmith::__private);
+    let variant = syn::Ident::new(&format!("{:?}", c.key), proc_macro2::Span::call_site());
+    match &c.value {
+        ConstraintValue::Count(n) => quote!(#p::Constraint::#variant(#n)),
+        ConstraintValue::Pattern(text) => quote!(#p::Constraint::#variant(#text)),
+        ConstraintValue::Flag => quote!(#p::Constraint::#variant),
+        ConstraintValue::Num(n) => {
+            let num = match n.whole() {
+                Some(Ok(i)) => quote!(#p::Num::Int(#i)),
+                Some(Err(u)) => quote!(#p::Num::UInt(#u)),
+                None => {
+                    let f = n.value;
+                    quote!(#p::Num::Float(#f))
+                }
+            };
+            quote!(#p::Constraint::#variant(#num))
+        }
+    }
 }
 
 /// An expression that evaluates to the tool's `::toolsmith::Tool`.
@@ -87,17 +110,12 @@ pub fn tool_expr(tool: &ToolFn, self_ty: Option<&Type>) -> TokenStream {
                 };
                 fields.push(quote!(#(#serde_attrs)* #field: #ty));
                 let required = !m.optional && m.arg.default.is_none();
-                let constraints = {
-                    let mut obj = String::from("{");
-                    for (k, (key, json, _, _)) in m.arg.constraints().into_iter().enumerate() {
-                        if k > 0 {
-                            obj.push(',');
-                        }
-                        obj.push_str(&format!("\"{key}\":{json}"));
-                    }
-                    obj.push('}');
-                    obj
-                };
+                let constraints = m
+                    .arg
+                    .constraints()
+                    .iter()
+                    .map(constraint_tokens)
+                    .collect::<Vec<_>>();
                 let schema = quote_spanned!(m.inner.span()=> #p::schema_of::<#inner>);
                 param_defs.push(quote! {
                     #p::ParamDef {
@@ -105,7 +123,7 @@ pub fn tool_expr(tool: &ToolFn, self_ty: Option<&Type>) -> TokenStream {
                         description: #desc,
                         required: #required,
                         schema: #schema,
-                        constraints: #constraints,
+                        constraints: &[#(#constraints),*],
                         default: #default,
                     }
                 });

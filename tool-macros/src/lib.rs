@@ -45,20 +45,37 @@ fn tool_impl(args: TokenStream2, input: TokenStream2) -> TokenStream2 {
     let attr = attr::ToolAttr::parse(&cx, args);
     let tool = ast::parse(&cx, attr, &item.attrs, &mut item.sig, false);
     let warnings = check::check(&cx, &tool, Span::call_site());
-    if let Err(e) = cx.check() {
-        let e = e.to_compile_error();
-        return quote!(#e #item #(#warnings)*);
-    }
-    let expr = expand::tool_expr(&tool, None);
     let vis = &item.vis;
     let ident = &item.sig.ident;
+    if let Err(e) = cx.check() {
+        // As thiserror's fallback does: the companion still exists (with a body that never
+        // runs, since the crate does not compile), so the user sees only the real error and no
+        // follow-on "cannot find `tool`" where the tool is registered.
+        let e = e.to_compile_error();
+        // A method (it has a receiver) sits in an impl block, where a companion cannot go.
+        let is_method = matches!(item.sig.inputs.first(), Some(syn::FnArg::Receiver(_)));
+        let companion = if is_method {
+            TokenStream2::new()
+        } else {
+            companion(vis, ident, &quote!({ ::core::unreachable!() }))
+        };
+        return quote!(#e #item #(#warnings)* #companion);
+    }
+    let expr = expand::tool_expr(&tool, None);
+    let companion = companion(vis, ident, &expr);
+    quote! {
+        #item
+        #(#warnings)*
+        #companion
+    }
+}
+
+/// The same-named companion of a tool function: `name::tool()` with `body` as its block.
+fn companion(vis: &syn::Visibility, ident: &syn::Ident, body: &TokenStream2) -> TokenStream2 {
     let doc = format!(
         "The tool definition of [`{ident}()`]: `{ident}::tool()` gives the `toolsmith::Tool` to register in a `Toolbox`."
     );
     quote! {
-        #item
-        #(#warnings)*
-
         #[doc = #doc]
         #[allow(non_camel_case_types, dead_code)]
         #vis struct #ident {}
@@ -66,7 +83,7 @@ fn tool_impl(args: TokenStream2, input: TokenStream2) -> TokenStream2 {
         #[allow(dead_code)]
         impl #ident {
             /// The tool (its spec and its executor), to register with `Toolbox::builder().tool(...)`.
-            #vis fn tool() -> ::toolsmith::Tool #expr
+            #vis fn tool() -> ::toolsmith::Tool #body
         }
     }
 }
@@ -142,20 +159,28 @@ fn tools_impl(args: TokenStream2, input: TokenStream2) -> TokenStream2 {
     if exprs.is_empty() && item.trait_.is_none() {
         cx.error_at(Span::call_site(), "this impl block has no `#[tool]` methods; mark the methods to expose with `#[tool(...)]`");
     }
-    if let Err(e) = cx.check() {
-        let e = e.to_compile_error();
-        return quote!(#e #item #(#warnings)*);
-    }
+    let (impl_generics, _, where_clause) = item.generics.split_for_impl();
+    let body = match cx.check() {
+        Ok(()) => quote!({ ::std::vec![#(#exprs),*] }),
+        // An inherent `tools()` for a trait impl's type could itself be an error (a foreign type).
+        Err(e) if item.trait_.is_some() => {
+            let e = e.to_compile_error();
+            return quote!(#e #item #(#warnings)*);
+        }
+        Err(e) => {
+            // The fallback, as for `#[tool]`: `Type::tools()` exists, so only the real error shows.
+            let e = e.to_compile_error();
+            quote!({ #e ::core::unreachable!() })
+        }
+    };
     quote! {
         #item
         #(#warnings)*
 
-        impl #self_ty {
+        impl #impl_generics #self_ty #where_clause {
             /// Every `#[tool]` method of this type, to register with `Toolbox::builder().tools(...)`;
             /// register the instance with `.context(...)` too.
-            pub fn tools() -> ::std::vec::Vec<::toolsmith::Tool> {
-                ::std::vec![#(#exprs),*]
-            }
+            pub fn tools() -> ::std::vec::Vec<::toolsmith::Tool> #body
         }
     }
 }

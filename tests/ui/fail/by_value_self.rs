@@ -17,4 +17,7 @@ impl Counter {
     }
 }
 
-fn main() {}
+fn main() {
+    // The fallback still defines `Counter::tools()`: no follow-on error here.
+    let _ = Counter::tools();
+}

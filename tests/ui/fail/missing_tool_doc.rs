@@ -8,4 +8,7 @@ fn lookup_word(
     word
 }
 
-fn main() {}
+fn main() {
+    // The fallback still defines `lookup_word::tool()`: no follow-on error here.
+    let _ = lookup_word::tool();
+}
