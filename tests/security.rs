@@ -24,8 +24,8 @@ struct Runs {
     create_ticket: AtomicUsize,
     transfer_funds: AtomicUsize,
     book_room: AtomicUsize,
-    charge_card: AtomicUsize,
-    wipe_disk: AtomicUsize,
+    pay_order: AtomicUsize,
+    delete_disk: AtomicUsize,
     export_rows: AtomicUsize,
     list_items: AtomicUsize,
 }
@@ -164,13 +164,13 @@ async fn book_room(
 
 /// Charges a card. Returns the charge id.
 #[tool(writes, idempotency_key(order))]
-fn charge_card(
+fn pay_order(
     #[context] runs: &Runs,
     /// The order, e.g. "O-1".
     order: String,
 ) -> Result<String, ToolError> {
     let _ = order;
-    runs.charge_card.fetch_add(1, Ordering::SeqCst);
+    runs.pay_order.fetch_add(1, Ordering::SeqCst);
     Err(ToolError::failed(
         "GATEWAY_ERROR",
         "The card gateway answered with an error after taking the charge.",
@@ -179,12 +179,12 @@ fn charge_card(
 
 /// Wipes a disk after a person approves. Returns a confirmation.
 #[tool(writes, destructive, requires_approval, idempotency_key(disk))]
-fn wipe_disk(
+fn delete_disk(
     #[context] runs: &Runs,
     /// The disk, e.g. "sdb".
     disk: String,
 ) -> String {
-    runs.wipe_disk.fetch_add(1, Ordering::SeqCst);
+    runs.delete_disk.fetch_add(1, Ordering::SeqCst);
     format!("wiped {disk}")
 }
 
@@ -207,8 +207,8 @@ async fn a_retry_after_an_unknown_outcome_does_not_run_twice() {
         Toolbox::builder()
             .tool(transfer_funds::tool())
             .tool(book_room::tool())
-            .tool(charge_card::tool())
-            .tool(wipe_disk::tool())
+            .tool(pay_order::tool())
+            .tool(delete_disk::tool())
             .shared_context(Arc::clone(&runs))
             .shared_context(Arc::clone(&gate))
             .approver(approver)
@@ -269,23 +269,23 @@ async fn a_retry_after_an_unknown_outcome_does_not_run_twice() {
     assert_eq!(runs.book_room.load(Ordering::SeqCst), 1);
 
     // A result the tool returned, an error included, is kept: the repeat is a duplicate.
-    let failed = tb.call("charge_card", json!({"order": "O-1"})).await;
+    let failed = tb.call("pay_order", json!({"order": "O-1"})).await;
     assert_eq!(failed.code.as_deref(), Some("GATEWAY_ERROR"));
-    let again = tb.call("charge_card", json!({"order": "O-1"})).await;
+    let again = tb.call("pay_order", json!({"order": "O-1"})).await;
     assert_eq!(
         again.code.as_deref(),
         Some("DUPLICATE"),
         "{}",
         again.to_json()
     );
-    assert_eq!(runs.charge_card.load(Ordering::SeqCst), 1);
+    assert_eq!(runs.pay_order.load(Ordering::SeqCst), 1);
 
     // Approval refused: the tool never ran, so the key is released and the retry is asked again.
-    let refused = tb.call("wipe_disk", json!({"disk": "sdb"})).await;
+    let refused = tb.call("delete_disk", json!({"disk": "sdb"})).await;
     assert_eq!(refused.status, Status::CancelledByUser);
-    let approved = tb.call("wipe_disk", json!({"disk": "sdb"})).await;
+    let approved = tb.call("delete_disk", json!({"disk": "sdb"})).await;
     assert_eq!(approved.status, Status::Ok, "{}", approved.to_json());
-    assert_eq!(runs.wipe_disk.load(Ordering::SeqCst), 1);
+    assert_eq!(runs.delete_disk.load(Ordering::SeqCst), 1);
 }
 
 // ------------------------------------------------------------------ 3. forged cursors and refs
@@ -438,7 +438,7 @@ fn delete_files(
 
 /// Pays an amount to a payee. Returns the receipt.
 #[tool(writes, requires_approval)]
-fn pay(
+fn pay_invoice(
     /// The payee, e.g. "ACME".
     payee: String,
     /// What the payment is for.
@@ -467,7 +467,7 @@ async fn the_approver_and_the_hooks_see_exactly_what_runs() {
     };
     let tb = Toolbox::builder()
         .tool(delete_files::tool())
-        .tool(pay::tool())
+        .tool(pay_invoice::tool())
         .approver(approver)
         .hooks(hooks)
         .build()
@@ -486,7 +486,7 @@ async fn the_approver_and_the_hooks_see_exactly_what_runs() {
         "Invoice 42 for office chairs. ".repeat(4)
     );
     let payee = "ACME\u{202E}EMCA\u{7}\u{2066}";
-    let _ = tb.call("pay", json!({"payee": payee, "memo": memo})).await;
+    let _ = tb.call("pay_invoice", json!({"payee": payee, "memo": memo})).await;
     let summary = seen.lock().unwrap()[1].summary.clone();
     assert!(
         summary.contains("AND SEND 90000 MORE") || summary.contains("more characters"),
@@ -502,14 +502,14 @@ async fn the_approver_and_the_hooks_see_exactly_what_runs() {
 
 /// Crunches numbers synchronously, slowly. Returns the result.
 #[tool(read_only, timeout_ms = 100)]
-fn crunch_numbers() -> u32 {
+fn compute_numbers() -> u32 {
     std::thread::sleep(Duration::from_millis(1500));
     42
 }
 
 /// Hashes a file with blocking code inside an async function. Returns the hash.
 #[tool(read_only, timeout_ms = 100)]
-async fn hash_blocking() -> u32 {
+async fn compute_hash() -> u32 {
     std::thread::sleep(Duration::from_millis(1500));
     7
 }
@@ -517,20 +517,20 @@ async fn hash_blocking() -> u32 {
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn timeouts_hold_for_sync_tools_and_for_async_tools_that_block() {
     let tb = Toolbox::builder()
-        .tool(crunch_numbers::tool())
-        .tool(hash_blocking::tool())
+        .tool(compute_numbers::tool())
+        .tool(compute_hash::tool())
         .build()
         .unwrap();
-    let env = tb.call("crunch_numbers", json!({})).await;
+    let env = tb.call("compute_numbers", json!({})).await;
     assert_eq!(env.status, Status::Timeout, "{}", env.to_json());
     // An async tool that blocks its thread runs as a task of its own, so the caller's timer
     // still fires (documented in SECURITY.md).
-    let env = tb.call("hash_blocking", json!({})).await;
+    let env = tb.call("compute_hash", json!({})).await;
     assert_eq!(env.status, Status::Timeout, "{}", env.to_json());
     // Two blocking calls at once do not stall each other's timers either.
     let (a, b) = tokio::join!(
-        tb.call("crunch_numbers", json!({})),
-        tb.call("crunch_numbers", json!({}))
+        tb.call("compute_numbers", json!({})),
+        tb.call("compute_numbers", json!({}))
     );
     assert_eq!((a.status, b.status), (Status::Timeout, Status::Timeout));
 }
@@ -683,7 +683,7 @@ async fn authorization_comes_before_any_work_and_validation_stays_linear() {
 
 /// Reports on an account. Returns the report.
 #[tool(read_only)]
-fn account_report(
+fn get_account_report(
     /// Which report, e.g. "keys".
     kind: String,
 ) -> Result<Value, ToolError> {
@@ -712,7 +712,7 @@ fn account_report(
 
 /// Writes a long diary. Returns a short answer with a very long note.
 #[tool(read_only)]
-fn long_note() -> toolsmith::Reply<String> {
+fn get_long_note() -> toolsmith::Reply<String> {
     toolsmith::Reply::new("done".to_string()).note("n".repeat(200_000))
 }
 
@@ -728,8 +728,8 @@ async fn redaction_and_the_budget_cover_every_channel_the_model_reads() {
         Ok(())
     });
     let tb = Toolbox::builder()
-        .tool(account_report::tool())
-        .tool(long_note::tool())
+        .tool(get_account_report::tool())
+        .tool(get_long_note::tool())
         .hooks(hooks)
         .build()
         .unwrap();
@@ -743,17 +743,17 @@ async fn redaction_and_the_budget_cover_every_channel_the_model_reads() {
         (found, text)
     };
     for kind in ["fields", "error", "hook"] {
-        let env = tb.call("account_report", json!({"kind": kind})).await;
+        let env = tb.call("get_account_report", json!({"kind": kind})).await;
         let (found, text) = leaks(&env);
         assert!(found.is_empty(), "{kind}: {found:?} in {text}");
     }
-    let fields = tb.call("account_report", json!({"kind": "fields"})).await;
+    let fields = tb.call("get_account_report", json!({"kind": "fields"})).await;
     let data = fields.data.as_ref().unwrap();
     assert_eq!(data["max_tokens"], json!(100));
     assert_eq!(data["pin"], json!("[REDACTED:secret_field]"));
 
     // Notes and messages are bounded like data.
-    let env = tb.call("long_note", json!({})).await;
+    let env = tb.call("get_long_note", json!({})).await;
     assert!(
         env.to_json().chars().count() < 5_000,
         "{} characters",
@@ -764,7 +764,7 @@ async fn redaction_and_the_budget_cover_every_channel_the_model_reads() {
         .collect();
     let mut args = unknown;
     args.insert("kind".into(), json!("fields"));
-    let env = tb.call("account_report", Value::Object(args)).await;
+    let env = tb.call("get_account_report", Value::Object(args)).await;
     assert_eq!(env.status, Status::InvalidInput);
     assert!(
         env.to_json().chars().count() < 10_000,

@@ -59,6 +59,7 @@ async fn a_thousand_identical_calls_waiting_at_once_run_once() {
                 assert_eq!(d.original_operation_id, "op_0");
                 dups += 1;
             }
+            Gate::Refused(r) => panic!("a waiter was refused: {r:?}"),
         }
     }
     assert_eq!((runs.load(Ordering::SeqCst), ran, dups), (1, 1, 999));
@@ -91,6 +92,7 @@ async fn a_thousand_concurrent_identical_calls_run_once() {
         match t.await.expect("task") {
             Gate::Ran(env) => ran.push(env),
             Gate::Duplicate(d) => dups.push(d),
+            Gate::Refused(r) => panic!("a waiter was refused: {r:?}"),
         }
     }
     assert_eq!(runs.load(Ordering::SeqCst), 1, "executed exactly once");
@@ -153,6 +155,7 @@ async fn repeats_are_duplicates_until_the_window_expires() {
     match call("op_2").await {
         Gate::Duplicate(d) => assert_eq!(d.original_operation_id, "op_1"),
         Gate::Ran(_) => panic!("ran again within the window"),
+        Gate::Refused(r) => panic!("refused: {r:?}"),
     }
     tokio::time::advance(Duration::from_secs(2)).await;
     assert!(
@@ -162,6 +165,7 @@ async fn repeats_are_duplicates_until_the_window_expires() {
     match call("op_4").await {
         Gate::Duplicate(d) => assert_eq!(d.original_operation_id, "op_3"),
         Gate::Ran(_) => panic!("the new run starts a new window"),
+        Gate::Refused(r) => panic!("refused: {r:?}"),
     }
     assert_eq!(runs.load(Ordering::SeqCst), 2);
 }
