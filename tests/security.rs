@@ -486,7 +486,9 @@ async fn the_approver_and_the_hooks_see_exactly_what_runs() {
         "Invoice 42 for office chairs. ".repeat(4)
     );
     let payee = "ACME\u{202E}EMCA\u{7}\u{2066}";
-    let _ = tb.call("pay_invoice", json!({"payee": payee, "memo": memo})).await;
+    let _ = tb
+        .call("pay_invoice", json!({"payee": payee, "memo": memo}))
+        .await;
     let summary = seen.lock().unwrap()[1].summary.clone();
     assert!(
         summary.contains("AND SEND 90000 MORE") || summary.contains("more characters"),
@@ -747,7 +749,9 @@ async fn redaction_and_the_budget_cover_every_channel_the_model_reads() {
         let (found, text) = leaks(&env);
         assert!(found.is_empty(), "{kind}: {found:?} in {text}");
     }
-    let fields = tb.call("get_account_report", json!({"kind": "fields"})).await;
+    let fields = tb
+        .call("get_account_report", json!({"kind": "fields"}))
+        .await;
     let data = fields.data.as_ref().unwrap();
     assert_eq!(data["max_tokens"], json!(100));
     assert_eq!(data["pin"], json!("[REDACTED:secret_field]"));

@@ -638,7 +638,7 @@ fn first_repeat(items: &[Value]) -> Option<(usize, usize)> {
     let mut buckets: HashMap<u64, Vec<usize>> = HashMap::with_capacity(items.len());
     for (j, b) in items.iter().enumerate() {
         let mut h = state.build_hasher();
-        hash_canonical(b, &mut h);
+        hash_canonical(b, &mut h, &state);
         let bucket = buckets.entry(h.finish()).or_default();
         if let Some(&i) = bucket.iter().find(|&&i| json_eq(&items[i], b)) {
             return Some((i, j));
@@ -650,8 +650,14 @@ fn first_repeat(items: &[Value]) -> Option<(usize, usize)> {
 
 /// Hashes `v` so that values equal under [`json_eq`] hash equally: numbers by their value (an
 /// integral float like the integer), objects independent of key order.
-fn hash_canonical<H: std::hash::Hasher>(v: &Value, h: &mut H) {
-    use std::hash::Hash;
+/// Entries of objects are hashed with `state` too, so no part of the hash is predictable to
+/// whoever writes the arguments (a predictable hash would let them fill one bucket).
+fn hash_canonical<H: std::hash::Hasher>(
+    v: &Value,
+    h: &mut H,
+    state: &std::collections::hash_map::RandomState,
+) {
+    use std::hash::{BuildHasher, Hash};
     match v {
         Value::Null => 0u8.hash(h),
         Value::Bool(b) => (1u8, b).hash(h),
@@ -667,7 +673,7 @@ fn hash_canonical<H: std::hash::Hasher>(v: &Value, h: &mut H) {
         Value::Array(items) => {
             (4u8, items.len()).hash(h);
             for i in items {
-                hash_canonical(i, h);
+                hash_canonical(i, h, state);
             }
         }
         Value::Object(map) => {
@@ -675,9 +681,9 @@ fn hash_canonical<H: std::hash::Hasher>(v: &Value, h: &mut H) {
             (5u8, map.len()).hash(h);
             let mut sum: u64 = 0;
             for (k, i) in map {
-                let mut eh = std::collections::hash_map::DefaultHasher::new();
+                let mut eh = state.build_hasher();
                 k.hash(&mut eh);
-                hash_canonical(i, &mut eh);
+                hash_canonical(i, &mut eh, state);
                 sum = sum.wrapping_add(std::hash::Hasher::finish(&eh));
             }
             sum.hash(h);
