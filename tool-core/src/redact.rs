@@ -211,41 +211,47 @@ const PAGE_TOKEN_QUALIFIERS: &[&str] = &["page", "next", "continuation", "cursor
 /// }
 /// ```
 pub fn is_secret_field(key: &str) -> bool {
-    let words = field_words(key);
-    let Some(last) = words.last() else {
+    // Runs on every object key of every result: find the last two words without allocating.
+    let (before, last) = last_two_words(key);
+    let Some(last) = last else {
         return false;
     };
-    let before = words.len().checked_sub(2).map(|i| words[i].as_str());
-    if last == "token" && before.is_some_and(|w| PAGE_TOKEN_QUALIFIERS.contains(&w)) {
+    let is = |w: &str, list: &[&str]| list.iter().any(|x| x.eq_ignore_ascii_case(w));
+    if last.eq_ignore_ascii_case("token") && before.is_some_and(|w| is(w, PAGE_TOKEN_QUALIFIERS)) {
         return false;
     }
-    SECRET_WORDS.contains(&last.as_str())
-        || (last == "key" && before.is_some_and(|w| KEY_QUALIFIERS.contains(&w)))
+    is(last, SECRET_WORDS)
+        || (last.eq_ignore_ascii_case("key") && before.is_some_and(|w| is(w, KEY_QUALIFIERS)))
 }
 
-/// The lowercase words of a field name.
-fn field_words(key: &str) -> Vec<String> {
-    let mut words = Vec::new();
-    let mut word = String::new();
+/// The last two words of a field name (split at characters that are not letters or digits, and
+/// where a lowercase letter or digit is followed by an uppercase one): `(second to last, last)`.
+fn last_two_words(key: &str) -> (Option<&str>, Option<&str>) {
+    let mut words: [Option<&str>; 2] = [None, None];
+    let mut start: Option<usize> = None;
     let mut prev_lower = false;
-    for c in key.chars() {
+    for (i, c) in key.char_indices() {
         if !c.is_alphanumeric() {
-            if !word.is_empty() {
-                words.push(std::mem::take(&mut word));
+            if let Some(s) = start.take() {
+                words = [words[1], Some(&key[s..i])];
             }
             prev_lower = false;
             continue;
         }
-        if c.is_uppercase() && prev_lower && !word.is_empty() {
-            words.push(std::mem::take(&mut word));
+        if c.is_uppercase() && prev_lower {
+            if let Some(s) = start.take() {
+                words = [words[1], Some(&key[s..i])];
+            }
+        }
+        if start.is_none() {
+            start = Some(i);
         }
         prev_lower = c.is_lowercase() || c.is_ascii_digit();
-        word.extend(c.to_lowercase());
     }
-    if !word.is_empty() {
-        words.push(word);
+    if let Some(s) = start {
+        words = [words[1], Some(&key[s..])];
     }
-    words
+    (words[0], words[1])
 }
 
 /// The first line of a PEM private key block, and its last line.
