@@ -813,7 +813,10 @@ impl Toolbox {
             Ok(args) => args,
             Err((env, args)) => return Outcome::early(env, Some(entry), args),
         };
-        trace.set_args_digest(keyed_args_digest(&sh.audit_key, &args));
+        if sh.audit.is_some() {
+            // Kept for the record of a call dropped from here on.
+            trace.set_args_digest(keyed_args_digest(&sh.audit_key, &args));
+        }
         let mut page = match self.page_request(&entry, &args, &options.caller) {
             Ok(page) => page,
             Err(env) => return Outcome::early(env, Some(entry), Some(args)),
