@@ -516,6 +516,12 @@ async fn compute_hash() -> u32 {
     7
 }
 
+/// Names the thread it runs on. Returns the thread's id.
+#[tool(read_only)]
+fn get_thread_id() -> String {
+    format!("{:?}", std::thread::current().id())
+}
+
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn timeouts_hold_for_sync_tools_and_for_async_tools_that_block() {
     let tb = Toolbox::builder()
@@ -535,6 +541,26 @@ async fn timeouts_hold_for_sync_tools_and_for_async_tools_that_block() {
         tb.call("compute_numbers", json!({}))
     );
     assert_eq!((a.status, b.status), (Status::Timeout, Status::Timeout));
+
+    // Without a timeout a sync tool runs in the caller's task; offload_sync_tools moves every
+    // sync tool to the blocking pool.
+    let here = format!("{:?}", std::thread::current().id());
+    let inline = Toolbox::builder()
+        .tool(get_thread_id::tool())
+        .build()
+        .unwrap();
+    assert_eq!(
+        inline.call("get_thread_id", json!({})).await.data,
+        Some(json!(here))
+    );
+    let offloaded = Toolbox::builder()
+        .tool(get_thread_id::tool())
+        .offload_sync_tools()
+        .build()
+        .unwrap();
+    let env = offloaded.call("get_thread_id", json!({})).await;
+    assert_eq!(env.status, Status::Ok);
+    assert_ne!(env.data, Some(json!(here)));
 }
 
 // ------------------------------------------------------------------ 7. every call is audited

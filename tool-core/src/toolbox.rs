@@ -184,6 +184,7 @@ pub struct ToolboxBuilder {
     default_timeout: Option<Duration>,
     idempotency_window: Duration,
     audit_key: Option<SecretKey>,
+    offload_sync_tools: bool,
 }
 
 impl Default for ToolboxBuilder {
@@ -201,6 +202,7 @@ impl Default for ToolboxBuilder {
             default_timeout: None,
             idempotency_window: DEFAULT_IDEMPOTENCY_WINDOW,
             audit_key: None,
+            offload_sync_tools: false,
         }
     }
 }
@@ -313,7 +315,9 @@ impl ToolboxBuilder {
     }
 
     /// The timeout of tools that declare none (default: none). Timeouts use tokio's timer: calls
-    /// must run inside a tokio runtime with time enabled.
+    /// must run inside a tokio runtime with time enabled. A tool with a timeout runs apart from
+    /// the caller's task (a sync tool on the blocking pool, an async tool as its own task), so
+    /// the timeout answers on time even when the tool blocks.
     #[must_use]
     pub fn default_timeout(mut self, timeout: Duration) -> Self {
         self.default_timeout = Some(timeout);
@@ -325,6 +329,16 @@ impl ToolboxBuilder {
     #[must_use]
     pub fn idempotency_window(mut self, window: Duration) -> Self {
         self.idempotency_window = window;
+        self
+    }
+
+    /// Runs every sync tool on tokio's blocking pool, also those without a timeout, so a slow
+    /// sync tool never occupies one of the host's async threads. By default only sync tools with
+    /// a timeout (declared, or [`default_timeout`](Self::default_timeout)) go there, since the
+    /// hand-off costs about ten microseconds per call against a fraction of one inline.
+    #[must_use]
+    pub fn offload_sync_tools(mut self) -> Self {
+        self.offload_sync_tools = true;
         self
     }
 
@@ -375,6 +389,7 @@ impl ToolboxBuilder {
                 default_timeout: self.default_timeout,
                 gate: IdempotencyGate::new(self.idempotency_window).refusing_in_progress(),
                 secret: SecretKey::random(),
+                offload_sync_tools: self.offload_sync_tools,
                 audit_key: self.audit_key.unwrap_or_else(SecretKey::random),
             },
         })
@@ -474,6 +489,8 @@ struct Shared {
     gate: IdempotencyGate,
     /// Binds cursors to tool, caller and arguments.
     secret: SecretKey,
+    /// Run every sync tool on the blocking pool, not only those with a timeout.
+    offload_sync_tools: bool,
     /// Keys the argument digests of audit records.
     audit_key: SecretKey,
 }
@@ -1089,9 +1106,11 @@ impl Toolbox {
 
     /// Calls the executor.
     ///
-    /// - A sync tool runs on tokio's blocking pool, so it never stalls the host's async threads
-    ///   and its timeout answers on time (the thread itself cannot be stopped: it runs to its end
-    ///   in the background, and its result is discarded).
+    /// - A sync tool with a timeout (or every sync tool, with
+    ///   [`ToolboxBuilder::offload_sync_tools`]) runs on tokio's blocking pool, so it does not
+    ///   stall the host's async threads and its timeout answers on time (the thread itself cannot
+    ///   be stopped: it runs to its end in the background, and its result is discarded). Without
+    ///   a timeout it runs in the caller's task, at the cost of a function call.
     /// - An async tool with a timeout runs as a task of its own, so the timer fires even when the
     ///   tool blocks its thread (on a multi-threaded runtime; on a current-thread runtime a tool
     ///   that blocks stalls everything until it yields). The task is aborted at the timeout or
@@ -1106,7 +1125,7 @@ impl Toolbox {
         let sh = &self.shared;
         let runtime = tokio::runtime::Handle::try_current().ok();
         match (&entry.tool.inner.invoke, runtime) {
-            (Invoke::Blocking(f), Some(rt)) => {
+            (Invoke::Blocking(f), Some(rt)) if timeout.is_some() || sh.offload_sync_tools => {
                 let (f, context, args) = (*f, Arc::clone(&sh.context), args.clone());
                 let task = rt.spawn_blocking(move || {
                     catch_unwind(AssertUnwindSafe(|| f(&context, &args))).map_err(panic_text)
