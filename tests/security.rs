@@ -278,6 +278,9 @@ async fn a_retry_after_an_unknown_outcome_does_not_run_twice() {
         "{}",
         again.to_json()
     );
+    // The duplicate says what the original outcome was.
+    let original = &again.data.as_ref().unwrap()["original"];
+    assert_eq!(original["code"], json!("GATEWAY_ERROR"));
     assert_eq!(runs.pay_order.load(Ordering::SeqCst), 1);
 
     // Approval refused: the tool never ran, so the key is released and the retry is asked again.

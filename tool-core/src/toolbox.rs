@@ -990,6 +990,19 @@ impl Toolbox {
                         env.reference = Some(sh.store.put(data.clone()));
                     }
                 }
+                // A returned error is kept too, so a repeat answered as a duplicate can say
+                // what the original outcome was.
+                let kept = if env.is_success() {
+                    env.reference.clone()
+                } else if ran == Ran::Returned {
+                    Some(sh.store.put(serde_json::json!({
+                        "status": env.status,
+                        "code": env.code,
+                        "message": env.message,
+                    })))
+                } else {
+                    None
+                };
                 let disposition = match ran {
                     Ran::NotRun => Disposition::Release,
                     Ran::Returned => Disposition::Keep,
@@ -1000,6 +1013,7 @@ impl Toolbox {
                     env,
                     detail,
                     disposition,
+                    kept,
                 }
             })
             .await;
@@ -1374,6 +1388,9 @@ struct GatedEnvelope {
     env: Envelope,
     detail: Option<String>,
     disposition: Disposition,
+    /// The record-store reference a duplicate points at: the result's data, or the summary of
+    /// a returned error.
+    kept: Option<String>,
 }
 
 impl GateOutcome for GatedEnvelope {
@@ -1381,7 +1398,7 @@ impl GateOutcome for GatedEnvelope {
         self.env.is_success()
     }
     fn reference(&self) -> Option<String> {
-        self.env.reference.clone()
+        self.kept.clone()
     }
     fn disposition(&self) -> Disposition {
         self.disposition
