@@ -1277,8 +1277,7 @@ struct Trace(std::sync::Mutex<TraceInner>);
 
 #[derive(Default)]
 struct TraceInner {
-    fingerprint: String,
-    version: String,
+    entry: Option<Arc<Entry>>,
     args_digest: Option<String>,
     started: bool,
 }
@@ -1287,10 +1286,8 @@ impl Trace {
     fn lock(&self) -> std::sync::MutexGuard<'_, TraceInner> {
         self.0.lock().unwrap_or_else(|p| p.into_inner())
     }
-    fn set_entry(&self, entry: &Entry) {
-        let mut t = self.lock();
-        t.fingerprint.clone_from(&entry.fingerprint);
-        t.version.clone_from(&entry.tool.spec().version);
+    fn set_entry(&self, entry: &Arc<Entry>) {
+        self.lock().entry = Some(Arc::clone(entry));
     }
     fn set_args_digest(&self, digest: String) {
         self.lock().args_digest = Some(digest);
@@ -1321,8 +1318,10 @@ impl Drop for DropAudit<'_> {
         };
         let t = self.trace.lock();
         let mut rec = AuditRecord::new(AuditEvent::Call, self.operation_id, self.tool);
-        rec.fingerprint.clone_from(&t.fingerprint);
-        rec.version.clone_from(&t.version);
+        if let Some(entry) = &t.entry {
+            rec.fingerprint.clone_from(&entry.fingerprint);
+            rec.version.clone_from(&entry.tool.spec().version);
+        }
         rec.caller = self.caller.id().map(String::from);
         rec.code = Some(CANCELLED.to_string());
         rec.duration_ms =
