@@ -705,7 +705,7 @@ impl Toolbox {
     ///
     /// Every call leaves one audit record. If the host drops the returned future before it
     /// finishes (a client disconnect, an outer timeout), the record is written when the future
-    /// is dropped: it has no `status`, the code [`CANCELLED`](crate::audit::CANCELLED), and a
+    /// is dropped: it has no `status`, the code `CANCELLED` ([`crate::audit::CANCELLED`]), and a
     /// `detail` saying whether the tool had started (then its effects are unknown, and repeats of
     /// a keyed write are refused as `OUTCOME_UNKNOWN` for the idempotency window).
     pub async fn call_with(
