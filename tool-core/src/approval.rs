@@ -39,14 +39,17 @@ pub struct ApprovalRequest {
     pub tool: String,
     /// The tool's human-readable title, when it has one.
     pub title: Option<String>,
-    /// The exact validated arguments the tool will run with.
+    /// The exact arguments the tool will run with: validated, with the declared defaults of
+    /// absent parameters filled in.
     pub arguments: Value,
     /// The tool's declared side effects.
     pub effects: Effects,
     /// Who is calling.
     pub caller: Caller,
     /// A one-line summary for a confirmation prompt, e.g.
-    /// `Delete file (delete_file; writes, destructive) with path="a.txt"`.
+    /// `Delete file (delete_file; writes, destructive) with path="a.txt"`. Every value is shown
+    /// whole up to [`SUMMARY_VALUE_CHARS`] characters, or cut with a count of the characters not
+    /// shown; control and bidirectional characters are escaped ([`escape_for_display`]).
     pub summary: String,
 }
 
@@ -66,12 +69,13 @@ impl ApprovalRequest {
     }
 }
 
-/// The longest argument value shown in a summary, in characters.
-const SUMMARY_VALUE_CHARS: usize = 80;
+/// The longest argument value shown in a summary, in characters; a longer value is cut and the
+/// summary says how many characters are not shown.
+pub const SUMMARY_VALUE_CHARS: usize = 80;
 
 fn summarize(spec: &ToolSpec, args: &Value) -> String {
     let head = match &spec.title {
-        Some(t) => format!("{t} ({}", spec.name),
+        Some(t) => format!("{} ({}", escape_for_display(t), spec.name),
         None => format!("Call {} (", spec.name),
     };
     let effects = spec.effects.names().join(", ");
@@ -85,22 +89,62 @@ fn summarize(spec: &ToolSpec, args: &Value) -> String {
         Value::Object(map) if !map.is_empty() => {
             let parts: Vec<String> = map
                 .iter()
-                .map(|(k, v)| {
-                    let text = v.to_string();
-                    let text = if text.chars().count() > SUMMARY_VALUE_CHARS {
-                        let cut: String = text.chars().take(SUMMARY_VALUE_CHARS).collect();
-                        format!("{cut}…")
-                    } else {
-                        text
-                    };
-                    format!("{k}={text}")
-                })
+                .map(|(k, v)| format!("{}={}", escape_for_display(k), summary_value(v)))
                 .collect();
             format!(" with {}", parts.join(", "))
         }
         _ => String::new(),
     };
     format!("{head}{effects}{args}")
+}
+
+/// One argument value for a summary: its JSON text with control and bidirectional characters
+/// escaped, whole, or cut with a count of what is not shown.
+fn summary_value(v: &Value) -> String {
+    let text = escape_for_display(&v.to_string());
+    let total = text.chars().count();
+    if total <= SUMMARY_VALUE_CHARS {
+        return text;
+    }
+    let cut: String = text.chars().take(SUMMARY_VALUE_CHARS).collect();
+    format!("{cut}… (+{} more characters)", total - SUMMARY_VALUE_CHARS)
+}
+
+/// Whether `c` changes how the text around it is displayed without being visible itself:
+/// control characters, and the bidirectional formatting characters (which can make text read in
+/// another order than it runs).
+fn is_deceptive(c: char) -> bool {
+    c.is_control()
+        || matches!(
+            c,
+            '\u{061C}'
+                | '\u{200B}'..='\u{200F}'
+                | '\u{2028}'..='\u{202E}'
+                | '\u{2060}'..='\u{2069}'
+                | '\u{FEFF}'
+        )
+}
+
+/// `text` with every control and bidirectional formatting character written as `\u{xxxx}`, so a
+/// person reads exactly the characters that are there.
+///
+/// ```
+/// use tool_core::approval::escape_for_display;
+/// assert_eq!(escape_for_display("pay\u{202E}EMCA"), "pay\\u{202e}EMCA");
+/// ```
+pub fn escape_for_display(text: &str) -> String {
+    if !text.chars().any(is_deceptive) {
+        return text.to_string();
+    }
+    let mut out = String::with_capacity(text.len() + 16);
+    for c in text.chars() {
+        if is_deceptive(c) {
+            out.push_str(&format!("\\u{{{:x}}}", c as u32));
+        } else {
+            out.push(c);
+        }
+    }
+    out
 }
 
 /// A human's answer to an [`ApprovalRequest`].
@@ -251,7 +295,7 @@ where
 pub struct CallInfo<'a> {
     /// The tool's name.
     pub tool: &'a str,
-    /// The validated arguments.
+    /// The arguments exactly as the tool will receive them (validated, defaults filled in).
     pub arguments: &'a Value,
     /// Who is calling.
     pub caller: &'a Caller,

@@ -2,8 +2,14 @@
 //!
 //! An [`AuditRecord`] says which tool ran, which description version the model read
 //! (`fingerprint`), which implementation ran (`version`), for whom, with what outcome and how long
-//! it took. It never holds argument values or results — only a digest of the arguments
-//! ([`args_digest`]) — so the trail can be kept without holding secrets.
+//! it took. It never holds argument values or results — only a keyed digest of the arguments
+//! ([`keyed_args_digest`], with the toolbox's audit key) — so the trail can be kept without
+//! holding secrets, and a low-entropy argument (a PIN) cannot be recovered by hashing every
+//! candidate.
+//!
+//! Every call leaves exactly one record, including a call whose future the host drops before it
+//! finishes: that record has no `status` and the code [`CANCELLED`], and its `detail` says whether
+//! the tool had started (then its effects are unknown).
 //!
 //! ```
 //! use tool_core::audit::{AuditRecord, AuditSink, MemorySink};
@@ -69,16 +75,19 @@ pub struct AuditRecord {
     /// The caller's identity, when known.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub caller: Option<String>,
-    /// For calls: the outcome.
+    /// For calls: the outcome. Absent for a call the host dropped before it finished (its
+    /// `code` is then [`CANCELLED`]).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub status: Option<Status>,
-    /// For calls: the envelope's code.
+    /// For calls: the envelope's code, or [`CANCELLED`] for a dropped call.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub code: Option<String>,
     /// For calls: how long the call took, in milliseconds.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub duration_ms: Option<u64>,
-    /// For calls: [`args_digest`] of the arguments (never the arguments themselves).
+    /// For calls: a digest of the arguments (never the arguments themselves). Records written by
+    /// a toolbox carry [`keyed_args_digest`] with the toolbox's audit key; [`AuditRecord::call`]
+    /// uses the unkeyed [`args_digest`].
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub args_digest: Option<String>,
     /// Host-only detail, e.g. a panic message. Never shown to the model.
@@ -122,7 +131,7 @@ impl AuditRecord {
         let mut rec = AuditRecord::new(AuditEvent::Call, operation_id, spec.name.clone());
         rec.fingerprint = spec.fingerprint();
         rec.version = spec.version.clone();
-        rec.caller = caller.id.clone();
+        rec.caller = caller.id().map(String::from);
         rec.status = Some(env.status);
         rec.code = env.code.clone();
         rec.duration_ms = Some(u64::try_from(duration.as_millis()).unwrap_or(u64::MAX));
@@ -153,6 +162,25 @@ impl AuditRecord {
         self.detail = Some(detail.into());
         self
     }
+}
+
+/// The code of the audit record of a call whose future the host dropped before it finished.
+pub const CANCELLED: &str = "CANCELLED";
+
+/// HMAC-SHA-256 of the canonical JSON of `args` keyed with `key`, as 16 lowercase hex
+/// characters: equal arguments give equal digests under one key, and nobody without the key can
+/// test a guess of the arguments against a digest.
+///
+/// ```
+/// use tool_core::audit::{args_digest, keyed_args_digest};
+/// use tool_core::secret::SecretKey;
+/// let key = SecretKey::random();
+/// let pin = serde_json::json!({"pin": "4821"});
+/// assert_eq!(keyed_args_digest(&key, &pin), keyed_args_digest(&key, &pin));
+/// assert_ne!(keyed_args_digest(&key, &pin), args_digest(&pin));
+/// ```
+pub fn keyed_args_digest(key: &crate::secret::SecretKey, args: &Value) -> String {
+    key.mac_hex(&[b"toolsmith-args", canonical_json(args).as_bytes()], 8)
 }
 
 /// SHA-256 of the canonical JSON of `args` (keys sorted), as the first 16 lowercase hex

@@ -15,8 +15,11 @@
 //! does all of this on an [`Envelope`]).
 //!
 //! A cursor is an opaque string holding the offset of the next page, the reference of the stored
-//! raw result (when there is one) and a tag bound to the request's arguments, so it cannot be
-//! replayed against other arguments or edited ([`decode_cursor`]).
+//! raw result (when there is one) and a tag: an HMAC-SHA-256 keyed with the request's binding
+//! ([`PageRequest::args_digest`]), so it cannot be replayed against another binding or edited
+//! ([`decode_cursor`]). The toolbox derives the binding with its own secret key from the tool, the
+//! caller and the arguments, so a caller cannot compute a valid cursor for anything: not for
+//! another tool, another caller, or a reference it guessed.
 //!
 //! ```
 //! use tool_core::budget::{fit, OutputBudget, PageRequest};
@@ -33,7 +36,6 @@
 use crate::envelope::Envelope;
 use crate::error::ToolError;
 use serde_json::{Map, Value};
-use sha2::{Digest, Sha256};
 use std::collections::{HashMap, VecDeque};
 use std::sync::Mutex;
 
@@ -201,18 +203,19 @@ pub struct CursorPosition {
 
 const CURSOR_PREFIX: &str = "c1";
 
+/// Hex characters of a cursor's tag (128 bits of HMAC-SHA-256).
+const TAG_HEX: usize = 32;
+
 fn cursor_tag(offset: usize, reference: &str, args_digest: &str) -> String {
-    let mut h = Sha256::new();
-    h.update(b"toolsmith-cursor\0");
-    h.update(args_digest.as_bytes());
-    h.update(b"\0");
-    h.update(offset.to_string().as_bytes());
-    h.update(b"\0");
-    h.update(reference.as_bytes());
-    h.finalize()[..6]
-        .iter()
-        .map(|b| format!("{b:02x}"))
-        .collect()
+    let key = crate::secret::SecretKey::derive(args_digest.as_bytes());
+    key.mac_hex(
+        &[
+            b"toolsmith-cursor",
+            offset.to_string().as_bytes(),
+            reference.as_bytes(),
+        ],
+        TAG_HEX / 2,
+    )
 }
 
 fn reference_is_embeddable(reference: &str) -> bool {
@@ -224,6 +227,9 @@ fn reference_is_embeddable(reference: &str) -> bool {
 }
 
 /// Encodes a cursor for the page starting at `offset` of the request with `args_digest`.
+///
+/// The tag is an HMAC keyed with `args_digest`: a cursor is only as unforgeable as its binding
+/// is secret. The toolbox binds cursors with its own key (never a digest a caller can compute).
 ///
 /// `reference` (the stored full result) is embedded only when it consists of ASCII letters,
 /// digits, `_` and `-` (as [`MemoryRecordStore`] references do); otherwise it is left out and the
@@ -261,7 +267,7 @@ pub fn decode_cursor(cursor: &str, args_digest: &str) -> Result<CursorPosition, 
         return Err(CursorError::Malformed);
     };
     if prefix != CURSOR_PREFIX
-        || tag.len() != 12
+        || tag.len() != TAG_HEX
         || !tag.bytes().all(|b| b.is_ascii_hexdigit())
         || !(reference.is_empty() || reference_is_embeddable(reference))
         || offset.is_empty()
@@ -838,8 +844,8 @@ pub trait RecordStore: Send + Sync {
 
 /// An in-memory [`RecordStore`] keeping the most recent `capacity` records; the oldest is evicted.
 ///
-/// References look like `rec_<salt>_<n>`: unique within the store, and not predictable across
-/// stores.
+/// References look like `rec_<32 hex>`: 128 random bits each, so nobody can guess or step
+/// through another caller's references.
 ///
 /// ```
 /// use tool_core::budget::{MemoryRecordStore, RecordStore};
@@ -853,13 +859,11 @@ pub trait RecordStore: Send + Sync {
 #[derive(Debug)]
 pub struct MemoryRecordStore {
     capacity: usize,
-    salt: String,
     inner: Mutex<StoreInner>,
 }
 
 #[derive(Debug, Default)]
 struct StoreInner {
-    next: u64,
     order: VecDeque<String>,
     records: HashMap<String, Value>,
 }
@@ -876,16 +880,8 @@ impl Default for MemoryRecordStore {
 impl MemoryRecordStore {
     /// A store keeping at most `capacity` records (at least one).
     pub fn new(capacity: usize) -> Self {
-        let salt = crate::audit::new_operation_id();
-        let salt: String = salt
-            .chars()
-            .rev()
-            .filter(char::is_ascii_alphanumeric)
-            .take(8)
-            .collect();
         MemoryRecordStore {
             capacity: capacity.max(1),
-            salt,
             inner: Mutex::new(StoreInner::default()),
         }
     }
@@ -909,9 +905,8 @@ impl MemoryRecordStore {
 
 impl RecordStore for MemoryRecordStore {
     fn put(&self, value: Value) -> String {
+        let reference = format!("rec_{}", crate::secret::random_hex(16));
         let mut inner = self.lock();
-        inner.next += 1;
-        let reference = format!("rec_{}_{}", self.salt, inner.next);
         inner.order.push_back(reference.clone());
         inner.records.insert(reference.clone(), value);
         while inner.order.len() > self.capacity {
@@ -925,6 +920,63 @@ impl RecordStore for MemoryRecordStore {
     fn get(&self, reference: &str) -> Option<Value> {
         self.lock().records.get(reference).cloned()
     }
+}
+
+/// The longest `code` an envelope carries, in characters; longer codes are cut.
+pub const MAX_CODE_CHARS: usize = 64;
+
+/// Bounds the channels of an envelope besides an `ok` result's `data`: `message` and `note` are
+/// cut to `budget` characters with a marker, `code` to [`MAX_CODE_CHARS`], and the structured
+/// details of a non-ok envelope (its `data`) are cut like a result. Returns whether anything
+/// was cut.
+///
+/// ```
+/// use tool_core::budget::{bound_channels, OutputBudget};
+/// let mut env = tool_core::Envelope::error(tool_core::Status::Failed, "E", "x".repeat(5000));
+/// assert!(bound_channels(&mut env, OutputBudget::new(100)));
+/// assert!(env.message.unwrap().chars().count() < 160);
+/// ```
+pub fn bound_channels(env: &mut Envelope, budget: OutputBudget) -> bool {
+    let max = budget.max_chars;
+    let mut cut = false;
+    for text in [env.message.as_mut(), env.note.as_mut()]
+        .into_iter()
+        .flatten()
+    {
+        cut |= bound_text(text, max);
+    }
+    if let Some(code) = env.code.as_mut() {
+        if code.chars().count() > MAX_CODE_CHARS {
+            *code = code.chars().take(MAX_CODE_CHARS).collect();
+            cut = true;
+        }
+    }
+    if env.status != crate::envelope::Status::Ok {
+        if let Some(data) = env.data.take() {
+            if fits(&data, max) {
+                env.data = Some(data);
+            } else {
+                let fitted = fit(data, budget, &PageRequest::first(String::new()));
+                env.data = (!fitted.data.is_null()).then_some(fitted.data);
+                env.truncated = true;
+                cut = true;
+            }
+        }
+    }
+    cut
+}
+
+/// Cuts `text` to at most `max` characters plus the marker saying how much was shown.
+fn bound_text(text: &mut String, max: usize) -> bool {
+    // Characters are at most 4 bytes: text this short in bytes is within the limit.
+    if text.len() <= max || text.chars().count() <= max {
+        return false;
+    }
+    let total = text.chars().count();
+    let end = text.char_indices().nth(max).map_or(text.len(), |(i, _)| i);
+    text.truncate(end);
+    text.push_str(&text_marker(max, total));
+    true
 }
 
 /// Fits a successful envelope's `data` to `budget` in place, keeping the full data in `store`.

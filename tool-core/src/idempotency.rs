@@ -1,10 +1,19 @@
 //! The idempotency gate: a repeat of a completed (or running) write does not run twice.
 //!
-//! Each request has an [`IdempotencyKey`]: the tool's name plus a digest of the arguments that
-//! identify the operation (or an explicit key the call carries). [`IdempotencyGate::run`] executes
-//! the first request for a key; concurrent identical requests wait for it and get
-//! [`Gate::Duplicate`], as does a repeat within the window after it completed successfully. After
-//! the window, or when the first request failed (or was cancelled), a new request runs.
+//! Each request has an [`IdempotencyKey`]: the caller's scope, the tool's name and a digest of the
+//! arguments that identify the operation (or an explicit key the call carries, bound to all the
+//! arguments). [`IdempotencyGate::run`] executes the first request for a key. What its repeats
+//! within the window get depends on how it ended ([`Disposition`]):
+//!
+//! - it returned a result (kept): repeats are [`Gate::Duplicate`];
+//! - it never ran (released): a repeat runs;
+//! - it was stopped with an unknown outcome (a timeout, or a drop after
+//!   [`Started::mark`]): repeats are refused ([`Refusal::OutcomeUnknown`]).
+//!
+//! Concurrent identical requests wait for the running one, or, on a gate built with
+//! [`IdempotencyGate::refusing_in_progress`] (the toolbox's), are refused at once
+//! ([`Refusal::InProgress`]). An explicit key reused with other arguments is refused
+//! ([`Refusal::KeyReused`]). After the window, a new request runs.
 //!
 //! ```
 //! use std::time::Duration;
@@ -34,11 +43,35 @@ use std::time::Duration;
 use tokio::sync::watch;
 use tokio::time::Instant;
 
-/// What identifies one operation: the tool's name and a digest of its identifying arguments.
-#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+/// What identifies one operation: the caller's scope, the tool's name and a digest of its
+/// identifying arguments (or the explicit key the call carries).
+///
+/// Two keys are equal when scope, tool and digest are; the request fingerprint
+/// ([`IdempotencyKey::with_request`]) is not part of the identity: it is compared with the
+/// fingerprint stored for the key, so a key reused for another request is refused.
+#[derive(Clone, Debug)]
 pub struct IdempotencyKey {
+    slot: Slot,
+    request: Option<String>,
+}
+
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+struct Slot {
+    scope: String,
     tool: String,
     digest: String,
+}
+
+impl PartialEq for IdempotencyKey {
+    fn eq(&self, other: &Self) -> bool {
+        self.slot == other.slot
+    }
+}
+impl Eq for IdempotencyKey {}
+impl std::hash::Hash for IdempotencyKey {
+    fn hash<H: std::hash::Hasher>(&self, state: &mut H) {
+        self.slot.hash(state);
+    }
 }
 
 impl IdempotencyKey {
@@ -65,32 +98,88 @@ impl IdempotencyKey {
             other => other.clone(),
         };
         IdempotencyKey {
-            tool: tool.to_string(),
-            digest: crate::audit::args_digest(&identifying),
+            slot: Slot {
+                scope: String::new(),
+                tool: tool.to_string(),
+                digest: crate::audit::args_digest(&identifying),
+            },
+            request: None,
         }
     }
 
     /// The key of a call to `tool` carrying the explicit idempotency key `key`.
     pub fn explicit(tool: &str, key: &str) -> Self {
         IdempotencyKey {
-            tool: tool.to_string(),
-            digest: format!("explicit:{key}"),
+            slot: Slot {
+                scope: String::new(),
+                tool: tool.to_string(),
+                digest: format!("explicit:{key}"),
+            },
+            request: None,
         }
+    }
+
+    /// Scopes the key to one caller: the same key from another caller is another operation.
+    /// Anonymous callers (`None`) share one scope.
+    ///
+    /// ```
+    /// use tool_core::idempotency::IdempotencyKey;
+    /// let a = IdempotencyKey::explicit("pay", "k").for_caller(Some("ann"));
+    /// let b = IdempotencyKey::explicit("pay", "k").for_caller(Some("bob"));
+    /// assert_ne!(a, b);
+    /// ```
+    #[must_use]
+    pub fn for_caller(mut self, caller: Option<&str>) -> Self {
+        self.slot.scope = match caller {
+            Some(id) => format!("caller:{id}"),
+            None => String::new(),
+        };
+        self
+    }
+
+    /// Binds the key to one request (a digest of all its arguments): the key reused with other
+    /// arguments is refused ([`Refusal::KeyReused`]) instead of answered as a duplicate.
+    #[must_use]
+    pub fn with_request(mut self, args: &Value) -> Self {
+        self.request = Some(crate::audit::args_digest(args));
+        self
     }
 
     /// The tool's name.
     pub fn tool(&self) -> &str {
-        &self.tool
+        &self.slot.tool
     }
+}
+
+/// What a finished run means for the repeats of its key.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Disposition {
+    /// The operation ran and returned a result (an error included): repeats within the window
+    /// are duplicates of it.
+    Keep,
+    /// The operation never ran (refused before it started): the key is released.
+    Release,
+    /// The operation may or may not have taken effect (it timed out or crashed): repeats within
+    /// the window are refused ([`Refusal::OutcomeUnknown`]).
+    Unknown,
 }
 
 /// How a gated call's result reports success and the reference a duplicate should point at.
 pub trait GateOutcome {
-    /// Whether the operation completed successfully (only then are repeats duplicates).
+    /// Whether the operation completed successfully.
     fn succeeded(&self) -> bool;
     /// The reference of the result (e.g. the record-store `ref`), if any.
     fn reference(&self) -> Option<String> {
         None
+    }
+    /// What the result means for repeats; by default a success is kept and anything else
+    /// releases the key.
+    fn disposition(&self) -> Disposition {
+        if self.succeeded() {
+            Disposition::Keep
+        } else {
+            Disposition::Release
+        }
     }
 }
 
@@ -179,6 +268,91 @@ pub enum Gate<T> {
     /// This request repeats one that ran (or that was running and completed successfully); it
     /// was not run.
     Duplicate(Duplicate),
+    /// This request was not run and there is no result to point at: its key is in use by a
+    /// running request, belongs to a request whose outcome is unknown, or was used for other
+    /// arguments.
+    Refused(Refusal),
+}
+
+/// Why a request was refused without a result to show ([`Gate::Refused`]).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Refusal {
+    /// An identical request is running now (only with
+    /// [`IdempotencyGate::refusing_in_progress`]; otherwise repeats wait for it).
+    InProgress {
+        /// The operation id of the running request.
+        original_operation_id: String,
+    },
+    /// An identical request was stopped before it reported (timed out, dropped, crashed), so
+    /// whether it took effect is unknown.
+    OutcomeUnknown {
+        /// The operation id of that request.
+        original_operation_id: String,
+    },
+    /// The explicit key was used with other arguments.
+    KeyReused,
+}
+
+/// Seconds an agent is told to wait before asking again about a request still in progress.
+pub const IN_PROGRESS_RETRY_AFTER_SECS: u64 = 1;
+
+impl Refusal {
+    /// The stable code: `IN_PROGRESS`, `OUTCOME_UNKNOWN` or `IDEMPOTENCY_KEY_REUSED`.
+    pub fn code(&self) -> &'static str {
+        match self {
+            Refusal::InProgress { .. } => "IN_PROGRESS",
+            Refusal::OutcomeUnknown { .. } => "OUTCOME_UNKNOWN",
+            Refusal::KeyReused => "IDEMPOTENCY_KEY_REUSED",
+        }
+    }
+
+    /// The envelope the refused call returns: `refused` (with `retry_after` while in progress),
+    /// or `invalid_input` for a reused key.
+    pub fn into_envelope(self, tool: &str, gate: &IdempotencyGate) -> Envelope {
+        let code = self.code();
+        match self {
+            Refusal::InProgress {
+                original_operation_id,
+            } => {
+                let mut env = ToolError::refused(
+                    code,
+                    format!(
+                        "An identical call to \"{tool}\" (operation {original_operation_id}) is \
+                         still running; this one was not run. Wait, then call again with the same \
+                         arguments to get its result."
+                    ),
+                )
+                .with_details(serde_json::json!({ "original_operation_id": original_operation_id }))
+                .into_envelope();
+                env.retry_after = Some(IN_PROGRESS_RETRY_AFTER_SECS);
+                env
+            }
+            Refusal::OutcomeUnknown {
+                original_operation_id,
+            } => ToolError::refused(
+                code,
+                format!(
+                    "An identical call to \"{tool}\" (operation {original_operation_id}) was \
+                     stopped before it reported, so whether it took effect is unknown; this one \
+                     was not run. Do not repeat it blindly: check the current state first (with \
+                     a tool that reads it), or ask the user whether to do it again. Calls with \
+                     the same identifying arguments are refused for the next {}.",
+                    describe_window(gate.window()),
+                ),
+            )
+            .with_details(serde_json::json!({ "original_operation_id": original_operation_id }))
+            .into_envelope(),
+            Refusal::KeyReused => ToolError::invalid_input(
+                code,
+                format!(
+                    "This idempotency key was already used for a call to \"{tool}\" with other \
+                     arguments; this call was not run. Send a new idempotency key for a new \
+                     request, or repeat the earlier request with exactly its arguments."
+                ),
+            )
+            .into_envelope(),
+        }
+    }
 }
 
 /// What waiters learn when the running request ends.
@@ -186,7 +360,9 @@ pub enum Gate<T> {
 enum Finish {
     Running,
     Succeeded(Duplicate),
-    /// Failed, or dropped before completing: waiters try again.
+    /// Stopped with an unknown outcome: waiters are refused.
+    Unknown(String),
+    /// Released (never ran, or failed with the default disposition): waiters try again.
     Retry,
 }
 
@@ -196,11 +372,40 @@ enum Entry {
         rx: watch::Receiver<Finish>,
         /// Distinguishes this run from a later one under the same key.
         run: u64,
+        operation_id: String,
+        request: Option<String>,
     },
     Done {
         dup: Duplicate,
         at: Instant,
+        /// The outcome is unknown: repeats are refused, not answered as duplicates.
+        unknown: bool,
+        request: Option<String>,
     },
+}
+
+impl Entry {
+    fn request(&self) -> Option<&str> {
+        match self {
+            Entry::Running { request, .. } | Entry::Done { request, .. } => request.as_deref(),
+        }
+    }
+}
+
+/// Marks that a gated operation has started to take effect: if its future is dropped after
+/// this, the outcome is unknown and repeats are refused instead of run again.
+#[derive(Clone, Debug, Default)]
+pub struct Started(Arc<std::sync::atomic::AtomicBool>);
+
+impl Started {
+    /// From now on, a drop leaves the outcome unknown.
+    pub fn mark(&self) {
+        self.0.store(true, std::sync::atomic::Ordering::SeqCst);
+    }
+
+    fn is_marked(&self) -> bool {
+        self.0.load(std::sync::atomic::Ordering::SeqCst)
+    }
 }
 
 #[derive(Debug, Default)]
@@ -216,6 +421,7 @@ struct Inner {
 #[derive(Clone, Debug)]
 pub struct IdempotencyGate {
     window: Duration,
+    refuse_in_progress: bool,
     inner: Arc<Mutex<Inner>>,
 }
 
@@ -226,21 +432,26 @@ struct RunGuard<'g> {
     key: Option<IdempotencyKey>,
     run: u64,
     tx: watch::Sender<Finish>,
+    operation_id: String,
+    started: Started,
 }
 
 impl RunGuard<'_> {
-    fn finish(mut self, outcome: Finish, record: Option<Duplicate>) {
+    fn finish(mut self, outcome: Finish, record: Option<(Duplicate, bool)>) {
         if let Some(key) = self.key.take() {
             let mut inner = self.gate.lock();
             if matches!(inner.entries.get(&key), Some(Entry::Running { run, .. }) if *run == self.run)
             {
                 match record {
-                    Some(dup) => {
+                    Some((dup, unknown)) => {
+                        let request = key.request.clone();
                         inner.entries.insert(
                             key,
                             Entry::Done {
                                 dup,
                                 at: Instant::now(),
+                                unknown,
+                                request,
                             },
                         );
                     }
@@ -258,13 +469,37 @@ impl RunGuard<'_> {
 impl Drop for RunGuard<'_> {
     fn drop(&mut self) {
         if let Some(key) = self.key.take() {
+            // Dropped before it finished: released if it had not started to take effect,
+            // otherwise its outcome is unknown for the window.
+            let unknown = self.started.is_marked();
             let mut inner = self.gate.lock();
             if matches!(inner.entries.get(&key), Some(Entry::Running { run, .. }) if *run == self.run)
             {
-                inner.entries.remove(&key);
+                if unknown {
+                    let request = key.request.clone();
+                    let dup = Duplicate {
+                        original_operation_id: self.operation_id.clone(),
+                        reference: None,
+                    };
+                    inner.entries.insert(
+                        key,
+                        Entry::Done {
+                            dup,
+                            at: Instant::now(),
+                            unknown: true,
+                            request,
+                        },
+                    );
+                } else {
+                    inner.entries.remove(&key);
+                }
             }
             drop(inner);
-            self.tx.send_replace(Finish::Retry);
+            self.tx.send_replace(if unknown {
+                Finish::Unknown(self.operation_id.clone())
+            } else {
+                Finish::Retry
+            });
         }
     }
 }
@@ -273,6 +508,7 @@ enum Claim {
     Run(u64, watch::Sender<Finish>),
     Wait(watch::Receiver<Finish>),
     Duplicate(Duplicate),
+    Refused(Refusal),
 }
 
 impl IdempotencyGate {
@@ -280,11 +516,21 @@ impl IdempotencyGate {
     pub fn new(window: Duration) -> Self {
         IdempotencyGate {
             window,
+            refuse_in_progress: false,
             inner: Arc::new(Mutex::new(Inner {
                 purge_at: 1024,
                 ..Inner::default()
             })),
         }
+    }
+
+    /// A repeat that arrives while an identical request runs is refused at once
+    /// ([`Refusal::InProgress`]) instead of waiting for it. The toolbox's gate works this way, so
+    /// a call never hangs behind another caller's slow request.
+    #[must_use]
+    pub fn refusing_in_progress(mut self) -> Self {
+        self.refuse_in_progress = true;
+        self
     }
 
     /// The window after completion during which repeats are duplicates.
@@ -298,7 +544,7 @@ impl IdempotencyGate {
         self.inner.lock().unwrap_or_else(|p| p.into_inner())
     }
 
-    fn claim(&self, key: &IdempotencyKey) -> Claim {
+    fn claim(&self, key: &IdempotencyKey, operation_id: &str) -> Claim {
         let mut inner = self.lock();
         let now = Instant::now();
         if inner.entries.len() >= inner.purge_at {
@@ -309,43 +555,96 @@ impl IdempotencyGate {
             });
             inner.purge_at = (inner.entries.len() * 2).max(1024);
         }
-        match inner.entries.get(key) {
-            Some(Entry::Running { rx, .. }) => return Claim::Wait(rx.clone()),
-            Some(Entry::Done { dup, at }) if now.duration_since(*at) < self.window => {
-                return Claim::Duplicate(dup.clone())
+        let live = inner.entries.get(key).filter(|e| match e {
+            Entry::Running { .. } => true,
+            Entry::Done { at, .. } => now.duration_since(*at) < self.window,
+        });
+        if let Some(entry) = live {
+            if key.request.is_some() && entry.request() != key.request.as_deref() {
+                return Claim::Refused(Refusal::KeyReused);
             }
-            _ => {}
+            match entry {
+                Entry::Running {
+                    operation_id, rx, ..
+                } => {
+                    return if self.refuse_in_progress {
+                        Claim::Refused(Refusal::InProgress {
+                            original_operation_id: operation_id.clone(),
+                        })
+                    } else {
+                        Claim::Wait(rx.clone())
+                    }
+                }
+                Entry::Done {
+                    dup, unknown: true, ..
+                } => {
+                    return Claim::Refused(Refusal::OutcomeUnknown {
+                        original_operation_id: dup.original_operation_id.clone(),
+                    })
+                }
+                Entry::Done { dup, .. } => return Claim::Duplicate(dup.clone()),
+            }
         }
         inner.next_run += 1;
         let run = inner.next_run;
         let (tx, rx) = watch::channel(Finish::Running);
-        inner
-            .entries
-            .insert(key.clone(), Entry::Running { rx, run });
+        inner.entries.insert(
+            key.clone(),
+            Entry::Running {
+                rx,
+                run,
+                operation_id: operation_id.to_string(),
+                request: key.request.clone(),
+            },
+        );
         Claim::Run(run, tx)
     }
 
     /// Runs `f` unless an identical request (same `key`) is running or completed successfully
     /// within the window.
     ///
-    /// - No other request with `key`: `f` runs, and its result is returned as [`Gate::Ran`]. If it
-    ///   succeeded ([`GateOutcome::succeeded`]), repeats within the window become duplicates of
-    ///   `operation_id`.
-    /// - A request with `key` is running: this one waits (without polling) for it to end. If it
-    ///   succeeded, this one returns [`Gate::Duplicate`]; if it failed or was dropped, this one
-    ///   tries again (and may become the one that runs).
-    /// - A request with `key` succeeded less than the window ago: [`Gate::Duplicate`] at once.
+    /// - No other request with `key`: `f` runs, and its result is returned as [`Gate::Ran`]. Its
+    ///   [`GateOutcome::disposition`] decides what repeats within the window get: duplicates of
+    ///   `operation_id` ([`Disposition::Keep`]), a new run ([`Disposition::Release`]), or a
+    ///   refusal ([`Disposition::Unknown`]).
+    /// - A request with `key` is running: this one waits (without polling) for it to end, or is
+    ///   refused at once with [`Refusal::InProgress`] on a gate built with
+    ///   [`refusing_in_progress`](Self::refusing_in_progress). If the running one is kept, this
+    ///   one returns [`Gate::Duplicate`]; if it is released, this one tries again.
+    /// - A request with `key` completed less than the window ago: [`Gate::Duplicate`] at once,
+    ///   or [`Gate::Refused`] when its outcome is unknown.
+    /// - `key` carries a request fingerprint ([`IdempotencyKey::with_request`]) that differs
+    ///   from the one stored for the key: [`Refusal::KeyReused`].
     ///
-    /// Cancel-safe: dropping the returned future while `f` runs releases the key.
+    /// Cancel-safe: dropping the returned future while `f` runs releases the key (see
+    /// [`run_tracked`](Self::run_tracked) for operations that must not be repeated after a drop).
     pub async fn run<F, Fut, T>(&self, key: IdempotencyKey, operation_id: &str, f: F) -> Gate<T>
     where
         F: FnOnce() -> Fut,
         Fut: Future<Output = T>,
         T: GateOutcome,
     {
+        self.run_tracked(key, operation_id, |_started| f()).await
+    }
+
+    /// Like [`run`](Self::run), but `f` receives a [`Started`] handle: once `f` marks it, a drop
+    /// of the returned future leaves the outcome unknown ([`Refusal::OutcomeUnknown`] for the
+    /// window) instead of releasing the key.
+    pub async fn run_tracked<F, Fut, T>(
+        &self,
+        key: IdempotencyKey,
+        operation_id: &str,
+        f: F,
+    ) -> Gate<T>
+    where
+        F: FnOnce(Started) -> Fut,
+        Fut: Future<Output = T>,
+        T: GateOutcome,
+    {
         loop {
-            match self.claim(&key) {
+            match self.claim(&key, operation_id) {
                 Claim::Duplicate(dup) => return Gate::Duplicate(dup),
+                Claim::Refused(r) => return Gate::Refused(r),
                 Claim::Wait(mut rx) => {
                     let finished = rx
                         .wait_for(|f| !matches!(f, Finish::Running))
@@ -353,26 +652,39 @@ impl IdempotencyGate {
                         .map(|f| f.clone());
                     match finished {
                         Ok(Finish::Succeeded(dup)) => return Gate::Duplicate(dup),
-                        // Failed, dropped, or the sender is gone: try to claim again.
+                        Ok(Finish::Unknown(op)) => {
+                            return Gate::Refused(Refusal::OutcomeUnknown {
+                                original_operation_id: op,
+                            })
+                        }
+                        // Released, or the sender is gone: try to claim again.
                         _ => continue,
                     }
                 }
                 Claim::Run(run, tx) => {
+                    let started = Started::default();
                     let guard = RunGuard {
                         gate: self,
                         key: Some(key),
                         run,
                         tx,
+                        operation_id: operation_id.to_string(),
+                        started: started.clone(),
                     };
-                    let out = f().await;
-                    if out.succeeded() {
-                        let dup = Duplicate {
-                            original_operation_id: operation_id.to_string(),
-                            reference: out.reference(),
-                        };
-                        guard.finish(Finish::Succeeded(dup.clone()), Some(dup));
-                    } else {
-                        guard.finish(Finish::Retry, None);
+                    let out = f(started).await;
+                    let dup = Duplicate {
+                        original_operation_id: operation_id.to_string(),
+                        reference: out.reference(),
+                    };
+                    match out.disposition() {
+                        Disposition::Keep => {
+                            guard.finish(Finish::Succeeded(dup.clone()), Some((dup, false)));
+                        }
+                        Disposition::Unknown => {
+                            let op = operation_id.to_string();
+                            guard.finish(Finish::Unknown(op), Some((dup, true)));
+                        }
+                        Disposition::Release => guard.finish(Finish::Retry, None),
                     }
                     return Gate::Ran(out);
                 }

@@ -18,6 +18,7 @@ pub mod policy;
 pub mod redact;
 pub mod reply;
 pub mod schema;
+pub mod secret;
 pub mod spec;
 pub mod tool;
 pub mod toolbox;

@@ -145,10 +145,18 @@ impl Caller {
         Caller::default()
     }
 
-    /// A caller with the identity `id` and no roles or scopes yet.
+    /// A caller with the identity `id` and no roles or scopes yet. An empty (or blank) `id` is
+    /// no identity: the caller is anonymous.
+    ///
+    /// ```
+    /// use tool_core::policy::Caller;
+    /// assert!(Caller::new("").is_anonymous());
+    /// assert_eq!(Caller::new("ann").id(), Some("ann"));
+    /// ```
     pub fn new(id: impl Into<String>) -> Self {
+        let id = id.into();
         Caller {
-            id: Some(id.into()),
+            id: (!id.trim().is_empty()).then_some(id),
             ..Caller::default()
         }
     }
@@ -167,14 +175,14 @@ impl Caller {
         self
     }
 
-    /// Whether the caller has no identity.
+    /// Whether the caller has no identity (no id, or a blank one).
     pub fn is_anonymous(&self) -> bool {
-        self.id.is_none()
+        self.id().is_none()
     }
 
-    /// The caller's identity, if any.
+    /// The caller's identity, if any; a blank id counts as none.
     pub fn id(&self) -> Option<&str> {
-        self.id.as_deref()
+        self.id.as_deref().filter(|id| !id.trim().is_empty())
     }
 
     /// Whether the caller holds `role`.

@@ -65,9 +65,12 @@ pub enum RedactError {
 /// | `url_password` | the password in `scheme://user:password@host` |
 /// | `connection_string_password` | the value of `password=` / `pwd=` in connection strings |
 ///
-/// In JSON values, [`Redactor::redact_value`] also replaces the whole string value of a field
-/// whose key names a secret (`password`, `secret`, `api_key`, `access_token`, `private_key`,
-/// `client_secret`, `authorization`, ...; kind `secret_field`).
+/// In JSON values, [`Redactor::redact_value`] also replaces the whole value (string, number, list
+/// or object) of a field whose key names a secret (kind `secret_field`, see
+/// [`is_secret_field`]: `password`, `db_password`, `userPassword`, `secret`, `token`,
+/// `access_token`, `api_key`, `secret_key`, `private_key`, `pin`, `authorization`, ...), redacts
+/// object keys like any text, and treats a PEM private key split over the items of a list as one
+/// block.
 ///
 /// Host patterns are added with [`Redactor::with_pattern`]. A pattern with a capture group named
 /// `secret` has only that group replaced; otherwise the whole match is.
@@ -78,7 +81,8 @@ pub enum RedactError {
 pub struct Redactor {
     rules: Vec<Rule>,
     set: Option<RegexSet>,
-    secret_key: Option<Regex>,
+    /// Whether the secret-field rule and the split-PEM rule apply (the built-in set).
+    builtin_fields: bool,
 }
 
 impl Default for Redactor {
@@ -157,7 +161,120 @@ fn builtin_patterns() -> Vec<(&'static str, &'static str, Option<Validator>)> {
     ]
 }
 
-const SECRET_KEY_PATTERN: &str = r"(?i)^(?:password|passwd|pwd|passphrase|secret|client[_-]?secret|api[_-]?key|apikey|access[_-]?token|refresh[_-]?token|auth[_-]?token|id[_-]?token|private[_-]?key|secret[_-]?access[_-]?key|authorization|x[_-]api[_-]key)$";
+/// Words that, as the last word of a field name, name a secret.
+const SECRET_WORDS: &[&str] = &[
+    "password",
+    "passwd",
+    "pwd",
+    "passphrase",
+    "secret",
+    "token",
+    "pin",
+    "cvv",
+    "cvc",
+    "apikey",
+    "authorization",
+    "credential",
+    "credentials",
+];
+
+/// Words that, before a last word `key`, make it name a secret (`api_key`, `secret_key`).
+const KEY_QUALIFIERS: &[&str] = &[
+    "api",
+    "private",
+    "secret",
+    "access",
+    "signing",
+    "encryption",
+    "master",
+    "auth",
+    "session",
+];
+
+/// Words before a last word `token` that name a pagination token, not a secret.
+const PAGE_TOKEN_QUALIFIERS: &[&str] = &["page", "next", "continuation", "cursor", "sync"];
+
+/// Whether a field name names a secret: its last word (split at `_`, `-`, `.`, spaces and
+/// lowercase-to-uppercase changes, compared case-insensitively) is one of `password`, `passwd`,
+/// `pwd`, `passphrase`, `secret`, `token`, `pin`, `cvv`, `cvc`, `apikey`, `authorization`,
+/// `credential(s)`, or it is `key` after `api`, `private`, `secret`, `access`, `signing`,
+/// `encryption`, `master`, `auth` or `session`. A pagination token (`next_page_token`) is not a
+/// secret.
+///
+/// ```
+/// use tool_core::redact::is_secret_field;
+/// for k in ["password", "db_password", "userPassword", "token", "secret_key", "X-Api-Key", "pin"] {
+///     assert!(is_secret_field(k), "{k}");
+/// }
+/// for k in ["max_tokens", "token_count", "keyboard", "next_page_token", "pinned", "author"] {
+///     assert!(!is_secret_field(k), "{k}");
+/// }
+/// ```
+pub fn is_secret_field(key: &str) -> bool {
+    // Runs on every object key of every result: find the last two words without allocating.
+    let (before, last) = last_two_words(key);
+    let Some(last) = last else {
+        return false;
+    };
+    let is = |w: &str, list: &[&str]| list.iter().any(|x| x.eq_ignore_ascii_case(w));
+    if last.eq_ignore_ascii_case("token") && before.is_some_and(|w| is(w, PAGE_TOKEN_QUALIFIERS)) {
+        return false;
+    }
+    is(last, SECRET_WORDS)
+        || (last.eq_ignore_ascii_case("key") && before.is_some_and(|w| is(w, KEY_QUALIFIERS)))
+}
+
+/// The last two words of a field name (split at characters that are not letters or digits, and
+/// where a lowercase letter or digit is followed by an uppercase one): `(second to last, last)`.
+fn last_two_words(key: &str) -> (Option<&str>, Option<&str>) {
+    let mut words: [Option<&str>; 2] = [None, None];
+    let mut start: Option<usize> = None;
+    let mut prev_lower = false;
+    for (i, c) in key.char_indices() {
+        if !c.is_alphanumeric() {
+            if let Some(s) = start.take() {
+                words = [words[1], Some(&key[s..i])];
+            }
+            prev_lower = false;
+            continue;
+        }
+        if c.is_uppercase() && prev_lower {
+            if let Some(s) = start.take() {
+                words = [words[1], Some(&key[s..i])];
+            }
+        }
+        if start.is_none() {
+            start = Some(i);
+        }
+        prev_lower = c.is_lowercase() || c.is_ascii_digit();
+    }
+    if let Some(s) = start {
+        words = [words[1], Some(&key[s..])];
+    }
+    (words[0], words[1])
+}
+
+/// The first line of a PEM private key block, and its last line.
+const PEM_BEGIN: &str = "-----BEGIN ";
+const PEM_END: &str = "-----END ";
+const PEM_PRIVATE: &str = "PRIVATE KEY-----";
+
+/// Whether `s` opens a private-key block that it does not close.
+fn opens_pem_block(s: &str) -> bool {
+    match s.rfind(PEM_BEGIN) {
+        Some(begin) => {
+            let rest = &s[begin..];
+            rest.contains(PEM_PRIVATE) && !rest.contains(PEM_END)
+        }
+        None => false,
+    }
+}
+
+/// Whether `s` closes a private-key block.
+fn closes_pem_block(s: &str) -> bool {
+    s.find(PEM_END)
+        .is_some_and(|end| s[end..].contains(PEM_PRIVATE))
+}
 
 impl Redactor {
     /// A redactor with every built-in pattern and the secret-field rule.
@@ -170,23 +287,22 @@ impl Redactor {
                 validator,
             })
             .collect();
-        let secret_key = Regex::new(SECRET_KEY_PATTERN).expect("built-in key pattern is valid");
-        Redactor::from_rules(rules, Some(secret_key))
+        Redactor::from_rules(rules, true)
     }
 
     /// A redactor with no patterns at all (not even the secret-field rule); add your own with
     /// [`Redactor::with_pattern`].
     pub fn empty() -> Self {
-        Redactor::from_rules(Vec::new(), None)
+        Redactor::from_rules(Vec::new(), false)
     }
 
-    fn from_rules(rules: Vec<Rule>, secret_key: Option<Regex>) -> Self {
+    fn from_rules(rules: Vec<Rule>, builtin_fields: bool) -> Self {
         // The set is only a prefilter: if it cannot be built (size limits), every rule runs.
         let set = RegexSet::new(rules.iter().map(|r| r.regex.as_str())).ok();
         Redactor {
             rules,
             set,
-            secret_key,
+            builtin_fields,
         }
     }
 
@@ -205,7 +321,7 @@ impl Redactor {
     pub fn with_pattern(self, kind: impl Into<String>, regex: Regex) -> Self {
         let Redactor {
             mut rules,
-            secret_key,
+            builtin_fields,
             ..
         } = self;
         rules.push(Rule {
@@ -213,7 +329,7 @@ impl Redactor {
             regex,
             validator: None,
         });
-        Redactor::from_rules(rules, secret_key)
+        Redactor::from_rules(rules, builtin_fields)
     }
 
     /// Like [`Redactor::with_pattern`], with the pattern given as text.
@@ -291,43 +407,64 @@ impl Redactor {
         (out, count)
     }
 
-    /// Redacts every string in `value` in place (array items, object values, nested at any depth)
-    /// and returns how many secrets were replaced.
+    /// Redacts every string in `value` in place (array items, object keys and values, nested at
+    /// any depth) and returns how many secrets were replaced.
     ///
-    /// A string field whose key names a secret (`password`, `api_key`, `access_token`, ...) is
-    /// replaced whole by `[REDACTED:secret_field]`. Object keys themselves are left as they are.
+    /// The value of a field whose key names a secret ([`is_secret_field`]) is replaced whole by
+    /// `[REDACTED:secret_field]`, whatever its type (only `null`, booleans and empty strings are
+    /// left). Keys are redacted like any text. In a list, the items after one that opens a PEM
+    /// private key block, up to the one that closes it, are redacted as part of the key.
     ///
     /// ```
     /// use tool_core::redact::Redactor;
-    /// let mut v = serde_json::json!({"user": "ann", "password": "correct horse", "log": ["token ghp_0123456789abcdefghijklmnopqrstuvwxyzAB"]});
-    /// assert_eq!(Redactor::new().redact_value(&mut v), 2);
+    /// let mut v = serde_json::json!({"user": "ann", "password": "correct horse", "pin": 4821, "log": ["token ghp_0123456789abcdefghijklmnopqrstuvwxyzAB"]});
+    /// assert_eq!(Redactor::new().redact_value(&mut v), 3);
     /// assert_eq!(v["password"], "[REDACTED:secret_field]");
+    /// assert_eq!(v["pin"], "[REDACTED:secret_field]");
     /// assert_eq!(v["log"][0], "token [REDACTED:github_token]");
     /// ```
     pub fn redact_value(&self, value: &mut Value) -> usize {
         match value {
-            Value::String(s) => {
-                let (out, n) = self.redact_str_counted(s);
-                if n > 0 {
-                    let owned = out.into_owned();
-                    *s = owned;
+            Value::String(s) => self.redact_string(s),
+            Value::Array(items) => {
+                let mut n = 0;
+                let mut in_pem = false;
+                for item in items.iter_mut() {
+                    if self.builtin_fields {
+                        if let Value::String(s) = item {
+                            if in_pem {
+                                in_pem = !closes_pem_block(s);
+                                *s = "[REDACTED:private_key]".to_string();
+                                n += 1;
+                                continue;
+                            }
+                            in_pem = opens_pem_block(s);
+                        } else {
+                            in_pem = false;
+                        }
+                    }
+                    n += self.redact_value(item);
                 }
                 n
             }
-            Value::Array(items) => items.iter_mut().map(|v| self.redact_value(v)).sum(),
             Value::Object(map) => {
                 let mut n = 0;
+                let mut renamed: Vec<(String, String)> = Vec::new();
                 for (key, v) in map.iter_mut() {
-                    let secret_field = self.secret_key.as_ref().is_some_and(|re| re.is_match(key));
-                    match v {
-                        Value::String(s)
-                            if secret_field && !s.is_empty() && !is_redacted_marker(s) =>
-                        {
-                            *s = "[REDACTED:secret_field]".to_string();
-                            n += 1;
-                        }
-                        _ => n += self.redact_value(v),
+                    let (k, kn) = self.redact_str_counted(key);
+                    if kn > 0 {
+                        renamed.push((key.clone(), k.into_owned()));
+                        n += kn;
                     }
+                    if self.builtin_fields && is_secret_field(key) && hides_something(v) {
+                        *v = Value::String("[REDACTED:secret_field]".to_string());
+                        n += 1;
+                    } else {
+                        n += self.redact_value(v);
+                    }
+                }
+                if !renamed.is_empty() {
+                    rename_keys(map, &renamed);
                 }
                 n
             }
@@ -335,25 +472,60 @@ impl Redactor {
         }
     }
 
-    /// Redacts the model-facing text of an envelope in place: its `data`, `message` and `note`.
-    /// Returns how many secrets were replaced.
+    fn redact_string(&self, s: &mut String) -> usize {
+        let (out, n) = self.redact_str_counted(s);
+        if n > 0 {
+            let owned = out.into_owned();
+            *s = owned;
+        }
+        n
+    }
+
+    /// Redacts the model-facing text of an envelope in place: its `data` (keys included),
+    /// `code`, `message` and `note`. Returns how many secrets were replaced.
     pub fn redact_envelope(&self, env: &mut Envelope) -> usize {
         let mut n = 0;
         if let Some(data) = env.data.as_mut() {
             n += self.redact_value(data);
         }
-        for text in [env.message.as_mut(), env.note.as_mut()]
+        for text in [env.code.as_mut(), env.message.as_mut(), env.note.as_mut()]
             .into_iter()
             .flatten()
         {
-            let (out, k) = self.redact_str_counted(text);
-            if k > 0 {
-                let owned = out.into_owned();
-                *text = owned;
-                n += k;
-            }
+            n += self.redact_string(text);
         }
         n
+    }
+}
+
+/// Whether replacing `v` under a secret-named key hides anything: not for `null`, booleans,
+/// empty strings, or a value already redacted.
+fn hides_something(v: &Value) -> bool {
+    match v {
+        Value::Null | Value::Bool(_) => false,
+        Value::String(s) => !s.is_empty() && !is_redacted_marker(s),
+        _ => true,
+    }
+}
+
+/// Renames keys in place of their old position (`(old, new)` pairs); a new name that collides
+/// with another key gets a numeric suffix so no value is lost.
+fn rename_keys(map: &mut serde_json::Map<String, Value>, renamed: &[(String, String)]) {
+    let old = std::mem::take(map);
+    for (k, v) in old {
+        let mut name = renamed
+            .iter()
+            .find(|(from, _)| *from == k)
+            .map_or(k, |(_, to)| to.clone());
+        if map.contains_key(&name) {
+            let base = name.clone();
+            let mut i = 2;
+            while map.contains_key(&name) {
+                name = format!("{base}#{i}");
+                i += 1;
+            }
+        }
+        map.insert(name, v);
     }
 }
 

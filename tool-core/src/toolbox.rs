@@ -1,18 +1,23 @@
 //! [`Toolbox`]: the registry of tools and the call pipeline.
 
 use crate::approval::{ApprovalRequest, Approver, CallInfo, Hooks};
-use crate::audit::{args_digest, new_operation_id, AuditEvent, AuditRecord, AuditSink};
+use crate::audit::{
+    keyed_args_digest, new_operation_id, AuditEvent, AuditRecord, AuditSink, CANCELLED,
+};
 use crate::budget::{
-    fit_envelope, page_digest, CursorError, MemoryRecordStore, OutputBudget, PageRequest,
-    RecordStore,
+    bound_channels, fit_envelope, page_digest, CursorError, MemoryRecordStore, OutputBudget,
+    PageRequest, RecordStore,
 };
 use crate::context::Context;
 use crate::envelope::{Envelope, Status};
 use crate::error::ToolError;
-use crate::idempotency::{Gate, GateOutcome, IdempotencyGate, IdempotencyKey};
+use crate::idempotency::{
+    Disposition, Gate, GateOutcome, IdempotencyGate, IdempotencyKey, Started,
+};
 use crate::policy::{Caller, Policy};
 use crate::redact::Redactor;
 use crate::reply::Reply;
+use crate::secret::SecretKey;
 use crate::spec::ToolSpec;
 use crate::tool::{BoxFuture, Invoke, Tool};
 use crate::validate::{self, Valid, Validator};
@@ -44,6 +49,15 @@ pub enum Problem {
         param: String,
         /// The type, as written in the tool's signature.
         type_name: String,
+    },
+    /// A tool's declared effects break a declaration rule `#[tool]` enforces at compile time
+    /// (checked again for tools built at run time).
+    #[error("tool `{tool}`: {reason}")]
+    InvalidDeclaration {
+        /// The tool.
+        tool: String,
+        /// What is wrong.
+        reason: String,
     },
     /// A tool's schema is unusable.
     #[error("tool `{tool}`: {reason}")]
@@ -145,7 +159,9 @@ impl CallOptions {
     }
 
     /// An explicit idempotency key: a repeat of a completed call to the same tool with the same
-    /// key within the window is refused as `DUPLICATE` without running again.
+    /// key and the same arguments, by the same caller, within the window is refused as
+    /// `DUPLICATE` without running again; the key reused with other arguments is `invalid_input`
+    /// (`IDEMPOTENCY_KEY_REUSED`).
     #[must_use]
     pub fn idempotency_key(mut self, key: impl Into<String>) -> Self {
         self.idempotency_key = Some(key.into());
@@ -167,6 +183,8 @@ pub struct ToolboxBuilder {
     store: Arc<dyn RecordStore>,
     default_timeout: Option<Duration>,
     idempotency_window: Duration,
+    audit_key: Option<SecretKey>,
+    offload_sync_tools: bool,
 }
 
 impl Default for ToolboxBuilder {
@@ -183,6 +201,8 @@ impl Default for ToolboxBuilder {
             store: Arc::new(MemoryRecordStore::default()),
             default_timeout: None,
             idempotency_window: DEFAULT_IDEMPOTENCY_WINDOW,
+            audit_key: None,
+            offload_sync_tools: false,
         }
     }
 }
@@ -295,7 +315,9 @@ impl ToolboxBuilder {
     }
 
     /// The timeout of tools that declare none (default: none). Timeouts use tokio's timer: calls
-    /// must run inside a tokio runtime with time enabled.
+    /// must run inside a tokio runtime with time enabled. A tool with a timeout runs apart from
+    /// the caller's task (a sync tool on the blocking pool, an async tool as its own task), so
+    /// the timeout answers on time even when the tool blocks.
     #[must_use]
     pub fn default_timeout(mut self, timeout: Duration) -> Self {
         self.default_timeout = Some(timeout);
@@ -307,6 +329,25 @@ impl ToolboxBuilder {
     #[must_use]
     pub fn idempotency_window(mut self, window: Duration) -> Self {
         self.idempotency_window = window;
+        self
+    }
+
+    /// Runs every sync tool on tokio's blocking pool, also those without a timeout, so a slow
+    /// sync tool never occupies one of the host's async threads. By default only sync tools with
+    /// a timeout (declared, or [`default_timeout`](Self::default_timeout)) go there, since the
+    /// hand-off costs about ten microseconds per call against a fraction of one inline.
+    #[must_use]
+    pub fn offload_sync_tools(mut self) -> Self {
+        self.offload_sync_tools = true;
+        self
+    }
+
+    /// The key of the argument digests in audit records (default: a random key per toolbox).
+    /// Set one the host keeps secret to compare digests across toolboxes and restarts; the
+    /// digests stay unreadable to anyone without it.
+    #[must_use]
+    pub fn audit_key(mut self, key: SecretKey) -> Self {
+        self.audit_key = Some(key);
         self
     }
 
@@ -346,7 +387,10 @@ impl ToolboxBuilder {
                 budget: self.budget,
                 store: self.store,
                 default_timeout: self.default_timeout,
-                gate: IdempotencyGate::new(self.idempotency_window),
+                gate: IdempotencyGate::new(self.idempotency_window).refusing_in_progress(),
+                secret: SecretKey::random(),
+                offload_sync_tools: self.offload_sync_tools,
+                audit_key: self.audit_key.unwrap_or_else(SecretKey::random),
             },
         })
     }
@@ -367,6 +411,12 @@ fn prepare(tool: &Tool, context: &Context, registry: &Registry) -> Result<Entry,
                 type_name: c.type_name.to_string(),
             });
         }
+    }
+    for reason in crate::tool::declaration_problems(spec) {
+        problems.push(Problem::InvalidDeclaration {
+            tool: name.clone(),
+            reason,
+        });
     }
     for reason in &tool.inner.problems {
         problems.push(Problem::InvalidSchema {
@@ -437,11 +487,18 @@ struct Shared {
     store: Arc<dyn RecordStore>,
     default_timeout: Option<Duration>,
     gate: IdempotencyGate,
+    /// Binds cursors to tool, caller and arguments.
+    secret: SecretKey,
+    /// Run every sync tool on the blocking pool, not only those with a timeout.
+    offload_sync_tools: bool,
+    /// Keys the argument digests of audit records.
+    audit_key: SecretKey,
 }
 
 /// The registry of tools and the call pipeline:
-/// lookup → validation → policy → before-hooks → idempotency → approval → execution (timeout,
-/// panics caught) → output contract → redaction → after-hooks → output budget → audit → envelope.
+/// lookup → policy → parsing and validation (defaults filled in) → cursor → before-hooks →
+/// stored page or idempotency → approval → execution (timeout, panics caught) → output contract
+/// → redaction → after-hooks → output budget (data, notes, messages) → audit → envelope.
 ///
 /// A toolbox is shared by reference across concurrent calls (`Arc<Toolbox>`); registering and
 /// retiring tools take `&self`.
@@ -465,6 +522,9 @@ struct Outcome {
     entry: Option<Arc<Entry>>,
     args: Option<Value>,
     detail: Option<String>,
+    /// The call stopped before the end of the pipeline: its envelope is still to be redacted
+    /// and bounded.
+    early: bool,
 }
 
 impl Outcome {
@@ -474,6 +534,7 @@ impl Outcome {
             entry,
             args,
             detail: None,
+            early: true,
         }
     }
 }
@@ -641,6 +702,12 @@ impl Toolbox {
     }
 
     /// Calls a tool with per-call options (caller, idempotency key).
+    ///
+    /// Every call leaves one audit record. If the host drops the returned future before it
+    /// finishes (a client disconnect, an outer timeout), the record is written when the future
+    /// is dropped: it has no `status`, the code `CANCELLED` ([`crate::audit::CANCELLED`]), and a
+    /// `detail` saying whether the tool had started (then its effects are unknown, and repeats of
+    /// a keyed write are refused as `OUTCOME_UNKNOWN` for the idempotency window).
     pub async fn call_with(
         &self,
         name: &str,
@@ -649,36 +716,55 @@ impl Toolbox {
     ) -> Envelope {
         let started = Instant::now();
         let operation_id = new_operation_id();
+        let trace = Trace::default();
+        let mut dropped = DropAudit {
+            toolbox: self,
+            tool: name,
+            caller: &options.caller,
+            operation_id: &operation_id,
+            started,
+            trace: &trace,
+            armed: true,
+        };
         // Host code runs inside the pipeline too (hooks, the approver, the record store): a panic
         // there becomes `failed` like a panic in a tool, so `call` itself never panics.
-        let run = Box::pin(self.run(name, args.into(), &options, &operation_id));
+        let run = Box::pin(self.run(name, args.into(), &options, &operation_id, &trace));
+        let outcome = CatchUnwind(run).await;
+        dropped.armed = false;
         let Outcome {
             mut env,
             entry,
             args,
             detail,
-        } = match CatchUnwind(run).await {
+            early,
+        } = match outcome {
             Ok(outcome) => outcome,
             Err(panic) => Outcome {
                 env: internal_failure(),
                 entry: None,
                 args: None,
                 detail: Some(format!("panic in the call pipeline: {panic}")),
+                early: false,
             },
         };
+        if early {
+            self.sanitize(entry.as_ref(), &mut env);
+        }
         env.operation_id = Some(operation_id.clone());
         if let Some(sink) = &self.shared.audit {
-            let mut rec = AuditRecord::new(AuditEvent::Call, operation_id, name);
+            let mut rec = AuditRecord::new(AuditEvent::Call, operation_id.as_str(), name);
             if let Some(entry) = &entry {
                 rec.fingerprint = entry.fingerprint.clone();
                 rec.version = entry.tool.spec().version.clone();
             }
-            rec.caller = options.caller.id.clone();
+            rec.caller = options.caller.id().map(String::from);
             rec.status = Some(env.status);
             rec.code = env.code.clone();
             rec.duration_ms =
                 Some(u64::try_from(started.elapsed().as_millis()).unwrap_or(u64::MAX));
-            rec.args_digest = args.as_ref().map(args_digest);
+            rec.args_digest = args
+                .as_ref()
+                .map(|a| keyed_args_digest(&self.shared.audit_key, a));
             // Host-only detail (a panic's text, output-contract errors) can quote secrets too.
             rec.detail = match (detail, &self.shared.redactor) {
                 (Some(d), Some(r)) => Some(r.redact_str(&d).into_owned()),
@@ -690,69 +776,67 @@ impl Toolbox {
         env
     }
 
+    /// Redacts and bounds an envelope that left the pipeline early (unknown tool, policy,
+    /// validation, cursor, before-hook, expired page): these carry text too (a hook's message,
+    /// an echo of the arguments), and the model reads them like any result.
+    fn sanitize(&self, entry: Option<&Arc<Entry>>, env: &mut Envelope) {
+        if let Some(r) = &self.shared.redactor {
+            r.redact_envelope(env);
+        }
+        let budget = entry.map_or(self.shared.budget, |e| self.budget_of(e));
+        bound_channels(env, budget);
+    }
+
+    /// The output budget of a tool: its own, or the toolbox default.
+    fn budget_of(&self, entry: &Entry) -> OutputBudget {
+        entry
+            .tool
+            .inner
+            .output_budget
+            .map(OutputBudget::new)
+            .unwrap_or(self.shared.budget)
+    }
+
     async fn run(
         &self,
         name: &str,
         args: Arguments,
         options: &CallOptions,
         operation_id: &str,
+        trace: &Trace,
     ) -> Outcome {
         let sh = &self.shared;
         let reg = self.snapshot();
         let Some(&i) = reg.index.get(name) else {
-            return Outcome::early(unknown_tool(&reg, name), None, None);
+            let env = unknown_tool(&reg, name, &sh.policy, &options.caller);
+            return Outcome::early(env, None, None);
         };
         let entry = Arc::clone(&reg.entries[i]);
         drop(reg);
+        trace.set_entry(&entry);
         let spec = entry.tool.spec();
-        let mut args = match args {
-            Arguments::Value(v) => v,
-            Arguments::Text(text) => match parse_text(&text) {
-                Ok(v) => v,
-                Err(env) => return Outcome::early(*env, Some(entry), None),
-            },
-        };
-        if args.is_null() {
-            // "No arguments" is sent as null by some clients.
-            args = Value::Object(Default::default());
-        }
-        // Strict-mode clients (OpenAI) send null for an optional parameter they leave out.
-        if contains_null(&args) {
-            crate::export::strip_null_optionals(&spec.input_schema, &mut args);
-        }
-        match entry.validator.validate(&args) {
-            Ok(Valid::AsIs) => {}
-            Ok(Valid::NormalizeIntegers) => validate::normalize_integers(&mut args),
-            Err(errors) => {
-                return Outcome::early(invalid_arguments(errors), Some(entry), Some(args))
-            }
-        }
+        // Authorization first: the policy needs only the declared effects, so a denied caller
+        // costs no parsing or validation and learns nothing about the parameters.
         if let Err(denial) = sh.policy.check(spec, &options.caller) {
-            return Outcome::early(denial.into_envelope(), Some(entry), Some(args));
-        }
-        let mut page = if entry.paginated {
-            // Cursors are bound to the arguments and to the caller, so one caller's pages cannot
-            // be replayed by another.
-            let digest = args_digest(&serde_json::json!({
-                "args": page_digest(&args, "cursor"),
-                "caller": options.caller.id,
-            }));
-            let page = match args.get("cursor") {
-                None | Some(Value::Null) => Ok(PageRequest::first(digest)),
-                Some(Value::String(c)) => PageRequest::from_cursor(c, digest),
-                Some(_) => Err(CursorError::Malformed),
+            // The audit record still gets a digest of what was sent (parsing is linear; no
+            // schema work is done).
+            let sent = match args {
+                Arguments::Value(v) => Some(v),
+                Arguments::Text(t) => parse_text(&t).ok(),
             };
-            match page {
-                Ok(page) => page,
-                Err(e) => {
-                    let env = e.into_tool_error("cursor").into_envelope();
-                    return Outcome::early(env, Some(entry), Some(args));
-                }
-            }
-        } else {
-            PageRequest::first(String::new()).with_hint(
-                "The rest is not shown; ask for less (narrower arguments) to see other parts.",
-            )
+            return Outcome::early(denial.into_envelope(), Some(entry), sent);
+        }
+        let args = match prepare_arguments(&entry, args) {
+            Ok(args) => args,
+            Err((env, args)) => return Outcome::early(env, Some(entry), args),
+        };
+        if sh.audit.is_some() {
+            // Kept for the record of a call dropped from here on.
+            trace.set_args_digest(keyed_args_digest(&sh.audit_key, &args));
+        }
+        let mut page = match self.page_request(&entry, &args, &options.caller) {
+            Ok(page) => page,
+            Err(env) => return Outcome::early(env, Some(entry), Some(args)),
         };
         let call = CallInfo {
             tool: name,
@@ -763,81 +847,25 @@ impl Toolbox {
         if let Err(e) = sh.hooks.run_before(&call) {
             return Outcome::early(e.into_envelope(), Some(entry), Some(args));
         }
-
-        let budget = entry
-            .tool
-            .inner
-            .output_budget
-            .map(OutputBudget::new)
-            .unwrap_or(sh.budget);
-        // A later page of a result kept in the record store is served from there.
-        let stored = page.reference.as_deref().and_then(|r| sh.store.get(r));
-        let (mut env, detail) = if let Some(raw) = stored {
-            (Envelope::ok(raw), None)
-        } else {
-            page.reference = None;
-            let key = if !entry.tool.inner.idempotency_key.is_empty() {
-                let keys: Vec<&str> = entry
-                    .tool
-                    .inner
-                    .idempotency_key
-                    .iter()
-                    .map(String::as_str)
-                    .collect();
-                Some(IdempotencyKey::from_args(name, &args, &keys))
-            } else {
-                options
-                    .idempotency_key
-                    .as_deref()
-                    .map(|k| IdempotencyKey::explicit(name, k))
-            };
-            match key {
-                Some(key) => {
-                    let gated = sh
-                        .gate
-                        .run(key, operation_id, || async {
-                            let (mut env, detail) =
-                                self.approve_and_execute(&entry, &args, options).await;
-                            // Keep the result so a refused repeat can point at it; redact it
-                            // first, as everything kept is.
-                            if let Some(r) = &sh.redactor {
-                                r.redact_envelope(&mut env);
-                            }
-                            if env.status == Status::Ok && env.reference.is_none() {
-                                if let Some(data) = &env.data {
-                                    env.reference = Some(sh.store.put(data.clone()));
-                                }
-                            }
-                            GatedEnvelope(env, detail)
-                        })
-                        .await;
-                    match gated {
-                        Gate::Ran(GatedEnvelope(env, detail)) => (env, detail),
-                        Gate::Duplicate(dup) => {
-                            let original = dup.reference.as_deref().and_then(|r| sh.store.get(r));
-                            // The original is shown only when it fits the output budget (a
-                            // refused envelope is not cut); its `ref` always names it.
-                            let original =
-                                original.filter(|o| crate::budget::fits(o, budget.max_chars));
-                            let mut env = dup.into_envelope(name, &sh.gate);
-                            if let (Some(original), Some(Value::Object(details))) =
-                                (original, env.data.as_mut())
-                            {
-                                details.insert("original".into(), original);
-                            }
-                            (env, None)
-                        }
-                    }
-                }
-                None => self.approve_and_execute(&entry, &args, options).await,
+        let budget = self.budget_of(&entry);
+        let (mut env, detail) = match self.page_source(&entry, &mut page) {
+            PageSource::Stored(raw) => (Envelope::ok(raw), None),
+            PageSource::Expired => {
+                return Outcome::early(page_expired(spec), Some(entry), Some(args));
+            }
+            PageSource::Run => {
+                self.gated_execute(&entry, &args, options, operation_id, trace, budget)
+                    .await
             }
         };
-
         if let Some(r) = &sh.redactor {
             r.redact_envelope(&mut env);
         }
         sh.hooks.run_after(&call, &mut env);
         fit_envelope(&mut env, budget, &page, sh.store.as_ref());
+        // Notes, messages and error details are bounded like data (after the hooks, which may
+        // have added to them).
+        bound_channels(&mut env, budget);
         if !entry.paginated {
             // Without a cursor parameter the model cannot ask for the next page.
             env.cursor = None;
@@ -847,6 +875,165 @@ impl Toolbox {
             entry: Some(entry),
             args: Some(args),
             detail,
+            early: false,
+        }
+    }
+
+    /// The page a call asks for. Cursors are bound, with the toolbox's secret key, to the tool,
+    /// the caller and the other arguments: a cursor cannot be built by a caller, moved to another
+    /// tool, or replayed by another caller.
+    #[allow(clippy::result_large_err)]
+    fn page_request(
+        &self,
+        entry: &Entry,
+        args: &Value,
+        caller: &Caller,
+    ) -> Result<PageRequest, Envelope> {
+        if !entry.paginated {
+            return Ok(PageRequest::first(String::new()).with_hint(
+                "The rest is not shown; ask for less (narrower arguments) to see other parts.",
+            ));
+        }
+        let binding = self.shared.secret.mac_hex(
+            &[
+                b"toolsmith-page",
+                entry.tool.name().as_bytes(),
+                caller.id().unwrap_or_default().as_bytes(),
+                page_digest(args, "cursor").as_bytes(),
+            ],
+            16,
+        );
+        let page = match args.get("cursor") {
+            None | Some(Value::Null) => Ok(PageRequest::first(binding)),
+            Some(Value::String(c)) => PageRequest::from_cursor(c, binding),
+            Some(_) => Err(CursorError::Malformed),
+        };
+        page.map_err(|e| e.into_tool_error("cursor").into_envelope())
+    }
+
+    /// Where the requested page comes from: the record store (a later page of a kept result), a
+    /// run of the tool, or nowhere (a later page of a write whose result is no longer kept: a
+    /// write is never run again just to show a page).
+    fn page_source(&self, entry: &Entry, page: &mut PageRequest) -> PageSource {
+        let later_page = page.reference.is_some() || page.offset > 0;
+        if let Some(raw) = page
+            .reference
+            .as_deref()
+            .and_then(|r| self.shared.store.get(r))
+        {
+            return PageSource::Stored(raw);
+        }
+        page.reference = None;
+        if later_page && !entry.tool.spec().effects.read_only {
+            PageSource::Expired
+        } else {
+            PageSource::Run
+        }
+    }
+
+    /// The idempotency key of a call: the declared identifying arguments, or the explicit key
+    /// (bound to all the arguments), scoped to the caller and the tool.
+    fn idempotency_key(
+        &self,
+        entry: &Entry,
+        args: &Value,
+        options: &CallOptions,
+    ) -> Option<IdempotencyKey> {
+        let name = entry.tool.name();
+        let caller = options.caller.id();
+        let declared = &entry.tool.inner.idempotency_key;
+        if !declared.is_empty() {
+            let keys: Vec<&str> = declared.iter().map(String::as_str).collect();
+            return Some(IdempotencyKey::from_args(name, args, &keys).for_caller(caller));
+        }
+        options.idempotency_key.as_deref().map(|k| {
+            IdempotencyKey::explicit(name, k)
+                .for_caller(caller)
+                .with_request(args)
+        })
+    }
+
+    /// Approval and execution behind the idempotency gate (when the call has a key).
+    async fn gated_execute(
+        &self,
+        entry: &Arc<Entry>,
+        args: &Value,
+        options: &CallOptions,
+        operation_id: &str,
+        trace: &Trace,
+        budget: OutputBudget,
+    ) -> (Envelope, Option<String>) {
+        let sh = &self.shared;
+        let Some(key) = self.idempotency_key(entry, args, options) else {
+            let (env, detail, _) = self
+                .approve_and_execute(entry, args, options, None, trace)
+                .await;
+            return (env, detail);
+        };
+        let effects = entry.tool.spec().effects;
+        // Repeating a read or an idempotent write is safe, so its unknown outcome releases the key.
+        let safe_to_repeat = effects.read_only || effects.idempotent;
+        let gated = sh
+            .gate
+            .run_tracked(key, operation_id, |started| async move {
+                let track = (!safe_to_repeat).then_some(&started);
+                let (mut env, detail, ran) = self
+                    .approve_and_execute(entry, args, options, track, trace)
+                    .await;
+                // Keep the result so a refused repeat can point at it; redact it first, as
+                // everything kept is.
+                if let Some(r) = &sh.redactor {
+                    r.redact_envelope(&mut env);
+                }
+                if env.status == Status::Ok && env.reference.is_none() {
+                    if let Some(data) = &env.data {
+                        env.reference = Some(sh.store.put(data.clone()));
+                    }
+                }
+                // A returned error is kept too, so a repeat answered as a duplicate can say
+                // what the original outcome was.
+                let kept = if env.is_success() {
+                    env.reference.clone()
+                } else if ran == Ran::Returned {
+                    Some(sh.store.put(serde_json::json!({
+                        "status": env.status,
+                        "code": env.code,
+                        "message": env.message,
+                    })))
+                } else {
+                    None
+                };
+                let disposition = match ran {
+                    Ran::NotRun => Disposition::Release,
+                    Ran::Returned => Disposition::Keep,
+                    Ran::Stopped if safe_to_repeat => Disposition::Release,
+                    Ran::Stopped => Disposition::Unknown,
+                };
+                GatedEnvelope {
+                    env,
+                    detail,
+                    disposition,
+                    kept,
+                }
+            })
+            .await;
+        let name = entry.tool.name();
+        match gated {
+            Gate::Ran(g) => (g.env, g.detail),
+            Gate::Duplicate(dup) => {
+                let original = dup.reference.as_deref().and_then(|r| sh.store.get(r));
+                // The original is shown only when it fits the output budget (a refused envelope
+                // is not cut); its `ref` always names it.
+                let original = original.filter(|o| crate::budget::fits(o, budget.max_chars));
+                let mut env = dup.into_envelope(name, &sh.gate);
+                if let (Some(original), Some(Value::Object(details))) =
+                    (original, env.data.as_mut())
+                {
+                    details.insert("original".into(), original);
+                }
+                (env, None)
+            }
+            Gate::Refused(refusal) => (refusal.into_envelope(name, &sh.gate), None),
         }
     }
 
@@ -856,7 +1043,9 @@ impl Toolbox {
         entry: &Arc<Entry>,
         args: &Value,
         options: &CallOptions,
-    ) -> (Envelope, Option<String>) {
+        started: Option<&Started>,
+        trace: &Trace,
+    ) -> (Envelope, Option<String>, Ran) {
         let spec = entry.tool.spec();
         if spec.effects.requires_approval {
             let Some(approver) = &self.shared.approver else {
@@ -868,49 +1057,41 @@ impl Toolbox {
                     ),
                 )
                 .into_envelope();
-                return (env, None);
+                return (env, None, Ran::NotRun);
             };
             let request = ApprovalRequest::new(spec, args.clone(), options.caller.clone());
             let approval = approver.approve(&request).await;
             if let Some(e) = approval.into_tool_error(&spec.name) {
-                return (e.into_envelope(), None);
+                return (e.into_envelope(), None, Ran::NotRun);
             }
         }
+        if let Some(started) = started {
+            started.mark();
+        }
+        trace.mark_started();
         self.execute(entry, args).await
     }
 
     /// Runs the executor with the tool's timeout, catching panics, and checks the output contract.
-    async fn execute(&self, entry: &Arc<Entry>, args: &Value) -> (Envelope, Option<String>) {
+    async fn execute(&self, entry: &Arc<Entry>, args: &Value) -> (Envelope, Option<String>, Ran) {
         let spec = entry.tool.spec();
-        let sh = &self.shared;
-        // The executor is called inside the future, so a panic while it builds its own future
-        // (possible in a hand-written `Tool::from_fn` closure) is caught like one while polling.
-        let fut: BoxFuture<'_, Result<Reply<Value>, ToolError>> = match &entry.tool.inner.invoke {
-            Invoke::Generated(f) => {
-                let f = *f;
-                let context = &sh.context;
-                Box::pin(async move { f(context, args).await })
-            }
-            Invoke::Dynamic(f) => {
-                let (f, context, args) = (Arc::clone(f), Arc::clone(&sh.context), args.clone());
-                Box::pin(async move { f(context, args).await.map(Reply::new) })
-            }
-        };
         let timeout = spec
             .timeout_ms
             .map(Duration::from_millis)
-            .or(sh.default_timeout);
-        let outcome = match timeout {
-            Some(limit) => match tokio::time::timeout(limit, CatchUnwind(fut)).await {
-                Ok(outcome) => outcome,
-                Err(_) => return (timeout_envelope(spec, limit), None),
-            },
-            None => CatchUnwind(fut).await,
-        };
-        let reply = match outcome {
+            .or(self.shared.default_timeout);
+        let reply = match self.invoke(entry, args, timeout).await {
             Ok(Ok(reply)) => reply,
-            Ok(Err(e)) => return (e.into_envelope(), None),
-            Err(panic) => return (internal_failure(), Some(format!("panic: {panic}"))),
+            Ok(Err(e)) => return (e.into_envelope(), None, Ran::Returned),
+            Err(Stop::Timeout(limit)) => {
+                return (timeout_envelope(spec, limit), None, Ran::Stopped)
+            }
+            Err(Stop::Panic(panic)) => {
+                return (
+                    internal_failure(),
+                    Some(format!("panic: {panic}")),
+                    Ran::Stopped,
+                )
+            }
         };
         if let Some(v) = &entry.output_validator {
             if let Err(errors) = v.validate(&reply.data) {
@@ -924,25 +1105,302 @@ impl Toolbox {
                     .map(|e| e.message.as_str())
                     .collect::<Vec<_>>()
                     .join(" ");
-                return (env, Some(format!("output contract: {detail}")));
+                return (
+                    env,
+                    Some(format!("output contract: {detail}")),
+                    Ran::Returned,
+                );
             }
         }
         let mut env = Envelope::ok(reply.data);
         env.note = reply.note;
         env.truncated = reply.truncated;
-        (env, None)
+        (env, None, Ran::Returned)
+    }
+
+    /// Calls the executor.
+    ///
+    /// - A sync tool with a timeout (or every sync tool, with
+    ///   [`ToolboxBuilder::offload_sync_tools`]) runs on tokio's blocking pool, so it does not
+    ///   stall the host's async threads and its timeout answers on time (the thread itself cannot
+    ///   be stopped: it runs to its end in the background, and its result is discarded). Without
+    ///   a timeout it runs in the caller's task, at the cost of a function call.
+    /// - An async tool with a timeout runs as a task of its own, so the timer fires even when the
+    ///   tool blocks its thread (on a multi-threaded runtime; on a current-thread runtime a tool
+    ///   that blocks stalls everything until it yields). The task is aborted at the timeout or
+    ///   when the call is dropped.
+    /// - Otherwise, and outside a tokio runtime, the executor runs in the caller's task.
+    async fn invoke(
+        &self,
+        entry: &Arc<Entry>,
+        args: &Value,
+        timeout: Option<Duration>,
+    ) -> Result<Result<Reply<Value>, ToolError>, Stop> {
+        let sh = &self.shared;
+        let runtime = tokio::runtime::Handle::try_current().ok();
+        match (&entry.tool.inner.invoke, runtime) {
+            (Invoke::Blocking(f), Some(rt)) if timeout.is_some() || sh.offload_sync_tools => {
+                let (f, context, args) = (*f, Arc::clone(&sh.context), args.clone());
+                let task = rt.spawn_blocking(move || {
+                    catch_unwind(AssertUnwindSafe(|| f(&context, &args))).map_err(panic_text)
+                });
+                join_task(task, timeout).await
+            }
+            (Invoke::Generated(f), Some(rt)) if timeout.is_some() => {
+                let (f, context, args) = (*f, Arc::clone(&sh.context), args.clone());
+                let task = rt.spawn(async move { CatchUnwind(f(&context, &args)).await });
+                join_task(task, timeout).await
+            }
+            (Invoke::Dynamic(f), Some(rt)) if timeout.is_some() => {
+                let (f, context, args) = (Arc::clone(f), Arc::clone(&sh.context), args.clone());
+                let fut: BoxFuture<'static, Result<Reply<Value>, ToolError>> =
+                    Box::pin(async move { f(context, args).await.map(Reply::new) });
+                let task = rt.spawn(CatchUnwind(fut));
+                join_task(task, timeout).await
+            }
+            (invoke, _) => {
+                // The executor is called inside the future, so a panic while it builds its own
+                // future (possible in a hand-written `Tool::from_fn` closure) is caught like one
+                // while polling.
+                let fut: BoxFuture<'_, Result<Reply<Value>, ToolError>> = match invoke {
+                    Invoke::Generated(f) => {
+                        let f = *f;
+                        let context = &sh.context;
+                        Box::pin(async move { f(context, args).await })
+                    }
+                    Invoke::Blocking(f) => {
+                        let f = *f;
+                        let context = &sh.context;
+                        Box::pin(async move { f(context, args) })
+                    }
+                    Invoke::Dynamic(f) => {
+                        let (f, context, args) =
+                            (Arc::clone(f), Arc::clone(&sh.context), args.clone());
+                        Box::pin(async move { f(context, args).await.map(Reply::new) })
+                    }
+                };
+                let outcome = match timeout {
+                    Some(limit) => match tokio::time::timeout(limit, CatchUnwind(fut)).await {
+                        Ok(outcome) => outcome,
+                        Err(_) => return Err(Stop::Timeout(limit)),
+                    },
+                    None => CatchUnwind(fut).await,
+                };
+                outcome.map_err(Stop::Panic)
+            }
+        }
+    }
+}
+
+/// Why an executor gave no result.
+enum Stop {
+    Timeout(Duration),
+    /// It panicked (the message is for the audit record only).
+    Panic(String),
+}
+
+/// Whether the executor ran, for what the idempotency gate keeps.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Ran {
+    /// Refused before it started (approval rejected or unavailable).
+    NotRun,
+    /// It returned a result, an error included.
+    Returned,
+    /// It was stopped (timeout) or crashed (panic): its effects are unknown.
+    Stopped,
+}
+
+/// Where a requested page comes from ([`Toolbox::page_source`]).
+enum PageSource {
+    Stored(Value),
+    Run,
+    Expired,
+}
+
+/// The refusal of a later page of a write whose result is no longer kept.
+fn page_expired(spec: &ToolSpec) -> Envelope {
+    ToolError::refused(
+        "PAGE_EXPIRED",
+        format!(
+            "The rest of this result of \"{}\" is no longer kept, and the tool changes data, so it was not run again just to show a page. Use the pages already shown; run it again (without the cursor) only if the user wants the action done again.",
+            spec.name
+        ),
+    )
+    .into_envelope()
+}
+
+/// Awaits a spawned executor with a timeout; the task is aborted when this future ends or is
+/// dropped (a blocking task cannot be aborted once it runs and finishes in the background).
+async fn join_task<R: Send + 'static>(
+    task: tokio::task::JoinHandle<Result<R, String>>,
+    timeout: Option<Duration>,
+) -> Result<R, Stop> {
+    let mut task = AbortOnDrop(task);
+    let joined = match timeout {
+        Some(limit) => match tokio::time::timeout(limit, &mut task.0).await {
+            Ok(joined) => joined,
+            Err(_) => {
+                // Stop the tool before answering: a cooperative task is cancelled at its next
+                // await, at once. One that blocks its thread cannot be; it is not waited for
+                // longer than the grace period.
+                task.0.abort();
+                let _ = tokio::time::timeout(ABORT_GRACE, &mut task.0).await;
+                return Err(Stop::Timeout(limit));
+            }
+        },
+        None => (&mut task.0).await,
+    };
+    match joined {
+        Ok(Ok(v)) => Ok(v),
+        Ok(Err(panic)) => Err(Stop::Panic(panic)),
+        Err(e) => Err(Stop::Panic(format!(
+            "the tool's task ended without a result: {e}"
+        ))),
+    }
+}
+
+/// How long a timed-out async tool is given to be cancelled before the timeout is answered.
+const ABORT_GRACE: Duration = Duration::from_millis(100);
+
+/// Aborts a spawned task when dropped.
+struct AbortOnDrop<T>(tokio::task::JoinHandle<T>);
+
+impl<T> Drop for AbortOnDrop<T> {
+    fn drop(&mut self) {
+        self.0.abort();
+    }
+}
+
+/// What the pipeline learned about a call so far, for the audit record of a dropped call.
+#[derive(Default)]
+struct Trace(std::sync::Mutex<TraceInner>);
+
+#[derive(Default)]
+struct TraceInner {
+    entry: Option<Arc<Entry>>,
+    args_digest: Option<String>,
+    started: bool,
+}
+
+impl Trace {
+    fn lock(&self) -> std::sync::MutexGuard<'_, TraceInner> {
+        self.0.lock().unwrap_or_else(|p| p.into_inner())
+    }
+    fn set_entry(&self, entry: &Arc<Entry>) {
+        self.lock().entry = Some(Arc::clone(entry));
+    }
+    fn set_args_digest(&self, digest: String) {
+        self.lock().args_digest = Some(digest);
+    }
+    fn mark_started(&self) {
+        self.lock().started = true;
+    }
+}
+
+/// Writes the audit record of a call whose future is dropped before it finishes.
+struct DropAudit<'a> {
+    toolbox: &'a Toolbox,
+    tool: &'a str,
+    caller: &'a Caller,
+    operation_id: &'a str,
+    started: Instant,
+    trace: &'a Trace,
+    armed: bool,
+}
+
+impl Drop for DropAudit<'_> {
+    fn drop(&mut self) {
+        if !self.armed {
+            return;
+        }
+        let Some(sink) = &self.toolbox.shared.audit else {
+            return;
+        };
+        let t = self.trace.lock();
+        let mut rec = AuditRecord::new(AuditEvent::Call, self.operation_id, self.tool);
+        if let Some(entry) = &t.entry {
+            rec.fingerprint.clone_from(&entry.fingerprint);
+            rec.version.clone_from(&entry.tool.spec().version);
+        }
+        rec.caller = self.caller.id().map(String::from);
+        rec.code = Some(CANCELLED.to_string());
+        rec.duration_ms =
+            Some(u64::try_from(self.started.elapsed().as_millis()).unwrap_or(u64::MAX));
+        rec.args_digest.clone_from(&t.args_digest);
+        rec.detail = Some(if t.started {
+            "the host dropped the call while the tool ran; its effects are unknown".to_string()
+        } else {
+            "the host dropped the call before the tool ran".to_string()
+        });
+        drop(t);
+        let _ = catch_unwind(AssertUnwindSafe(|| sink.record(&rec)));
+    }
+}
+
+/// Parses, validates and completes the arguments: the value every later stage (the approver,
+/// the hooks, the tool) sees. On failure, the envelope and whatever arguments were parsed.
+#[allow(clippy::result_large_err)]
+fn prepare_arguments(entry: &Entry, args: Arguments) -> Result<Value, (Envelope, Option<Value>)> {
+    let spec = entry.tool.spec();
+    let mut args = match args {
+        Arguments::Value(v) => v,
+        Arguments::Text(text) => parse_text(&text).map_err(|env| (*env, None))?,
+    };
+    if args.is_null() {
+        // "No arguments" is sent as null by some clients.
+        args = Value::Object(Default::default());
+    }
+    // Strict-mode clients (OpenAI) send null for an optional parameter they leave out.
+    if contains_null(&args) {
+        crate::export::strip_null_optionals(&spec.input_schema, &mut args);
+    }
+    match entry.validator.validate(&args) {
+        Ok(Valid::AsIs) => {}
+        Ok(Valid::NormalizeIntegers) => validate::normalize_integers(&mut args),
+        Err(errors) => return Err((invalid_arguments(errors), Some(args))),
+    }
+    if entry.tool.is_generated() {
+        apply_defaults(&spec.input_schema, &mut args);
+    }
+    Ok(args)
+}
+
+/// Fills in the declared default of every absent top-level parameter, as the generated
+/// executor's decoding does, so the approver and the hooks see what the tool will run with.
+fn apply_defaults(schema: &Value, args: &mut Value) {
+    let (Some(props), Value::Object(map)) =
+        (schema.get("properties").and_then(Value::as_object), args)
+    else {
+        return;
+    };
+    for (name, prop) in props {
+        if let Some(default) = prop.get("default") {
+            if !map.contains_key(name) {
+                map.insert(name.clone(), default.clone());
+            }
+        }
     }
 }
 
 /// An envelope with its audit detail, as the idempotency gate's outcome.
-struct GatedEnvelope(Envelope, Option<String>);
+struct GatedEnvelope {
+    env: Envelope,
+    detail: Option<String>,
+    disposition: Disposition,
+    /// The record-store reference a duplicate points at: the result's data, or the summary of
+    /// a returned error.
+    kept: Option<String>,
+}
 
 impl GateOutcome for GatedEnvelope {
     fn succeeded(&self) -> bool {
-        self.0.is_success()
+        self.env.is_success()
     }
     fn reference(&self) -> Option<String> {
-        self.0.reference.clone()
+        self.kept.clone()
+    }
+    fn disposition(&self) -> Disposition {
+        self.disposition
     }
 }
 
@@ -996,8 +1454,14 @@ fn parse_text(text: &str) -> Result<Value, Box<Envelope>> {
     })
 }
 
-fn unknown_tool(reg: &Registry, name: &str) -> Envelope {
-    let names: Vec<String> = reg.names().iter().map(|n| format!("\"{n}\"")).collect();
+/// The error for a name that is not a tool; it lists only the tools `caller` may call.
+fn unknown_tool(reg: &Registry, name: &str, policy: &Policy, caller: &Caller) -> Envelope {
+    let names: Vec<String> = reg
+        .entries
+        .iter()
+        .filter(|e| policy.check(e.tool.spec(), caller).is_ok())
+        .map(|e| format!("\"{}\"", e.tool.name()))
+        .collect();
     let available = if names.is_empty() {
         "No tools are available.".to_string()
     } else {
@@ -1048,14 +1512,16 @@ impl<F: Future + Unpin> Future for CatchUnwind<F> {
         match catch_unwind(AssertUnwindSafe(|| Pin::new(inner).poll(cx))) {
             Ok(Poll::Ready(v)) => Poll::Ready(Ok(v)),
             Ok(Poll::Pending) => Poll::Pending,
-            Err(payload) => {
-                let message = payload
-                    .downcast_ref::<&str>()
-                    .map(|s| s.to_string())
-                    .or_else(|| payload.downcast_ref::<String>().cloned())
-                    .unwrap_or_else(|| "a panic with a non-text payload".to_string());
-                Poll::Ready(Err(message))
-            }
+            Err(payload) => Poll::Ready(Err(panic_text(payload))),
         }
     }
+}
+
+/// The text of a panic's payload (for the audit record only).
+fn panic_text(payload: Box<dyn Any + Send>) -> String {
+    payload
+        .downcast_ref::<&str>()
+        .map(|s| s.to_string())
+        .or_else(|| payload.downcast_ref::<String>().cloned())
+        .unwrap_or_else(|| "a panic with a non-text payload".to_string())
 }

@@ -152,12 +152,24 @@ impl Validator {
         };
         let root = c.compile(schema, "")?;
         let fallback = if c.unsupported {
+            // Patterns never reach a backtracking engine: the `regex` crate matches in linear
+            // time, and a pattern it cannot run is refused when the tool is registered.
             let v = jsonschema::options()
                 .should_validate_formats(true)
+                .with_pattern_options(jsonschema::PatternOptions::regex())
                 .build(schema)
-                .map_err(|e| SchemaError {
-                    pointer: e.schema_path().to_string(),
-                    reason: e.to_string(),
+                .map_err(|e| {
+                    let pointer = e.schema_path().to_string();
+                    let reason = if pointer.ends_with("/pattern")
+                        || pointer.contains("/patternProperties")
+                    {
+                        format!(
+                            "{e}: the pattern needs a backtracking regex engine (look-around or a back-reference), which can take exponential time on a crafted argument, so it is not used; rewrite the pattern without look-around and back-references"
+                        )
+                    } else {
+                        e.to_string()
+                    };
+                    SchemaError { pointer, reason }
                 })?;
             Some(v)
         } else {
@@ -199,12 +211,16 @@ impl Validator {
             v: self,
             errors: Vec::new(),
             normalize: false,
+            omitted: 0,
         };
         let mut path = String::new();
         run.check(self.root, args, &mut path, None);
         if run.errors.is_empty() {
             if let Some(fallback) = &self.fallback {
                 for e in fallback.iter_errors(args) {
+                    if run.full() {
+                        continue;
+                    }
                     let path = pointer_to_path(&e.instance_path().to_string());
                     let message = if path.is_empty() {
                         format!("The arguments are invalid: {e}.")
@@ -218,6 +234,18 @@ impl Validator {
                     });
                 }
             }
+        }
+        if run.omitted > 0 {
+            let n = run.omitted;
+            let code = run.errors.first().map_or("INVALID_ARGUMENT", |e| e.code);
+            run.errors.push(ArgError {
+                code,
+                path: String::new(),
+                message: format!(
+                    "{n} more {} not listed; fix the ones above and send the call again.",
+                    if n == 1 { "problem is" } else { "problems are" }
+                ),
+            });
         }
         if run.errors.is_empty() {
             Ok(if run.normalize {
@@ -509,6 +537,24 @@ struct Run<'v> {
     v: &'v Validator,
     errors: Vec<ArgError>,
     normalize: bool,
+    /// Problems found after [`MAX_ERRORS`] were listed: counted, not described.
+    omitted: usize,
+}
+
+/// The most problems one validation describes; the rest are counted in one last message, so
+/// hostile arguments (100,000 unknown keys) cannot make the error itself huge.
+pub const MAX_ERRORS: usize = 20;
+
+impl Run<'_> {
+    /// Whether the list is full; if so, the problem about to be described is counted instead.
+    fn full(&mut self) -> bool {
+        if self.errors.len() >= MAX_ERRORS {
+            self.omitted += 1;
+            true
+        } else {
+            false
+        }
+    }
 }
 
 fn type_phrase(types: u8) -> String {
@@ -583,6 +629,68 @@ fn json_eq(a: &Value, b: &Value) -> bool {
     }
 }
 
+/// The first item that repeats an earlier one (JSON Schema equality, [`json_eq`]), as
+/// `(earlier, later)` indexes. Near-linear: items are bucketed by a hash of a canonical form in
+/// which equal numbers (`1`, `1.0`) agree, and only items in one bucket are compared.
+fn first_repeat(items: &[Value]) -> Option<(usize, usize)> {
+    use std::hash::{BuildHasher, Hasher};
+    let state = std::collections::hash_map::RandomState::new();
+    let mut buckets: HashMap<u64, Vec<usize>> = HashMap::with_capacity(items.len());
+    for (j, b) in items.iter().enumerate() {
+        let mut h = state.build_hasher();
+        hash_canonical(b, &mut h, &state);
+        let bucket = buckets.entry(h.finish()).or_default();
+        if let Some(&i) = bucket.iter().find(|&&i| json_eq(&items[i], b)) {
+            return Some((i, j));
+        }
+        bucket.push(j);
+    }
+    None
+}
+
+/// Hashes `v` so that values equal under [`json_eq`] hash equally: numbers by their value (an
+/// integral float like the integer), objects independent of key order.
+/// Entries of objects are hashed with `state` too, so no part of the hash is predictable to
+/// whoever writes the arguments (a predictable hash would let them fill one bucket).
+fn hash_canonical<H: std::hash::Hasher>(
+    v: &Value,
+    h: &mut H,
+    state: &std::collections::hash_map::RandomState,
+) {
+    use std::hash::{BuildHasher, Hash};
+    match v {
+        Value::Null => 0u8.hash(h),
+        Value::Bool(b) => (1u8, b).hash(h),
+        Value::Number(n) => {
+            // Numbers equal under `json_eq` have equal f64 values (nearby large integers may
+            // share a bucket; `json_eq` tells them apart).
+            2u8.hash(h);
+            let f = n.as_f64().unwrap_or(0.0);
+            let f = if f == 0.0 { 0.0 } else { f };
+            f.to_bits().hash(h);
+        }
+        Value::String(s) => (3u8, s).hash(h),
+        Value::Array(items) => {
+            (4u8, items.len()).hash(h);
+            for i in items {
+                hash_canonical(i, h, state);
+            }
+        }
+        Value::Object(map) => {
+            // Order-independent: combine the entries' own hashes commutatively.
+            (5u8, map.len()).hash(h);
+            let mut sum: u64 = 0;
+            for (k, i) in map {
+                let mut eh = state.build_hasher();
+                k.hash(&mut eh);
+                hash_canonical(i, &mut eh, state);
+                sum = sum.wrapping_add(std::hash::Hasher::finish(&eh));
+            }
+            sum.hash(h);
+        }
+    }
+}
+
 fn cmp_bound(n: &serde_json::Number, b: &Bound) -> std::cmp::Ordering {
     if let Some(bi) = b.int {
         if let Some(i) = n.as_i64() {
@@ -605,6 +713,9 @@ fn fmt_num(b: &Bound) -> String {
 
 impl Run<'_> {
     fn push(&mut self, code: &'static str, path: &str, what: String, desc: Option<&str>) {
+        if self.full() {
+            return;
+        }
         let mut message = if path.is_empty() {
             format!("The arguments {what}.")
         } else {
@@ -698,6 +809,7 @@ impl Run<'_> {
                 v,
                 errors: Vec::new(),
                 normalize: false,
+                omitted: 0,
             };
             sub.check(b, value, path, desc);
             if sub.errors.is_empty() {
@@ -736,6 +848,7 @@ impl Run<'_> {
                             v,
                             errors: Vec::new(),
                             normalize: false,
+                            omitted: 0,
                         };
                         sub.check(b, value, path, desc);
                         self.errors.extend(sub.errors);
@@ -870,16 +983,10 @@ impl Run<'_> {
             }
         }
         if node.unique {
-            'outer: for (j, b) in items.iter().enumerate() {
-                for (i, a) in items[..j].iter().enumerate() {
-                    if json_eq(a, b) {
-                        let what = format!(
-                            "must list distinct items; \"{path}[{j}]\" repeats \"{path}[{i}]\""
-                        );
-                        self.push("INVALID_ARGUMENT", path, what, desc);
-                        break 'outer;
-                    }
-                }
+            if let Some((i, j)) = first_repeat(items) {
+                let what =
+                    format!("must list distinct items; \"{path}[{j}]\" repeats \"{path}[{i}]\"");
+                self.push("INVALID_ARGUMENT", path, what, desc);
             }
         }
         let base = path.len();
@@ -903,6 +1010,9 @@ impl Run<'_> {
         let v = self.v;
         for name in &node.required {
             if !obj.contains_key(name) {
+                if self.full() {
+                    continue;
+                }
                 let field_desc = node
                     .properties
                     .iter()
@@ -929,6 +1039,9 @@ impl Run<'_> {
                 (None, Additional::Schema(s)) => Some(*s),
                 (None, Additional::Any) => None,
                 (None, Additional::Deny) => {
+                    if self.full() {
+                        continue;
+                    }
                     let names: Vec<&str> =
                         node.properties.iter().map(|(n, _)| n.as_str()).collect();
                     let full = join_path(path, key);

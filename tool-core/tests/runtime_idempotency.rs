@@ -59,6 +59,7 @@ async fn a_thousand_identical_calls_waiting_at_once_run_once() {
                 assert_eq!(d.original_operation_id, "op_0");
                 dups += 1;
             }
+            Gate::Refused(r) => panic!("a waiter was refused: {r:?}"),
         }
     }
     assert_eq!((runs.load(Ordering::SeqCst), ran, dups), (1, 1, 999));
@@ -91,6 +92,7 @@ async fn a_thousand_concurrent_identical_calls_run_once() {
         match t.await.expect("task") {
             Gate::Ran(env) => ran.push(env),
             Gate::Duplicate(d) => dups.push(d),
+            Gate::Refused(r) => panic!("a waiter was refused: {r:?}"),
         }
     }
     assert_eq!(runs.load(Ordering::SeqCst), 1, "executed exactly once");
@@ -153,6 +155,7 @@ async fn repeats_are_duplicates_until_the_window_expires() {
     match call("op_2").await {
         Gate::Duplicate(d) => assert_eq!(d.original_operation_id, "op_1"),
         Gate::Ran(_) => panic!("ran again within the window"),
+        Gate::Refused(r) => panic!("refused: {r:?}"),
     }
     tokio::time::advance(Duration::from_secs(2)).await;
     assert!(
@@ -162,6 +165,7 @@ async fn repeats_are_duplicates_until_the_window_expires() {
     match call("op_4").await {
         Gate::Duplicate(d) => assert_eq!(d.original_operation_id, "op_3"),
         Gate::Ran(_) => panic!("the new run starts a new window"),
+        Gate::Refused(r) => panic!("refused: {r:?}"),
     }
     assert_eq!(runs.load(Ordering::SeqCst), 2);
 }
@@ -276,4 +280,123 @@ async fn duplicates_become_refused_envelopes_naming_the_original() {
     ));
     gate.clear();
     assert!(gate.is_empty());
+}
+
+#[tokio::test]
+async fn keys_are_scoped_to_the_caller_and_explicit_keys_to_their_arguments() {
+    use tool_core::idempotency::Refusal;
+    let gate = IdempotencyGate::new(Duration::from_secs(600));
+    let ann = || key("printer").for_caller(Some("ann"));
+    let bob = || key("printer").for_caller(Some("bob"));
+    let _ = gate
+        .run(ann(), "op_1", || async { ok_with_ref("rec_1") })
+        .await;
+    assert!(matches!(
+        gate.run(bob(), "op_2", || async { ok_with_ref("rec_2") })
+            .await,
+        Gate::Ran(_)
+    ));
+    assert!(matches!(
+        gate.run(ann(), "op_3", || async { ok_with_ref("rec_3") })
+            .await,
+        Gate::Duplicate(_)
+    ));
+
+    let explicit = |args: serde_json::Value| {
+        IdempotencyKey::explicit("pay", "k-1")
+            .for_caller(Some("ann"))
+            .with_request(&args)
+    };
+    let _ = gate
+        .run(explicit(json!({"amount": 10})), "op_4", || async {
+            ok_with_ref("rec_4")
+        })
+        .await;
+    let reused = gate
+        .run(explicit(json!({"amount": 9000})), "op_5", || async {
+            ok_with_ref("rec_5")
+        })
+        .await;
+    let Gate::Refused(refusal) = reused else {
+        panic!("a reused key with other arguments must be refused");
+    };
+    assert_eq!(refusal, Refusal::KeyReused);
+    let env = refusal.into_envelope("pay", &gate);
+    assert_eq!(env.status, Status::InvalidInput);
+    assert_eq!(env.code.as_deref(), Some("IDEMPOTENCY_KEY_REUSED"));
+    assert!(matches!(
+        gate.run(explicit(json!({"amount": 10})), "op_6", || async {
+            ok_with_ref("rec_6")
+        })
+        .await,
+        Gate::Duplicate(_)
+    ));
+}
+
+#[tokio::test(start_paused = true)]
+async fn a_started_run_that_is_dropped_leaves_its_outcome_unknown() {
+    use tool_core::idempotency::Refusal;
+    let gate = IdempotencyGate::new(Duration::from_secs(600)).refusing_in_progress();
+    let slow = gate.run_tracked(key("t"), "op_1", |started| async move {
+        started.mark();
+        tokio::time::sleep(Duration::from_secs(3600)).await;
+        Envelope::ok(json!(1))
+    });
+    assert!(tokio::time::timeout(Duration::from_secs(1), slow)
+        .await
+        .is_err());
+    let next = gate
+        .run(key("t"), "op_2", || async { Envelope::ok(json!(2)) })
+        .await;
+    let Gate::Refused(Refusal::OutcomeUnknown {
+        original_operation_id,
+    }) = next
+    else {
+        panic!("the outcome of a dropped started run is unknown: {next:?}");
+    };
+    assert_eq!(original_operation_id, "op_1");
+    // After the window the key is free again.
+    tokio::time::advance(Duration::from_secs(601)).await;
+    assert!(matches!(
+        gate.run(key("t"), "op_3", || async { Envelope::ok(json!(3)) })
+            .await,
+        Gate::Ran(_)
+    ));
+}
+
+#[tokio::test]
+async fn a_gate_refusing_in_progress_answers_repeats_at_once() {
+    use tool_core::idempotency::Refusal;
+    let gate = IdempotencyGate::new(Duration::from_secs(600)).refusing_in_progress();
+    let release = Arc::new(Notify::new());
+    let first = {
+        let (gate, release) = (gate.clone(), release.clone());
+        tokio::spawn(async move {
+            gate.run(key("r"), "op_1", || async move {
+                release.notified().await;
+                Envelope::error(Status::Failed, "BROKEN", "broken")
+            })
+            .await
+        })
+    };
+    for _ in 0..10 {
+        tokio::task::yield_now().await;
+    }
+    let repeat = gate
+        .run(key("r"), "op_2", || async { Envelope::ok(json!(2)) })
+        .await;
+    let Gate::Refused(refusal) = repeat else {
+        panic!("a repeat while running is refused: {repeat:?}");
+    };
+    assert_eq!(
+        refusal,
+        Refusal::InProgress {
+            original_operation_id: "op_1".into()
+        }
+    );
+    let env = refusal.into_envelope("r", &gate);
+    assert_eq!(env.code.as_deref(), Some("IN_PROGRESS"));
+    assert_eq!(env.retry_after, Some(1));
+    release.notify_one();
+    assert!(matches!(first.await.unwrap(), Gate::Ran(_)));
 }

@@ -243,22 +243,52 @@ pub fn tool_expr(tool: &ToolFn, self_ty: Option<&Type>) -> TokenStream {
         quote!((#r, #why))
     });
 
+    // A sync tool also gets a plain function, which the toolbox runs on the blocking pool so a
+    // slow body cannot stall the host's async threads or outlive its timeout unanswered.
+    let (invoke_fns, blocking) = if tool.is_async {
+        (
+            quote! {
+                fn __invoke<'__a>(
+                    __ctx: &'__a #p::Context,
+                    __raw: &'__a #p::Value,
+                ) -> #p::BoxFuture<'__a, ::std::result::Result<#p::Reply<#p::Value>, #p::ToolError>> {
+                    ::std::boxed::Box::pin(async move {
+                        #decode
+                        #(#fetch)*
+                        #finish
+                    })
+                }
+            },
+            quote!(::std::option::Option::None),
+        )
+    } else {
+        (
+            quote! {
+                fn __invoke_blocking(
+                    __ctx: &#p::Context,
+                    __raw: &#p::Value,
+                ) -> ::std::result::Result<#p::Reply<#p::Value>, #p::ToolError> {
+                    #decode
+                    #(#fetch)*
+                    #finish
+                }
+                fn __invoke<'__a>(
+                    __ctx: &'__a #p::Context,
+                    __raw: &'__a #p::Value,
+                ) -> #p::BoxFuture<'__a, ::std::result::Result<#p::Reply<#p::Value>, #p::ToolError>> {
+                    ::std::boxed::Box::pin(async move { __invoke_blocking(__ctx, __raw) })
+                }
+            },
+            quote!(::std::option::Option::Some(__invoke_blocking)),
+        )
+    };
     quote! {{
         #[derive(#p::serde::Deserialize)]
         #[serde(crate = "::toolsmith::__private::serde")]
         #[allow(non_camel_case_types, dead_code)]
         struct __Args { #(#fields,)* }
         #(#defaults)*
-        fn __invoke<'__a>(
-            __ctx: &'__a #p::Context,
-            __raw: &'__a #p::Value,
-        ) -> #p::BoxFuture<'__a, ::std::result::Result<#p::Reply<#p::Value>, #p::ToolError>> {
-            ::std::boxed::Box::pin(async move {
-                #decode
-                #(#fetch)*
-                #finish
-            })
-        }
+        #invoke_fns
         const __PARAMS: &[#p::ParamDef] = &[#(#param_defs),*];
         const __CONTEXTS: &[#p::ContextDef] = &[#(#context_defs),*];
         #p::Tool::from_def(#p::ToolDef {
@@ -284,6 +314,7 @@ pub fn tool_expr(tool: &ToolFn, self_ty: Option<&Type>) -> TokenStream {
             idempotency_key: &[#(#idem_keys),*],
             version: #version,
             invoke: __invoke,
+            blocking: #blocking,
         })
     }}
 }
