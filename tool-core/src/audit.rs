@@ -199,40 +199,20 @@ pub fn args_digest(args: &Value) -> String {
 }
 
 /// Formats `t` as RFC 3339 in UTC with milliseconds, e.g. `2026-11-30T12:09:12.345Z`.
-/// Times before 1970 are clamped to the epoch.
+/// Times before 1970 are clamped to the epoch, times after 9999 to its last millisecond.
 ///
 /// ```
 /// use std::time::{Duration, UNIX_EPOCH};
 /// let t = UNIX_EPOCH + Duration::from_millis(951_782_400_123); // 2000-02-29
 /// assert_eq!(tool_core::audit::rfc3339(t), "2000-02-29T00:00:00.123Z");
+/// let far = UNIX_EPOCH + Duration::from_secs(400_000_000_000);
+/// assert_eq!(tool_core::audit::rfc3339(far), "9999-12-31T23:59:59.999Z");
 /// ```
 pub fn rfc3339(t: SystemTime) -> String {
-    let since = t.duration_since(UNIX_EPOCH).unwrap_or_default();
-    let secs = since.as_secs();
-    let millis = since.subsec_millis();
-    let days = secs / 86_400;
-    let rem = secs % 86_400;
-    let (y, m, d) = civil_from_days(days);
-    format!(
-        "{y:04}-{m:02}-{d:02}T{:02}:{:02}:{:02}.{millis:03}Z",
-        rem / 3600,
-        (rem % 3600) / 60,
-        rem % 60
-    )
-}
-
-/// Year, month, day of the `days`-th day after 1970-01-01 (H. Hinnant's civil-from-days).
-fn civil_from_days(days: u64) -> (u64, u64, u64) {
-    let z = days + 719_468;
-    let era = z / 146_097;
-    let doe = z - era * 146_097;
-    let yoe = (doe - doe / 1460 + doe / 36_524 - doe / 146_096) / 365;
-    let doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
-    let mp = (5 * doy + 2) / 153;
-    let d = doy - (153 * mp + 2) / 5 + 1;
-    let m = if mp < 10 { mp + 3 } else { mp - 9 };
-    let y = yoe + era * 400 + u64::from(m <= 2);
-    (y, m, d)
+    // humantime formats the years 1970 to 9999; times outside are clamped here.
+    let last = UNIX_EPOCH + Duration::from_millis(253_402_300_799_999);
+    let t = t.clamp(UNIX_EPOCH, last);
+    humantime::format_rfc3339_millis(t).to_string()
 }
 
 /// A new operation id, unique within the process and very likely across processes:
