@@ -21,6 +21,10 @@ pub struct Finding {
     pub pointer: String,
     /// What is wrong and what to do, in one sentence.
     pub message: String,
+    /// Where in the string at [`Finding::pointer`] the offending text is, when the rule knows:
+    /// `(start, len)` in characters (Unicode scalar values), `start` 0-based. Reports use it to
+    /// mark the text; it is not part of [`Finding::to_json`].
+    pub span: Option<(usize, usize)>,
 }
 
 impl Finding {
@@ -29,7 +33,7 @@ impl Finding {
     /// ```
     /// let f = tool_lint::Finding {
     ///     rule: "described", severity: tool_lint::Severity::Error, tool: "t".into(),
-    ///     pointer: "/description".into(), message: "m".into(),
+    ///     pointer: "/description".into(), message: "m".into(), span: None,
     /// };
     /// assert_eq!(f.to_json()["severity"], "error");
     /// ```
