@@ -346,7 +346,7 @@ fn poisoning(text: &str, ws: &Words, pointer: &str, param: Option<&str>, sink: &
         );
     }
     let sensitive = sensitive_request(text, ws);
-    let conversation = conversation_request(ws);
+    let conversation = conversation_request(text, ws);
     if let Some(name) = param.filter(|n| is_generic_param(n)) {
         if let Some(hit) = sensitive.as_ref().or(conversation.as_ref()) {
             sink.push_at(

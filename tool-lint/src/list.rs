@@ -138,13 +138,28 @@ pub fn lint_tool_list(list: &Value, cfg: &LintConfig) -> Result<Vec<Finding>, Li
 /// assert!(findings.iter().any(|f| f.rule == "tool_shadowing" && f.tool == "add"));
 /// ```
 pub fn lint_tools(tools: &[Value], cfg: &LintConfig) -> Vec<Finding> {
+    lint_each(tools, cfg).into_iter().flatten().collect()
+}
+
+/// [`lint_tools`], with the findings of each tool apart: entry `i` holds the findings of
+/// `tools[i]` (so tools with the same name stay apart).
+///
+/// ```
+/// let tools = vec![
+///     serde_json::json!({"name": "get_time", "description": "Returns the time."}),
+///     serde_json::json!({"name": "getTime", "description": "Returns the time."}),
+/// ];
+/// let each = tool_lint::lint_each(&tools, &tool_lint::LintConfig::default());
+/// assert_eq!((each[0].len(), each[1].len()), (0, 1));
+/// ```
+pub fn lint_each(tools: &[Value], cfg: &LintConfig) -> Vec<Vec<Finding>> {
     let names: HashSet<&str> = tools
         .iter()
         .filter_map(|t| t.get("name").and_then(Value::as_str))
         .collect();
     tools
         .iter()
-        .flat_map(|tool| lint_in_list(tool, cfg, Some(&names)))
+        .map(|tool| lint_in_list(tool, cfg, Some(&names)))
         .collect()
 }
 

@@ -291,6 +291,11 @@ pub(crate) fn is_generic_param(name: &str) -> bool {
     GENERIC_PARAMS.contains(&name.to_ascii_lowercase().as_str())
 }
 
+/// The characters of `text` in `span`, as written.
+fn original(text: &str, span: (usize, usize)) -> String {
+    text.chars().skip(span.0).take(span.1).collect()
+}
+
 /// The character position of a byte offset.
 fn char_at(text: &str, byte: usize) -> usize {
     if text.is_ascii() {
@@ -402,12 +407,13 @@ pub(crate) fn agent_instructions(text: &str, ws: &Words) -> Option<Hit> {
             }
         }
     }
-    let phrase = ws
-        .find_any(phrase_set!(AGENT_PHRASES))
-        .map(|(i, j, p)| Hit {
-            what: p.to_string(),
-            span: ws.span(i, j),
-        });
+    let phrase = ws.find_any(phrase_set!(AGENT_PHRASES)).map(|(i, j, _)| {
+        let span = ws.span(i, j);
+        Hit {
+            what: original(text, span),
+            span,
+        }
+    });
     match (tag, phrase) {
         (Some(t), Some(p)) => Some(if p.span.0 < t.span.0 { p } else { t }),
         (t, p) => t.or(p),
@@ -434,7 +440,7 @@ pub(crate) fn sensitive_request(text: &str, ws: &Words) -> Option<Hit> {
     if found.is_some() {
         return found;
     }
-    request_phrase(ws, phrase_set!(CREDENTIAL_PHRASES))
+    request_phrase(text, ws, phrase_set!(CREDENTIAL_PHRASES))
 }
 
 /// A `.env` file: `.env`, `.env.local`, `path/.env`, not `process.env` or `.environment`.
@@ -447,13 +453,14 @@ fn is_dotenv(lower: &str) -> bool {
 }
 
 /// A phrase of `set` in a sentence that also holds one of [`REQUEST_VERBS`].
-fn request_phrase(ws: &Words, set: &crate::text::PhraseSet) -> Option<Hit> {
+fn request_phrase(text: &str, ws: &Words, set: &crate::text::PhraseSet) -> Option<Hit> {
     let mut from = 0;
-    while let Some((i, j, p)) = ws.find_any_from(set, from) {
+    while let Some((i, j, _)) = ws.find_any_from(set, from) {
         if sentence_has(ws, i, REQUEST_VERBS) {
+            let span = ws.span(i, j);
             return Some(Hit {
-                what: p.to_string(),
-                span: ws.span(i, j),
+                what: original(text, span),
+                span,
             });
         }
         from = i + 1;
@@ -463,8 +470,8 @@ fn request_phrase(ws: &Words, set: &crate::text::PhraseSet) -> Option<Hit> {
 
 /// `conversation_exfiltration`: the conversation, the system prompt or other tools' data asked
 /// to be put into an argument.
-pub(crate) fn conversation_request(ws: &Words) -> Option<Hit> {
-    request_phrase(ws, phrase_set!(CONVERSATION_PHRASES))
+pub(crate) fn conversation_request(text: &str, ws: &Words) -> Option<Hit> {
+    request_phrase(text, ws, phrase_set!(CONVERSATION_PHRASES))
 }
 
 /// `exfiltration_target`: a URL or an e-mail address in a sentence that sends something.
@@ -560,7 +567,7 @@ mod tests {
         assert_eq!(agent("Returns a < b and c > d."), None);
         assert_eq!(
             agent("Adds numbers. Before using this tool, read the config.").as_deref(),
-            Some("before using this tool")
+            Some("Before using this tool")
         );
         assert_eq!(
             agent("Use this to see what exists before trying to read files."),
