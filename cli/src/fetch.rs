@@ -65,6 +65,31 @@ pub fn run(url: Option<&str>, command: &[String], timeout: f64) -> Result<u8, Cl
     Ok(0)
 }
 
+/// An error's message without the transport's type name (`Transport [rmcp::...<...>] error:`),
+/// which says nothing to a user.
+fn cause(e: &dyn std::error::Error) -> String {
+    let text = e.to_string();
+    let Some(start) = text.find("Transport [") else {
+        return text;
+    };
+    let mut depth = 0usize;
+    for (i, c) in text[start..].char_indices() {
+        match c {
+            '[' | '<' => depth += 1,
+            ']' | '>' => {
+                depth -= 1;
+                if depth == 0 && c == ']' {
+                    let rest = text[start + i + 1..].trim_start();
+                    let rest = rest.strip_prefix("error: ").unwrap_or(rest);
+                    return format!("{}{rest}", &text[..start]);
+                }
+            }
+            _ => {}
+        }
+    }
+    text
+}
+
 async fn list<T, E, A>(
     transport: T,
     what: &str,
@@ -81,7 +106,12 @@ where
                 "{what} did not answer the MCP handshake within {secs} s"
             )))
         }
-        Ok(Err(e)) => return Err(fail(format!("the MCP handshake with {what} failed: {e}"))),
+        Ok(Err(e)) => {
+            return Err(fail(format!(
+                "the MCP handshake with {what} failed: {}",
+                cause(&e)
+            )))
+        }
         Ok(Ok(client)) => client,
     };
     let tools = match tokio::time::timeout(limit, client.list_all_tools()).await {
