@@ -328,9 +328,9 @@ fn items_into(items: Vec<Value>, at: &str, out: &mut Tools) -> Result<(), String
     Ok(())
 }
 
-/// Line and column (1-based, column in characters) of the values at `pointers` in `text`, in one
-/// pass that descends only into the objects and arrays on the way to a wanted pointer.
-pub fn locate(text: &str, pointers: &[&str]) -> std::collections::HashMap<String, (usize, usize)> {
+/// Byte offsets of the values at `pointers` in `text` (and of every value enclosing one), in
+/// one pass that descends only into the objects and arrays on the way to a wanted pointer.
+pub fn locate(text: &str, pointers: &[&str]) -> std::collections::HashMap<String, usize> {
     use std::collections::{HashMap, HashSet};
     let mut wanted: HashSet<&str> = HashSet::new();
     let mut prefixes: HashSet<String> = HashSet::new();
@@ -338,7 +338,9 @@ pub fn locate(text: &str, pointers: &[&str]) -> std::collections::HashMap<String
         wanted.insert(p);
         let mut end = p.len();
         loop {
-            prefixes.insert(p[..end].to_string());
+            if !prefixes.insert(p[..end].to_string()) {
+                break;
+            }
             match p[..end].rfind('/') {
                 Some(i) => end = i,
                 None => break,
@@ -352,21 +354,27 @@ pub fn locate(text: &str, pointers: &[&str]) -> std::collections::HashMap<String
     };
     let mut path = String::new();
     scanner.value(&mut path, &prefixes, &wanted, &mut found);
-    // Offsets to line and column.
-    let mut by_offset: Vec<(usize, String)> = found.into_iter().map(|(k, v)| (v, k)).collect();
-    by_offset.sort();
-    let mut out = HashMap::new();
-    let (mut line, mut line_start, mut pos) = (1usize, 0usize, 0usize);
-    for (off, key) in by_offset {
-        for (k, &c) in text.as_bytes()[pos..off].iter().enumerate() {
-            if c == b'\n' {
+    found
+}
+
+/// 1-based line and column (in characters) of each byte offset, in one sweep over the text.
+pub fn positions(text: &str, offsets: &[usize]) -> Vec<(usize, usize)> {
+    let mut order: Vec<usize> = (0..offsets.len()).collect();
+    order.sort_by_key(|&i| offsets[i]);
+    let mut out = vec![(1, 1); offsets.len()];
+    let (mut line, mut col, mut pos) = (1usize, 1usize, 0usize);
+    for i in order {
+        let target = offsets[i].min(text.len());
+        for c in text[pos..target].chars() {
+            if c == '\n' {
                 line += 1;
-                line_start = pos + k + 1;
+                col = 1;
+            } else {
+                col += 1;
             }
         }
-        pos = off;
-        let col = text[line_start..off].chars().count() + 1;
-        out.insert(key, (line, col));
+        pos = target;
+        out[i] = (line, col);
     }
     out
 }

@@ -58,8 +58,21 @@ pub fn run(
         }
         let wanted: Vec<&str> = pointers.iter().map(String::as_str).collect();
         let places = input::locate(&source.text, &wanted);
-        for ((finding, pointer), tool) in findings.into_iter().zip(pointers).zip(tool_of) {
-            let (line, column) = position(&source.text, &places, &pointer, finding.span);
+        let resolved: Vec<(usize, usize)> = findings
+            .iter()
+            .zip(&pointers)
+            .map(|(f, p)| resolve(&source.text, &places, p, f.span))
+            .collect();
+        let offsets: Vec<usize> = resolved.iter().map(|r| r.0).collect();
+        let at = input::positions(&source.text, &offsets);
+        for ((((finding, pointer), tool), (line, col)), (_, extra)) in findings
+            .into_iter()
+            .zip(pointers)
+            .zip(tool_of)
+            .zip(at)
+            .zip(resolved)
+        {
+            let column = col + extra;
             located.push(Located {
                 finding,
                 source,
@@ -115,43 +128,49 @@ pub fn run(
     Ok(if errors > 0 { 1 } else { 0 })
 }
 
-/// Line and column of a pointer: of the value itself, or of the nearest enclosing value that
-/// exists; inside a string value, of the span's start when it can be counted exactly.
-fn position(
+/// Where a pointer's position is: the byte offset of the value itself, or of the nearest
+/// enclosing value that exists, and the columns to add inside a string value to reach the span's
+/// start when they can be counted exactly.
+fn resolve(
     text: &str,
-    places: &HashMap<String, (usize, usize)>,
+    places: &HashMap<String, usize>,
     pointer: &str,
     span: Option<(usize, usize)>,
 ) -> (usize, usize) {
     let mut p = pointer;
     loop {
-        if let Some(&(line, col)) = places.get(p) {
-            if p.len() == pointer.len() {
-                if let Some((start, _)) = span {
-                    if let Some(offset) = string_offset(text, line, col, start) {
-                        return (line, col + offset);
-                    }
+        if let Some(&offset) = places.get(p) {
+            let extra = match span {
+                Some((start, _)) if p.len() == pointer.len() => {
+                    string_offset(text, offset, start).unwrap_or(0)
                 }
-            }
-            return (line, col);
+                _ => 0,
+            };
+            return (offset, extra);
         }
         match p.rfind('/') {
             Some(i) => p = &p[..i],
-            None => return (1, 1),
+            None => return (0, 0),
         }
     }
 }
 
-/// Columns from a string's opening quote (at `line`, `col`) to its `start`-th character, when no
-/// escape comes before it.
-fn string_offset(text: &str, line: usize, col: usize, start: usize) -> Option<usize> {
-    let line_text = text.lines().nth(line - 1)?;
-    let mut chars = line_text.chars().skip(col - 1);
+/// Columns from a string's opening quote (at byte `offset`) to its `start`-th character, when no
+/// escape or line break comes before it.
+fn string_offset(text: &str, offset: usize, start: usize) -> Option<usize> {
+    let rest = text.get(offset..)?;
+    let mut chars = rest.chars();
     if chars.next()? != '"' {
         return None;
     }
-    let before: String = chars.take(start).collect();
-    (!before.contains('\\') && before.chars().count() == start).then_some(start + 1)
+    let mut n = 0;
+    for c in chars.take(start) {
+        if matches!(c, '\\' | '"' | '\n') {
+            return None;
+        }
+        n += 1;
+    }
+    (n == start).then_some(start + 1)
 }
 
 fn human(

@@ -1,6 +1,6 @@
 //! Running every rule over one tool definition.
 
-use std::collections::HashSet;
+use crate::text::FastSet;
 
 use serde_json::{Map, Value};
 
@@ -88,7 +88,7 @@ pub fn lint_definition(tool: &Value, cfg: &LintConfig) -> Vec<Finding> {
 pub(crate) fn lint_in_list(
     tool: &Value,
     cfg: &LintConfig,
-    names: Option<&HashSet<&str>>,
+    names: Option<&FastSet<&str>>,
 ) -> Vec<Finding> {
     let name = tool.get("name").and_then(Value::as_str).unwrap_or_default();
     let mut sink = Sink {
@@ -116,7 +116,7 @@ pub(crate) fn lint_in_list(
 }
 
 /// `tool_shadowing` over the title, the description and the top-level parameter descriptions.
-fn shadowing_rule(obj: &Map<String, Value>, names: &HashSet<&str>, sink: &mut Sink) {
+fn shadowing_rule(obj: &Map<String, Value>, names: &FastSet<&str>, sink: &mut Sink) {
     let own = sink.tool.clone();
     let check = |text: &str, pointer: String, sink: &mut Sink| {
         if let Some(hit) = shadowing(text, &own, names) {
@@ -424,20 +424,42 @@ fn hidden(text: &str, pointer: &str, is_key: bool, sink: &mut Sink) {
     sink.push_at("hidden_text", pointer, msg, Some((at - 1, 1)));
 }
 
+/// Whether any string or key of a JSON value holds a non-ASCII character (the only place an
+/// invisible one can be); checked first so clean schemas are walked without building pointers.
+fn any_non_ascii(v: &Value) -> bool {
+    match v {
+        Value::String(s) => !s.is_ascii(),
+        Value::Array(items) => items.iter().any(any_non_ascii),
+        Value::Object(map) => map.iter().any(|(k, v)| !k.is_ascii() || any_non_ascii(v)),
+        _ => false,
+    }
+}
+
 /// `hidden_text` over every string and key of a JSON value.
 fn hidden_everywhere(v: &Value, pointer: &str, sink: &mut Sink) {
+    if any_non_ascii(v) {
+        hidden_walk(v, pointer, sink);
+    }
+}
+
+fn hidden_walk(v: &Value, pointer: &str, sink: &mut Sink) {
     match v {
         Value::String(s) => hidden(s, pointer, false, sink),
         Value::Array(items) => {
             for (i, item) in items.iter().enumerate() {
-                hidden_everywhere(item, &child(pointer, &i.to_string()), sink);
+                if any_non_ascii(item) {
+                    hidden_walk(item, &child(pointer, &i.to_string()), sink);
+                }
             }
         }
         Value::Object(map) => {
             for (k, item) in map {
+                if k.is_ascii() && !any_non_ascii(item) {
+                    continue;
+                }
                 let here = child(pointer, k);
                 hidden(k, &here, true, sink);
-                hidden_everywhere(item, &here, sink);
+                hidden_walk(item, &here, sink);
             }
         }
         _ => {}
@@ -469,10 +491,10 @@ fn lint_schema(schema: &Value, cfg: &LintConfig, sink: &mut Sink) {
             }
             let ws = Words::new(d);
             steering_and_framing(&ws, &dptr, sink);
-            let param = match crate::finding::pointer_tokens(ptr).as_slice() {
-                [.., props, name] if props == "properties" => Some(name.clone()),
-                _ => None,
-            };
+            let param = ptr.rsplit_once('/').and_then(|(head, name)| {
+                head.ends_with("/properties")
+                    .then(|| name.replace("~1", "/").replace("~0", "~"))
+            });
             poisoning(d, &ws, &dptr, param.as_deref(), sink);
         }
         if let Some(Value::Array(values)) = node.get("enum") {

@@ -1,7 +1,7 @@
 //! Tool lists: finding the definitions in the shapes tool lists come in, linting them all, and
 //! measuring what they cost in the model's context.
 
-use std::collections::HashSet;
+use crate::text::FastSet;
 use std::fmt;
 
 use serde_json::Value;
@@ -153,7 +153,7 @@ pub fn lint_tools(tools: &[Value], cfg: &LintConfig) -> Vec<Finding> {
 /// assert_eq!((each[0].len(), each[1].len()), (0, 1));
 /// ```
 pub fn lint_each(tools: &[Value], cfg: &LintConfig) -> Vec<Vec<Finding>> {
-    let names: HashSet<&str> = tools
+    let names: FastSet<&str> = tools
         .iter()
         .filter_map(|t| t.get("name").and_then(Value::as_str))
         .collect();

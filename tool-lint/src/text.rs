@@ -193,15 +193,47 @@ impl Words {
     }
 }
 
+/// FNV-1a: a fast hash for the short keys of the lint's lookups (words, tool names, schema
+/// pointers). The keys come from the text being linted, but a lint run is short-lived and
+/// bounded by its input, so flooding resistance buys nothing here.
+#[derive(Clone, Copy, Default)]
+pub struct Fnv(u64);
+
+impl std::hash::Hasher for Fnv {
+    fn finish(&self) -> u64 {
+        self.0
+    }
+
+    fn write(&mut self, bytes: &[u8]) {
+        let mut h = if self.0 == 0 {
+            0xcbf2_9ce4_8422_2325
+        } else {
+            self.0
+        };
+        for b in bytes {
+            h ^= u64::from(*b);
+            h = h.wrapping_mul(0x0100_0000_01b3);
+        }
+        self.0 = h;
+    }
+}
+
+/// A `BuildHasher` for [`Fnv`].
+pub type FnvBuild = std::hash::BuildHasherDefault<Fnv>;
+/// A `HashMap` with [`Fnv`].
+pub type FastMap<K, V> = std::collections::HashMap<K, V, FnvBuild>;
+/// A `HashSet` with [`Fnv`].
+pub type FastSet<K> = std::collections::HashSet<K, FnvBuild>;
+
 /// A list of phrases indexed by first word, built once per list.
 pub(crate) struct PhraseSet {
     phrases: &'static [&'static str],
-    by_first: std::collections::HashMap<&'static str, Vec<(usize, Vec<&'static str>)>>,
+    by_first: FastMap<&'static str, Vec<(usize, Vec<&'static str>)>>,
 }
 
 impl PhraseSet {
     pub(crate) fn new(phrases: &'static [&'static str]) -> PhraseSet {
-        let mut by_first: std::collections::HashMap<_, Vec<_>> = Default::default();
+        let mut by_first: FastMap<_, Vec<_>> = Default::default();
         for (k, p) in phrases.iter().enumerate() {
             let parts: Vec<&'static str> = p.split(' ').collect();
             by_first.entry(parts[0]).or_default().push((k, parts));
