@@ -535,10 +535,16 @@ mod tests {
             text,
             &["/tools/1/description", "/tools/0/x/1/y", "/tools/0", ""],
         );
-        assert_eq!(got["/tools/1/description"], (4, 33));
-        assert_eq!(got["/tools/0/x/1/y"], (3, 35));
-        assert_eq!(got["/tools/0"], (3, 5));
-        assert_eq!(got[""], (1, 1));
+        let at = |p: &str| positions(text, &[got[p]])[0];
+        assert_eq!(at("/tools/1/description"), (4, 34));
+        assert_eq!(at("/tools/0/x/1/y"), (3, 34));
+        assert_eq!(at("/tools/0"), (3, 5));
+        assert_eq!(at(""), (1, 1));
+        let all = positions(
+            text,
+            &[got["/tools/1/description"], got[""], got["/tools/0"]],
+        );
+        assert_eq!(all, vec![(4, 34), (1, 1), (3, 5)]);
     }
 
     #[test]

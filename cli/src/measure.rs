@@ -224,7 +224,8 @@ mod tests {
     fn bars_fill_in_eighths() {
         assert_eq!(bar(1.0, 4), "████");
         assert_eq!(bar(0.0, 4), "    ");
-        assert_eq!(bar(0.5 + 1.0 / 32.0, 4), "██▌ ");
+        assert_eq!(bar(0.625, 4), "██▌ ");
+        assert_eq!(bar(0.5 + 1.0 / 32.0, 4), "██▏ ");
     }
 
     #[test]
