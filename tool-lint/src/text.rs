@@ -174,7 +174,12 @@ impl Words {
         from: usize,
     ) -> Option<(usize, usize, &'static str)> {
         for i in from..self.len() {
-            let Some(candidates) = set.by_first.get(self.text(i)) else {
+            let word = self.text(i);
+            let bit = filter_bit(word);
+            if set.filter[bit / 64] & (1 << (bit % 64)) == 0 {
+                continue;
+            }
+            let Some(candidates) = set.by_first.get(word) else {
                 continue;
             };
             for &(k, ref parts) in candidates {
@@ -229,16 +234,32 @@ pub type FastSet<K> = std::collections::HashSet<K, FnvBuild>;
 pub(crate) struct PhraseSet {
     phrases: &'static [&'static str],
     by_first: FastMap<&'static str, Vec<(usize, Vec<&'static str>)>>,
+    /// A filter on (first byte, length) of the first words: most words of a text start no
+    /// phrase and are skipped without hashing.
+    filter: [u64; 8],
+}
+
+/// The bit of a word in [`PhraseSet::filter`].
+fn filter_bit(word: &str) -> usize {
+    let first = word.as_bytes().first().copied().unwrap_or(0) as usize;
+    (first % 32) * 16 + word.len().min(15)
 }
 
 impl PhraseSet {
     pub(crate) fn new(phrases: &'static [&'static str]) -> PhraseSet {
         let mut by_first: FastMap<_, Vec<_>> = Default::default();
+        let mut filter = [0u64; 8];
         for (k, p) in phrases.iter().enumerate() {
             let parts: Vec<&'static str> = p.split(' ').collect();
+            let bit = filter_bit(parts[0]);
+            filter[bit / 64] |= 1 << (bit % 64);
             by_first.entry(parts[0]).or_default().push((k, parts));
         }
-        PhraseSet { phrases, by_first }
+        PhraseSet {
+            phrases,
+            by_first,
+            filter,
+        }
     }
 }
 
