@@ -210,7 +210,7 @@ fn bar(share: f64, width: usize) -> String {
     const EIGHTHS: [char; 8] = [' ', '▏', '▎', '▍', '▌', '▋', '▊', '▉'];
     let eighths = (share.clamp(0.0, 1.0) * (width * 8) as f64).round() as usize;
     let mut s: String = "█".repeat(eighths / 8);
-    if eighths % 8 > 0 {
+    if !eighths.is_multiple_of(8) {
         s.push(EIGHTHS[eighths % 8]);
     }
     format!("{s:<width$}")

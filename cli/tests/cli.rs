@@ -485,7 +485,8 @@ fn classes(doc: &Value) -> Vec<(String, String)> {
 #[test]
 fn diff_breaking_changes() {
     let old = base_list();
-    let cases: Vec<(Box<dyn Fn(&mut Value)>, &str)> = vec![
+    type Edit = Box<dyn Fn(&mut Value)>;
+    let cases: Vec<(Edit, &str)> = vec![
         (
             Box::new(|v| {
                 v["tools"].as_array_mut().unwrap().remove(1);

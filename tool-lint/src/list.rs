@@ -125,7 +125,7 @@ pub fn lint_tool_list(list: &Value, cfg: &LintConfig) -> Result<Vec<Finding>, Li
     Ok(lint_tools(tool_definitions(list)?, cfg))
 }
 
-/// Lints tool definitions as one list: every rule of [`lint_definition`], plus the list rule
+/// Lints tool definitions as one list: every rule of [`lint_definition`](crate::lint_definition), plus the list rule
 /// `tool_shadowing` (a tool's text names another tool of the list to change how it is used).
 /// Findings come in tool order, and within a tool in pointer order.
 ///
