@@ -7,10 +7,13 @@
 #   scripts/bench.sh throughput   # lint 10,000 specs; export 1,000 specs to every target
 #   scripts/bench.sh compile      # build times of generated 100-tool crates: toolsmith, rmcp, plain
 #   scripts/bench.sh instructions # instructions per call (callgrind): floor vs toolsmith, noise-free
+#   scripts/bench.sh lint         # `toolsmith lint` on 10,000 catalog tools vs the node reference lint
 #   scripts/bench.sh report       # only rewrite BENCHMARKS.md from the last results
 #
 # Environment: WARMUP and MEASURE (criterion seconds, default 1 and 3); NO_RMCP=1 leaves rmcp
-# out (faster; the rmcp columns then read "n/a").
+# out (faster; the rmcp columns then read "n/a"). The lint suite reads the catalogs from
+# CATALOGS (default ../shared/catalogs, relative to the repository) and the reference lint from
+# REFERENCE (default ../shared/bench/reference_lint_bench.mjs); RUNS sets its repetitions (10).
 #
 # Results land in target/bench-results/*.md; `report` splices them into BENCHMARKS.md between
 # the `<!-- bench:NAME:begin/end -->` markers. Generated crates live in target/bench-compile/.
@@ -308,6 +311,61 @@ PY
 }
 
 # ---------------------------------------------------------------------------------------------
+# Lint, whole process: `toolsmith lint` (release build, every rule on, human and JSON output to
+# /dev/null) against the reference lint under node, on one 10,000-tool list built by cycling the
+# real catalogs' tools. Both run RUNS times, alternating; the table has the median and the
+# fastest wall time of each, and what each found.
+# ---------------------------------------------------------------------------------------------
+run_lint() {
+  local catalogs="${CATALOGS:-../shared/catalogs}" reference="${REFERENCE:-../shared/bench/reference_lint_bench.mjs}"
+  cargo build --release -q -p toolsmith-cli
+  mkdir -p "$ROOT/target/bench-lint"
+  python3 - "$ROOT" "$catalogs" "$reference" "${RUNS:-10}" "$OUT/lint.md" <<'PY'
+import glob, json, os, statistics, subprocess, sys, time
+root, catalogs, reference, runs, out = sys.argv[1], sys.argv[2], sys.argv[3], int(sys.argv[4]), sys.argv[5]
+tools = []
+for f in sorted(glob.glob(os.path.join(catalogs, "*.json"))):
+    tools += json.load(open(f))["tools"]
+if not tools:
+    sys.exit(f"no catalogs in {catalogs}")
+lst = f"{root}/target/bench-lint/list-10000.json"
+json.dump({"tools": [tools[i % len(tools)] for i in range(10000)]}, open(lst, "w"))
+size = os.path.getsize(lst)
+cmds = {
+    "toolsmith lint (human)": [f"{root}/target/release/toolsmith", "lint", "--color", "never", lst],
+    "toolsmith lint --format json": [f"{root}/target/release/toolsmith", "lint", "--format", "json", lst],
+    "reference (node)": ["node", reference, lst],
+}
+times = {k: [] for k in cmds}
+for _ in range(runs):
+    for k, c in cmds.items():
+        t = time.perf_counter()
+        p = subprocess.run(c, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL)
+        times[k].append(time.perf_counter() - t)
+        if k.startswith("toolsmith") and p.returncode not in (0, 1):
+            sys.exit(f"{k} failed with {p.returncode}")
+        if k == "reference (node)":
+            ref_line = p.stdout.decode().strip()
+        if k == "toolsmith lint --format json":
+            summary = json.loads(p.stdout)["summary"]
+ref = statistics.median(times["reference (node)"])
+nrules = open(f"{root}/tool-lint/src/rules.rs").read().count('id: "')
+lines = [f"10,000 tools ({len(tools)} catalog tools cycled, {size / 1e6:.1f} MB), {runs} runs each, whole process (start, read, parse, lint, print).",
+         "",
+         "| Command | median | fastest | tools / s (median) | speed vs reference |",
+         "|---|---:|---:|---:|---:|"]
+for k, ts in times.items():
+    m = statistics.median(ts)
+    lines.append(f"| {k} | {m * 1000:.0f} ms | {min(ts) * 1000:.0f} ms | {10000 / m:,.0f} | {ref / m:.2f}× |" if k != "reference (node)"
+                 else f"| {k} | {m * 1000:.0f} ms | {min(ts) * 1000:.0f} ms | {10000 / m:,.0f} | 1.00× |")
+lines += ["",
+          f"toolsmith found {summary['errors']:,} errors and {summary['warnings']:,} warnings with all {nrules} rules of its table on; the reference printed: `{ref_line}`."]
+open(out, "w").write("\n".join(lines) + "\n")
+print("\n".join(lines))
+PY
+}
+
+# ---------------------------------------------------------------------------------------------
 # Report: criterion medians → ratios, spliced into BENCHMARKS.md.
 # ---------------------------------------------------------------------------------------------
 report() {
@@ -359,7 +417,7 @@ if os.path.isdir(f"{crit}/export_1000"):
 
 path = f"{root}/BENCHMARKS.md"
 text = open(path).read()
-for name in ["machine", "call", "instructions", "context", "throughput", "compile"]:
+for name in ["machine", "call", "instructions", "context", "throughput", "compile", "lint"]:
     f = f"{out}/{name}.md"
     if not os.path.exists(f): continue
     body = open(f).read().rstrip("\n")
@@ -378,7 +436,8 @@ case "${1:-all}" in
   throughput) machine; run_throughput; report ;;
   compile) run_compile; report ;;
   instructions) run_instructions; report ;;
+  lint) machine; run_lint; report ;;
   report) report ;;
-  all) machine; run_call; run_instructions; run_context; run_throughput; run_compile; report ;;
-  *) echo "usage: scripts/bench.sh [all|call|instructions|context|throughput|compile|report]" >&2; exit 2 ;;
+  all) machine; run_call; run_instructions; run_context; run_throughput; run_compile; run_lint; report ;;
+  *) echo "usage: scripts/bench.sh [all|call|instructions|context|throughput|compile|lint|report]" >&2; exit 2 ;;
 esac

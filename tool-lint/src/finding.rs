@@ -21,6 +21,10 @@ pub struct Finding {
     pub pointer: String,
     /// What is wrong and what to do, in one sentence.
     pub message: String,
+    /// Where in the string at [`Finding::pointer`] the offending text is, when the rule knows:
+    /// `(start, len)` in characters (Unicode scalar values), `start` 0-based. Reports use it to
+    /// mark the text; it is not part of [`Finding::to_json`].
+    pub span: Option<(usize, usize)>,
 }
 
 impl Finding {
@@ -29,7 +33,7 @@ impl Finding {
     /// ```
     /// let f = tool_lint::Finding {
     ///     rule: "described", severity: tool_lint::Severity::Error, tool: "t".into(),
-    ///     pointer: "/description".into(), message: "m".into(),
+    ///     pointer: "/description".into(), message: "m".into(), span: None,
     /// };
     /// assert_eq!(f.to_json()["severity"], "error");
     /// ```
@@ -66,6 +70,9 @@ impl fmt::Display for Finding {
 /// assert_eq!(tool_lint::escape_pointer_token("a/b~c"), "a~1b~0c");
 /// ```
 pub fn escape_pointer_token(token: &str) -> String {
+    if !token.contains(['~', '/']) {
+        return token.to_string();
+    }
     token.replace('~', "~0").replace('/', "~1")
 }
 
@@ -93,21 +100,49 @@ pub fn pointer_tokens(pointer: &str) -> Vec<String> {
 
 /// Appends tokens to a pointer, escaping each.
 pub(crate) fn child(pointer: &str, token: &str) -> String {
-    format!("{pointer}/{}", escape_pointer_token(token))
+    let mut out = String::with_capacity(pointer.len() + token.len() + 1);
+    out.push_str(pointer);
+    out.push('/');
+    if token.contains(['~', '/']) {
+        out.push_str(&escape_pointer_token(token));
+    } else {
+        out.push_str(token);
+    }
+    out
+}
+
+fn unescape(token: &str) -> std::borrow::Cow<'_, str> {
+    if token.contains('~') {
+        std::borrow::Cow::Owned(token.replace("~1", "/").replace("~0", "~"))
+    } else {
+        std::borrow::Cow::Borrowed(token)
+    }
+}
+
+fn tokens(pointer: &str) -> impl Iterator<Item = &str> {
+    let rest = pointer.strip_prefix('/').unwrap_or(pointer);
+    rest.split('/')
+        .take(if pointer.is_empty() { 0 } else { usize::MAX })
 }
 
 fn cmp_pointers(a: &str, b: &str) -> Ordering {
-    let (ta, tb) = (pointer_tokens(a), pointer_tokens(b));
-    for (x, y) in ta.iter().zip(tb.iter()) {
-        let ord = match (x.parse::<u64>(), y.parse::<u64>()) {
-            (Ok(n), Ok(m)) => n.cmp(&m),
-            _ => x.cmp(y),
-        };
-        if ord != Ordering::Equal {
-            return ord;
+    let (mut ta, mut tb) = (tokens(a), tokens(b));
+    loop {
+        match (ta.next(), tb.next()) {
+            (None, None) => return Ordering::Equal,
+            (None, Some(_)) => return Ordering::Less,
+            (Some(_), None) => return Ordering::Greater,
+            (Some(x), Some(y)) => {
+                let ord = match (x.parse::<u64>(), y.parse::<u64>()) {
+                    (Ok(n), Ok(m)) => n.cmp(&m),
+                    _ => unescape(x).cmp(&unescape(y)),
+                };
+                if ord != Ordering::Equal {
+                    return ord;
+                }
+            }
         }
     }
-    ta.len().cmp(&tb.len())
 }
 
 /// Sorts one tool's findings by pointer (token by token, array indices numerically), then by the

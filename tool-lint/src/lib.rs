@@ -28,6 +28,7 @@ mod finding;
 mod lint;
 mod list;
 mod names;
+mod poison;
 mod rules;
 mod schema;
 mod text;
@@ -35,5 +36,8 @@ mod text;
 pub use config::{ConfigError, LintConfig, Profile, CONFIG_KEYS};
 pub use finding::{apply_allows, escape_pointer_token, pointer_tokens, Finding};
 pub use lint::{definition_text, lint_definition};
-pub use list::{estimate_tokens, lint_tool_list, measure, tool_definitions, ListError, Measure};
+pub use list::{
+    estimate_tokens, lint_each, lint_tool_list, lint_tools, measure, tool_definitions, ListError,
+    Measure,
+};
 pub use rules::{lookup_rule, rule, rule_ids, CompileTime, Rule, Severity, UnknownRule, RULES};

@@ -1,30 +1,47 @@
 //! Running every rule over one tool definition.
 
+use crate::text::FastSet;
+
 use serde_json::{Map, Value};
 
 use crate::config::LintConfig;
-use crate::finding::{child, sort_findings, Finding};
+use crate::finding::{child, escape_pointer_token, sort_findings, Finding};
 use crate::names::{secret_kind, tool_name_problem};
+use crate::poison::{
+    agent_instructions, conversation_request, exfiltration_target, is_generic_param,
+    sensitive_request, shadowing,
+};
 use crate::rules::severity_of;
 use crate::schema::{effective_description, fields, visit_schemas};
 use crate::text::{
     decode_tags, find_invisible, find_prohibition, find_steering, is_snake_case,
-    says_what_it_returns, to_snake_case,
+    says_what_it_returns, to_snake_case, Words,
 };
 
-struct Sink {
-    tool: String,
-    findings: Vec<Finding>,
+pub(crate) struct Sink {
+    pub(crate) tool: String,
+    pub(crate) findings: Vec<Finding>,
 }
 
 impl Sink {
     fn push(&mut self, rule: &'static str, pointer: impl Into<String>, message: impl Into<String>) {
+        self.push_at(rule, pointer, message, None);
+    }
+
+    pub(crate) fn push_at(
+        &mut self,
+        rule: &'static str,
+        pointer: impl Into<String>,
+        message: impl Into<String>,
+        span: Option<(usize, usize)>,
+    ) {
         self.findings.push(Finding {
             rule,
             severity: severity_of(rule),
             tool: self.tool.clone(),
             pointer: pointer.into(),
             message: message.into(),
+            span,
         });
     }
 }
@@ -63,6 +80,16 @@ fn kind(v: &Value) -> &'static str {
 /// assert_eq!(findings[0].message, "parameter \"query\" has no description");
 /// ```
 pub fn lint_definition(tool: &Value, cfg: &LintConfig) -> Vec<Finding> {
+    lint_in_list(tool, cfg, None)
+}
+
+/// [`lint_definition`] for a tool of a list whose names (all of them) are `names`: adds the
+/// list rule `tool_shadowing`.
+pub(crate) fn lint_in_list(
+    tool: &Value,
+    cfg: &LintConfig,
+    names: Option<&FastSet<&str>>,
+) -> Vec<Finding> {
     let name = tool.get("name").and_then(Value::as_str).unwrap_or_default();
     let mut sink = Sink {
         tool: name.to_string(),
@@ -79,8 +106,55 @@ pub fn lint_definition(tool: &Value, cfg: &LintConfig) -> Vec<Finding> {
             ),
         ),
     }
+    if let (Some(names), Some(obj)) = (names, tool.as_object()) {
+        if names.len() > 1 {
+            shadowing_rule(obj, names, &mut sink);
+        }
+    }
     sort_findings(&mut sink.findings);
     sink.findings
+}
+
+/// `tool_shadowing` over the title, the description and the top-level parameter descriptions.
+fn shadowing_rule(obj: &Map<String, Value>, names: &FastSet<&str>, sink: &mut Sink) {
+    let own = sink.tool.clone();
+    let check = |text: &str, pointer: String, sink: &mut Sink| {
+        if let Some(hit) = shadowing(text, &own, names) {
+            sink.push_at(
+                "tool_shadowing",
+                pointer,
+                format!(
+                    "names the tool {:?} (character {}) to change how it is used; a tool describes itself, never the use of another tool",
+                    hit.what,
+                    hit.span.0 + 1
+                ),
+                Some(hit.span),
+            );
+        }
+    };
+    for key in ["title", "description"] {
+        if let Some(Value::String(t)) = obj.get(key) {
+            check(t, format!("/{key}"), sink);
+        }
+    }
+    if let Some(props) = obj
+        .get("inputSchema")
+        .and_then(|s| s.get("properties"))
+        .and_then(Value::as_object)
+    {
+        for (name, p) in props {
+            if let Some(Value::String(d)) = p.get("description") {
+                check(
+                    d,
+                    format!(
+                        "/inputSchema/properties/{}/description",
+                        escape_pointer_token(name)
+                    ),
+                    sink,
+                );
+            }
+        }
+    }
 }
 
 fn lint_object(obj: &Map<String, Value>, cfg: &LintConfig, sink: &mut Sink) {
@@ -100,7 +174,9 @@ fn lint_object(obj: &Map<String, Value>, cfg: &LintConfig, sink: &mut Sink) {
     match obj.get("title") {
         None | Some(Value::Null) => {}
         Some(Value::String(title)) => {
-            steering_and_framing(title, "/title", sink);
+            let ws = Words::new(title);
+            steering_and_framing(&ws, "/title", sink);
+            poisoning(title, &ws, "/title", None, sink);
             hidden(title, "/title", false, sink);
         }
         Some(other) => sink.push(
@@ -182,7 +258,7 @@ fn lint_object(obj: &Map<String, Value>, cfg: &LintConfig, sink: &mut Sink) {
     }
 
     // The whole definition.
-    let size = definition_text_of(obj).chars().count();
+    let size = definition_chars(obj);
     if size > cfg.definition_budget {
         sink.push(
             "definition_budget",
@@ -222,30 +298,108 @@ fn lint_description(d: &str, cfg: &LintConfig, sink: &mut Sink) {
             ),
         );
     }
-    if !says_what_it_returns(d) {
+    let ws = Words::new(d);
+    if !says_what_it_returns(&ws) {
         sink.push(
             "says_what_it_returns",
             "/description",
             "the description does not say what comes back; add a sentence such as \"Returns ...\"",
         );
     }
-    steering_and_framing(d, "/description", sink);
+    steering_and_framing(&ws, "/description", sink);
+    poisoning(d, &ws, "/description", None, sink);
     hidden(d, "/description", false, sink);
 }
 
-fn steering_and_framing(text: &str, pointer: &str, sink: &mut Sink) {
-    if let Some((phrase, at)) = find_steering(text) {
-        sink.push(
+fn steering_and_framing(ws: &Words, pointer: &str, sink: &mut Sink) {
+    if let Some((phrase, at, span)) = find_steering(ws) {
+        sink.push_at(
             "no_steering",
             pointer,
             format!("\"{phrase}\" at character {at} instructs the agent; describe what the tool does and returns instead"),
+            Some(span),
         );
     }
-    if let Some((phrase, at)) = find_prohibition(text) {
-        sink.push(
+    if let Some((phrase, at, span)) = find_prohibition(ws) {
+        sink.push_at(
             "positive_framing",
             pointer,
             format!("\"{phrase}\" at character {at} says what this is not for; say what it is for instead"),
+            Some(span),
+        );
+    }
+}
+
+/// The tool-poisoning rules on one agent-facing string. `param` is the parameter or field name
+/// when the string is its description.
+fn poisoning(text: &str, ws: &Words, pointer: &str, param: Option<&str>, sink: &mut Sink) {
+    if let Some(hit) = agent_instructions(text, ws) {
+        sink.push_at(
+            "agent_instructions",
+            pointer,
+            format!(
+                "{:?} at character {} addresses the agent rather than describing the tool; remove it, and review this server: hidden instructions are how tools get poisoned",
+                hit.what,
+                hit.span.0 + 1
+            ),
+            Some(hit.span),
+        );
+    }
+    let sensitive = sensitive_request(text, ws);
+    let conversation = conversation_request(text, ws);
+    if let Some(name) = param.filter(|n| is_generic_param(n)) {
+        if let Some(hit) = sensitive.as_ref().or(conversation.as_ref()) {
+            sink.push_at(
+                "unrelated_parameter",
+                pointer,
+                format!(
+                    "parameter \"{name}\" asks for {:?} (character {}), data a tool does not need in a \"{name}\" field; remove the parameter",
+                    hit.what,
+                    hit.span.0 + 1
+                ),
+                Some(hit.span),
+            );
+            return exfiltration(text, ws, pointer, sink);
+        }
+    }
+    if let Some(hit) = sensitive {
+        sink.push_at(
+            "sensitive_data_request",
+            pointer,
+            format!(
+                "{:?} at character {} asks for credentials or private files; a tool description never needs them",
+                hit.what,
+                hit.span.0 + 1
+            ),
+            Some(hit.span),
+        );
+    }
+    if let Some(hit) = conversation {
+        sink.push_at(
+            "conversation_exfiltration",
+            pointer,
+            format!(
+                "{:?} at character {} asks for the conversation or other tools' data to be passed on; arguments carry what the tool needs, nothing else",
+                hit.what,
+                hit.span.0 + 1
+            ),
+            Some(hit.span),
+        );
+    }
+    exfiltration(text, ws, pointer, sink);
+}
+
+fn exfiltration(text: &str, ws: &Words, pointer: &str, sink: &mut Sink) {
+    if let Some(hit) = exfiltration_target(text, ws) {
+        sink.push_at(
+            "exfiltration_target",
+            pointer,
+            format!(
+                "{:?} at character {} is an address data is to be sent to; a tool's text names no destination for the agent's data",
+                hit.what,
+                hit.span.0 + 1
+            ),
+            Some(hit.span),
         );
     }
 }
@@ -267,23 +421,45 @@ fn hidden(text: &str, pointer: &str, is_key: bool, sink: &mut Sink) {
         msg.push_str(&format!("; the tag characters spell {tags:?}"));
     }
     msg.push_str("; remove it: invisible text hides from reviewers what the model reads");
-    sink.push("hidden_text", pointer, msg);
+    sink.push_at("hidden_text", pointer, msg, Some((at - 1, 1)));
+}
+
+/// Whether any string or key of a JSON value holds a non-ASCII character (the only place an
+/// invisible one can be); checked first so clean schemas are walked without building pointers.
+fn any_non_ascii(v: &Value) -> bool {
+    match v {
+        Value::String(s) => !s.is_ascii(),
+        Value::Array(items) => items.iter().any(any_non_ascii),
+        Value::Object(map) => map.iter().any(|(k, v)| !k.is_ascii() || any_non_ascii(v)),
+        _ => false,
+    }
 }
 
 /// `hidden_text` over every string and key of a JSON value.
 fn hidden_everywhere(v: &Value, pointer: &str, sink: &mut Sink) {
+    if any_non_ascii(v) {
+        hidden_walk(v, pointer, sink);
+    }
+}
+
+fn hidden_walk(v: &Value, pointer: &str, sink: &mut Sink) {
     match v {
         Value::String(s) => hidden(s, pointer, false, sink),
         Value::Array(items) => {
             for (i, item) in items.iter().enumerate() {
-                hidden_everywhere(item, &child(pointer, &i.to_string()), sink);
+                if any_non_ascii(item) {
+                    hidden_walk(item, &child(pointer, &i.to_string()), sink);
+                }
             }
         }
         Value::Object(map) => {
             for (k, item) in map {
+                if k.is_ascii() && !any_non_ascii(item) {
+                    continue;
+                }
                 let here = child(pointer, k);
                 hidden(k, &here, true, sink);
-                hidden_everywhere(item, &here, sink);
+                hidden_walk(item, &here, sink);
             }
         }
         _ => {}
@@ -313,7 +489,13 @@ fn lint_schema(schema: &Value, cfg: &LintConfig, sink: &mut Sink) {
                     ),
                 );
             }
-            steering_and_framing(d, &dptr, sink);
+            let ws = Words::new(d);
+            steering_and_framing(&ws, &dptr, sink);
+            let param = ptr.rsplit_once('/').and_then(|(head, name)| {
+                head.ends_with("/properties")
+                    .then(|| name.replace("~1", "/").replace("~0", "~"))
+            });
+            poisoning(d, &ws, &dptr, param.as_deref(), sink);
         }
         if let Some(Value::Array(values)) = node.get("enum") {
             let eptr = child(ptr, "enum");
@@ -417,6 +599,36 @@ pub fn definition_text(tool: &Value) -> String {
         Some(obj) => definition_text_of(obj),
         None => tool.to_string(),
     }
+}
+
+/// The characters of [`definition_text`] without building it.
+fn definition_chars(obj: &Map<String, Value>) -> usize {
+    struct Count(usize);
+    impl std::io::Write for Count {
+        fn write(&mut self, buf: &[u8]) -> std::io::Result<usize> {
+            // Count UTF-8 lead bytes: one per character.
+            self.0 += buf.iter().filter(|b| (**b as i8) >= -0x40).count();
+            Ok(buf.len())
+        }
+        fn flush(&mut self) -> std::io::Result<()> {
+            Ok(())
+        }
+    }
+    let mut n = Count(0);
+    let mut first = true;
+    n.0 += 2; // the braces
+    for key in ["name", "description", "inputSchema"] {
+        if let Some(v) = obj.get(key) {
+            if !first {
+                n.0 += 1;
+            }
+            first = false;
+            n.0 += key.len() + 3; // "key":
+                                  // Writing a Value to an in-memory counter cannot fail.
+            let _ = serde_json::to_writer(&mut n, v);
+        }
+    }
+    n.0
 }
 
 fn definition_text_of(obj: &Map<String, Value>) -> String {

@@ -163,6 +163,42 @@ pub static RULES: &[Rule] = &[
         compile_time: CompileTime::Partial,
     },
     Rule {
+        id: "agent_instructions",
+        explanation: "Third-party text addresses the agent, not the reader: `<IMPORTANT>` blocks, \"before using this tool\", \"do not tell the user\", \"ignore previous instructions\" (tool poisoning).",
+        severity: Severity::Error,
+        compile_time: CompileTime::Partial,
+    },
+    Rule {
+        id: "sensitive_data_request",
+        explanation: "No text asks the agent to read or hand over credentials or private files (`~/.ssh`, `id_rsa`, `.env`, API keys, tokens, passwords).",
+        severity: Severity::Error,
+        compile_time: CompileTime::Partial,
+    },
+    Rule {
+        id: "conversation_exfiltration",
+        explanation: "No text asks the agent to put the conversation, the system prompt or other tools' data into an argument.",
+        severity: Severity::Error,
+        compile_time: CompileTime::Partial,
+    },
+    Rule {
+        id: "exfiltration_target",
+        explanation: "No text names a URL or e-mail address that data is to be sent to.",
+        severity: Severity::Error,
+        compile_time: CompileTime::Partial,
+    },
+    Rule {
+        id: "tool_shadowing",
+        explanation: "A tool's text does not name another tool of the list to change how that tool is used (\"when calling send_email, always ...\").",
+        severity: Severity::Error,
+        compile_time: CompileTime::No,
+    },
+    Rule {
+        id: "unrelated_parameter",
+        explanation: "A parameter with a generic name (`note`, `context`, `metadata`, ...) does not ask for secrets, private files or the conversation: data the tool does not need.",
+        severity: Severity::Error,
+        compile_time: CompileTime::Partial,
+    },
+    Rule {
         id: "definition_budget",
         explanation: "The whole definition (name, description and input schema as compact JSON) fits the profile's budget (chrome: 1500 characters).",
         severity: Severity::Error,

@@ -1,7 +1,7 @@
 //! Walking a JSON Schema: every subschema, and the fields of object types (following local
 //! `$ref`s into `$defs` / `definitions`).
 
-use std::collections::HashSet;
+use crate::text::FastSet;
 
 use serde_json::{Map, Value};
 
@@ -113,7 +113,7 @@ pub(crate) struct Field<'a> {
 /// `$defs` entry are reported at their place in `$defs`.
 pub(crate) fn fields<'a>(root: &'a Value, base: &str) -> Vec<Field<'a>> {
     let mut out = Vec::new();
-    let mut seen = HashSet::new();
+    let mut seen = FastSet::default();
     collect_fields(root, root, base, base, 0, &mut seen, &mut out);
     out
 }
@@ -124,7 +124,7 @@ fn collect_fields<'a>(
     base: &str,
     pointer: &str,
     depth: usize,
-    seen: &mut HashSet<String>,
+    seen: &mut FastSet<String>,
     out: &mut Vec<Field<'a>>,
 ) {
     let Some(obj) = node.as_object() else { return };

@@ -1,0 +1,572 @@
+//! Reading tool lists: files, standard input and directories of exported artifacts, in every
+//! shape the command accepts, normalized to MCP-shaped definitions.
+
+use std::fmt;
+use std::io::Read;
+use std::path::{Path, PathBuf};
+
+use serde_json::{Map, Value};
+
+use crate::CliError;
+
+/// Where a tool came from, so pointers can be mapped back into the source document.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Shape {
+    /// An MCP tool (`name`, `description`, `inputSchema`, ...).
+    Mcp,
+    /// OpenAI Chat Completions: `{"type": "function", "function": {name, description, parameters}}`.
+    OpenAiChat,
+    /// OpenAI Responses: `{"type": "function", name, description, parameters}`.
+    OpenAiResponses,
+    /// Anthropic: `{name, description, input_schema}`.
+    Anthropic,
+    /// A Gemini function declaration: `{name, description, parameters | parametersJsonSchema}`.
+    Gemini,
+}
+
+impl fmt::Display for Shape {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(match self {
+            Shape::Mcp => "MCP",
+            Shape::OpenAiChat => "OpenAI Chat Completions",
+            Shape::OpenAiResponses => "OpenAI Responses",
+            Shape::Anthropic => "Anthropic",
+            Shape::Gemini => "Gemini",
+        })
+    }
+}
+
+/// Where one tool of a source sits and which shape it had; its MCP-shaped definition is the
+/// entry of [`Source::defs`] at the same index.
+#[derive(Clone, Debug)]
+pub struct Tool {
+    /// The JSON pointer of the tool object in the source document, e.g. `/tools/3`.
+    pub at: String,
+    /// The shape it was written in.
+    pub shape: Shape,
+    /// For Gemini: the key that held the schema (`parameters` or `parametersJsonSchema`).
+    schema_key: &'static str,
+}
+
+/// The name of an MCP-shaped definition (empty if it has none).
+pub fn name_of(def: &Value) -> &str {
+    def.get("name").and_then(Value::as_str).unwrap_or_default()
+}
+
+impl Tool {
+    /// Maps a pointer into the tool's MCP-shaped definition to a pointer into the source document.
+    pub fn source_pointer(&self, pointer: &str) -> String {
+        let (head, rest) = match pointer.strip_prefix("/inputSchema") {
+            Some(rest) => (
+                match self.shape {
+                    Shape::Mcp => "/inputSchema",
+                    Shape::OpenAiChat => "/function/parameters",
+                    Shape::OpenAiResponses => "/parameters",
+                    Shape::Anthropic => "/input_schema",
+                    Shape::Gemini => {
+                        if self.schema_key == "parameters" {
+                            "/parameters"
+                        } else {
+                            "/parametersJsonSchema"
+                        }
+                    }
+                },
+                rest,
+            ),
+            None if self.shape == Shape::OpenAiChat && !pointer.is_empty() => {
+                ("/function", pointer)
+            }
+            None => ("", pointer),
+        };
+        format!("{}{head}{rest}", self.at)
+    }
+}
+
+/// One input: a file, standard input, or one file of a directory.
+#[derive(Debug)]
+pub struct Source {
+    /// The path as given (`-` is shown as `<stdin>`).
+    pub label: String,
+    /// The raw text, kept to locate pointers (line and column).
+    pub text: String,
+    /// The tools' MCP-shaped definitions (`{"name", "title"?, "description"?, "inputSchema"?,
+    /// ...}`), in document order.
+    pub defs: Vec<Value>,
+    /// Where each definition came from (same order).
+    pub tools: Vec<Tool>,
+}
+
+/// Reads every argument: files, `-` for standard input, or directories (every `*.json` file in
+/// it except `index.json`, in name order).
+pub fn load_all(args: &[PathBuf]) -> Result<Vec<Source>, CliError> {
+    let mut out = Vec::new();
+    for arg in args {
+        if arg.as_os_str() == "-" {
+            let mut text = String::new();
+            std::io::stdin()
+                .read_to_string(&mut text)
+                .map_err(|e| CliError::input(format!("<stdin>: cannot read: {e}")))?;
+            out.push(parse_source("<stdin>".into(), text)?);
+        } else if arg.is_dir() {
+            let mut files: Vec<PathBuf> = std::fs::read_dir(arg)
+                .map_err(|e| {
+                    CliError::input(format!("{}: cannot read directory: {e}", arg.display()))
+                })?
+                .filter_map(|e| e.ok().map(|e| e.path()))
+                .filter(|p| {
+                    p.extension().is_some_and(|x| x == "json")
+                        && p.file_name().is_some_and(|n| n != "index.json")
+                })
+                .collect();
+            files.sort();
+            if files.is_empty() {
+                return Err(CliError::input(format!(
+                    "{}: the directory holds no .json tool lists",
+                    arg.display()
+                )));
+            }
+            for f in files {
+                out.push(load_file(&f)?);
+            }
+        } else {
+            out.push(load_file(arg)?);
+        }
+    }
+    Ok(out)
+}
+
+/// Reads one file.
+pub fn load_file(path: &Path) -> Result<Source, CliError> {
+    let label = path.display().to_string();
+    let bytes =
+        std::fs::read(path).map_err(|e| CliError::input(format!("{label}: cannot read: {e}")))?;
+    let text = String::from_utf8(bytes).map_err(|e| {
+        CliError::input(format!(
+            "{label}: not UTF-8 text (byte {})",
+            e.utf8_error().valid_up_to()
+        ))
+    })?;
+    parse_source(label, text)
+}
+
+/// Parses a source's text.
+pub fn parse_source(label: String, text: String) -> Result<Source, CliError> {
+    if text.trim().is_empty() {
+        return Err(CliError::input(format!(
+            "{label}: the input is empty; expected a JSON tool list"
+        )));
+    }
+    let doc: Value = serde_json::from_str(&text).map_err(|e| {
+        CliError::input(format!(
+            "{label}:{}:{}: invalid JSON: {}",
+            e.line(),
+            e.column().max(1),
+            strip_position(&e.to_string())
+        ))
+    })?;
+    let (defs, tools) = tools_of(doc).map_err(|m| CliError::input(format!("{label}: {m}")))?;
+    Ok(Source {
+        label,
+        text,
+        defs,
+        tools,
+    })
+}
+
+/// serde_json's message without its " at line L column C" suffix (the position is printed first).
+fn strip_position(msg: &str) -> &str {
+    msg.rfind(" at line ").map_or(msg, |i| &msg[..i])
+}
+
+fn describe(v: &Value) -> String {
+    match v {
+        Value::Object(m) if m.is_empty() => "an empty object".into(),
+        Value::Object(m) => format!(
+            "an object with keys {}",
+            m.keys()
+                .take(6)
+                .map(|k| format!("{k:?}"))
+                .collect::<Vec<_>>()
+                .join(", ")
+        ),
+        Value::Array(_) => "an array".into(),
+        Value::String(_) => "a string".into(),
+        Value::Number(_) => "a number".into(),
+        Value::Bool(_) => "a boolean".into(),
+        Value::Null => "null".into(),
+    }
+}
+
+const SHAPES: &str = "expected an MCP tools/list result {\"tools\": [...]}, a JSON-RPC response, an array of MCP, OpenAI or Anthropic tools, or Gemini {\"functionDeclarations\": [...]}";
+
+/// Definitions and where they came from.
+type Tools = (Vec<Value>, Vec<Tool>);
+
+/// The tools of a document, normalized to MCP-shaped definitions.
+pub fn tools_of(doc: Value) -> Result<Tools, String> {
+    let mut out = (Vec::new(), Vec::new());
+    match doc {
+        Value::Array(items) => items_into(items, "", &mut out)?,
+        Value::Object(mut m) => {
+            if let Some(tools) = m.remove("tools") {
+                let Value::Array(items) = tools else {
+                    return Err(format!(
+                        "{SHAPES}; \"tools\" is {}, not an array",
+                        describe(&tools)
+                    ));
+                };
+                items_into(items, "/tools", &mut out)?;
+            } else if let Some(decls) = m.remove("functionDeclarations") {
+                gemini_into(decls, "/functionDeclarations", &mut out)?;
+            } else if let Some(mut result) = m.remove("result") {
+                match result.get_mut("tools").map(Value::take) {
+                    Some(Value::Array(items)) => items_into(items, "/result/tools", &mut out)?,
+                    _ => return Err(format!("{SHAPES}; \"result\" is {}", describe(&result))),
+                }
+            } else if let Some(error) = m.get("error") {
+                return Err(format!(
+                    "the JSON-RPC response is an error, not a tool list: {error}"
+                ));
+            } else {
+                return Err(format!("{SHAPES}; found {}", describe(&Value::Object(m))));
+            }
+        }
+        other => return Err(format!("{SHAPES}; found {}", describe(&other))),
+    }
+    Ok(out)
+}
+
+fn gemini_into(decls: Value, at: &str, out: &mut Tools) -> Result<(), String> {
+    let Value::Array(items) = decls else {
+        return Err(format!(
+            "\"functionDeclarations\" at {at:?} is {}, not an array",
+            describe(&decls)
+        ));
+    };
+    for (i, d) in items.into_iter().enumerate() {
+        let here = format!("{at}/{i}");
+        let Value::Object(mut obj) = d else {
+            return Err(format!(
+                "the declaration at {here} is {}, not an object",
+                describe(&d)
+            ));
+        };
+        let (schema_key, schema) = match obj.remove("parametersJsonSchema") {
+            Some(s) => ("parametersJsonSchema", Some(s)),
+            None => ("parameters", obj.remove("parameters")),
+        };
+        out.0.push(mcp_def(obj, schema));
+        out.1.push(Tool {
+            at: here,
+            shape: Shape::Gemini,
+            schema_key,
+        });
+    }
+    Ok(())
+}
+
+/// The MCP-shaped definition of a tool object with the schema `schema`.
+fn mcp_def(mut obj: Map<String, Value>, schema: Option<Value>) -> Value {
+    let mut m = Map::new();
+    for key in ["name", "title", "description"] {
+        if let Some(v) = obj.remove(key) {
+            m.insert(key.into(), v);
+        }
+    }
+    if let Some(s) = schema {
+        m.insert("inputSchema".into(), s);
+    }
+    Value::Object(m)
+}
+
+fn items_into(items: Vec<Value>, at: &str, out: &mut Tools) -> Result<(), String> {
+    for (i, item) in items.into_iter().enumerate() {
+        let here = format!("{at}/{i}");
+        let mut tool = Tool {
+            at: here,
+            shape: Shape::Mcp,
+            schema_key: "",
+        };
+        let Value::Object(mut obj) = item else {
+            // The lint reports it as not well formed.
+            out.0.push(item);
+            out.1.push(tool);
+            continue;
+        };
+        if let Some(decls) = obj.remove("functionDeclarations") {
+            let at = format!("{}/functionDeclarations", tool.at);
+            gemini_into(decls, &at, out)?;
+            continue;
+        }
+        let is_function = obj.get("type").and_then(Value::as_str) == Some("function");
+        let def = if is_function && obj.get("function").is_some_and(Value::is_object) {
+            tool.shape = Shape::OpenAiChat;
+            let Some(Value::Object(mut f)) = obj.remove("function") else {
+                unreachable!("checked to be an object above")
+            };
+            let schema = f.remove("parameters");
+            mcp_def(f, schema)
+        } else if is_function {
+            tool.shape = Shape::OpenAiResponses;
+            let schema = obj.remove("parameters");
+            mcp_def(obj, schema)
+        } else if obj.contains_key("input_schema") {
+            tool.shape = Shape::Anthropic;
+            let schema = obj.remove("input_schema");
+            mcp_def(obj, schema)
+        } else if obj.contains_key("parameters") && !obj.contains_key("inputSchema") {
+            tool.shape = Shape::Gemini;
+            tool.schema_key = "parameters";
+            let schema = obj.remove("parameters");
+            mcp_def(obj, schema)
+        } else {
+            Value::Object(obj)
+        };
+        out.0.push(def);
+        out.1.push(tool);
+    }
+    Ok(())
+}
+
+/// Byte offsets of the values at `pointers` in `text` (and of every value enclosing one), in
+/// one pass that descends only into the objects and arrays on the way to a wanted pointer.
+pub fn locate(text: &str, pointers: &[&str]) -> std::collections::HashMap<String, usize> {
+    use std::collections::{HashMap, HashSet};
+    let mut wanted: HashSet<&str> = HashSet::new();
+    let mut prefixes: HashSet<String> = HashSet::new();
+    for p in pointers {
+        wanted.insert(p);
+        let mut end = p.len();
+        loop {
+            if !prefixes.insert(p[..end].to_string()) {
+                break;
+            }
+            match p[..end].rfind('/') {
+                Some(i) => end = i,
+                None => break,
+            }
+        }
+    }
+    let mut found: HashMap<String, usize> = HashMap::new();
+    let mut scanner = Scanner {
+        b: text.as_bytes(),
+        i: 0,
+    };
+    let mut path = String::new();
+    scanner.value(&mut path, &prefixes, &wanted, &mut found);
+    found
+}
+
+/// 1-based line and column (in characters) of each byte offset, in one sweep over the text.
+pub fn positions(text: &str, offsets: &[usize]) -> Vec<(usize, usize)> {
+    let mut order: Vec<usize> = (0..offsets.len()).collect();
+    order.sort_by_key(|&i| offsets[i]);
+    let mut out = vec![(1, 1); offsets.len()];
+    let (mut line, mut col, mut pos) = (1usize, 1usize, 0usize);
+    for i in order {
+        let target = offsets[i].min(text.len());
+        for c in text[pos..target].chars() {
+            if c == '\n' {
+                line += 1;
+                col = 1;
+            } else {
+                col += 1;
+            }
+        }
+        pos = target;
+        out[i] = (line, col);
+    }
+    out
+}
+
+struct Scanner<'a> {
+    b: &'a [u8],
+    i: usize,
+}
+
+impl Scanner<'_> {
+    fn ws(&mut self) {
+        while self.i < self.b.len() && self.b[self.i].is_ascii_whitespace() {
+            self.i += 1;
+        }
+    }
+
+    /// Skips a string starting at `"`, returning its raw contents' range.
+    fn string(&mut self) -> (usize, usize) {
+        self.i += 1;
+        let start = self.i;
+        while self.i < self.b.len() {
+            match self.b[self.i] {
+                b'\\' => self.i += 2,
+                b'"' => {
+                    self.i += 1;
+                    return (start, self.i - 1);
+                }
+                _ => self.i += 1,
+            }
+        }
+        (start, self.i)
+    }
+
+    fn skip(&mut self) {
+        let mut depth = 0usize;
+        loop {
+            self.ws();
+            if self.i >= self.b.len() {
+                return;
+            }
+            match self.b[self.i] {
+                b'"' => {
+                    self.string();
+                }
+                b'{' | b'[' => {
+                    depth += 1;
+                    self.i += 1;
+                }
+                b'}' | b']' => {
+                    depth = depth.saturating_sub(1);
+                    self.i += 1;
+                }
+                b',' | b':' => self.i += 1,
+                _ => {
+                    while self.i < self.b.len()
+                        && !matches!(
+                            self.b[self.i],
+                            b',' | b'}' | b']' | b' ' | b'\n' | b'\r' | b'\t'
+                        )
+                    {
+                        self.i += 1;
+                    }
+                }
+            }
+            if depth == 0 {
+                // A scalar or a closed container: done, unless a separator is next inside.
+                return;
+            }
+        }
+    }
+
+    fn value(
+        &mut self,
+        path: &mut String,
+        prefixes: &std::collections::HashSet<String>,
+        wanted: &std::collections::HashSet<&str>,
+        found: &mut std::collections::HashMap<String, usize>,
+    ) {
+        self.ws();
+        if self.i >= self.b.len() {
+            return;
+        }
+        if !prefixes.contains(path.as_str()) {
+            if wanted.contains(path.as_str()) {
+                found.insert(path.clone(), self.i);
+            }
+            self.skip();
+            return;
+        }
+        // Every prefix of a wanted pointer is recorded too: a finding about a missing value
+        // points at the nearest enclosing one.
+        found.insert(path.clone(), self.i);
+        match self.b[self.i] {
+            b'{' => {
+                self.i += 1;
+                loop {
+                    self.ws();
+                    if self.i >= self.b.len() || self.b[self.i] == b'}' {
+                        self.i += 1;
+                        return;
+                    }
+                    if self.b[self.i] == b',' {
+                        self.i += 1;
+                        continue;
+                    }
+                    let (a, z) = self.string();
+                    let raw = std::str::from_utf8(&self.b[a..z]).unwrap_or_default();
+                    let key: String = if raw.contains('\\') {
+                        serde_json::from_str::<String>(&format!("\"{raw}\"")).unwrap_or_default()
+                    } else {
+                        raw.to_string()
+                    };
+                    self.ws();
+                    if self.i < self.b.len() && self.b[self.i] == b':' {
+                        self.i += 1;
+                    }
+                    let len = path.len();
+                    path.push('/');
+                    path.push_str(&key.replace('~', "~0").replace('/', "~1"));
+                    self.value(path, prefixes, wanted, found);
+                    path.truncate(len);
+                }
+            }
+            b'[' => {
+                self.i += 1;
+                let mut n = 0usize;
+                loop {
+                    self.ws();
+                    if self.i >= self.b.len() || self.b[self.i] == b']' {
+                        self.i += 1;
+                        return;
+                    }
+                    if self.b[self.i] == b',' {
+                        self.i += 1;
+                        continue;
+                    }
+                    let len = path.len();
+                    path.push('/');
+                    path.push_str(&n.to_string());
+                    self.value(path, prefixes, wanted, found);
+                    path.truncate(len);
+                    n += 1;
+                }
+            }
+            _ => self.skip(),
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn locates_values_by_pointer() {
+        let text = "{\n  \"tools\": [\n    {\"name\": \"a\", \"x\": [1, {\"y\": 2}]},\n    {\"name\": \"é\", \"description\": \"d\"}\n  ]\n}";
+        let got = locate(
+            text,
+            &["/tools/1/description", "/tools/0/x/1/y", "/tools/0", ""],
+        );
+        let at = |p: &str| positions(text, &[got[p]])[0];
+        assert_eq!(at("/tools/1/description"), (4, 34));
+        assert_eq!(at("/tools/0/x/1/y"), (3, 34));
+        assert_eq!(at("/tools/0"), (3, 5));
+        assert_eq!(at(""), (1, 1));
+        let all = positions(
+            text,
+            &[got["/tools/1/description"], got[""], got["/tools/0"]],
+        );
+        assert_eq!(all, vec![(4, 34), (1, 1), (3, 5)]);
+    }
+
+    #[test]
+    fn shapes_are_normalized() {
+        let openai = serde_json::json!([{"type": "function", "function": {"name": "a", "parameters": {"type": "object"}}}]);
+        let (defs, tools) = tools_of(openai).unwrap();
+        let t = &tools[0];
+        assert_eq!((t.shape, name_of(&defs[0])), (Shape::OpenAiChat, "a"));
+        assert_eq!(defs[0]["inputSchema"]["type"], "object");
+        assert_eq!(
+            t.source_pointer("/inputSchema/properties"),
+            "/0/function/parameters/properties"
+        );
+        assert_eq!(t.source_pointer("/description"), "/0/function/description");
+        let gemini = serde_json::json!({"functionDeclarations": [{"name": "g", "parameters": {}}]});
+        let t = &tools_of(gemini).unwrap().1[0];
+        assert_eq!(
+            t.source_pointer("/inputSchema"),
+            "/functionDeclarations/0/parameters"
+        );
+        let anthropic = serde_json::json!([{"name": "c", "input_schema": {"type": "object"}}]);
+        assert_eq!(tools_of(anthropic).unwrap().1[0].shape, Shape::Anthropic);
+        assert!(tools_of(serde_json::json!({"tool": []})).is_err());
+    }
+}

@@ -1,0 +1,225 @@
+//! `toolsmith`: lint, measure, diff, pin, convert and fetch any tool list.
+//!
+//! Exit codes: 0 success (no errors found, no change of the class given to `--fail-on`, the lock
+//! matches); 1 the check failed (lint errors, a failing diff, a lock mismatch, tools a target
+//! could not carry); 2 the input could not be read or parsed, a server could not be fetched, or
+//! the command line is wrong.
+
+use std::path::PathBuf;
+use std::process::ExitCode;
+
+use clap::{Parser, Subcommand, ValueEnum};
+
+mod convert;
+mod diff;
+mod fetch;
+mod input;
+mod lint;
+mod measure;
+mod pin;
+mod style;
+
+/// An error that ends the command: its message (one line) and exit code.
+#[derive(Debug)]
+pub struct CliError {
+    /// 1: a check failed; 2: the input could not be read, parsed or fetched.
+    pub code: u8,
+    /// One line, without the `toolsmith: error:` prefix.
+    pub message: String,
+}
+
+impl CliError {
+    /// Exit code 2: the input could not be read or parsed.
+    pub fn input(message: impl Into<String>) -> CliError {
+        CliError {
+            code: 2,
+            message: message.into(),
+        }
+    }
+}
+
+/// Lint, measure, diff, pin, convert and fetch tool lists (MCP, OpenAI, Anthropic, Gemini).
+#[derive(Parser)]
+#[command(name = "toolsmith", version, about, long_about = None)]
+struct Cli {
+    #[command(subcommand)]
+    command: Command,
+}
+
+/// Output formats of `lint`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
+pub enum LintFormat {
+    /// rustc-style diagnostics.
+    Human,
+    /// One JSON document.
+    Json,
+    /// SARIF 2.1.0 (GitHub code scanning).
+    Sarif,
+}
+
+/// Output formats of `diff`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
+pub enum DiffFormat {
+    /// A plain-text report.
+    Human,
+    /// One JSON document.
+    Json,
+    /// A Markdown table for a pull-request comment.
+    Markdown,
+}
+
+/// When to use colour.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
+pub enum Color {
+    /// On a terminal, unless `NO_COLOR` is set.
+    Auto,
+    /// Always.
+    Always,
+    /// Never.
+    Never,
+}
+
+/// The lowest change class that fails `diff`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
+pub enum FailOn {
+    /// Fail on breaking changes.
+    Breaking,
+    /// Fail on breaking and agent-visible changes.
+    AgentVisible,
+}
+
+#[derive(Subcommand)]
+enum Command {
+    /// Lint tool lists: MCP tools/list results, JSON-RPC responses, arrays of MCP, OpenAI or
+    /// Anthropic tools, Gemini declarations, or directories of exported artifacts (`-` reads
+    /// standard input). Exit code 1 when an error is found.
+    Lint {
+        /// Files, directories, or `-` for standard input.
+        #[arg(required = true)]
+        files: Vec<PathBuf>,
+        /// Output format.
+        #[arg(long, value_enum, default_value_t = LintFormat::Human)]
+        format: LintFormat,
+        /// Budget profile: chrome, openai, anthropic or mcp.
+        #[arg(long, default_value = "chrome")]
+        profile: String,
+        /// A rule to leave out (repeatable).
+        #[arg(long = "allow", value_name = "RULE")]
+        allow: Vec<String>,
+        /// Colour in the human format.
+        #[arg(long, value_enum, default_value_t = Color::Auto)]
+        color: Color,
+    },
+    /// The characters and tokens (o200k_base) of each tool's parts, totals and each tool's share.
+    Measure {
+        /// Files, directories, or `-` for standard input.
+        #[arg(required = true)]
+        files: Vec<PathBuf>,
+        /// Print JSON instead of a table.
+        #[arg(long)]
+        json: bool,
+        /// Colour of the bar chart.
+        #[arg(long, value_enum, default_value_t = Color::Auto)]
+        color: Color,
+    },
+    /// Classify each change between two tool lists: breaking, agent-visible or compatible.
+    Diff {
+        /// The list before.
+        old: PathBuf,
+        /// The list after.
+        new: PathBuf,
+        /// Exit 1 when a change of this class (or a more serious one) is found.
+        #[arg(long, value_enum)]
+        fail_on: Option<FailOn>,
+        /// Output format.
+        #[arg(long, value_enum, default_value_t = DiffFormat::Human)]
+        format: DiffFormat,
+    },
+    /// Print a lockfile of each tool's definition hash (name, title, description, schemas,
+    /// annotations): `toolsmith pin FILE > tools.lock`.
+    Pin {
+        /// The approved tool list.
+        file: PathBuf,
+    },
+    /// Check a tool list against a lockfile; names every tool and field that changed. Exit code 1
+    /// on any difference.
+    Verify {
+        /// The lockfile written by `toolsmith pin`.
+        #[arg(long)]
+        lock: PathBuf,
+        /// The tool list to check.
+        file: PathBuf,
+    },
+    /// Lower a tool list to a target with the export pipeline; reports what the target could not
+    /// carry (on standard error). Exit code 1 when a tool had to be left out.
+    Convert {
+        /// mcp, openai, anthropic, gemini, webmcp, or an exact target slug (e.g.
+        /// openai-responses-strict, mcp-2025-06-18).
+        #[arg(long)]
+        to: String,
+        /// The tool list.
+        file: PathBuf,
+    },
+    /// Connect to an MCP server (stdio command or streamable HTTP URL), perform the handshake and
+    /// print its tools/list result.
+    Fetch {
+        /// The server's streamable-HTTP endpoint, e.g. http://127.0.0.1:8000/mcp.
+        #[arg(long, conflicts_with = "command")]
+        url: Option<String>,
+        /// Seconds to wait for the server to start, answer the handshake and list its tools.
+        #[arg(long, default_value_t = 10.0)]
+        timeout: f64,
+        /// The command that starts a stdio server, after `--`.
+        #[arg(last = true)]
+        command: Vec<String>,
+    },
+}
+
+fn run(cli: Cli) -> Result<u8, CliError> {
+    match cli.command {
+        Command::Lint {
+            files,
+            format,
+            profile,
+            allow,
+            color,
+        } => lint::run(&files, format, &profile, &allow, color),
+        Command::Measure { files, json, color } => measure::run(&files, json, color),
+        Command::Diff {
+            old,
+            new,
+            fail_on,
+            format,
+        } => diff::run(&old, &new, fail_on, format),
+        Command::Pin { file } => pin::pin(&file),
+        Command::Verify { lock, file } => pin::verify(&lock, &file),
+        Command::Convert { to, file } => convert::run(&to, &file),
+        Command::Fetch {
+            url,
+            timeout,
+            command,
+        } => fetch::run(url.as_deref(), &command, timeout),
+    }
+}
+
+fn main() -> ExitCode {
+    let cli = Cli::parse();
+    match run(cli) {
+        Ok(code) => ExitCode::from(code),
+        Err(e) => {
+            eprintln!("toolsmith: error: {}", e.message);
+            ExitCode::from(e.code)
+        }
+    }
+}
+
+/// Writes to standard output; a closed pipe (`| head`) is not an error worth a panic.
+pub fn emit(text: &str) -> Result<(), CliError> {
+    use std::io::Write;
+    let mut out = std::io::stdout().lock();
+    match out.write_all(text.as_bytes()).and_then(|_| out.flush()) {
+        Ok(()) => Ok(()),
+        Err(e) if e.kind() == std::io::ErrorKind::BrokenPipe => Ok(()),
+        Err(e) => Err(CliError::input(format!("cannot write the output: {e}"))),
+    }
+}

@@ -1,0 +1,243 @@
+//! `toolsmith measure`: characters and tokens of each part of each tool, with a bar chart.
+
+use std::fmt::Write as _;
+use std::path::PathBuf;
+
+use serde_json::{json, Value};
+
+use crate::input::{self, name_of};
+use crate::style::Style;
+use crate::{emit, CliError, Color};
+
+/// The tokenizer, as named in the output.
+pub const TOKENIZER: &str = "o200k_base";
+
+/// The parts of a definition that are measured, with their keys.
+const PARTS: [(&str, &str); 6] = [
+    ("name", "name"),
+    ("title", "title"),
+    ("description", "description"),
+    ("input", "inputSchema"),
+    ("output", "outputSchema"),
+    ("annotations", "annotations"),
+];
+
+/// Characters and tokens of one text.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct Cost {
+    /// Unicode scalar values.
+    pub chars: usize,
+    /// o200k_base tokens.
+    pub tokens: usize,
+}
+
+impl std::ops::AddAssign for Cost {
+    fn add_assign(&mut self, o: Cost) {
+        self.chars += o.chars;
+        self.tokens += o.tokens;
+    }
+}
+
+/// The o200k_base tokenizer (its BPE table ships inside tiktoken-rs; nothing is downloaded).
+pub fn tokenizer() -> Result<tiktoken_rs::CoreBPE, CliError> {
+    tiktoken_rs::o200k_base().map_err(|e| CliError {
+        code: 2,
+        message: format!("cannot load the {TOKENIZER} tokenizer: {e}"),
+    })
+}
+
+/// The cost of a part: a string as itself, anything else as compact JSON.
+pub fn cost(bpe: &tiktoken_rs::CoreBPE, v: &Value) -> Cost {
+    let owned;
+    let text = match v {
+        Value::String(s) => s.as_str(),
+        other => {
+            owned = other.to_string();
+            owned.as_str()
+        }
+    };
+    Cost {
+        chars: text.chars().count(),
+        tokens: bpe.encode_ordinary(text).len(),
+    }
+}
+
+/// Each part's cost and the sum.
+pub fn tool_cost(bpe: &tiktoken_rs::CoreBPE, def: &Value) -> ([Cost; 6], Cost) {
+    let mut parts = [Cost::default(); 6];
+    let mut total = Cost::default();
+    for (i, (_, key)) in PARTS.iter().enumerate() {
+        if let Some(v) = def.get(*key).filter(|v| !v.is_null()) {
+            parts[i] = cost(bpe, v);
+            total += parts[i];
+        }
+    }
+    (parts, total)
+}
+
+/// Runs the command.
+pub fn run(files: &[PathBuf], as_json: bool, color: Color) -> Result<u8, CliError> {
+    let sources = input::load_all(files)?;
+    let bpe = tokenizer()?;
+    let st = Style::stdout(color);
+    let mut out = String::new();
+    let mut docs = Vec::new();
+    for source in &sources {
+        let mut rows: Vec<(String, [Cost; 6], Cost)> = source
+            .defs
+            .iter()
+            .map(|d| {
+                let (parts, total) = tool_cost(&bpe, d);
+                (name_of(d).to_string(), parts, total)
+            })
+            .collect();
+        rows.sort_by(|a, b| b.2.tokens.cmp(&a.2.tokens).then_with(|| a.0.cmp(&b.0)));
+        let mut sum = [Cost::default(); 6];
+        let mut total = Cost::default();
+        for (_, parts, t) in &rows {
+            for (s, p) in sum.iter_mut().zip(parts) {
+                *s += *p;
+            }
+            total += *t;
+        }
+        if as_json {
+            let part_json = |parts: &[Cost; 6]| {
+                let mut m = serde_json::Map::new();
+                for (i, (label, _)) in PARTS.iter().enumerate() {
+                    m.insert(
+                        (*label).into(),
+                        json!({"chars": parts[i].chars, "tokens": parts[i].tokens}),
+                    );
+                }
+                Value::Object(m)
+            };
+            docs.push(json!({
+                "file": source.label,
+                "tokenizer": TOKENIZER,
+                "tools": rows.iter().map(|(name, parts, t)| json!({
+                    "name": name,
+                    "parts": part_json(parts),
+                    "chars": t.chars,
+                    "tokens": t.tokens,
+                    "share": share(t.tokens, total.tokens),
+                })).collect::<Vec<_>>(),
+                "total": {"parts": part_json(&sum), "chars": total.chars, "tokens": total.tokens},
+            }));
+            continue;
+        }
+        let _ = writeln!(
+            out,
+            "{}: {} tool{}; tokens by {TOKENIZER} (tiktoken-rs, the GPT-4o tokenizer), characters are Unicode scalar values; each cell is tokens/characters",
+            st.bold(&source.label),
+            rows.len(),
+            if rows.len() == 1 { "" } else { "s" }
+        );
+        let width = rows
+            .iter()
+            .map(|r| r.0.chars().count())
+            .max()
+            .unwrap_or(4)
+            .clamp(5, 40);
+        let _ = write!(out, "{:<width$}", "tool");
+        for (label, _) in PARTS {
+            let _ = write!(out, " {label:>12}");
+        }
+        let _ = writeln!(out, " {:>12}  share", "total");
+        for (name, parts, t) in &rows {
+            let _ = write!(out, "{:<width$}", clip(name, width));
+            for p in parts {
+                let _ = write!(out, " {:>12}", cell(*p));
+            }
+            let s = share(t.tokens, total.tokens);
+            let _ = writeln!(
+                out,
+                " {:>12}  {} {:>5.1}%",
+                cell(*t),
+                st.good(&bar(s, 24)),
+                s * 100.0
+            );
+        }
+        let _ = write!(out, "{:<width$}", "total");
+        for p in &sum {
+            let _ = write!(out, " {:>12}", cell(*p));
+        }
+        let _ = writeln!(out, " {:>12}", cell(total));
+        out.push('\n');
+    }
+    if as_json {
+        let doc = if docs.len() == 1 {
+            docs.pop().expect("one document")
+        } else {
+            Value::Array(docs)
+        };
+        out = format!(
+            "{}\n",
+            serde_json::to_string_pretty(&doc).expect("JSON values serialize")
+        );
+    }
+    emit(&out)?;
+    Ok(0)
+}
+
+fn cell(c: Cost) -> String {
+    if c.chars == 0 {
+        "-".into()
+    } else {
+        format!("{}/{}", c.tokens, c.chars)
+    }
+}
+
+fn share(part: usize, total: usize) -> f64 {
+    if total == 0 {
+        0.0
+    } else {
+        part as f64 / total as f64
+    }
+}
+
+fn clip(name: &str, width: usize) -> String {
+    if name.chars().count() <= width {
+        name.to_string()
+    } else {
+        let mut s: String = name.chars().take(width - 1).collect();
+        s.push('…');
+        s
+    }
+}
+
+/// A bar of `width` cells for a share of 0..=1, in eighths.
+fn bar(share: f64, width: usize) -> String {
+    const EIGHTHS: [char; 8] = [' ', '▏', '▎', '▍', '▌', '▋', '▊', '▉'];
+    let eighths = (share.clamp(0.0, 1.0) * (width * 8) as f64).round() as usize;
+    let mut s: String = "█".repeat(eighths / 8);
+    if !eighths.is_multiple_of(8) {
+        s.push(EIGHTHS[eighths % 8]);
+    }
+    format!("{s:<width$}")
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn bars_fill_in_eighths() {
+        assert_eq!(bar(1.0, 4), "████");
+        assert_eq!(bar(0.0, 4), "    ");
+        assert_eq!(bar(0.625, 4), "██▌ ");
+        assert_eq!(bar(0.5 + 1.0 / 32.0, 4), "██▏ ");
+    }
+
+    #[test]
+    fn the_tokenizer_is_real() {
+        let bpe = tokenizer().unwrap();
+        assert_eq!(
+            cost(&bpe, &json!("hello world")),
+            Cost {
+                chars: 11,
+                tokens: 2
+            }
+        );
+        assert_eq!(cost(&bpe, &json!({"a": 1})).chars, 7);
+    }
+}

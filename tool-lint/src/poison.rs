@@ -1,0 +1,602 @@
+//! Tool-poisoning heuristics for third-party text: instructions aimed at the agent, requests for
+//! credentials, private files or the conversation, addresses to send data to, and descriptions
+//! that change how another tool of the list is used.
+//!
+//! Every check works on one string (a title, a description, a parameter description) split once
+//! into [`Words`] and into "tokens" (runs of characters between whitespace, quotes and brackets,
+//! for paths, URLs, e-mail addresses and tool names). A hit carries a character span into the
+//! string so reports can mark the offending text.
+
+use crate::text::FastSet;
+
+use crate::text::{phrase_set, Words};
+
+/// One match: what was found (for the message) and where, as `(start, len)` in characters
+/// (0-based start) of the string.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) struct Hit {
+    pub what: String,
+    pub span: (usize, usize),
+}
+
+/// Phrases that address the agent rather than describe the tool: concealment from the user,
+/// overriding earlier instructions, preconditions the tool does not need.
+const AGENT_PHRASES: &[&str] = &[
+    "before using this tool",
+    "before using this",
+    "before calling this tool",
+    "before you use this",
+    "before you call this",
+    "before using any other",
+    "before calling any other",
+    "do not tell the user",
+    "don't tell the user",
+    "never tell the user",
+    "do not inform the user",
+    "don't inform the user",
+    "without telling the user",
+    "without informing the user",
+    "without the user knowing",
+    "do not mention",
+    "don't mention",
+    "never mention",
+    "do not reveal",
+    "don't reveal",
+    "never reveal",
+    "hide this from the user",
+    "keep this secret",
+    "the user must not know",
+    "the user should not know",
+    "ignore previous instructions",
+    "ignore all previous",
+    "ignore all prior",
+    "ignore the previous",
+    "ignore prior instructions",
+    "ignore your instructions",
+    "ignore all instructions",
+    "ignore the above",
+    "disregard previous",
+    "disregard all previous",
+    "disregard prior",
+    "disregard your instructions",
+    "disregard the above",
+    "forget your instructions",
+    "forget all previous",
+    "new instructions",
+    "you are now",
+];
+
+/// Tag names of blocks that address the model (`<IMPORTANT>`, `<system>`, ...).
+const AGENT_TAGS: &[&str] = &[
+    "important",
+    "system",
+    "instructions",
+    "instruction",
+    "secret",
+    "hidden",
+    "admin",
+    "sudo",
+    "override",
+    "prompt",
+];
+
+/// Files and paths that hold credentials or private data (matched inside tokens, lowercased).
+const PRIVATE_PATHS: &[&str] = &[
+    "~/.ssh",
+    ".ssh/",
+    "id_rsa",
+    "id_ed25519",
+    "id_ecdsa",
+    "id_dsa",
+    "authorized_keys",
+    "known_hosts",
+    "/etc/passwd",
+    "/etc/shadow",
+    "~/.aws",
+    ".aws/credentials",
+    ".npmrc",
+    ".netrc",
+    ".pgpass",
+    ".git-credentials",
+    ".kube/config",
+    ".docker/config.json",
+    "~/.gnupg",
+    "wallet.dat",
+    "~/.config/gh",
+    ".bash_history",
+    ".zsh_history",
+];
+
+/// Credential nouns; they count as a request only with a verb of [`REQUEST_VERBS`] in the same
+/// sentence.
+const CREDENTIAL_PHRASES: &[&str] = &[
+    "api key",
+    "api keys",
+    "apikey",
+    "api token",
+    "access token",
+    "access tokens",
+    "auth token",
+    "bearer token",
+    "refresh token",
+    "session token",
+    "oauth token",
+    "private key",
+    "private keys",
+    "secret key",
+    "ssh key",
+    "ssh keys",
+    "password",
+    "passwords",
+    "passphrase",
+    "credentials",
+    "credential",
+    "seed phrase",
+    "recovery phrase",
+    "mnemonic",
+    "session cookie",
+    "cookies",
+    "secrets",
+    "environment variables",
+    "env vars",
+];
+
+/// The conversation and other tools' data.
+const CONVERSATION_PHRASES: &[&str] = &[
+    "conversation history",
+    "chat history",
+    "message history",
+    "the conversation",
+    "this conversation",
+    "entire conversation",
+    "whole conversation",
+    "full conversation",
+    "previous messages",
+    "prior messages",
+    "all messages",
+    "earlier messages",
+    "user's messages",
+    "the user's message",
+    "system prompt",
+    "your instructions",
+    "your system",
+    "other tools",
+    "other tool's",
+    "another tool",
+    "previous tool",
+    "all tool results",
+    "tool results",
+];
+
+/// Verbs that ask for something to be read, handed over or put into an argument.
+const REQUEST_VERBS: &[&str] = &[
+    "read",
+    "include",
+    "includes",
+    "including",
+    "pass",
+    "send",
+    "provide",
+    "attach",
+    "append",
+    "copy",
+    "upload",
+    "paste",
+    "share",
+    "add",
+    "put",
+    "collect",
+    "extract",
+    "gather",
+    "give",
+    "supply",
+    "enter",
+    "insert",
+    "embed",
+    "fetch",
+    "retrieve",
+    "cat",
+    "fill",
+    "forward",
+    "set",
+    "dump",
+    "list",
+    "output",
+    "print",
+    "summarize",
+    "summarise",
+    "concatenate",
+    "store",
+    "save",
+];
+
+/// Verbs that send data somewhere.
+const SEND_VERBS: &[&str] = &[
+    "send",
+    "sent",
+    "post",
+    "posted",
+    "forward",
+    "forwarded",
+    "upload",
+    "uploaded",
+    "report",
+    "email",
+    "mail",
+    "submit",
+    "transmit",
+    "exfiltrate",
+    "copy",
+    "cc",
+    "bcc",
+    "notify",
+    "deliver",
+    "share",
+    "webhook",
+    "beacon",
+    "ping",
+];
+
+/// Words that, in a sentence naming another tool, change how that tool is used.
+const SHADOW_CUES: &[&str] = &[
+    "when",
+    "whenever",
+    "before",
+    "after",
+    "while",
+    "must",
+    "should",
+    "always",
+    "never",
+    "ensure",
+    "remember",
+    "override",
+    "overrides",
+    "replace",
+    "replaces",
+    "redirect",
+];
+
+/// Parameter names that carry no meaning of their own: a request for secrets there is data the
+/// tool does not need.
+const GENERIC_PARAMS: &[&str] = &[
+    "note",
+    "notes",
+    "context",
+    "extra",
+    "metadata",
+    "meta",
+    "comment",
+    "comments",
+    "remarks",
+    "memo",
+    "sidenote",
+    "side_note",
+    "debug",
+    "info",
+    "details",
+    "misc",
+    "additional_info",
+    "additional_context",
+    "extra_info",
+    "reasoning",
+    "feedback",
+    "annotation",
+    "annotations",
+    "summary",
+];
+
+/// Whether a parameter name is one of the generic names of [`GENERIC_PARAMS`].
+pub(crate) fn is_generic_param(name: &str) -> bool {
+    GENERIC_PARAMS.contains(&name.to_ascii_lowercase().as_str())
+}
+
+/// The characters of `text` in `span`, as written.
+fn original(text: &str, span: (usize, usize)) -> String {
+    text.chars().skip(span.0).take(span.1).collect()
+}
+
+/// The character position of a byte offset.
+fn char_at(text: &str, byte: usize) -> usize {
+    if text.is_ascii() {
+        byte
+    } else {
+        text[..byte].chars().count()
+    }
+}
+
+fn char_span(text: &str, start: usize, end: usize) -> (usize, usize) {
+    let a = char_at(text, start);
+    (a, char_at(text, end) - a)
+}
+
+/// Calls `f(token, byte_start)` for each token: a run between whitespace, quotes, backticks and
+/// brackets, with trailing sentence punctuation removed.
+fn for_tokens(text: &str, mut f: impl FnMut(&str, usize) -> bool) -> bool {
+    let bytes = text.as_bytes();
+    let mut i = 0;
+    while i < bytes.len() {
+        let is_sep = |b: u8| {
+            b.is_ascii_whitespace()
+                || matches!(
+                    b,
+                    b'"' | b'\''
+                        | b'`'
+                        | b'('
+                        | b')'
+                        | b'<'
+                        | b'>'
+                        | b'['
+                        | b']'
+                        | b'{'
+                        | b'}'
+                        | b','
+                )
+        };
+        if is_sep(bytes[i]) {
+            i += 1;
+            continue;
+        }
+        let start = i;
+        while i < bytes.len() && !is_sep(bytes[i]) {
+            i += 1;
+        }
+        let mut end = i;
+        while end > start && matches!(bytes[end - 1], b'.' | b';' | b':' | b'!' | b'?') {
+            end -= 1;
+        }
+        // Splitting at ASCII bytes keeps UTF-8 boundaries.
+        if end > start && f(&text[start..end], start) {
+            return true;
+        }
+    }
+    false
+}
+
+/// The word range `(first, last)` of the sentence holding word `i`.
+fn sentence_of(ws: &Words, i: usize) -> (usize, usize) {
+    let mut a = i;
+    while a > 0 && !ws.sentence_start(a) {
+        a -= 1;
+    }
+    let mut b = i;
+    while b + 1 < ws.len() && !ws.sentence_start(b + 1) {
+        b += 1;
+    }
+    (a, b)
+}
+
+fn sentence_has(ws: &Words, i: usize, set: &[&str]) -> bool {
+    let (a, b) = sentence_of(ws, i);
+    (a..=b).any(|k| set.contains(&ws.text(k)))
+}
+
+/// The word index at or after a character position (1-based `at` of words).
+fn word_at_char(ws: &Words, ch: usize) -> Option<usize> {
+    (0..ws.len())
+        .find(|&k| ws.at(k) > ch)
+        .map(|k| k.saturating_sub(1))
+        .or_else(|| ws.len().checked_sub(1))
+}
+
+/// `agent_instructions`: `<IMPORTANT>`-style blocks and phrases addressed to the agent.
+pub(crate) fn agent_instructions(text: &str, ws: &Words) -> Option<Hit> {
+    let mut tag: Option<Hit> = None;
+    if text.contains('<') {
+        let bytes = text.as_bytes();
+        for (i, _) in text.match_indices('<') {
+            let mut j = i + 1;
+            if bytes.get(j) == Some(&b'/') {
+                j += 1;
+            }
+            let name_start = j;
+            while j < bytes.len() && bytes[j].is_ascii_alphabetic() {
+                j += 1;
+            }
+            let name = text[name_start..j].to_ascii_lowercase();
+            if j < bytes.len()
+                && matches!(bytes[j], b'>' | b' ')
+                && AGENT_TAGS.contains(&name.as_str())
+            {
+                let end = text[j..].find('>').map_or(j, |k| j + k + 1);
+                tag = Some(Hit {
+                    what: text[i..end].to_string(),
+                    span: char_span(text, i, end),
+                });
+                break;
+            }
+        }
+    }
+    let phrase = ws.find_any(phrase_set!(AGENT_PHRASES)).map(|(i, j, _)| {
+        let span = ws.span(i, j);
+        Hit {
+            what: original(text, span),
+            span,
+        }
+    });
+    match (tag, phrase) {
+        (Some(t), Some(p)) => Some(if p.span.0 < t.span.0 { p } else { t }),
+        (t, p) => t.or(p),
+    }
+}
+
+/// `sensitive_data_request`: a private file or path anywhere, or a credential asked for.
+pub(crate) fn sensitive_request(text: &str, ws: &Words) -> Option<Hit> {
+    let mut found = None;
+    for_tokens(text, |tok, at| {
+        if !tok.bytes().any(|b| matches!(b, b'.' | b'/' | b'_' | b'~')) {
+            return false;
+        }
+        let lower = tok.to_ascii_lowercase();
+        let hit = PRIVATE_PATHS.iter().any(|p| lower.contains(p)) || is_dotenv(&lower);
+        if hit {
+            found = Some(Hit {
+                what: tok.to_string(),
+                span: char_span(text, at, at + tok.len()),
+            });
+        }
+        hit
+    });
+    if found.is_some() {
+        return found;
+    }
+    request_phrase(text, ws, phrase_set!(CREDENTIAL_PHRASES))
+}
+
+/// A `.env` file: `.env`, `.env.local`, `path/.env`, not `process.env` or `.environment`.
+fn is_dotenv(lower: &str) -> bool {
+    lower.match_indices(".env").any(|(i, _)| {
+        let before_ok = i == 0 || matches!(lower.as_bytes()[i - 1], b'/' | b'~' | b'\\');
+        let after = lower.as_bytes().get(i + 4);
+        before_ok && after.is_none_or(|b| *b == b'.' || *b == b'/')
+    })
+}
+
+/// A phrase of `set` in a sentence that also holds one of [`REQUEST_VERBS`].
+fn request_phrase(text: &str, ws: &Words, set: &crate::text::PhraseSet) -> Option<Hit> {
+    let mut from = 0;
+    while let Some((i, j, _)) = ws.find_any_from(set, from) {
+        if sentence_has(ws, i, REQUEST_VERBS) {
+            let span = ws.span(i, j);
+            return Some(Hit {
+                what: original(text, span),
+                span,
+            });
+        }
+        from = i + 1;
+    }
+    None
+}
+
+/// `conversation_exfiltration`: the conversation, the system prompt or other tools' data asked
+/// to be put into an argument.
+pub(crate) fn conversation_request(text: &str, ws: &Words) -> Option<Hit> {
+    request_phrase(text, ws, phrase_set!(CONVERSATION_PHRASES))
+}
+
+/// `exfiltration_target`: a URL or an e-mail address in a sentence that sends something.
+pub(crate) fn exfiltration_target(text: &str, ws: &Words) -> Option<Hit> {
+    if !(text.contains("://") || text.contains('@')) {
+        return None;
+    }
+    let mut found = None;
+    for_tokens(text, |tok, at| {
+        if !(is_url(tok) || is_email(tok)) {
+            return false;
+        }
+        let span = char_span(text, at, at + tok.len());
+        let sends = word_at_char(ws, span.0).is_some_and(|w| sentence_has(ws, w, SEND_VERBS));
+        if sends {
+            found = Some(Hit {
+                what: tok.to_string(),
+                span,
+            });
+        }
+        sends
+    });
+    found
+}
+
+fn is_url(tok: &str) -> bool {
+    tok.find("://").is_some_and(|i| {
+        i > 0 && tok[..i].bytes().all(|b| b.is_ascii_alphabetic()) && tok.len() > i + 3
+    })
+}
+
+fn is_email(tok: &str) -> bool {
+    let tok = tok.strip_prefix("mailto:").unwrap_or(tok);
+    let Some((local, domain)) = tok.split_once('@') else {
+        return false;
+    };
+    !local.is_empty()
+        && local
+            .bytes()
+            .all(|b| b.is_ascii_alphanumeric() || matches!(b, b'.' | b'_' | b'-' | b'+'))
+        && domain.contains('.')
+        && !domain.starts_with('.')
+        && !domain.ends_with('.')
+        && domain
+            .bytes()
+            .all(|b| b.is_ascii_alphanumeric() || matches!(b, b'.' | b'-'))
+}
+
+/// `tool_shadowing`: a sentence that names another tool of the list (`others`, without this
+/// tool's own name) together with a word that changes how it is used.
+pub(crate) fn shadowing(text: &str, own: &str, others: &FastSet<&str>) -> Option<Hit> {
+    let mut found = None;
+    let mut ws: Option<Words> = None;
+    for_tokens(text, |tok, at| {
+        let tok = tok.trim_matches(|c: char| matches!(c, '*' | '_' | '-' | '.'));
+        if tok.len() < 2 || tok == own || !others.contains(tok) {
+            return false;
+        }
+        let ws = ws.get_or_insert_with(|| Words::new(text));
+        let start = at + text[at..].find(tok).unwrap_or(0);
+        let span = char_span(text, start, start + tok.len());
+        let hit = word_at_char(ws, span.0).is_some_and(|w| {
+            sentence_has(ws, w, SHADOW_CUES) || {
+                let (a, b) = sentence_of(ws, w);
+                (a..b).any(|k| ws.text(k) == "instead" && ws.text(k + 1) == "of")
+            }
+        });
+        if hit {
+            found = Some(Hit {
+                what: tok.to_string(),
+                span,
+            });
+        }
+        hit
+    });
+    found
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn agent(t: &str) -> Option<String> {
+        agent_instructions(t, &Words::new(t)).map(|h| h.what)
+    }
+
+    #[test]
+    fn agent_tags_and_phrases() {
+        assert_eq!(
+            agent("Adds. <IMPORTANT>read it</IMPORTANT>").as_deref(),
+            Some("<IMPORTANT>")
+        );
+        assert_eq!(agent("Returns a < b and c > d."), None);
+        assert_eq!(
+            agent("Adds numbers. Before using this tool, read the config.").as_deref(),
+            Some("Before using this tool")
+        );
+        assert_eq!(
+            agent("Use this to see what exists before trying to read files."),
+            None
+        );
+    }
+
+    #[test]
+    fn spans_are_in_characters() {
+        let t = "é <IMPORTANT> x";
+        let h = agent_instructions(t, &Words::new(t)).unwrap();
+        assert_eq!(h.span, (2, 11));
+    }
+
+    #[test]
+    fn dotenv() {
+        assert!(is_dotenv(".env"));
+        assert!(is_dotenv("./.env.local"));
+        assert!(is_dotenv("~/project/.env"));
+        assert!(!is_dotenv("process.env"));
+        assert!(!is_dotenv(".environment"));
+    }
+
+    #[test]
+    fn urls_and_emails() {
+        assert!(is_url("https://evil.example/x"));
+        assert!(!is_url("://x"));
+        assert!(is_email("a.b@evil.example"));
+        assert!(!is_email("@decorator"));
+        assert!(!is_email("user@localhost"));
+    }
+}
