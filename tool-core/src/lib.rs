@@ -22,6 +22,8 @@ pub mod spec;
 pub mod tool;
 pub mod toolbox;
 pub mod validate;
+#[cfg(feature = "workspace")]
+pub mod workspace;
 
 pub use approval::{Approval, ApprovalRequest, Approver, Hooks};
 pub use audit::{AuditRecord, AuditSink, JsonLinesSink, MemorySink};
@@ -33,6 +35,8 @@ pub use reply::Reply;
 pub use spec::{Allow, Effects, ToolSpec};
 pub use tool::Tool;
 pub use toolbox::{Arguments, BuildError, CallOptions, Problem, Toolbox, ToolboxBuilder};
+#[cfg(feature = "workspace")]
+pub use workspace::{Workspace, WorkspaceError};
 
 /// The dependencies whose types appear in the public API, re-exported so users need no direct
 /// dependency on them.
