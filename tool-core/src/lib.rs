@@ -13,6 +13,7 @@ pub mod envelope;
 pub mod error;
 pub mod export;
 pub mod idempotency;
+pub mod limits;
 pub mod lint;
 pub mod policy;
 pub mod redact;

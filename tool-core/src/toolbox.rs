@@ -167,6 +167,7 @@ pub struct ToolboxBuilder {
     store: Arc<dyn RecordStore>,
     default_timeout: Option<Duration>,
     idempotency_window: Duration,
+    max_argument_bytes: usize,
 }
 
 impl Default for ToolboxBuilder {
@@ -183,6 +184,7 @@ impl Default for ToolboxBuilder {
             store: Arc::new(MemoryRecordStore::default()),
             default_timeout: None,
             idempotency_window: DEFAULT_IDEMPOTENCY_WINDOW,
+            max_argument_bytes: crate::limits::DEFAULT_MAX_ARGUMENT_BYTES,
         }
     }
 }
@@ -310,6 +312,24 @@ impl ToolboxBuilder {
         self
     }
 
+    /// The largest arguments a call may send, in bytes of JSON (default
+    /// [`DEFAULT_MAX_ARGUMENT_BYTES`](crate::limits::DEFAULT_MAX_ARGUMENT_BYTES)). Larger
+    /// arguments are refused before they are parsed, as `invalid_input` with the code
+    /// `ARGUMENTS_TOO_LARGE`.
+    ///
+    /// ```
+    /// # tokio::runtime::Builder::new_current_thread().build().unwrap().block_on(async {
+    /// let tb = tool_core::Toolbox::builder().max_argument_bytes(64).build().unwrap();
+    /// let env = tb.call("any_tool", "x".repeat(65)).await;
+    /// assert_eq!(env.code.as_deref(), Some("ARGUMENTS_TOO_LARGE"));
+    /// # });
+    /// ```
+    #[must_use]
+    pub fn max_argument_bytes(mut self, limit: usize) -> Self {
+        self.max_argument_bytes = limit;
+        self
+    }
+
     /// Builds the toolbox, reporting every problem at once: duplicate names, missing context
     /// values, unusable schemas.
     pub fn build(self) -> Result<Toolbox, BuildError> {
@@ -347,6 +367,7 @@ impl ToolboxBuilder {
                 store: self.store,
                 default_timeout: self.default_timeout,
                 gate: IdempotencyGate::new(self.idempotency_window),
+                max_argument_bytes: self.max_argument_bytes,
             },
         })
     }
@@ -437,11 +458,13 @@ struct Shared {
     store: Arc<dyn RecordStore>,
     default_timeout: Option<Duration>,
     gate: IdempotencyGate,
+    max_argument_bytes: usize,
 }
 
 /// The registry of tools and the call pipeline:
-/// lookup → validation → policy → before-hooks → idempotency → approval → execution (timeout,
-/// panics caught) → output contract → redaction → after-hooks → output budget → audit → envelope.
+/// argument size limit → lookup → validation → policy → before-hooks → idempotency → approval →
+/// execution (timeout, panics caught) → output contract → redaction → after-hooks → output
+/// budget → audit → envelope.
 ///
 /// A toolbox is shared by reference across concurrent calls (`Arc<Toolbox>`); registering and
 /// retiring tools take `&self`.
@@ -698,6 +721,14 @@ impl Toolbox {
         operation_id: &str,
     ) -> Outcome {
         let sh = &self.shared;
+        // Oversized arguments are refused before anything reads them, whatever the tool.
+        let size = match &args {
+            Arguments::Text(text) => crate::limits::check_text(text, sh.max_argument_bytes),
+            Arguments::Value(v) => crate::limits::check_value(v, sh.max_argument_bytes),
+        };
+        if let Err(env) = size {
+            return Outcome::early(*env, None, None);
+        }
         let reg = self.snapshot();
         let Some(&i) = reg.index.get(name) else {
             return Outcome::early(unknown_tool(&reg, name), None, None);
