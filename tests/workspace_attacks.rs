@@ -539,3 +539,86 @@ fn a_file_swapped_for_a_link_to_the_canary_during_reads_never_leaks() {
         format!("{}\n", fx.canary)
     );
 }
+
+mod generated {
+    //! Paths assembled from the corpus's pieces: none reads the canary or shows a host path.
+    use super::*;
+    use proptest::prelude::*;
+
+    fn piece() -> impl Strategy<Value = &'static str> {
+        prop::sample::select(vec![
+            "..",
+            ".",
+            "/",
+            "//",
+            "\\",
+            "link_out",
+            "file_link",
+            "rel_link",
+            "up",
+            "chain_a",
+            "loop_a",
+            "dangling",
+            "proc_link",
+            "root_link",
+            "notes",
+            "deep",
+            "todo.md",
+            "outside",
+            "secret.txt",
+            "ws",
+            "ws-evil",
+            "sibling",
+            "\u{FF0E}",
+            "\u{2215}",
+            "\u{0}",
+            "hard.txt",
+            "fifo",
+            "etc",
+            "passwd",
+            "NOTES",
+            "bad\u{FFFD}\u{FFFD}name",
+        ])
+    }
+
+    #[test]
+    fn no_assembled_path_reads_the_canary() {
+        let fx = Fixture::new();
+        plant(&fx);
+        let ws = Workspace::open(fx.ws()).unwrap();
+        let mut runner = proptest::test_runner::TestRunner::new(ProptestConfig {
+            cases: 300,
+            failure_persistence: None,
+            ..ProptestConfig::default()
+        });
+        let result = runner.run(&prop::collection::vec(piece(), 1..9), |pieces| {
+            let path = pieces.concat();
+            let outcomes = [
+                ws.read_text(&path, 10_000).err().map(|e| e.to_string()),
+                ws.read_text(&path, 10_000).ok().map(|f| f.content),
+                ws.search(Some(&path), "CANARY", SearchLimits::default())
+                    .err()
+                    .map(|e| e.to_string()),
+                ws.list(&path).err().map(|e| e.to_string()),
+            ];
+            for text in outcomes.into_iter().flatten() {
+                prop_assert!(!text.contains(&fx.canary), "{:?} returned the canary", path);
+                for host in fx.host_paths() {
+                    prop_assert!(
+                        !text.contains(&host),
+                        "{:?} showed a host path: {}",
+                        path,
+                        text
+                    );
+                }
+            }
+            if let Ok(found) = ws.search(Some(&path), "CANARY", SearchLimits::default()) {
+                prop_assert!(found.is_empty(), "{:?} found the canary", path);
+            }
+            Ok(())
+        });
+        if let Err(e) = result {
+            panic!("{e}");
+        }
+    }
+}
