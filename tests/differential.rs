@@ -45,8 +45,8 @@ const DELIBERATE: &[(&str, &str, bool, &str)] = &[
         r#""XN--bcher-kva.example""#,
         true,
         "host names are case-insensitive, the IDNA ACE prefix included (RFC 5890 section 2.3.2.1); \
-         jsonschema only recognizes a lowercase `xn--`. We accept A-labels without decoding their \
-         Punycode (full IDNA validation is out of scope for the compiled checks)",
+         jsonschema only recognizes a lowercase `xn--`. We decode the Punycode of an A-label in \
+         any case and check the Unicode label",
     ),
     (
         r#"{"pattern":"\\bb"}"#,

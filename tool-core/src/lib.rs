@@ -13,6 +13,7 @@ pub mod envelope;
 pub mod error;
 pub mod export;
 pub mod idempotency;
+pub mod limits;
 pub mod lint;
 pub mod policy;
 pub mod redact;
@@ -23,6 +24,8 @@ pub mod spec;
 pub mod tool;
 pub mod toolbox;
 pub mod validate;
+#[cfg(feature = "workspace")]
+pub mod workspace;
 
 pub use approval::{Approval, ApprovalRequest, Approver, Hooks};
 pub use audit::{AuditRecord, AuditSink, JsonLinesSink, MemorySink};
@@ -34,6 +37,8 @@ pub use reply::Reply;
 pub use spec::{Allow, Effects, ToolSpec};
 pub use tool::Tool;
 pub use toolbox::{Arguments, BuildError, CallOptions, Problem, Toolbox, ToolboxBuilder};
+#[cfg(feature = "workspace")]
+pub use workspace::{Workspace, WorkspaceError};
 
 /// The dependencies whose types appear in the public API, re-exported so users need no direct
 /// dependency on them.

@@ -185,6 +185,7 @@ pub struct ToolboxBuilder {
     idempotency_window: Duration,
     audit_key: Option<SecretKey>,
     offload_sync_tools: bool,
+    max_argument_bytes: usize,
 }
 
 impl Default for ToolboxBuilder {
@@ -203,6 +204,7 @@ impl Default for ToolboxBuilder {
             idempotency_window: DEFAULT_IDEMPOTENCY_WINDOW,
             audit_key: None,
             offload_sync_tools: false,
+            max_argument_bytes: crate::limits::DEFAULT_MAX_ARGUMENT_BYTES,
         }
     }
 }
@@ -351,6 +353,24 @@ impl ToolboxBuilder {
         self
     }
 
+    /// The largest arguments a call may send, in bytes of JSON (default
+    /// [`DEFAULT_MAX_ARGUMENT_BYTES`](crate::limits::DEFAULT_MAX_ARGUMENT_BYTES)). Larger
+    /// arguments are refused before they are parsed, as `invalid_input` with the code
+    /// `ARGUMENTS_TOO_LARGE`.
+    ///
+    /// ```
+    /// # tokio::runtime::Builder::new_current_thread().build().unwrap().block_on(async {
+    /// let tb = tool_core::Toolbox::builder().max_argument_bytes(64).build().unwrap();
+    /// let env = tb.call("any_tool", "x".repeat(65)).await;
+    /// assert_eq!(env.code.as_deref(), Some("ARGUMENTS_TOO_LARGE"));
+    /// # });
+    /// ```
+    #[must_use]
+    pub fn max_argument_bytes(mut self, limit: usize) -> Self {
+        self.max_argument_bytes = limit;
+        self
+    }
+
     /// Builds the toolbox, reporting every problem at once: duplicate names, missing context
     /// values, unusable schemas.
     pub fn build(self) -> Result<Toolbox, BuildError> {
@@ -391,6 +411,7 @@ impl ToolboxBuilder {
                 secret: SecretKey::random(),
                 offload_sync_tools: self.offload_sync_tools,
                 audit_key: self.audit_key.unwrap_or_else(SecretKey::random),
+                max_argument_bytes: self.max_argument_bytes,
             },
         })
     }
@@ -493,12 +514,15 @@ struct Shared {
     offload_sync_tools: bool,
     /// Keys the argument digests of audit records.
     audit_key: SecretKey,
+    /// The largest arguments a call may send, in bytes of JSON.
+    max_argument_bytes: usize,
 }
 
 /// The registry of tools and the call pipeline:
-/// lookup → policy → parsing and validation (defaults filled in) → cursor → before-hooks →
-/// stored page or idempotency → approval → execution (timeout, panics caught) → output contract
-/// → redaction → after-hooks → output budget (data, notes, messages) → audit → envelope.
+/// argument size limit → lookup → policy → parsing and validation (defaults filled in) →
+/// cursor → before-hooks → stored page or idempotency → approval → execution (timeout, panics
+/// caught) → output contract → redaction → after-hooks → output budget (data, notes, messages)
+/// → audit → envelope.
 ///
 /// A toolbox is shared by reference across concurrent calls (`Arc<Toolbox>`); registering and
 /// retiring tools take `&self`.
@@ -806,6 +830,14 @@ impl Toolbox {
         trace: &Trace,
     ) -> Outcome {
         let sh = &self.shared;
+        // Oversized arguments are refused before anything reads them, whatever the tool.
+        let size = match &args {
+            Arguments::Text(text) => crate::limits::check_text(text, sh.max_argument_bytes),
+            Arguments::Value(v) => crate::limits::check_value(v, sh.max_argument_bytes),
+        };
+        if let Err(env) = size {
+            return Outcome::early(*env, None, None);
+        }
         let reg = self.snapshot();
         let Some(&i) = reg.index.get(name) else {
             let env = unknown_tool(&reg, name, &sh.policy, &options.caller);

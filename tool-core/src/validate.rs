@@ -108,6 +108,8 @@ struct Node {
     all_of: Vec<usize>,
     reference: Option<usize>,
     description: Option<String>,
+    /// A keyword of this schema is left to the full validator (see [`Run::deferred`]).
+    partial: bool,
 }
 
 /// A validator compiled from one input schema.
@@ -151,6 +153,7 @@ impl Validator {
             root_doc: schema,
         };
         let root = c.compile(schema, "")?;
+        check_reference_cycles(&c.nodes, &c.defs)?;
         let fallback = if c.unsupported {
             // Patterns never reach a backtracking engine: the `regex` crate matches in linear
             // time, and a pattern it cannot run is refused when the tool is registered.
@@ -212,6 +215,7 @@ impl Validator {
             errors: Vec::new(),
             normalize: false,
             omitted: 0,
+            deferred: false,
         };
         let mut path = String::new();
         run.check(self.root, args, &mut path, None);
@@ -314,6 +318,12 @@ struct Compiler<'s> {
 }
 
 impl<'s> Compiler<'s> {
+    /// Leaves a keyword of `node` to the full validator.
+    fn defer(&mut self, node: &mut Node) {
+        self.unsupported = true;
+        node.partial = true;
+    }
+
     fn compile(&mut self, schema: &'s Value, pointer: &str) -> Result<usize, SchemaError> {
         let idx = self.nodes.len();
         self.nodes.push(Node::default());
@@ -351,7 +361,7 @@ impl<'s> Compiler<'s> {
                     match ecma_pattern(text).map(|p| Regex::new(&p)) {
                         Some(Ok(re)) => node.pattern = Some((re, text.to_string())),
                         // An ECMA-262 feature the regex crate lacks: the full validator checks it.
-                        _ => self.unsupported = true,
+                        _ => self.defer(&mut node),
                     }
                 }
                 "format" => match value.as_str() {
@@ -363,7 +373,7 @@ impl<'s> Compiler<'s> {
                     Some("ipv4") => node.format = Some(Format::Ipv4),
                     Some("ipv6") => node.format = Some(Format::Ipv6),
                     Some("hostname") => node.format = Some(Format::Hostname),
-                    _ => self.unsupported = true,
+                    _ => self.defer(&mut node),
                 },
                 "minimum" => node.minimum = Some(as_bound(value, &here)?),
                 "maximum" => node.maximum = Some(as_bound(value, &here)?),
@@ -432,7 +442,7 @@ impl<'s> Compiler<'s> {
                 "title" | "default" | "examples" | "deprecated" | "readOnly" | "writeOnly"
                 | "$comment" | "$schema" | "$id" | "$anchor" | "$defs" | "definitions"
                 | "contentEncoding" | "contentMediaType" => {}
-                _ => self.unsupported = true,
+                _ => self.defer(&mut node),
             }
         }
         if obj.contains_key("patternProperties") {
@@ -450,7 +460,8 @@ impl<'s> Compiler<'s> {
         }
         let target = reference
             .strip_prefix('#')
-            .and_then(|p| self.root_doc.pointer(p))
+            .and_then(percent_decode)
+            .and_then(|p| self.root_doc.pointer(&p))
             .ok_or_else(|| SchemaError {
                 pointer: here.to_string(),
                 reason: format!("the reference {reference} does not resolve inside the schema"),
@@ -539,6 +550,9 @@ struct Run<'v> {
     normalize: bool,
     /// Problems found after [`MAX_ERRORS`] were listed: counted, not described.
     omitted: usize,
+    /// The pass checked a schema with a keyword left to the full validator, so "no errors" means
+    /// "no errors in the compiled checks" only.
+    deferred: bool,
 }
 
 /// The most problems one validation describes; the rest are counted in one last message, so
@@ -737,6 +751,7 @@ impl Run<'_> {
         let v = self.v;
         let node = &v.nodes[n];
         let desc = node.description.as_deref().or(desc);
+        self.deferred |= node.partial;
         if node.never {
             self.push("INVALID_ARGUMENT", path, "is not allowed here".into(), None);
             return;
@@ -803,6 +818,9 @@ impl Run<'_> {
             .collect();
         let mut best: Option<Vec<ArgError>> = None;
         let mut matched = 0;
+        // Branches that matched with every keyword checked here (none left to the fallback).
+        let mut exact = 0;
+        let mut deferred = false;
         let mut normalize = false;
         for &b in branches {
             let mut sub = Run {
@@ -810,10 +828,13 @@ impl Run<'_> {
                 errors: Vec::new(),
                 normalize: false,
                 omitted: 0,
+                deferred: false,
             };
             sub.check(b, value, path, desc);
+            deferred |= sub.deferred;
             if sub.errors.is_empty() {
                 matched += 1;
+                exact += usize::from(!sub.deferred);
                 normalize |= sub.normalize;
             } else if best.as_ref().is_none_or(|e| sub.errors.len() < e.len()) {
                 best = Some(sub.errors);
@@ -849,6 +870,7 @@ impl Run<'_> {
                             errors: Vec::new(),
                             normalize: false,
                             omitted: 0,
+                            deferred: false,
                         };
                         sub.check(b, value, path, desc);
                         self.errors.extend(sub.errors);
@@ -861,7 +883,7 @@ impl Run<'_> {
             } else if let Some(errors) = best {
                 self.errors.extend(errors);
             }
-        } else if exactly_one && matched > 1 {
+        } else if exactly_one && matched > 1 && !one_of_left_to_fallback(exact) {
             self.push(
                 "INVALID_ARGUMENT",
                 path,
@@ -871,6 +893,7 @@ impl Run<'_> {
         } else {
             self.normalize |= normalize;
         }
+        self.deferred |= deferred;
     }
 
     fn check_string(&mut self, node: &Node, s: &str, path: &str, desc: Option<&str>) {
@@ -947,14 +970,7 @@ impl Run<'_> {
             }
         }
         if let Some(m) = node.multiple_of {
-            let f = num.as_f64().unwrap_or(f64::NAN);
-            let q = f / m;
-            let ok = if let (Some(i), true) = (num.as_i64(), m.fract() == 0.0) {
-                i % (m as i64) == 0
-            } else {
-                q.is_finite() && (q - q.round()).abs() < 1e-9
-            };
-            if !ok {
+            if !is_multiple_of(num, m) {
                 let what = format!("must be a multiple of {m}");
                 self.push("INVALID_ARGUMENT", path, what, desc);
             }
@@ -1148,6 +1164,124 @@ fn join_path(path: &str, key: &str) -> String {
     }
 }
 
+/// Whether `oneOf` branches that matched the compiled checks leave the verdict to the full
+/// validator: when fewer than two of them matched with every keyword checked here, a branch that
+/// matched only because a keyword (`not`, `minProperties`, a `format` outside the compiled set,
+/// ...) was skipped may still fail, so "more than one" is not certain. The full validator always
+/// runs for such schemas and decides.
+fn one_of_left_to_fallback(exact_matches: usize) -> bool {
+    exact_matches < 2
+}
+
+/// `multipleOf`: exact for integers, within rounding for decimals, and exact (IEEE remainder)
+/// when the quotient overflows (`1e308` against `0.5`).
+fn is_multiple_of(num: &serde_json::Number, m: f64) -> bool {
+    if let Some(i) = num.as_i64() {
+        if m.fract() == 0.0 && m < i64::MAX as f64 {
+            return i % (m as i64) == 0;
+        }
+    }
+    let f = num.as_f64().unwrap_or(f64::NAN);
+    let q = f / m;
+    if q.is_finite() {
+        (q - q.round()).abs() < 1e-9
+    } else {
+        f.is_finite() && f % m == 0.0
+    }
+}
+
+/// Decodes the percent-encoding of a `$ref` fragment (`#/$defs/foo%22bar` names `foo"bar`);
+/// `None` for a malformed escape or bytes that are not UTF-8.
+fn percent_decode(fragment: &str) -> Option<String> {
+    if !fragment.contains('%') {
+        return Some(fragment.to_string());
+    }
+    let bytes = fragment.as_bytes();
+    let mut out = Vec::with_capacity(bytes.len());
+    let mut i = 0;
+    while i < bytes.len() {
+        if bytes[i] == b'%' {
+            let hex = fragment.get(i + 1..i + 3)?;
+            out.push(u8::from_str_radix(hex, 16).ok()?);
+            i += 3;
+        } else {
+            out.push(bytes[i]);
+            i += 1;
+        }
+    }
+    String::from_utf8(out).ok()
+}
+
+/// Refuses a schema whose `$ref`s lead back to themselves with nothing in between that descends
+/// into the value (only other `$ref`s, `allOf`, `anyOf` or `oneOf`): checking any value against
+/// it would never end. The error names the cycle by its references.
+fn check_reference_cycles(
+    nodes: &[Node],
+    defs: &HashMap<String, usize>,
+) -> Result<(), SchemaError> {
+    let next = |n: &Node, i: usize| {
+        n.reference
+            .into_iter()
+            .chain(n.all_of.iter().copied())
+            .chain(n.any_of.iter().copied())
+            .chain(n.one_of.iter().copied())
+            .nth(i)
+    };
+    // 0: not seen; 1: on the current path; 2: done.
+    let mut state = vec![0u8; nodes.len()];
+    for start in 0..nodes.len() {
+        if state[start] != 0 {
+            continue;
+        }
+        state[start] = 1;
+        let mut stack: Vec<(usize, usize)> = vec![(start, 0)];
+        while let Some((n, i)) = stack.last_mut() {
+            let n = *n;
+            let step = next(&nodes[n], *i);
+            *i += 1;
+            match step {
+                None => {
+                    state[n] = 2;
+                    stack.pop();
+                }
+                Some(m) if state[m] == 1 => {
+                    let from = stack.iter().position(|(k, _)| *k == m).unwrap_or(0);
+                    let mut names: Vec<&str> = stack[from..]
+                        .iter()
+                        .filter_map(|(k, _)| {
+                            defs.iter()
+                                .find(|(_, d)| **d == *k)
+                                .map(|(r, _)| r.as_str())
+                        })
+                        .collect();
+                    let pointer = names
+                        .first()
+                        .map(|r| r.trim_start_matches('#').to_string())
+                        .unwrap_or_default();
+                    if let Some(first) = names.first().copied() {
+                        names.push(first);
+                    }
+                    return Err(SchemaError {
+                        pointer,
+                        reason: format!(
+                            "the references {} form a cycle with no subschema in between, so \
+                             checking a value would never end; point one of them at a schema \
+                             that constrains the value",
+                            names.join(" → ")
+                        ),
+                    });
+                }
+                Some(m) if state[m] == 0 => {
+                    state[m] = 1;
+                    stack.push((m, 0));
+                }
+                Some(_) => {}
+            }
+        }
+    }
+    Ok(())
+}
+
 fn format_ok(f: Format, s: &str) -> bool {
     match f {
         Format::Date => is_date(s),
@@ -1266,6 +1400,97 @@ fn is_hostname(s: &str) -> bool {
                 && b.iter().all(|c| c.is_ascii_alphanumeric() || *c == b'-')
                 && !(b.len() >= 4 && &b[2..4] == b"--" && !b[..2].eq_ignore_ascii_case(b"xn"))
         })
+        && a_labels_ok(s)
+}
+
+/// Labels starting `xn--` (any case: host names are case-insensitive, RFC 5890 section 2.3.2.1)
+/// are A-labels (RFC 5891): their Punycode must decode to a valid Unicode label, one without
+/// `--` in its third and fourth positions and with IDNA 2008 code points and contextual rules
+/// (RFC 5892). The `jsonschema` crate's hostname format implements the code point rules; it is
+/// asked only about such labels, compiled once.
+fn a_labels_ok(s: &str) -> bool {
+    static CHECK: std::sync::OnceLock<Option<jsonschema::Validator>> = std::sync::OnceLock::new();
+    s.split('.')
+        .filter(|l| l.len() >= 4 && l[..4].eq_ignore_ascii_case("xn--"))
+        .all(|label| {
+            let Some(decoded) = decode_punycode(&label[4..]) else {
+                return false;
+            };
+            if decoded.chars().skip(2).take(2).eq("--".chars()) {
+                return false;
+            }
+            let lower = format!("xn--{}", &label[4..]);
+            CHECK
+                .get_or_init(|| {
+                    jsonschema::options()
+                        .should_validate_formats(true)
+                        .build(&serde_json::json!({"format": "hostname"}))
+                        .ok()
+                })
+                .as_ref()
+                .is_some_and(|v| v.is_valid(&Value::String(lower)))
+        })
+}
+
+/// Decodes the Punycode of an A-label after its `xn--` prefix (RFC 3492 section 6.2); `None`
+/// when it is not valid Punycode.
+fn decode_punycode(input: &str) -> Option<String> {
+    const BASE: u32 = 36;
+    const TMIN: u32 = 1;
+    const TMAX: u32 = 26;
+    let adapt = |mut delta: u32, count: u32, first: bool| {
+        delta /= if first { 700 } else { 2 };
+        delta += delta / count;
+        let mut k = 0;
+        while delta > ((BASE - TMIN) * TMAX) / 2 {
+            delta /= BASE - TMIN;
+            k += BASE;
+        }
+        k + ((BASE - TMIN + 1) * delta) / (delta + 38)
+    };
+    let (basic, encoded) = match input.rfind('-') {
+        Some(p) if p > 0 => (&input[..p], &input[p + 1..]),
+        _ => ("", input),
+    };
+    if !basic.is_ascii() {
+        return None;
+    }
+    let mut out: Vec<char> = basic.chars().collect();
+    let (mut n, mut i, mut bias) = (128u32, 0u32, 72u32);
+    let mut digits = encoded.bytes();
+    while digits.len() > 0 {
+        let old = i;
+        let mut w = 1u32;
+        let mut k = BASE;
+        loop {
+            let digit = match digits.next()? {
+                c @ b'a'..=b'z' => u32::from(c - b'a'),
+                c @ b'A'..=b'Z' => u32::from(c - b'A'),
+                c @ b'0'..=b'9' => u32::from(c - b'0') + 26,
+                _ => return None,
+            };
+            i = i.checked_add(digit.checked_mul(w)?)?;
+            let t = if k <= bias {
+                TMIN
+            } else if k >= bias + TMAX {
+                TMAX
+            } else {
+                k - bias
+            };
+            if digit < t {
+                break;
+            }
+            w = w.checked_mul(BASE - t)?;
+            k += BASE;
+        }
+        let count = u32::try_from(out.len()).ok()? + 1;
+        bias = adapt(i - old, count, old == 0);
+        n = n.checked_add(i / count)?;
+        i %= count;
+        out.insert(i as usize, char::from_u32(n)?);
+        i += 1;
+    }
+    Some(out.into_iter().collect())
 }
 
 /// An RFC 5321 mailbox: a dot-atom or quoted local part (ASCII; `idn-email` is the format for

@@ -1,0 +1,99 @@
+//! Bounds on a call's arguments, checked before they are parsed or validated.
+//!
+//! Arguments as JSON text longer than the limit are refused before a byte is parsed; arguments
+//! that arrive parsed (a `serde_json::Value` from a transport) are measured with an explicit
+//! stack, stopping as soon as the limit is passed, and refused when they are larger or nest
+//! deeper than JSON text may (serde_json's own limit of [`MAX_ARGUMENT_DEPTH`] levels).
+//!
+//! | code | status | when |
+//! |---|---|---|
+//! | `ARGUMENTS_TOO_LARGE` | `invalid_input` | over the toolbox's byte limit |
+//! | `ARGUMENTS_TOO_DEEP` | `invalid_input` | nested deeper than [`MAX_ARGUMENT_DEPTH`] |
+
+use crate::envelope::{Envelope, Status};
+use serde_json::Value;
+
+/// The largest arguments a toolbox reads unless set with
+/// [`ToolboxBuilder::max_argument_bytes`](crate::ToolboxBuilder::max_argument_bytes): 4 MiB,
+/// room for the largest text parameter with every character escaped.
+pub const DEFAULT_MAX_ARGUMENT_BYTES: usize = 4 * 1024 * 1024;
+
+/// The deepest nesting of arrays and objects accepted in parsed arguments; JSON text deeper than
+/// this is refused by the parser itself.
+pub const MAX_ARGUMENT_DEPTH: usize = 128;
+
+fn too_large(size: Option<usize>, limit: usize) -> Box<Envelope> {
+    let size = match size {
+        Some(n) => format!("{n} bytes"),
+        None => format!("more than {limit} bytes"),
+    };
+    Box::new(Envelope::error(
+        Status::InvalidInput,
+        "ARGUMENTS_TOO_LARGE",
+        format!(
+            "The arguments are {size}, over this host's limit of {limit} bytes, so they were not \
+             read. Send less: shorter text, fewer items, or split the work into several calls."
+        ),
+    ))
+}
+
+/// Refuses JSON text longer than `limit` bytes, before it is parsed.
+///
+/// ```
+/// use tool_core::limits::check_text;
+/// assert!(check_text(r#"{"a": 1}"#, 100).is_ok());
+/// let env = check_text(&"x".repeat(101), 100).unwrap_err();
+/// assert_eq!(env.code.as_deref(), Some("ARGUMENTS_TOO_LARGE"));
+/// ```
+pub fn check_text(text: &str, limit: usize) -> Result<(), Box<Envelope>> {
+    if text.len() > limit {
+        return Err(too_large(Some(text.len()), limit));
+    }
+    Ok(())
+}
+
+/// Refuses parsed arguments whose JSON text would be longer than `limit` bytes (estimated from
+/// above for numbers) or that nest deeper than [`MAX_ARGUMENT_DEPTH`]. Stops measuring as soon as
+/// a limit is passed, and never recurses.
+///
+/// ```
+/// use tool_core::limits::check_value;
+/// assert!(check_value(&serde_json::json!({"a": [1, 2]}), 100).is_ok());
+/// let env = check_value(&serde_json::json!({"a": "x".repeat(200)}), 100).unwrap_err();
+/// assert_eq!(env.code.as_deref(), Some("ARGUMENTS_TOO_LARGE"));
+/// ```
+pub fn check_value(value: &Value, limit: usize) -> Result<(), Box<Envelope>> {
+    let mut size = 0usize;
+    let mut stack: Vec<(&Value, usize)> = vec![(value, 1)];
+    while let Some((v, depth)) = stack.pop() {
+        if depth > MAX_ARGUMENT_DEPTH {
+            return Err(Box::new(Envelope::error(
+                Status::InvalidInput,
+                "ARGUMENTS_TOO_DEEP",
+                format!(
+                    "The arguments nest arrays and objects deeper than {MAX_ARGUMENT_DEPTH} \
+                     levels, so they were not read. Send flatter data."
+                ),
+            )));
+        }
+        size = size.saturating_add(match v {
+            Value::Null => 4,
+            Value::Bool(_) => 5,
+            // At most 24 characters for any number serde_json writes.
+            Value::Number(_) => 24,
+            Value::String(s) => s.len() + 2,
+            Value::Array(items) => {
+                stack.extend(items.iter().map(|i| (i, depth + 1)));
+                2 + items.len()
+            }
+            Value::Object(map) => {
+                stack.extend(map.values().map(|i| (i, depth + 1)));
+                map.keys().map(|k| k.len() + 4).sum::<usize>() + 2
+            }
+        });
+        if size > limit {
+            return Err(too_large(None, limit));
+        }
+    }
+    Ok(())
+}

@@ -1,0 +1,317 @@
+//! Properties checked on generated inputs (proptest, a bounded number of cases in every
+//! `cargo test`): a call never panics and always answers with a valid envelope of a known
+//! status; the compiled validator agrees with the `jsonschema` crate; oversized arguments are
+//! refused before parsing, and only those.
+
+use proptest::prelude::*;
+use serde_json::{json, Map, Value};
+use std::sync::OnceLock;
+use tool_core::validate::Validator;
+use tool_core::{Effects, Status, Tool, ToolError, ToolSpec, Toolbox};
+
+const STATUSES: &[&str] = &[
+    "ok",
+    "empty",
+    "invalid_input",
+    "needs_input",
+    "refused",
+    "denied",
+    "cancelled_by_user",
+    "temporary_failure",
+    "failed",
+    "timeout",
+];
+
+fn spec(name: &str, input_schema: Value) -> ToolSpec {
+    ToolSpec {
+        name: name.into(),
+        title: None,
+        description: "A tool for property tests. Returns its arguments.".into(),
+        input_schema,
+        output_schema: None,
+        effects: Effects {
+            read_only: true,
+            ..Default::default()
+        },
+        allows: vec![],
+        timeout_ms: None,
+        version: "1.0.0".into(),
+    }
+}
+
+/// The input schemas of the tools under test: every keyword family the validator compiles.
+fn schemas() -> Vec<(&'static str, Value)> {
+    vec![
+        (
+            "echo_text",
+            json!({"type": "object", "properties": {
+                "text": {"type": "string", "minLength": 1, "maxLength": 20, "description": "Text."},
+                "repeat": {"type": "integer", "minimum": 1, "maximum": 3, "description": "Times."}
+            }, "required": ["text"], "additionalProperties": false}),
+        ),
+        (
+            "add_numbers",
+            json!({"type": "object", "properties": {
+                "a": {"type": "number", "multipleOf": 0.5},
+                "b": {"type": "number", "exclusiveMinimum": -10, "exclusiveMaximum": 10}
+            }, "required": ["a", "b"], "additionalProperties": false}),
+        ),
+        (
+            "pick_size",
+            json!({"type": "object", "properties": {
+                "size": {"oneOf": [{"const": "small", "title": "Small"}, {"const": "large", "title": "Large"}]},
+                "tags": {"type": "array", "items": {"type": "string", "pattern": "^[a-z]+$"}, "maxItems": 4, "uniqueItems": true},
+                "shape": {"anyOf": [{"type": "null"}, {"type": "object", "properties": {"w": {"type": "integer"}}, "required": ["w"]}]}
+            }, "required": ["size"], "additionalProperties": false}),
+        ),
+        (
+            "tree",
+            json!({"type": "object", "properties": {"node": {"$ref": "#/$defs/Node"}},
+                "$defs": {"Node": {"type": "object", "properties": {
+                    "v": {"type": ["integer", "null"]},
+                    "kids": {"type": "array", "items": {"$ref": "#/$defs/Node"}}
+                }, "additionalProperties": false}}}),
+        ),
+        (
+            "tagged",
+            json!({"type": "object", "properties": {"cmd": {"oneOf": [
+                {"type": "object", "properties": {"kind": {"const": "move"}, "x": {"type": "integer"}}, "required": ["kind", "x"]},
+                {"type": "object", "properties": {"kind": {"const": "say"}, "s": {"type": "string"}}, "required": ["kind", "s"]}
+            ]}, "extra": {"type": "object", "additionalProperties": {"type": "boolean"}}}}),
+        ),
+    ]
+}
+
+fn toolbox() -> &'static Toolbox {
+    static TB: OnceLock<Toolbox> = OnceLock::new();
+    TB.get_or_init(|| {
+        let mut b = Toolbox::builder().max_argument_bytes(2048);
+        for (name, schema) in schemas() {
+            b = b.tool(Tool::from_fn(spec(name, schema), |_, args| {
+                Box::pin(async move { Ok(args) })
+            }));
+        }
+        // A tool that fails in every way a tool can, chosen by its argument.
+        let failing = spec(
+            "misbehave",
+            json!({"type": "object", "properties": {"how": {"type": "integer"}}}),
+        );
+        b = b.tool(Tool::from_fn(failing, |_, args| {
+            Box::pin(async move {
+                match args["how"].as_i64().unwrap_or(0).rem_euclid(4) {
+                    0 => panic!("a tool panics"),
+                    1 => Err(ToolError::failed("BROKEN", "The tool is broken.")),
+                    2 => Err(ToolError::refused("NO", "Not today.")),
+                    _ => Ok(json!({"deep": [[[[{"x": "y"}]]]]})),
+                }
+            })
+        }));
+        b.build().expect("the property-test toolbox builds")
+    })
+}
+
+fn arb_json() -> impl Strategy<Value = Value> {
+    let leaf = prop_oneof![
+        Just(Value::Null),
+        any::<bool>().prop_map(Value::from),
+        any::<i64>().prop_map(Value::from),
+        (-1e6f64..1e6).prop_map(Value::from),
+        prop_oneof![
+            Just(1e308),
+            Just(-0.0),
+            Just(0.5),
+            Just(3.0),
+            Just(9_007_199_254_740_993.0)
+        ]
+        .prop_map(Value::from),
+        "[a-z]{0,6}".prop_map(Value::from),
+        any::<String>().prop_map(Value::from),
+        prop_oneof![Just("small"), Just("large"), Just("move"), Just("say")].prop_map(Value::from),
+    ];
+    leaf.prop_recursive(4, 32, 6, |inner| {
+        prop_oneof![
+            prop::collection::vec(inner.clone(), 0..6).prop_map(Value::Array),
+            prop::collection::vec(
+                (
+                    prop_oneof![
+                        Just("text".to_string()),
+                        Just("repeat".to_string()),
+                        Just("a".to_string()),
+                        Just("b".to_string()),
+                        Just("size".to_string()),
+                        Just("tags".to_string()),
+                        Just("shape".to_string()),
+                        Just("node".to_string()),
+                        Just("kids".to_string()),
+                        Just("v".to_string()),
+                        Just("cmd".to_string()),
+                        Just("kind".to_string()),
+                        Just("x".to_string()),
+                        Just("how".to_string()),
+                        "[a-z]{1,4}",
+                    ],
+                    inner
+                ),
+                0..6
+            )
+            .prop_map(|kv| Value::Object(kv.into_iter().collect::<Map<_, _>>())),
+        ]
+    })
+}
+
+fn arb_tool() -> impl Strategy<Value = String> {
+    prop_oneof![
+        Just("echo_text".to_string()),
+        Just("add_numbers".to_string()),
+        Just("pick_size".to_string()),
+        Just("tree".to_string()),
+        Just("tagged".to_string()),
+        Just("misbehave".to_string()),
+        Just("no_such_tool".to_string()),
+        any::<String>(),
+    ]
+}
+
+fn rt() -> tokio::runtime::Runtime {
+    tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()
+        .unwrap()
+}
+
+/// The envelope as the model reads it: valid JSON with a known status, and a message when the
+/// status is not a success.
+fn check_envelope(env: &tool_core::Envelope) -> Result<(), TestCaseError> {
+    let text = env.to_json();
+    let parsed: Value = serde_json::from_str(&text)
+        .map_err(|e| TestCaseError::fail(format!("not JSON: {e}: {text}")))?;
+    let status = parsed["status"].as_str().unwrap_or_default();
+    prop_assert!(STATUSES.contains(&status), "unknown status: {text}");
+    if !matches!(env.status, Status::Ok | Status::Empty) {
+        prop_assert!(
+            env.message.as_deref().is_some_and(|m| !m.is_empty()),
+            "no message: {text}"
+        );
+        prop_assert!(env.code.is_some(), "no code: {text}");
+    }
+    prop_assert!(env.operation_id.is_some());
+    Ok(())
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig {
+        cases: 400,
+        // Failures are reported with their minimal input; nothing is written beside the tests.
+        failure_persistence: None,
+        ..ProptestConfig::default()
+    })]
+
+    #[test]
+    fn a_call_with_any_value_answers_with_a_valid_envelope(name in arb_tool(), args in arb_json()) {
+        let env = rt().block_on(toolbox().call(&name, args.clone()));
+        check_envelope(&env)?;
+        // What a well-behaved tool ran with (the arguments after the toolbox's normalization:
+        // null as {}, nulls for optional parameters left out) is valid for its schema.
+        if env.status == Status::Ok && name != "misbehave" {
+            let v = Validator::new(&schemas().into_iter().find(|(n, _)| *n == name).unwrap().1).unwrap();
+            prop_assert!(v.is_valid(env.data.as_ref().unwrap()), "{} ran with invalid {}", name, env.to_json());
+        }
+    }
+
+    #[test]
+    fn a_call_with_any_text_answers_with_a_valid_envelope(name in arb_tool(), text in any::<String>()) {
+        let env = rt().block_on(toolbox().call(&name, text));
+        check_envelope(&env)?;
+    }
+
+    #[test]
+    fn a_call_with_json_text_matches_the_same_call_with_the_value(name in arb_tool(), args in arb_json()) {
+        prop_assume!(name != "misbehave");
+        let rt = rt();
+        let a = rt.block_on(toolbox().call(&name, args.clone()));
+        let b = rt.block_on(toolbox().call(&name, args.to_string()));
+        prop_assert_eq!(a.status, b.status);
+        prop_assert_eq!(a.code, b.code);
+        prop_assert_eq!(a.data, b.data);
+    }
+
+    #[test]
+    fn the_validator_agrees_with_jsonschema(index in 0usize..5, value in arb_json()) {
+        let (_, schema) = &schemas()[index];
+        let ours = Validator::new(schema).unwrap();
+        let reference = jsonschema::options().should_validate_formats(true).build(schema).unwrap();
+        for instance in [value.clone(), json!({ "text": value.clone() }), json!({ "node": value.clone() }), json!({ "cmd": value })] {
+            prop_assert_eq!(
+                ours.is_valid(&instance),
+                reference.is_valid(&instance),
+                "schema {} instance {}", schema, instance
+            );
+        }
+    }
+
+    #[test]
+    fn only_oversized_arguments_are_refused_before_parsing(len in 0usize..4096, fill in "[ -~]") {
+        let text: String = fill.repeat(len);
+        let env = rt().block_on(toolbox().call("echo_text", text.as_str()));
+        let too_large = env.code.as_deref() == Some("ARGUMENTS_TOO_LARGE");
+        prop_assert_eq!(too_large, text.len() > 2048, "{} bytes: {}", text.len(), env.to_json());
+        if too_large {
+            prop_assert_eq!(env.status, Status::InvalidInput);
+            prop_assert!(env.message.unwrap().contains("2048 bytes"));
+        }
+    }
+}
+
+#[test]
+fn parsed_arguments_that_nest_too_deep_or_are_too_large_are_refused() {
+    let mut deep = json!(0);
+    for _ in 0..200 {
+        deep = json!([deep]);
+    }
+    let env = rt().block_on(toolbox().call("echo_text", json!({ "text": deep })));
+    assert_eq!(
+        env.code.as_deref(),
+        Some("ARGUMENTS_TOO_DEEP"),
+        "{}",
+        env.to_json()
+    );
+    assert_eq!(env.status, Status::InvalidInput);
+    let big = json!({"text": "x".repeat(5000)});
+    let env = rt().block_on(toolbox().call("echo_text", big.clone()));
+    assert_eq!(
+        env.code.as_deref(),
+        Some("ARGUMENTS_TOO_LARGE"),
+        "{}",
+        env.to_json()
+    );
+    // The same as text: refused before parsing, with its exact size.
+    let env = rt().block_on(toolbox().call("echo_text", big.to_string()));
+    assert_eq!(env.code.as_deref(), Some("ARGUMENTS_TOO_LARGE"));
+    let size = big.to_string().len();
+    assert!(env.message.unwrap().contains(&format!("are {size} bytes")));
+    // The default limit admits the largest text parameter the examples declare.
+    let tb = Toolbox::builder()
+        .tool(Tool::from_fn(
+            spec(
+                "echo_text",
+                json!({"type": "object", "properties": {"text": {"type": "string"}}}),
+            ),
+            |_, args| {
+                Box::pin(async move { Ok(json!({"bytes": args["text"].as_str().map(str::len)})) })
+            },
+        ))
+        .build()
+        .unwrap();
+    let env = rt().block_on(tb.call("echo_text", json!({"text": "é".repeat(200_000)})));
+    assert_eq!(env.status, Status::Ok, "{}", env.to_json());
+    // Deep JSON text is refused by the parser with a clear message, and no panic.
+    let text = "[".repeat(100_000);
+    let env = rt().block_on(tb.call("echo_text", text.as_str()));
+    assert_eq!(env.status, Status::InvalidInput, "{}", env.to_json());
+    assert_eq!(
+        env.code.as_deref(),
+        Some("INVALID_INPUT"),
+        "{}",
+        env.to_json()
+    );
+}
