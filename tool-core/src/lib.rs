@@ -12,6 +12,7 @@ pub mod context;
 pub mod envelope;
 pub mod error;
 pub mod export;
+pub mod fault;
 pub mod idempotency;
 pub mod lint;
 pub mod policy;
@@ -20,6 +21,8 @@ pub mod reply;
 pub mod schema;
 pub mod secret;
 pub mod spec;
+#[cfg(feature = "sqlite")]
+pub mod sqlite;
 pub mod tool;
 pub mod toolbox;
 pub mod validate;
