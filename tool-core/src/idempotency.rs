@@ -170,7 +170,7 @@ impl IdempotencyKey {
     }
 }
 
-/// The idempotency record of one key as a durable [`RecordStore`] keeps it, so the repeats of a
+/// The idempotency record of one key as a durable [`RecordStore`](crate::budget::RecordStore) keeps it, so the repeats of a
 /// request are answered after a restart exactly as before it.
 #[derive(Clone, Debug, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 pub struct StoredOutcome {
