@@ -838,9 +838,10 @@ fn shrink(v: &Value, max: usize) -> Option<Value> {
 /// and the results a refused repeat of a keyed write points at.
 ///
 /// A store that can fail implements the `try_` methods; the toolbox calls those, counts each
-/// error (and each panic) as a fault ([`crate::fault`]) and answers the call all the same: a
-/// result that could not be kept has no reference, and a page that cannot be read is treated
-/// like an evicted one.
+/// error (and each panic) as a fault ([`crate::fault`]) and answers the call all the same: the
+/// kept result of a keyed write that could not be stored has no reference (its repeat is still a
+/// `DUPLICATE`, without the original), a cut result that could not be stored keeps a `ref` and
+/// cursor that lead nowhere, and a page that cannot be read is treated like an evicted one.
 ///
 /// A durable store (one that survives a restart, such as the SQLite store of the `sqlite`
 /// feature) also keeps the idempotency records of the toolbox's gate
