@@ -641,3 +641,37 @@ async fn an_unreadable_durable_store_refuses_a_keyed_write_rather_than_risk_a_se
     assert_eq!(tb.faults().record_store, 1);
     assert!(log.lock().unwrap()[0].detail.contains("database is locked"));
 }
+
+#[test]
+fn the_sqlite_store_keeps_its_capacity_and_its_outcomes_across_reopening() {
+    let path = temp_db("capacity");
+    let store = SqliteRecordStore::open(&path).unwrap().with_capacity(2);
+    let refs: Vec<String> = (0..3).map(|i| store.put(json!(i))).collect();
+    assert_eq!(store.get(&refs[0]), None, "the oldest is evicted");
+    assert_eq!(store.get(&refs[2]), Some(json!(2)));
+    let kept = StoredOutcome {
+        operation_id: "op_1".into(),
+        reference: Some(refs[2].clone()),
+        unknown: false,
+        request: None,
+        at_unix_ms: 1,
+    };
+    store.put_outcome("k", &kept).unwrap();
+    drop(store);
+    let reopened = SqliteRecordStore::open(&path).unwrap();
+    assert!(reopened.keeps_outcomes());
+    assert_eq!(reopened.get_outcome("k").unwrap(), Some(kept));
+    assert_eq!(reopened.get(&refs[1]), Some(json!(1)));
+    reopened.remove_outcome("k").unwrap();
+    assert_eq!(reopened.get_outcome("k").unwrap(), None);
+    // A file that is not a database is a clear error, not a panic.
+    drop(reopened);
+    let bogus = path.with_file_name("not-a-db");
+    std::fs::write(&bogus, "plain text, not SQLite ".repeat(100)).unwrap();
+    let err = SqliteRecordStore::open(&bogus).unwrap_err().to_string();
+    assert!(
+        err.contains("could not open the SQLite record store"),
+        "{err}"
+    );
+    let _ = std::fs::remove_dir_all(path.parent().unwrap());
+}
