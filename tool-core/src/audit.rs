@@ -240,10 +240,22 @@ pub fn new_operation_id() -> String {
     id
 }
 
-/// Where audit records go. Implementations must not fail a call: they handle their own errors.
+/// Where audit records go. A sink never fails a call: a sink that can fail implements
+/// [`try_record`](AuditSink::try_record), and the toolbox counts each error (and each panic) as
+/// a fault ([`crate::fault`]) and passes it to the host's callback.
 pub trait AuditSink: Send + Sync {
     /// Records one entry.
     fn record(&self, rec: &AuditRecord);
+
+    /// Records one entry, saying whether it was kept. The toolbox calls this one; the default
+    /// calls [`record`](AuditSink::record) and reports success.
+    ///
+    /// # Errors
+    /// A [`BackendError`](crate::fault::BackendError) when the record was not kept.
+    fn try_record(&self, rec: &AuditRecord) -> Result<(), crate::fault::BackendError> {
+        self.record(rec);
+        Ok(())
+    }
 }
 
 /// An [`AuditSink`] that keeps records in memory (for tests and inspection).
@@ -342,28 +354,33 @@ impl JsonLinesSink {
             .collect()
     }
 
-    fn fail(&self, what: &str, e: &dyn std::fmt::Display) {
+    fn fail(&self, what: &str, e: &dyn std::fmt::Display) -> crate::fault::BackendError {
         self.errors.fetch_add(1, Ordering::Relaxed);
+        let message = format!("could not {what} audit file {}: {e}", self.path.display());
         if !self.reported.swap(true, Ordering::Relaxed) {
-            eprintln!(
-                "toolsmith: could not {what} audit file {}: {e} (further errors are counted, not printed)",
-                self.path.display()
-            );
+            eprintln!("toolsmith: {message} (further errors are counted, not printed)");
         }
+        crate::fault::BackendError::new(message)
     }
 }
 
 impl AuditSink for JsonLinesSink {
     fn record(&self, rec: &AuditRecord) {
+        let _ = self.try_record(rec);
+    }
+
+    /// Appends the record; a failed write is counted ([`JsonLinesSink::errors`]) and returned.
+    fn try_record(&self, rec: &AuditRecord) -> Result<(), crate::fault::BackendError> {
         let mut line = match serde_json::to_string(rec) {
             Ok(l) => l,
-            Err(e) => return self.fail("serialize a record for the", &e),
+            Err(e) => return Err(self.fail("serialize a record for the", &e)),
         };
         line.push('\n');
         let mut file = self.file.lock().unwrap_or_else(|p| p.into_inner());
         if let Err(e) = file.write_all(line.as_bytes()).and_then(|()| file.flush()) {
             drop(file);
-            self.fail("write to the", &e);
+            return Err(self.fail("write to the", &e));
         }
+        Ok(())
     }
 }

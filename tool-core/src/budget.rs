@@ -834,12 +834,81 @@ fn shrink(v: &Value, max: usize) -> Option<Value> {
     Some(capped(&strings_cut, min_cap, k))
 }
 
-/// Where full results are kept when a result is cut, so the host (or a next page) can reach them.
+/// Where full results are kept when a result is cut, so the host (or a next page) can reach them,
+/// and the results a refused repeat of a keyed write points at.
+///
+/// A store that can fail implements the `try_` methods; the toolbox calls those, counts each
+/// error (and each panic) as a fault ([`crate::fault`]) and answers the call all the same: the
+/// kept result of a keyed write that could not be stored has no reference (its repeat is still a
+/// `DUPLICATE`, without the original), a cut result that could not be stored keeps a `ref` and
+/// cursor that lead nowhere, and a page that cannot be read is treated like an evicted one.
+///
+/// A durable store (one that survives a restart, such as the SQLite store of the `sqlite`
+/// feature) also keeps the idempotency records of the toolbox's gate
+/// ([`keeps_outcomes`](RecordStore::keeps_outcomes)), so a repeat of an approved write after a
+/// restart is refused exactly as before it.
 pub trait RecordStore: Send + Sync {
     /// Stores `value` and returns its reference.
     fn put(&self, value: Value) -> String;
     /// The value stored under `reference`, if it is still kept.
     fn get(&self, reference: &str) -> Option<Value>;
+
+    /// Stores `value`, or says why it could not. The default calls [`put`](RecordStore::put).
+    ///
+    /// # Errors
+    /// A [`BackendError`](crate::fault::BackendError) when the value was not kept.
+    fn try_put(&self, value: Value) -> Result<String, crate::fault::BackendError> {
+        Ok(self.put(value))
+    }
+
+    /// The value stored under `reference`, or why it could not be read. The default calls
+    /// [`get`](RecordStore::get).
+    ///
+    /// # Errors
+    /// A [`BackendError`](crate::fault::BackendError) when the store could not be read.
+    fn try_get(&self, reference: &str) -> Result<Option<Value>, crate::fault::BackendError> {
+        Ok(self.get(reference))
+    }
+
+    /// Whether this store keeps idempotency records (the `*_outcome` methods). Default `false`:
+    /// the gate keeps them in memory only.
+    fn keeps_outcomes(&self) -> bool {
+        false
+    }
+
+    /// Keeps the idempotency record of `key` (an opaque id), replacing any earlier one.
+    ///
+    /// # Errors
+    /// A [`BackendError`](crate::fault::BackendError) when it was not kept.
+    fn put_outcome(
+        &self,
+        key: &str,
+        outcome: &crate::idempotency::StoredOutcome,
+    ) -> Result<(), crate::fault::BackendError> {
+        let _ = (key, outcome);
+        Ok(())
+    }
+
+    /// The idempotency record of `key`, if one is kept.
+    ///
+    /// # Errors
+    /// A [`BackendError`](crate::fault::BackendError) when the store could not be read.
+    fn get_outcome(
+        &self,
+        key: &str,
+    ) -> Result<Option<crate::idempotency::StoredOutcome>, crate::fault::BackendError> {
+        let _ = key;
+        Ok(None)
+    }
+
+    /// Forgets the idempotency record of `key`.
+    ///
+    /// # Errors
+    /// A [`BackendError`](crate::fault::BackendError) when it could not be removed.
+    fn remove_outcome(&self, key: &str) -> Result<(), crate::fault::BackendError> {
+        let _ = key;
+        Ok(())
+    }
 }
 
 /// An in-memory [`RecordStore`] keeping the most recent `capacity` records; the oldest is evicted.

@@ -149,6 +149,49 @@ impl IdempotencyKey {
     pub fn tool(&self) -> &str {
         &self.slot.tool
     }
+
+    /// A stable id of the key (scope, tool and digest; not the request fingerprint): 64 hex
+    /// characters of SHA-256, under which a durable store keeps its record.
+    ///
+    /// ```
+    /// use tool_core::idempotency::IdempotencyKey;
+    /// let a = IdempotencyKey::explicit("pay", "k").for_caller(Some("ann"));
+    /// assert_eq!(a.id(), a.clone().with_request(&serde_json::json!({"x": 1})).id());
+    /// assert_ne!(a.id(), IdempotencyKey::explicit("pay", "k").id());
+    /// ```
+    pub fn id(&self) -> String {
+        use sha2::{Digest, Sha256};
+        let mut h = Sha256::new();
+        for part in [&self.slot.scope, &self.slot.tool, &self.slot.digest] {
+            h.update((part.len() as u64).to_le_bytes());
+            h.update(part.as_bytes());
+        }
+        h.finalize().iter().map(|b| format!("{b:02x}")).collect()
+    }
+}
+
+/// The idempotency record of one key as a durable [`RecordStore`](crate::budget::RecordStore) keeps it, so the repeats of a
+/// request are answered after a restart exactly as before it.
+#[derive(Clone, Debug, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+pub struct StoredOutcome {
+    /// The operation id of the request.
+    pub operation_id: String,
+    /// The record-store reference of its result, when it has one.
+    pub reference: Option<String>,
+    /// Whether its outcome is unknown (it started and did not report): repeats are refused as
+    /// `OUTCOME_UNKNOWN` rather than answered as duplicates.
+    pub unknown: bool,
+    /// The request fingerprint of an explicit key ([`IdempotencyKey::with_request`]).
+    pub request: Option<String>,
+    /// When it was recorded, in milliseconds since the Unix epoch (the window is counted from
+    /// here, on the wall clock, since a restart loses the monotonic one).
+    pub at_unix_ms: u64,
+}
+
+fn unix_ms() -> u64 {
+    std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map_or(0, |d| u64::try_from(d.as_millis()).unwrap_or(u64::MAX))
 }
 
 /// What a finished run means for the repeats of its key.
@@ -291,23 +334,32 @@ pub enum Refusal {
     },
     /// The explicit key was used with other arguments.
     KeyReused,
+    /// The durable store that keeps the idempotency records could not be read, so whether this
+    /// request already ran is unknown; it was not run.
+    Unavailable,
 }
 
 /// Seconds an agent is told to wait before asking again about a request still in progress.
 pub const IN_PROGRESS_RETRY_AFTER_SECS: u64 = 1;
 
+/// Seconds an agent is told to wait when the durable idempotency records cannot be read.
+pub const UNAVAILABLE_RETRY_AFTER_SECS: u64 = 5;
+
 impl Refusal {
-    /// The stable code: `IN_PROGRESS`, `OUTCOME_UNKNOWN` or `IDEMPOTENCY_KEY_REUSED`.
+    /// The stable code: `IN_PROGRESS`, `OUTCOME_UNKNOWN`, `IDEMPOTENCY_KEY_REUSED` or
+    /// `IDEMPOTENCY_UNAVAILABLE`.
     pub fn code(&self) -> &'static str {
         match self {
             Refusal::InProgress { .. } => "IN_PROGRESS",
             Refusal::OutcomeUnknown { .. } => "OUTCOME_UNKNOWN",
             Refusal::KeyReused => "IDEMPOTENCY_KEY_REUSED",
+            Refusal::Unavailable => "IDEMPOTENCY_UNAVAILABLE",
         }
     }
 
     /// The envelope the refused call returns: `refused` (with `retry_after` while in progress),
-    /// or `invalid_input` for a reused key.
+    /// `invalid_input` for a reused key, or `temporary_failure` (with `retry_after`) when the
+    /// durable store is unavailable.
     pub fn into_envelope(self, tool: &str, gate: &IdempotencyGate) -> Envelope {
         let code = self.code();
         match self {
@@ -341,6 +393,16 @@ impl Refusal {
                 ),
             )
             .with_details(serde_json::json!({ "original_operation_id": original_operation_id }))
+            .into_envelope(),
+            Refusal::Unavailable => ToolError::temporary(
+                UNAVAILABLE_RETRY_AFTER_SECS,
+                code,
+                format!(
+                    "Whether an identical call to \"{tool}\" already ran cannot be checked \
+                         right now (the host's record store is unavailable), so this one was not \
+                         run. Wait, then call again with the same arguments."
+                ),
+            )
             .into_envelope(),
             Refusal::KeyReused => ToolError::invalid_input(
                 code,
@@ -393,18 +455,34 @@ impl Entry {
 }
 
 /// Marks that a gated operation has started to take effect: if its future is dropped after
-/// this, the outcome is unknown and repeats are refused instead of run again.
-#[derive(Clone, Debug, Default)]
-pub struct Started(Arc<std::sync::atomic::AtomicBool>);
+/// this, the outcome is unknown and repeats are refused instead of run again. On a gate with a
+/// durable store, marking also writes that unknown outcome to the store, so a crash while the
+/// operation runs leaves it unknown after a restart too.
+#[derive(Clone, Default)]
+pub struct Started {
+    flag: Arc<std::sync::atomic::AtomicBool>,
+    on_mark: Option<Arc<dyn Fn() + Send + Sync>>,
+}
+
+impl std::fmt::Debug for Started {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_tuple("Started").field(&self.is_marked()).finish()
+    }
+}
 
 impl Started {
     /// From now on, a drop leaves the outcome unknown.
     pub fn mark(&self) {
-        self.0.store(true, std::sync::atomic::Ordering::SeqCst);
+        let was = self.flag.swap(true, std::sync::atomic::Ordering::SeqCst);
+        if !was {
+            if let Some(on_mark) = &self.on_mark {
+                on_mark();
+            }
+        }
     }
 
     fn is_marked(&self) -> bool {
-        self.0.load(std::sync::atomic::Ordering::SeqCst)
+        self.flag.load(std::sync::atomic::Ordering::SeqCst)
     }
 }
 
@@ -418,11 +496,23 @@ struct Inner {
 /// Runs each operation once per key within a time window. Cheap to share (`Arc` inside).
 ///
 /// Uses `tokio::time::Instant`, so tests can move time with `tokio::time::pause()`/`advance()`.
-#[derive(Clone, Debug)]
+#[derive(Clone)]
 pub struct IdempotencyGate {
     window: Duration,
     refuse_in_progress: bool,
     inner: Arc<Mutex<Inner>>,
+    /// Keeps the records of completed and started requests across restarts.
+    durable: Option<Arc<dyn crate::budget::RecordStore>>,
+}
+
+impl std::fmt::Debug for IdempotencyGate {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("IdempotencyGate")
+            .field("window", &self.window)
+            .field("refuse_in_progress", &self.refuse_in_progress)
+            .field("durable", &self.durable.is_some())
+            .finish()
+    }
 }
 
 /// Removes the running entry if the run ends without reporting (its future was dropped), so
@@ -438,6 +528,14 @@ struct RunGuard<'g> {
 
 impl RunGuard<'_> {
     fn finish(mut self, outcome: Finish, record: Option<(Duplicate, bool)>) {
+        if let (Some(key), Some(store)) = (&self.key, &self.gate.durable) {
+            match &record {
+                Some((dup, unknown)) => self.gate.persist(key, dup, *unknown),
+                None => {
+                    let _ = store.remove_outcome(&key.id());
+                }
+            }
+        }
         if let Some(key) = self.key.take() {
             let mut inner = self.gate.lock();
             if matches!(inner.entries.get(&key), Some(Entry::Running { run, .. }) if *run == self.run)
@@ -521,6 +619,62 @@ impl IdempotencyGate {
                 purge_at: 1024,
                 ..Inner::default()
             })),
+            durable: None,
+        }
+    }
+
+    /// Keeps the records of completed and started requests in `store` too, when it keeps them
+    /// ([`RecordStore::keeps_outcomes`](crate::budget::RecordStore::keeps_outcomes)): a new gate
+    /// on the same store answers the repeats of a request as the old one did (duplicate, or
+    /// outcome unknown). When the store cannot be read, a request with no record in memory is
+    /// refused ([`Refusal::Unavailable`]) rather than risk running twice; when a record cannot
+    /// be written, the store's error is the store's to report (the toolbox counts it as a fault).
+    #[must_use]
+    pub fn with_durable_store(mut self, store: Arc<dyn crate::budget::RecordStore>) -> Self {
+        self.durable = store.keeps_outcomes().then_some(store);
+        self
+    }
+
+    /// The record of `key` in the durable store, as a claim, when it is within the window.
+    fn durable_claim(&self, key: &IdempotencyKey) -> Option<Claim> {
+        let store = self.durable.as_ref()?;
+        let id = key.id();
+        let kept = match store.get_outcome(&id) {
+            Ok(Some(kept)) => kept,
+            Ok(None) => return None,
+            Err(_) => return Some(Claim::Refused(Refusal::Unavailable)),
+        };
+        let age = unix_ms().saturating_sub(kept.at_unix_ms);
+        if u128::from(age) >= self.window.as_millis() {
+            let _ = store.remove_outcome(&id);
+            return None;
+        }
+        if key.request.is_some() && kept.request != key.request {
+            return Some(Claim::Refused(Refusal::KeyReused));
+        }
+        Some(if kept.unknown {
+            Claim::Refused(Refusal::OutcomeUnknown {
+                original_operation_id: kept.operation_id,
+            })
+        } else {
+            Claim::Duplicate(Duplicate {
+                original_operation_id: kept.operation_id,
+                reference: kept.reference,
+            })
+        })
+    }
+
+    /// Writes the record of a finished (or started) request to the durable store.
+    fn persist(&self, key: &IdempotencyKey, dup: &Duplicate, unknown: bool) {
+        if let Some(store) = &self.durable {
+            let kept = StoredOutcome {
+                operation_id: dup.original_operation_id.clone(),
+                reference: dup.reference.clone(),
+                unknown,
+                request: key.request.clone(),
+                at_unix_ms: unix_ms(),
+            };
+            let _ = store.put_outcome(&key.id(), &kept);
         }
     }
 
@@ -584,6 +738,10 @@ impl IdempotencyGate {
                 }
                 Entry::Done { dup, .. } => return Claim::Duplicate(dup.clone()),
             }
+        }
+        // Under the lock, so two requests cannot both miss the record and both run.
+        if let Some(claim) = self.durable_claim(key) {
+            return claim;
         }
         inner.next_run += 1;
         let run = inner.next_run;
@@ -662,7 +820,17 @@ impl IdempotencyGate {
                     }
                 }
                 Claim::Run(run, tx) => {
-                    let started = Started::default();
+                    let mut started = Started::default();
+                    if self.durable.is_some() {
+                        let (gate, key, op) = (self.clone(), key.clone(), operation_id.to_string());
+                        started.on_mark = Some(Arc::new(move || {
+                            let dup = Duplicate {
+                                original_operation_id: op.clone(),
+                                reference: None,
+                            };
+                            gate.persist(&key, &dup, true);
+                        }));
+                    }
                     let guard = RunGuard {
                         gate: self,
                         key: Some(key),

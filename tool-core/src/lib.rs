@@ -12,6 +12,7 @@ pub mod context;
 pub mod envelope;
 pub mod error;
 pub mod export;
+pub mod fault;
 pub mod idempotency;
 pub mod limits;
 pub mod lint;
@@ -21,6 +22,8 @@ pub mod reply;
 pub mod schema;
 pub mod secret;
 pub mod spec;
+#[cfg(feature = "sqlite")]
+pub mod sqlite;
 pub mod tool;
 pub mod toolbox;
 pub mod validate;

@@ -52,16 +52,21 @@ pub enum RedactError {
 ///
 /// | kind | matches |
 /// |---|---|
-/// | `private_key` | PEM blocks `-----BEGIN ... PRIVATE KEY----- ... -----END ... PRIVATE KEY-----` (also an unterminated one, to the end of the text) |
+/// | `private_key` | PEM blocks `-----BEGIN ... PRIVATE KEY----- ... -----END ... PRIVATE KEY-----` and PGP `PRIVATE KEY BLOCK`s (also an unterminated one, to the end of the text) |
 /// | `anthropic_api_key` | `sk-ant-...` |
 /// | `openai_api_key` | `sk-...`, `sk-proj-...` |
-/// | `stripe_key` | `sk_live_...`, `rk_live_...` (and the `_test_` forms) |
+/// | `stripe_key` | `sk_live_...`, `rk_live_...` (and the `_test_` forms), webhook secrets `whsec_...` |
 /// | `aws_access_key_id` | `AKIA...` / `ASIA...` followed by 16 characters |
 /// | `aws_secret_access_key` | the value after `aws_secret_access_key =` / `:` |
 /// | `github_token` | `ghp_`, `gho_`, `ghs_`, `ghr_`, `ghu_`, `github_pat_` |
-/// | `slack_token` | `xoxb-`, `xoxa-`, `xoxp-`, `xoxr-`, `xoxs-` |
+/// | `slack_token` | `xoxb-`, `xoxa-`, `xoxp-`, `xoxr-`, `xoxs-`, app tokens `xapp-` |
+/// | `slack_webhook` | the path of `hooks.slack.com/services/T.../B.../...` |
+/// | `gitlab_token` | `glpat-...` |
+/// | `npm_token` | `npm_` followed by 36 characters |
+/// | `sendgrid_api_key` | `SG.<22>.<43>` |
 /// | `google_api_key` | `AIza` followed by 35 characters |
 /// | `bearer_token` | the token after `Authorization: Bearer` or `Bearer` |
+/// | `jwt` | a JSON Web Token `eyJ....eyJ....<signature>` (header, payload, signature) |
 /// | `url_password` | the password in `scheme://user:password@host` |
 /// | `connection_string_password` | the value of `password=` / `pwd=` in connection strings |
 ///
@@ -111,7 +116,7 @@ fn builtin_patterns() -> Vec<(&'static str, &'static str, Option<Validator>)> {
     vec![
         (
             "private_key",
-            r"-----BEGIN (?:[A-Z0-9]+ )*PRIVATE KEY-----(?s:.*?)(?:-----END (?:[A-Z0-9]+ )*PRIVATE KEY-----|\z)",
+            r"-----BEGIN (?:[A-Z0-9]+ )*PRIVATE KEY(?: BLOCK)?-----(?s:.*?)(?:-----END (?:[A-Z0-9]+ )*PRIVATE KEY(?: BLOCK)?-----|\z)",
             None,
         ),
         ("anthropic_api_key", r"\bsk-ant-[A-Za-z0-9_\-]{20,}", None),
@@ -122,7 +127,7 @@ fn builtin_patterns() -> Vec<(&'static str, &'static str, Option<Validator>)> {
         ),
         (
             "stripe_key",
-            r"\b(?:sk|rk)_(?:live|test)_[0-9A-Za-z]{16,}",
+            r"\b(?:(?:sk|rk)_(?:live|test)_[0-9A-Za-z]{16,}|whsec_[0-9A-Za-z]{24,})",
             None,
         ),
         ("aws_access_key_id", r"\b(?:AKIA|ASIA)[0-9A-Z]{16}\b", None),
@@ -136,7 +141,23 @@ fn builtin_patterns() -> Vec<(&'static str, &'static str, Option<Validator>)> {
             r"\b(?:gh[pousr]_[A-Za-z0-9]{36,}|github_pat_[A-Za-z0-9_]{22,})",
             None,
         ),
-        ("slack_token", r"\bxox[baprs]-[A-Za-z0-9\-]{10,}", None),
+        (
+            "slack_token",
+            r"\b(?:xox[baprs]|xapp)-[A-Za-z0-9\-]{10,}",
+            None,
+        ),
+        (
+            "slack_webhook",
+            r"\bhooks\.slack\.com/services/(?P<secret>T[A-Za-z0-9_]+/B[A-Za-z0-9_]+/[A-Za-z0-9_]+)",
+            None,
+        ),
+        ("gitlab_token", r"\bglpat-[A-Za-z0-9_\-]{20,}", None),
+        ("npm_token", r"\bnpm_[A-Za-z0-9]{36}\b", None),
+        (
+            "sendgrid_api_key",
+            r"\bSG\.[A-Za-z0-9_\-]{22}\.[A-Za-z0-9_\-]{43}",
+            None,
+        ),
         ("google_api_key", r"\bAIza[0-9A-Za-z_\-]{35}", None),
         (
             "bearer_token",
@@ -147,6 +168,12 @@ fn builtin_patterns() -> Vec<(&'static str, &'static str, Option<Validator>)> {
             "bearer_token",
             r"\b[Bb]earer\s+(?P<secret>[A-Za-z0-9\-._~+/]+=*)",
             Some(looks_like_token),
+        ),
+        // After the bearer patterns, so a JWT sent as a bearer token is reported as one.
+        (
+            "jwt",
+            r"\beyJ[A-Za-z0-9_\-]{8,}\.eyJ[A-Za-z0-9_\-]{8,}\.[A-Za-z0-9_\-]{16,}",
+            None,
         ),
         (
             "url_password",
@@ -160,6 +187,9 @@ fn builtin_patterns() -> Vec<(&'static str, &'static str, Option<Validator>)> {
         ),
     ]
 }
+
+/// The most space-separated words a field name has; a longer key is a sentence.
+const MAX_FIELD_WORDS: usize = 4;
 
 /// Words that, as the last word of a field name, name a secret.
 const SECRET_WORDS: &[&str] = &[
@@ -199,7 +229,8 @@ const PAGE_TOKEN_QUALIFIERS: &[&str] = &["page", "next", "continuation", "cursor
 /// `pwd`, `passphrase`, `secret`, `token`, `pin`, `cvv`, `cvc`, `apikey`, `authorization`,
 /// `credential(s)`, or it is `key` after `api`, `private`, `secret`, `access`, `signing`,
 /// `encryption`, `master`, `auth` or `session`. A pagination token (`next_page_token`) is not a
-/// secret.
+/// secret, and neither is a key of more than four space-separated words (a sentence used as a
+/// key, `"ghp is a prefix, not a token"`); secrets in such keys are still found by the patterns.
 ///
 /// ```
 /// use tool_core::redact::is_secret_field;
@@ -211,6 +242,10 @@ const PAGE_TOKEN_QUALIFIERS: &[&str] = &["page", "next", "continuation", "cursor
 /// }
 /// ```
 pub fn is_secret_field(key: &str) -> bool {
+    // A key of more than four words is a sentence used as a key, not a field name.
+    if key.split_whitespace().nth(MAX_FIELD_WORDS).is_some() {
+        return false;
+    }
     // Runs on every object key of every result: find the last two words without allocating.
     let (before, last) = last_two_words(key);
     let Some(last) = last else {
@@ -257,7 +292,7 @@ fn last_two_words(key: &str) -> (Option<&str>, Option<&str>) {
 /// The first line of a PEM private key block, and its last line.
 const PEM_BEGIN: &str = "-----BEGIN ";
 const PEM_END: &str = "-----END ";
-const PEM_PRIVATE: &str = "PRIVATE KEY-----";
+const PEM_PRIVATE: &str = "PRIVATE KEY";
 
 /// Whether `s` opens a private-key block that it does not close.
 fn opens_pem_block(s: &str) -> bool {

@@ -11,6 +11,7 @@ use crate::budget::{
 use crate::context::Context;
 use crate::envelope::{Envelope, Status};
 use crate::error::ToolError;
+use crate::fault::{Fault, FaultCounts, FaultHandler, FaultKind, Faults, GuardedStore};
 use crate::idempotency::{
     Disposition, Gate, GateOutcome, IdempotencyGate, IdempotencyKey, Started,
 };
@@ -186,6 +187,8 @@ pub struct ToolboxBuilder {
     audit_key: Option<SecretKey>,
     offload_sync_tools: bool,
     max_argument_bytes: usize,
+    approval_timeout: Option<Duration>,
+    on_fault: Option<FaultHandler>,
 }
 
 impl Default for ToolboxBuilder {
@@ -205,6 +208,8 @@ impl Default for ToolboxBuilder {
             audit_key: None,
             offload_sync_tools: false,
             max_argument_bytes: crate::limits::DEFAULT_MAX_ARGUMENT_BYTES,
+            approval_timeout: None,
+            on_fault: None,
         }
     }
 }
@@ -371,6 +376,25 @@ impl ToolboxBuilder {
         self
     }
 
+    /// How long the approver may take to answer (default: no limit). A call whose approval does
+    /// not come in time does not run: it is `denied` with the code `APPROVAL_TIMEOUT`, and its
+    /// idempotency key is released. Uses tokio's timer, like the tool timeouts.
+    #[must_use]
+    pub fn approval_timeout(mut self, timeout: Duration) -> Self {
+        self.approval_timeout = Some(timeout);
+        self
+    }
+
+    /// A callback told of every fault of the host's parts (an audit sink or a record store that
+    /// fails, an approver that panics; see [`crate::fault`]). Faults are counted whether or not a
+    /// callback is set ([`Toolbox::faults`]). The callback runs inside the call: keep it short,
+    /// and do not call the toolbox from it. A panic in it is contained.
+    #[must_use]
+    pub fn on_fault(mut self, f: impl Fn(&Fault) + Send + Sync + 'static) -> Self {
+        self.on_fault = Some(Arc::new(f));
+        self
+    }
+
     /// Builds the toolbox, reporting every problem at once: duplicate names, missing context
     /// values, unusable schemas.
     pub fn build(self) -> Result<Toolbox, BuildError> {
@@ -390,11 +414,20 @@ impl ToolboxBuilder {
         if !problems.is_empty() {
             return Err(BuildError { problems });
         }
+        let faults = Arc::new(Faults::new(self.on_fault));
         if let Some(sink) = &self.audit {
             for e in &registry.entries {
-                sink.record(&AuditRecord::register(e.tool.spec()));
+                write_audit(
+                    sink.as_ref(),
+                    &faults,
+                    &AuditRecord::register(e.tool.spec()),
+                );
             }
         }
+        let store = Arc::new(GuardedStore::new(self.store, Arc::clone(&faults)));
+        let gate = IdempotencyGate::new(self.idempotency_window)
+            .refusing_in_progress()
+            .with_durable_store(Arc::clone(&store) as Arc<dyn RecordStore>);
         Ok(Toolbox {
             registry: RwLock::new(Arc::new(registry)),
             shared: Shared {
@@ -405,13 +438,15 @@ impl ToolboxBuilder {
                 audit: self.audit,
                 redactor: self.redactor,
                 budget: self.budget,
-                store: self.store,
+                store,
                 default_timeout: self.default_timeout,
-                gate: IdempotencyGate::new(self.idempotency_window).refusing_in_progress(),
+                gate,
                 secret: SecretKey::random(),
                 offload_sync_tools: self.offload_sync_tools,
                 audit_key: self.audit_key.unwrap_or_else(SecretKey::random),
                 max_argument_bytes: self.max_argument_bytes,
+                approval_timeout: self.approval_timeout,
+                faults,
             },
         })
     }
@@ -505,7 +540,8 @@ struct Shared {
     audit: Option<Arc<dyn AuditSink>>,
     redactor: Option<Arc<Redactor>>,
     budget: OutputBudget,
-    store: Arc<dyn RecordStore>,
+    /// The host's record store, with its failures counted as faults.
+    store: Arc<GuardedStore>,
     default_timeout: Option<Duration>,
     gate: IdempotencyGate,
     /// Binds cursors to tool, caller and arguments.
@@ -516,6 +552,8 @@ struct Shared {
     audit_key: SecretKey,
     /// The largest arguments a call may send, in bytes of JSON.
     max_argument_bytes: usize,
+    approval_timeout: Option<Duration>,
+    faults: Arc<Faults>,
 }
 
 /// The registry of tools and the call pipeline:
@@ -639,6 +677,12 @@ impl Toolbox {
         crate::export::check_snapshot(&self.specs(), dir)
     }
 
+    /// How many faults of the host's parts (audit sink, record store, approver) this toolbox has
+    /// seen since it was built; see [`crate::fault`] and [`ToolboxBuilder::on_fault`].
+    pub fn faults(&self) -> FaultCounts {
+        self.shared.faults.counts()
+    }
+
     /// The names of the registered tools, in registration order.
     pub fn names(&self) -> Vec<String> {
         self.snapshot()
@@ -666,7 +710,11 @@ impl Toolbox {
         });
         if result.is_ok() {
             if let Some(sink) = &self.shared.audit {
-                sink.record(&AuditRecord::register(tool.spec()));
+                write_audit(
+                    sink.as_ref(),
+                    &self.shared.faults,
+                    &AuditRecord::register(tool.spec()),
+                );
             }
         }
         result
@@ -696,7 +744,11 @@ impl Toolbox {
         match removed {
             Some(entry) => {
                 if let Some(sink) = &self.shared.audit {
-                    sink.record(&AuditRecord::deregister(entry.tool.spec()));
+                    write_audit(
+                        sink.as_ref(),
+                        &self.shared.faults,
+                        &AuditRecord::deregister(entry.tool.spec()),
+                    );
                 }
                 Ok(())
             }
@@ -794,8 +846,8 @@ impl Toolbox {
                 (Some(d), Some(r)) => Some(r.redact_str(&d).into_owned()),
                 (d, _) => d,
             };
-            // A failing sink must not turn a finished call into a panic.
-            let _ = catch_unwind(AssertUnwindSafe(|| sink.record(&rec)));
+            // A failing sink must not turn a finished call into a panic; its failure is a fault.
+            write_audit(sink.as_ref(), &self.shared.faults, &rec);
         }
         env
     }
@@ -1019,7 +1071,7 @@ impl Toolbox {
                 }
                 if env.status == Status::Ok && env.reference.is_none() {
                     if let Some(data) = &env.data {
-                        env.reference = Some(sh.store.put(data.clone()));
+                        env.reference = sh.store.keep(data.clone());
                     }
                 }
                 // A returned error is kept too, so a repeat answered as a duplicate can say
@@ -1027,11 +1079,11 @@ impl Toolbox {
                 let kept = if env.is_success() {
                     env.reference.clone()
                 } else if ran == Ran::Returned {
-                    Some(sh.store.put(serde_json::json!({
+                    sh.store.keep(serde_json::json!({
                         "status": env.status,
                         "code": env.code,
                         "message": env.message,
-                    })))
+                    }))
                 } else {
                     None
                 };
@@ -1092,7 +1144,10 @@ impl Toolbox {
                 return (env, None, Ran::NotRun);
             };
             let request = ApprovalRequest::new(spec, args.clone(), options.caller.clone());
-            let approval = approver.approve(&request).await;
+            let approval = match self.ask_approver(approver.as_ref(), &request).await {
+                Ok(approval) => approval,
+                Err(env) => return (env, None, Ran::NotRun),
+            };
             if let Some(e) = approval.into_tool_error(&spec.name) {
                 return (e.into_envelope(), None, Ran::NotRun);
             }
@@ -1102,6 +1157,41 @@ impl Toolbox {
         }
         trace.mark_started();
         self.execute(entry, args).await
+    }
+
+    /// Asks the approver, within the approval timeout, containing a panic. Either answer is
+    /// the approver's; otherwise the envelope of a call that did not run: `denied`
+    /// (`APPROVAL_TIMEOUT`) when no answer came in time, `failed` (`APPROVER_FAILED`, counted as
+    /// a fault) when the approver panicked.
+    async fn ask_approver(
+        &self,
+        approver: &dyn Approver,
+        request: &ApprovalRequest,
+    ) -> Result<crate::approval::Approval, Envelope> {
+        let asked = CatchUnwind(Box::pin(async move { approver.approve(request).await }));
+        let answer = match self.shared.approval_timeout {
+            Some(limit) => match tokio::time::timeout(limit, asked).await {
+                Ok(answer) => answer,
+                Err(_) => return Err(approval_timeout_envelope(&request.tool, limit)),
+            },
+            None => asked.await,
+        };
+        answer.map_err(|panic| {
+            self.shared.faults.report(Fault {
+                kind: FaultKind::Approver,
+                tool: Some(request.tool.clone()),
+                operation_id: None,
+                detail: format!("panic: {panic}"),
+            });
+            ToolError::failed(
+                "APPROVER_FAILED",
+                format!(
+                    "The approval step for \"{}\" failed, so the call did not run. Retrying is unlikely to help; tell the user the action needs their approval and could not be confirmed here.",
+                    request.tool
+                ),
+            )
+            .into_envelope()
+        })
     }
 
     /// Runs the executor with the tool's timeout, catching panics, and checks the output contract.
@@ -1365,7 +1455,7 @@ impl Drop for DropAudit<'_> {
             "the host dropped the call before the tool ran".to_string()
         });
         drop(t);
-        let _ = catch_unwind(AssertUnwindSafe(|| sink.record(&rec)));
+        write_audit(sink.as_ref(), &self.toolbox.shared.faults, &rec);
     }
 }
 
@@ -1443,6 +1533,30 @@ fn internal_failure() -> Envelope {
         "The tool failed unexpectedly and did not complete. Retrying the same call is unlikely to help; tell the user the action could not be done.",
     )
     .into_envelope()
+}
+
+/// The envelope of a call whose approval did not come within `limit`.
+fn approval_timeout_envelope(tool: &str, limit: Duration) -> Envelope {
+    ToolError::denied(
+        "APPROVAL_TIMEOUT",
+        format!(
+            "No one approved the call to \"{tool}\" within {} ms, so it did not run. Tell the user it needs their approval; call it again only if they ask.",
+            limit.as_millis()
+        ),
+    )
+    .into_envelope()
+}
+
+/// Writes one audit record; an error or a panic of the sink is counted as a fault.
+fn write_audit(sink: &dyn AuditSink, faults: &Faults, rec: &AuditRecord) {
+    if let Err(e) = crate::fault::contained(|| sink.try_record(rec)) {
+        faults.report(Fault {
+            kind: FaultKind::AuditSink,
+            tool: Some(rec.tool.clone()),
+            operation_id: Some(rec.operation_id.clone()),
+            detail: e.to_string(),
+        });
+    }
 }
 
 fn timeout_envelope(spec: &ToolSpec, limit: Duration) -> Envelope {
@@ -1550,7 +1664,7 @@ impl<F: Future + Unpin> Future for CatchUnwind<F> {
 }
 
 /// The text of a panic's payload (for the audit record only).
-fn panic_text(payload: Box<dyn Any + Send>) -> String {
+pub(crate) fn panic_text(payload: Box<dyn Any + Send>) -> String {
     payload
         .downcast_ref::<&str>()
         .map(|s| s.to_string())
