@@ -108,9 +108,11 @@ fn check_syntax(path: &str) -> Result<(), ToolError> {
         ));
     }
     if path.contains('\0') {
-        return Err(ToolError::invalid_input(
+        // A NUL byte is never a typo: it truncates the path where the system reads it, a way
+        // past the boundary checks. Refused as the boundary refuses, not as bad input.
+        return Err(ToolError::denied(
             "INVALID_PATH",
-            "\"path\" contains a NUL character. Give a path relative to the workspace root, e.g. \"notes/todo.md\".",
+            "\"path\" contains a NUL character, which no workspace path has. Give a path relative to the workspace root, e.g. \"notes/todo.md\". Retrying will not help.",
         ));
     }
     let p = Path::new(path);
