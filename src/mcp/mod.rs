@@ -266,13 +266,15 @@ impl ServerHandler for McpServer {
         context: RequestContext<RoleServer>,
     ) -> Result<ListToolsResult, ErrorData> {
         let version = version_of(&context);
-        let list = self
+        let mut list = self
             .inner
             .toolbox
             .export(Target::Mcp(version))
             .map_err(|e| {
                 ErrorData::internal_error(format!("the tool list cannot be exported: {e}"), None)
             })?;
+        // rmcp drops `resultType` for peers before 2026-07-28, which define none.
+        list["resultType"] = Value::String("complete".into());
         serde_json::from_value(list).map_err(internal)
     }
 
@@ -337,9 +339,7 @@ impl ServerHandler for McpServer {
         }
         let spec = toolbox.spec(name);
         let mut result = mcp_call_result(spec.as_ref(), &env, version);
-        if version == McpVersion::V2026_07_28 {
-            result["resultType"] = Value::String("complete".into());
-        }
+        result["resultType"] = Value::String("complete".into());
         let result: CallToolResult = serde_json::from_value(result).map_err(internal)?;
         Ok(result.into())
     }
