@@ -7,10 +7,12 @@
 #   scripts/bench.sh throughput   # lint 10,000 specs; export 1,000 specs to every target
 #   scripts/bench.sh compile      # build times of generated 100-tool crates: toolsmith, rmcp, plain
 #   scripts/bench.sh instructions # instructions per call (callgrind): floor vs toolsmith, noise-free
+#   scripts/bench.sh load         # N concurrent streamable-HTTP clients: toolsmith's MCP server vs rmcp
 #   scripts/bench.sh report       # only rewrite BENCHMARKS.md from the last results
 #
 # Environment: WARMUP and MEASURE (criterion seconds, default 1 and 3); NO_RMCP=1 leaves rmcp
-# out (faster; the rmcp columns then read "n/a").
+# out (faster; the rmcp columns then read "n/a"); LOAD_CLIENTS, LOAD_CALLS, LOAD_SECONDS bound
+# the load run (default 16 clients, 400 calls each, 20 s per server).
 #
 # Results land in target/bench-results/*.md; `report` splices them into BENCHMARKS.md between
 # the `<!-- bench:NAME:begin/end -->` markers. Generated crates live in target/bench-compile/.
@@ -40,6 +42,13 @@ run_call() {
 run_throughput() {
   cargo bench -p toolsmith-bench --features "$FEATURES" --bench throughput -- \
     --warm-up-time "$WARMUP" --measurement-time "$MEASURE" --noplot
+}
+
+run_load() {
+  # Needs rmcp (it is the baseline), so it ignores NO_RMCP.
+  cargo run --release -q -p toolsmith-bench --features mcp --bin mcp-load -- \
+    --clients "${LOAD_CLIENTS:-16}" --calls "${LOAD_CALLS:-400}" --seconds "${LOAD_SECONDS:-20}" > "$OUT/load.md"
+  cat "$OUT/load.md"
 }
 
 run_context() {
@@ -359,7 +368,7 @@ if os.path.isdir(f"{crit}/export_1000"):
 
 path = f"{root}/BENCHMARKS.md"
 text = open(path).read()
-for name in ["machine", "call", "instructions", "context", "throughput", "compile"]:
+for name in ["machine", "call", "instructions", "context", "load", "throughput", "compile"]:
     f = f"{out}/{name}.md"
     if not os.path.exists(f): continue
     body = open(f).read().rstrip("\n")
@@ -378,7 +387,8 @@ case "${1:-all}" in
   throughput) machine; run_throughput; report ;;
   compile) run_compile; report ;;
   instructions) run_instructions; report ;;
+  load) run_load; report ;;
   report) report ;;
-  all) machine; run_call; run_instructions; run_context; run_throughput; run_compile; report ;;
-  *) echo "usage: scripts/bench.sh [all|call|instructions|context|throughput|compile|report]" >&2; exit 2 ;;
+  all) machine; run_call; run_instructions; run_context; run_load; run_throughput; run_compile; report ;;
+  *) echo "usage: scripts/bench.sh [all|call|instructions|context|load|throughput|compile|report]" >&2; exit 2 ;;
 esac

@@ -44,7 +44,7 @@ pub use self::http::{HttpServer, MAX_REQUEST_BODY_BYTES, MCP_PATH};
 use crate::export::{mcp_call_result, McpVersion, Target};
 use crate::progress::{with_progress, ProgressReport, ProgressSink};
 use crate::serde_json::{self, Value};
-use crate::{CallOptions, Caller, Envelope, Status, Toolbox};
+use crate::{CallOptions, Caller, Envelope, Status, ToolSpec, Toolbox};
 use rmcp::model::{
     CallToolRequestParams, CallToolResponse, CallToolResult, Implementation, ListToolsResult,
     PaginatedRequestParams, ProgressNotificationParam, ProtocolVersion, ServerCapabilities,
@@ -53,7 +53,8 @@ use rmcp::model::{
 use rmcp::service::{NotificationContext, RequestContext, SubscriptionContext};
 use rmcp::{ErrorData, RoleServer, ServerHandler};
 use std::borrow::Cow;
-use std::sync::Arc;
+use std::collections::HashMap;
+use std::sync::{Arc, Mutex, RwLock};
 
 /// The protocol versions the server speaks: the ones the MCP export knows.
 const VERSIONS: [ProtocolVersion; 3] = [
@@ -82,6 +83,89 @@ struct Inner {
     caller: Caller,
     http_caller: Option<Arc<HttpCallerFn>>,
     info: Implementation,
+    catalog: Catalogs,
+}
+
+/// What the server derives from the tool list, rebuilt only when the list changes (every
+/// register or deregister ticks [`Toolbox::watch_changes`]).
+struct Catalog {
+    generation: u64,
+    specs: HashMap<String, ToolSpec>,
+    /// The `tools/list` result per version, lowered on first use.
+    lists: Mutex<HashMap<McpVersion, Arc<ListToolsResult>>>,
+}
+
+/// The current [`Catalog`], shared by every session of one server.
+#[derive(Clone)]
+struct Catalogs {
+    changes: tokio::sync::watch::Receiver<u64>,
+    current: Arc<RwLock<Arc<Catalog>>>,
+}
+
+impl Catalogs {
+    fn new(toolbox: &Toolbox) -> Self {
+        let changes = toolbox.watch_changes();
+        let first = Catalog::of(toolbox, *changes.borrow());
+        Catalogs {
+            changes,
+            current: Arc::new(RwLock::new(Arc::new(first))),
+        }
+    }
+
+    fn get(&self, toolbox: &Toolbox) -> Arc<Catalog> {
+        let generation = *self.changes.borrow();
+        let cached = match self.current.read() {
+            Ok(c) => Arc::clone(&c),
+            Err(poisoned) => Arc::clone(&poisoned.into_inner()),
+        };
+        if cached.generation == generation {
+            return cached;
+        }
+        let fresh = Arc::new(Catalog::of(toolbox, generation));
+        if let Ok(mut c) = self.current.write() {
+            *c = Arc::clone(&fresh);
+        }
+        fresh
+    }
+}
+
+impl Catalog {
+    fn of(toolbox: &Toolbox, generation: u64) -> Self {
+        Catalog {
+            generation,
+            specs: toolbox
+                .specs()
+                .into_iter()
+                .map(|s| (s.name.clone(), s))
+                .collect(),
+            lists: Mutex::new(HashMap::new()),
+        }
+    }
+
+    fn list(
+        &self,
+        toolbox: &Toolbox,
+        version: McpVersion,
+    ) -> Result<Arc<ListToolsResult>, ErrorData> {
+        if let Some(list) = self
+            .lists
+            .lock()
+            .ok()
+            .and_then(|l| l.get(&version).cloned())
+        {
+            return Ok(list);
+        }
+        let mut list = toolbox.export(Target::Mcp(version)).map_err(|e| {
+            ErrorData::internal_error(format!("the tool list cannot be exported: {e}"), None)
+        })?;
+        // rmcp drops `resultType` for peers before 2026-07-28, which define none.
+        list["resultType"] = Value::String("complete".into());
+        let list: Arc<ListToolsResult> = Arc::new(serde_json::from_value(list).map_err(internal)?);
+        if let Ok(mut lists) = self.lists.lock() {
+            lists.insert(version, Arc::clone(&list));
+        }
+        Ok(list)
+    }
 }
 
 /// A [`Toolbox`] as an MCP server (rmcp's `ServerHandler`). Cheap to clone: clones share the
@@ -105,9 +189,11 @@ impl McpServer {
     /// retire tools while serving). Every call is anonymous until [`caller`](Self::caller) or
     /// [`caller_from_http`](Self::caller_from_http) says otherwise.
     pub fn new(toolbox: impl Into<Arc<Toolbox>>) -> Self {
+        let toolbox = toolbox.into();
         McpServer {
             inner: Arc::new(Inner {
-                toolbox: toolbox.into(),
+                catalog: Catalogs::new(&toolbox),
+                toolbox,
                 caller: Caller::anonymous(),
                 http_caller: None,
                 info: Implementation::new("toolsmith", env!("CARGO_PKG_VERSION")),
@@ -121,6 +207,7 @@ impl McpServer {
             caller: self.inner.caller.clone(),
             http_caller: self.inner.http_caller.clone(),
             info: self.inner.info.clone(),
+            catalog: self.inner.catalog.clone(),
         };
         f(&mut inner);
         McpServer {
@@ -266,22 +353,22 @@ impl ServerHandler for McpServer {
         context: RequestContext<RoleServer>,
     ) -> Result<ListToolsResult, ErrorData> {
         let version = version_of(&context);
-        let mut list = self
-            .inner
-            .toolbox
-            .export(Target::Mcp(version))
-            .map_err(|e| {
-                ErrorData::internal_error(format!("the tool list cannot be exported: {e}"), None)
-            })?;
-        // rmcp drops `resultType` for peers before 2026-07-28, which define none.
-        list["resultType"] = Value::String("complete".into());
-        serde_json::from_value(list).map_err(internal)
+        let toolbox = &self.inner.toolbox;
+        let list = self.inner.catalog.get(toolbox).list(toolbox, version)?;
+        Ok(ListToolsResult::clone(&list))
     }
 
+    /// The tool as listed to 2026-07-28 clients (rmcp checks `Mcp-Param-*` headers against its
+    /// input schema).
     fn get_tool(&self, name: &str) -> Option<rmcp::model::Tool> {
-        let spec = self.inner.toolbox.spec(name)?;
-        let tool = crate::export::export_tool(&spec, Target::Mcp(McpVersion::V2026_07_28)).ok()?;
-        serde_json::from_value(tool).ok()
+        let toolbox = &self.inner.toolbox;
+        let list = self
+            .inner
+            .catalog
+            .get(toolbox)
+            .list(toolbox, McpVersion::V2026_07_28)
+            .ok()?;
+        list.tools.iter().find(|t| t.name == name).cloned()
     }
 
     async fn call_tool(
@@ -337,8 +424,8 @@ impl ServerHandler for McpServer {
         if let Some(error) = protocol_error(&env, version) {
             return Err(error);
         }
-        let spec = toolbox.spec(name);
-        let mut result = mcp_call_result(spec.as_ref(), &env, version);
+        let catalog = self.inner.catalog.get(toolbox);
+        let mut result = mcp_call_result(catalog.specs.get(name), &env, version);
         result["resultType"] = Value::String("complete".into());
         let result: CallToolResult = serde_json::from_value(result).map_err(internal)?;
         Ok(result.into())

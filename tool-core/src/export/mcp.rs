@@ -95,14 +95,22 @@ pub(crate) fn output_schema(mut data: Value, version: McpVersion) -> Value {
 /// assert_eq!(result["content"][0]["text"], env.to_json());
 /// ```
 pub fn mcp_call_result(spec: Option<&ToolSpec>, env: &Envelope, version: McpVersion) -> Value {
-    let out = spec.and_then(|s| s.output_schema.as_ref());
+    // One serialization: the text is the whole envelope, `_meta` is the envelope without its
+    // data, and the data (moved, not copied) becomes the structured content.
+    let mut full = match serde_json::to_value(env) {
+        Ok(Value::Object(m)) => m,
+        _ => Map::new(),
+    };
+    let text = serde_json::to_string(&full).unwrap_or_else(|_| env.to_json());
+    let data = full.remove("data");
     let status_only = || json!({ "status": env.status.as_str() });
-    let structured = match (env.status, out, &env.data) {
+    let out = spec.and_then(|s| s.output_schema.as_ref());
+    let structured = match (env.status, out, data) {
         (Status::Ok, Some(schema), Some(data)) => {
             if output_wrapped(schema, version) {
                 Some(json!({ WRAP_KEY: data }))
             } else if data.is_object() || version == McpVersion::V2026_07_28 {
-                Some(data.clone())
+                Some(data)
             } else {
                 Some(status_only())
             }
@@ -110,23 +118,14 @@ pub fn mcp_call_result(spec: Option<&ToolSpec>, env: &Envelope, version: McpVers
         (Status::Ok, None, _) => None,
         _ => Some(status_only()),
     };
-    let mut meta = match serde_json::to_value(Envelope {
-        data: None,
-        ..env.clone()
-    }) {
-        Ok(Value::Object(m)) => m,
-        _ => Map::new(),
-    };
-    meta.remove("data");
     let mut result = Map::new();
-    result.insert(
-        "content".into(),
-        json!([{"type": "text", "text": env.to_json()}]),
-    );
+    result.insert("content".into(), json!([{"type": "text", "text": text}]));
     if let Some(s) = structured {
         result.insert("structuredContent".into(), s);
     }
     result.insert("isError".into(), json!(!env.is_success()));
-    result.insert("_meta".into(), json!({ ENVELOPE_META_KEY: meta }));
+    let mut meta = Map::new();
+    meta.insert(ENVELOPE_META_KEY.into(), Value::Object(full));
+    result.insert("_meta".into(), Value::Object(meta));
     Value::Object(result)
 }
