@@ -8,12 +8,15 @@
 #   scripts/bench.sh compile      # build times of generated 100-tool crates: toolsmith, rmcp, plain
 #   scripts/bench.sh instructions # instructions per call (callgrind): floor vs toolsmith, noise-free
 #   scripts/bench.sh lint         # `toolsmith lint` on 10,000 catalog tools vs the node reference lint
+#   scripts/bench.sh load         # N concurrent streamable-HTTP clients: toolsmith's MCP server vs rmcp
 #   scripts/bench.sh report       # only rewrite BENCHMARKS.md from the last results
 #
 # Environment: WARMUP and MEASURE (criterion seconds, default 1 and 3); NO_RMCP=1 leaves rmcp
 # out (faster; the rmcp columns then read "n/a"). The lint suite reads the catalogs from
 # CATALOGS (default ../shared/catalogs, relative to the repository) and the reference lint from
 # REFERENCE (default ../shared/bench/reference_lint_bench.mjs); RUNS sets its repetitions (10).
+# LOAD_CLIENTS, LOAD_CALLS, LOAD_SECONDS bound the load run (default 16 clients, 400 calls each,
+# 20 s per server).
 #
 # Results land in target/bench-results/*.md; `report` splices them into BENCHMARKS.md between
 # the `<!-- bench:NAME:begin/end -->` markers. Generated crates live in target/bench-compile/.
@@ -43,6 +46,13 @@ run_call() {
 run_throughput() {
   cargo bench -p toolsmith-bench --features "$FEATURES" --bench throughput -- \
     --warm-up-time "$WARMUP" --measurement-time "$MEASURE" --noplot
+}
+
+run_load() {
+  # Needs rmcp (it is the baseline), so it ignores NO_RMCP.
+  cargo run --release -q -p toolsmith-bench --features mcp --bin mcp-load -- \
+    --clients "${LOAD_CLIENTS:-16}" --calls "${LOAD_CALLS:-400}" --seconds "${LOAD_SECONDS:-20}" > "$OUT/load.md"
+  cat "$OUT/load.md"
 }
 
 run_context() {
@@ -417,7 +427,7 @@ if os.path.isdir(f"{crit}/export_1000"):
 
 path = f"{root}/BENCHMARKS.md"
 text = open(path).read()
-for name in ["machine", "call", "instructions", "context", "throughput", "compile", "lint"]:
+for name in ["machine", "call", "instructions", "context", "load", "throughput", "compile", "lint"]:
     f = f"{out}/{name}.md"
     if not os.path.exists(f): continue
     body = open(f).read().rstrip("\n")
@@ -437,7 +447,8 @@ case "${1:-all}" in
   compile) run_compile; report ;;
   instructions) run_instructions; report ;;
   lint) machine; run_lint; report ;;
+  load) run_load; report ;;
   report) report ;;
-  all) machine; run_call; run_instructions; run_context; run_throughput; run_compile; run_lint; report ;;
-  *) echo "usage: scripts/bench.sh [all|call|instructions|context|throughput|compile|lint|report]" >&2; exit 2 ;;
+  all) machine; run_call; run_instructions; run_context; run_load; run_throughput; run_compile; run_lint; report ;;
+  *) echo "usage: scripts/bench.sh [all|call|instructions|context|load|throughput|compile|lint|report]" >&2; exit 2 ;;
 esac

@@ -34,6 +34,9 @@
 //! envelope and validation messages.
 
 pub use tool_core::*;
+
+#[cfg(feature = "mcp")]
+pub mod mcp;
 pub use tool_macros::{model, tool, tools};
 
 /// The regex version toolsmith uses (for host redaction patterns, `Redactor::with_pattern`).

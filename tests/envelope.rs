@@ -951,23 +951,38 @@ async fn every_envelope_maps_to_an_mcp_call_tool_result() {
     for (sku, status) in cases {
         let env = tb.call("get_stock", json!({ "sku": sku })).await;
         assert_eq!(env.status, status);
-        let result = env.to_mcp_result();
+        let spec = tb.spec("get_stock").unwrap();
+        let result = toolsmith::export::mcp_call_result(
+            Some(&spec),
+            &env,
+            toolsmith::export::McpVersion::V2025_11_25,
+        );
         let keys: Vec<&str> = result
             .as_object()
             .unwrap()
             .keys()
             .map(String::as_str)
             .collect();
-        assert_eq!(keys, ["content", "structuredContent", "isError"]);
+        assert_eq!(keys, ["content", "structuredContent", "isError", "_meta"]);
+        // structuredContent: the data on ok (wrapped where it is not an object), the status
+        // alone otherwise; the whole envelope is the text and, without data, the `_meta`.
+        let expected = match (status, &env.data) {
+            (Status::Ok, Some(data)) if data.is_object() => data.clone(),
+            (Status::Ok, Some(data)) => json!({ "result": data }),
+            _ => json!({ "status": status.as_str() }),
+        };
+        assert_eq!(result["structuredContent"], expected, "{status}");
+        let mut without_data = serde_json::to_value(&env).unwrap();
+        without_data.as_object_mut().unwrap().remove("data");
         assert_eq!(
-            result["structuredContent"],
-            serde_json::to_value(&env).unwrap()
+            result["_meta"][toolsmith::export::ENVELOPE_META_KEY],
+            without_data
         );
         let content = result["content"].as_array().unwrap();
         assert_eq!(content.len(), 1);
         assert_eq!(content[0]["type"], "text");
         let text: Value = serde_json::from_str(content[0]["text"].as_str().unwrap()).unwrap();
-        assert_eq!(text, result["structuredContent"]);
+        assert_eq!(text, serde_json::to_value(&env).unwrap());
         assert_eq!(
             result["isError"],
             json!(!matches!(status, Status::Ok | Status::Empty)),

@@ -1,12 +1,13 @@
 //! An MCP client that checks `structuredContent` against the tool's `outputSchema` accepts what
-//! `Envelope::to_mcp_result` returns, for successful and failed calls alike.
+//! `export::mcp_call_result` returns, for successful and failed calls alike, in every protocol
+//! version; the envelope itself travels in the text block and in `_meta`.
 
 #[allow(dead_code)]
 #[path = "../examples/store/tools.rs"]
 mod store;
 
 use serde_json::{json, Value};
-use toolsmith::export::{McpVersion, Target};
+use toolsmith::export::{mcp_call_result, McpVersion, Target, ENVELOPE_META_KEY};
 
 #[tokio::test]
 async fn structured_content_conforms_to_the_exported_output_schema() {
@@ -33,7 +34,8 @@ async fn structured_content_conforms_to_the_exported_output_schema() {
                 .unwrap();
             let validator = jsonschema::validator_for(&tool["outputSchema"]).unwrap();
             let env = toolbox.call(name, args.clone()).await;
-            let result = env.to_mcp_result();
+            let spec = toolbox.spec(name).unwrap();
+            let result = mcp_call_result(Some(&spec), &env, version);
             let structured: &Value = &result["structuredContent"];
             let errors: Vec<String> = validator
                 .iter_errors(structured)
@@ -44,10 +46,20 @@ async fn structured_content_conforms_to_the_exported_output_schema() {
                 "{version} {name} {args}: {errors:?}\n{structured}"
             );
             assert_eq!(result["isError"], !env.is_success());
+            assert_eq!(result["content"][0]["text"], Value::String(env.to_json()));
             assert_eq!(
-                result["content"][0]["text"],
-                Value::String(structured.to_string())
+                result["_meta"][ENVELOPE_META_KEY]["status"],
+                env.status.as_str()
             );
+            assert_eq!(
+                result["_meta"][ENVELOPE_META_KEY]["code"],
+                env.code.as_deref().map_or(Value::Null, Value::from)
+            );
+            if env.status == toolsmith::Status::Ok {
+                assert_ne!(structured.get("status"), Some(&json!("ok")), "{structured}");
+            } else {
+                assert_eq!(structured, &json!({ "status": env.status.as_str() }));
+            }
         }
     }
 }

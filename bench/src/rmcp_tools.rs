@@ -1,16 +1,22 @@
 //! The same six tools declared with rmcp's `#[tool_router]`/`#[tool]` macros and
 //! `Parameters<T>`, with the same doc text and the constraints spelled as schemars attributes,
-//! plus an in-process caller that goes through rmcp's `ToolRouter::call` (argument parsing
+//! each publishing the same output type as the toolsmith tool (rmcp's `output_schema`, from
+//! the type's schemars schema as `Json<T>` would give it; the bodies still return text, so the
+//! call benchmark measures what it measured before), plus an in-process caller that goes through rmcp's `ToolRouter::call` (argument parsing
 //! included) without a transport.
 
-use crate::helpdesk::Priority;
-use crate::store::{search_catalogue, Category};
+use crate::helpdesk::{Article, Priority};
+use crate::store::{search_catalogue, Category, Product};
+use rmcp::handler::server::common::schema_for_output;
 use rmcp::handler::server::router::tool::ToolRouter;
 use rmcp::handler::server::tool::ToolCallContext;
 use rmcp::handler::server::wrapper::Parameters;
-use rmcp::model::{CallToolRequestParams, CallToolResponse, JsonObject, NumberOrString};
+use rmcp::model::{
+    CallToolRequestParams, CallToolResponse, JsonObject, NumberOrString, ServerCapabilities,
+    ServerConfig,
+};
 use rmcp::service::{serve_directly, RequestContext, RunningService};
-use rmcp::{tool, tool_router, Peer, RoleServer, ServerHandler};
+use rmcp::{tool, tool_handler, tool_router, Peer, RoleServer, ServerHandler};
 use schemars::JsonSchema;
 use serde::Deserialize;
 
@@ -88,7 +94,10 @@ pub struct StoreServer;
 #[tool_router]
 impl StoreServer {
     /// Searches the outdoor-gear catalogue by name. Returns the matching products, cheapest first, each with SKU, name, price in NOK and stock status.
-    #[tool(annotations(title = "Search products", read_only_hint = true))]
+    #[tool(
+        annotations(title = "Search products", read_only_hint = true),
+        output_schema = schema_for_output::<Vec<Product>>()
+    )]
     pub fn search_products(&self, Parameters(args): Parameters<SearchProductsArgs>) -> String {
         to_text(&search_catalogue(
             &args.query,
@@ -98,17 +107,19 @@ impl StoreServer {
     }
 
     /// Compares two to four products side by side. Returns one row per SKU with name, price in NOK and stock status.
-    #[tool(annotations(read_only_hint = true))]
+    #[tool(
+        annotations(read_only_hint = true),
+        output_schema = schema_for_output::<Vec<Product>>()
+    )]
     pub fn compare_products(&self, Parameters(args): Parameters<CompareProductsArgs>) -> String {
         to_text(&args.skus)
     }
 
     /// Adds a product to the shopping cart. Returns the cart's line count after the change.
-    #[tool(annotations(
-        title = "Add to cart",
-        read_only_hint = false,
-        destructive_hint = false
-    ))]
+    #[tool(
+        annotations(title = "Add to cart", read_only_hint = false, destructive_hint = false),
+        output_schema = schema_for_output::<u32>()
+    )]
     pub fn add_to_cart(&self, Parameters(args): Parameters<AddToCartArgs>) -> String {
         args.quantity.to_string()
     }
@@ -121,30 +132,47 @@ pub struct HelpdeskServer;
 #[tool_router]
 impl HelpdeskServer {
     /// Searches the help-centre articles. Returns up to 5 articles, best match first, each with id and title.
-    #[tool(annotations(read_only_hint = true))]
+    #[tool(
+        annotations(read_only_hint = true),
+        output_schema = schema_for_output::<Vec<Article>>()
+    )]
     pub fn search_articles(&self, Parameters(args): Parameters<SearchArticlesArgs>) -> String {
         args.query
     }
 
     /// Opens a support ticket for a human agent. Returns the new ticket's id, e.g. "SUP-1042".
-    #[tool(annotations(
-        title = "Create ticket",
-        read_only_hint = false,
-        destructive_hint = false
-    ))]
+    #[tool(
+        annotations(title = "Create ticket", read_only_hint = false, destructive_hint = false),
+        output_schema = schema_for_output::<String>()
+    )]
     pub fn create_ticket(&self, Parameters(args): Parameters<CreateTicketArgs>) -> String {
         let _ = args;
         "SUP-1042".into()
     }
 
     /// Looks up a support ticket. Returns its status (open, waiting or closed) and the last update.
-    #[tool(annotations(read_only_hint = true))]
+    #[tool(
+        annotations(read_only_hint = true),
+        output_schema = schema_for_output::<String>()
+    )]
     pub fn get_ticket_status(&self, Parameters(args): Parameters<GetTicketStatusArgs>) -> String {
         format!("{}: open", args.ticket_id)
     }
 }
 
-impl ServerHandler for StoreServer {}
+/// The store tools as an rmcp server (`#[tool_handler]` routes `tools/list` and `tools/call`
+/// through the router, built once).
+#[tool_handler(router = store_router_ref())]
+impl ServerHandler for StoreServer {
+    fn get_info(&self) -> ServerConfig {
+        ServerConfig::new(ServerCapabilities::builder().enable_tools().build())
+    }
+}
+
+fn store_router_ref() -> &'static ToolRouter<StoreServer> {
+    static ROUTER: std::sync::OnceLock<ToolRouter<StoreServer>> = std::sync::OnceLock::new();
+    ROUTER.get_or_init(StoreServer::tool_router)
+}
 
 /// The store tools' rmcp router.
 pub fn store_router() -> ToolRouter<StoreServer> {

@@ -197,9 +197,12 @@ impl Envelope {
 }
 
 impl Envelope {
-    /// The MCP `CallToolResult` for this envelope: `structuredContent` (the envelope itself, an
-    /// object), a text block with the same JSON, and `isError: true` for every status other than
-    /// `ok` and `empty`. Business and validation failures are results, not JSON-RPC errors.
+    /// The MCP `CallToolResult` for this envelope when the tool is not known (no output schema):
+    /// a text block with the envelope's JSON, `isError: true` for every status other than `ok`
+    /// and `empty`, the envelope without its data in `_meta`, and on non-ok statuses
+    /// `structuredContent: {"status": ...}`. Business and validation failures are results, not
+    /// JSON-RPC errors. [`export::mcp_call_result`](crate::export::mcp_call_result) is the form
+    /// that fits a tool's published output schema.
     ///
     /// ```
     /// let env = tool_core::Envelope::error(tool_core::Status::Refused, "LIMIT", "Limit reached.");
@@ -209,68 +212,6 @@ impl Envelope {
     /// assert_eq!(result["content"][0]["type"], "text");
     /// ```
     pub fn to_mcp_result(&self) -> Value {
-        let structured = serde_json::to_value(self).unwrap_or(Value::Null);
-        serde_json::json!({
-            "content": [{"type": "text", "text": self.to_json()}],
-            "structuredContent": structured,
-            "isError": !self.is_success(),
-        })
+        crate::export::mcp_call_result(None, self, crate::export::McpVersion::V2025_11_25)
     }
-}
-
-/// The JSON Schema of an [`Envelope`] as [`Envelope::to_mcp_result`] delivers it in
-/// `structuredContent`. The MCP export uses it as every tool's `outputSchema`, so structured
-/// content always conforms to the declared schema.
-///
-/// `data` is described by the tool's output schema when the status is `ok` (a conditional
-/// `if`/`then`), and is any JSON otherwise (the structured details of a failure). A root `$defs`
-/// of the data schema moves to the root of the envelope schema, where its `#/$defs/...`
-/// references still resolve.
-///
-/// ```
-/// let s = tool_core::envelope::envelope_output_schema(Some(&serde_json::json!({"type": "integer"})));
-/// assert_eq!(s["type"], "object");
-/// assert_eq!(s["allOf"][0]["then"]["properties"]["data"], serde_json::json!({"type": "integer"}));
-/// assert_eq!(s["required"], serde_json::json!(["status", "schema_version"]));
-/// ```
-pub fn envelope_output_schema(data: Option<&Value>) -> Value {
-    let statuses: Vec<&str> = Status::ALL.iter().map(|s| s.as_str()).collect();
-    let mut data = data.cloned();
-    let defs = data
-        .as_mut()
-        .and_then(Value::as_object_mut)
-        .and_then(|m| m.remove("$defs"));
-    let mut schema = serde_json::json!({
-        "type": "object",
-        "properties": {
-            "status": {"enum": statuses},
-            "code": {"type": "string"},
-            "message": {"type": "string"},
-            "data": {},
-            "missing": {"type": "array", "items": {"type": "string"}},
-            "retry_after": {"type": "integer", "minimum": 0},
-            "truncated": {"type": "boolean"},
-            "note": {"type": "string"},
-            "cursor": {"type": "string"},
-            "ref": {"type": "string"},
-            "operation_id": {"type": "string"},
-            "schema_version": {"type": "string"}
-        },
-        "required": ["status", "schema_version"]
-    });
-    if let Some(obj) = schema.as_object_mut() {
-        if let Some(data) = data {
-            obj.insert(
-                "allOf".into(),
-                serde_json::json!([{
-                    "if": {"properties": {"status": {"const": "ok"}}, "required": ["status"]},
-                    "then": {"properties": {"data": data}}
-                }]),
-            );
-        }
-        if let Some(defs) = defs {
-            obj.insert("$defs".into(), defs);
-        }
-    }
-    schema
 }

@@ -193,9 +193,13 @@ pub struct ToolboxBuilder {
 
 impl Default for ToolboxBuilder {
     fn default() -> Self {
+        // Every toolbox supplies the progress handle, so `#[context] progress: &Progress` needs
+        // no setup; reports go nowhere unless a transport listens (crate::progress).
+        let mut context = Context::new();
+        context.insert(crate::progress::Progress::default());
         ToolboxBuilder {
             tools: Vec::new(),
-            context: Context::new(),
+            context,
             policy: Policy::allow_all(),
             approver: None,
             hooks: Hooks::new(),
@@ -430,6 +434,7 @@ impl ToolboxBuilder {
             .with_durable_store(Arc::clone(&store) as Arc<dyn RecordStore>);
         Ok(Toolbox {
             registry: RwLock::new(Arc::new(registry)),
+            changes: tokio::sync::watch::Sender::new(0),
             shared: Shared {
                 context: Arc::new(self.context),
                 policy: self.policy,
@@ -566,6 +571,8 @@ struct Shared {
 /// retiring tools take `&self`.
 pub struct Toolbox {
     registry: RwLock<Arc<Registry>>,
+    /// Counts registrations and retirements, for [`Toolbox::watch_changes`].
+    changes: tokio::sync::watch::Sender<u64>,
     shared: Shared,
 }
 
@@ -716,6 +723,7 @@ impl Toolbox {
                     &AuditRecord::register(tool.spec()),
                 );
             }
+            self.changes.send_modify(|n| *n += 1);
         }
         result
     }
@@ -750,12 +758,34 @@ impl Toolbox {
                         &AuditRecord::deregister(entry.tool.spec()),
                     );
                 }
+                self.changes.send_modify(|n| *n += 1);
                 Ok(())
             }
             None => Err(NotRegistered {
                 name: name.to_string(),
             }),
         }
+    }
+
+    /// A receiver that sees a new value after every [`register`](Self::register) and
+    /// [`deregister`](Self::deregister): servers use it to tell connected clients that the tool
+    /// list changed. The value counts the changes since the toolbox was built.
+    ///
+    /// ```
+    /// # use tool_core::{Tool, Toolbox, ToolSpec, Effects};
+    /// let toolbox = Toolbox::builder().build().unwrap();
+    /// let mut changes = toolbox.watch_changes();
+    /// assert!(!changes.has_changed().unwrap());
+    /// # let spec = ToolSpec { name: "noop".into(), title: None, description: "Does nothing. Returns null.".into(),
+    /// #     input_schema: serde_json::json!({"type": "object", "additionalProperties": false}),
+    /// #     output_schema: None, effects: Effects { read_only: true, ..Default::default() },
+    /// #     allows: vec![], timeout_ms: None, version: "1.0.0".into() };
+    /// toolbox.register(Tool::from_fn(spec, |_, _| Box::pin(async { Ok(serde_json::Value::Null) }))).unwrap();
+    /// assert!(changes.has_changed().unwrap());
+    /// assert_eq!(*changes.borrow_and_update(), 1);
+    /// ```
+    pub fn watch_changes(&self) -> tokio::sync::watch::Receiver<u64> {
+        self.changes.subscribe()
     }
 
     /// Calls a tool as an anonymous caller. Never panics and never fails: every outcome is an

@@ -185,17 +185,20 @@ impl WorkspaceError {
         }
     }
 
-    /// The envelope status: `denied` for what the boundary refuses, `invalid_input` for a path
-    /// the model can fix, `refused` for a file over the limit, `failed` for the rest.
+    /// The envelope status: `denied` for what the boundary refuses (including a path with a NUL,
+    /// a control character or a look-alike of `/` or `.`), `invalid_input` for a path the model
+    /// can fix, `refused` for a file over the limit, `failed` for the rest.
     pub fn status(&self) -> Status {
         match self {
             WorkspaceError::AbsolutePath
             | WorkspaceError::Outside { .. }
             | WorkspaceError::Unresolvable { .. }
             | WorkspaceError::NotAFile { .. }
-            | WorkspaceError::HardLinked { .. } => Status::Denied,
+            | WorkspaceError::HardLinked { .. }
+            // A NUL, a control character or a look-alike of `/` or `.` is never a typo: it is a
+            // way past the boundary checks, refused as the boundary refuses.
+            | WorkspaceError::InvalidPath { .. } => Status::Denied,
             WorkspaceError::EmptyPath
-            | WorkspaceError::InvalidPath { .. }
             | WorkspaceError::NotFound { .. }
             | WorkspaceError::NotAFolder { .. }
             | WorkspaceError::FolderNotFound { .. } => Status::InvalidInput,

@@ -252,40 +252,85 @@ fn webmcp_annotations_map_consequential_and_untrusted() {
 
 // ---------- MCP schema handling ----------
 
+/// The published output schema is the tool's own type (wrapped where the version needs an
+/// object) with room for the status-only structured content of a failed call: both conform.
 #[test]
-fn mcp_output_schema_is_the_envelope_with_typed_data() {
+fn mcp_output_schema_is_the_tools_own_type_and_admits_the_status_object() {
     let s = fixtures::search_products();
+    let data = s.output_schema.clone().unwrap();
+    assert_ne!(
+        data["type"], "object",
+        "the fixture's output is not an object"
+    );
+    let ok_sample = json!([]);
     for v in McpVersion::ALL {
         let out = &one(s.clone(), Target::Mcp(v))["outputSchema"];
-        assert_eq!(out["type"], "object");
-        assert_eq!(out["required"], json!(["status", "schema_version"]));
-        assert_eq!(
-            out["allOf"][0]["then"]["properties"]["data"],
-            s.output_schema.clone().unwrap()
-        );
-        assert!(out["properties"]["status"]["enum"]
-            .as_array()
-            .unwrap()
-            .contains(&json!("needs_input")));
+        let (expected, ok) = if v == McpVersion::V2026_07_28 {
+            (
+                json!({"anyOf": [data.clone(), {"type": "object", "required": ["status"]}]}),
+                ok_sample.clone(),
+            )
+        } else {
+            (
+                json!({"type": "object", "properties": {"result": data.clone()}}),
+                json!({ "result": ok_sample.clone() }),
+            )
+        };
+        assert_eq!(out, &expected, "{v}");
+        let validator = jsonschema::validator_for(out).unwrap();
+        assert!(validator.is_valid(&ok), "{v}");
+        assert!(validator.is_valid(&json!({"status": "denied"})), "{v}");
     }
-    // A tool without an output schema still declares the envelope (data: any JSON).
+    // An object type keeps its properties at the root; its required list becomes one arm.
     let mut t = fixtures::get_time();
+    t.output_schema = Some(
+        json!({"type": "object", "properties": {"iso": {"type": "string"}},
+        "required": ["iso"]}),
+    );
+    for v in McpVersion::ALL {
+        let out = &one(t.clone(), Target::Mcp(v))["outputSchema"];
+        assert_eq!(
+            out,
+            &json!({"type": "object", "properties": {"iso": {"type": "string"}},
+                "anyOf": [{"required": ["iso"]}, {"required": ["status"]}]}),
+            "{v}"
+        );
+        let validator = jsonschema::validator_for(out).unwrap();
+        assert!(validator.is_valid(&json!({"iso": "2026-12-01T10:00:00Z"})));
+        assert!(validator.is_valid(&json!({"status": "timeout"})));
+        assert!(
+            !validator.is_valid(&json!({})),
+            "the data's required list still holds"
+        );
+    }
+    // A tool without an output schema publishes none.
     t.output_schema = None;
-    let out = &one(t, Target::Mcp(McpVersion::V2025_06_18))["outputSchema"];
-    assert!(out.get("allOf").is_none());
-    assert!(out["properties"]["data"].get("type").is_none());
+    assert!(one(t, Target::Mcp(McpVersion::V2025_06_18))
+        .get("outputSchema")
+        .is_none());
 }
 
 #[test]
-fn envelope_output_hoists_data_defs_so_refs_still_resolve() {
+fn mcp_output_schema_hoists_data_defs_so_refs_still_resolve() {
     let mut s = fixtures::get_time();
     s.output_schema = Some(json!({"type": "array", "items": {"$ref": "#/$defs/Node"},
         "$defs": {"Node": {"type": "object", "properties": {"kids": {"type": "array", "items": {"$ref": "#/$defs/Node"}}}}}}));
-    let out = &one(s, Target::Mcp(McpVersion::V2025_11_25))["outputSchema"];
-    assert!(out["$defs"]["Node"].is_object());
-    assert!(out["allOf"][0]["then"]["properties"]["data"]
-        .get("$defs")
-        .is_none());
+    for v in McpVersion::ALL {
+        let out = &one(s.clone(), Target::Mcp(v))["outputSchema"];
+        assert!(out["$defs"]["Node"].is_object(), "{v}");
+        let validator = jsonschema::validator_for(out).unwrap();
+        let tree = json!([{"kids": [{"kids": []}]}]);
+        let ok = if v == McpVersion::V2026_07_28 {
+            tree
+        } else {
+            json!({ "result": tree })
+        };
+        assert!(validator.is_valid(&ok), "{v}");
+        assert!(
+            !validator.is_valid(&json!({"result": [{"kids": 3}]})),
+            "{v}"
+        );
+    }
 }
 
 #[test]

@@ -1,6 +1,9 @@
 //! Context cost: the compact JSON size of the store-like and helpdesk-like tool sets exported
 //! for MCP 2025-11-25, against the same tools declared with rmcp (with `--features rmcp`), and
-//! whether every declared description, constraint and enum title survives.
+//! whether every declared description, constraint and enum title survives. Two sizes per tool:
+//! the name, description and input schema the model reads to choose a call, and the full
+//! `tools/list` entry (title, output schema, annotations and `_meta` too), which a client puts
+//! into the context as well.
 //!
 //! Prints Markdown (the tables `scripts/bench.sh` puts in BENCHMARKS.md); exits with status 1
 //! when a declared fact is missing from toolsmith's export.
@@ -110,7 +113,7 @@ fn main() {
             }
         };
         let theirs = by_name(&rmcp_tools(set));
-        let (mut o_set, mut t_set) = (0, 0);
+        let (mut o_set, mut t_set, mut of_set, mut tf_set) = (0, 0, 0, 0);
         for (name, tool) in &ours {
             let o = compact_len(&trio(tool));
             let t = theirs.get(name).map_or(0, |x| compact_len(&trio(x)));
@@ -118,11 +121,12 @@ fn main() {
             let tf = theirs.get(name).map_or(0, compact_len);
             o_set += o;
             t_set += t;
-            ours_full_total += of;
-            theirs_full_total += tf;
+            of_set += of;
+            tf_set += tf;
             size_rows.push(format!(
-                "| {set} | `{name}` | {o} | {t} | {} | {of} | {tf} |",
-                ratio(o, t)
+                "| {set} | `{name}` | {o} | {t} | {} | {of} | {tf} | {} |",
+                ratio(o, t),
+                ratio(of, tf)
             ));
             let declared_here = facts
                 .iter()
@@ -188,20 +192,24 @@ fn main() {
         }
         ours_total += o_set;
         theirs_total += t_set;
+        ours_full_total += of_set;
+        theirs_full_total += tf_set;
         size_rows.push(format!(
-            "| **{set}** | **all** | **{o_set}** | **{t_set}** | **{}** | | |",
-            ratio(o_set, t_set)
+            "| **{set}** | **all** | **{o_set}** | **{t_set}** | **{}** | **{of_set}** | **{tf_set}** | **{}** |",
+            ratio(o_set, t_set),
+            ratio(of_set, tf_set)
         ));
     }
 
-    println!("| Set | Tool | toolsmith (bytes) | rmcp (bytes) | ratio | toolsmith full entry | rmcp full entry |");
-    println!("|---|---|---:|---:|---:|---:|---:|");
+    println!("| Set | Tool | toolsmith (bytes) | rmcp (bytes) | ratio | toolsmith full entry | rmcp full entry | full ratio |");
+    println!("|---|---|---:|---:|---:|---:|---:|---:|");
     for r in &size_rows {
         println!("{r}");
     }
     println!(
-        "| **both** | **all** | **{ours_total}** | **{theirs_total}** | **{}** | **{ours_full_total}** | **{theirs_full_total}** |",
-        ratio(ours_total, theirs_total)
+        "| **both** | **all** | **{ours_total}** | **{theirs_total}** | **{}** | **{ours_full_total}** | **{theirs_full_total}** | **{}** |",
+        ratio(ours_total, theirs_total),
+        ratio(ours_full_total, theirs_full_total)
     );
     println!();
     println!("| Tool | declared facts | present in toolsmith | present in rmcp |");

@@ -893,16 +893,15 @@ pub(crate) fn lower_tool(spec: &ToolSpec, p: &Profile) -> Result<(Value, Stats),
             }
             tool.insert("description".into(), description);
             tool.insert("inputSchema".into(), input);
-            // structuredContent is the whole envelope (Envelope::to_mcp_result), so the output
-            // schema is the envelope's, with `data` typed by the tool's own output schema.
-            let data = match &spec.output_schema {
-                Some(out) => Some(lower_schema(p, &spec.name, out, "/outputSchema", false)?.0),
-                None => None,
-            };
-            tool.insert(
-                "outputSchema".into(),
-                crate::envelope::envelope_output_schema(data.as_ref()),
-            );
+            // The tool's own output type, shaped so structuredContent fits it on every status
+            // (super::mcp).
+            if let (Some(out), Target::Mcp(version)) = (&spec.output_schema, p.target) {
+                let data = lower_schema(p, &spec.name, out, "/outputSchema", false)?.0;
+                tool.insert(
+                    "outputSchema".into(),
+                    super::mcp::output_schema(data, version),
+                );
+            }
             let mut ann = Map::new();
             if let Some(t) = &spec.title {
                 ann.insert("title".into(), json!(t));

@@ -59,12 +59,12 @@
 //! | `Gemini` | `gemini` | `{"functionDeclarations": [...]}` | `{name, description, parametersJsonSchema}` |
 //! | `WebMcp` | `webmcp` | `[...]` | `{name, title?, description, inputSchema, annotations}` (the `registerTool` dictionary without `execute`) |
 //!
-//! **MCP.** The schema is passed through (it is already clean 2020-12). `structuredContent` of a
-//! call result is the whole envelope ([`Envelope::to_mcp_result`](crate::Envelope::to_mcp_result)),
-//! so every tool's `outputSchema` is the envelope's schema
-//! ([`envelope_output_schema`](crate::envelope::envelope_output_schema)) with `data` typed by the
-//! tool's own output schema: an object at the root, as 2025-06-18 and 2025-11-25 require, and
-//! what structured content always conforms to. Annotations are always explicit because the
+//! **MCP.** The schema is passed through (it is already clean 2020-12). `outputSchema` is the
+//! tool's own output type, object-wrapped as `{"result": ...}` where the protocol version needs
+//! an object (2025-06-18, 2025-11-25), with one `anyOf` arm that admits the status-only
+//! `structuredContent` of a non-ok call; [`mcp_call_result`] is the call side of the same rule,
+//! and carries the envelope in the text block and in `_meta` under [`ENVELOPE_META_KEY`].
+//! Annotations are always explicit because the
 //! protocol's defaults are pessimistic: `title` (when the spec has one), `readOnlyHint` =
 //! `read_only`, `destructiveHint` = `destructive` and not `read_only`, `idempotentHint` =
 //! `idempotent` or `read_only`, `openWorldHint` = `open_world`. Lint exceptions go into
@@ -128,12 +128,14 @@
 mod artifacts;
 mod error;
 mod lower;
+mod mcp;
 mod names;
 mod snapshot;
 mod target;
 
 pub use artifacts::{default_artifact_dir, write_artifacts, ArtifactError, ArtifactReport};
 pub use error::{ExportError, ExportErrorKind};
+pub use mcp::{mcp_call_result, output_wrapped, ENVELOPE_META_KEY};
 pub use names::{name_rejected_by, NameRule};
 pub use snapshot::{check_snapshot, SnapshotDrift, UPDATE_ENV};
 pub use target::{McpVersion, Target};

@@ -1,0 +1,255 @@
+//! MCP load: N concurrent streamable-HTTP clients on 127.0.0.1 calling one cheap tool
+//! (`search_products`, the call benchmark's tool), against toolsmith's MCP server and against
+//! rmcp serving the same tool with its own `#[tool]` router, in the same run. The rmcp tool
+//! returns `Json<Vec<Product>>`, so both servers answer with structured content and its JSON
+//! as text, as each does for a typed output. Both servers use
+//! rmcp's streamable-HTTP transport with its default settings behind the same hyper listener;
+//! the clients are rmcp's HTTP client, one session each.
+//!
+//! Bounded in count and time: each client makes at most `--calls` calls and stops at the
+//! deadline (`--seconds`). Prints a Markdown table: calls per second, p50 and p99 latency and
+//! errors (a protocol error, a transport error or an `isError` result).
+//!
+//! ```sh
+//! cargo run --release -p toolsmith-bench --features mcp --bin mcp-load -- --clients 16 --calls 400 --seconds 20
+//! ```
+
+use hyper_util::rt::TokioIo;
+use hyper_util::service::TowerToHyperService;
+use rmcp::handler::server::router::tool::ToolRouter;
+use rmcp::handler::server::wrapper::{Json, Parameters};
+use rmcp::model::CallToolRequestParams;
+use rmcp::model::{ServerCapabilities, ServerConfig};
+use rmcp::transport::streamable_http_server::session::local::LocalSessionManager;
+use rmcp::transport::{
+    StreamableHttpClientTransport, StreamableHttpServerConfig, StreamableHttpService,
+};
+use rmcp::ServiceExt;
+use rmcp::{tool, tool_handler, tool_router, ServerHandler};
+use std::sync::Arc;
+use std::time::{Duration, Instant};
+use tokio::net::TcpListener;
+use toolsmith_bench::rmcp_tools::SearchProductsArgs;
+use toolsmith_bench::store::{search_catalogue, Product};
+
+/// The load tool as rmcp users write it: `#[tool_router]`, `Parameters<T>`, `Json<T>`.
+#[derive(Clone)]
+struct RmcpStore {
+    tool_router: ToolRouter<Self>,
+}
+
+#[tool_router]
+impl RmcpStore {
+    /// Searches the outdoor-gear catalogue by name. Returns the matching products, cheapest first, each with SKU, name, price in NOK and stock status.
+    #[tool(annotations(title = "Search products", read_only_hint = true))]
+    fn search_products(
+        &self,
+        Parameters(args): Parameters<SearchProductsArgs>,
+    ) -> Json<Vec<Product>> {
+        Json(search_catalogue(
+            &args.query,
+            args.max_price,
+            args.in_stock_only,
+        ))
+    }
+}
+
+#[tool_handler(router = self.tool_router)]
+impl ServerHandler for RmcpStore {
+    fn get_info(&self) -> ServerConfig {
+        ServerConfig::new(ServerCapabilities::builder().enable_tools().build())
+    }
+}
+
+struct Options {
+    clients: usize,
+    calls: usize,
+    seconds: u64,
+}
+
+fn options() -> Result<Options, String> {
+    let mut o = Options {
+        clients: 16,
+        calls: 400,
+        seconds: 20,
+    };
+    let mut args = std::env::args().skip(1);
+    while let Some(a) = args.next() {
+        let mut value = |name: &str| -> Result<u64, String> {
+            args.next()
+                .and_then(|v| v.parse().ok())
+                .filter(|v| *v > 0)
+                .ok_or_else(|| format!("{name} needs a whole number above 0"))
+        };
+        match a.as_str() {
+            "--clients" => o.clients = value("--clients")? as usize,
+            "--calls" => o.calls = value("--calls")? as usize,
+            "--seconds" => o.seconds = value("--seconds")?,
+            other => {
+                return Err(format!(
+                    "unknown argument {other:?}; usage: mcp-load [--clients N] [--calls N] [--seconds N]"
+                ))
+            }
+        }
+    }
+    Ok(o)
+}
+
+/// Serves `RmcpStore` (its `#[tool_handler]` router) on an ephemeral port, with rmcp's
+/// default transport settings, as toolsmith's server uses them.
+async fn serve_rmcp() -> String {
+    let service: StreamableHttpService<RmcpStore, LocalSessionManager> = StreamableHttpService::new(
+        || {
+            Ok(RmcpStore {
+                tool_router: RmcpStore::tool_router(),
+            })
+        },
+        Arc::new(LocalSessionManager::default()),
+        StreamableHttpServerConfig::default(),
+    );
+    let listener = TcpListener::bind("127.0.0.1:0").await.expect("bind");
+    let addr = listener.local_addr().expect("address");
+    tokio::spawn(async move {
+        while let Ok((stream, _)) = listener.accept().await {
+            let svc = TowerToHyperService::new(service.clone());
+            tokio::spawn(async move {
+                let _ = hyper::server::conn::http1::Builder::new()
+                    .serve_connection(TokioIo::new(stream), svc)
+                    .await;
+            });
+        }
+    });
+    format!("http://{addr}/mcp")
+}
+
+/// What one client saw.
+struct ClientRun {
+    latencies: Vec<Duration>,
+    errors: usize,
+    started: Instant,
+    ended: Instant,
+}
+
+async fn one_client(url: String, calls: usize, deadline: Instant) -> ClientRun {
+    let now = Instant::now();
+    let mut run = ClientRun {
+        latencies: Vec::with_capacity(calls),
+        errors: 0,
+        started: now,
+        ended: now,
+    };
+    let transport = StreamableHttpClientTransport::from_uri(url.as_str());
+    let Ok(client) = ().serve(transport).await else {
+        run.errors = calls;
+        return run;
+    };
+    let mut args = serde_json::Map::new();
+    args.insert("query".into(), "tent".into());
+    args.insert("max_price".into(), 4000.into());
+    let request = CallToolRequestParams::new("search_products").with_arguments(args);
+    // One warm-up call (session, connection) before the measured ones.
+    let _ = client.call_tool(request.clone()).await;
+    run.started = Instant::now();
+    for _ in 0..calls {
+        if Instant::now() >= deadline {
+            break;
+        }
+        let t = Instant::now();
+        match client.call_tool(request.clone()).await {
+            Ok(r) if r.is_error != Some(true) => run.latencies.push(t.elapsed()),
+            _ => run.errors += 1,
+        }
+    }
+    run.ended = Instant::now();
+    let _ = client.cancel().await;
+    run
+}
+
+fn percentile(sorted: &[Duration], p: f64) -> f64 {
+    if sorted.is_empty() {
+        return f64::NAN;
+    }
+    let i = ((sorted.len() as f64 - 1.0) * p).round() as usize;
+    sorted[i].as_secs_f64() * 1e3
+}
+
+async fn measure(name: &str, url: String, o: &Options) -> String {
+    let deadline = Instant::now() + Duration::from_secs(o.seconds);
+    let mut set = tokio::task::JoinSet::new();
+    for _ in 0..o.clients {
+        set.spawn(one_client(url.clone(), o.calls, deadline));
+    }
+    let mut runs = Vec::new();
+    while let Some(r) = set.join_next().await {
+        match r {
+            Ok(run) => runs.push(run),
+            Err(_) => runs.push(ClientRun {
+                latencies: Vec::new(),
+                errors: o.calls,
+                started: Instant::now(),
+                ended: Instant::now(),
+            }),
+        }
+    }
+    let mut latencies: Vec<Duration> = runs.iter().flat_map(|r| r.latencies.clone()).collect();
+    latencies.sort();
+    let errors: usize = runs.iter().map(|r| r.errors).sum();
+    let start = runs
+        .iter()
+        .map(|r| r.started)
+        .min()
+        .unwrap_or_else(Instant::now);
+    let end = runs.iter().map(|r| r.ended).max().unwrap_or(start);
+    let wall = end.duration_since(start).as_secs_f64();
+    let per_second = if wall > 0.0 {
+        latencies.len() as f64 / wall
+    } else {
+        0.0
+    };
+    format!(
+        "| {name} | {} | {} | {errors} | {per_second:.0} | {:.2} | {:.2} |",
+        o.clients,
+        latencies.len(),
+        percentile(&latencies, 0.50),
+        percentile(&latencies, 0.99),
+    )
+}
+
+fn main() {
+    let o = match options() {
+        Ok(o) => o,
+        Err(e) => {
+            eprintln!("mcp-load: {e}");
+            std::process::exit(2);
+        }
+    };
+    let rt = tokio::runtime::Builder::new_multi_thread()
+        .enable_all()
+        .build()
+        .expect("runtime");
+    rt.block_on(async {
+        let toolbox = toolsmith_bench::store_toolbox();
+        let ours = toolsmith::mcp::McpServer::new(toolbox)
+            .bind_http("127.0.0.1:0")
+            .await
+            .expect("bind");
+        let theirs = serve_rmcp().await;
+        println!("| Server | clients | calls | errors | calls / s | p50 (ms) | p99 (ms) |");
+        println!("|---|---:|---:|---:|---:|---:|---:|");
+        // Alternate, so neither always runs on a colder or warmer machine.
+        println!(
+            "{}",
+            measure("toolsmith (`McpServer`)", ours.url(), &o).await
+        );
+        println!(
+            "{}",
+            measure("rmcp (`#[tool_handler]` router)", theirs.clone(), &o).await
+        );
+        println!(
+            "{}",
+            measure("toolsmith (`McpServer`), again", ours.url(), &o).await
+        );
+        println!("{}", measure("rmcp, again", theirs, &o).await);
+        ours.shutdown().await;
+    });
+}

@@ -1,0 +1,161 @@
+//! Streamable HTTP: rmcp's `StreamableHttpService` behind a hyper HTTP/1 listener.
+
+use super::{McpServer, ServeError};
+use hyper_util::rt::TokioIo;
+use hyper_util::service::TowerToHyperService;
+use rmcp::transport::streamable_http_server::session::local::LocalSessionManager;
+use rmcp::transport::{StreamableHttpServerConfig, StreamableHttpService};
+use std::net::SocketAddr;
+use std::sync::Arc;
+use tokio::net::{TcpListener, ToSocketAddrs};
+use tokio::task::JoinHandle;
+use tokio_util::sync::CancellationToken;
+
+/// The path the MCP endpoint is served at: `http://HOST:PORT/mcp`.
+pub const MCP_PATH: &str = "/mcp";
+
+/// The largest request body accepted, in bytes (larger ones get `413 Payload Too Large`).
+pub const MAX_REQUEST_BODY_BYTES: usize = 4 * 1024 * 1024;
+
+/// A running streamable-HTTP server (see [`McpServer::bind_http`]).
+#[derive(Debug)]
+pub struct HttpServer {
+    addr: SocketAddr,
+    stop: CancellationToken,
+    task: JoinHandle<()>,
+}
+
+impl HttpServer {
+    /// The address the server listens on (the port the system chose for port 0).
+    pub fn local_addr(&self) -> SocketAddr {
+        self.addr
+    }
+
+    /// The endpoint's URL, e.g. `http://127.0.0.1:8080/mcp`.
+    pub fn url(&self) -> String {
+        format!("http://{}{MCP_PATH}", self.addr)
+    }
+
+    /// Stops accepting connections, ends every session and waits for the accept loop to end.
+    pub async fn shutdown(self) {
+        self.stop.cancel();
+        let _ = self.task.await;
+    }
+
+    /// Serves until the accept loop ends (it ends only on [`shutdown`](Self::shutdown) from
+    /// another handle, so in practice: until the process ends).
+    ///
+    /// # Errors
+    /// When the accept loop panicked.
+    pub async fn wait(self) -> Result<(), ServeError> {
+        self.task
+            .await
+            .map_err(|e| ServeError::Session(format!("the HTTP server stopped: {e}")))
+    }
+}
+
+impl McpServer {
+    /// Binds `addr` and serves streamable HTTP at [`MCP_PATH`] in the background, with rmcp's
+    /// defaults (sessions for the 2025 revisions; only loopback `Host` headers accepted, against
+    /// DNS rebinding) and request bodies up to 4 MiB.
+    ///
+    /// # Errors
+    /// When the address cannot be bound.
+    pub async fn bind_http(self, addr: impl ToSocketAddrs) -> Result<HttpServer, ServeError> {
+        let config = StreamableHttpServerConfig::default()
+            .with_max_request_body_bytes(MAX_REQUEST_BODY_BYTES);
+        self.bind_http_with(addr, config).await
+    }
+
+    /// Like [`bind_http`](Self::bind_http) with rmcp's transport settings (allowed hosts and
+    /// origins, keep-alive, JSON responses, body limit).
+    ///
+    /// # Errors
+    /// When the address cannot be bound.
+    pub async fn bind_http_with(
+        self,
+        addr: impl ToSocketAddrs,
+        config: StreamableHttpServerConfig,
+    ) -> Result<HttpServer, ServeError> {
+        let listener = TcpListener::bind(addr).await?;
+        let addr = listener.local_addr()?;
+        let stop = CancellationToken::new();
+        let config = config.with_cancellation_token(stop.child_token());
+        let service: StreamableHttpService<McpServer, LocalSessionManager> =
+            StreamableHttpService::new(
+                move || Ok(self.clone()),
+                Arc::new(LocalSessionManager::default()),
+                config,
+            );
+        let task = tokio::spawn(accept_loop(listener, service, stop.clone()));
+        Ok(HttpServer { addr, stop, task })
+    }
+}
+
+async fn accept_loop(
+    listener: TcpListener,
+    service: StreamableHttpService<McpServer, LocalSessionManager>,
+    stop: CancellationToken,
+) {
+    loop {
+        let accepted = tokio::select! {
+            () = stop.cancelled() => return,
+            accepted = listener.accept() => accepted,
+        };
+        let Ok((stream, _)) = accepted else {
+            // Out of file descriptors and the like: wait a moment rather than spin.
+            tokio::time::sleep(std::time::Duration::from_millis(50)).await;
+            continue;
+        };
+        let routed = Routed(service.clone());
+        let stop = stop.clone();
+        tokio::spawn(async move {
+            let conn = hyper::server::conn::http1::Builder::new()
+                .serve_connection(TokioIo::new(stream), TowerToHyperService::new(routed));
+            tokio::pin!(conn);
+            tokio::select! {
+                _ = conn.as_mut() => {}
+                () = stop.cancelled() => conn.as_mut().graceful_shutdown(),
+            }
+        });
+    }
+}
+
+/// Serves the MCP endpoint at [`MCP_PATH`] and answers `404` elsewhere.
+#[derive(Clone)]
+struct Routed(StreamableHttpService<McpServer, LocalSessionManager>);
+
+type Response =
+    ::http::Response<http_body_util::combinators::BoxBody<bytes::Bytes, std::convert::Infallible>>;
+
+impl tower_service::Service<::http::Request<hyper::body::Incoming>> for Routed {
+    type Response = Response;
+    type Error = std::convert::Infallible;
+    type Future = std::pin::Pin<
+        Box<dyn std::future::Future<Output = Result<Response, std::convert::Infallible>> + Send>,
+    >;
+
+    fn poll_ready(
+        &mut self,
+        _cx: &mut std::task::Context<'_>,
+    ) -> std::task::Poll<Result<(), Self::Error>> {
+        std::task::Poll::Ready(Ok(()))
+    }
+
+    fn call(&mut self, req: ::http::Request<hyper::body::Incoming>) -> Self::Future {
+        let service = self.0.clone();
+        Box::pin(async move {
+            if req.uri().path() != MCP_PATH {
+                use http_body_util::BodyExt;
+                let body = http_body_util::Full::new(bytes::Bytes::from_static(
+                    b"Not found: the MCP endpoint is /mcp.\n",
+                ))
+                .boxed();
+                let mut res = ::http::Response::new(body);
+                *res.status_mut() = ::http::StatusCode::NOT_FOUND;
+                return Ok(res);
+            }
+            Ok(service.handle(req).await)
+        })
+    }
+}

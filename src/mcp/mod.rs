@@ -1,0 +1,473 @@
+//! Serve a [`Toolbox`] over the Model Context Protocol, with rmcp (the official Rust SDK) as
+//! the protocol stack. Feature `mcp`.
+//!
+//! [`McpServer`] implements rmcp's `ServerHandler` for a toolbox; [`McpServer::serve_stdio`]
+//! and [`McpServer::bind_http`] run it over rmcp's stdio and streamable-HTTP transports.
+//!
+//! - `tools/list` is [`Toolbox::export`] for the protocol version the client negotiated
+//!   (2025-06-18, 2025-11-25 or 2026-07-28), in registration order.
+//! - `tools/call` runs the whole toolbox pipeline; the envelope becomes the result with
+//!   [`export::mcp_call_result`](crate::export::mcp_call_result). An unknown or retired tool is
+//!   the JSON-RPC error `-32602` (invalid params) in every version; arguments that fail the
+//!   schema are that error too in 2025-06-18, and a result with `isError` from 2025-11-25 on,
+//!   which made input errors tool results.
+//! - `notifications/tools/list_changed` goes to every connected client (and, on 2026-07-28, to
+//!   every `subscriptions/listen` stream that asked for it) after [`Toolbox::register`] or
+//!   [`Toolbox::deregister`].
+//! - `notifications/cancelled` drops the call's future; rmcp sends nothing for that request
+//!   afterwards, and the server serves the next request as usual.
+//! - Progress: a tool that takes `#[context] progress: &Progress` reports through it; when the
+//!   client sent a progress token the reports become `notifications/progress`, otherwise they
+//!   are no-ops.
+//! - Caller identity: [`McpServer::caller`] names the one caller of a stdio session (and the
+//!   default over HTTP); [`McpServer::caller_from_http`] maps each HTTP request (its headers and
+//!   extensions, `http::request::Parts`) to a [`Caller`]. Without either, every call is
+//!   anonymous: the policy sees no identity, roles or scopes.
+//!
+//! ```no_run
+//! # async fn run(toolbox: toolsmith::Toolbox) -> Result<(), toolsmith::mcp::ServeError> {
+//! use toolsmith::mcp::McpServer;
+//! // stdio: the process is the server of one client.
+//! McpServer::new(toolbox).serve_stdio().await?;
+//! # Ok(()) }
+//! # async fn run_http(toolbox: toolsmith::Toolbox) -> Result<(), toolsmith::mcp::ServeError> {
+//! # use toolsmith::mcp::McpServer;
+//! // Streamable HTTP at http://127.0.0.1:8080/mcp, until the process ends.
+//! McpServer::new(toolbox).bind_http("127.0.0.1:8080").await?.wait().await?;
+//! # Ok(()) }
+//! ```
+
+mod http;
+
+pub use self::http::{HttpServer, MAX_REQUEST_BODY_BYTES, MCP_PATH};
+
+use crate::export::{mcp_call_result, McpVersion, Target};
+use crate::progress::{with_progress, ProgressReport, ProgressSink};
+use crate::serde_json::{self, Value};
+use crate::{CallOptions, Caller, Envelope, Status, ToolSpec, Toolbox};
+use rmcp::model::{
+    CallToolRequestParams, CallToolResponse, CallToolResult, Implementation, ListToolsResult,
+    PaginatedRequestParams, ProgressNotificationParam, ProtocolVersion, ServerCapabilities,
+    ServerConfig, SubscriptionFilter,
+};
+use rmcp::service::{NotificationContext, RequestContext, SubscriptionContext};
+use rmcp::{ErrorData, RoleServer, ServerHandler};
+use std::borrow::Cow;
+use std::collections::HashMap;
+use std::sync::{Arc, Mutex, RwLock};
+
+/// The protocol versions the server speaks: the ones the MCP export knows.
+const VERSIONS: [ProtocolVersion; 3] = [
+    ProtocolVersion::V_2025_06_18,
+    ProtocolVersion::V_2025_11_25,
+    ProtocolVersion::V_2026_07_28,
+];
+
+/// Maps one HTTP request to the caller it acts for.
+pub type HttpCallerFn = dyn Fn(&::http::request::Parts) -> Caller + Send + Sync;
+
+/// Why serving stopped or could not start.
+#[derive(Debug, thiserror::Error)]
+#[non_exhaustive]
+pub enum ServeError {
+    /// The address could not be bound or the connection failed.
+    #[error("MCP server I/O failed: {0}")]
+    Io(#[from] std::io::Error),
+    /// The client's session could not be established (for example no `initialize`).
+    #[error("the MCP session could not start: {0}")]
+    Session(String),
+}
+
+struct Inner {
+    toolbox: Arc<Toolbox>,
+    caller: Caller,
+    http_caller: Option<Arc<HttpCallerFn>>,
+    info: Implementation,
+    catalog: Catalogs,
+}
+
+/// What the server derives from the tool list, rebuilt only when the list changes (every
+/// register or deregister ticks [`Toolbox::watch_changes`]).
+struct Catalog {
+    generation: u64,
+    specs: HashMap<String, ToolSpec>,
+    /// The `tools/list` result per version, lowered on first use.
+    lists: Mutex<HashMap<McpVersion, Arc<ListToolsResult>>>,
+}
+
+/// The current [`Catalog`], shared by every session of one server.
+#[derive(Clone)]
+struct Catalogs {
+    changes: tokio::sync::watch::Receiver<u64>,
+    current: Arc<RwLock<Arc<Catalog>>>,
+}
+
+impl Catalogs {
+    fn new(toolbox: &Toolbox) -> Self {
+        let changes = toolbox.watch_changes();
+        let first = Catalog::of(toolbox, *changes.borrow());
+        Catalogs {
+            changes,
+            current: Arc::new(RwLock::new(Arc::new(first))),
+        }
+    }
+
+    fn get(&self, toolbox: &Toolbox) -> Arc<Catalog> {
+        let generation = *self.changes.borrow();
+        let cached = match self.current.read() {
+            Ok(c) => Arc::clone(&c),
+            Err(poisoned) => Arc::clone(&poisoned.into_inner()),
+        };
+        if cached.generation == generation {
+            return cached;
+        }
+        let fresh = Arc::new(Catalog::of(toolbox, generation));
+        if let Ok(mut c) = self.current.write() {
+            *c = Arc::clone(&fresh);
+        }
+        fresh
+    }
+}
+
+impl Catalog {
+    fn of(toolbox: &Toolbox, generation: u64) -> Self {
+        Catalog {
+            generation,
+            specs: toolbox
+                .specs()
+                .into_iter()
+                .map(|s| (s.name.clone(), s))
+                .collect(),
+            lists: Mutex::new(HashMap::new()),
+        }
+    }
+
+    fn list(
+        &self,
+        toolbox: &Toolbox,
+        version: McpVersion,
+    ) -> Result<Arc<ListToolsResult>, ErrorData> {
+        if let Some(list) = self
+            .lists
+            .lock()
+            .ok()
+            .and_then(|l| l.get(&version).cloned())
+        {
+            return Ok(list);
+        }
+        let mut list = toolbox.export(Target::Mcp(version)).map_err(|e| {
+            ErrorData::internal_error(format!("the tool list cannot be exported: {e}"), None)
+        })?;
+        // rmcp drops `resultType` for peers before 2026-07-28, which define none.
+        list["resultType"] = Value::String("complete".into());
+        let list: Arc<ListToolsResult> = Arc::new(serde_json::from_value(list).map_err(internal)?);
+        if let Ok(mut lists) = self.lists.lock() {
+            lists.insert(version, Arc::clone(&list));
+        }
+        Ok(list)
+    }
+}
+
+/// A [`Toolbox`] as an MCP server (rmcp's `ServerHandler`). Cheap to clone: clones share the
+/// toolbox.
+#[derive(Clone)]
+pub struct McpServer {
+    inner: Arc<Inner>,
+}
+
+impl std::fmt::Debug for McpServer {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("McpServer")
+            .field("toolbox", &self.inner.toolbox)
+            .field("caller", &self.inner.caller)
+            .finish()
+    }
+}
+
+impl McpServer {
+    /// A server for `toolbox` (a `Toolbox` or an `Arc<Toolbox>` the host keeps, to register and
+    /// retire tools while serving). Every call is anonymous until [`caller`](Self::caller) or
+    /// [`caller_from_http`](Self::caller_from_http) says otherwise.
+    pub fn new(toolbox: impl Into<Arc<Toolbox>>) -> Self {
+        let toolbox = toolbox.into();
+        McpServer {
+            inner: Arc::new(Inner {
+                catalog: Catalogs::new(&toolbox),
+                toolbox,
+                caller: Caller::anonymous(),
+                http_caller: None,
+                info: Implementation::new("toolsmith", env!("CARGO_PKG_VERSION")),
+            }),
+        }
+    }
+
+    fn map(self, f: impl FnOnce(&mut Inner)) -> Self {
+        let mut inner = Inner {
+            toolbox: Arc::clone(&self.inner.toolbox),
+            caller: self.inner.caller.clone(),
+            http_caller: self.inner.http_caller.clone(),
+            info: self.inner.info.clone(),
+            catalog: self.inner.catalog.clone(),
+        };
+        f(&mut inner);
+        McpServer {
+            inner: Arc::new(inner),
+        }
+    }
+
+    /// The caller every call acts for over stdio, and over HTTP when no
+    /// [`caller_from_http`](Self::caller_from_http) mapping is set.
+    #[must_use]
+    pub fn caller(self, caller: Caller) -> Self {
+        self.map(|i| i.caller = caller)
+    }
+
+    /// Maps each HTTP request (method, URI, headers, and extensions such as an authenticated
+    /// user a tower layer put there) to the caller it acts for, so policy and idempotency apply
+    /// per user.
+    #[must_use]
+    pub fn caller_from_http(
+        self,
+        f: impl Fn(&::http::request::Parts) -> Caller + Send + Sync + 'static,
+    ) -> Self {
+        self.map(|i| i.http_caller = Some(Arc::new(f)))
+    }
+
+    /// The name and version the server gives in `initialize` and `server/discover` (default
+    /// `toolsmith` and its version).
+    #[must_use]
+    pub fn server_info(self, name: impl Into<String>, version: impl Into<String>) -> Self {
+        let info = Implementation::new(name, version);
+        self.map(|i| i.info = info)
+    }
+
+    /// The toolbox served.
+    pub fn toolbox(&self) -> &Arc<Toolbox> {
+        &self.inner.toolbox
+    }
+
+    /// Serves one client on this process's stdin and stdout until it disconnects.
+    ///
+    /// # Errors
+    /// When the session cannot start or the transport fails.
+    pub async fn serve_stdio(self) -> Result<(), ServeError> {
+        self.serve(rmcp::transport::stdio()).await
+    }
+
+    /// Serves one client over any rmcp transport (a duplex stream in tests) until it
+    /// disconnects.
+    ///
+    /// # Errors
+    /// When the session cannot start or the transport fails.
+    pub async fn serve<T, E, A>(self, transport: T) -> Result<(), ServeError>
+    where
+        T: rmcp::transport::IntoTransport<RoleServer, E, A>,
+        E: std::error::Error + Send + Sync + 'static,
+    {
+        let running = rmcp::serve_server(self, transport)
+            .await
+            .map_err(|e| ServeError::Session(e.to_string()))?;
+        running
+            .waiting()
+            .await
+            .map_err(|e| ServeError::Session(e.to_string()))?;
+        Ok(())
+    }
+
+    /// The caller a request acts for.
+    fn caller_of(&self, context: &RequestContext<RoleServer>) -> Caller {
+        match (
+            &self.inner.http_caller,
+            context.extensions.get::<::http::request::Parts>(),
+        ) {
+            (Some(map), Some(parts)) => map(parts),
+            _ => self.inner.caller.clone(),
+        }
+    }
+}
+
+/// The export's version for a negotiated protocol version; versions before 2025-06-18 are not
+/// negotiated (the server does not offer them), so anything unknown gets the oldest shape.
+fn version_of(context: &RequestContext<RoleServer>) -> McpVersion {
+    match context.protocol_version() {
+        Some(v) if v == ProtocolVersion::V_2026_07_28 => McpVersion::V2026_07_28,
+        Some(v) if v == ProtocolVersion::V_2025_11_25 => McpVersion::V2025_11_25,
+        _ => McpVersion::V2025_06_18,
+    }
+}
+
+/// The codes of arguments the schema rejected (the validation stage) and of unknown tools.
+const ARGUMENT_CODES: [&str; 4] = [
+    "INVALID_ARGUMENT",
+    "MISSING_ARGUMENT",
+    "UNKNOWN_ARGUMENT",
+    "INVALID_INPUT",
+];
+const TOOL_CODES: [&str; 2] = ["UNKNOWN_TOOL", "TOOL_RETIRED"];
+
+/// The JSON-RPC error an envelope becomes instead of a result, where the version says so.
+fn protocol_error(env: &Envelope, version: McpVersion) -> Option<ErrorData> {
+    if env.status != Status::InvalidInput {
+        return None;
+    }
+    let code = env.code.as_deref().unwrap_or_default();
+    let as_error = TOOL_CODES.contains(&code)
+        || (version == McpVersion::V2025_06_18 && ARGUMENT_CODES.contains(&code));
+    as_error.then(|| {
+        let data = serde_json::to_value(env).ok();
+        ErrorData::invalid_params(env.message.clone().unwrap_or_default(), data)
+    })
+}
+
+/// Forwards a call's progress reports to the task that sends them as notifications.
+struct ChannelSink(tokio::sync::mpsc::UnboundedSender<ProgressReport>);
+
+impl ProgressSink for ChannelSink {
+    fn report(&self, report: ProgressReport) {
+        let _ = self.0.send(report);
+    }
+}
+
+fn internal(e: impl std::fmt::Display) -> ErrorData {
+    ErrorData::internal_error(format!("the server could not encode its answer: {e}"), None)
+}
+
+impl ServerHandler for McpServer {
+    fn get_info(&self) -> ServerConfig {
+        ServerConfig::new(
+            ServerCapabilities::builder()
+                .enable_tools()
+                .enable_tool_list_changed()
+                .build(),
+        )
+        .with_server_info(self.inner.info.clone())
+    }
+
+    fn supported_protocol_versions(&self) -> Cow<'static, [ProtocolVersion]> {
+        Cow::Owned(VERSIONS.to_vec())
+    }
+
+    async fn list_tools(
+        &self,
+        _request: Option<PaginatedRequestParams>,
+        context: RequestContext<RoleServer>,
+    ) -> Result<ListToolsResult, ErrorData> {
+        let version = version_of(&context);
+        let toolbox = &self.inner.toolbox;
+        let list = self.inner.catalog.get(toolbox).list(toolbox, version)?;
+        Ok(ListToolsResult::clone(&list))
+    }
+
+    /// The tool as listed to 2026-07-28 clients (rmcp checks `Mcp-Param-*` headers against its
+    /// input schema).
+    fn get_tool(&self, name: &str) -> Option<rmcp::model::Tool> {
+        let toolbox = &self.inner.toolbox;
+        let list = self
+            .inner
+            .catalog
+            .get(toolbox)
+            .list(toolbox, McpVersion::V2026_07_28)
+            .ok()?;
+        list.tools.iter().find(|t| t.name == name).cloned()
+    }
+
+    async fn call_tool(
+        &self,
+        request: CallToolRequestParams,
+        context: RequestContext<RoleServer>,
+    ) -> Result<CallToolResponse, ErrorData> {
+        let version = version_of(&context);
+        let caller = self.caller_of(&context);
+        let args = request.arguments.map_or(Value::Null, Value::Object);
+        let name: &str = &request.name;
+        let toolbox = &self.inner.toolbox;
+        let call = toolbox.call_with(name, args, CallOptions::new().caller(caller));
+        let token = context.meta.get_progress_token();
+        let (tx, mut rx) = tokio::sync::mpsc::unbounded_channel();
+        let call = async {
+            match token {
+                Some(_) => with_progress(Arc::new(ChannelSink(tx)), call).await,
+                None => {
+                    drop(tx);
+                    call.await
+                }
+            }
+        };
+        tokio::pin!(call);
+        let notify = |report: ProgressReport| {
+            let peer = &context.peer;
+            let token = token.clone();
+            async move {
+                if let Some(token) = token {
+                    let mut p = ProgressNotificationParam::new(token, report.progress);
+                    p.total = report.total;
+                    p.message = report.message;
+                    let _ = peer.notify_progress(p).await;
+                }
+            }
+        };
+        let env = loop {
+            tokio::select! {
+                // A cancelled request: the call's future is dropped here, and rmcp has already
+                // forgotten the request, so nothing more is sent for it.
+                () = context.ct.cancelled() => {
+                    return Err(ErrorData::internal_error("the request was cancelled", None));
+                }
+                env = &mut call => break env,
+                Some(report) = rx.recv() => notify(report).await,
+            }
+        };
+        // Reports made just before the call ended go out before its result.
+        while let Ok(report) = rx.try_recv() {
+            notify(report).await;
+        }
+        if let Some(error) = protocol_error(&env, version) {
+            return Err(error);
+        }
+        let catalog = self.inner.catalog.get(toolbox);
+        let mut result = mcp_call_result(catalog.specs.get(name), &env, version);
+        result["resultType"] = Value::String("complete".into());
+        let result: CallToolResult = serde_json::from_value(result).map_err(internal)?;
+        Ok(result.into())
+    }
+
+    async fn on_initialized(&self, context: NotificationContext<RoleServer>) {
+        // One watcher per session: it ends when the client is gone (sending fails) or the
+        // toolbox is dropped.
+        let mut changes = self.inner.toolbox.watch_changes();
+        let peer = context.peer;
+        tokio::spawn(async move {
+            while changes.changed().await.is_ok() {
+                if peer.notify_tool_list_changed().await.is_err() {
+                    break;
+                }
+            }
+        });
+    }
+
+    fn accepted_subscription_filter(
+        &self,
+        requested: &SubscriptionFilter,
+    ) -> Option<SubscriptionFilter> {
+        let _ = requested;
+        Some(SubscriptionFilter::builder().tools_list_changed().build())
+    }
+
+    async fn listen(&self, context: SubscriptionContext) -> Result<(), ErrorData> {
+        let mut changes = self.inner.toolbox.watch_changes();
+        let wanted = context.accepted().tools_list_changed == Some(true);
+        loop {
+            tokio::select! {
+                () = context.cancelled() => return Ok(()),
+                changed = changes.changed() => {
+                    if changed.is_err() {
+                        return Ok(());
+                    }
+                    if wanted && context.sink().notify_tool_list_changed().await.is_err() {
+                        return Ok(());
+                    }
+                }
+            }
+        }
+    }
+}

@@ -1,0 +1,84 @@
+//! Shared by the MCP server tests: a workspace on disk (with a link that leads out of it), the
+//! toolbox serving it, and the official `Tool` validators.
+
+use serde_json::{json, Value};
+use std::fs;
+use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicUsize, Ordering};
+
+static NEXT: AtomicUsize = AtomicUsize::new(0);
+
+/// `base/ws` is the workspace; `base/outside/secret.txt` is not, and `ws/link_out` leads there.
+pub struct Dir {
+    pub base: PathBuf,
+}
+
+impl Drop for Dir {
+    fn drop(&mut self) {
+        let _ = fs::remove_dir_all(&self.base);
+    }
+}
+
+impl Dir {
+    pub fn new(label: &str) -> Dir {
+        let n = NEXT.fetch_add(1, Ordering::SeqCst);
+        let base =
+            std::env::temp_dir().join(format!("toolsmith-mcp-{label}-{}-{n}", std::process::id()));
+        let _ = fs::remove_dir_all(&base);
+        fs::create_dir_all(base.join("ws/notes")).unwrap();
+        fs::create_dir_all(base.join("outside")).unwrap();
+        fs::write(base.join("outside/secret.txt"), "SECRET-OUTSIDE\n").unwrap();
+        fs::write(
+            base.join("ws/notes/todo.md"),
+            "# Todo\n- TODO: pack the tent\n",
+        )
+        .unwrap();
+        #[cfg(unix)]
+        std::os::unix::fs::symlink(base.join("outside"), base.join("ws/link_out")).unwrap();
+        Dir { base }
+    }
+
+    pub fn root(&self) -> PathBuf {
+        self.base.join("ws")
+    }
+
+    /// Host paths no message may contain.
+    pub fn host_paths(&self) -> Vec<String> {
+        let canon = fs::canonicalize(&self.base).unwrap();
+        vec![self.base.display().to_string(), canon.display().to_string()]
+    }
+
+    /// The path attacks: (path, what it tries).
+    pub fn attacks(&self) -> Vec<(String, &'static str)> {
+        let mut v = vec![
+            ("../outside/secret.txt".to_string(), "dot-dot"),
+            (
+                self.base.join("outside/secret.txt").display().to_string(),
+                "absolute",
+            ),
+            ("notes/\u{0}todo.md".to_string(), "NUL byte"),
+        ];
+        if cfg!(unix) {
+            v.push(("link_out/secret.txt".to_string(), "symlink out"));
+        }
+        v
+    }
+}
+
+fn workspace_file(rel: &str) -> Value {
+    let path = Path::new(env!("CARGO_MANIFEST_DIR")).join(rel);
+    serde_json::from_slice(&fs::read(&path).unwrap()).unwrap()
+}
+
+/// A validator for the official `Tool` definition of `version` (see
+/// tool-core/tests/export_mcp_schema.rs).
+pub fn tool_validator(version: &str) -> jsonschema::Validator {
+    let mut doc = workspace_file(&format!("tests/fixtures/specs/mcp-schema-{version}.json"));
+    let defs = if doc.get("definitions").is_some() {
+        "definitions"
+    } else {
+        "$defs"
+    };
+    doc["$ref"] = json!(format!("#/{defs}/Tool"));
+    jsonschema::validator_for(&doc).unwrap()
+}

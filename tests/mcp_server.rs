@@ -1,0 +1,604 @@
+//! The MCP server (`toolsmith::mcp`, feature `mcp`) driven by rmcp's own client over an
+//! in-memory stdio-like stream and over streamable HTTP on 127.0.0.1, and by raw JSON-RPC where
+//! the wire itself is the point (cancellation, progress, bad input at the protocol edge).
+//!
+//! No Python here: `tests/mcp_interop.rs` runs the official Python SDK against the example
+//! server.
+
+#[allow(dead_code)]
+#[path = "../examples/workspace/tools.rs"]
+mod tools;
+
+#[path = "mcp/fixture.rs"]
+mod fixture;
+
+use fixture::{tool_validator, Dir};
+use rmcp::model::{
+    CallToolRequestParams, CallToolResult, ClientConfig, ErrorCode, ProtocolVersion,
+};
+use rmcp::service::{NotificationContext, RunningService};
+use rmcp::{ClientHandler, RoleClient, ServiceError};
+use serde_json::{json, Value};
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::Arc;
+use std::time::Duration;
+use tokio::io::{AsyncBufReadExt, AsyncWriteExt, BufReader};
+use tokio::sync::Notify;
+use toolsmith::approval::{sync_approver, Approval};
+use toolsmith::mcp::McpServer;
+use toolsmith::{tool, Caller, Policy, Progress, Toolbox};
+
+/// A generous bound on every wait, so a broken server fails the test instead of hanging it.
+const BOUND: Duration = Duration::from_secs(30);
+
+/// What the slow tool signals: that it started, and that its future was dropped.
+#[derive(Default)]
+struct Probe {
+    started: Notify,
+    dropped: Notify,
+    was_dropped: AtomicBool,
+}
+
+struct DropFlag<'a>(&'a Probe);
+
+impl Drop for DropFlag<'_> {
+    fn drop(&mut self) {
+        self.0.was_dropped.store(true, Ordering::SeqCst);
+        self.0.dropped.notify_one();
+    }
+}
+
+/// Waits until cancelled. Returns nothing, ever.
+#[tool(read_only)]
+async fn wait_forever(#[context] probe: &Probe) -> u32 {
+    let _flag = DropFlag(probe);
+    probe.started.notify_one();
+    std::future::pending::<u32>().await
+}
+
+/// Counts to three, reporting progress after each step. Returns 3.
+#[tool(read_only)]
+async fn count_three(#[context] progress: &Progress) -> u32 {
+    for i in 1..=3u32 {
+        tokio::task::yield_now().await;
+        progress.report(f64::from(i), Some(3.0), Some("counting"));
+    }
+    3
+}
+
+/// Says the server is up. Returns the text "served".
+#[tool(read_only)]
+fn get_marker() -> &'static str {
+    "served"
+}
+
+fn toolbox(dir: &Dir, probe: Arc<Probe>, policy: Policy) -> Arc<Toolbox> {
+    let ws = Arc::new(tools::Workspace::open(dir.root()).unwrap());
+    Arc::new(
+        Toolbox::builder()
+            .tools(tools::tools())
+            .tool(wait_forever::tool())
+            .tool(count_three::tool())
+            .shared_context(Arc::clone(&ws))
+            .shared_context(probe)
+            .hooks(tools::boundary_hooks(ws))
+            .shared_approver(sync_approver(|_| Approval::Approved))
+            .policy(policy)
+            .build()
+            .unwrap(),
+    )
+}
+
+/// The client side: records list_changed and progress notifications.
+#[derive(Clone)]
+struct Watcher {
+    version: ProtocolVersion,
+    list_changed: Arc<Notify>,
+}
+
+impl Watcher {
+    fn new(version: ProtocolVersion) -> Self {
+        Watcher {
+            version,
+            list_changed: Arc::new(Notify::new()),
+        }
+    }
+}
+
+impl ClientHandler for Watcher {
+    fn get_info(&self) -> ClientConfig {
+        let mut info = ClientConfig::default();
+        info.protocol_version = self.version.clone();
+        info
+    }
+
+    async fn on_tool_list_changed(&self, _context: NotificationContext<RoleClient>) {
+        self.list_changed.notify_one();
+    }
+}
+
+fn args(v: Value) -> serde_json::Map<String, Value> {
+    match v {
+        Value::Object(m) => m,
+        _ => unreachable!("arguments are objects"),
+    }
+}
+
+async fn call(
+    client: &RunningService<RoleClient, Watcher>,
+    name: &'static str,
+    arguments: Value,
+) -> Result<CallToolResult, ServiceError> {
+    tokio::time::timeout(
+        BOUND,
+        client.call_tool(CallToolRequestParams::new(name).with_arguments(args(arguments))),
+    )
+    .await
+    .expect("the server answers within the bound")
+}
+
+fn text_of(result: &CallToolResult) -> String {
+    let v = serde_json::to_value(result).unwrap();
+    v["content"][0]["text"]
+        .as_str()
+        .unwrap_or_default()
+        .to_string()
+}
+
+/// The checks every transport and version must pass.
+async fn session_checks(
+    client: &RunningService<RoleClient, Watcher>,
+    toolbox: &Toolbox,
+    dir: &Dir,
+    version: &str,
+) {
+    // tools/list: the export for the negotiated version, valid against the official schema.
+    let tools = tokio::time::timeout(BOUND, client.list_all_tools())
+        .await
+        .unwrap()
+        .unwrap();
+    let listed: Vec<Value> = tools
+        .iter()
+        .map(|t| serde_json::to_value(t).unwrap())
+        .collect();
+    let v = match version {
+        "2025-06-18" => toolsmith::export::McpVersion::V2025_06_18,
+        "2025-11-25" => toolsmith::export::McpVersion::V2025_11_25,
+        _ => toolsmith::export::McpVersion::V2026_07_28,
+    };
+    let export = toolbox.export(toolsmith::export::Target::Mcp(v)).unwrap();
+    assert_eq!(Value::Array(listed.clone()), export["tools"], "{version}");
+    let validator = tool_validator(version);
+    for tool in &listed {
+        let errors: Vec<String> = validator.iter_errors(tool).map(|e| e.to_string()).collect();
+        assert!(errors.is_empty(), "{version} {}: {errors:?}", tool["name"]);
+    }
+    let output_schema = |name: &str| {
+        let t = listed.iter().find(|t| t["name"] == name).unwrap();
+        jsonschema::validator_for(&t["outputSchema"]).unwrap()
+    };
+
+    // Reading a file.
+    let read = call(client, "read_file", json!({"path": "notes/todo.md"}))
+        .await
+        .unwrap();
+    assert_eq!(read.is_error, Some(false));
+    let structured = read.structured_content.clone().unwrap();
+    assert_eq!(structured["content"], "# Todo\n- TODO: pack the tent\n");
+    assert!(output_schema("read_file").is_valid(&structured));
+    let envelope: Value = serde_json::from_str(&text_of(&read)).unwrap();
+    assert_eq!(envelope["status"], "ok");
+
+    // An invalid argument: a result from 2025-11-25 on, a protocol error in 2025-06-18; the
+    // parameter's description is quoted either way.
+    let bad = call(
+        client,
+        "read_file",
+        json!({"path": "notes/todo.md", "max_bytes": 0}),
+    )
+    .await;
+    let description = "Largest file size to read";
+    if version == "2025-06-18" {
+        let Err(ServiceError::McpError(e)) = bad else {
+            panic!("{version}: expected a protocol error, got {bad:?}")
+        };
+        assert_eq!(e.code, ErrorCode::INVALID_PARAMS);
+        assert!(e.message.contains(description), "{}", e.message);
+    } else {
+        let bad = bad.unwrap();
+        assert_eq!(bad.is_error, Some(true));
+        assert!(text_of(&bad).contains(description), "{}", text_of(&bad));
+        let structured = bad.structured_content.clone().unwrap();
+        assert_eq!(structured, json!({"status": "invalid_input"}));
+        assert!(output_schema("read_file").is_valid(&structured));
+    }
+
+    // Path attacks: denied, conforming, and no host path anywhere.
+    for (path, what) in dir.attacks() {
+        let r = call(client, "read_file", json!({ "path": path }))
+            .await
+            .unwrap();
+        assert_eq!(r.is_error, Some(true), "{what}");
+        let structured = r.structured_content.clone().unwrap();
+        assert_eq!(structured["status"], "denied", "{what}: {}", text_of(&r));
+        assert!(output_schema("read_file").is_valid(&structured), "{what}");
+        let wire = serde_json::to_string(&r).unwrap();
+        assert!(!wire.contains("SECRET-OUTSIDE"), "{what}");
+        for host in dir.host_paths() {
+            assert!(!wire.contains(&host), "{what}: host path in {wire}");
+        }
+    }
+
+    // An unknown tool is a protocol error naming the tools that exist.
+    let unknown = call(client, "no_such_tool", json!({})).await;
+    let Err(ServiceError::McpError(e)) = unknown else {
+        panic!("expected a protocol error, got {unknown:?}")
+    };
+    assert_eq!(e.code, ErrorCode::INVALID_PARAMS);
+    assert!(e.message.contains("\"read_file\""), "{}", e.message);
+}
+
+async fn list_changed_after_register(
+    client: &RunningService<RoleClient, Watcher>,
+    toolbox: &Toolbox,
+) {
+    let notified = client.service().list_changed.clone();
+    toolbox.register(get_marker::tool()).unwrap();
+    tokio::time::timeout(BOUND, notified.notified())
+        .await
+        .expect("list_changed arrives after a register");
+    let tools = client.list_all_tools().await.unwrap();
+    assert!(tools.iter().any(|t| t.name == "get_marker"));
+    toolbox.deregister("get_marker").unwrap();
+    tokio::time::timeout(BOUND, notified.notified())
+        .await
+        .expect("list_changed arrives after a retirement");
+    let tools = client.list_all_tools().await.unwrap();
+    assert!(!tools.iter().any(|t| t.name == "get_marker"));
+}
+
+#[tokio::test]
+async fn rmcp_client_over_a_stdio_stream_in_every_version() {
+    for version in [ProtocolVersion::V_2025_06_18, ProtocolVersion::V_2025_11_25] {
+        let dir = Dir::new("stdio");
+        let tb = toolbox(&dir, Arc::default(), Policy::allow_all());
+        let (server_end, client_end) = tokio::io::duplex(1 << 20);
+        let server = tokio::spawn(McpServer::new(Arc::clone(&tb)).serve(server_end));
+        let client = rmcp::serve_client(Watcher::new(version.clone()), client_end)
+            .await
+            .unwrap();
+        assert_eq!(
+            client.peer_info().unwrap().protocol_version,
+            version,
+            "the server agrees to the client's version"
+        );
+        session_checks(&client, &tb, &dir, version.as_str()).await;
+        list_changed_after_register(&client, &tb).await;
+        client.cancel().await.unwrap();
+        tokio::time::timeout(BOUND, server)
+            .await
+            .unwrap()
+            .unwrap()
+            .unwrap();
+    }
+}
+
+#[tokio::test]
+async fn rmcp_client_over_streamable_http() {
+    let dir = Dir::new("http");
+    let tb = toolbox(&dir, Arc::default(), Policy::allow_all());
+    let http = McpServer::new(Arc::clone(&tb))
+        .bind_http("127.0.0.1:0")
+        .await
+        .unwrap();
+    let transport = rmcp::transport::StreamableHttpClientTransport::from_uri(http.url().as_str());
+    let client = rmcp::serve_client(Watcher::new(ProtocolVersion::V_2025_11_25), transport)
+        .await
+        .unwrap();
+    session_checks(&client, &tb, &dir, "2025-11-25").await;
+    list_changed_after_register(&client, &tb).await;
+    client.cancel().await.unwrap();
+    http.shutdown().await;
+}
+
+// ------------------------------------------------------------------ raw JSON-RPC over a stream
+
+struct Raw {
+    write: tokio::io::WriteHalf<tokio::io::DuplexStream>,
+    lines: tokio::io::Lines<BufReader<tokio::io::ReadHalf<tokio::io::DuplexStream>>>,
+    /// Every message received, in order.
+    seen: Vec<Value>,
+}
+
+impl Raw {
+    async fn start(toolbox: Arc<Toolbox>) -> Raw {
+        let (server_end, client_end) = tokio::io::duplex(1 << 20);
+        tokio::spawn(McpServer::new(toolbox).serve(server_end));
+        let (read, write) = tokio::io::split(client_end);
+        let mut raw = Raw {
+            write,
+            lines: BufReader::new(read).lines(),
+            seen: Vec::new(),
+        };
+        raw.send(
+            json!({"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {
+            "protocolVersion": "2025-11-25", "capabilities": {},
+            "clientInfo": {"name": "raw", "version": "1"}}}),
+        )
+        .await;
+        raw.response(1).await;
+        raw.send(json!({"jsonrpc": "2.0", "method": "notifications/initialized"}))
+            .await;
+        raw
+    }
+
+    async fn send(&mut self, message: Value) {
+        self.send_text(&message.to_string()).await;
+    }
+
+    async fn send_text(&mut self, text: &str) {
+        self.write.write_all(text.as_bytes()).await.unwrap();
+        self.write.write_all(b"\n").await.unwrap();
+        self.write.flush().await.unwrap();
+    }
+
+    /// Reads until the response (result or error) to `id`.
+    async fn response(&mut self, id: u64) -> Value {
+        tokio::time::timeout(BOUND, async {
+            loop {
+                let line = self
+                    .lines
+                    .next_line()
+                    .await
+                    .unwrap()
+                    .expect("the server is up");
+                let message: Value = serde_json::from_str(&line).unwrap();
+                self.seen.push(message.clone());
+                if message["id"] == id && message.get("method").is_none() {
+                    return message;
+                }
+            }
+        })
+        .await
+        .expect("the response arrives within the bound")
+    }
+}
+
+#[tokio::test]
+async fn cancellation_drops_the_call_sends_nothing_for_it_and_the_next_call_is_served() {
+    let dir = Dir::new("cancel");
+    let probe = Arc::new(Probe::default());
+    let mut raw = Raw::start(toolbox(&dir, Arc::clone(&probe), Policy::allow_all())).await;
+    raw.send(json!({"jsonrpc": "2.0", "id": 2, "method": "tools/call",
+        "params": {"name": "wait_forever", "arguments": {}}}))
+        .await;
+    tokio::time::timeout(BOUND, probe.started.notified())
+        .await
+        .expect("the slow tool starts");
+    raw.send(
+        json!({"jsonrpc": "2.0", "method": "notifications/cancelled",
+        "params": {"requestId": 2, "reason": "the user moved on"}}),
+    )
+    .await;
+    tokio::time::timeout(BOUND, probe.dropped.notified())
+        .await
+        .expect("the tool's future is dropped");
+    assert!(probe.was_dropped.load(Ordering::SeqCst));
+    // The next call is served, and a ping after it: nothing answered request 2 in between.
+    raw.send(json!({"jsonrpc": "2.0", "id": 3, "method": "tools/call",
+        "params": {"name": "read_file", "arguments": {"path": "notes/todo.md"}}}))
+        .await;
+    let read = raw.response(3).await;
+    assert_eq!(read["result"]["isError"], false);
+    raw.send(json!({"jsonrpc": "2.0", "id": 4, "method": "ping"}))
+        .await;
+    raw.response(4).await;
+    assert!(
+        raw.seen.iter().all(|m| m["id"] != 2),
+        "a message was sent for the cancelled request: {:?}",
+        raw.seen
+    );
+}
+
+#[tokio::test]
+async fn progress_reports_become_notifications_only_when_the_client_sent_a_token() {
+    let dir = Dir::new("progress");
+    let mut raw = Raw::start(toolbox(&dir, Arc::default(), Policy::allow_all())).await;
+    raw.send(json!({"jsonrpc": "2.0", "id": 2, "method": "tools/call",
+        "params": {"name": "count_three", "arguments": {}, "_meta": {"progressToken": "tok-7"}}}))
+        .await;
+    let done = raw.response(2).await;
+    assert_eq!(done["result"]["structuredContent"], json!({"result": 3}));
+    let progress: Vec<&Value> = raw
+        .seen
+        .iter()
+        .filter(|m| m["method"] == "notifications/progress")
+        .collect();
+    let values: Vec<f64> = progress
+        .iter()
+        .map(|m| m["params"]["progress"].as_f64().unwrap())
+        .collect();
+    assert_eq!(values, [1.0, 2.0, 3.0]);
+    assert!(progress
+        .iter()
+        .all(|m| m["params"]["progressToken"] == "tok-7"
+            && m["params"]["total"] == 3.0
+            && m["params"]["message"] == "counting"));
+    // Without a token the same reports go nowhere.
+    let before = raw.seen.len();
+    raw.send(json!({"jsonrpc": "2.0", "id": 3, "method": "tools/call",
+        "params": {"name": "count_three", "arguments": {}}}))
+        .await;
+    raw.response(3).await;
+    assert!(raw.seen[before..]
+        .iter()
+        .all(|m| m["method"] != "notifications/progress"));
+}
+
+#[tokio::test]
+async fn malformed_json_rpc_and_unknown_methods_get_protocol_errors_and_serving_goes_on() {
+    let dir = Dir::new("edge-stdio");
+    let mut raw = Raw::start(toolbox(&dir, Arc::default(), Policy::allow_all())).await;
+    raw.send(json!({"jsonrpc": "2.0", "id": 2, "method": "no/such/method"}))
+        .await;
+    let unknown = raw.response(2).await;
+    assert_eq!(unknown["error"]["code"], -32601, "{unknown}");
+    raw.send_text("{this is not json").await;
+    raw.send(json!({"jsonrpc": "2.0", "id": 3, "method": "tools/list"}))
+        .await;
+    let listed = raw.response(3).await;
+    assert!(listed["result"]["tools"].as_array().unwrap().len() >= 3);
+}
+
+// ---------------------------------------------------------------------- raw HTTP
+
+/// A minimal streamable-HTTP session: initialize, then requests with the session header.
+struct HttpSession {
+    http: reqwest::Client,
+    url: String,
+    session: Option<String>,
+}
+
+/// The JSON-RPC messages in a response body (plain JSON or server-sent events).
+fn messages(body: &str) -> Vec<Value> {
+    if let Ok(v) = serde_json::from_str::<Value>(body) {
+        return vec![v];
+    }
+    body.lines()
+        .filter_map(|l| l.strip_prefix("data:"))
+        .filter_map(|d| serde_json::from_str(d.trim()).ok())
+        .collect()
+}
+
+impl HttpSession {
+    async fn start(url: String, headers: &[(&str, &str)]) -> HttpSession {
+        let mut s = HttpSession {
+            http: reqwest::Client::new(),
+            url,
+            session: None,
+        };
+        let (status, headers_back, _) = s
+            .post(
+                &json!({"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {
+                    "protocolVersion": "2025-11-25", "capabilities": {},
+                    "clientInfo": {"name": "raw-http", "version": "1"}}})
+                .to_string(),
+                headers,
+            )
+            .await;
+        assert!(status.is_success(), "{status}");
+        s.session = headers_back
+            .get("mcp-session-id")
+            .map(|v| v.to_str().unwrap().to_string());
+        let (status, _, _) = s
+            .post(
+                &json!({"jsonrpc": "2.0", "method": "notifications/initialized"}).to_string(),
+                headers,
+            )
+            .await;
+        assert!(status.is_success(), "{status}");
+        s
+    }
+
+    async fn post(
+        &self,
+        body: &str,
+        headers: &[(&str, &str)],
+    ) -> (reqwest::StatusCode, reqwest::header::HeaderMap, String) {
+        let mut req = self
+            .http
+            .post(&self.url)
+            .header("content-type", "application/json")
+            .header("accept", "application/json, text/event-stream")
+            .body(body.to_string());
+        if let Some(s) = &self.session {
+            req = req
+                .header("mcp-session-id", s)
+                .header("mcp-protocol-version", "2025-11-25");
+        }
+        for (k, v) in headers {
+            req = req.header(*k, *v);
+        }
+        let res = tokio::time::timeout(BOUND, req.send())
+            .await
+            .unwrap()
+            .unwrap();
+        let status = res.status();
+        let headers = res.headers().clone();
+        let text = tokio::time::timeout(BOUND, res.text())
+            .await
+            .unwrap()
+            .unwrap();
+        (status, headers, text)
+    }
+
+    async fn call(&self, id: u64, name: &str, arguments: Value, headers: &[(&str, &str)]) -> Value {
+        let body = json!({"jsonrpc": "2.0", "id": id, "method": "tools/call",
+            "params": {"name": name, "arguments": arguments}});
+        let (_, _, text) = self.post(&body.to_string(), headers).await;
+        messages(&text)
+            .into_iter()
+            .find(|m| m["id"] == id)
+            .unwrap_or_else(|| panic!("no response to {id} in {text}"))
+    }
+}
+
+#[tokio::test]
+async fn over_http_bad_bodies_get_protocol_errors_and_serving_goes_on() {
+    let dir = Dir::new("edge-http");
+    let tb = toolbox(&dir, Arc::default(), Policy::allow_all());
+    let http = McpServer::new(tb).bind_http("127.0.0.1:0").await.unwrap();
+    let s = HttpSession::start(http.url(), &[]).await;
+
+    let (status, _, text) = s.post("{this is not json", &[]).await;
+    assert!(status.is_client_error(), "{status}: {text}");
+    let unknown = json!({"jsonrpc": "2.0", "id": 5, "method": "no/such/method"}).to_string();
+    let (_, _, text) = s.post(&unknown, &[]).await;
+    let answer = messages(&text).into_iter().find(|m| m["id"] == 5).unwrap();
+    assert_eq!(answer["error"]["code"], -32601, "{answer}");
+    let huge = format!(
+        r#"{{"jsonrpc":"2.0","id":6,"method":"tools/call","params":{{"name":"read_file","arguments":{{"path":"{}"}}}}}}"#,
+        "a".repeat(toolsmith::mcp::MAX_REQUEST_BODY_BYTES + 1)
+    );
+    let (status, _, _) = s.post(&huge, &[]).await;
+    assert_eq!(status, reqwest::StatusCode::PAYLOAD_TOO_LARGE);
+    let (status, _, _) = s
+        .http
+        .get(format!("http://{}/elsewhere", http.local_addr()))
+        .send()
+        .await
+        .map(|r| (r.status(), (), ()))
+        .unwrap();
+    assert_eq!(status, reqwest::StatusCode::NOT_FOUND);
+
+    let read = s
+        .call(7, "read_file", json!({"path": "notes/todo.md"}), &[])
+        .await;
+    assert_eq!(read["result"]["isError"], false, "{read}");
+    http.shutdown().await;
+}
+
+#[tokio::test]
+async fn over_http_the_host_maps_each_request_to_its_caller() {
+    let dir = Dir::new("caller");
+    // Only identified callers may use any tool; anonymous ones are denied.
+    let tb = toolbox(&dir, Arc::default(), Policy::allow_all().require_identity());
+    let http = McpServer::new(tb)
+        .caller_from_http(|parts| match parts.headers.get("x-user") {
+            Some(user) => Caller::new(user.to_str().unwrap_or("unknown")),
+            None => Caller::anonymous(),
+        })
+        .bind_http("127.0.0.1:0")
+        .await
+        .unwrap();
+    let s = HttpSession::start(http.url(), &[]).await;
+    let args = json!({"path": "notes/todo.md"});
+    let ann = s
+        .call(2, "read_file", args.clone(), &[("x-user", "ann")])
+        .await;
+    assert_eq!(ann["result"]["isError"], false, "{ann}");
+    let anonymous = s.call(3, "read_file", args, &[]).await;
+    assert_eq!(anonymous["result"]["isError"], true, "{anonymous}");
+    assert_eq!(anonymous["result"]["structuredContent"]["status"], "denied");
+    http.shutdown().await;
+}
