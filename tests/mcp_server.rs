@@ -25,6 +25,7 @@ use std::time::Duration;
 use tokio::io::{AsyncBufReadExt, AsyncWriteExt, BufReader};
 use tokio::sync::Notify;
 use toolsmith::approval::{sync_approver, Approval};
+use toolsmith::audit::{AuditEvent, MemorySink};
 use toolsmith::mcp::McpServer;
 use toolsmith::{tool, Caller, Policy, Progress, Toolbox};
 
@@ -73,6 +74,16 @@ fn get_marker() -> &'static str {
 }
 
 fn toolbox(dir: &Dir, probe: Arc<Probe>, policy: Policy) -> Arc<Toolbox> {
+    toolbox_audited(dir, probe, policy, Arc::new(MemorySink::new()))
+}
+
+/// The test toolbox, its audit trail in `sink`.
+fn toolbox_audited(
+    dir: &Dir,
+    probe: Arc<Probe>,
+    policy: Policy,
+    sink: Arc<MemorySink>,
+) -> Arc<Toolbox> {
     let ws = Arc::new(tools::Workspace::open(dir.root()).unwrap());
     Arc::new(
         Toolbox::builder()
@@ -84,6 +95,7 @@ fn toolbox(dir: &Dir, probe: Arc<Probe>, policy: Policy) -> Arc<Toolbox> {
             .hooks(tools::boundary_hooks(ws))
             .shared_approver(sync_approver(|_| Approval::Approved))
             .policy(policy)
+            .shared_audit(sink)
             .build()
             .unwrap(),
     )
@@ -368,7 +380,14 @@ impl Raw {
 async fn cancellation_drops_the_call_sends_nothing_for_it_and_the_next_call_is_served() {
     let dir = Dir::new("cancel");
     let probe = Arc::new(Probe::default());
-    let mut raw = Raw::start(toolbox(&dir, Arc::clone(&probe), Policy::allow_all())).await;
+    let sink = Arc::new(MemorySink::new());
+    let tb = toolbox_audited(
+        &dir,
+        Arc::clone(&probe),
+        Policy::allow_all(),
+        Arc::clone(&sink),
+    );
+    let mut raw = Raw::start(tb).await;
     raw.send(json!({"jsonrpc": "2.0", "id": 2, "method": "tools/call",
         "params": {"name": "wait_forever", "arguments": {}}}))
         .await;
@@ -384,6 +403,23 @@ async fn cancellation_drops_the_call_sends_nothing_for_it_and_the_next_call_is_s
         .await
         .expect("the tool's future is dropped");
     assert!(probe.was_dropped.load(Ordering::SeqCst));
+    // The audit records the call as cancelled (written as the call's future is dropped).
+    let cancelled = tokio::time::timeout(BOUND, async {
+        loop {
+            let found = sink
+                .records()
+                .into_iter()
+                .find(|r| r.event == AuditEvent::Call && r.tool == "wait_forever");
+            if let Some(rec) = found {
+                return rec;
+            }
+            tokio::time::sleep(Duration::from_millis(10)).await;
+        }
+    })
+    .await
+    .expect("the cancelled call leaves an audit record");
+    assert_eq!(cancelled.code.as_deref(), Some(toolsmith::audit::CANCELLED));
+    assert_eq!(cancelled.status, None, "{cancelled:?}");
     // The next call is served, and a ping after it: nothing answered request 2 in between.
     raw.send(json!({"jsonrpc": "2.0", "id": 3, "method": "tools/call",
         "params": {"name": "read_file", "arguments": {"path": "notes/todo.md"}}}))
