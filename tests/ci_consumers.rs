@@ -14,13 +14,17 @@ use std::os::unix::fs::PermissionsExt;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
 
+#[path = "../tool-core/tests/consumers/require.rs"]
+mod require;
+
 const REAL_CHROMIUM: &str = "/usr/bin/chromium";
 
 fn root() -> &'static Path {
     Path::new(env!("CARGO_MANIFEST_DIR"))
 }
 
-/// `false` with a SKIP printed when the probe's consumers are missing and not required.
+/// `false` with a SKIP printed when the probe's consumers are missing and not required (a panic
+/// when CI requires them).
 fn probe_can_run() -> bool {
     let missing = if !Path::new(REAL_CHROMIUM).exists() {
         Some(format!("{REAL_CHROMIUM} does not exist"))
@@ -35,12 +39,7 @@ fn probe_can_run() -> bool {
         None
     };
     let Some(why) = missing else { return true };
-    if std::env::var("TOOLSMITH_REQUIRE_CONSUMERS").as_deref() == Ok("1") {
-        panic!("the browser probe cannot run ({why}); install the consumers with .ci/consumers.sh");
-    }
-    eprintln!(
-        "\n======== SKIP: the browser probe cannot run ({why}); run .ci/consumers.sh ========\n"
-    );
+    require::missing::<()>("the browser probe", &why);
     false
 }
 

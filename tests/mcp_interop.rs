@@ -21,27 +21,16 @@ use std::time::{Duration, Instant};
 /// A bound on every child process, so a hang fails the test instead of stalling CI.
 const BOUND: Duration = Duration::from_secs(120);
 
+#[path = "../tool-core/tests/consumers/require.rs"]
+mod require;
+
 fn python() -> String {
-    if let Ok(p) = std::env::var("TOOLSMITH_PYTHON") {
-        return p;
-    }
-    let venv = Path::new(env!("CARGO_MANIFEST_DIR")).join("target/consumers-venv/bin/python");
-    if venv.exists() {
-        return venv.to_string_lossy().into_owned();
-    }
-    "python3".into()
+    require::python(env!("CARGO_MANIFEST_DIR"))
 }
 
+/// Prints SKIP, or panics when CI requires the consumer.
 fn missing(what: &str, why: &str) {
-    if std::env::var("TOOLSMITH_REQUIRE_CONSUMERS").as_deref() == Ok("1") {
-        panic!(
-            "consumer {what} is missing ({why}) and TOOLSMITH_REQUIRE_CONSUMERS=1 requires it; \
-             install it with .ci/consumers.sh"
-        );
-    }
-    eprintln!(
-        "\n======== SKIP: consumer {what} is missing ({why}); run .ci/consumers.sh ========\n"
-    );
+    require::missing::<()>(what, why);
 }
 
 /// The example server's binary, built by `cargo test` beside this test's binary.

@@ -20,6 +20,10 @@
 
 #[path = "consumers/fixtures.rs"]
 mod fixtures;
+#[path = "consumers/require.rs"]
+mod require;
+
+use require::missing;
 
 use std::path::{Path, PathBuf};
 use std::process::Command;
@@ -30,21 +34,6 @@ use tool_core::spec::ToolSpec;
 
 fn consumers_dir() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/consumers")
-}
-
-/// `None` with a SKIP printed when the consumer is missing and not required; a panic when
-/// `TOOLSMITH_REQUIRE_CONSUMERS=1` requires it.
-fn missing<T>(what: &str, why: &str) -> Option<T> {
-    if std::env::var("TOOLSMITH_REQUIRE_CONSUMERS").as_deref() == Ok("1") {
-        panic!(
-            "consumer {what} is missing ({why}) and TOOLSMITH_REQUIRE_CONSUMERS=1 requires it; \
-             install it with .ci/consumers.sh"
-        );
-    }
-    eprintln!(
-        "\n======== SKIP: consumer {what} is missing ({why}); run .ci/consumers.sh ========\n"
-    );
-    None
 }
 
 fn write_temp(label: &str, value: &Value) -> PathBuf {
@@ -255,17 +244,8 @@ fn webmcp_consumer_rejects_a_broken_export() {
     assert!(errors[1].contains("Invalid tool name"), "{errors:?}");
 }
 
-/// The Python that runs the consumers: `TOOLSMITH_PYTHON`, else the venv `.ci/consumers.sh`
-/// makes (`target/consumers-venv`), else `python3` (whose imports then decide SKIP).
 fn python() -> String {
-    if let Ok(p) = std::env::var("TOOLSMITH_PYTHON") {
-        return p;
-    }
-    let venv = Path::new(env!("CARGO_MANIFEST_DIR")).join("../target/consumers-venv/bin/python");
-    if venv.exists() {
-        return venv.to_string_lossy().into_owned();
-    }
-    "python3".into()
+    require::python(env!("CARGO_MANIFEST_DIR"))
 }
 
 /// A Python consumer: the package whose import proves it is there, and its script.

@@ -1,0 +1,44 @@
+//! How a test finds a real consumer, shared by the consumer tests of tool-core and the facade
+//! (`#[path = ".../consumers/require.rs"] mod require;`).
+#![allow(dead_code)]
+
+use std::path::{Path, PathBuf};
+
+/// The workspace root: the nearest ancestor of `manifest_dir` (a test's `CARGO_MANIFEST_DIR`)
+/// that holds `Cargo.lock`.
+pub fn workspace_root(manifest_dir: &str) -> PathBuf {
+    let start = Path::new(manifest_dir);
+    start
+        .ancestors()
+        .find(|d| d.join("Cargo.lock").exists())
+        .unwrap_or(start)
+        .to_path_buf()
+}
+
+/// The Python that runs the consumers: `TOOLSMITH_PYTHON`, else the venv `.ci/consumers.sh`
+/// makes (`target/consumers-venv`), else `python3` (whose imports then decide SKIP).
+pub fn python(manifest_dir: &str) -> String {
+    if let Ok(p) = std::env::var("TOOLSMITH_PYTHON") {
+        return p;
+    }
+    let venv = workspace_root(manifest_dir).join("target/consumers-venv/bin/python");
+    if venv.exists() {
+        return venv.to_string_lossy().into_owned();
+    }
+    "python3".into()
+}
+
+/// `None` with a SKIP printed when the consumer is missing and not required; a panic when
+/// `TOOLSMITH_REQUIRE_CONSUMERS=1` (CI) requires it.
+pub fn missing<T>(what: &str, why: &str) -> Option<T> {
+    if std::env::var("TOOLSMITH_REQUIRE_CONSUMERS").as_deref() == Ok("1") {
+        panic!(
+            "consumer {what} is missing ({why}) and TOOLSMITH_REQUIRE_CONSUMERS=1 requires it; \
+             install it with .ci/consumers.sh"
+        );
+    }
+    eprintln!(
+        "\n======== SKIP: consumer {what} is missing ({why}); run .ci/consumers.sh ========\n"
+    );
+    None
+}
