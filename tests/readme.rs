@@ -27,3 +27,24 @@ fn readme_documents_every_lint_rule_with_a_bad_and_a_good_example() {
         assert!(section.contains("- Good:"), "{heading} has no good example");
     }
 }
+
+#[test]
+fn readme_pipeline_table_lists_the_stages_in_their_order() {
+    let start = README
+        .find("| stage | what it does |")
+        .expect("README has the pipeline table");
+    let names: Vec<&str> = README[start..]
+        .lines()
+        .skip(2)
+        .take_while(|line| line.starts_with('|'))
+        .map(|line| {
+            let cell = line.split('|').nth(1).unwrap_or_default().trim();
+            cell.trim_matches('`')
+        })
+        .collect();
+    let order: Vec<&str> = toolsmith::pipeline::ORDER
+        .iter()
+        .map(|s| s.name())
+        .collect();
+    assert_eq!(names, order, "README's pipeline table vs pipeline::ORDER");
+}

@@ -93,7 +93,7 @@ impl std::fmt::Display for Status {
 /// | `message` | string, model-facing | every non-ok status; `empty` |
 /// | `data` | any JSON | `ok` results; structured details of other statuses |
 /// | `missing` | array of strings | `needs_input` |
-/// | `retry_after` | seconds, integer | `temporary_failure` |
+/// | `retry_after` | seconds, integer | `temporary_failure`; `refused` when waiting helps (`IN_PROGRESS`, a host stage's `RATE_LIMITED`) |
 /// | `truncated` | `true` | when output was cut to the budget |
 /// | `note` | string | what was cut and how to narrow ("Showing 10 of 200. ...") |
 /// | `cursor` | string | the next page, passed back as the tool's `cursor` argument |
@@ -116,7 +116,8 @@ pub struct Envelope {
     /// For `needs_input`: the names of the pieces of information to ask the user for.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub missing: Vec<String>,
-    /// For `temporary_failure`: seconds to wait before retrying.
+    /// Seconds to wait before retrying: for `temporary_failure`, and for a `refused` call that
+    /// waiting lets through (a repeat while the original runs, a host's rate limit).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub retry_after: Option<u64>,
     /// Whether the output was cut to fit the output budget.

@@ -609,6 +609,51 @@ enum Claim {
     Refused(Refusal),
 }
 
+/// What [`IdempotencyGate::enter`] answers.
+pub(crate) enum Entered<'g> {
+    /// The request runs; the ticket is held until it ends.
+    Run(Ticket<'g>),
+    /// An identical request completed within the window.
+    Duplicate(Duplicate),
+    /// The request is refused.
+    Refused(Refusal),
+}
+
+/// A claimed run of a request. [`finish`](Ticket::finish) records its outcome; dropping it
+/// unfinished releases the key, or leaves the outcome unknown once [`started`](Ticket::started)
+/// was marked.
+pub(crate) struct Ticket<'g> {
+    guard: RunGuard<'g>,
+    started: Started,
+}
+
+impl Ticket<'_> {
+    /// The handle to mark once the request starts to take effect.
+    pub(crate) fn started(&self) -> &Started {
+        &self.started
+    }
+
+    /// Records the outcome: repeats within the window get duplicates of it
+    /// ([`Disposition::Keep`], pointing at `reference`), a refusal ([`Disposition::Unknown`]),
+    /// or a new run ([`Disposition::Release`]).
+    pub(crate) fn finish(self, disposition: Disposition, reference: Option<String>) {
+        let operation_id = self.guard.operation_id.clone();
+        let dup = Duplicate {
+            original_operation_id: operation_id.clone(),
+            reference,
+        };
+        match disposition {
+            Disposition::Keep => self
+                .guard
+                .finish(Finish::Succeeded(dup.clone()), Some((dup, false))),
+            Disposition::Unknown => self
+                .guard
+                .finish(Finish::Unknown(operation_id), Some((dup, true))),
+            Disposition::Release => self.guard.finish(Finish::Retry, None),
+        }
+    }
+}
+
 impl IdempotencyGate {
     /// A gate treating repeats within `window` after completion as duplicates.
     pub fn new(window: Duration) -> Self {
@@ -702,42 +747,14 @@ impl IdempotencyGate {
         let mut inner = self.lock();
         let now = Instant::now();
         if inner.entries.len() >= inner.purge_at {
-            let window = self.window;
-            inner.entries.retain(|_, e| match e {
-                Entry::Running { .. } => true,
-                Entry::Done { at, .. } => now.duration_since(*at) < window,
-            });
-            inner.purge_at = (inner.entries.len() * 2).max(1024);
+            self.purge(&mut inner, now);
         }
         let live = inner.entries.get(key).filter(|e| match e {
             Entry::Running { .. } => true,
             Entry::Done { at, .. } => now.duration_since(*at) < self.window,
         });
         if let Some(entry) = live {
-            if key.request.is_some() && entry.request() != key.request.as_deref() {
-                return Claim::Refused(Refusal::KeyReused);
-            }
-            match entry {
-                Entry::Running {
-                    operation_id, rx, ..
-                } => {
-                    return if self.refuse_in_progress {
-                        Claim::Refused(Refusal::InProgress {
-                            original_operation_id: operation_id.clone(),
-                        })
-                    } else {
-                        Claim::Wait(rx.clone())
-                    }
-                }
-                Entry::Done {
-                    dup, unknown: true, ..
-                } => {
-                    return Claim::Refused(Refusal::OutcomeUnknown {
-                        original_operation_id: dup.original_operation_id.clone(),
-                    })
-                }
-                Entry::Done { dup, .. } => return Claim::Duplicate(dup.clone()),
-            }
+            return self.existing(key, entry);
         }
         // Under the lock, so two requests cannot both miss the record and both run.
         if let Some(claim) = self.durable_claim(key) {
@@ -756,6 +773,42 @@ impl IdempotencyGate {
             },
         );
         Claim::Run(run, tx)
+    }
+
+    /// Drops the records older than the window, and sets when to purge next.
+    fn purge(&self, inner: &mut Inner, now: Instant) {
+        let window = self.window;
+        inner.entries.retain(|_, e| match e {
+            Entry::Running { .. } => true,
+            Entry::Done { at, .. } => now.duration_since(*at) < window,
+        });
+        inner.purge_at = (inner.entries.len() * 2).max(1024);
+    }
+
+    /// The claim of a request whose key has a live entry (running, or done within the window).
+    fn existing(&self, key: &IdempotencyKey, entry: &Entry) -> Claim {
+        if key.request.is_some() && entry.request() != key.request.as_deref() {
+            return Claim::Refused(Refusal::KeyReused);
+        }
+        match entry {
+            Entry::Running {
+                operation_id, rx, ..
+            } => {
+                if self.refuse_in_progress {
+                    Claim::Refused(Refusal::InProgress {
+                        original_operation_id: operation_id.clone(),
+                    })
+                } else {
+                    Claim::Wait(rx.clone())
+                }
+            }
+            Entry::Done {
+                dup, unknown: true, ..
+            } => Claim::Refused(Refusal::OutcomeUnknown {
+                original_operation_id: dup.original_operation_id.clone(),
+            }),
+            Entry::Done { dup, .. } => Claim::Duplicate(dup.clone()),
+        }
     }
 
     /// Runs `f` unless an identical request (same `key`) is running or completed successfully
@@ -799,64 +852,82 @@ impl IdempotencyGate {
         Fut: Future<Output = T>,
         T: GateOutcome,
     {
+        match self.enter(key, operation_id).await {
+            Entered::Duplicate(dup) => Gate::Duplicate(dup),
+            Entered::Refused(r) => Gate::Refused(r),
+            Entered::Run(ticket) => {
+                let out = f(ticket.started().clone()).await;
+                ticket.finish(out.disposition(), out.reference());
+                Gate::Ran(out)
+            }
+        }
+    }
+
+    /// Claims `key` for the request `operation_id`: the request may run (holding the returned
+    /// [`Ticket`] until it ends), or it is a duplicate, or it is refused. A repeat of a running
+    /// request waits for it (without polling) unless the gate refuses in-progress repeats.
+    pub(crate) async fn enter(&self, key: IdempotencyKey, operation_id: &str) -> Entered<'_> {
         loop {
             match self.claim(&key, operation_id) {
-                Claim::Duplicate(dup) => return Gate::Duplicate(dup),
-                Claim::Refused(r) => return Gate::Refused(r),
-                Claim::Wait(mut rx) => {
-                    let finished = rx
-                        .wait_for(|f| !matches!(f, Finish::Running))
-                        .await
-                        .map(|f| f.clone());
-                    match finished {
-                        Ok(Finish::Succeeded(dup)) => return Gate::Duplicate(dup),
-                        Ok(Finish::Unknown(op)) => {
-                            return Gate::Refused(Refusal::OutcomeUnknown {
-                                original_operation_id: op,
-                            })
-                        }
-                        // Released, or the sender is gone: try to claim again.
-                        _ => continue,
-                    }
-                }
+                Claim::Duplicate(dup) => return Entered::Duplicate(dup),
+                Claim::Refused(r) => return Entered::Refused(r),
+                Claim::Wait(rx) => match Self::wait(rx).await {
+                    Some(done) => return done,
+                    // Released, or the sender is gone: try to claim again.
+                    None => continue,
+                },
                 Claim::Run(run, tx) => {
-                    let mut started = Started::default();
-                    if self.durable.is_some() {
-                        let (gate, key, op) = (self.clone(), key.clone(), operation_id.to_string());
-                        started.on_mark = Some(Arc::new(move || {
-                            let dup = Duplicate {
-                                original_operation_id: op.clone(),
-                                reference: None,
-                            };
-                            gate.persist(&key, &dup, true);
-                        }));
-                    }
-                    let guard = RunGuard {
-                        gate: self,
-                        key: Some(key),
-                        run,
-                        tx,
-                        operation_id: operation_id.to_string(),
-                        started: started.clone(),
-                    };
-                    let out = f(started).await;
-                    let dup = Duplicate {
-                        original_operation_id: operation_id.to_string(),
-                        reference: out.reference(),
-                    };
-                    match out.disposition() {
-                        Disposition::Keep => {
-                            guard.finish(Finish::Succeeded(dup.clone()), Some((dup, false)));
-                        }
-                        Disposition::Unknown => {
-                            let op = operation_id.to_string();
-                            guard.finish(Finish::Unknown(op), Some((dup, true)));
-                        }
-                        Disposition::Release => guard.finish(Finish::Retry, None),
-                    }
-                    return Gate::Ran(out);
+                    return Entered::Run(self.ticket(key, operation_id, run, tx))
                 }
             }
+        }
+    }
+
+    /// Waits for the running request to end: its duplicate, its refusal, or `None` to claim again.
+    async fn wait<'g>(mut rx: watch::Receiver<Finish>) -> Option<Entered<'g>> {
+        let finished = rx
+            .wait_for(|f| !matches!(f, Finish::Running))
+            .await
+            .map(|f| f.clone());
+        match finished {
+            Ok(Finish::Succeeded(dup)) => Some(Entered::Duplicate(dup)),
+            Ok(Finish::Unknown(op)) => Some(Entered::Refused(Refusal::OutcomeUnknown {
+                original_operation_id: op,
+            })),
+            _ => None,
+        }
+    }
+
+    /// The ticket of a claimed run; on a durable gate, marking it started persists the unknown
+    /// outcome at once.
+    fn ticket(
+        &self,
+        key: IdempotencyKey,
+        operation_id: &str,
+        run: u64,
+        tx: watch::Sender<Finish>,
+    ) -> Ticket<'_> {
+        let mut started = Started::default();
+        if self.durable.is_some() {
+            let (gate, key, op) = (self.clone(), key.clone(), operation_id.to_string());
+            started.on_mark = Some(Arc::new(move || {
+                let dup = Duplicate {
+                    original_operation_id: op.clone(),
+                    reference: None,
+                };
+                gate.persist(&key, &dup, true);
+            }));
+        }
+        Ticket {
+            guard: RunGuard {
+                gate: self,
+                key: Some(key),
+                run,
+                tx,
+                operation_id: operation_id.to_string(),
+                started: started.clone(),
+            },
+            started,
         }
     }
 

@@ -16,6 +16,7 @@ pub mod fault;
 pub mod idempotency;
 pub mod limits;
 pub mod lint;
+pub mod pipeline;
 pub mod policy;
 pub mod progress;
 pub mod redact;
@@ -25,6 +26,7 @@ pub mod secret;
 pub mod spec;
 #[cfg(feature = "sqlite")]
 pub mod sqlite;
+pub mod store;
 pub mod tool;
 pub mod toolbox;
 pub mod validate;

@@ -47,3 +47,13 @@ pub fn measure_specs(specs: &[ToolSpec]) -> Measure {
         estimated_tokens: 0,
     })
 }
+
+impl crate::Toolbox {
+    /// Lints every registered tool's spec (full schemas included) with the given budgets.
+    pub fn lint(&self, config: &LintConfig) -> Vec<Finding> {
+        self.specs()
+            .iter()
+            .flat_map(|spec| lint_with(spec, config))
+            .collect()
+    }
+}

@@ -133,6 +133,8 @@ mod names;
 mod snapshot;
 mod target;
 
+/// The host side of OpenAI strict mode lives with the argument clean-up of the call pipeline.
+pub use crate::pipeline::strip_null_optionals;
 pub use artifacts::{default_artifact_dir, write_artifacts, ArtifactError, ArtifactReport};
 pub use error::{ExportError, ExportErrorKind};
 pub use mcp::{mcp_call_result, output_wrapped, ENVELOPE_META_KEY};
@@ -183,70 +185,26 @@ pub fn export_tool(spec: &ToolSpec, target: Target) -> Result<Value, ExportError
     lower::lower_tool(spec, &lower::Profile::of(target)).map(|(tool, _)| tool)
 }
 
-/// Removes `null` values of optional properties from call arguments, recursively: the host side
-/// of OpenAI strict mode, where an optional parameter is nullable and `null` means absent.
-///
-/// `input_schema` is the canonical schema (the one the runtime validates against); a property
-/// counts as optional when it is not in its object's `required`. Local `$ref`s into the root
-/// `$defs` are followed.
-///
-/// ```
-/// use serde_json::json;
-/// let schema = json!({"type": "object", "properties": {"q": {"type": "string"},
-///     "limit": {"type": "integer"}}, "required": ["q"], "additionalProperties": false});
-/// let mut args = json!({"q": "shoes", "limit": null});
-/// tool_core::export::strip_null_optionals(&schema, &mut args);
-/// assert_eq!(args, json!({"q": "shoes"}));
-/// ```
-pub fn strip_null_optionals(input_schema: &Value, args: &mut Value) {
-    fn resolve<'a>(root: &'a Value, mut s: &'a Value) -> &'a Value {
-        for _ in 0..32 {
-            match s.get("$ref").and_then(Value::as_str) {
-                Some(r) => match r
-                    .strip_prefix("#/$defs/")
-                    .and_then(|n| root.get("$defs")?.get(n))
-                {
-                    Some(target) => s = target,
-                    None => return s,
-                },
-                None => return s,
-            }
-        }
-        s
+/// The offline shortcuts of a [`Toolbox`](crate::Toolbox): its tool list, exported.
+impl crate::Toolbox {
+    /// The tool list lowered for one agent platform (see [`crate::export`]).
+    pub fn export(&self, target: Target) -> Result<Value, ExportError> {
+        export(&self.specs(), target)
     }
-    fn walk(root: &Value, schema: &Value, value: &mut Value, depth: usize) {
-        if depth > 64 {
-            return;
-        }
-        let schema = resolve(root, schema);
-        match value {
-            Value::Object(map) => {
-                let Some(props) = schema.get("properties").and_then(Value::as_object) else {
-                    return;
-                };
-                let required: Vec<&str> = schema
-                    .get("required")
-                    .and_then(Value::as_array)
-                    .map(|a| a.iter().filter_map(Value::as_str).collect())
-                    .unwrap_or_default();
-                map.retain(|k, v| {
-                    !(v.is_null() && props.contains_key(k) && !required.contains(&k.as_str()))
-                });
-                for (k, v) in map.iter_mut() {
-                    if let Some(s) = props.get(k) {
-                        walk(root, s, v, depth + 1);
-                    }
-                }
-            }
-            Value::Array(items) => {
-                if let Some(s) = schema.get("items") {
-                    for v in items {
-                        walk(root, s, v, depth + 1);
-                    }
-                }
-            }
-            _ => {}
-        }
+
+    /// Writes one file per export target plus `index.json` into `dir` (see
+    /// [`write_artifacts`]); [`default_artifact_dir`] is `target/tool-specs/`.
+    pub fn write_artifacts(
+        &self,
+        dir: impl AsRef<std::path::Path>,
+    ) -> Result<ArtifactReport, ArtifactError> {
+        write_artifacts(&self.specs(), dir)
     }
-    walk(input_schema, input_schema, args, 0);
+
+    /// Compares the current exports with a committed snapshot directory and fails with a
+    /// readable diff on drift; `TOOLSMITH_UPDATE_SNAPSHOTS=1` accepts the new snapshot (see
+    /// [`check_snapshot`]).
+    pub fn check_snapshot(&self, dir: impl AsRef<std::path::Path>) -> Result<(), SnapshotDrift> {
+        check_snapshot(&self.specs(), dir)
+    }
 }

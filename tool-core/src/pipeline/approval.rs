@@ -1,0 +1,85 @@
+//! Stage `approval`: a `requires_approval` tool asks the host's approver, within the approval
+//! timeout, with a panic contained. Without an approver such calls are `denied`
+//! (`APPROVAL_UNAVAILABLE`); no answer in time is `denied` (`APPROVAL_TIMEOUT`); an approver that
+//! panics is `failed` (`APPROVER_FAILED`, counted as a fault). None of them runs the tool.
+
+use super::execute::CatchUnwind;
+use super::{CallState, Shared, Step};
+use crate::approval::{Approval, ApprovalRequest, Approver};
+use crate::envelope::Envelope;
+use crate::error::ToolError;
+use crate::fault::{Fault, FaultKind};
+use std::time::Duration;
+
+pub(super) async fn run(sh: &Shared, call: &mut CallState<'_>) -> Step {
+    let spec = call.entry().tool.spec();
+    if !spec.effects.requires_approval {
+        return Step::Continue;
+    }
+    let Some(approver) = &sh.approver else {
+        return Step::Answer(
+            ToolError::denied(
+                "APPROVAL_UNAVAILABLE",
+                format!(
+                    "The call to \"{}\" needs a person's approval, and no one can approve it here. It did not run; retrying will not help. Tell the user it needs approval.",
+                    spec.name
+                ),
+            )
+            .into_envelope(),
+        );
+    };
+    let request = ApprovalRequest::new(spec, call.args().clone(), call.options.caller.clone());
+    let approval = match ask(sh, approver.as_ref(), &request).await {
+        Ok(approval) => approval,
+        Err(env) => return Step::Answer(env),
+    };
+    match approval.into_tool_error(&spec.name) {
+        Some(e) => Step::Answer(e.into_envelope()),
+        None => Step::Continue,
+    }
+}
+
+/// Asks the approver, within the approval timeout, containing a panic. Either answer is the
+/// approver's; otherwise the envelope of a call that did not run.
+async fn ask(
+    sh: &Shared,
+    approver: &dyn Approver,
+    request: &ApprovalRequest,
+) -> Result<Approval, Envelope> {
+    let asked = CatchUnwind(Box::pin(async move { approver.approve(request).await }));
+    let answer = match sh.approval_timeout {
+        Some(limit) => match tokio::time::timeout(limit, asked).await {
+            Ok(answer) => answer,
+            Err(_) => return Err(approval_timeout_envelope(&request.tool, limit)),
+        },
+        None => asked.await,
+    };
+    answer.map_err(|panic| {
+        sh.faults.report(Fault {
+            kind: FaultKind::Approver,
+            tool: Some(request.tool.clone()),
+            operation_id: None,
+            detail: format!("panic: {panic}"),
+        });
+        ToolError::failed(
+            "APPROVER_FAILED",
+            format!(
+                "The approval step for \"{}\" failed, so the call did not run. Retrying is unlikely to help; tell the user the action needs their approval and could not be confirmed here.",
+                request.tool
+            ),
+        )
+        .into_envelope()
+    })
+}
+
+/// The envelope of a call whose approval did not come within `limit`.
+fn approval_timeout_envelope(tool: &str, limit: Duration) -> Envelope {
+    ToolError::denied(
+        "APPROVAL_TIMEOUT",
+        format!(
+            "No one approved the call to \"{tool}\" within {} ms, so it did not run. Tell the user it needs their approval; call it again only if they ask.",
+            limit.as_millis()
+        ),
+    )
+    .into_envelope()
+}

@@ -1,0 +1,159 @@
+//! Stage `audit`: every call leaves one audit record (operation id, tool, fingerprint, version,
+//! caller, status, code, duration, a keyed digest of the arguments, never their values), and its
+//! envelope gets the operation id. It runs after the panic guard, so a panic anywhere before it
+//! still leaves a record. A call whose future is dropped before it finishes is recorded by
+//! [`DropAudit`]: no status, the code `CANCELLED`, and whether the tool had started.
+
+use super::{CallState, Entry, Shared};
+use crate::audit::{keyed_args_digest, AuditEvent, AuditRecord, AuditSink, CANCELLED};
+use crate::envelope::Envelope;
+use crate::fault::{Fault, FaultKind, Faults};
+use crate::policy::Caller;
+use crate::toolbox::Toolbox;
+use std::sync::Arc;
+use std::time::Instant;
+
+/// Writes the call's audit record and returns its envelope, stamped with the operation id.
+pub(super) fn record(tb: &Toolbox, call: &mut CallState<'_>, started: Instant) -> Envelope {
+    let sh = &tb.shared;
+    let mut env = call.env.take().unwrap_or_else(super::internal_failure);
+    env.operation_id = Some(call.operation_id.to_string());
+    if let Some(sink) = &sh.audit {
+        let mut rec = AuditRecord::new(AuditEvent::Call, call.operation_id, call.name);
+        if let Some(entry) = &call.entry {
+            rec.fingerprint.clone_from(&entry.fingerprint);
+            rec.version.clone_from(&entry.tool.spec().version);
+        }
+        rec.caller = call.options.caller.id().map(String::from);
+        rec.status = Some(env.status);
+        rec.code.clone_from(&env.code);
+        rec.duration_ms = Some(elapsed_ms(started));
+        rec.args_digest = call
+            .args
+            .as_ref()
+            .map(|a| keyed_args_digest(&sh.audit_key, a));
+        // Host-only detail (a panic's text, output-contract errors) can quote secrets too.
+        rec.detail = match (call.detail.take(), &sh.redactor) {
+            (Some(d), Some(r)) => Some(r.redact_str(&d).into_owned()),
+            (d, _) => d,
+        };
+        // A failing sink must not turn a finished call into a panic; its failure is a fault.
+        write_audit(sink.as_ref(), &sh.faults, &rec);
+    }
+    env
+}
+
+fn elapsed_ms(started: Instant) -> u64 {
+    u64::try_from(started.elapsed().as_millis()).unwrap_or(u64::MAX)
+}
+
+/// Keeps the digest of the validated arguments for the record of a call dropped from here on.
+pub(super) fn remember_args(sh: &Shared, call: &CallState<'_>) {
+    if let (Some(_), Some(args)) = (&sh.audit, &call.args) {
+        call.trace
+            .set_args_digest(keyed_args_digest(&sh.audit_key, args));
+    }
+}
+
+/// Writes one audit record; an error or a panic of the sink is counted as a fault.
+pub(crate) fn write_audit(sink: &dyn AuditSink, faults: &Faults, rec: &AuditRecord) {
+    if let Err(e) = crate::fault::contained(|| sink.try_record(rec)) {
+        faults.report(Fault {
+            kind: FaultKind::AuditSink,
+            tool: Some(rec.tool.clone()),
+            operation_id: Some(rec.operation_id.clone()),
+            detail: e.to_string(),
+        });
+    }
+}
+
+/// What the pipeline learned about a call so far, for the audit record of a dropped call.
+#[derive(Default)]
+pub(crate) struct Trace(std::sync::Mutex<TraceInner>);
+
+#[derive(Default)]
+struct TraceInner {
+    entry: Option<Arc<Entry>>,
+    args_digest: Option<String>,
+    started: bool,
+}
+
+impl Trace {
+    fn lock(&self) -> std::sync::MutexGuard<'_, TraceInner> {
+        self.0.lock().unwrap_or_else(|p| p.into_inner())
+    }
+    pub(super) fn set_entry(&self, entry: &Arc<Entry>) {
+        self.lock().entry = Some(Arc::clone(entry));
+    }
+    fn set_args_digest(&self, digest: String) {
+        self.lock().args_digest = Some(digest);
+    }
+    pub(super) fn mark_started(&self) {
+        self.lock().started = true;
+    }
+}
+
+/// Writes the audit record of a call whose future is dropped before it finishes.
+pub(super) struct DropAudit<'a> {
+    toolbox: &'a Toolbox,
+    tool: &'a str,
+    caller: &'a Caller,
+    operation_id: &'a str,
+    started: Instant,
+    trace: &'a Trace,
+    armed: bool,
+}
+
+impl<'a> DropAudit<'a> {
+    pub(super) fn new(
+        toolbox: &'a Toolbox,
+        tool: &'a str,
+        caller: &'a Caller,
+        operation_id: &'a str,
+        trace: &'a Trace,
+    ) -> Self {
+        DropAudit {
+            toolbox,
+            tool,
+            caller,
+            operation_id,
+            started: Instant::now(),
+            trace,
+            armed: true,
+        }
+    }
+
+    /// The call finished: its record is written by [`record`].
+    pub(super) fn disarm(&mut self) {
+        self.armed = false;
+    }
+}
+
+impl Drop for DropAudit<'_> {
+    fn drop(&mut self) {
+        if !self.armed {
+            return;
+        }
+        super::telemetry::cancelled();
+        let Some(sink) = &self.toolbox.shared.audit else {
+            return;
+        };
+        let t = self.trace.lock();
+        let mut rec = AuditRecord::new(AuditEvent::Call, self.operation_id, self.tool);
+        if let Some(entry) = &t.entry {
+            rec.fingerprint.clone_from(&entry.fingerprint);
+            rec.version.clone_from(&entry.tool.spec().version);
+        }
+        rec.caller = self.caller.id().map(String::from);
+        rec.code = Some(CANCELLED.to_string());
+        rec.duration_ms = Some(elapsed_ms(self.started));
+        rec.args_digest.clone_from(&t.args_digest);
+        rec.detail = Some(if t.started {
+            "the host dropped the call while the tool ran; its effects are unknown".to_string()
+        } else {
+            "the host dropped the call before the tool ran".to_string()
+        });
+        drop(t);
+        write_audit(sink.as_ref(), &self.toolbox.shared.faults, &rec);
+    }
+}

@@ -1,0 +1,213 @@
+//! Stage `execute`: runs the tool with its timeout (declared, or the toolbox default), catching
+//! panics. A returned error, a timeout and a panic are the call's answer; a result goes on to
+//! the output contract.
+
+use super::{idempotency, internal_failure, CallState, Entry, Ran, Shared, Step};
+use crate::envelope::Envelope;
+use crate::error::ToolError;
+use crate::reply::Reply;
+use crate::spec::ToolSpec;
+use crate::tool::{BoxFuture, Invoke};
+use serde_json::Value;
+use std::any::Any;
+use std::future::Future;
+use std::panic::{catch_unwind, AssertUnwindSafe};
+use std::pin::Pin;
+use std::sync::Arc;
+use std::task::{Context as TaskContext, Poll};
+use std::time::Duration;
+
+pub(super) async fn run(sh: &Shared, call: &mut CallState<'_>) -> Step {
+    idempotency::mark_started(call);
+    call.trace.mark_started();
+    let entry = Arc::clone(call.entry());
+    let spec = entry.tool.spec();
+    let timeout = spec
+        .timeout_ms
+        .map(Duration::from_millis)
+        .or(sh.default_timeout);
+    let outcome = invoke(sh, &entry, call.args(), timeout).await;
+    let (ran, step) = match outcome {
+        Ok(Ok(reply)) => {
+            call.reply = Some(reply);
+            (Ran::Returned, Step::Continue)
+        }
+        Ok(Err(e)) => (Ran::Returned, Step::Answer(e.into_envelope())),
+        Err(Stop::Timeout(limit)) => (Ran::Stopped, Step::Answer(timeout_envelope(spec, limit))),
+        Err(Stop::Panic(panic)) => {
+            call.detail = Some(format!("panic: {panic}"));
+            call.panicked = true;
+            (Ran::Stopped, Step::Answer(internal_failure()))
+        }
+    };
+    call.ran = ran;
+    step
+}
+
+/// Why an executor gave no result.
+enum Stop {
+    Timeout(Duration),
+    /// It panicked (the message is for the audit record only).
+    Panic(String),
+}
+
+type Executed = Result<Result<Reply<Value>, ToolError>, Stop>;
+
+/// Calls the executor.
+///
+/// - A sync tool with a timeout (or every sync tool, with
+///   [`ToolboxBuilder::offload_sync_tools`](crate::ToolboxBuilder::offload_sync_tools)) runs on
+///   tokio's blocking pool, so it does not stall the host's async threads and its timeout answers
+///   on time (the thread itself cannot be stopped: it runs to its end in the background, and its
+///   result is discarded). Without a timeout it runs in the caller's task, at the cost of a
+///   function call.
+/// - An async tool with a timeout runs as a task of its own, so the timer fires even when the
+///   tool blocks its thread (on a multi-threaded runtime; on a current-thread runtime a tool
+///   that blocks stalls everything until it yields). The task is aborted at the timeout or
+///   when the call is dropped.
+/// - Otherwise, and outside a tokio runtime, the executor runs in the caller's task.
+async fn invoke(
+    sh: &Shared,
+    entry: &Arc<Entry>,
+    args: &Value,
+    timeout: Option<Duration>,
+) -> Executed {
+    let runtime = tokio::runtime::Handle::try_current().ok();
+    match (&entry.tool.inner.invoke, runtime) {
+        (Invoke::Blocking(f), Some(rt)) if timeout.is_some() || sh.offload_sync_tools => {
+            let (f, context, args) = (*f, Arc::clone(&sh.context), args.clone());
+            let task = rt.spawn_blocking(move || {
+                catch_unwind(AssertUnwindSafe(|| f(&context, &args))).map_err(panic_text)
+            });
+            join_task(task, timeout).await
+        }
+        (Invoke::Generated(f), Some(rt)) if timeout.is_some() => {
+            let (f, context, args) = (*f, Arc::clone(&sh.context), args.clone());
+            let task = rt.spawn(async move { CatchUnwind(f(&context, &args)).await });
+            join_task(task, timeout).await
+        }
+        (Invoke::Dynamic(f), Some(rt)) if timeout.is_some() => {
+            let (f, context, args) = (Arc::clone(f), Arc::clone(&sh.context), args.clone());
+            let fut: BoxFuture<'static, Result<Reply<Value>, ToolError>> =
+                Box::pin(async move { f(context, args).await.map(Reply::new) });
+            let task = rt.spawn(CatchUnwind(fut));
+            join_task(task, timeout).await
+        }
+        (invoke, _) => inline(sh, invoke, args, timeout).await,
+    }
+}
+
+/// Runs the executor in the caller's task, with the timeout as a tokio timer around it.
+async fn inline(sh: &Shared, invoke: &Invoke, args: &Value, timeout: Option<Duration>) -> Executed {
+    // The executor is called inside the future, so a panic while it builds its own future
+    // (possible in a hand-written `Tool::from_fn` closure) is caught like one while polling.
+    let fut: BoxFuture<'_, Result<Reply<Value>, ToolError>> = match invoke {
+        Invoke::Generated(f) => {
+            let f = *f;
+            let context = &sh.context;
+            Box::pin(async move { f(context, args).await })
+        }
+        Invoke::Blocking(f) => {
+            let f = *f;
+            let context = &sh.context;
+            Box::pin(async move { f(context, args) })
+        }
+        Invoke::Dynamic(f) => {
+            let (f, context, args) = (Arc::clone(f), Arc::clone(&sh.context), args.clone());
+            Box::pin(async move { f(context, args).await.map(Reply::new) })
+        }
+    };
+    let outcome = match timeout {
+        Some(limit) => match tokio::time::timeout(limit, CatchUnwind(fut)).await {
+            Ok(outcome) => outcome,
+            Err(_) => return Err(Stop::Timeout(limit)),
+        },
+        None => CatchUnwind(fut).await,
+    };
+    outcome.map_err(Stop::Panic)
+}
+
+/// Awaits a spawned executor with a timeout; the task is aborted when this future ends or is
+/// dropped (a blocking task cannot be aborted once it runs and finishes in the background).
+async fn join_task<R: Send + 'static>(
+    task: tokio::task::JoinHandle<Result<R, String>>,
+    timeout: Option<Duration>,
+) -> Result<R, Stop> {
+    let mut task = AbortOnDrop(task);
+    let joined = match timeout {
+        Some(limit) => match tokio::time::timeout(limit, &mut task.0).await {
+            Ok(joined) => joined,
+            Err(_) => {
+                // Stop the tool before answering: a cooperative task is cancelled at its next
+                // await, at once. One that blocks its thread cannot be; it is not waited for
+                // longer than the grace period.
+                task.0.abort();
+                let _ = tokio::time::timeout(ABORT_GRACE, &mut task.0).await;
+                return Err(Stop::Timeout(limit));
+            }
+        },
+        None => (&mut task.0).await,
+    };
+    match joined {
+        Ok(Ok(v)) => Ok(v),
+        Ok(Err(panic)) => Err(Stop::Panic(panic)),
+        Err(e) => Err(Stop::Panic(format!(
+            "the tool's task ended without a result: {e}"
+        ))),
+    }
+}
+
+/// How long a timed-out async tool is given to be cancelled before the timeout is answered.
+const ABORT_GRACE: Duration = Duration::from_millis(100);
+
+/// Aborts a spawned task when dropped.
+struct AbortOnDrop<T>(tokio::task::JoinHandle<T>);
+
+impl<T> Drop for AbortOnDrop<T> {
+    fn drop(&mut self) {
+        self.0.abort();
+    }
+}
+
+fn timeout_envelope(spec: &ToolSpec, limit: Duration) -> Envelope {
+    let e = &spec.effects;
+    let ms = limit.as_millis();
+    let advice = if e.read_only {
+        "It only reads, so calling it again is safe; if it keeps timing out, ask for less."
+    } else if e.idempotent {
+        "It is idempotent, so calling it again with the same arguments is safe."
+    } else {
+        "It may have partly completed. Do not repeat it blindly: check the current state first, or ask the user."
+    };
+    ToolError::timeout(format!(
+        "The tool \"{}\" did not finish within {ms} ms and was stopped. {advice}",
+        spec.name
+    ))
+    .into_envelope()
+}
+
+/// Turns a panic inside a future into an error result.
+pub(crate) struct CatchUnwind<F>(pub(crate) F);
+
+impl<F: Future + Unpin> Future for CatchUnwind<F> {
+    /// The output, or the panic's message (for the audit record only).
+    type Output = Result<F::Output, String>;
+
+    fn poll(mut self: Pin<&mut Self>, cx: &mut TaskContext<'_>) -> Poll<Self::Output> {
+        let inner = &mut self.0;
+        match catch_unwind(AssertUnwindSafe(|| Pin::new(inner).poll(cx))) {
+            Ok(Poll::Ready(v)) => Poll::Ready(Ok(v)),
+            Ok(Poll::Pending) => Poll::Pending,
+            Err(payload) => Poll::Ready(Err(panic_text(payload))),
+        }
+    }
+}
+
+/// The text of a panic's payload (for the audit record only).
+pub(crate) fn panic_text(payload: Box<dyn Any + Send>) -> String {
+    payload
+        .downcast_ref::<&str>()
+        .map(|s| s.to_string())
+        .or_else(|| payload.downcast_ref::<String>().cloned())
+        .unwrap_or_else(|| "a panic with a non-text payload".to_string())
+}

@@ -1,0 +1,35 @@
+//! Stages `before_hooks` and `after_hooks`: the host's hooks observe every call with the same
+//! arguments. A before-hook's error stops the call; after-hooks see the answer (not a call that
+//! ended before one) and cannot change its outcome.
+
+use super::{CallState, Shared, Step};
+use crate::approval::CallInfo;
+
+fn info<'c>(call: &'c CallState<'_>) -> CallInfo<'c> {
+    CallInfo {
+        tool: call.name,
+        arguments: call.args(),
+        caller: &call.options.caller,
+        operation_id: call.operation_id,
+    }
+}
+
+/// Stage `before_hooks`.
+pub(super) fn before(sh: &Shared, call: &mut CallState<'_>) -> Step {
+    match sh.hooks.run_before(&info(call)) {
+        Ok(()) => Step::Continue,
+        Err(e) => Step::Refuse(e.into_envelope()),
+    }
+}
+
+/// Stage `after_hooks`.
+pub(super) fn after(sh: &Shared, call: &mut CallState<'_>) -> Step {
+    if call.early || call.args.is_none() {
+        return Step::Continue;
+    }
+    if let Some(mut env) = call.env.take() {
+        sh.hooks.run_after(&info(call), &mut env);
+        call.env = Some(env);
+    }
+    Step::Continue
+}

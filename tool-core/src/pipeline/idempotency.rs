@@ -1,0 +1,109 @@
+//! Stages `idempotency` and `idempotency_record`: a call with an idempotency key (declared
+//! identifying arguments, or an explicit key bound to all the arguments; scoped to the caller and
+//! the tool) claims it before approval; a repeat of a request that returned within the window is
+//! refused as `DUPLICATE` (with the original when it fits the budget), a repeat while it runs as
+//! `IN_PROGRESS`, after an unknown outcome as `OUTCOME_UNKNOWN`. Once the answer is redacted, the
+//! record keeps it for the repeats, or releases the key.
+
+use super::{CallState, Entry, Ran, Shared, Step};
+use crate::envelope::Status;
+use crate::idempotency::{Disposition, Entered, IdempotencyKey};
+use crate::store::RecordStore;
+use crate::toolbox::CallOptions;
+use serde_json::Value;
+
+/// The idempotency key of a call: the declared identifying arguments, or the explicit key
+/// (bound to all the arguments), scoped to the caller and the tool.
+fn key(entry: &Entry, args: &Value, options: &CallOptions) -> Option<IdempotencyKey> {
+    let name = entry.tool.name();
+    let caller = options.caller.id();
+    let declared = &entry.tool.inner.idempotency_key;
+    if !declared.is_empty() {
+        let keys: Vec<&str> = declared.iter().map(String::as_str).collect();
+        return Some(IdempotencyKey::from_args(name, args, &keys).for_caller(caller));
+    }
+    options.idempotency_key.as_deref().map(|k| {
+        IdempotencyKey::explicit(name, k)
+            .for_caller(caller)
+            .with_request(args)
+    })
+}
+
+/// Whether repeating the tool is safe (a read, or an idempotent write): then an unknown outcome
+/// releases the key.
+fn safe_to_repeat(entry: &Entry) -> bool {
+    let effects = entry.tool.spec().effects;
+    effects.read_only || effects.idempotent
+}
+
+/// Stage `idempotency`.
+pub(super) async fn claim<'a>(sh: &'a Shared, call: &mut CallState<'a>) -> Step {
+    let Some(key) = key(call.entry(), call.args(), call.options) else {
+        return Step::Continue;
+    };
+    let name = call.entry().tool.name();
+    match sh.gate.enter(key, call.operation_id).await {
+        Entered::Run(ticket) => {
+            call.claim = Some(ticket);
+            Step::Continue
+        }
+        Entered::Duplicate(dup) => {
+            let original = dup.reference.as_deref().and_then(|r| sh.store.get(r));
+            // The original is shown only when it fits the output budget (a refused envelope is
+            // not cut); its `ref` always names it.
+            let budget = sh.budget_of(call.entry.as_deref());
+            let original = original.filter(|o| crate::budget::fits(o, budget.max_chars));
+            let mut env = dup.into_envelope(name, &sh.gate);
+            if let (Some(original), Some(Value::Object(details))) = (original, env.data.as_mut()) {
+                details.insert("original".into(), original);
+            }
+            Step::Answer(env)
+        }
+        Entered::Refused(refusal) => Step::Answer(refusal.into_envelope(name, &sh.gate)),
+    }
+}
+
+/// Marks the claim started, before the tool runs: from then on a drop of the call leaves the
+/// outcome of a write that is not safe to repeat unknown.
+pub(super) fn mark_started(call: &CallState<'_>) {
+    if let Some(ticket) = &call.claim {
+        if !safe_to_repeat(call.entry()) {
+            ticket.started().mark();
+        }
+    }
+}
+
+/// Stage `idempotency_record`.
+pub(super) fn record(sh: &Shared, call: &mut CallState<'_>) -> Step {
+    let (Some(ticket), Some(env)) = (call.claim.take(), call.env.as_mut()) else {
+        return Step::Continue;
+    };
+    // Keep the result so a refused repeat can point at it (it is redacted already, as
+    // everything kept is).
+    if env.status == Status::Ok && env.reference.is_none() {
+        if let Some(data) = &env.data {
+            env.reference = sh.store.keep(data.clone());
+        }
+    }
+    // A returned error is kept too, so a repeat answered as a duplicate can say what the
+    // original outcome was.
+    let kept = if env.is_success() {
+        env.reference.clone()
+    } else if call.ran == Ran::Returned {
+        sh.store.keep(serde_json::json!({
+            "status": env.status,
+            "code": env.code,
+            "message": env.message,
+        }))
+    } else {
+        None
+    };
+    let disposition = match call.ran {
+        Ran::NotRun => Disposition::Release,
+        Ran::Returned => Disposition::Keep,
+        Ran::Stopped if safe_to_repeat(call.entry()) => Disposition::Release,
+        Ran::Stopped => Disposition::Unknown,
+    };
+    ticket.finish(disposition, kept);
+    Step::Continue
+}

@@ -1,0 +1,54 @@
+//! Stage `lookup`: finds the tool by name. An unknown or retired name is `invalid_input`, naming
+//! only the tools the caller may call.
+
+use super::{CallState, Step};
+use crate::envelope::{Envelope, Status};
+use crate::policy::{Caller, Policy};
+use crate::toolbox::{Registry, Toolbox};
+use std::sync::Arc;
+
+pub(super) fn run(tb: &Toolbox, call: &mut CallState<'_>) -> Step {
+    let reg = tb.snapshot();
+    let Some(&i) = reg.index.get(call.name) else {
+        let sh = &tb.shared;
+        return Step::Refuse(unknown_tool(
+            &reg,
+            call.name,
+            &sh.policy,
+            &call.options.caller,
+        ));
+    };
+    let entry = Arc::clone(&reg.entries[i]);
+    drop(reg);
+    call.trace.set_entry(&entry);
+    call.entry = Some(entry);
+    Step::Continue
+}
+
+/// The error for a name that is not a tool; it lists only the tools `caller` may call.
+fn unknown_tool(reg: &Registry, name: &str, policy: &Policy, caller: &Caller) -> Envelope {
+    let names: Vec<String> = reg
+        .entries
+        .iter()
+        .filter(|e| policy.check(e.tool.spec(), caller).is_ok())
+        .map(|e| format!("\"{}\"", e.tool.name()))
+        .collect();
+    let available = if names.is_empty() {
+        "No tools are available.".to_string()
+    } else {
+        format!("The tools are {}.", names.join(", "))
+    };
+    if reg.retired.contains(name) {
+        Envelope::error(
+            Status::InvalidInput,
+            "TOOL_RETIRED",
+            format!("The tool \"{name}\" was retired and can no longer be called. {available}"),
+        )
+    } else {
+        Envelope::error(
+            Status::InvalidInput,
+            "UNKNOWN_TOOL",
+            format!("No tool is named \"{name}\". {available}"),
+        )
+    }
+}

@@ -1,0 +1,464 @@
+//! The call pipeline: every call to a [`Toolbox`](crate::Toolbox) runs the same ordered list of
+//! stages, written once in [`ORDER`].
+//!
+//! # The stages and their order
+//!
+//! | # | stage ([`StageId`]) | module | what it does |
+//! |---|---|---|---|
+//! | 1 | `argument_size` | `size` | refuses arguments larger than the limit, before anything parses them |
+//! | 2 | `lookup` | `lookup` | finds the tool; an unknown or retired name is `invalid_input` naming the tools this caller may call |
+//! | 3 | `policy` | `policy` | the caller against the tool's declared effects; a denial costs no parsing or validation |
+//! | 4 | `decode` | `decode` | JSON text to a value; "no arguments" (`null`, empty text) becomes `{}` |
+//! | 5 | `validate` | `validate` | drops strict-mode `null`s of optional parameters, validates against the exact schema, normalizes integers, fills in defaults |
+//! | 6 | `cursor` | `paging` | reads and checks the `cursor` argument (bound to tool, caller and arguments) |
+//! | 7 | `before_hooks` | `hooks` | the host's before-hooks; an error stops the call |
+//! | 8 | `stored_page` | `paging` | a later page of a kept result is served from the record store; of a write no longer kept, refused |
+//! | 9 | `idempotency` | `idempotency` | claims the call's idempotency key; a repeat is refused (`DUPLICATE`, `IN_PROGRESS`, ...) |
+//! | 10 | `approval` | `approval` | `requires_approval` tools ask the host's approver (with a timeout, a panic contained) |
+//! | 11 | `execute` | `execute` | runs the tool with its timeout, catching panics |
+//! | 12 | `output_contract` | `contract` | debug builds: the result must match the output schema; the reply becomes the envelope |
+//! | 13 | `redact` | `redact` | secrets are masked in everything the envelope says |
+//! | 14 | `idempotency_record` | `idempotency` | records the outcome under the claimed key (keeping the result a repeat points at) |
+//! | 15 | `after_hooks` | `hooks` | the host's after-hooks see the envelope (they cannot change its outcome) |
+//! | 16 | `budget` | `budget` | cuts `data` to the output budget (a note, a cursor, the raw result's `ref`), bounds the other channels |
+//! | 17 | `audit` | `audit` | stamps the operation id and writes one audit record |
+//!
+//! The order is a security property: the size check comes before parsing, and the policy right
+//! after the lookup, so a denied caller learns nothing about the parameters (tests/security.rs).
+//!
+//! # How a call flows
+//!
+//! [`call`] makes a [`CallState`] (tool name, caller options, operation id, the raw
+//! [`Arguments`]) and [`run`] loops over [`ORDER`]. Each stage reads and fills the state: lookup
+//! sets `entry`, decode sets `args`, cursor sets `page`, idempotency holds a `claim`, execute
+//! leaves a `reply` and whether the tool `ran`, and a stage that has the answer sets `env`. A
+//! stage returns a [`Step`]:
+//!
+//! - `Continue`: the next stage runs;
+//! - `Refuse(env)`: the call ends before an answer (unknown tool, denial, invalid arguments, a
+//!   before-hook's error, an expired page, a host stage): the remaining *call* stages are
+//!   skipped, and of the *finishing* stages (`redact` onwards, [`StageId::finishes`]) only
+//!   redaction, the idempotency record (a claim is released), the bounding of the channels and
+//!   the audit apply;
+//! - `Answer(env)`: the call has its answer (a stored page, a duplicate, an approval refusal, the
+//!   tool's result or error): the remaining call stages are skipped, and every finishing stage
+//!   runs.
+//!
+//! Everything before `audit` runs behind one panic guard: a panic in host code (a hook, the
+//! approver, the record store) becomes the generic `failed`/`INTERNAL` envelope, and the audit
+//! still writes its record; a call whose future is dropped is audited as `CANCELLED`
+//! (`audit::DropAudit`). With the `tracing` feature the whole call runs inside a span
+//! (`telemetry`).
+//!
+//! # Adding a stage
+//!
+//! - **Host stages** (no change to this crate): implement [`Stage`] and add it with
+//!   [`ToolboxBuilder::stage`](crate::ToolboxBuilder::stage) before one of the call stages
+//!   ([`StageId::accepts_host_stage`]). It sees a [`StageCall`] and continues or ends the call
+//!   with an envelope ([`Flow`]), which is answered like a built-in refusal.
+//! - **A built-in stage**: add a module here, a variant to [`StageId`] (with its name and
+//!   summary), its place in [`ORDER`], and its arm in `dispatch`; the README's pipeline table is
+//!   checked against [`ORDER`] by tests/readme.rs.
+
+mod approval;
+mod audit;
+mod budget;
+mod contract;
+mod decode;
+mod execute;
+mod hooks;
+mod idempotency;
+mod lookup;
+mod paging;
+mod policy;
+pub(crate) mod prepare;
+mod redact;
+mod size;
+mod stage;
+mod telemetry;
+mod validate;
+
+pub(crate) use audit::write_audit;
+pub(crate) use execute::panic_text;
+pub(crate) use prepare::{prepare, Entry};
+pub use stage::{Flow, Stage, StageCall, StageFuture};
+pub use validate::strip_null_optionals;
+
+use crate::approval::{Approver, Hooks};
+use crate::audit::AuditSink;
+use crate::budget::{OutputBudget, PageRequest};
+use crate::context::Context;
+use crate::envelope::Envelope;
+use crate::error::ToolError;
+use crate::fault::{Faults, GuardedStore};
+use crate::idempotency::{IdempotencyGate, Ticket};
+use crate::policy::Policy;
+use crate::redact::Redactor;
+use crate::reply::Reply;
+use crate::secret::SecretKey;
+use crate::toolbox::{Arguments, CallOptions, Toolbox};
+use serde_json::Value;
+use std::sync::Arc;
+use std::time::Duration;
+
+/// One stage of the call pipeline. [`ORDER`] lists them in the order they run.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+#[non_exhaustive]
+pub enum StageId {
+    /// Refuses arguments over the size limit, before they are parsed.
+    ArgumentSize,
+    /// Finds the tool by name.
+    Lookup,
+    /// Checks the caller against the tool's declared effects.
+    Policy,
+    /// Parses the arguments (JSON text) into a value.
+    Decode,
+    /// Validates the arguments against the tool's schema and fills in defaults.
+    Validate,
+    /// Reads and checks the `cursor` argument.
+    Cursor,
+    /// Runs the host's before-hooks.
+    BeforeHooks,
+    /// Serves a later page of a kept result from the record store.
+    StoredPage,
+    /// Claims the call's idempotency key.
+    Idempotency,
+    /// Asks the host's approver (for `requires_approval` tools).
+    Approval,
+    /// Runs the tool.
+    Execute,
+    /// Checks the result against the output schema (debug builds) and makes the envelope.
+    OutputContract,
+    /// Masks secrets in the envelope.
+    Redact,
+    /// Records the outcome under the claimed idempotency key.
+    IdempotencyRecord,
+    /// Runs the host's after-hooks.
+    AfterHooks,
+    /// Cuts the envelope to the output budget.
+    Budget,
+    /// Stamps the operation id and writes the audit record.
+    Audit,
+}
+
+/// The pipeline's order, written once: [`run`] loops over it, the host places its stages by it,
+/// and the README's pipeline table is checked against it.
+pub const ORDER: &[StageId] = &[
+    StageId::ArgumentSize,
+    StageId::Lookup,
+    StageId::Policy,
+    StageId::Decode,
+    StageId::Validate,
+    StageId::Cursor,
+    StageId::BeforeHooks,
+    StageId::StoredPage,
+    StageId::Idempotency,
+    StageId::Approval,
+    StageId::Execute,
+    StageId::OutputContract,
+    StageId::Redact,
+    StageId::IdempotencyRecord,
+    StageId::AfterHooks,
+    StageId::Budget,
+    StageId::Audit,
+];
+
+impl StageId {
+    /// The stage's name, as the README's pipeline table writes it (`snake_case`).
+    pub fn name(self) -> &'static str {
+        match self {
+            StageId::ArgumentSize => "argument_size",
+            StageId::Lookup => "lookup",
+            StageId::Policy => "policy",
+            StageId::Decode => "decode",
+            StageId::Validate => "validate",
+            StageId::Cursor => "cursor",
+            StageId::BeforeHooks => "before_hooks",
+            StageId::StoredPage => "stored_page",
+            StageId::Idempotency => "idempotency",
+            StageId::Approval => "approval",
+            StageId::Execute => "execute",
+            StageId::OutputContract => "output_contract",
+            StageId::Redact => "redact",
+            StageId::IdempotencyRecord => "idempotency_record",
+            StageId::AfterHooks => "after_hooks",
+            StageId::Budget => "budget",
+            StageId::Audit => "audit",
+        }
+    }
+
+    /// Whether the stage runs on every call once it has an envelope (`redact` onwards), rather
+    /// than only while the call has none.
+    pub fn finishes(self) -> bool {
+        matches!(
+            self,
+            StageId::Redact
+                | StageId::IdempotencyRecord
+                | StageId::AfterHooks
+                | StageId::Budget
+                | StageId::Audit
+        )
+    }
+
+    /// Whether a host stage may run just before this one: any call stage after the size check
+    /// (`lookup` to `output_contract`). Before `lookup` the tool is unknown; from `decode` on the
+    /// arguments are parsed, from `validate`'s successor on they are validated and complete.
+    pub fn accepts_host_stage(self) -> bool {
+        self != StageId::ArgumentSize && !self.finishes()
+    }
+}
+
+impl std::fmt::Display for StageId {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(self.name())
+    }
+}
+
+/// What a built-in stage decides.
+pub(crate) enum Step {
+    /// The next stage runs.
+    Continue,
+    /// The call ends before an answer: only the finishing stages that sanitize and record run.
+    Refuse(Envelope),
+    /// The call has its answer: the finishing stages run.
+    Answer(Envelope),
+}
+
+/// Whether the executor ran, for what the idempotency record keeps.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum Ran {
+    /// Refused before it started (approval rejected or unavailable).
+    NotRun,
+    /// It returned a result, an error included.
+    Returned,
+    /// It was stopped (timeout) or crashed (panic): its effects are unknown.
+    Stopped,
+}
+
+/// The boundary settings shared by every call, fixed at build time.
+pub(crate) struct Shared {
+    pub(crate) context: Arc<Context>,
+    pub(crate) policy: Policy,
+    pub(crate) approver: Option<Arc<dyn Approver>>,
+    pub(crate) hooks: Hooks,
+    pub(crate) audit: Option<Arc<dyn AuditSink>>,
+    pub(crate) redactor: Option<Arc<Redactor>>,
+    pub(crate) budget: OutputBudget,
+    /// The host's record store, with its failures counted as faults.
+    pub(crate) store: Arc<GuardedStore>,
+    pub(crate) default_timeout: Option<Duration>,
+    pub(crate) gate: IdempotencyGate,
+    /// Binds cursors to tool, caller and arguments.
+    pub(crate) secret: SecretKey,
+    /// Run every sync tool on the blocking pool, not only those with a timeout.
+    pub(crate) offload_sync_tools: bool,
+    /// Keys the argument digests of audit records.
+    pub(crate) audit_key: SecretKey,
+    /// The largest arguments a call may send, in bytes of JSON.
+    pub(crate) max_argument_bytes: usize,
+    pub(crate) approval_timeout: Option<Duration>,
+    pub(crate) faults: Arc<Faults>,
+    /// The host's stages, each with the built-in stage it runs before, in [`ORDER`].
+    pub(crate) host_stages: Vec<(StageId, Arc<dyn Stage>)>,
+}
+
+impl Shared {
+    /// The output budget of a call: its tool's own, or the toolbox default.
+    pub(crate) fn budget_of(&self, entry: Option<&Entry>) -> OutputBudget {
+        entry
+            .and_then(|e| e.tool.inner.output_budget)
+            .map_or(self.budget, OutputBudget::new)
+    }
+}
+
+/// What flows between the stages of one call.
+pub(crate) struct CallState<'a> {
+    /// The tool name the call asked for.
+    pub(crate) name: &'a str,
+    pub(crate) options: &'a CallOptions,
+    pub(crate) operation_id: &'a str,
+    /// What a dropped call's audit record needs to know (shared with `audit::DropAudit`).
+    pub(crate) trace: &'a audit::Trace,
+    /// The arguments as sent, until `decode` parses them.
+    pub(crate) raw: Option<Arguments>,
+    /// The tool, from `lookup` on.
+    pub(crate) entry: Option<Arc<Entry>>,
+    /// The arguments, from `decode` on (validated and complete after `validate`).
+    pub(crate) args: Option<Value>,
+    /// The page the call asks for, from `cursor` on.
+    pub(crate) page: Option<PageRequest>,
+    /// The claimed idempotency key, from `idempotency` to `idempotency_record`.
+    pub(crate) claim: Option<Ticket<'a>>,
+    /// Whether the tool ran.
+    pub(crate) ran: Ran,
+    /// The tool's reply, between `execute` and `output_contract`.
+    pub(crate) reply: Option<Reply<Value>>,
+    /// The answer, once a stage has it.
+    pub(crate) env: Option<Envelope>,
+    /// Host-only detail for the audit record (a panic's text, output-contract errors).
+    pub(crate) detail: Option<String>,
+    /// The call ended before an answer ([`Step::Refuse`]).
+    pub(crate) early: bool,
+    /// The tool panicked, or the pipeline did (for the trace's event).
+    pub(crate) panicked: bool,
+}
+
+impl<'a> CallState<'a> {
+    fn new(
+        name: &'a str,
+        args: Arguments,
+        options: &'a CallOptions,
+        operation_id: &'a str,
+        trace: &'a audit::Trace,
+    ) -> Self {
+        CallState {
+            name,
+            options,
+            operation_id,
+            trace,
+            raw: Some(args),
+            entry: None,
+            args: None,
+            page: None,
+            claim: None,
+            ran: Ran::NotRun,
+            reply: None,
+            env: None,
+            detail: None,
+            early: false,
+            panicked: false,
+        }
+    }
+
+    /// The tool, for stages after `lookup` (which ends every call it cannot resolve).
+    pub(crate) fn entry(&self) -> &Arc<Entry> {
+        self.entry
+            .as_ref()
+            .expect("stages after lookup run only on calls with a tool")
+    }
+
+    /// The arguments, for stages after `decode` (which ends every call it cannot parse).
+    pub(crate) fn args(&self) -> &Value {
+        self.args
+            .as_ref()
+            .expect("stages after decode run only on calls with arguments")
+    }
+
+    /// The pipeline panicked: what was learned is dropped, as the answer is the generic failure.
+    fn panicked_with(&mut self, panic: String) {
+        self.claim = None;
+        self.entry = None;
+        self.args = None;
+        self.env = Some(internal_failure());
+        self.detail = Some(format!("panic in the call pipeline: {panic}"));
+        self.early = false;
+        self.panicked = true;
+    }
+}
+
+/// Runs one call through the pipeline. Never panics: every outcome is an envelope.
+pub(crate) async fn call(
+    tb: &Toolbox,
+    name: &str,
+    args: Arguments,
+    options: CallOptions,
+) -> Envelope {
+    let operation_id = crate::audit::new_operation_id();
+    let span = telemetry::span(name, &operation_id);
+    telemetry::instrument(run_call(tb, name, args, &options, &operation_id), span).await
+}
+
+async fn run_call(
+    tb: &Toolbox,
+    name: &str,
+    args: Arguments,
+    options: &CallOptions,
+    operation_id: &str,
+) -> Envelope {
+    let started = std::time::Instant::now();
+    let trace = audit::Trace::default();
+    let mut dropped = audit::DropAudit::new(tb, name, &options.caller, operation_id, &trace);
+    let mut call = CallState::new(name, args, options, operation_id, &trace);
+    // Host code runs inside the pipeline too (hooks, the approver, the record store): a panic
+    // there becomes `failed` like a panic in a tool, so a call itself never panics. One box per
+    // call, for the panic guard (which needs an `Unpin` future).
+    let finished = execute::CatchUnwind(Box::pin(run(tb, &mut call))).await;
+    dropped.disarm();
+    if let Err(panic) = finished {
+        call.panicked_with(panic);
+    }
+    let env = audit::record(tb, &mut call, started);
+    telemetry::finish(&call, &env);
+    env
+}
+
+/// Runs every stage of [`ORDER`] before `audit`, with the host's stages at their places.
+pub(crate) async fn run<'a>(tb: &'a Toolbox, call: &mut CallState<'a>) {
+    let hosts = &tb.shared.host_stages;
+    let mut next_host = 0;
+    for &id in ORDER {
+        if id == StageId::Audit {
+            break;
+        }
+        while let Some((_, host)) = hosts.get(next_host).filter(|(at, _)| *at == id) {
+            if call.env.is_none() {
+                if let Flow::End(env) = stage::run_host(host.as_ref(), call).await {
+                    call.env = Some(env);
+                    call.early = true;
+                }
+            }
+            next_host += 1;
+        }
+        if call.env.is_some() != id.finishes() {
+            // A call stage after the call ended, or a finishing stage before it did: the latter
+            // cannot happen (the last call stage always answers) but is answered safely.
+            if call.env.is_some() {
+                continue;
+            }
+            call.env = Some(internal_failure());
+            call.detail = Some("no stage answered the call".to_string());
+        }
+        match dispatch(tb, id, call).await {
+            Step::Continue => {}
+            Step::Refuse(env) => {
+                call.env = Some(env);
+                call.early = true;
+            }
+            Step::Answer(env) => call.env = Some(env),
+        }
+    }
+}
+
+/// Runs one built-in stage.
+async fn dispatch<'a>(tb: &'a Toolbox, id: StageId, call: &mut CallState<'a>) -> Step {
+    let sh = &tb.shared;
+    match id {
+        StageId::ArgumentSize => size::run(sh, call),
+        StageId::Lookup => lookup::run(tb, call),
+        StageId::Policy => policy::run(sh, call),
+        StageId::Decode => decode::run(call),
+        StageId::Validate => validate::run(sh, call),
+        StageId::Cursor => paging::cursor(sh, call),
+        StageId::BeforeHooks => hooks::before(sh, call),
+        StageId::StoredPage => paging::stored_page(sh, call),
+        StageId::Idempotency => idempotency::claim(sh, call).await,
+        StageId::Approval => approval::run(sh, call).await,
+        StageId::Execute => execute::run(sh, call).await,
+        StageId::OutputContract => contract::run(call),
+        StageId::Redact => redact::run(sh, call),
+        StageId::IdempotencyRecord => idempotency::record(sh, call),
+        StageId::AfterHooks => hooks::after(sh, call),
+        StageId::Budget => budget::run(sh, call),
+        // Written by `audit::record`, outside the panic guard.
+        StageId::Audit => Step::Continue,
+    }
+}
+
+/// The envelope of a panic: generic, with no panic text, type name or path.
+pub(crate) fn internal_failure() -> Envelope {
+    ToolError::failed(
+        "INTERNAL",
+        "The tool failed unexpectedly and did not complete. Retrying the same call is unlikely to help; tell the user the action could not be done.",
+    )
+    .into_envelope()
+}

@@ -1,0 +1,86 @@
+//! Stages `cursor` and `stored_page`: which page a call asks for, and whether it comes from the
+//! record store.
+//!
+//! Cursors are bound, with the toolbox's secret key, to the tool, the caller and the other
+//! arguments: a cursor cannot be built by a caller, moved to another tool, or replayed by another
+//! caller. A later page of a kept result is served from the store; a later page of a write whose
+//! result is no longer kept is refused, as a write is never run again just to show a page.
+
+use super::{CallState, Entry, Shared, Step};
+use crate::budget::{page_digest, CursorError, PageRequest};
+use crate::envelope::Envelope;
+use crate::error::ToolError;
+use crate::policy::Caller;
+use crate::store::RecordStore;
+use serde_json::Value;
+
+/// Stage `cursor`: reads and checks the `cursor` argument.
+pub(super) fn cursor(sh: &Shared, call: &mut CallState<'_>) -> Step {
+    match page_request(sh, call.entry(), call.args(), &call.options.caller) {
+        Ok(page) => {
+            call.page = Some(page);
+            Step::Continue
+        }
+        Err(env) => Step::Refuse(env),
+    }
+}
+
+#[allow(clippy::result_large_err)]
+fn page_request(
+    sh: &Shared,
+    entry: &Entry,
+    args: &Value,
+    caller: &Caller,
+) -> Result<PageRequest, Envelope> {
+    if !entry.paginated {
+        return Ok(PageRequest::first(String::new()).with_hint(
+            "The rest is not shown; ask for less (narrower arguments) to see other parts.",
+        ));
+    }
+    let binding = sh.secret.mac_hex(
+        &[
+            b"toolsmith-page",
+            entry.tool.name().as_bytes(),
+            caller.id().unwrap_or_default().as_bytes(),
+            page_digest(args, "cursor").as_bytes(),
+        ],
+        16,
+    );
+    let page = match args.get("cursor") {
+        None | Some(Value::Null) => Ok(PageRequest::first(binding)),
+        Some(Value::String(c)) => PageRequest::from_cursor(c, binding),
+        Some(_) => Err(CursorError::Malformed),
+    };
+    page.map_err(|e| e.into_tool_error("cursor").into_envelope())
+}
+
+/// Stage `stored_page`: where the requested page comes from. A later page of a kept result is
+/// the answer, read from the record store; a later page of a write whose result is no longer
+/// kept is refused; anything else runs the tool.
+pub(super) fn stored_page(sh: &Shared, call: &mut CallState<'_>) -> Step {
+    let read_only = call.entry().tool.spec().effects.read_only;
+    let Some(page) = call.page.as_mut() else {
+        return Step::Continue;
+    };
+    let later_page = page.reference.is_some() || page.offset > 0;
+    if let Some(raw) = page.reference.as_deref().and_then(|r| sh.store.get(r)) {
+        return Step::Answer(Envelope::ok(raw));
+    }
+    page.reference = None;
+    if later_page && !read_only {
+        Step::Refuse(page_expired(&call.entry().tool.spec().name))
+    } else {
+        Step::Continue
+    }
+}
+
+/// The refusal of a later page of a write whose result is no longer kept.
+fn page_expired(tool: &str) -> Envelope {
+    ToolError::refused(
+        "PAGE_EXPIRED",
+        format!(
+            "The rest of this result of \"{tool}\" is no longer kept, and the tool changes data, so it was not run again just to show a page. Use the pages already shown; run it again (without the cursor) only if the user wants the action done again.",
+        ),
+    )
+    .into_envelope()
+}

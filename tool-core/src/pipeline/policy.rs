@@ -1,0 +1,23 @@
+//! Stage `policy`: the caller against the tool's declared effects, right after the lookup. The
+//! policy needs only the declared effects, so a denied caller costs no parsing or validation
+//! and learns nothing about the parameters.
+
+use super::{decode, CallState, Shared, Step};
+use crate::toolbox::Arguments;
+
+pub(super) fn run(sh: &Shared, call: &mut CallState<'_>) -> Step {
+    let Err(denial) = sh
+        .policy
+        .check(call.entry().tool.spec(), &call.options.caller)
+    else {
+        return Step::Continue;
+    };
+    // The audit record still gets a digest of what was sent (parsing is linear; no schema work
+    // is done).
+    call.args = match call.raw.take() {
+        Some(Arguments::Value(v)) => Some(v),
+        Some(Arguments::Text(t)) => decode::parse_text(&t).ok(),
+        None => None,
+    };
+    Step::Refuse(denial.into_envelope())
+}

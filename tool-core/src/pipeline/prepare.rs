@@ -1,0 +1,113 @@
+//! Build-time checks: a tool becomes a registry [`Entry`] (its validators compiled once) only
+//! when its declaration, its schemas, its idempotency key and its context needs are sound. Run
+//! by [`ToolboxBuilder::build`](crate::ToolboxBuilder::build) and
+//! [`Toolbox::register`](crate::Toolbox::register), which report every problem at once.
+
+use crate::context::Context;
+use crate::tool::Tool;
+use crate::toolbox::{Problem, Registry};
+use crate::validate::Validator;
+
+/// A registered tool, with what the pipeline needs of it precomputed.
+pub(crate) struct Entry {
+    pub(crate) tool: Tool,
+    pub(crate) validator: Validator,
+    /// The output schema's validator (debug builds only).
+    pub(crate) output_validator: Option<Validator>,
+    pub(crate) fingerprint: String,
+    /// Whether the tool takes a `cursor` argument, so the toolbox can serve next pages.
+    pub(crate) paginated: bool,
+}
+
+/// Checks one tool against the registry so far and the context, and compiles its validators.
+pub(crate) fn prepare(
+    tool: &Tool,
+    context: &Context,
+    registry: &Registry,
+) -> Result<Entry, Vec<Problem>> {
+    let mut problems = declaration_problems(tool, context, registry);
+    let spec = tool.spec();
+    let validator = match Validator::new(&spec.input_schema) {
+        Ok(v) => Some(v),
+        Err(e) => {
+            problems.push(schema_problem(tool, e.to_string()));
+            None
+        }
+    };
+    let output_validator = output_validator(tool, &mut problems);
+    let paginated = spec
+        .input_schema
+        .pointer("/properties/cursor/type")
+        .is_some_and(|t| t == "string");
+    match validator {
+        Some(validator) if problems.is_empty() => Ok(Entry {
+            tool: tool.clone(),
+            validator,
+            output_validator,
+            fingerprint: spec.fingerprint(),
+            paginated,
+        }),
+        _ => Err(problems),
+    }
+}
+
+fn schema_problem(tool: &Tool, reason: String) -> Problem {
+    Problem::InvalidSchema {
+        tool: tool.name().to_string(),
+        reason,
+    }
+}
+
+/// Duplicate names, missing context values, declaration rules, schema problems found when the
+/// tool was built, and an idempotency key naming no parameter.
+fn declaration_problems(tool: &Tool, context: &Context, registry: &Registry) -> Vec<Problem> {
+    let name = tool.name().to_string();
+    let spec = tool.spec();
+    let mut problems = Vec::new();
+    if registry.index.contains_key(&name) {
+        problems.push(Problem::DuplicateTool { name: name.clone() });
+    }
+    for c in tool.contexts() {
+        if !context.contains((c.type_id)()) {
+            problems.push(Problem::MissingContext {
+                tool: name.clone(),
+                param: c.param.to_string(),
+                type_name: c.type_name.to_string(),
+            });
+        }
+    }
+    for reason in crate::tool::declaration_problems(spec) {
+        problems.push(Problem::InvalidDeclaration {
+            tool: name.clone(),
+            reason,
+        });
+    }
+    for reason in &tool.inner.problems {
+        problems.push(schema_problem(tool, reason.clone()));
+    }
+    let params = spec.param_names();
+    for key in &tool.inner.idempotency_key {
+        if !params.contains(&key.as_str()) {
+            problems.push(schema_problem(
+                tool,
+                format!("the idempotency key names `{key}`, which is not a parameter"),
+            ));
+        }
+    }
+    problems
+}
+
+/// The output contract is checked in debug builds (and so in tests) only.
+fn output_validator(tool: &Tool, problems: &mut Vec<Problem>) -> Option<Validator> {
+    if !cfg!(debug_assertions) {
+        return None;
+    }
+    match tool.spec().output_schema.as_ref().map(Validator::new) {
+        Some(Ok(v)) => Some(v),
+        Some(Err(e)) => {
+            problems.push(schema_problem(tool, format!("output schema: {e}")));
+            None
+        }
+        None => None,
+    }
+}

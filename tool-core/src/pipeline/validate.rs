@@ -1,0 +1,156 @@
+//! Stage `validate`: the arguments every later stage (the approver, the hooks, the tool) sees.
+//! Strict-mode `null`s of optional parameters are dropped, the value is validated against the
+//! exact schema the model was given, integers written as floats are normalized, and declared
+//! defaults are filled in.
+
+use super::{audit, CallState, Entry, Shared, Step};
+use crate::envelope::{Envelope, Status};
+use crate::validate::{self, Valid};
+use serde_json::Value;
+
+pub(super) fn run(sh: &Shared, call: &mut CallState<'_>) -> Step {
+    let Some(mut args) = call.args.take() else {
+        return Step::Continue;
+    };
+    let result = arguments(call.entry(), &mut args);
+    call.args = Some(args);
+    match result {
+        Ok(()) => {
+            audit::remember_args(sh, call);
+            Step::Continue
+        }
+        Err(env) => Step::Refuse(env),
+    }
+}
+
+/// Cleans, validates and completes decoded arguments in place: the one point where a call's
+/// arguments are checked against its tool.
+#[allow(clippy::result_large_err)]
+pub(super) fn arguments(entry: &Entry, args: &mut Value) -> Result<(), Envelope> {
+    let spec = entry.tool.spec();
+    // Strict-mode clients (OpenAI) send null for an optional parameter they leave out.
+    if contains_null(args) {
+        strip_null_optionals(&spec.input_schema, args);
+    }
+    match entry.validator.validate(args) {
+        Ok(Valid::AsIs) => {}
+        Ok(Valid::NormalizeIntegers) => validate::normalize_integers(args),
+        Err(errors) => return Err(invalid_arguments(errors)),
+    }
+    if entry.tool.is_generated() {
+        apply_defaults(&spec.input_schema, args);
+    }
+    Ok(())
+}
+
+/// Fills in the declared default of every absent top-level parameter, as the generated
+/// executor's decoding does, so the approver and the hooks see what the tool will run with.
+fn apply_defaults(schema: &Value, args: &mut Value) {
+    let (Some(props), Value::Object(map)) =
+        (schema.get("properties").and_then(Value::as_object), args)
+    else {
+        return;
+    };
+    for (name, prop) in props {
+        if let Some(default) = prop.get("default") {
+            if !map.contains_key(name) {
+                map.insert(name.clone(), default.clone());
+            }
+        }
+    }
+}
+
+fn contains_null(v: &Value) -> bool {
+    match v {
+        Value::Null => true,
+        Value::Array(items) => items.iter().any(contains_null),
+        Value::Object(map) => map.values().any(contains_null),
+        _ => false,
+    }
+}
+
+fn invalid_arguments(errors: Vec<validate::ArgError>) -> Envelope {
+    let code = errors.first().map_or("INVALID_ARGUMENT", |e| e.code);
+    let message = errors
+        .iter()
+        .map(|e| e.message.as_str())
+        .collect::<Vec<_>>()
+        .join(" ");
+    let mut env = Envelope::error(Status::InvalidInput, code, message);
+    if errors.len() > 1 {
+        let list: Vec<Value> = errors
+            .iter()
+            .map(|e| serde_json::json!({"path": e.path, "code": e.code, "message": e.message}))
+            .collect();
+        env.data = Some(serde_json::json!({ "errors": list }));
+    }
+    env
+}
+
+/// Removes `null` values of optional properties from call arguments, recursively: the host side
+/// of OpenAI strict mode, where an optional parameter is nullable and `null` means absent.
+///
+/// `input_schema` is the canonical schema (the one the runtime validates against); a property
+/// counts as optional when it is not in its object's `required`. Local `$ref`s into the root
+/// `$defs` are followed.
+///
+/// ```
+/// use serde_json::json;
+/// let schema = json!({"type": "object", "properties": {"q": {"type": "string"},
+///     "limit": {"type": "integer"}}, "required": ["q"], "additionalProperties": false});
+/// let mut args = json!({"q": "shoes", "limit": null});
+/// tool_core::export::strip_null_optionals(&schema, &mut args);
+/// assert_eq!(args, json!({"q": "shoes"}));
+/// ```
+pub fn strip_null_optionals(input_schema: &Value, args: &mut Value) {
+    fn resolve<'a>(root: &'a Value, mut s: &'a Value) -> &'a Value {
+        for _ in 0..32 {
+            match s.get("$ref").and_then(Value::as_str) {
+                Some(r) => match r
+                    .strip_prefix("#/$defs/")
+                    .and_then(|n| root.get("$defs")?.get(n))
+                {
+                    Some(target) => s = target,
+                    None => return s,
+                },
+                None => return s,
+            }
+        }
+        s
+    }
+    fn walk(root: &Value, schema: &Value, value: &mut Value, depth: usize) {
+        if depth > 64 {
+            return;
+        }
+        let schema = resolve(root, schema);
+        match value {
+            Value::Object(map) => {
+                let Some(props) = schema.get("properties").and_then(Value::as_object) else {
+                    return;
+                };
+                let required: Vec<&str> = schema
+                    .get("required")
+                    .and_then(Value::as_array)
+                    .map(|a| a.iter().filter_map(Value::as_str).collect())
+                    .unwrap_or_default();
+                map.retain(|k, v| {
+                    !(v.is_null() && props.contains_key(k) && !required.contains(&k.as_str()))
+                });
+                for (k, v) in map.iter_mut() {
+                    if let Some(s) = props.get(k) {
+                        walk(root, s, v, depth + 1);
+                    }
+                }
+            }
+            Value::Array(items) => {
+                if let Some(s) = schema.get("items") {
+                    for v in items {
+                        walk(root, s, v, depth + 1);
+                    }
+                }
+            }
+            _ => {}
+        }
+    }
+    walk(input_schema, input_schema, args, 0);
+}
