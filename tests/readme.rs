@@ -27,3 +27,74 @@ fn readme_documents_every_lint_rule_with_a_bad_and_a_good_example() {
         assert!(section.contains("- Good:"), "{heading} has no good example");
     }
 }
+
+/// The rows of the README table under `heading` whose first cell is a code: (code, status cell).
+fn code_rows(heading: &str) -> Vec<(String, String)> {
+    let start = README
+        .find(heading)
+        .unwrap_or_else(|| panic!("README has no section {heading}"));
+    let section = &README[start + heading.len()..];
+    let end = section.find("\n#").unwrap_or(section.len());
+    section[..end]
+        .lines()
+        .filter_map(|l| l.strip_prefix("| `"))
+        .filter_map(|rest| {
+            let (code, rest) = rest.split_once("` |")?;
+            let status = rest.split(" |").next()?.trim();
+            code.chars()
+                .all(|c| c.is_ascii_uppercase() || c == '_')
+                .then(|| (code.to_string(), status.to_string()))
+        })
+        .collect()
+}
+
+/// A status as the README's code tables write it.
+fn status_cell(status: Option<toolsmith::Status>) -> String {
+    status.map_or_else(|| "none (audit only)".to_string(), |s| format!("`{s}`"))
+}
+
+#[test]
+fn readme_code_table_and_codes_all_agree_both_ways() {
+    let readme = code_rows("### Stable codes");
+    let all: Vec<(String, String)> = toolsmith::codes::ALL
+        .iter()
+        .map(|c| (c.code.to_string(), status_cell(c.status)))
+        .collect();
+    for row in &readme {
+        assert!(
+            all.contains(row),
+            "README lists {} with {}, which codes::ALL does not have",
+            row.0,
+            row.1
+        );
+    }
+    for code in &all {
+        assert!(
+            readme.contains(code),
+            "codes::ALL has {} with {}, which the README's code table does not list",
+            code.0,
+            code.1
+        );
+    }
+    assert_eq!(readme.len(), all.len(), "the README lists a code twice");
+}
+
+#[test]
+fn readme_validation_examples_use_the_codes_statuses() {
+    let rows = code_rows("## Calling: validation and the envelope");
+    assert!(
+        rows.len() >= 7,
+        "the validation table has {} rows",
+        rows.len()
+    );
+    for (code, status) in rows {
+        assert_eq!(
+            Some(status.clone()),
+            toolsmith::codes::ALL
+                .iter()
+                .find(|c| c.code == code)
+                .map(|c| status_cell(c.status)),
+            "README shows {code} with {status}"
+        );
+    }
+}

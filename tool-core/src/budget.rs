@@ -33,6 +33,7 @@
 //! assert!(serde_json::to_string(&fitted.data).unwrap().chars().count() <= 300);
 //! ```
 
+use crate::codes;
 use crate::envelope::Envelope;
 use crate::error::ToolError;
 use serde_json::{Map, Value};
@@ -183,7 +184,7 @@ pub enum CursorError {
 impl CursorError {
     /// The stable code of this error: `INVALID_CURSOR`.
     pub fn code(&self) -> &'static str {
-        "INVALID_CURSOR"
+        codes::INVALID_CURSOR
     }
 
     /// This error as an `invalid_input` tool error naming the cursor argument.

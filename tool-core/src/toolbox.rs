@@ -8,6 +8,7 @@ use crate::budget::{
     bound_channels, fit_envelope, page_digest, CursorError, MemoryRecordStore, OutputBudget,
     PageRequest, RecordStore,
 };
+use crate::codes;
 use crate::context::Context;
 use crate::envelope::{Envelope, Status};
 use crate::error::ToolError;
@@ -1164,7 +1165,7 @@ impl Toolbox {
         if spec.effects.requires_approval {
             let Some(approver) = &self.shared.approver else {
                 let env = ToolError::denied(
-                    "APPROVAL_UNAVAILABLE",
+                    codes::APPROVAL_UNAVAILABLE,
                     format!(
                         "The call to \"{}\" needs a person's approval, and no one can approve it here. It did not run; retrying will not help. Tell the user it needs approval.",
                         spec.name
@@ -1214,7 +1215,7 @@ impl Toolbox {
                 detail: format!("panic: {panic}"),
             });
             ToolError::failed(
-                "APPROVER_FAILED",
+                codes::APPROVER_FAILED,
                 format!(
                     "The approval step for \"{}\" failed, so the call did not run. Retrying is unlikely to help; tell the user the action needs their approval and could not be confirmed here.",
                     request.tool
@@ -1248,7 +1249,7 @@ impl Toolbox {
         if let Some(v) = &entry.output_validator {
             if let Err(errors) = v.validate(&reply.data) {
                 let env = ToolError::failed(
-                    "OUTPUT_CONTRACT",
+                    codes::OUTPUT_CONTRACT,
                     "The tool returned a result that does not match its declared output, so it is not shown. Retrying will not help; tell the user the tool is not working correctly.",
                 )
                 .into_envelope();
@@ -1372,7 +1373,7 @@ enum PageSource {
 /// The refusal of a later page of a write whose result is no longer kept.
 fn page_expired(spec: &ToolSpec) -> Envelope {
     ToolError::refused(
-        "PAGE_EXPIRED",
+        codes::PAGE_EXPIRED,
         format!(
             "The rest of this result of \"{}\" is no longer kept, and the tool changes data, so it was not run again just to show a page. Use the pages already shown; run it again (without the cursor) only if the user wants the action done again.",
             spec.name
@@ -1559,7 +1560,7 @@ impl GateOutcome for GatedEnvelope {
 /// The envelope of a panic: generic, with no panic text, type name or path.
 fn internal_failure() -> Envelope {
     ToolError::failed(
-        "INTERNAL",
+        codes::INTERNAL,
         "The tool failed unexpectedly and did not complete. Retrying the same call is unlikely to help; tell the user the action could not be done.",
     )
     .into_envelope()
@@ -1568,7 +1569,7 @@ fn internal_failure() -> Envelope {
 /// The envelope of a call whose approval did not come within `limit`.
 fn approval_timeout_envelope(tool: &str, limit: Duration) -> Envelope {
     ToolError::denied(
-        "APPROVAL_TIMEOUT",
+        codes::APPROVAL_TIMEOUT,
         format!(
             "No one approved the call to \"{tool}\" within {} ms, so it did not run. Tell the user it needs their approval; call it again only if they ask.",
             limit.as_millis()
@@ -1622,7 +1623,7 @@ fn parse_text(text: &str) -> Result<Value, Box<Envelope>> {
     serde_json::from_str(text).map_err(|e| {
         Box::new(Envelope::error(
             Status::InvalidInput,
-            "INVALID_INPUT",
+            codes::INVALID_INPUT,
             format!(
                 "The arguments are not valid JSON ({e}). Send one JSON object, e.g. {{\"name\": \"value\"}}."
             ),
@@ -1646,20 +1647,20 @@ fn unknown_tool(reg: &Registry, name: &str, policy: &Policy, caller: &Caller) ->
     if reg.retired.contains(name) {
         Envelope::error(
             Status::InvalidInput,
-            "TOOL_RETIRED",
+            codes::TOOL_RETIRED,
             format!("The tool \"{name}\" was retired and can no longer be called. {available}"),
         )
     } else {
         Envelope::error(
             Status::InvalidInput,
-            "UNKNOWN_TOOL",
+            codes::UNKNOWN_TOOL,
             format!("No tool is named \"{name}\". {available}"),
         )
     }
 }
 
 fn invalid_arguments(errors: Vec<validate::ArgError>) -> Envelope {
-    let code = errors.first().map_or("INVALID_ARGUMENT", |e| e.code);
+    let code = errors.first().map_or(codes::INVALID_ARGUMENT, |e| e.code);
     let message = errors
         .iter()
         .map(|e| e.message.as_str())
