@@ -4,7 +4,7 @@
 
 mod common;
 
-use common::{wire, Runs, SharedStore};
+use common::{create_ticket, wire, Runs, SharedStore};
 use serde_json::{json, Value};
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
@@ -102,17 +102,6 @@ async fn send_payment(
         amount,
         number,
     }
-}
-
-/// Opens a support ticket. Returns the ticket number.
-#[tool(writes)]
-fn create_ticket(
-    #[context] runs: &Runs,
-    /// The ticket's title, e.g. "Printer on fire".
-    title: String,
-) -> usize {
-    let _ = title;
-    runs.bump("create_ticket")
 }
 
 /// Runs the nightly job, which is broken. Returns nothing.

@@ -305,9 +305,7 @@ fn the_per_customer_limit_is_refused_and_nothing_is_added() {
         "add_to_cart",
         json!({"sku": "LMP-HEAD", "quantity": 2}),
     );
-    assert_eq!(env.status, Status::Refused, "{}", env.to_json());
-    assert_eq!(env.code.as_deref(), Some("PER_CUSTOMER_LIMIT"));
-    let msg = env.message.clone().unwrap();
+    let msg = common::assert_outcome(&env, Status::Refused, "PER_CUSTOMER_LIMIT");
     assert!(
         msg.contains("Nothing was added") && msg.contains("Ask the user"),
         "{msg}"

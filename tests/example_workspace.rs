@@ -14,24 +14,13 @@ use std::sync::{Arc, Mutex};
 use toolsmith::approval::{sync_approver, Approval};
 use toolsmith::{Envelope, Status, Toolbox};
 
-/// The shared tree (`base/ws` is the workspace, `base/outside` is not) with the links and the
-/// special file the attack table needs.
-struct Fixture(common::workspace::Tree);
-
-impl std::ops::Deref for Fixture {
-    type Target = common::workspace::Tree;
-    fn deref(&self) -> &common::workspace::Tree {
-        &self.0
-    }
-}
+// The shared tree (`base/ws` is the workspace, `base/outside` is not) with the links and the
+// special file the attack table needs.
+use common::workspace::Tree as Fixture;
 
 impl Fixture {
     fn new() -> Fixture {
-        let tree = common::workspace::Tree::new(
-            "example-workspace",
-            "outside",
-            "# Todo\n- pack the tent\n",
-        );
+        let tree = Fixture::create("example-workspace", "outside", "# Todo\n- pack the tent\n");
         let (base, ws) = (&tree.base, tree.ws());
         fs::write(ws.join("notes/deep/more.md"), "tent pegs\n").unwrap();
         #[cfg(unix)]
@@ -50,7 +39,7 @@ impl Fixture {
                 .expect("mkfifo runs");
             assert!(status.success(), "mkfifo failed");
         }
-        Fixture(tree)
+        tree
     }
 
     fn toolbox(&self, approver: Arc<dyn toolsmith::Approver>) -> Toolbox {
@@ -311,9 +300,7 @@ fn files_over_the_limit_and_non_utf8_files_are_clear_failures() {
     let rt = rt();
 
     let env = rt.block_on(tb.call("read_file", json!({"path": "big.txt"})));
-    assert_eq!(env.status, Status::Refused, "{}", env.to_json());
-    assert_eq!(env.code.as_deref(), Some("FILE_TOO_LARGE"));
-    let msg = env.message.clone().unwrap();
+    let msg = common::assert_outcome(&env, Status::Refused, "FILE_TOO_LARGE");
     assert!(
         msg.contains("9000 bytes") && msg.contains("max_bytes"),
         "{msg}"

@@ -9,7 +9,7 @@
 
 mod common;
 
-use common::{Runs, SharedStore};
+use common::{create_ticket, Runs, SharedStore};
 use serde_json::{json, Value};
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
@@ -34,17 +34,6 @@ fn open_case(
 ) -> usize {
     let _ = subject;
     runs.bump("open_case")
-}
-
-/// Opens a ticket. Returns the ticket number.
-#[tool(writes)]
-fn create_ticket(
-    #[context] runs: &Runs,
-    /// The ticket's title, e.g. "Printer on fire".
-    title: String,
-) -> usize {
-    let _ = title;
-    runs.bump("create_ticket")
 }
 
 #[tokio::test]
@@ -198,9 +187,7 @@ async fn a_retry_after_an_unknown_outcome_does_not_run_twice() {
     let first = tb.call("transfer_funds", args.clone()).await;
     assert_eq!(first.status, Status::Timeout);
     let retry = tb.call("transfer_funds", args.clone()).await;
-    assert_eq!(retry.status, Status::Refused, "{}", retry.to_json());
-    assert_eq!(retry.code.as_deref(), Some("OUTCOME_UNKNOWN"));
-    let message = retry.message.as_deref().unwrap();
+    let message = common::assert_outcome(&retry, Status::Refused, "OUTCOME_UNKNOWN");
     assert!(
         message.contains("check") && message.contains("ask the user"),
         "{message}"

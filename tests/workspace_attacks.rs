@@ -15,23 +15,12 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
 use toolsmith::workspace::{SearchLimits, Workspace, WorkspaceError};
 
-/// The shared tree: `base/ws` is the root; `base/outside` holds the canary.
-struct Fixture(common::workspace::Tree);
-
-impl std::ops::Deref for Fixture {
-    type Target = common::workspace::Tree;
-    fn deref(&self) -> &common::workspace::Tree {
-        &self.0
-    }
-}
+// The shared tree: `base/ws` is the root; `base/outside` holds the canary.
+use common::workspace::Tree as Fixture;
 
 impl Fixture {
     fn new() -> Fixture {
-        Fixture(common::workspace::Tree::new(
-            "attacks",
-            "OUTSIDE-THE-ROOT",
-            "- pack the tent\n",
-        ))
+        Fixture::create("attacks", "OUTSIDE-THE-ROOT", "- pack the tent\n")
     }
 
     fn secret(&self) -> PathBuf {

@@ -157,11 +157,7 @@ pub fn instance_for(rng: &mut XorShift, schema: &Value, root: &Value, depth: u32
         }
         "object" => {
             let mut m = serde_json::Map::new();
-            let required: Vec<&str> = obj
-                .get("required")
-                .and_then(Value::as_array)
-                .map(|r| r.iter().filter_map(Value::as_str).collect())
-                .unwrap_or_default();
+            let required = super::required_of(obj);
             if let Some(Value::Object(props)) = obj.get("properties") {
                 for (name, s) in props {
                     let keep = if required.contains(&name.as_str()) {

@@ -4,13 +4,21 @@
 //! - [`validation_tools`]: the `#[tool]` corpus of every parameter shape and constraint keyword.
 //! - [`instances`]: the schema-driven generator of pseudo-random instances.
 //! - [`workspace`]: a temporary directory tree with a workspace root and a canary outside it.
-//! - Here: runtimes, envelope views, a shared record store, run counters, hand-written specs,
-//!   temporary paths and the lint check every example's tools pass.
+//! - Here: runtimes, envelope views and assertions, a shared record store, run counters and a
+//!   counted tool, hand-written specs (tool-core's helpers), temporary paths, `required` lists and
+//!   the lint check every example's tools pass.
 #![allow(dead_code)]
 
 pub mod instances;
 pub mod validation_tools;
 pub mod workspace;
+
+// The hand-written spec, the echo tool and the runtime are tool-core's test helpers (the facade's
+// types are tool-core's).
+#[path = "../../tool-core/tests/common/mod.rs"]
+mod runtime_helpers;
+#[allow(unused_imports)] // each binary uses some of them
+pub use runtime_helpers::{echo_tool, read_only, rt, spec};
 
 use serde_json::Value;
 use std::collections::HashMap;
@@ -18,15 +26,7 @@ use std::path::PathBuf;
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex};
 use toolsmith::budget::{MemoryRecordStore, RecordStore};
-use toolsmith::{Effects, Envelope, Tool, ToolSpec, Toolbox};
-
-/// A current-thread runtime with time and I/O enabled, for tests that are not `async`.
-pub fn rt() -> tokio::runtime::Runtime {
-    tokio::runtime::Builder::new_current_thread()
-        .enable_all()
-        .build()
-        .expect("a runtime")
-}
+use toolsmith::{tool, Envelope, Status, Tool, ToolSpec, Toolbox};
 
 /// Runs `f` to completion on a fresh [`rt`].
 pub fn block_on<F: std::future::Future>(f: F) -> F::Output {
@@ -90,33 +90,33 @@ impl Runs {
     }
 }
 
-/// A hand-written spec (no output schema, no allows, no timeout, version 1.0.0); tests change
-/// the fields they need with struct update syntax.
-pub fn spec(name: &str, description: &str, input_schema: Value, effects: Effects) -> ToolSpec {
-    ToolSpec {
-        name: name.into(),
-        title: None,
-        description: description.into(),
-        input_schema,
-        output_schema: None,
-        effects,
-        allows: vec![],
-        timeout_ms: None,
-        version: "1.0.0".into(),
-    }
+// A write without idempotency keys, counted in `Runs` (boundary and security tests).
+/// Opens a support ticket. Returns the ticket number.
+#[tool(writes)]
+pub fn create_ticket(
+    #[context] runs: &Runs,
+    /// The ticket's title, e.g. "Printer on fire".
+    title: String,
+) -> usize {
+    let _ = title;
+    runs.bump("create_ticket")
 }
 
-/// The effects of a tool that only reads.
-pub fn read_only() -> Effects {
-    Effects {
-        read_only: true,
-        ..Effects::default()
-    }
+/// Asserts the envelope's status and code (showing the envelope when either differs) and
+/// returns its message.
+#[track_caller]
+pub fn assert_outcome(env: &Envelope, status: Status, code: &str) -> String {
+    assert_eq!(env.status, status, "{}", env.to_json());
+    assert_eq!(env.code.as_deref(), Some(code), "{}", env.to_json());
+    env.message.clone().unwrap()
 }
 
-/// A tool that answers with its arguments.
-pub fn echo_tool(spec: ToolSpec) -> Tool {
-    Tool::from_fn(spec, |_ctx, args| Box::pin(async move { Ok(args) }))
+/// The names a schema object lists in `required`.
+pub fn required_of(obj: &serde_json::Map<String, Value>) -> Vec<&str> {
+    obj.get("required")
+        .and_then(Value::as_array)
+        .map(|r| r.iter().filter_map(Value::as_str).collect())
+        .unwrap_or_default()
 }
 
 static NEXT_DIR: AtomicUsize = AtomicUsize::new(0);

@@ -9,7 +9,7 @@ use std::sync::atomic::{AtomicUsize, Ordering};
 
 static NEXT: AtomicUsize = AtomicUsize::new(0);
 
-/// The tree; test files wrap it with the files and links their cases need.
+/// The tree; test files add (in an `impl` of their own) the files and links their cases need.
 pub struct Tree {
     /// The directory holding the root and the places outside it.
     pub base: PathBuf,
@@ -26,7 +26,7 @@ impl Drop for Tree {
 impl Tree {
     /// A fresh tree named after `label`, with the canary `CANARY-<pid>-<n>-<canary_tail>`, the
     /// folders `ws/notes/deep`, and `ws/notes/todo.md` holding `todo`.
-    pub fn new(label: &str, canary_tail: &str, todo: &str) -> Tree {
+    pub fn create(label: &str, canary_tail: &str, todo: &str) -> Tree {
         let n = NEXT.fetch_add(1, Ordering::SeqCst);
         let base =
             std::env::temp_dir().join(format!("toolsmith-{label}-{}-{n}", std::process::id()));
