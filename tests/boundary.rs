@@ -2,8 +2,10 @@
 //! idempotency, the audit trail, and the declared side effects in specs and exports — all proved
 //! through `Toolbox::call`.
 
+mod common;
+
+use common::{create_ticket, wire, Runs, SharedStore};
 use serde_json::{json, Value};
-use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 use toolsmith::approval::{fn_approver, reject_all, Approval, ApprovalRequest, Hooks};
@@ -14,16 +16,6 @@ use toolsmith::{
     model, tool, CallOptions, Effects, Envelope, Status, Tool, ToolError, ToolSpec, Toolbox,
     ToolboxBuilder,
 };
-
-/// How often each tool body ran: proves what the boundary let through.
-#[derive(Default)]
-struct Runs {
-    get_note: AtomicUsize,
-    update_note: AtomicUsize,
-    delete_note: AtomicUsize,
-    send_payment: AtomicUsize,
-    create_ticket: AtomicUsize,
-}
 
 /// The signed-in user of this session (the host knows it; the model does not supply it).
 struct Session {
@@ -41,7 +33,7 @@ fn get_note(
     /// The note's id, e.g. 1.
     id: u32,
 ) -> Result<String, ToolError> {
-    runs.get_note.fetch_add(1, Ordering::SeqCst);
+    runs.bump("get_note");
     // "Not yours" and "does not exist" must be indistinguishable to the model.
     match NOTES
         .iter()
@@ -64,7 +56,7 @@ fn update_note(
     /// The new text of the note.
     text: String,
 ) -> String {
-    runs.update_note.fetch_add(1, Ordering::SeqCst);
+    runs.bump("update_note");
     format!("Note {id} now has {} characters.", text.chars().count())
 }
 
@@ -75,7 +67,7 @@ fn delete_note(
     /// The note's id, e.g. 1.
     id: u32,
 ) -> String {
-    runs.delete_note.fetch_add(1, Ordering::SeqCst);
+    runs.bump("delete_note");
     format!("Deleted note {id}.")
 }
 
@@ -101,7 +93,7 @@ async fn send_payment(
     /// A note for the payee.
     memo: Option<String>,
 ) -> Receipt {
-    let number = runs.send_payment.fetch_add(1, Ordering::SeqCst) + 1;
+    let number = runs.bump("send_payment");
     // Stay in flight long enough for concurrent repeats to arrive while this one runs.
     tokio::time::sleep(Duration::from_millis(20)).await;
     let _ = memo;
@@ -110,17 +102,6 @@ async fn send_payment(
         amount,
         number,
     }
-}
-
-/// Opens a support ticket. Returns the ticket number.
-#[tool(writes)]
-fn create_ticket(
-    #[context] runs: &Runs,
-    /// The ticket's title, e.g. "Printer on fire".
-    title: String,
-) -> usize {
-    let _ = title;
-    runs.create_ticket.fetch_add(1, Ordering::SeqCst) + 1
 }
 
 /// Runs the nightly job, which is broken. Returns nothing.
@@ -161,17 +142,6 @@ fn builder(runs: &Arc<Runs>, user: &str) -> ToolboxBuilder {
         .context(Session { user: user.into() })
 }
 
-/// The envelope as JSON without its per-call operation id (asserted present).
-fn wire(env: &Envelope) -> Value {
-    let mut v = serde_json::to_value(env).unwrap();
-    let id = v.as_object_mut().unwrap().remove("operation_id");
-    assert!(
-        id.is_some_and(|id| id.as_str().is_some_and(|s| s.starts_with("op_"))),
-        "operation_id missing in {v}"
-    );
-    v
-}
-
 // ---------------------------------------------------------------- policy
 
 #[tokio::test]
@@ -194,7 +164,7 @@ async fn a_call_beyond_the_policy_is_denied_and_never_runs() {
             "schema_version": "1"
         })
     );
-    assert_eq!(runs.update_note.load(Ordering::SeqCst), 0);
+    assert_eq!(runs.of("update_note"), 0);
 
     // The most consequential effect is the one reported.
     let env = tb.call("delete_note", json!({"id": 1})).await;
@@ -202,12 +172,12 @@ async fn a_call_beyond_the_policy_is_denied_and_never_runs() {
         env.message.as_deref(),
         Some("The call to \"delete_note\" was refused: this session may not use tools that delete data (destructive). Retrying will not help; ask the user to grant access.")
     );
-    assert_eq!(runs.delete_note.load(Ordering::SeqCst), 0);
+    assert_eq!(runs.of("delete_note"), 0);
 
     // Reads stay allowed.
     let env = tb.call("get_note", json!({"id": 1})).await;
     assert_eq!(env.status, Status::Ok);
-    assert_eq!(runs.get_note.load(Ordering::SeqCst), 1);
+    assert_eq!(runs.of("get_note"), 1);
 }
 
 #[tokio::test]
@@ -228,7 +198,7 @@ async fn a_tool_can_be_denied_by_name() {
             "schema_version": "1"
         })
     );
-    assert_eq!(runs.get_note.load(Ordering::SeqCst), 0);
+    assert_eq!(runs.of("get_note"), 0);
     // Other tools are unaffected.
     let env = tb.call("create_ticket", json!({"title": "Printer"})).await;
     assert_eq!(env.status, Status::Ok);
@@ -250,7 +220,7 @@ async fn the_callers_role_can_be_granted_what_the_session_denies() {
     let editor = Caller::new("u1").with_role("editor");
     let env = tb.call_as(&editor, "update_note", args.clone()).await;
     assert_eq!(env.status, Status::Ok, "{env:?}");
-    assert_eq!(runs.update_note.load(Ordering::SeqCst), 1);
+    assert_eq!(runs.of("update_note"), 1);
 
     let viewer = Caller::new("u2").with_role("viewer");
     let env = tb.call_as(&viewer, "update_note", args.clone()).await;
@@ -271,9 +241,9 @@ async fn the_callers_role_can_be_granted_what_the_session_denies() {
         env.message.as_deref(),
         Some("The call to \"get_note\" was refused: this tool requires a signed-in caller. Retrying will not help; ask the user to grant access.")
     );
-    assert_eq!(runs.update_note.load(Ordering::SeqCst), 1);
-    assert_eq!(runs.delete_note.load(Ordering::SeqCst), 0);
-    assert_eq!(runs.get_note.load(Ordering::SeqCst), 0);
+    assert_eq!(runs.of("update_note"), 1);
+    assert_eq!(runs.of("delete_note"), 0);
+    assert_eq!(runs.of("get_note"), 0);
 }
 
 // ---------------------------------------------------------------- business authorization
@@ -338,7 +308,7 @@ async fn approval_runs_rejects_and_shows_the_exact_arguments() {
         wire(&env),
         json!({"status": "ok", "data": "Deleted note 1.", "schema_version": "1"})
     );
-    assert_eq!(runs.delete_note.load(Ordering::SeqCst), 1);
+    assert_eq!(runs.of("delete_note"), 1);
 
     let env = tb.call("delete_note", json!({"id": 2})).await;
     assert_eq!(
@@ -350,7 +320,7 @@ async fn approval_runs_rejects_and_shows_the_exact_arguments() {
             "schema_version": "1"
         })
     );
-    assert_eq!(runs.delete_note.load(Ordering::SeqCst), 1);
+    assert_eq!(runs.of("delete_note"), 1);
 
     let seen = seen.lock().unwrap().clone();
     assert_eq!(seen.len(), 2);
@@ -390,7 +360,7 @@ async fn without_an_approver_approval_tools_are_denied() {
             "schema_version": "1"
         })
     );
-    assert_eq!(runs.delete_note.load(Ordering::SeqCst), 0);
+    assert_eq!(runs.of("delete_note"), 0);
 }
 
 type Log = Arc<Mutex<Vec<String>>>;
@@ -454,7 +424,7 @@ async fn hooks_observe_every_call_and_cannot_change_its_outcome() {
             "schema_version": "1"
         })
     );
-    assert_eq!(runs.create_ticket.load(Ordering::SeqCst), 1);
+    assert_eq!(runs.of("create_ticket"), 1);
 
     assert_eq!(
         *log.lock().unwrap(),
@@ -517,14 +487,14 @@ async fn a_repeated_write_is_refused_as_a_duplicate_naming_the_original() {
             "schema_version": "1"
         })
     );
-    assert_eq!(runs.send_payment.load(Ordering::SeqCst), 1);
+    assert_eq!(runs.of("send_payment"), 1);
 
     // Another invoice is another operation.
     let other = tb
         .call("send_payment", json!({"invoice": "INV-8", "amount": 10}))
         .await;
     assert_eq!(other.status, Status::Ok);
-    assert_eq!(runs.send_payment.load(Ordering::SeqCst), 2);
+    assert_eq!(runs.of("send_payment"), 2);
 }
 
 #[tokio::test]
@@ -552,7 +522,7 @@ async fn an_explicit_idempotency_key_gates_a_tool_without_declared_keys() {
     let data = again.data.unwrap();
     assert_eq!(data["original_operation_id"], json!(first.operation_id));
     assert_eq!(data["original"], json!(1));
-    assert_eq!(runs.create_ticket.load(Ordering::SeqCst), 1);
+    assert_eq!(runs.of("create_ticket"), 1);
 
     // Another key, or no key, runs again.
     let other = tb
@@ -565,7 +535,7 @@ async fn an_explicit_idempotency_key_gates_a_tool_without_declared_keys() {
     assert_eq!(other.data, Some(json!(2)));
     let unkeyed = tb.call("create_ticket", args).await;
     assert_eq!(unkeyed.data, Some(json!(3)));
-    assert_eq!(runs.create_ticket.load(Ordering::SeqCst), 3);
+    assert_eq!(runs.of("create_ticket"), 3);
 }
 
 /// Creates many accounts at once. Returns the new accounts' keys.
@@ -578,18 +548,6 @@ fn create_accounts(
     (0..200)
         .map(|i| format!("account {i:03} key ghp_{i:03}456789abcdefghijklmnopqrstuvwxyzABC"))
         .collect()
-}
-
-/// A record store the test keeps a handle to.
-struct SharedStore(Arc<toolsmith::budget::MemoryRecordStore>);
-
-impl toolsmith::budget::RecordStore for SharedStore {
-    fn put(&self, value: Value) -> String {
-        self.0.put(value)
-    }
-    fn get(&self, reference: &str) -> Option<Value> {
-        self.0.get(reference)
-    }
 }
 
 #[tokio::test]
@@ -654,7 +612,7 @@ async fn a_thousand_concurrent_identical_writes_run_once() {
     for h in handles {
         envs.push(h.await.unwrap());
     }
-    assert_eq!(runs.send_payment.load(Ordering::SeqCst), 1);
+    assert_eq!(runs.of("send_payment"), 1);
     let ok: Vec<&Envelope> = envs.iter().filter(|e| e.status == Status::Ok).collect();
     assert_eq!(ok.len(), 1);
     let original = ok[0].operation_id.clone().unwrap();
@@ -828,23 +786,18 @@ async fn every_call_and_registration_leaves_one_audit_record_without_secrets() {
 
 fn hand_spec(description: &str, version: &str) -> ToolSpec {
     ToolSpec {
-        name: "get_weather".into(),
-        title: None,
-        description: description.into(),
-        input_schema: json!({
-            "type": "object",
-            "properties": {"city": {"type": "string", "description": "The city, e.g. \"Oslo\"."}},
-            "required": ["city"],
-            "additionalProperties": false
-        }),
-        output_schema: None,
-        effects: Effects {
-            read_only: true,
-            ..Effects::default()
-        },
-        allows: vec![],
-        timeout_ms: None,
         version: version.into(),
+        ..common::spec(
+            "get_weather",
+            description,
+            json!({
+                "type": "object",
+                "properties": {"city": {"type": "string", "description": "The city, e.g. \"Oslo\"."}},
+                "required": ["city"],
+                "additionalProperties": false
+            }),
+            common::read_only(),
+        )
     }
 }
 

@@ -1,27 +1,16 @@
 //! The result envelope (issue 5): the exact envelope of every status, the field contract, panics,
-//! timeouts, the output budget with cursors, redaction, the output contract and the MCP mapping —
-//! all proved through `Toolbox::call`.
+//! timeouts, the output budget with cursors, the output contract and the MCP mapping — all proved
+//! through `Toolbox::call`. Redaction is tested in `tests/secrets.rs`.
 
+mod common;
+
+use common::{wire, SharedStore};
 use serde_json::{json, Value};
 use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use std::sync::Arc;
 use std::time::Duration;
 use toolsmith::budget::{MemoryRecordStore, RecordStore};
-use toolsmith::redact::Redactor;
-use toolsmith::{
-    model, tool, Effects, Envelope, Reply, Status, Tool, ToolError, ToolSpec, Toolbox,
-};
-
-/// The envelope as JSON without its per-call operation id (asserted present).
-fn wire(env: &Envelope) -> Value {
-    let mut v = serde_json::to_value(env).unwrap();
-    let id = v.as_object_mut().unwrap().remove("operation_id");
-    assert!(
-        id.is_some_and(|id| id.as_str().is_some_and(|s| s.starts_with("op_"))),
-        "operation_id missing in {v}"
-    );
-    v
-}
+use toolsmith::{model, tool, Envelope, Reply, Status, Tool, ToolError, ToolSpec, Toolbox};
 
 // ---------------------------------------------------------------- one envelope per status
 
@@ -520,18 +509,6 @@ fn search_items(
         .truncated()
 }
 
-/// A record store the test keeps a handle to.
-struct SharedStore(Arc<MemoryRecordStore>);
-
-impl RecordStore for SharedStore {
-    fn put(&self, value: Value) -> String {
-        self.0.put(value)
-    }
-    fn get(&self, reference: &str) -> Option<Value> {
-        self.0.get(reference)
-    }
-}
-
 fn catalog() -> (Toolbox, Arc<Calls>, Arc<MemoryRecordStore>) {
     let calls = Arc::new(Calls::default());
     let store = Arc::new(MemoryRecordStore::default());
@@ -729,165 +706,26 @@ async fn reply_notes_reach_the_envelope() {
     );
 }
 
-// ---------------------------------------------------------------- redaction
-
-/// (kind, text with a secret, the same text redacted).
-const SECRETS: &[(&str, &str, &str)] = &[
-    (
-        "openai",
-        "key sk-proj-Ab12Cd34Ef56Gh78Ij90Kl12 here",
-        "key [REDACTED:openai_api_key] here",
-    ),
-    (
-        "anthropic",
-        "key sk-ant-api03-Ab12Cd34Ef56Gh78Ij90Kl12Mn here",
-        "key [REDACTED:anthropic_api_key] here",
-    ),
-    (
-        "aws_id",
-        "id AKIAIOSFODNN7EXAMPLE here",
-        "id [REDACTED:aws_access_key_id] here",
-    ),
-    (
-        "aws_secret",
-        "aws_secret_access_key = wJalrXUtnFEMI/K7MDENG/bPxRfiCYEXAMPLEKEY",
-        "aws_secret_access_key = [REDACTED:aws_secret_access_key]",
-    ),
-    (
-        "github",
-        "token ghp_0123456789abcdefghijklmnopqrstuvwxyz here",
-        "token [REDACTED:github_token] here",
-    ),
-    (
-        "slack",
-        "token xoxb-123456789012-abcdefABCDEF here",
-        "token [REDACTED:slack_token] here",
-    ),
-    (
-        "google",
-        "key AIzaSyA1234567890abcdefghijklmnopqrstuv here",
-        "key [REDACTED:google_api_key] here",
-    ),
-    (
-        "stripe",
-        "key sk_live_4eC39HqLyjWDarjtT1zdp7dc here",
-        "key [REDACTED:stripe_key] here",
-    ),
-    (
-        "bearer",
-        "Authorization: Bearer eyJhbGciOiJIUzI1NiJ9.e30.c2lnbmF0dXJl",
-        "Authorization: Bearer [REDACTED:bearer_token]",
-    ),
-    (
-        "pem",
-        "cert:\n-----BEGIN RSA PRIVATE KEY-----\nMIIEowIBAAKCAQEA1234\nabcd==\n-----END RSA PRIVATE KEY-----\nend",
-        "cert:\n[REDACTED:private_key]\nend",
-    ),
-    (
-        "url",
-        "db postgres://app:hunter2@db:5432/main here",
-        "db postgres://app:[REDACTED:url_password]@db:5432/main here",
-    ),
-    (
-        "connection",
-        "Server=db;User Id=app;Password=hunter2;",
-        "Server=db;User Id=app;Password=[REDACTED:connection_string_password];",
-    ),
-    (
-        "employee",
-        "owner EMP-004211 here",
-        "owner [REDACTED:employee_id] here",
-    ),
-];
-
-fn secret_text(kind: &str) -> String {
-    SECRETS
-        .iter()
-        .find(|(k, _, _)| *k == kind)
-        .map_or_else(|| "nothing".to_string(), |(_, text, _)| (*text).to_string())
-}
-
-/// Reads a configuration entry. Returns its text.
-#[tool(read_only)]
-fn read_config_entry(
-    /// The entry's name, e.g. "openai".
-    name: String,
-) -> String {
-    secret_text(&name)
-}
-
-/// Checks a configuration entry against its server. Returns whether it works.
-#[tool(read_only)]
-fn check_config_entry(
-    /// The entry's name, e.g. "openai".
-    name: String,
-) -> Result<bool, ToolError> {
-    let text = secret_text(&name);
-    Err(
-        ToolError::failed("REJECTED", format!("The server rejected: {text}"))
-            .with_details(json!({"entry": text})),
-    )
-}
-
-#[tokio::test]
-async fn secrets_are_redacted_in_results_and_in_error_messages() {
-    let redactor = Redactor::new()
-        .try_with_pattern("employee_id", r"\bEMP-\d{6}\b")
-        .unwrap();
-    let tb = Toolbox::builder()
-        .tool(read_config_entry::tool())
-        .tool(check_config_entry::tool())
-        .redactor(redactor)
-        .build()
-        .unwrap();
-    for (kind, _, redacted) in SECRETS {
-        let env = tb.call("read_config_entry", json!({ "name": kind })).await;
-        assert_eq!(env.data, Some(json!(redacted)), "{kind}");
-        let env = tb.call("check_config_entry", json!({ "name": kind })).await;
-        assert_eq!(env.status, Status::Failed);
-        assert_eq!(
-            env.message.as_deref(),
-            Some(format!("The server rejected: {redacted}").as_str()),
-            "{kind}"
-        );
-        assert_eq!(env.data, Some(json!({ "entry": redacted })), "{kind}");
-    }
-    // Without the host pattern, employee ids pass through.
-    let tb = Toolbox::builder()
-        .tool(read_config_entry::tool())
-        .build()
-        .unwrap();
-    let env = tb
-        .call("read_config_entry", json!({"name": "employee"}))
-        .await;
-    assert_eq!(env.data, Some(json!("owner EMP-004211 here")));
-}
-
 // ---------------------------------------------------------------- the output contract
 
 fn counting_spec() -> ToolSpec {
     ToolSpec {
-        name: "count_orders".into(),
-        title: None,
-        description: "Counts open orders. Returns the count.".into(),
-        input_schema: json!({
-            "type": "object",
-            "properties": {"broken": {"type": "boolean", "description": "Whether to misbehave."}},
-            "additionalProperties": false
-        }),
         output_schema: Some(json!({
             "type": "object",
             "properties": {"count": {"type": "integer"}},
             "required": ["count"],
             "additionalProperties": false
         })),
-        effects: Effects {
-            read_only: true,
-            ..Effects::default()
-        },
-        allows: vec![],
-        timeout_ms: None,
-        version: "1.0.0".into(),
+        ..common::spec(
+            "count_orders",
+            "Counts open orders. Returns the count.",
+            json!({
+                "type": "object",
+                "properties": {"broken": {"type": "boolean", "description": "Whether to misbehave."}},
+                "additionalProperties": false
+            }),
+            common::read_only(),
+        )
     }
 }
 

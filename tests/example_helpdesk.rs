@@ -2,21 +2,16 @@
 //! hourly limit refused before the approver is asked, and ticket look-ups that treat another
 //! customer's ticket exactly like a missing one and mark the latest reply as untrusted.
 
+mod common;
 #[allow(dead_code)]
 #[path = "../examples/helpdesk/tools.rs"]
 mod tools;
 
+use common::call_blocking as call;
 use serde_json::{json, Value};
 use std::sync::{Arc, Mutex};
 use toolsmith::approval::{sync_approver, Approval};
 use toolsmith::{Envelope, Status, Toolbox};
-
-fn rt() -> tokio::runtime::Runtime {
-    tokio::runtime::Builder::new_current_thread()
-        .enable_all()
-        .build()
-        .unwrap()
-}
 
 type Seen = Arc<Mutex<Vec<Value>>>;
 
@@ -35,10 +30,6 @@ fn toolbox_over(h: &tools::Helpdesk, answer: Approval) -> (Toolbox, Seen) {
         answer.clone()
     });
     (tools::toolbox(h, approver).unwrap(), seen)
-}
-
-fn call(tb: &Toolbox, name: &str, args: Value) -> Envelope {
-    rt().block_on(tb.call(name, args))
 }
 
 fn ticket(subject: &str) -> Value {
@@ -61,19 +52,12 @@ fn own_tickets(h: &tools::Helpdesk) -> usize {
 
 #[test]
 fn every_tool_passes_the_lint_and_stays_within_budgets() {
-    for tool in tools::tools() {
-        let spec = tool.spec();
-        let findings = toolsmith::lint::lint(spec);
-        assert!(findings.is_empty(), "{}: {findings:?}", spec.name);
-        assert!(spec.description.chars().count() <= 500, "{}", spec.name);
-        let props = spec.input_schema["properties"].as_object().unwrap();
-        for (name, p) in props {
-            let d = p["description"].as_str().unwrap_or_default();
-            assert!(!d.is_empty() && d.chars().count() <= 150, "{name}");
+    common::assert_lint_clean_within_budgets(tools::tools(), |spec| {
+        for name in spec.input_schema["properties"].as_object().unwrap().keys() {
             // The account and contact details are injected, never parameters.
             assert!(!["account", "email", "customer_id"].contains(&name.as_str()));
         }
-    }
+    });
 }
 
 #[test]

@@ -1,19 +1,14 @@
 //! The `store` example's behaviour: search with a cut-off note, comparisons, and cart rules
 //! (sizes, per-customer limits, stock), with stock counts never shown.
 
+mod common;
 #[allow(dead_code)]
 #[path = "../examples/store/tools.rs"]
 mod tools;
 
+use common::call_blocking as call;
 use serde_json::{json, Value};
-use toolsmith::{Envelope, Status, Toolbox};
-
-fn rt() -> tokio::runtime::Runtime {
-    tokio::runtime::Builder::new_current_thread()
-        .enable_all()
-        .build()
-        .unwrap()
-}
+use toolsmith::{Status, Toolbox};
 
 fn store(purchased: Vec<(String, u32)>) -> Toolbox {
     let customer = tools::Customer {
@@ -21,10 +16,6 @@ fn store(purchased: Vec<(String, u32)>) -> Toolbox {
         purchased,
     };
     tools::toolbox(tools::demo_catalogue(), customer).unwrap()
-}
-
-fn call(tb: &Toolbox, name: &str, args: Value) -> Envelope {
-    rt().block_on(tb.call(name, args))
 }
 
 /// The whole numbers written in `text`.
@@ -51,21 +42,13 @@ fn keys(v: &Value, out: &mut Vec<String>) {
 
 #[test]
 fn every_tool_passes_the_lint_and_stays_within_budgets() {
-    for tool in tools::tools() {
-        let spec = tool.spec();
-        let findings = toolsmith::lint::lint(spec);
-        assert!(findings.is_empty(), "{}: {findings:?}", spec.name);
-        assert!(spec.description.chars().count() <= 500, "{}", spec.name);
-        for (name, p) in spec.input_schema["properties"].as_object().unwrap() {
-            let d = p["description"].as_str().unwrap_or_default();
-            assert!(!d.is_empty() && d.chars().count() <= 150, "{name}");
-        }
+    common::assert_lint_clean_within_budgets(tools::tools(), |spec| {
         // The customer, catalogue and carts are injected, never parameters.
         let props = spec.input_schema["properties"].as_object().unwrap();
         assert!(props
             .keys()
             .all(|k| !k.contains("customer") && !k.contains("cart")));
-    }
+    });
     let effects = |n: &str| {
         tools::tools()
             .into_iter()
@@ -322,9 +305,7 @@ fn the_per_customer_limit_is_refused_and_nothing_is_added() {
         "add_to_cart",
         json!({"sku": "LMP-HEAD", "quantity": 2}),
     );
-    assert_eq!(env.status, Status::Refused, "{}", env.to_json());
-    assert_eq!(env.code.as_deref(), Some("PER_CUSTOMER_LIMIT"));
-    let msg = env.message.clone().unwrap();
+    let msg = common::assert_outcome(&env, Status::Refused, "PER_CUSTOMER_LIMIT");
     assert!(
         msg.contains("Nothing was added") && msg.contains("Ask the user"),
         "{msg}"

@@ -1,49 +1,27 @@
 //! The `workspace` example's behaviour: reads, paged search, approved writes, and the path-attack
 //! table (every attack refused, nothing outside the root read or written, no host path revealed).
 
+mod common;
 #[allow(dead_code)]
 #[path = "../examples/workspace/tools.rs"]
 mod tools;
 
+use common::rt;
 use serde_json::{json, Value};
 use std::fs;
-use std::path::{Path, PathBuf};
-use std::sync::atomic::{AtomicUsize, Ordering};
+use std::path::Path;
 use std::sync::{Arc, Mutex};
 use toolsmith::approval::{sync_approver, Approval};
 use toolsmith::{Envelope, Status, Toolbox};
 
-static NEXT: AtomicUsize = AtomicUsize::new(0);
-
-/// A temporary directory tree, removed on drop: `base/ws` is the workspace, `base/outside` is not.
-struct Fixture {
-    base: PathBuf,
-    canary: String,
-}
-
-impl Drop for Fixture {
-    fn drop(&mut self) {
-        let _ = fs::remove_dir_all(&self.base);
-    }
-}
+// The shared tree (`base/ws` is the workspace, `base/outside` is not) with the links and the
+// special file the attack table needs.
+use common::workspace::Tree as Fixture;
 
 impl Fixture {
     fn new() -> Fixture {
-        let n = NEXT.fetch_add(1, Ordering::SeqCst);
-        let base = std::env::temp_dir().join(format!(
-            "toolsmith-example-workspace-{}-{n}",
-            std::process::id()
-        ));
-        let _ = fs::remove_dir_all(&base);
-        let canary = format!("CANARY-{}-{n}-outside", std::process::id());
-        let ws = base.join("ws");
-        fs::create_dir_all(ws.join("notes/deep")).unwrap();
-        fs::create_dir_all(base.join("outside")).unwrap();
-        fs::write(base.join("outside/secret.txt"), format!("{canary}\n")).unwrap();
-        // A sibling whose name starts with the root's name: a string-prefix check would let it in.
-        fs::create_dir_all(base.join("ws-evil")).unwrap();
-        fs::write(base.join("ws-evil/secret.txt"), format!("{canary}\n")).unwrap();
-        fs::write(ws.join("notes/todo.md"), "# Todo\n- pack the tent\n").unwrap();
+        let tree = Fixture::create("example-workspace", "outside", "# Todo\n- pack the tent\n");
+        let (base, ws) = (&tree.base, tree.ws());
         fs::write(ws.join("notes/deep/more.md"), "tent pegs\n").unwrap();
         #[cfg(unix)]
         {
@@ -61,24 +39,11 @@ impl Fixture {
                 .expect("mkfifo runs");
             assert!(status.success(), "mkfifo failed");
         }
-        Fixture { base, canary }
-    }
-
-    fn ws(&self) -> PathBuf {
-        self.base.join("ws")
+        tree
     }
 
     fn toolbox(&self, approver: Arc<dyn toolsmith::Approver>) -> Toolbox {
         tools::toolbox(tools::Workspace::open(self.ws()).unwrap(), approver).unwrap()
-    }
-
-    /// Host paths that must never reach the model.
-    fn host_paths(&self) -> Vec<String> {
-        let mut v = vec![self.base.display().to_string()];
-        if let Ok(real) = fs::canonicalize(&self.base) {
-            v.push(real.display().to_string());
-        }
-        v
     }
 }
 
@@ -95,27 +60,12 @@ fn recording(answer: Approval) -> (Arc<dyn toolsmith::Approver>, Arc<Mutex<Vec<V
     (approver, seen)
 }
 
-fn rt() -> tokio::runtime::Runtime {
-    tokio::runtime::Builder::new_current_thread()
-        .enable_all()
-        .build()
-        .unwrap()
-}
-
 #[test]
 fn every_tool_passes_the_lint_and_stays_within_budgets() {
-    for tool in tools::tools() {
-        let spec = tool.spec();
-        let findings = toolsmith::lint::lint(spec);
-        assert!(findings.is_empty(), "{}: {findings:?}", spec.name);
-        assert!(spec.description.chars().count() <= 500, "{}", spec.name);
-        for (name, p) in spec.input_schema["properties"].as_object().unwrap() {
-            let d = p["description"].as_str().unwrap_or_default();
-            assert!(!d.is_empty() && d.chars().count() <= 150, "{name}");
-        }
+    common::assert_lint_clean_within_budgets(tools::tools(), |spec| {
         // The root is never a parameter.
         assert!(spec.input_schema["properties"].get("root").is_none());
-    }
+    });
 }
 
 #[test]
@@ -350,9 +300,7 @@ fn files_over_the_limit_and_non_utf8_files_are_clear_failures() {
     let rt = rt();
 
     let env = rt.block_on(tb.call("read_file", json!({"path": "big.txt"})));
-    assert_eq!(env.status, Status::Refused, "{}", env.to_json());
-    assert_eq!(env.code.as_deref(), Some("FILE_TOO_LARGE"));
-    let msg = env.message.clone().unwrap();
+    let msg = common::assert_outcome(&env, Status::Refused, "FILE_TOO_LARGE");
     assert!(
         msg.contains("9000 bytes") && msg.contains("max_bytes"),
         "{msg}"

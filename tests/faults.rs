@@ -4,6 +4,9 @@
 //! `Toolbox::faults` and passed to the `on_fault` callback), and a durable record store (SQLite)
 //! keeps every approved write's idempotency record across a restart.
 
+mod common;
+
+use common::{without_operation_id, Runs};
 use serde_json::{json, Value};
 use std::path::PathBuf;
 use std::sync::atomic::{AtomicUsize, Ordering};
@@ -15,17 +18,7 @@ use toolsmith::budget::{MemoryRecordStore, RecordStore};
 use toolsmith::fault::{BackendError, Fault, FaultKind};
 use toolsmith::idempotency::StoredOutcome;
 use toolsmith::sqlite::SqliteRecordStore;
-use toolsmith::{tool, CallOptions, Effects, Envelope, Status, Tool, ToolSpec, Toolbox};
-
-/// How often each tool body ran.
-#[derive(Default)]
-struct Runs {
-    wipe: AtomicUsize,
-    send: AtomicUsize,
-    transfer: AtomicUsize,
-    rows: AtomicUsize,
-    invoice: AtomicUsize,
-}
+use toolsmith::{tool, CallOptions, Status, Tool, ToolSpec, Toolbox};
 
 /// Fails on purpose. Returns nothing.
 #[tool(read_only)]
@@ -69,7 +62,7 @@ fn delete_disk(
     /// The disk, e.g. "sdb".
     disk: String,
 ) -> String {
-    runs.wipe.fetch_add(1, Ordering::SeqCst);
+    runs.bump("wipe");
     format!("wiped {disk}")
 }
 
@@ -81,7 +74,7 @@ fn send_payment(
     invoice: String,
 ) -> usize {
     let _ = invoice;
-    runs.send.fetch_add(1, Ordering::SeqCst) + 1
+    runs.bump("send")
 }
 
 /// Creates an invoice. Returns its number.
@@ -92,7 +85,7 @@ fn create_invoice(
     amount: u32,
 ) -> usize {
     let _ = amount;
-    runs.invoice.fetch_add(1, Ordering::SeqCst) + 1
+    runs.bump("invoice")
 }
 
 /// Moves money; the bank never confirms in time. Returns the transfer id.
@@ -102,7 +95,7 @@ async fn move_money(
     /// The transfer's own id, e.g. "T-1".
     transfer: String,
 ) -> String {
-    runs.transfer.fetch_add(1, Ordering::SeqCst);
+    runs.bump("transfer");
     std::future::pending::<()>().await;
     transfer
 }
@@ -115,28 +108,23 @@ fn list_rows(
     cursor: Option<String>,
 ) -> Vec<String> {
     let _ = cursor;
-    runs.rows.fetch_add(1, Ordering::SeqCst);
+    runs.bump("rows");
     (0..400).map(|i| format!("row number {i}")).collect()
 }
 
 fn spec_with_output() -> ToolSpec {
     ToolSpec {
-        name: "count_orders".into(),
-        title: None,
-        description: "Counts orders. Returns the count.".into(),
-        input_schema: json!({"type": "object", "properties": {}}),
         output_schema: Some(json!({
             "type": "object",
             "properties": {"count": {"type": "integer"}},
             "required": ["count"],
         })),
-        effects: Effects {
-            read_only: true,
-            ..Effects::default()
-        },
-        allows: vec![],
-        timeout_ms: None,
-        version: "1.0.0".into(),
+        ..common::spec(
+            "count_orders",
+            "Counts orders. Returns the count.",
+            json!({"type": "object", "properties": {}}),
+            common::read_only(),
+        )
     }
 }
 
@@ -249,11 +237,11 @@ async fn an_approver_that_hangs_times_out_and_the_tool_does_not_run() {
         env.message.as_deref(),
         Some("No one approved the call to \"delete_disk\" within 40 ms, so it did not run. Tell the user it needs their approval; call it again only if they ask.")
     );
-    assert_eq!(runs.wipe.load(Ordering::SeqCst), 0);
+    assert_eq!(runs.of("wipe"), 0);
     // The tool never ran, so the key is released: the next (approved) call runs once.
     let again = tb.call("delete_disk", json!({"disk": "sdb"})).await;
     assert_eq!(again.status, Status::Ok, "{}", again.to_json());
-    assert_eq!(runs.wipe.load(Ordering::SeqCst), 1);
+    assert_eq!(runs.of("wipe"), 1);
     // A hang is an answer that did not come, not a fault of the host's code.
     assert_eq!(tb.faults().total(), 0);
 }
@@ -286,7 +274,7 @@ async fn an_approver_that_panics_fails_the_call_counts_a_fault_and_runs_nothing(
     assert_eq!(env.status, Status::Failed, "{}", env.to_json());
     assert_eq!(env.code.as_deref(), Some("APPROVER_FAILED"));
     assert!(!env.to_json().contains("/opt/ui"));
-    assert_eq!(runs.send.load(Ordering::SeqCst), 0);
+    assert_eq!(runs.of("send"), 0);
     assert_eq!(tb.faults().approver, 1);
     {
         let log = log.lock().unwrap();
@@ -304,7 +292,7 @@ async fn an_approver_that_panics_fails_the_call_counts_a_fault_and_runs_nothing(
     assert_eq!(again.data, Some(json!(1)));
     let dup = tb.call("send_payment", json!({"invoice": "INV-7"})).await;
     assert_eq!(dup.code.as_deref(), Some("DUPLICATE"));
-    assert_eq!(runs.send.load(Ordering::SeqCst), 1);
+    assert_eq!(runs.of("send"), 1);
 }
 
 /// A sink whose every write fails: every other one with an error, the rest with a panic.
@@ -425,7 +413,7 @@ async fn a_failing_record_store_is_counted_and_reported_and_the_call_still_answe
     let next = tb.call("list_rows", json!({ "cursor": cursor })).await;
     assert_eq!(next.status, Status::Ok, "{}", next.to_json());
     assert_ne!(next.data, first.data);
-    assert_eq!(runs.rows.load(Ordering::SeqCst), 2);
+    assert_eq!(runs.of("rows"), 2);
     assert!(tb.faults().record_store >= 2);
 
     // A panicking store: an approved write still answers with its result, and runs once.
@@ -435,7 +423,7 @@ async fn a_failing_record_store_is_counted_and_reported_and_the_call_still_answe
     assert_eq!(paid.data, Some(json!(1)));
     let dup = tb.call("send_payment", json!({"invoice": "INV-1"})).await;
     assert_eq!(dup.code.as_deref(), Some("DUPLICATE"), "{}", dup.to_json());
-    assert_eq!(runs.send.load(Ordering::SeqCst), 1);
+    assert_eq!(runs.of("send"), 1);
     let counted = tb.faults().record_store;
     let log = log.lock().unwrap();
     assert_eq!(log.len() as u64, counted);
@@ -446,12 +434,9 @@ async fn a_failing_record_store_is_counted_and_reported_and_the_call_still_answe
 
 // ------------------------------------------------------------------ durable idempotency
 
-/// A fresh directory for one test's database.
+/// A database path in a fresh directory for one test.
 fn temp_db(name: &str) -> PathBuf {
-    let dir = std::env::temp_dir().join(format!("toolsmith-faults-{}-{name}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&dir);
-    std::fs::create_dir_all(&dir).unwrap();
-    dir.join("records.db")
+    common::fresh_dir(&format!("faults-{name}")).join("records.db")
 }
 
 fn durable_toolbox(path: &PathBuf, runs: &Arc<Runs>) -> Toolbox {
@@ -473,13 +458,6 @@ fn durable_toolbox(path: &PathBuf, runs: &Arc<Runs>) -> Toolbox {
         .record_store(SqliteRecordStore::open(path).unwrap())
         .build()
         .unwrap()
-}
-
-/// The envelope without its operation id (a new one per call).
-fn answer(env: &Envelope) -> Value {
-    let mut v = serde_json::to_value(env).unwrap();
-    v.as_object_mut().unwrap().remove("operation_id");
-    v
 }
 
 #[tokio::test]
@@ -536,10 +514,10 @@ async fn a_restart_loses_no_approved_writes_idempotency_record() {
     assert_eq!(before[1].data.as_ref().unwrap()["original"], json!(1));
     let ran = |r: &Runs| {
         (
-            r.wipe.load(Ordering::SeqCst),
-            r.send.load(Ordering::SeqCst),
-            r.transfer.load(Ordering::SeqCst),
-            r.invoice.load(Ordering::SeqCst),
+            r.of("wipe"),
+            r.of("send"),
+            r.of("transfer"),
+            r.of("invoice"),
         )
     };
     assert_eq!(ran(&runs), (1, 0, 2, 1));
@@ -556,7 +534,7 @@ async fn a_restart_loses_no_approved_writes_idempotency_record() {
             .await,
     ];
     for (b, a) in before.iter().zip(&after) {
-        assert_eq!(answer(a), answer(b));
+        assert_eq!(without_operation_id(a), without_operation_id(b));
     }
     assert_eq!(
         ran(&runs),
@@ -599,7 +577,7 @@ async fn after_the_window_a_durable_record_no_longer_refuses() {
     tokio::time::sleep(Duration::from_millis(20)).await;
     let again = build().call("send_payment", json!({"invoice": "A"})).await;
     assert_eq!(again.status, Status::Ok, "{}", again.to_json());
-    assert_eq!(runs.send.load(Ordering::SeqCst), 2);
+    assert_eq!(runs.of("send"), 2);
     let _ = std::fs::remove_dir_all(path.parent().unwrap());
 }
 
@@ -637,7 +615,7 @@ async fn an_unreadable_durable_store_refuses_a_keyed_write_rather_than_risk_a_se
     assert_eq!(env.status, Status::TemporaryFailure, "{}", env.to_json());
     assert_eq!(env.code.as_deref(), Some("IDEMPOTENCY_UNAVAILABLE"));
     assert!(env.retry_after.is_some());
-    assert_eq!(runs.send.load(Ordering::SeqCst), 0);
+    assert_eq!(runs.of("send"), 0);
     assert_eq!(tb.faults().record_store, 1);
     assert!(log.lock().unwrap()[0].detail.contains("database is locked"));
 }

@@ -48,3 +48,70 @@ fn readme_pipeline_table_lists_the_stages_in_their_order() {
         .collect();
     assert_eq!(names, order, "README's pipeline table vs pipeline::ORDER");
 }
+
+/// The rows of the README table under `heading` whose first cell is a code: (code, status cell).
+fn code_rows(heading: &str) -> Vec<(String, String)> {
+    let start = README
+        .find(heading)
+        .unwrap_or_else(|| panic!("README has no section {heading}"));
+    let section = &README[start + heading.len()..];
+    let end = section.find("\n#").unwrap_or(section.len());
+    section[..end]
+        .lines()
+        .filter_map(|l| l.strip_prefix("| `"))
+        .filter_map(|rest| {
+            let (code, rest) = rest.split_once("` |")?;
+            let status = rest.split(" |").next()?.trim();
+            code.chars()
+                .all(|c| c.is_ascii_uppercase() || c == '_')
+                .then(|| (code.to_string(), status.to_string()))
+        })
+        .collect()
+}
+
+/// A status as the README's code tables write it.
+fn status_cell(status: Option<toolsmith::Status>) -> String {
+    status.map_or_else(|| "none (audit only)".to_string(), |s| format!("`{s}`"))
+}
+
+#[test]
+fn readme_code_table_and_codes_all_agree_both_ways() {
+    let readme = code_rows("### Stable codes");
+    let all: Vec<(String, String)> = toolsmith::codes::ALL
+        .iter()
+        .map(|c| (c.code.to_string(), status_cell(c.status)))
+        .collect();
+    let sides = [
+        (&readme, &all, "the README's code table", "codes::ALL"),
+        (&all, &readme, "codes::ALL", "the README's code table"),
+    ];
+    for (rows, other, here, there) in sides {
+        for (code, status) in rows {
+            assert!(
+                other.contains(&(code.clone(), status.clone())),
+                "{here} has {code} with {status}; {there} does not"
+            );
+        }
+    }
+    assert_eq!(readme.len(), all.len(), "the README lists a code twice");
+}
+
+#[test]
+fn readme_validation_examples_use_the_codes_statuses() {
+    let rows = code_rows("## Calling: validation and the envelope");
+    assert!(
+        rows.len() >= 7,
+        "the validation table has {} rows",
+        rows.len()
+    );
+    for (code, status) in rows {
+        assert_eq!(
+            Some(status.clone()),
+            toolsmith::codes::ALL
+                .iter()
+                .find(|c| c.code == code)
+                .map(|c| status_cell(c.status)),
+            "README shows {code} with {status}"
+        );
+    }
+}

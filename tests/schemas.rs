@@ -3,6 +3,8 @@
 //! Each tool's spec, serialized pretty, is compared exactly with `tests/golden/schemas/<tool>.json`.
 //! Run with `TOOLSMITH_UPDATE_SNAPSHOTS=1` to rewrite the files, then review the diff.
 
+mod common;
+
 use serde_json::{json, Value};
 use std::collections::HashMap;
 use std::path::PathBuf;
@@ -563,11 +565,7 @@ fn optional_params_are_absent_from_required_and_do_not_admit_null() {
             .unwrap_or_default();
         for (which, schema) in schemas_of(&tool) {
             walk(schema, "", &mut |at, obj| {
-                let req: Vec<&str> = obj
-                    .get("required")
-                    .and_then(Value::as_array)
-                    .map(|r| r.iter().filter_map(Value::as_str).collect())
-                    .unwrap_or_default();
+                let req = common::required_of(obj);
                 if let Some(Value::Object(props)) = obj.get("properties") {
                     for (p, s) in props {
                         if !req.contains(&p.as_str()) {

@@ -7,6 +7,7 @@
 //! literal that secret scanners would flag.
 
 use serde_json::{json, Value};
+use toolsmith::redact::Redactor;
 use toolsmith::{tool, Envelope, Reply, Status, ToolError, Toolbox};
 
 /// A small deterministic generator (xorshift64*), so the corpus is the same on every run.
@@ -354,7 +355,7 @@ fn split_private_keys_and_secret_fields_are_redacted_too() {
     let key = pem(&mut g, "RSA PRIVATE KEY");
     let lines: Vec<Value> = key.text.lines().map(|l| json!(l)).collect();
     let mut value = json!({"lines": lines, "db_password": g.alnum(12), "apiKey": g.alnum(30)});
-    let n = toolsmith::redact::Redactor::new().redact_value(&mut value);
+    let n = Redactor::new().redact_value(&mut value);
     let out = value.to_string();
     assert!(!out.contains(&key.secret), "{out}");
     assert_eq!(value["db_password"], "[REDACTED:secret_field]");
@@ -403,6 +404,143 @@ async fn look_alike_ordinary_text_passes_unchanged() {
     // Look-alike field names keep their values.
     let mut v = json!({"max_tokens": 100, "token_count": 7, "next_page_token": "abc123", "keyboard": "de", "author": "ann"});
     let before = v.clone();
-    assert_eq!(toolsmith::redact::Redactor::new().redact_value(&mut v), 0);
+    assert_eq!(Redactor::new().redact_value(&mut v), 0);
     assert_eq!(v, before);
+}
+
+// ---------------------------------------------------------------- one secret of each kind
+
+// The exact redaction of one secret of each kind in results, error messages and error details,
+// and a host pattern.
+
+/// (kind, text with a secret, the same text redacted).
+const SECRETS: &[(&str, &str, &str)] = &[
+    (
+        "openai",
+        "key sk-proj-Ab12Cd34Ef56Gh78Ij90Kl12 here",
+        "key [REDACTED:openai_api_key] here",
+    ),
+    (
+        "anthropic",
+        "key sk-ant-api03-Ab12Cd34Ef56Gh78Ij90Kl12Mn here",
+        "key [REDACTED:anthropic_api_key] here",
+    ),
+    (
+        "aws_id",
+        "id AKIAIOSFODNN7EXAMPLE here",
+        "id [REDACTED:aws_access_key_id] here",
+    ),
+    (
+        "aws_secret",
+        "aws_secret_access_key = wJalrXUtnFEMI/K7MDENG/bPxRfiCYEXAMPLEKEY",
+        "aws_secret_access_key = [REDACTED:aws_secret_access_key]",
+    ),
+    (
+        "github",
+        "token ghp_0123456789abcdefghijklmnopqrstuvwxyz here",
+        "token [REDACTED:github_token] here",
+    ),
+    (
+        "slack",
+        "token xoxb-123456789012-abcdefABCDEF here",
+        "token [REDACTED:slack_token] here",
+    ),
+    (
+        "google",
+        "key AIzaSyA1234567890abcdefghijklmnopqrstuv here",
+        "key [REDACTED:google_api_key] here",
+    ),
+    (
+        "stripe",
+        "key sk_live_4eC39HqLyjWDarjtT1zdp7dc here",
+        "key [REDACTED:stripe_key] here",
+    ),
+    (
+        "bearer",
+        "Authorization: Bearer eyJhbGciOiJIUzI1NiJ9.e30.c2lnbmF0dXJl",
+        "Authorization: Bearer [REDACTED:bearer_token]",
+    ),
+    (
+        "pem",
+        "cert:\n-----BEGIN RSA PRIVATE KEY-----\nMIIEowIBAAKCAQEA1234\nabcd==\n-----END RSA PRIVATE KEY-----\nend",
+        "cert:\n[REDACTED:private_key]\nend",
+    ),
+    (
+        "url",
+        "db postgres://app:hunter2@db:5432/main here",
+        "db postgres://app:[REDACTED:url_password]@db:5432/main here",
+    ),
+    (
+        "connection",
+        "Server=db;User Id=app;Password=hunter2;",
+        "Server=db;User Id=app;Password=[REDACTED:connection_string_password];",
+    ),
+    (
+        "employee",
+        "owner EMP-004211 here",
+        "owner [REDACTED:employee_id] here",
+    ),
+];
+
+fn secret_text(kind: &str) -> String {
+    SECRETS
+        .iter()
+        .find(|(k, _, _)| *k == kind)
+        .map_or_else(|| "nothing".to_string(), |(_, text, _)| (*text).to_string())
+}
+
+/// Reads a configuration entry. Returns its text.
+#[tool(read_only)]
+fn read_config_entry(
+    /// The entry's name, e.g. "openai".
+    name: String,
+) -> String {
+    secret_text(&name)
+}
+
+/// Checks a configuration entry against its server. Returns whether it works.
+#[tool(read_only)]
+fn check_config_entry(
+    /// The entry's name, e.g. "openai".
+    name: String,
+) -> Result<bool, ToolError> {
+    let text = secret_text(&name);
+    Err(
+        ToolError::failed("REJECTED", format!("The server rejected: {text}"))
+            .with_details(json!({"entry": text})),
+    )
+}
+
+#[tokio::test]
+async fn secrets_are_redacted_in_results_and_in_error_messages() {
+    let redactor = Redactor::new()
+        .try_with_pattern("employee_id", r"\bEMP-\d{6}\b")
+        .unwrap();
+    let tb = Toolbox::builder()
+        .tool(read_config_entry::tool())
+        .tool(check_config_entry::tool())
+        .redactor(redactor)
+        .build()
+        .unwrap();
+    for (kind, _, redacted) in SECRETS {
+        let env = tb.call("read_config_entry", json!({ "name": kind })).await;
+        assert_eq!(env.data, Some(json!(redacted)), "{kind}");
+        let env = tb.call("check_config_entry", json!({ "name": kind })).await;
+        assert_eq!(env.status, Status::Failed);
+        assert_eq!(
+            env.message.as_deref(),
+            Some(format!("The server rejected: {redacted}").as_str()),
+            "{kind}"
+        );
+        assert_eq!(env.data, Some(json!({ "entry": redacted })), "{kind}");
+    }
+    // Without the host pattern, employee ids pass through.
+    let tb = Toolbox::builder()
+        .tool(read_config_entry::tool())
+        .build()
+        .unwrap();
+    let env = tb
+        .call("read_config_entry", json!({"name": "employee"}))
+        .await;
+    assert_eq!(env.data, Some(json!("owner EMP-004211 here")));
 }

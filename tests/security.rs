@@ -7,8 +7,10 @@
 //! audit record for every call, with a keyed digest; authorization before any work; redaction and
 //! bounds on every channel; and the smaller gaps (tool lists, anonymous ids, run-time tools).
 
+mod common;
+
+use common::{create_ticket, Runs, SharedStore};
 use serde_json::{json, Value};
-use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 use toolsmith::approval::{fn_approver, Approval, ApprovalRequest, CallInfo, Hooks};
@@ -17,34 +19,9 @@ use toolsmith::budget::{encode_cursor, page_digest, MemoryRecordStore, RecordSto
 use toolsmith::policy::{Caller, Policy};
 use toolsmith::{tool, CallOptions, Effects, Envelope, Status, Tool, ToolError, ToolSpec, Toolbox};
 
-/// How often each tool body ran: proves what the boundary let through.
-#[derive(Default)]
-struct Runs {
-    open_case: AtomicUsize,
-    create_ticket: AtomicUsize,
-    transfer_funds: AtomicUsize,
-    book_room: AtomicUsize,
-    pay_order: AtomicUsize,
-    delete_disk: AtomicUsize,
-    export_rows: AtomicUsize,
-    list_items: AtomicUsize,
-}
-
 /// Released by the test to let a running `book_room` finish.
 #[derive(Default)]
 struct Gate(tokio::sync::Notify);
-
-/// A record store the test keeps a handle to.
-struct SharedStore(Arc<MemoryRecordStore>);
-
-impl RecordStore for SharedStore {
-    fn put(&self, value: Value) -> String {
-        self.0.put(value)
-    }
-    fn get(&self, reference: &str) -> Option<Value> {
-        self.0.get(reference)
-    }
-}
 
 // ------------------------------------------------------------------------------- 1. idempotency
 
@@ -56,18 +33,7 @@ fn open_case(
     subject: String,
 ) -> usize {
     let _ = subject;
-    runs.open_case.fetch_add(1, Ordering::SeqCst) + 1
-}
-
-/// Opens a ticket. Returns the ticket number.
-#[tool(writes)]
-fn create_ticket(
-    #[context] runs: &Runs,
-    /// The ticket's title, e.g. "Printer on fire".
-    title: String,
-) -> usize {
-    let _ = title;
-    runs.create_ticket.fetch_add(1, Ordering::SeqCst) + 1
+    runs.bump("open_case")
 }
 
 #[tokio::test]
@@ -89,7 +55,7 @@ async fn idempotency_is_scoped_to_the_caller_and_a_reused_key_with_other_argumen
     assert_eq!(b.status, Status::Ok, "{}", b.to_json());
     assert_eq!(b.data, Some(json!(2)));
     assert!(!b.to_json().contains(a.operation_id.as_deref().unwrap()));
-    assert_eq!(runs.open_case.load(Ordering::SeqCst), 2);
+    assert_eq!(runs.of("open_case"), 2);
     // Alice's own repeat is still a duplicate.
     let again = tb.call_as(&alice, "open_case", args).await;
     assert_eq!(again.code.as_deref(), Some("DUPLICATE"));
@@ -128,7 +94,7 @@ async fn idempotency_is_scoped_to_the_caller_and_a_reused_key_with_other_argumen
         .call_with("create_ticket", json!({"title": "Refund 10"}), keyed(&bob))
         .await;
     assert_eq!(other.data, Some(json!(2)));
-    assert_eq!(runs.create_ticket.load(Ordering::SeqCst), 2);
+    assert_eq!(runs.of("create_ticket"), 2);
 }
 
 // ------------------------------------------------------------------------ 2. unknown outcomes
@@ -143,7 +109,7 @@ async fn transfer_funds(
     amount: u32,
 ) -> String {
     let _ = amount;
-    runs.transfer_funds.fetch_add(1, Ordering::SeqCst);
+    runs.bump("transfer_funds");
     // The money has moved; the confirmation from the bank never comes back in time.
     tokio::time::sleep(Duration::from_secs(30)).await;
     transfer
@@ -157,7 +123,7 @@ async fn book_room(
     /// The room, e.g. "Fjord".
     room: String,
 ) -> String {
-    runs.book_room.fetch_add(1, Ordering::SeqCst);
+    runs.bump("book_room");
     gate.0.notified().await;
     format!("booked {room}")
 }
@@ -170,7 +136,7 @@ fn pay_order(
     order: String,
 ) -> Result<String, ToolError> {
     let _ = order;
-    runs.pay_order.fetch_add(1, Ordering::SeqCst);
+    runs.bump("pay_order");
     Err(ToolError::failed(
         "GATEWAY_ERROR",
         "The card gateway answered with an error after taking the charge.",
@@ -184,7 +150,7 @@ fn delete_disk(
     /// The disk, e.g. "sdb".
     disk: String,
 ) -> String {
-    runs.delete_disk.fetch_add(1, Ordering::SeqCst);
+    runs.bump("delete_disk");
     format!("wiped {disk}")
 }
 
@@ -221,14 +187,12 @@ async fn a_retry_after_an_unknown_outcome_does_not_run_twice() {
     let first = tb.call("transfer_funds", args.clone()).await;
     assert_eq!(first.status, Status::Timeout);
     let retry = tb.call("transfer_funds", args.clone()).await;
-    assert_eq!(retry.status, Status::Refused, "{}", retry.to_json());
-    assert_eq!(retry.code.as_deref(), Some("OUTCOME_UNKNOWN"));
-    let message = retry.message.as_deref().unwrap();
+    let message = common::assert_outcome(&retry, Status::Refused, "OUTCOME_UNKNOWN");
     assert!(
         message.contains("check") && message.contains("ask the user"),
         "{message}"
     );
-    assert_eq!(runs.transfer_funds.load(Ordering::SeqCst), 1);
+    assert_eq!(runs.of("transfer_funds"), 1);
 
     // A dropped call of a write: the same.
     let dropped = tokio::time::timeout(
@@ -241,7 +205,7 @@ async fn a_retry_after_an_unknown_outcome_does_not_run_twice() {
         .call("transfer_funds", json!({"transfer": "T-2", "amount": 1}))
         .await;
     assert_eq!(retry.code.as_deref(), Some("OUTCOME_UNKNOWN"));
-    assert_eq!(runs.transfer_funds.load(Ordering::SeqCst), 2);
+    assert_eq!(runs.of("transfer_funds"), 2);
 
     // While the first attempt runs, a repeat is refused as in progress, with a retry_after.
     let running = {
@@ -249,12 +213,12 @@ async fn a_retry_after_an_unknown_outcome_does_not_run_twice() {
         tokio::spawn(async move { tb.call("book_room", json!({"room": "Fjord"})).await })
     };
     for _ in 0..10_000 {
-        if runs.book_room.load(Ordering::SeqCst) == 1 {
+        if runs.of("book_room") == 1 {
             break;
         }
         tokio::task::yield_now().await;
     }
-    assert_eq!(runs.book_room.load(Ordering::SeqCst), 1);
+    assert_eq!(runs.of("book_room"), 1);
     let repeat = tokio::time::timeout(
         Duration::from_secs(10),
         tb.call("book_room", json!({"room": "Fjord"})),
@@ -266,7 +230,7 @@ async fn a_retry_after_an_unknown_outcome_does_not_run_twice() {
     assert!(repeat.retry_after.is_some());
     gate.0.notify_one();
     assert_eq!(running.await.unwrap().status, Status::Ok);
-    assert_eq!(runs.book_room.load(Ordering::SeqCst), 1);
+    assert_eq!(runs.of("book_room"), 1);
 
     // A result the tool returned, an error included, is kept: the repeat is a duplicate.
     let failed = tb.call("pay_order", json!({"order": "O-1"})).await;
@@ -281,14 +245,14 @@ async fn a_retry_after_an_unknown_outcome_does_not_run_twice() {
     // The duplicate says what the original outcome was.
     let original = &again.data.as_ref().unwrap()["original"];
     assert_eq!(original["code"], json!("GATEWAY_ERROR"));
-    assert_eq!(runs.pay_order.load(Ordering::SeqCst), 1);
+    assert_eq!(runs.of("pay_order"), 1);
 
     // Approval refused: the tool never ran, so the key is released and the retry is asked again.
     let refused = tb.call("delete_disk", json!({"disk": "sdb"})).await;
     assert_eq!(refused.status, Status::CancelledByUser);
     let approved = tb.call("delete_disk", json!({"disk": "sdb"})).await;
     assert_eq!(approved.status, Status::Ok, "{}", approved.to_json());
-    assert_eq!(runs.delete_disk.load(Ordering::SeqCst), 1);
+    assert_eq!(runs.of("delete_disk"), 1);
 }
 
 // ------------------------------------------------------------------ 3. forged cursors and refs
@@ -376,7 +340,7 @@ fn export_rows(
     batch: String,
 ) -> Vec<String> {
     let _ = (cursor, batch);
-    runs.export_rows.fetch_add(1, Ordering::SeqCst);
+    runs.bump("export_rows");
     (0..300).map(|i| format!("row {i:03} exported")).collect()
 }
 
@@ -388,7 +352,7 @@ fn list_items(
     cursor: Option<String>,
 ) -> Vec<String> {
     let _ = cursor;
-    runs.list_items.fetch_add(1, Ordering::SeqCst);
+    runs.bump("list_items");
     (0..300).map(|i| format!("item {i:03}")).collect()
 }
 
@@ -406,17 +370,13 @@ async fn fetching_a_page_of_an_evicted_write_result_does_not_run_the_write_again
     let cursor = first.cursor.clone().expect("a next page");
     // Another result evicts the first from the one-record store.
     let _ = tb.call("export_rows", json!({"batch": "april"})).await;
-    assert_eq!(runs.export_rows.load(Ordering::SeqCst), 2);
+    assert_eq!(runs.of("export_rows"), 2);
     let page = tb
         .call("export_rows", json!({"batch": "march", "cursor": cursor}))
         .await;
     assert_eq!(page.status, Status::Refused, "{}", page.to_json());
     assert_eq!(page.code.as_deref(), Some("PAGE_EXPIRED"));
-    assert_eq!(
-        runs.export_rows.load(Ordering::SeqCst),
-        2,
-        "the write ran again"
-    );
+    assert_eq!(runs.of("export_rows"), 2, "the write ran again");
 
     // A read-only tool may be re-run for a page.
     let first = tb.call("list_items", json!({})).await;
@@ -424,7 +384,7 @@ async fn fetching_a_page_of_an_evicted_write_result_does_not_run_the_write_again
     let _ = tb.call("export_rows", json!({"batch": "may"})).await;
     let page = tb.call("list_items", json!({"cursor": cursor})).await;
     assert_eq!(page.status, Status::Ok);
-    assert_eq!(runs.list_items.load(Ordering::SeqCst), 2);
+    assert_eq!(runs.of("list_items"), 2);
 }
 
 // ------------------------------------------------------------------ 5. the approver sees what runs
@@ -576,7 +536,7 @@ async fn send_transfer(
     pin: String,
 ) -> String {
     let _ = pin;
-    runs.transfer_funds.fetch_add(1, Ordering::SeqCst);
+    runs.bump("transfer_funds");
     std::future::pending::<()>().await;
     "sent".into()
 }
@@ -608,7 +568,7 @@ async fn a_dropped_call_is_audited_as_cancelled_and_digests_are_keyed() {
     )
     .await;
     assert!(dropped.is_err());
-    assert_eq!(runs.transfer_funds.load(Ordering::SeqCst), 1);
+    assert_eq!(runs.of("transfer_funds"), 1);
     let records = sink.records();
     assert_eq!(records.len(), 1, "{records:?}");
     assert_eq!(records[0].tool, "send_transfer");
@@ -642,18 +602,12 @@ fn tag_records(
 }
 
 fn hand_tool(name: &str, schema: Value, effects: Effects) -> Tool {
-    let spec = ToolSpec {
-        name: name.into(),
-        title: None,
-        description: "Looks up a code. Returns the matching entry.".into(),
-        input_schema: schema,
-        output_schema: None,
+    common::echo_tool(common::spec(
+        name,
+        "Looks up a code. Returns the matching entry.",
+        schema,
         effects,
-        allows: vec![],
-        timeout_ms: None,
-        version: "1.0.0".into(),
-    };
-    Tool::from_fn(spec, |_ctx, args| Box::pin(async move { Ok(args) }))
+    ))
 }
 
 #[tokio::test]

@@ -6,58 +6,25 @@
 //! Run with `--nocapture` to see the table of cases and outcomes.
 #![cfg(unix)]
 
+mod common;
+
 use std::fs;
 use std::os::unix::fs::symlink;
 use std::path::PathBuf;
-use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
 use toolsmith::workspace::{SearchLimits, Workspace, WorkspaceError};
 
-static NEXT: AtomicUsize = AtomicUsize::new(0);
-
-/// `base/ws` is the root; `base/outside` holds the canary.
-struct Fixture {
-    base: PathBuf,
-    canary: String,
-}
-
-impl Drop for Fixture {
-    fn drop(&mut self) {
-        let _ = fs::remove_dir_all(&self.base);
-    }
-}
+// The shared tree: `base/ws` is the root; `base/outside` holds the canary.
+use common::workspace::Tree as Fixture;
 
 impl Fixture {
     fn new() -> Fixture {
-        let n = NEXT.fetch_add(1, Ordering::SeqCst);
-        let base =
-            std::env::temp_dir().join(format!("toolsmith-attacks-{}-{n}", std::process::id()));
-        let _ = fs::remove_dir_all(&base);
-        let canary = format!("CANARY-{}-{n}-OUTSIDE-THE-ROOT", std::process::id());
-        let ws = base.join("ws");
-        fs::create_dir_all(ws.join("notes/deep")).unwrap();
-        fs::create_dir_all(base.join("outside")).unwrap();
-        fs::create_dir_all(base.join("ws-evil")).unwrap();
-        fs::write(base.join("outside/secret.txt"), format!("{canary}\n")).unwrap();
-        fs::write(base.join("ws-evil/secret.txt"), format!("{canary}\n")).unwrap();
-        fs::write(ws.join("notes/todo.md"), "- pack the tent\n").unwrap();
-        Fixture { base, canary }
-    }
-
-    fn ws(&self) -> PathBuf {
-        self.base.join("ws")
+        Fixture::create("attacks", "OUTSIDE-THE-ROOT", "- pack the tent\n")
     }
 
     fn secret(&self) -> PathBuf {
         self.base.join("outside/secret.txt")
-    }
-
-    fn host_paths(&self) -> Vec<String> {
-        let mut v = vec![self.base.display().to_string()];
-        if let Ok(real) = fs::canonicalize(&self.base) {
-            v.push(real.display().to_string());
-        }
-        v
     }
 
     /// Every file outside the root with its contents, to prove nothing there changed.

@@ -7,7 +7,7 @@
 
 use std::sync::{Arc, Mutex, MutexGuard, PoisonError};
 use toolsmith::approval::Approver;
-use toolsmith::{model, tool, BuildError, Hooks, Reply, ToolError, Toolbox};
+use toolsmith::{codes, model, tool, BuildError, Hooks, Reply, ToolError, Toolbox};
 
 /// Tickets an account may open per hour.
 pub const TICKETS_PER_HOUR: usize = 3;
@@ -387,7 +387,7 @@ pub fn create_ticket(
 
 fn duplicate(id: &str) -> ToolError {
     ToolError::refused(
-        "DUPLICATE",
+        codes::DUPLICATE,
         format!(
             "An identical ticket, {id}, was opened within the past hour; no new ticket was \
              opened. Check it with get_ticket_status."
@@ -516,7 +516,7 @@ pub fn ticket_hooks(h: &Helpdesk) -> Hooks {
             before.desk.rate_limit(customer, now)
         })
         .after(move |call, env| {
-            if call.tool != "create_ticket" || env.code.as_deref() != Some("DUPLICATE") {
+            if call.tool != "create_ticket" || env.code.as_deref() != Some(codes::DUPLICATE) {
                 return;
             }
             let (subject, body) = fields(call.arguments);

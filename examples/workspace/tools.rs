@@ -9,7 +9,7 @@
 use std::sync::Arc;
 use toolsmith::approval::Approver;
 use toolsmith::workspace::{SearchLimits, WorkspaceError};
-use toolsmith::{model, tool, BuildError, Hooks, ToolError, Toolbox};
+use toolsmith::{codes, model, tool, BuildError, Hooks, ToolError, Toolbox};
 
 pub use toolsmith::workspace::Workspace;
 
@@ -24,14 +24,14 @@ pub const SEARCH_MATCH_LIMIT: usize = 5_000;
 fn with_hint(e: WorkspaceError) -> ToolError {
     match e {
         WorkspaceError::NotFound { path } => ToolError::invalid_input(
-            "NOT_FOUND",
+            codes::NOT_FOUND,
             format!(
                 "No file at {path:?} (checked relative to the workspace root). Check the spelling, or \
                  find the file with search_text."
             ),
         ),
         WorkspaceError::TooLarge { path, bytes, limit } => ToolError::refused(
-            "FILE_TOO_LARGE",
+            codes::FILE_TOO_LARGE,
             format!(
                 "{path:?} is {bytes} bytes, over the limit of {limit}. Pass a larger max_bytes (up \
                  to 200000), or find the lines you need with search_text."
@@ -39,14 +39,14 @@ fn with_hint(e: WorkspaceError) -> ToolError {
         )
         .with_details(serde_json::json!({ "bytes": bytes, "max_bytes": limit })),
         WorkspaceError::NotText { path, offset } => ToolError::failed(
-            "NOT_TEXT",
+            codes::NOT_TEXT,
             format!(
                 "{path:?} is not UTF-8 text (the first invalid byte is at offset {offset}); it may be a \
                  binary file. read_file reads text files only."
             ),
         ),
         WorkspaceError::FolderNotFound { path } => ToolError::invalid_input(
-            "FOLDER_NOT_FOUND",
+            codes::FOLDER_NOT_FOUND,
             format!(
                 "The folder of {path:?} does not exist in the workspace. Write into an existing \
                  folder; search_text with a folder path shows what exists."
@@ -120,7 +120,7 @@ pub fn search_text(
     };
     let found = ws.search(path.as_deref(), &query, limits).map_err(|e| match e {
         WorkspaceError::NotFound { path } => ToolError::invalid_input(
-            "NOT_FOUND",
+            codes::NOT_FOUND,
             format!("Nothing exists at {path:?} (checked relative to the workspace root). Leave out path to search the whole workspace."),
         ),
         other => with_hint(other),

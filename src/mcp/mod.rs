@@ -44,7 +44,7 @@ pub use self::http::{HttpServer, MAX_REQUEST_BODY_BYTES, MCP_PATH};
 use crate::export::{mcp_call_result, McpVersion, Target};
 use crate::progress::{with_progress, ProgressReport, ProgressSink};
 use crate::serde_json::{self, Value};
-use crate::{CallOptions, Caller, Envelope, Status, ToolSpec, Toolbox};
+use crate::{codes, CallOptions, Caller, Envelope, Status, ToolSpec, Toolbox};
 use rmcp::model::{
     CallToolRequestParams, CallToolResponse, CallToolResult, Implementation, ListToolsResult,
     PaginatedRequestParams, ProgressNotificationParam, ProtocolVersion, ServerCapabilities,
@@ -298,12 +298,12 @@ fn version_of(context: &RequestContext<RoleServer>) -> McpVersion {
 
 /// The codes of arguments the schema rejected (the validation stage) and of unknown tools.
 const ARGUMENT_CODES: [&str; 4] = [
-    "INVALID_ARGUMENT",
-    "MISSING_ARGUMENT",
-    "UNKNOWN_ARGUMENT",
-    "INVALID_INPUT",
+    codes::INVALID_ARGUMENT,
+    codes::MISSING_ARGUMENT,
+    codes::UNKNOWN_ARGUMENT,
+    codes::INVALID_INPUT,
 ];
-const TOOL_CODES: [&str; 2] = ["UNKNOWN_TOOL", "TOOL_RETIRED"];
+const TOOL_CODES: [&str; 2] = [codes::UNKNOWN_TOOL, codes::TOOL_RETIRED];
 
 /// The JSON-RPC error an envelope becomes instead of a result, where the version says so.
 fn protocol_error(env: &Envelope, version: McpVersion) -> Option<ErrorData> {

@@ -165,7 +165,7 @@ impl AuditRecord {
 }
 
 /// The code of the audit record of a call whose future the host dropped before it finished.
-pub const CANCELLED: &str = "CANCELLED";
+pub use crate::codes::CANCELLED;
 
 /// HMAC-SHA-256 of the canonical JSON of `args` keyed with `key`, as 16 lowercase hex
 /// characters: equal arguments give equal digests under one key, and nobody without the key can

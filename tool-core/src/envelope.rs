@@ -192,7 +192,10 @@ impl Envelope {
     pub fn to_json(&self) -> String {
         serde_json::to_string(self).unwrap_or_else(|_| {
             // Serializing an envelope cannot fail: every field is plain data.
-            String::from(r#"{"status":"failed","code":"INTERNAL","schema_version":"1"}"#)
+            format!(
+                r#"{{"status":"failed","code":"{}","schema_version":"{ENVELOPE_SCHEMA_VERSION}"}}"#,
+                crate::codes::INTERNAL
+            )
         })
     }
 }

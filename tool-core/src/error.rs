@@ -1,5 +1,6 @@
 //! [`ToolError`]: how a tool reports an outcome other than `ok`.
 
+use crate::codes;
 use crate::envelope::{Envelope, Status};
 use serde_json::Value;
 
@@ -72,7 +73,7 @@ impl ToolError {
 
     /// Nothing matched (not an error for the agent): say what to try next in `message`.
     pub fn empty(message: impl Into<String>) -> Self {
-        Self::new(Status::Empty, "EMPTY", message)
+        Self::new(Status::Empty, codes::EMPTY, message)
     }
 
     /// The arguments are wrong: name the argument and show what right looks like.
@@ -86,7 +87,7 @@ impl ToolError {
         I: IntoIterator<Item = S>,
         S: Into<String>,
     {
-        let mut e = Self::new(Status::NeedsInput, "NEEDS_INPUT", message);
+        let mut e = Self::new(Status::NeedsInput, codes::NEEDS_INPUT, message);
         e.inner.missing = missing.into_iter().map(Into::into).collect();
         e
     }
@@ -103,7 +104,7 @@ impl ToolError {
 
     /// The user declined the action.
     pub fn cancelled_by_user(message: impl Into<String>) -> Self {
-        Self::new(Status::CancelledByUser, "CANCELLED_BY_USER", message)
+        Self::new(Status::CancelledByUser, codes::CANCELLED_BY_USER, message)
     }
 
     /// A transient condition: retry after `retry_after_secs` seconds.
@@ -124,7 +125,7 @@ impl ToolError {
 
     /// The tool ran out of time.
     pub fn timeout(message: impl Into<String>) -> Self {
-        Self::new(Status::Timeout, "TIMEOUT", message)
+        Self::new(Status::Timeout, codes::TIMEOUT, message)
     }
 
     /// Attaches structured details, returned to the model as the envelope's `data`.

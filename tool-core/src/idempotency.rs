@@ -33,6 +33,7 @@
 //! # });
 //! ```
 
+use crate::codes;
 use crate::envelope::Envelope;
 use crate::error::ToolError;
 use serde_json::{Map, Value};
@@ -269,7 +270,7 @@ impl Duplicate {
             "original_operation_id": self.original_operation_id,
             "ref": self.reference,
         });
-        ToolError::refused("DUPLICATE", message).with_details(details)
+        ToolError::refused(codes::DUPLICATE, message).with_details(details)
     }
 
     /// The envelope of [`Duplicate::into_tool_error`], with `ref` set to the original's reference.
@@ -350,10 +351,10 @@ impl Refusal {
     /// `IDEMPOTENCY_UNAVAILABLE`.
     pub fn code(&self) -> &'static str {
         match self {
-            Refusal::InProgress { .. } => "IN_PROGRESS",
-            Refusal::OutcomeUnknown { .. } => "OUTCOME_UNKNOWN",
-            Refusal::KeyReused => "IDEMPOTENCY_KEY_REUSED",
-            Refusal::Unavailable => "IDEMPOTENCY_UNAVAILABLE",
+            Refusal::InProgress { .. } => codes::IN_PROGRESS,
+            Refusal::OutcomeUnknown { .. } => codes::OUTCOME_UNKNOWN,
+            Refusal::KeyReused => codes::IDEMPOTENCY_KEY_REUSED,
+            Refusal::Unavailable => codes::IDEMPOTENCY_UNAVAILABLE,
         }
     }
 

@@ -8,6 +8,7 @@
 pub mod approval;
 pub mod audit;
 pub mod budget;
+pub mod codes;
 pub mod context;
 pub mod envelope;
 pub mod error;
@@ -74,7 +75,7 @@ pub mod __private {
     pub fn decode<T: serde::de::DeserializeOwned>(args: &Value) -> Result<T, ToolError> {
         T::deserialize(args).map_err(|e| {
             ToolError::invalid_input(
-                "INVALID_ARGUMENT",
+                crate::codes::INVALID_ARGUMENT,
                 format!("The arguments could not be read: {e}."),
             )
         })
@@ -87,7 +88,7 @@ pub mod __private {
     ) -> Result<&'a T, ToolError> {
         ctx.get::<T>().ok_or_else(|| {
             ToolError::failed(
-                "NOT_CONFIGURED",
+                crate::codes::NOT_CONFIGURED,
                 "The tool is not set up on this host and cannot run. Retrying will not help; tell the user the tool is unavailable.",
             )
         })
@@ -100,7 +101,7 @@ pub mod __private {
 
     fn unencodable() -> ToolError {
         ToolError::failed(
-            "OUTPUT_NOT_ENCODABLE",
+            crate::codes::OUTPUT_NOT_ENCODABLE,
             "The tool produced a result that could not be encoded as JSON. Retrying will not help; tell the user the action may have completed but its result is unavailable.",
         )
     }

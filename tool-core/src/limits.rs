@@ -10,6 +10,7 @@
 //! | `ARGUMENTS_TOO_LARGE` | `invalid_input` | over the toolbox's byte limit |
 //! | `ARGUMENTS_TOO_DEEP` | `invalid_input` | nested deeper than [`MAX_ARGUMENT_DEPTH`] |
 
+use crate::codes;
 use crate::envelope::{Envelope, Status};
 use serde_json::Value;
 
@@ -29,7 +30,7 @@ fn too_large(size: Option<usize>, limit: usize) -> Box<Envelope> {
     };
     Box::new(Envelope::error(
         Status::InvalidInput,
-        "ARGUMENTS_TOO_LARGE",
+        codes::ARGUMENTS_TOO_LARGE,
         format!(
             "The arguments are {size}, over this host's limit of {limit} bytes, so they were not \
              read. Send less: shorter text, fewer items, or split the work into several calls."
@@ -69,7 +70,7 @@ pub fn check_value(value: &Value, limit: usize) -> Result<(), Box<Envelope>> {
         if depth > MAX_ARGUMENT_DEPTH {
             return Err(Box::new(Envelope::error(
                 Status::InvalidInput,
-                "ARGUMENTS_TOO_DEEP",
+                codes::ARGUMENTS_TOO_DEEP,
                 format!(
                     "The arguments nest arrays and objects deeper than {MAX_ARGUMENT_DEPTH} \
                      levels, so they were not read. Send flatter data."

@@ -222,7 +222,7 @@ pub struct Denial {
 }
 
 /// The code every policy denial carries.
-pub const POLICY_DENIED: &str = "POLICY_DENIED";
+pub use crate::codes::POLICY_DENIED;
 
 impl Denial {
     /// The stable code: [`POLICY_DENIED`].

@@ -17,6 +17,7 @@
 //! | `UNKNOWN_ARGUMENT` | a parameter or field the schema does not have |
 //! | `INVALID_ARGUMENT` | a value of the wrong type or outside a constraint |
 
+use crate::codes::{INVALID_ARGUMENT, INVALID_INPUT, MISSING_ARGUMENT, UNKNOWN_ARGUMENT};
 use regex::Regex;
 use serde_json::{Map, Value};
 use std::collections::HashMap;
@@ -205,7 +206,7 @@ impl Validator {
                 )
             };
             return Err(vec![ArgError {
-                code: "INVALID_INPUT",
+                code: INVALID_INPUT,
                 path: String::new(),
                 message,
             }]);
@@ -232,7 +233,7 @@ impl Validator {
                         format!("\"{path}\" is invalid: {e}.")
                     };
                     run.errors.push(ArgError {
-                        code: "INVALID_ARGUMENT",
+                        code: INVALID_ARGUMENT,
                         path,
                         message,
                     });
@@ -241,7 +242,7 @@ impl Validator {
         }
         if run.omitted > 0 {
             let n = run.omitted;
-            let code = run.errors.first().map_or("INVALID_ARGUMENT", |e| e.code);
+            let code = run.errors.first().map_or(INVALID_ARGUMENT, |e| e.code);
             run.errors.push(ArgError {
                 code,
                 path: String::new(),
@@ -753,7 +754,7 @@ impl Run<'_> {
         let desc = node.description.as_deref().or(desc);
         self.deferred |= node.partial;
         if node.never {
-            self.push("INVALID_ARGUMENT", path, "is not allowed here".into(), None);
+            self.push(INVALID_ARGUMENT, path, "is not allowed here".into(), None);
             return;
         }
         if let Some(r) = node.reference {
@@ -763,7 +764,7 @@ impl Run<'_> {
             let vt = value_types(value);
             if vt & node.types == 0 {
                 let what = format!("must be {}", type_phrase(node.types));
-                self.push("INVALID_ARGUMENT", path, what, desc);
+                self.push(INVALID_ARGUMENT, path, what, desc);
                 return;
             }
             if node.types & T_INT != 0 && node.types & T_NUM == 0 && vt == (T_INT | T_NUM) {
@@ -774,13 +775,13 @@ impl Run<'_> {
             if !values.iter().any(|e| json_eq(e, value)) {
                 let list: Vec<String> = values.iter().map(Value::to_string).collect();
                 let what = format!("must be one of {}", list.join(", "));
-                self.push("INVALID_ARGUMENT", path, what, desc);
+                self.push(INVALID_ARGUMENT, path, what, desc);
                 return;
             }
         }
         if let Some(c) = &node.const_value {
             if !json_eq(c, value) {
-                self.push("INVALID_ARGUMENT", path, format!("must be {c}"), desc);
+                self.push(INVALID_ARGUMENT, path, format!("must be {c}"), desc);
                 return;
             }
         }
@@ -844,7 +845,7 @@ impl Run<'_> {
             if let Some(consts) = consts {
                 let list: Vec<String> = consts.iter().map(|c| c.to_string()).collect();
                 let what = format!("must be one of {}", list.join(", "));
-                self.push("INVALID_ARGUMENT", path, what, desc);
+                self.push(INVALID_ARGUMENT, path, what, desc);
             } else if let Some(tagged) = discriminate(v, branches, value) {
                 // A tagged union (a data-carrying enum): the tag says which form was meant, so
                 // report that form's problems, or the tag itself when it names none of them.
@@ -859,7 +860,7 @@ impl Run<'_> {
                             message.push_str(d);
                         }
                         self.errors.push(ArgError {
-                            code: "MISSING_ARGUMENT",
+                            code: MISSING_ARGUMENT,
                             path: full,
                             message,
                         });
@@ -877,7 +878,7 @@ impl Run<'_> {
                     }
                     (Some(_), None) => {
                         let what = format!("must be one of {}", list.join(", "));
-                        self.push("INVALID_ARGUMENT", &full, what, desc);
+                        self.push(INVALID_ARGUMENT, &full, what, desc);
                     }
                 }
             } else if let Some(errors) = best {
@@ -885,7 +886,7 @@ impl Run<'_> {
             }
         } else if exactly_one && matched > 1 && !one_of_left_to_fallback(exact) {
             self.push(
-                "INVALID_ARGUMENT",
+                INVALID_ARGUMENT,
                 path,
                 "matches more than one of the allowed forms; make it match exactly one".into(),
                 desc,
@@ -903,20 +904,20 @@ impl Run<'_> {
                 if len < min {
                     let unit = if min == 1 { "character" } else { "characters" };
                     let what = format!("must be at least {min} {unit} long");
-                    self.push("INVALID_ARGUMENT", path, what, desc);
+                    self.push(INVALID_ARGUMENT, path, what, desc);
                 }
             }
             if let Some(max) = node.max_len {
                 if len > max {
                     let what = format!("must be at most {max} characters long; it has {len}");
-                    self.push("INVALID_ARGUMENT", path, what, desc);
+                    self.push(INVALID_ARGUMENT, path, what, desc);
                 }
             }
         }
         if let Some((re, text)) = &node.pattern {
             if !re.is_match(s) {
                 let what = format!("must match the pattern {text}");
-                self.push("INVALID_ARGUMENT", path, what, desc);
+                self.push(INVALID_ARGUMENT, path, what, desc);
             }
         }
         if let Some(f) = node.format {
@@ -932,7 +933,7 @@ impl Run<'_> {
                     Format::Hostname => ("hostname", "example.com"),
                 };
                 let what = format!("must be a valid {name}, e.g. {example}");
-                self.push("INVALID_ARGUMENT", path, what, desc);
+                self.push(INVALID_ARGUMENT, path, what, desc);
             }
         }
     }
@@ -948,31 +949,31 @@ impl Run<'_> {
         if let Some(b) = &node.minimum {
             if cmp_bound(num, b) == Less {
                 let what = format!("must be at least {}", fmt_num(b));
-                self.push("INVALID_ARGUMENT", path, what, desc);
+                self.push(INVALID_ARGUMENT, path, what, desc);
             }
         }
         if let Some(b) = &node.maximum {
             if cmp_bound(num, b) == Greater {
                 let what = format!("must be at most {}", fmt_num(b));
-                self.push("INVALID_ARGUMENT", path, what, desc);
+                self.push(INVALID_ARGUMENT, path, what, desc);
             }
         }
         if let Some(b) = &node.excl_min {
             if cmp_bound(num, b) != Greater {
                 let what = format!("must be greater than {}", fmt_num(b));
-                self.push("INVALID_ARGUMENT", path, what, desc);
+                self.push(INVALID_ARGUMENT, path, what, desc);
             }
         }
         if let Some(b) = &node.excl_max {
             if cmp_bound(num, b) != Less {
                 let what = format!("must be less than {}", fmt_num(b));
-                self.push("INVALID_ARGUMENT", path, what, desc);
+                self.push(INVALID_ARGUMENT, path, what, desc);
             }
         }
         if let Some(m) = node.multiple_of {
             if !is_multiple_of(num, m) {
                 let what = format!("must be a multiple of {m}");
-                self.push("INVALID_ARGUMENT", path, what, desc);
+                self.push(INVALID_ARGUMENT, path, what, desc);
             }
         }
     }
@@ -983,7 +984,7 @@ impl Run<'_> {
             if len < min {
                 let unit = if min == 1 { "item" } else { "items" };
                 let what = format!("must have at least {min} {unit}; it has {len}");
-                self.push("INVALID_ARGUMENT", path, what, desc);
+                self.push(INVALID_ARGUMENT, path, what, desc);
             }
         }
         let max = match (node.max_items, node.items_false) {
@@ -995,14 +996,14 @@ impl Run<'_> {
             if len > max {
                 let unit = if max == 1 { "item" } else { "items" };
                 let what = format!("must have at most {max} {unit}; it has {len}");
-                self.push("INVALID_ARGUMENT", path, what, desc);
+                self.push(INVALID_ARGUMENT, path, what, desc);
             }
         }
         if node.unique {
             if let Some((i, j)) = first_repeat(items) {
                 let what =
                     format!("must list distinct items; \"{path}[{j}]\" repeats \"{path}[{i}]\"");
-                self.push("INVALID_ARGUMENT", path, what, desc);
+                self.push(INVALID_ARGUMENT, path, what, desc);
             }
         }
         let base = path.len();
@@ -1041,7 +1042,7 @@ impl Run<'_> {
                     message.push_str(d);
                 }
                 self.errors.push(ArgError {
-                    code: "MISSING_ARGUMENT",
+                    code: MISSING_ARGUMENT,
                     path: full,
                     message,
                 });
@@ -1078,7 +1079,7 @@ impl Run<'_> {
                         ),
                     };
                     self.errors.push(ArgError {
-                        code: "UNKNOWN_ARGUMENT",
+                        code: UNKNOWN_ARGUMENT,
                         path: full,
                         message,
                     });

@@ -27,6 +27,7 @@
 //! std::fs::remove_dir_all(&root).unwrap();
 //! ```
 
+use crate::codes;
 use crate::envelope::Status;
 use crate::error::ToolError;
 use cap_std::ambient_authority;
@@ -168,20 +169,20 @@ impl WorkspaceError {
     /// `FILE_TOO_LARGE`, `NOT_TEXT`, `UNREADABLE` or `WRITE_FAILED`.
     pub fn code(&self) -> &'static str {
         match self {
-            WorkspaceError::EmptyPath => "EMPTY_PATH",
-            WorkspaceError::InvalidPath { .. } => "INVALID_PATH",
-            WorkspaceError::AbsolutePath => "ABSOLUTE_PATH",
-            WorkspaceError::Outside { .. } => "OUTSIDE_WORKSPACE",
-            WorkspaceError::Unresolvable { .. } => "UNRESOLVABLE_PATH",
-            WorkspaceError::NotAFile { .. } => "NOT_A_FILE",
-            WorkspaceError::HardLinked { .. } => "HARD_LINKED",
-            WorkspaceError::NotFound { .. } => "NOT_FOUND",
-            WorkspaceError::NotAFolder { .. } => "NOT_A_FOLDER",
-            WorkspaceError::FolderNotFound { .. } => "FOLDER_NOT_FOUND",
-            WorkspaceError::TooLarge { .. } => "FILE_TOO_LARGE",
-            WorkspaceError::NotText { .. } => "NOT_TEXT",
-            WorkspaceError::Unreadable { .. } => "UNREADABLE",
-            WorkspaceError::WriteFailed { .. } => "WRITE_FAILED",
+            WorkspaceError::EmptyPath => codes::EMPTY_PATH,
+            WorkspaceError::InvalidPath { .. } => codes::INVALID_PATH,
+            WorkspaceError::AbsolutePath => codes::ABSOLUTE_PATH,
+            WorkspaceError::Outside { .. } => codes::OUTSIDE_WORKSPACE,
+            WorkspaceError::Unresolvable { .. } => codes::UNRESOLVABLE_PATH,
+            WorkspaceError::NotAFile { .. } => codes::NOT_A_FILE,
+            WorkspaceError::HardLinked { .. } => codes::HARD_LINKED,
+            WorkspaceError::NotFound { .. } => codes::NOT_FOUND,
+            WorkspaceError::NotAFolder { .. } => codes::NOT_A_FOLDER,
+            WorkspaceError::FolderNotFound { .. } => codes::FOLDER_NOT_FOUND,
+            WorkspaceError::TooLarge { .. } => codes::FILE_TOO_LARGE,
+            WorkspaceError::NotText { .. } => codes::NOT_TEXT,
+            WorkspaceError::Unreadable { .. } => codes::UNREADABLE,
+            WorkspaceError::WriteFailed { .. } => codes::WRITE_FAILED,
         }
     }
 

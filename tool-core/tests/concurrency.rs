@@ -4,6 +4,9 @@
 //! caller's repeats race it, and the audit trail holds exactly one record per call, with that call's
 //! caller and outcome.
 
+mod common;
+
+use common::read_only;
 use serde_json::{json, Value};
 use std::collections::{HashMap, HashSet};
 use std::sync::atomic::{AtomicUsize, Ordering};
@@ -16,24 +19,12 @@ const CALLERS: usize = 37;
 const KEYS: usize = 200;
 
 fn spec(name: &str, effects: Effects, input_schema: Value) -> ToolSpec {
-    ToolSpec {
-        name: name.into(),
-        title: None,
-        description: "A tool for the concurrency test. Returns what it was given.".into(),
+    common::spec(
+        name,
+        "A tool for the concurrency test. Returns what it was given.",
         input_schema,
-        output_schema: None,
         effects,
-        allows: vec![],
-        timeout_ms: None,
-        version: "1.0.0".into(),
-    }
-}
-
-fn read_only() -> Effects {
-    Effects {
-        read_only: true,
-        ..Default::default()
-    }
+    )
 }
 
 fn id_schema() -> Value {

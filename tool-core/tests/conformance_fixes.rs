@@ -2,38 +2,24 @@
 //! through the validator and through a toolbox (where a defect refused the whole tool, or killed
 //! the process on the first call).
 
+mod common;
+
+use common::rt;
 use serde_json::{json, Value};
 use tool_core::validate::Validator;
-use tool_core::{Effects, Status, Tool, ToolSpec, Toolbox};
+use tool_core::{Status, Tool, ToolSpec, Toolbox};
 
 fn spec(name: &str, input_schema: Value) -> ToolSpec {
-    ToolSpec {
-        name: name.into(),
-        title: None,
-        description: "Echoes its arguments. Returns them unchanged.".into(),
+    common::spec(
+        name,
+        "Echoes its arguments. Returns them unchanged.",
         input_schema,
-        output_schema: None,
-        effects: Effects {
-            read_only: true,
-            ..Default::default()
-        },
-        allows: vec![],
-        timeout_ms: None,
-        version: "1.0.0".into(),
-    }
+        common::read_only(),
+    )
 }
 
 fn echo(name: &str, input_schema: Value) -> Tool {
-    Tool::from_fn(spec(name, input_schema), |_, args| {
-        Box::pin(async move { Ok(args) })
-    })
-}
-
-fn rt() -> tokio::runtime::Runtime {
-    tokio::runtime::Builder::new_current_thread()
-        .enable_all()
-        .build()
-        .unwrap()
+    common::echo_tool(spec(name, input_schema))
 }
 
 #[test]

@@ -3,11 +3,14 @@
 //! status; the compiled validator agrees with the `jsonschema` crate; oversized arguments are
 //! refused before parsing, and only those.
 
+mod common;
+
+use common::rt;
 use proptest::prelude::*;
 use serde_json::{json, Map, Value};
 use std::sync::OnceLock;
 use tool_core::validate::Validator;
-use tool_core::{Effects, Status, Tool, ToolError, ToolSpec, Toolbox};
+use tool_core::{Status, Tool, ToolError, ToolSpec, Toolbox};
 
 const STATUSES: &[&str] = &[
     "ok",
@@ -23,20 +26,12 @@ const STATUSES: &[&str] = &[
 ];
 
 fn spec(name: &str, input_schema: Value) -> ToolSpec {
-    ToolSpec {
-        name: name.into(),
-        title: None,
-        description: "A tool for property tests. Returns its arguments.".into(),
+    common::spec(
+        name,
+        "A tool for property tests. Returns its arguments.",
         input_schema,
-        output_schema: None,
-        effects: Effects {
-            read_only: true,
-            ..Default::default()
-        },
-        allows: vec![],
-        timeout_ms: None,
-        version: "1.0.0".into(),
-    }
+        common::read_only(),
+    )
 }
 
 /// The input schemas of the tools under test: every keyword family the validator compiles.
@@ -170,13 +165,6 @@ fn arb_tool() -> impl Strategy<Value = String> {
         Just("no_such_tool".to_string()),
         any::<String>(),
     ]
-}
-
-fn rt() -> tokio::runtime::Runtime {
-    tokio::runtime::Builder::new_current_thread()
-        .enable_all()
-        .build()
-        .unwrap()
 }
 
 /// The envelope as the model reads it: valid JSON with a known status, and a message when the

@@ -3,6 +3,8 @@
 // Before-hooks return `Result<(), ToolError>`; ToolError is large (168 bytes) until it is boxed.
 #![allow(clippy::result_large_err)]
 
+mod common;
+
 use serde_json::json;
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex};
@@ -16,20 +18,18 @@ use tool_core::{Envelope, Status, ToolError};
 
 fn delete_spec() -> ToolSpec {
     ToolSpec {
-        name: "delete_file".into(),
         title: Some("Delete file".into()),
-        description: "Deletes a file. Returns nothing.".into(),
-        input_schema: json!({"type": "object"}),
-        output_schema: None,
-        effects: Effects {
-            writes: true,
-            destructive: true,
-            requires_approval: true,
-            ..Default::default()
-        },
-        allows: vec![],
-        timeout_ms: None,
-        version: "1.0.0".into(),
+        ..common::spec(
+            "delete_file",
+            "Deletes a file. Returns nothing.",
+            json!({"type": "object"}),
+            Effects {
+                writes: true,
+                destructive: true,
+                requires_approval: true,
+                ..Default::default()
+            },
+        )
     }
 }
 

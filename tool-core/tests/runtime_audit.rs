@@ -1,5 +1,7 @@
 //! Audit records: JSON Lines round trip, no argument values, timestamps and operation ids.
 
+mod common;
+
 use serde_json::json;
 use std::collections::HashSet;
 use std::time::{Duration, UNIX_EPOCH};
@@ -13,18 +15,16 @@ use tool_core::{Envelope, Status, ToolError};
 
 fn spec() -> ToolSpec {
     ToolSpec {
-        name: "transfer".into(),
-        title: None,
-        description: "Transfers money. Returns the receipt.".into(),
-        input_schema: json!({"type": "object"}),
-        output_schema: None,
-        effects: Effects {
-            writes: true,
-            ..Default::default()
-        },
-        allows: vec![],
-        timeout_ms: None,
         version: "2.1.0".into(),
+        ..common::spec(
+            "transfer",
+            "Transfers money. Returns the receipt.",
+            json!({"type": "object"}),
+            Effects {
+                writes: true,
+                ..Default::default()
+            },
+        )
     }
 }
 

@@ -1,22 +1,19 @@
 //! Policy decisions over declared effects, tool lists, scopes and callers.
 
+mod common;
+
 use serde_json::json;
 use tool_core::policy::{Caller, Denial, DenialReason, Effect, Policy, POLICY_DENIED};
 use tool_core::spec::{Effects, ToolSpec};
 use tool_core::Status;
 
 fn spec(name: &str, effects: Effects) -> ToolSpec {
-    ToolSpec {
-        name: name.into(),
-        title: None,
-        description: format!("{name}. Returns a result."),
-        input_schema: json!({"type": "object", "properties": {}, "additionalProperties": false}),
-        output_schema: None,
+    common::spec(
+        name,
+        &format!("{name}. Returns a result."),
+        json!({"type": "object", "properties": {}, "additionalProperties": false}),
         effects,
-        allows: vec![],
-        timeout_ms: None,
-        version: "1.0.0".into(),
-    }
+    )
 }
 
 fn read() -> ToolSpec {

@@ -1,6 +1,7 @@
 //! Cursors: which page a call asks for, and the tagged cursor strings that carry it.
 
 use super::DEFAULT_HINT;
+use crate::codes;
 use crate::error::ToolError;
 use serde_json::Value;
 
@@ -116,7 +117,7 @@ pub enum CursorError {
 impl CursorError {
     /// The stable code of this error: `INVALID_CURSOR`.
     pub fn code(&self) -> &'static str {
-        "INVALID_CURSOR"
+        codes::INVALID_CURSOR
     }
 
     /// This error as an `invalid_input` tool error naming the cursor argument.

@@ -6,6 +6,7 @@
 use super::execute::CatchUnwind;
 use super::{CallState, Shared, Step};
 use crate::approval::{Approval, ApprovalRequest, Approver};
+use crate::codes;
 use crate::envelope::Envelope;
 use crate::error::ToolError;
 use crate::fault::{Fault, FaultKind};
@@ -19,7 +20,7 @@ pub(super) async fn run(sh: &Shared, call: &mut CallState<'_>) -> Step {
     let Some(approver) = &sh.approver else {
         return Step::Answer(
             ToolError::denied(
-                "APPROVAL_UNAVAILABLE",
+                codes::APPROVAL_UNAVAILABLE,
                 format!(
                     "The call to \"{}\" needs a person's approval, and no one can approve it here. It did not run; retrying will not help. Tell the user it needs approval.",
                     spec.name
@@ -62,7 +63,7 @@ async fn ask(
             detail: format!("panic: {panic}"),
         });
         ToolError::failed(
-            "APPROVER_FAILED",
+            codes::APPROVER_FAILED,
             format!(
                 "The approval step for \"{}\" failed, so the call did not run. Retrying is unlikely to help; tell the user the action needs their approval and could not be confirmed here.",
                 request.tool
@@ -75,7 +76,7 @@ async fn ask(
 /// The envelope of a call whose approval did not come within `limit`.
 fn approval_timeout_envelope(tool: &str, limit: Duration) -> Envelope {
     ToolError::denied(
-        "APPROVAL_TIMEOUT",
+        codes::APPROVAL_TIMEOUT,
         format!(
             "No one approved the call to \"{tool}\" within {} ms, so it did not run. Tell the user it needs their approval; call it again only if they ask.",
             limit.as_millis()

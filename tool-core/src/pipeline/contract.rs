@@ -3,6 +3,7 @@
 //! go to the audit record only). The reply becomes the answer: its data, note and `truncated`.
 
 use super::{CallState, Step};
+use crate::codes;
 use crate::envelope::Envelope;
 use crate::error::ToolError;
 
@@ -20,7 +21,7 @@ pub(super) fn run(call: &mut CallState<'_>) -> Step {
             call.detail = Some(format!("output contract: {detail}"));
             return Step::Answer(
                 ToolError::failed(
-                    "OUTPUT_CONTRACT",
+                    codes::OUTPUT_CONTRACT,
                     "The tool returned a result that does not match its declared output, so it is not shown. Retrying will not help; tell the user the tool is not working correctly.",
                 )
                 .into_envelope(),

@@ -2,6 +2,7 @@
 //! "No arguments" (`null`, empty text) becomes the empty object.
 
 use super::{CallState, Step};
+use crate::codes;
 use crate::envelope::{Envelope, Status};
 use crate::toolbox::Arguments;
 use serde_json::Value;
@@ -31,7 +32,7 @@ pub(super) fn parse_text(text: &str) -> Result<Value, Box<Envelope>> {
     serde_json::from_str(text).map_err(|e| {
         Box::new(Envelope::error(
             Status::InvalidInput,
-            "INVALID_INPUT",
+            codes::INVALID_INPUT,
             format!(
                 "The arguments are not valid JSON ({e}). Send one JSON object, e.g. {{\"name\": \"value\"}}."
             ),

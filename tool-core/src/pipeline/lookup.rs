@@ -2,6 +2,7 @@
 //! only the tools the caller may call.
 
 use super::{CallState, Step};
+use crate::codes;
 use crate::envelope::{Envelope, Status};
 use crate::policy::{Caller, Policy};
 use crate::toolbox::{Registry, Toolbox};
@@ -41,13 +42,13 @@ fn unknown_tool(reg: &Registry, name: &str, policy: &Policy, caller: &Caller) ->
     if reg.retired.contains(name) {
         Envelope::error(
             Status::InvalidInput,
-            "TOOL_RETIRED",
+            codes::TOOL_RETIRED,
             format!("The tool \"{name}\" was retired and can no longer be called. {available}"),
         )
     } else {
         Envelope::error(
             Status::InvalidInput,
-            "UNKNOWN_TOOL",
+            codes::UNKNOWN_TOOL,
             format!("No tool is named \"{name}\". {available}"),
         )
     }

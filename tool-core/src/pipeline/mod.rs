@@ -60,6 +60,7 @@
 //!   summary), its place in [`ORDER`], and its arm in `dispatch`; the README's pipeline table is
 //!   checked against [`ORDER`] by tests/readme.rs.
 
+use crate::codes;
 mod approval;
 mod audit;
 mod budget;
@@ -457,7 +458,7 @@ async fn dispatch<'a>(tb: &'a Toolbox, id: StageId, call: &mut CallState<'a>) ->
 /// The envelope of a panic: generic, with no panic text, type name or path.
 pub(crate) fn internal_failure() -> Envelope {
     ToolError::failed(
-        "INTERNAL",
+        codes::INTERNAL,
         "The tool failed unexpectedly and did not complete. Retrying the same call is unlikely to help; tell the user the action could not be done.",
     )
     .into_envelope()

@@ -8,6 +8,7 @@
 
 use super::{CallState, Entry, Shared, Step};
 use crate::budget::{page_digest, CursorError, PageRequest};
+use crate::codes;
 use crate::envelope::Envelope;
 use crate::error::ToolError;
 use crate::policy::Caller;
@@ -77,7 +78,7 @@ pub(super) fn stored_page(sh: &Shared, call: &mut CallState<'_>) -> Step {
 /// The refusal of a later page of a write whose result is no longer kept.
 fn page_expired(tool: &str) -> Envelope {
     ToolError::refused(
-        "PAGE_EXPIRED",
+        codes::PAGE_EXPIRED,
         format!(
             "The rest of this result of \"{tool}\" is no longer kept, and the tool changes data, so it was not run again just to show a page. Use the pages already shown; run it again (without the cursor) only if the user wants the action done again.",
         ),

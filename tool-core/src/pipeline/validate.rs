@@ -4,6 +4,7 @@
 //! defaults are filled in.
 
 use super::{audit, CallState, Entry, Shared, Step};
+use crate::codes;
 use crate::envelope::{Envelope, Status};
 use crate::validate::{self, Valid};
 use serde_json::Value;
@@ -70,7 +71,7 @@ fn contains_null(v: &Value) -> bool {
 }
 
 fn invalid_arguments(errors: Vec<validate::ArgError>) -> Envelope {
-    let code = errors.first().map_or("INVALID_ARGUMENT", |e| e.code);
+    let code = errors.first().map_or(codes::INVALID_ARGUMENT, |e| e.code);
     let message = errors
         .iter()
         .map(|e| e.message.as_str())

@@ -1,0 +1,150 @@
+//! Helpers the facade's test binaries share. A test file starts with `mod common;` and uses what
+//! it needs; each binary uses only some of them.
+//!
+//! - [`validation_tools`]: the `#[tool]` corpus of every parameter shape and constraint keyword.
+//! - [`instances`]: the schema-driven generator of pseudo-random instances.
+//! - [`workspace`]: a temporary directory tree with a workspace root and a canary outside it.
+//! - Here: runtimes, envelope views and assertions, a shared record store, run counters and a
+//!   counted tool, hand-written specs (tool-core's helpers), temporary paths, `required` lists and
+//!   the lint check every example's tools pass.
+#![allow(dead_code)]
+
+pub mod instances;
+pub mod validation_tools;
+pub mod workspace;
+
+// The hand-written spec, the echo tool and the runtime are tool-core's test helpers (the facade's
+// types are tool-core's).
+#[path = "../../tool-core/tests/common/mod.rs"]
+mod runtime_helpers;
+#[allow(unused_imports)] // each binary uses some of them
+pub use runtime_helpers::{echo_tool, read_only, rt, spec};
+
+use serde_json::Value;
+use std::collections::HashMap;
+use std::path::PathBuf;
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::{Arc, Mutex};
+use toolsmith::budget::{MemoryRecordStore, RecordStore};
+use toolsmith::{tool, Envelope, Status, Tool, ToolSpec, Toolbox};
+
+/// Runs `f` to completion on a fresh [`rt`].
+pub fn block_on<F: std::future::Future>(f: F) -> F::Output {
+    rt().block_on(f)
+}
+
+/// Calls `name` with `args` on `tb` from a test that is not `async`.
+pub fn call_blocking(tb: &Toolbox, name: &str, args: Value) -> Envelope {
+    rt().block_on(tb.call(name, args))
+}
+
+/// The envelope as JSON without its per-call operation id, which is asserted present and of the
+/// `op_` form.
+#[track_caller]
+pub fn wire(env: &Envelope) -> Value {
+    let mut v = serde_json::to_value(env).unwrap();
+    let id = v.as_object_mut().unwrap().remove("operation_id");
+    assert!(
+        id.is_some_and(|id| id.as_str().is_some_and(|s| s.starts_with("op_"))),
+        "operation_id missing in {v}"
+    );
+    v
+}
+
+/// The envelope as JSON without its operation id (a new one per call), present or not.
+pub fn without_operation_id(env: &Envelope) -> Value {
+    let mut v = serde_json::to_value(env).unwrap();
+    v.as_object_mut().unwrap().remove("operation_id");
+    v
+}
+
+/// A record store the test keeps a handle to, to look at what the toolbox kept.
+pub struct SharedStore(pub Arc<MemoryRecordStore>);
+
+impl RecordStore for SharedStore {
+    fn put(&self, value: Value) -> String {
+        self.0.put(value)
+    }
+    fn get(&self, reference: &str) -> Option<Value> {
+        self.0.get(reference)
+    }
+}
+
+/// How often each tool body ran, by name: proves what the boundary let through. Tools take it
+/// as a `#[context]` value.
+#[derive(Default)]
+pub struct Runs(Mutex<HashMap<&'static str, usize>>);
+
+impl Runs {
+    /// Counts one run of `tool`; returns the count with this one (1 for the first run).
+    pub fn bump(&self, tool: &'static str) -> usize {
+        let mut runs = self.0.lock().unwrap();
+        let n = runs.entry(tool).or_insert(0);
+        *n += 1;
+        *n
+    }
+
+    /// How often `tool` ran so far.
+    pub fn of(&self, tool: &str) -> usize {
+        self.0.lock().unwrap().get(tool).copied().unwrap_or(0)
+    }
+}
+
+// A write without idempotency keys, counted in `Runs` (boundary and security tests).
+/// Opens a support ticket. Returns the ticket number.
+#[tool(writes)]
+pub fn create_ticket(
+    #[context] runs: &Runs,
+    /// The ticket's title, e.g. "Printer on fire".
+    title: String,
+) -> usize {
+    let _ = title;
+    runs.bump("create_ticket")
+}
+
+/// Asserts the envelope's status and code (showing the envelope when either differs) and
+/// returns its message.
+#[track_caller]
+pub fn assert_outcome(env: &Envelope, status: Status, code: &str) -> String {
+    assert_eq!(env.status, status, "{}", env.to_json());
+    assert_eq!(env.code.as_deref(), Some(code), "{}", env.to_json());
+    env.message.clone().unwrap()
+}
+
+/// The names a schema object lists in `required`.
+pub fn required_of(obj: &serde_json::Map<String, Value>) -> Vec<&str> {
+    obj.get("required")
+        .and_then(Value::as_array)
+        .map(|r| r.iter().filter_map(Value::as_str).collect())
+        .unwrap_or_default()
+}
+
+static NEXT_DIR: AtomicUsize = AtomicUsize::new(0);
+
+/// A new empty directory under the system's temporary directory, unique to this process and
+/// call; `label` names it for whoever finds it left behind.
+pub fn fresh_dir(label: &str) -> PathBuf {
+    let n = NEXT_DIR.fetch_add(1, Ordering::SeqCst);
+    let dir = std::env::temp_dir().join(format!("toolsmith-{label}-{}-{n}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).unwrap();
+    dir
+}
+
+/// Asserts what every example's tools promise: no lint finding, a description of at most 500
+/// characters, and a description of at most 150 characters on every parameter. `more` adds the
+/// example's own checks on each spec.
+#[track_caller]
+pub fn assert_lint_clean_within_budgets(tools: Vec<Tool>, more: impl Fn(&ToolSpec)) {
+    for tool in tools {
+        let spec = tool.spec();
+        let findings = toolsmith::lint::lint(spec);
+        assert!(findings.is_empty(), "{}: {findings:?}", spec.name);
+        assert!(spec.description.chars().count() <= 500, "{}", spec.name);
+        for (name, p) in spec.input_schema["properties"].as_object().unwrap() {
+            let d = p["description"].as_str().unwrap_or_default();
+            assert!(!d.is_empty() && d.chars().count() <= 150, "{name}");
+        }
+        more(spec);
+    }
+}
