@@ -493,7 +493,7 @@ fn lint_schema(schema: &Value, cfg: &LintConfig, sink: &mut Sink) {
             steering_and_framing(&ws, &dptr, sink);
             let param = ptr.rsplit_once('/').and_then(|(head, name)| {
                 head.ends_with("/properties")
-                    .then(|| name.replace("~1", "/").replace("~0", "~"))
+                    .then(|| crate::walk::unescape_token(name).into_owned())
             });
             poisoning(d, &ws, &dptr, param.as_deref(), sink);
         }
