@@ -533,16 +533,7 @@ fn true_to_empty(v: Value) -> Value {
 /// Optional properties (not in `required`) are expressed by absence alone: their schemas stop
 /// admitting `null` (`type: ["string", "null"]` → `type: "string"`; `anyOf: [X, {"type":"null"}]` → X).
 fn optional_without_null(obj: &mut Map<String, Value>) {
-    let required: BTreeSet<String> = obj
-        .get("required")
-        .and_then(Value::as_array)
-        .map(|r| {
-            r.iter()
-                .filter_map(Value::as_str)
-                .map(String::from)
-                .collect()
-        })
-        .unwrap_or_default();
+    let required: BTreeSet<String> = walk::required(obj).map(String::from).collect();
     let Some(Value::Object(props)) = obj.get_mut("properties") else {
         return;
     };

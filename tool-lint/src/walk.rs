@@ -73,8 +73,10 @@ pub enum Pass {
     /// reported once and definitions nobody uses are not reported.
     LintFields,
     /// The validator's compiler (`tool-core::validate`): definitions are compiled through the
-    /// `$ref`s that use them; every other keyword is checked (by the compiled checks or the full
-    /// validator behind them).
+    /// `$ref`s that use them, and `additionalItems` (with the array form of `items`) belongs to
+    /// drafts before 2020-12, the dialect the validator checks (where `additionalItems` is no
+    /// keyword and `items` is one schema); every other keyword is checked, by the compiled
+    /// checks or the full validator behind them.
     Validate,
 }
 
@@ -120,7 +122,12 @@ pub static KEYWORDS: &[Keyword] = &[
     kw("else", Shape::Single, Role::InPlace, SAME_INSTANCE),
     kw("contains", Shape::Single, Role::Member, &[]),
     kw("propertyNames", Shape::Single, Role::Names, &[]),
-    kw("additionalItems", Shape::Single, Role::Member, &[]),
+    kw(
+        "additionalItems",
+        Shape::Single,
+        Role::Member,
+        &[Pass::Validate],
+    ),
     kw("unevaluatedItems", Shape::Single, Role::Member, &[]),
     kw("unevaluatedProperties", Shape::Single, Role::Member, &[]),
     kw("prefixItems", Shape::Array, Role::Member, &[]),
@@ -342,6 +349,23 @@ pub fn visit_mut(
     };
     f(obj, pointer);
     for_each_child_mut(obj, |step, child| visit_mut(child, &pointer.step(step), f));
+}
+
+/// The property names a schema object lists in `required` (the strings of it; none when it is
+/// absent or not an array).
+///
+/// ```
+/// let schema = serde_json::json!({"required": ["a", 1, "b"]});
+/// let names: Vec<&str> = tool_lint::walk::required(schema.as_object().unwrap()).collect();
+/// assert_eq!(names, ["a", "b"]);
+/// ```
+pub fn required(schema: &Map<String, Value>) -> impl Iterator<Item = &str> {
+    schema
+        .get("required")
+        .and_then(Value::as_array)
+        .into_iter()
+        .flatten()
+        .filter_map(Value::as_str)
 }
 
 /// Why a `$ref` does not resolve.
