@@ -28,6 +28,7 @@ mod finding;
 mod lint;
 mod list;
 mod names;
+pub mod platform;
 mod poison;
 mod rules;
 mod schema;
