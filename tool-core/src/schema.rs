@@ -442,21 +442,15 @@ fn merge_ref(body: Value, siblings: Map<String, Value>) -> Value {
 /// The definitions that can reach themselves through `$ref`s.
 fn recursive_defs(defs: &Map<String, Value>) -> BTreeSet<String> {
     fn refs_in(v: &Value, out: &mut BTreeSet<String>) {
-        match v {
-            Value::Object(obj) => {
-                for (k, v) in obj {
-                    if k == "$ref" {
-                        if let Some(name) = v.as_str().and_then(def_name) {
-                            out.insert(name);
-                        }
-                    } else {
-                        refs_in(v, out);
-                    }
-                }
+        walk::visit(v, &walk::Pointer::root(""), &mut |schema, _| {
+            if let Some(name) = schema
+                .get("$ref")
+                .and_then(Value::as_str)
+                .and_then(def_name)
+            {
+                out.insert(name);
             }
-            Value::Array(items) => items.iter().for_each(|i| refs_in(i, out)),
-            _ => {}
-        }
+        });
     }
     let edges: HashMap<&str, BTreeSet<String>> = defs
         .iter()

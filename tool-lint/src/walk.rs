@@ -105,46 +105,54 @@ const fn kw(name: &'static str, shape: Shape, role: Role, skipped_by: &'static [
 const DEFS_SKIPPED: &[Pass] = &[Pass::LintFields, Pass::Validate];
 const SAME_INSTANCE: &[Pass] = &[Pass::Close];
 
-/// Every JSON Schema 2020-12 keyword (and the draft-07 `definitions`, `additionalItems` and array
-/// `items`) whose value holds subschemas. The order is the one the cleaner rewrites them in:
-/// maps, then single subschemas, then arrays.
-pub static KEYWORDS: &[Keyword] = &[
-    kw("properties", Shape::Map, Role::Member, &[]),
-    kw("patternProperties", Shape::Map, Role::Member, &[]),
-    kw("$defs", Shape::Map, Role::Definitions, DEFS_SKIPPED),
-    kw("definitions", Shape::Map, Role::Definitions, DEFS_SKIPPED),
-    kw("dependentSchemas", Shape::Map, Role::InPlace, SAME_INSTANCE),
-    kw("items", Shape::SingleOrArray, Role::Member, &[]),
-    kw("additionalProperties", Shape::Single, Role::Member, &[]),
-    kw("not", Shape::Single, Role::InPlace, SAME_INSTANCE),
-    kw("if", Shape::Single, Role::InPlace, SAME_INSTANCE),
-    kw("then", Shape::Single, Role::InPlace, SAME_INSTANCE),
-    kw("else", Shape::Single, Role::InPlace, SAME_INSTANCE),
-    kw("contains", Shape::Single, Role::Member, &[]),
-    kw("propertyNames", Shape::Single, Role::Names, &[]),
-    kw(
-        "additionalItems",
-        Shape::Single,
-        Role::Member,
-        &[Pass::Validate],
-    ),
-    kw("unevaluatedItems", Shape::Single, Role::Member, &[]),
-    kw("unevaluatedProperties", Shape::Single, Role::Member, &[]),
-    kw("prefixItems", Shape::Array, Role::Member, &[]),
-    kw("oneOf", Shape::Array, Role::InPlace, &[]),
-    kw("anyOf", Shape::Array, Role::InPlace, &[]),
-    kw("allOf", Shape::Array, Role::InPlace, &[]),
-];
+/// Writes [`KEYWORDS`] and [`keyword`] from one list, so that the lookup rejects every other
+/// key with one `match` (most keys of a schema are no subschema keyword).
+macro_rules! keyword_table {
+    ($($name:literal: $shape:ident, $role:ident, $skipped_by:expr;)*) => {
+        /// Every JSON Schema 2020-12 keyword (and the draft-07 `definitions`, `additionalItems`
+        /// and array `items`) whose value holds subschemas. The order is the one the cleaner
+        /// rewrites them in: maps, then single subschemas, then arrays.
+        pub static KEYWORDS: &[Keyword] = &[
+            $(kw($name, Shape::$shape, Role::$role, $skipped_by),)*
+        ];
 
-/// The keyword named `name`, if its value holds subschemas.
-///
-/// ```
-/// use tool_lint::walk::{keyword, Shape};
-/// assert_eq!(keyword("anyOf").map(|k| k.shape), Some(Shape::Array));
-/// assert!(keyword("description").is_none());
-/// ```
-pub fn keyword(name: &str) -> Option<&'static Keyword> {
-    KEYWORDS.iter().find(|k| k.name == name)
+        /// The keyword named `name`, if its value holds subschemas.
+        ///
+        /// ```
+        /// use tool_lint::walk::{keyword, Shape};
+        /// assert_eq!(keyword("anyOf").map(|k| k.shape), Some(Shape::Array));
+        /// assert!(keyword("description").is_none());
+        /// ```
+        pub fn keyword(name: &str) -> Option<&'static Keyword> {
+            match name {
+                $($name)|* => KEYWORDS.iter().find(|k| k.name == name),
+                _ => None,
+            }
+        }
+    };
+}
+
+keyword_table! {
+    "properties": Map, Member, &[];
+    "patternProperties": Map, Member, &[];
+    "$defs": Map, Definitions, DEFS_SKIPPED;
+    "definitions": Map, Definitions, DEFS_SKIPPED;
+    "dependentSchemas": Map, InPlace, SAME_INSTANCE;
+    "items": SingleOrArray, Member, &[];
+    "additionalProperties": Single, Member, &[];
+    "not": Single, InPlace, SAME_INSTANCE;
+    "if": Single, InPlace, SAME_INSTANCE;
+    "then": Single, InPlace, SAME_INSTANCE;
+    "else": Single, InPlace, SAME_INSTANCE;
+    "contains": Single, Member, &[];
+    "propertyNames": Single, Names, &[];
+    "additionalItems": Single, Member, &[Pass::Validate];
+    "unevaluatedItems": Single, Member, &[];
+    "unevaluatedProperties": Single, Member, &[];
+    "prefixItems": Array, Member, &[];
+    "oneOf": Array, InPlace, &[];
+    "anyOf": Array, InPlace, &[];
+    "allOf": Array, InPlace, &[];
 }
 
 impl Keyword {
