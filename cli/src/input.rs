@@ -492,8 +492,7 @@ impl Scanner<'_> {
                         self.i += 1;
                     }
                     let len = path.len();
-                    path.push('/');
-                    path.push_str(&key.replace('~', "~0").replace('/', "~1"));
+                    tool_lint::walk::push_token(path, &key);
                     self.value(path, prefixes, wanted, found);
                     path.truncate(len);
                 }

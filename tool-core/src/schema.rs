@@ -16,6 +16,7 @@
 use schemars::{generate::SchemaSettings, JsonSchema, Schema, SchemaGenerator};
 use serde_json::{Map, Value};
 use std::collections::{BTreeSet, HashMap};
+use tool_lint::walk::{self, Pass, Shape};
 
 /// Generates the schema of one type with a generator (used by generated code).
 pub type SchemaFn = fn(&mut SchemaGenerator) -> Schema;
@@ -224,22 +225,11 @@ fn close_objects(schema: &mut Value) {
     if obj.contains_key("properties") && !obj.contains_key("additionalProperties") && !composed {
         obj.insert("additionalProperties".into(), Value::Bool(false));
     }
-    for (key, value) in obj.iter_mut() {
-        match key.as_str() {
-            "properties" | "patternProperties" | "$defs" => {
-                if let Value::Object(m) = value {
-                    m.values_mut().for_each(close_objects);
-                }
-            }
-            "items" | "additionalProperties" => close_objects(value),
-            "prefixItems" | "anyOf" | "oneOf" | "allOf" => {
-                if let Value::Array(items) = value {
-                    items.iter_mut().for_each(close_objects);
-                }
-            }
-            _ => {}
+    walk::for_each_child_mut(obj, |step, child| {
+        if step.keyword.walked_by(Pass::Close) {
+            close_objects(child);
         }
-    }
+    });
 }
 
 /// Builds the clean output schema of a return type.
@@ -353,10 +343,9 @@ struct Cleaner<'d> {
     cache: HashMap<String, Value>,
 }
 
-const DEF_PREFIXES: [&str; 2] = ["#/$defs/", "#/definitions/"];
-
-fn def_name(reference: &str) -> Option<&str> {
-    DEF_PREFIXES.iter().find_map(|p| reference.strip_prefix(p))
+/// The definition a `#/$defs/NAME` or `#/definitions/NAME` reference names.
+fn def_name(reference: &str) -> Option<String> {
+    walk::def_name(reference).map(|(_, name)| name.into_owned())
 }
 
 impl<'d> Cleaner<'d> {
@@ -384,60 +373,32 @@ impl<'d> Cleaner<'d> {
     }
 
     fn inline(&mut self, schema: Value) -> Value {
-        match schema {
-            Value::Object(mut obj) => {
-                if let Some(Value::String(reference)) = obj.get("$ref") {
-                    if let Some(name) = def_name(reference).map(str::to_string) {
-                        if self.recursive.contains(&name) {
-                            self.keep(&name);
-                            obj.insert("$ref".into(), Value::String(format!("#/$defs/{name}")));
-                        } else if let Some(body) = self.inlined_def(&name) {
-                            obj.remove("$ref");
-                            return self.merge_ref(body, obj);
-                        }
-                    }
+        let Value::Object(mut obj) = schema else {
+            return schema;
+        };
+        if let Some(Value::String(reference)) = obj.get("$ref") {
+            if let Some(name) = def_name(reference) {
+                if self.recursive.contains(&name) {
+                    self.keep(&name);
+                    let reference = format!("#/$defs/{}", walk::escape_token(&name));
+                    obj.insert("$ref".into(), Value::String(reference));
+                } else if let Some(body) = self.inlined_def(&name) {
+                    obj.remove("$ref");
+                    self.inline_children(&mut obj);
+                    return merge_ref(body, obj);
                 }
-                let cleaned = obj
-                    .into_iter()
-                    .map(|(k, v)| {
-                        let v = match k.as_str() {
-                            // Maps of schemas.
-                            "properties" | "patternProperties" | "$defs" | "definitions" => match v
-                            {
-                                Value::Object(m) => Value::Object(
-                                    m.into_iter().map(|(k, s)| (k, self.inline(s))).collect(),
-                                ),
-                                other => other,
-                            },
-                            // Single schemas or arrays of schemas.
-                            "items"
-                            | "additionalProperties"
-                            | "not"
-                            | "if"
-                            | "then"
-                            | "else"
-                            | "contains"
-                            | "propertyNames"
-                            | "unevaluatedProperties"
-                            | "unevaluatedItems"
-                            | "prefixItems"
-                            | "oneOf"
-                            | "anyOf"
-                            | "allOf" => match v {
-                                Value::Array(items) => Value::Array(
-                                    items.into_iter().map(|s| self.inline(s)).collect(),
-                                ),
-                                other => self.inline(other),
-                            },
-                            _ => v,
-                        };
-                        (k, v)
-                    })
-                    .collect();
-                Value::Object(cleaned)
             }
-            other => other,
         }
+        self.inline_children(&mut obj);
+        Value::Object(obj)
+    }
+
+    /// Inlines the references of every subschema of `obj`.
+    fn inline_children(&mut self, obj: &mut Map<String, Value>) {
+        walk::for_each_child_mut(obj, |_, child| {
+            let taken = std::mem::take(child);
+            *child = self.inline(taken);
+        });
     }
 
     /// The body of a non-recursive definition with its own references inlined.
@@ -461,44 +422,35 @@ impl<'d> Cleaner<'d> {
         let cleaned = hygiene(self.inline(body));
         self.kept.insert(name.to_string(), cleaned);
     }
+}
 
-    /// `{"$ref": X, ...siblings}` becomes X's body with the siblings laid over it.
-    fn merge_ref(&mut self, body: Value, siblings: Map<String, Value>) -> Value {
-        if siblings.is_empty() {
-            return body;
+/// `{"$ref": X, ...siblings}` becomes X's body with the (inlined) siblings laid over it.
+fn merge_ref(body: Value, siblings: Map<String, Value>) -> Value {
+    if siblings.is_empty() {
+        return body;
+    }
+    match body {
+        Value::Object(mut merged) => {
+            merged.extend(siblings);
+            Value::Object(merged)
         }
-        match body {
-            Value::Object(mut merged) => {
-                for (k, v) in siblings {
-                    let v = self.inline(v);
-                    merged.insert(k, v);
-                }
-                Value::Object(merged)
-            }
-            Value::Bool(true) => Value::Object(siblings),
-            other => other,
-        }
+        Value::Bool(true) => Value::Object(siblings),
+        other => other,
     }
 }
 
 /// The definitions that can reach themselves through `$ref`s.
 fn recursive_defs(defs: &Map<String, Value>) -> BTreeSet<String> {
     fn refs_in(v: &Value, out: &mut BTreeSet<String>) {
-        match v {
-            Value::Object(obj) => {
-                for (k, v) in obj {
-                    if k == "$ref" {
-                        if let Some(name) = v.as_str().and_then(def_name) {
-                            out.insert(name.to_string());
-                        }
-                    } else {
-                        refs_in(v, out);
-                    }
-                }
+        walk::visit(v, &walk::Pointer::root(""), &mut |schema, _| {
+            if let Some(name) = schema
+                .get("$ref")
+                .and_then(Value::as_str)
+                .and_then(def_name)
+            {
+                out.insert(name);
             }
-            Value::Array(items) => items.iter().for_each(|i| refs_in(i, out)),
-            _ => {}
-        }
+        });
     }
     let edges: HashMap<&str, BTreeSet<String>> = defs
         .iter()
@@ -538,41 +490,27 @@ fn hygiene(schema: Value) -> Value {
             obj.remove("format");
         }
     }
-    for key in ["properties", "patternProperties", "$defs"] {
-        if let Some(Value::Object(props)) = obj.remove(key) {
-            let props = props
-                .into_iter()
-                .map(|(k, v)| (k, hygiene(true_to_empty(v))))
-                .collect();
-            obj.insert(key.into(), Value::Object(props));
-        }
-    }
-    for key in [
-        "items",
-        "additionalProperties",
-        "not",
-        "if",
-        "then",
-        "else",
-        "contains",
-        "propertyNames",
-    ] {
-        if let Some(v) = obj.remove(key) {
-            let v = match v {
-                Value::Object(_) => hygiene(v),
-                other => other,
-            };
-            obj.insert(key.into(), v);
-        }
-    }
-    for key in ["prefixItems", "oneOf", "anyOf", "allOf"] {
-        if let Some(Value::Array(items)) = obj.remove(key) {
-            let items = items
-                .into_iter()
-                .map(|i| hygiene(true_to_empty(i)))
-                .collect();
-            obj.insert(key.into(), Value::Array(items));
-        }
+    // Each subschema keyword is taken out and put back cleaned, in the table's order.
+    for keyword in walk::KEYWORDS {
+        let Some(v) = obj.remove(keyword.name) else {
+            continue;
+        };
+        let v = match (keyword.shape, v) {
+            (Shape::Map, Value::Object(m)) => Value::Object(
+                m.into_iter()
+                    .map(|(k, v)| (k, hygiene(true_to_empty(v))))
+                    .collect(),
+            ),
+            (Shape::Array | Shape::SingleOrArray, Value::Array(items)) => Value::Array(
+                items
+                    .into_iter()
+                    .map(|i| hygiene(true_to_empty(i)))
+                    .collect(),
+            ),
+            (Shape::Single | Shape::SingleOrArray, v @ Value::Object(_)) => hygiene(v),
+            (_, other) => other,
+        };
+        obj.insert(keyword.name.into(), v);
     }
     optional_without_null(&mut obj);
     documented_enum(&mut obj);
@@ -589,16 +527,7 @@ fn true_to_empty(v: Value) -> Value {
 /// Optional properties (not in `required`) are expressed by absence alone: their schemas stop
 /// admitting `null` (`type: ["string", "null"]` → `type: "string"`; `anyOf: [X, {"type":"null"}]` → X).
 fn optional_without_null(obj: &mut Map<String, Value>) {
-    let required: BTreeSet<String> = obj
-        .get("required")
-        .and_then(Value::as_array)
-        .map(|r| {
-            r.iter()
-                .filter_map(Value::as_str)
-                .map(String::from)
-                .collect()
-        })
-        .unwrap_or_default();
+    let required: BTreeSet<String> = walk::required(obj).map(String::from).collect();
     let Some(Value::Object(props)) = obj.get_mut("properties") else {
         return;
     };

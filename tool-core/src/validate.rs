@@ -22,6 +22,7 @@ use regex::Regex;
 use serde_json::{Map, Value};
 use std::collections::HashMap;
 use std::fmt::Write as _;
+use tool_lint::walk::{self, Pass};
 
 /// One problem with the arguments.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -289,7 +290,7 @@ pub fn normalize_integers(value: &mut Value) {
 fn pointer_to_path(pointer: &str) -> String {
     let mut out = String::new();
     for seg in pointer.split('/').skip(1) {
-        let seg = seg.replace("~1", "/").replace("~0", "~");
+        let seg = tool_lint::walk::unescape_token(seg);
         if seg.parse::<usize>().is_ok() && !out.is_empty() {
             let _ = write!(out, "[{seg}]");
         } else {
@@ -344,7 +345,8 @@ impl<'s> Compiler<'s> {
         };
         let mut node = Node::default();
         for (key, value) in obj {
-            let here = format!("{pointer}/{}", key.replace('~', "~0").replace('/', "~1"));
+            let mut here = pointer.to_string();
+            walk::push_token(&mut here, key);
             match key.as_str() {
                 "type" => node.types = parse_types(value, &here)?,
                 "enum" => node.enum_values = Some(as_array(value, &here)?.clone()),
@@ -406,7 +408,9 @@ impl<'s> Compiler<'s> {
                         reason: "properties must be an object".into(),
                     })?;
                     for (name, s) in props {
-                        let n = self.compile(s, &format!("{here}/{name}"))?;
+                        let mut at = here.clone();
+                        walk::push_token(&mut at, name);
+                        let n = self.compile(s, &at)?;
                         node.properties.push((name.clone(), n));
                     }
                 }
@@ -439,10 +443,12 @@ impl<'s> Compiler<'s> {
                     node.reference = Some(self.resolve(reference, &here)?);
                 }
                 "description" => node.description = value.as_str().map(String::from),
-                // Annotations and containers that do not constrain a value by themselves.
+                // Annotations that do not constrain a value by themselves.
                 "title" | "default" | "examples" | "deprecated" | "readOnly" | "writeOnly"
-                | "$comment" | "$schema" | "$id" | "$anchor" | "$defs" | "definitions"
-                | "contentEncoding" | "contentMediaType" => {}
+                | "$comment" | "$schema" | "$id" | "$anchor" | "contentEncoding"
+                | "contentMediaType" => {}
+                // Definitions: compiled through the references that use them (walk::Pass).
+                k if walk::keyword(k).is_some_and(|k| !k.walked_by(Pass::Validate)) => {}
                 _ => self.defer(&mut node),
             }
         }
@@ -459,9 +465,8 @@ impl<'s> Compiler<'s> {
         if let Some(&n) = self.defs.get(reference) {
             return Ok(n);
         }
-        let target = reference
-            .strip_prefix('#')
-            .and_then(percent_decode)
+        let target = walk::ref_pointer(reference)
+            .ok()
             .and_then(|p| self.root_doc.pointer(&p))
             .ok_or_else(|| SchemaError {
                 pointer: here.to_string(),
@@ -1193,26 +1198,6 @@ fn is_multiple_of(num: &serde_json::Number, m: f64) -> bool {
 
 /// Decodes the percent-encoding of a `$ref` fragment (`#/$defs/foo%22bar` names `foo"bar`);
 /// `None` for a malformed escape or bytes that are not UTF-8.
-fn percent_decode(fragment: &str) -> Option<String> {
-    if !fragment.contains('%') {
-        return Some(fragment.to_string());
-    }
-    let bytes = fragment.as_bytes();
-    let mut out = Vec::with_capacity(bytes.len());
-    let mut i = 0;
-    while i < bytes.len() {
-        if bytes[i] == b'%' {
-            let hex = fragment.get(i + 1..i + 3)?;
-            out.push(u8::from_str_radix(hex, 16).ok()?);
-            i += 3;
-        } else {
-            out.push(bytes[i]);
-            i += 1;
-        }
-    }
-    String::from_utf8(out).ok()
-}
-
 /// Refuses a schema whose `$ref`s lead back to themselves with nothing in between that descends
 /// into the value (only other `$ref`s, `allOf`, `anyOf` or `oneOf`): checking any value against
 /// it would never end. The error names the cycle by its references.

@@ -3,6 +3,8 @@
 use std::fmt;
 use std::path::{Path, PathBuf};
 
+use crate::platform::{self, Platform};
+
 /// A named set of budgets. Figures a profile does not set are inherited from [`Profile::Chrome`].
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub enum Profile {
@@ -91,32 +93,26 @@ pub const CONFIG_KEYS: &[&str] = &[
 impl LintConfig {
     /// The budgets of a profile.
     pub fn for_profile(profile: Profile) -> LintConfig {
+        let g = platform::CHROME_GUIDANCE;
         let chrome = LintConfig {
             profile: Profile::Chrome,
-            name_budget: 30,
-            param_name_budget: 30,
-            description_budget: 500,
-            param_description_budget: 150,
-            definition_budget: 1500,
+            name_budget: g.name,
+            param_name_budget: g.name,
+            description_budget: g.description,
+            param_description_budget: g.param_description,
+            definition_budget: g.definition,
+        };
+        let limits = |p: &Platform| LintConfig {
+            profile,
+            name_budget: p.name.max_len,
+            description_budget: p.max_description.unwrap_or(chrome.description_budget),
+            ..chrome
         };
         match profile {
             Profile::Chrome => chrome,
-            Profile::OpenAi => LintConfig {
-                profile,
-                description_budget: 1024,
-                name_budget: 64,
-                ..chrome
-            },
-            Profile::Anthropic => LintConfig {
-                profile,
-                name_budget: 64,
-                ..chrome
-            },
-            Profile::Mcp => LintConfig {
-                profile,
-                name_budget: 128,
-                ..chrome
-            },
+            Profile::OpenAi => limits(&platform::OPENAI),
+            Profile::Anthropic => limits(&platform::ANTHROPIC),
+            Profile::Mcp => limits(&platform::MCP),
         }
     }
 

@@ -70,10 +70,7 @@ impl fmt::Display for Finding {
 /// assert_eq!(tool_lint::escape_pointer_token("a/b~c"), "a~1b~0c");
 /// ```
 pub fn escape_pointer_token(token: &str) -> String {
-    if !token.contains(['~', '/']) {
-        return token.to_string();
-    }
-    token.replace('~', "~0").replace('/', "~1")
+    crate::walk::escape_token(token).into_owned()
 }
 
 /// Splits a JSON pointer into its unescaped reference tokens (`""` gives none). The macro uses
@@ -94,7 +91,7 @@ pub fn pointer_tokens(pointer: &str) -> Vec<String> {
         .strip_prefix('/')
         .unwrap_or(pointer)
         .split('/')
-        .map(|t| t.replace("~1", "/").replace("~0", "~"))
+        .map(|t| crate::walk::unescape_token(t).into_owned())
         .collect()
 }
 
@@ -102,22 +99,11 @@ pub fn pointer_tokens(pointer: &str) -> Vec<String> {
 pub(crate) fn child(pointer: &str, token: &str) -> String {
     let mut out = String::with_capacity(pointer.len() + token.len() + 1);
     out.push_str(pointer);
-    out.push('/');
-    if token.contains(['~', '/']) {
-        out.push_str(&escape_pointer_token(token));
-    } else {
-        out.push_str(token);
-    }
+    crate::walk::push_token(&mut out, token);
     out
 }
 
-fn unescape(token: &str) -> std::borrow::Cow<'_, str> {
-    if token.contains('~') {
-        std::borrow::Cow::Owned(token.replace("~1", "/").replace("~0", "~"))
-    } else {
-        std::borrow::Cow::Borrowed(token)
-    }
-}
+use crate::walk::unescape_token as unescape;
 
 fn tokens(pointer: &str) -> impl Iterator<Item = &str> {
     let rest = pointer.strip_prefix('/').unwrap_or(pointer);

@@ -28,10 +28,12 @@ mod finding;
 mod lint;
 mod list;
 mod names;
+pub mod platform;
 mod poison;
 mod rules;
 mod schema;
 mod text;
+pub mod walk;
 
 pub use config::{ConfigError, LintConfig, Profile, CONFIG_KEYS};
 pub use finding::{apply_allows, escape_pointer_token, pointer_tokens, Finding};

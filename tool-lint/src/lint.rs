@@ -12,7 +12,7 @@ use crate::poison::{
     sensitive_request, shadowing,
 };
 use crate::rules::severity_of;
-use crate::schema::{effective_description, fields, visit_schemas};
+use crate::schema::{effective_description, fields, visit_schemas, Field};
 use crate::text::{
     decode_tags, find_invisible, find_prohibition, find_steering, is_snake_case,
     says_what_it_returns, to_snake_case, Words,
@@ -466,125 +466,141 @@ fn hidden_walk(v: &Value, pointer: &str, sink: &mut Sink) {
     }
 }
 
-fn lint_schema(schema: &Value, cfg: &LintConfig, sink: &mut Sink) {
-    const BASE: &str = "/inputSchema";
+const BASE: &str = "/inputSchema";
 
+fn lint_schema(schema: &Value, cfg: &LintConfig, sink: &mut Sink) {
     // Every subschema: descriptions, enums, consts.
     visit_schemas(schema, BASE, &mut |node, ptr| {
-        if let Some(Value::String(d)) = node.get("description") {
-            let dptr = child(ptr, "description");
-            let n = d.chars().count();
-            if ptr != BASE && n > cfg.param_description_budget {
-                let what = if crate::finding::pointer_tokens(ptr).len() == 3 {
-                    "parameter"
-                } else {
-                    "field"
-                };
-                sink.push(
-                    "param_description_budget",
-                    dptr.clone(),
-                    format!(
-                        "{what} description is {n} characters; the budget is {}",
-                        cfg.param_description_budget
-                    ),
-                );
-            }
-            let ws = Words::new(d);
-            steering_and_framing(&ws, &dptr, sink);
-            let param = ptr.rsplit_once('/').and_then(|(head, name)| {
-                head.ends_with("/properties")
-                    .then(|| name.replace("~1", "/").replace("~0", "~"))
-            });
-            poisoning(d, &ws, &dptr, param.as_deref(), sink);
-        }
-        if let Some(Value::Array(values)) = node.get("enum") {
-            let eptr = child(ptr, "enum");
-            for (i, v) in values.iter().enumerate() {
-                if v.as_str() == Some("") {
-                    sink.push(
-                        "no_empty_enum",
-                        child(&eptr, &i.to_string()),
-                        format!("enum value {i} is the empty string; leave the parameter out to express absence"),
-                    );
-                }
-            }
-            let numbers: Vec<String> = values
-                .iter()
-                .filter(|v| v.is_number())
-                .map(Value::to_string)
-                .collect();
-            if !numbers.is_empty() {
-                sink.push(
-                    "readable_enum",
-                    eptr,
-                    format!(
-                        "enum values {} are numbers; use words the model can read and map them to numbers in code",
-                        numbers.join(", ")
-                    ),
-                );
-            }
-        }
-        if node.get("const").and_then(Value::as_str) == Some("") {
-            sink.push(
-                "no_empty_enum",
-                child(ptr, "const"),
-                "const is the empty string; leave the parameter out to express absence",
-            );
-        }
+        subschema_description(node, ptr, cfg, sink);
+        subschema_values(node, ptr, sink);
     });
-
     // Parameters and fields of object types.
     for field in fields(schema, BASE) {
-        let noun = if field.depth == 0 {
-            "parameter"
-        } else {
-            "field"
-        };
-        if field.depth == 0 {
-            let n = field.name.chars().count();
-            if n > cfg.param_name_budget {
-                sink.push(
-                    "param_name_budget",
-                    field.pointer.clone(),
-                    format!(
-                        "parameter name is {n} characters; the budget is {}",
-                        cfg.param_name_budget
-                    ),
-                );
-            }
-            if !is_snake_case(field.name) {
-                let fixed = to_snake_case(field.name);
-                let msg = if fixed.is_empty() || fixed == field.name {
-                    format!("parameter \"{}\" is not snake_case; use lowercase words joined by underscores", field.name)
-                } else {
-                    format!(
-                        "parameter \"{}\" is not snake_case; use \"{fixed}\"",
-                        field.name
-                    )
-                };
-                sink.push("name_style", field.pointer.clone(), msg);
-            }
-        }
-        if effective_description(schema, field.schema).is_none() {
+        lint_field(schema, &field, cfg, sink);
+    }
+    hidden_everywhere(schema, BASE, sink);
+}
+
+/// The checks of one subschema's description.
+fn subschema_description(node: &Map<String, Value>, ptr: &str, cfg: &LintConfig, sink: &mut Sink) {
+    if let Some(Value::String(d)) = node.get("description") {
+        let dptr = child(ptr, "description");
+        let n = d.chars().count();
+        if ptr != BASE && n > cfg.param_description_budget {
+            let what = if crate::finding::pointer_tokens(ptr).len() == 3 {
+                "parameter"
+            } else {
+                "field"
+            };
             sink.push(
-                "described",
-                child(&field.pointer, "description"),
-                format!("{noun} \"{}\" has no description", field.name),
+                "param_description_budget",
+                dptr.clone(),
+                format!(
+                    "{what} description is {n} characters; the budget is {}",
+                    cfg.param_description_budget
+                ),
             );
         }
-        if let Some(what) = secret_kind(field.name) {
+        let ws = Words::new(d);
+        steering_and_framing(&ws, &dptr, sink);
+        let param = ptr.rsplit_once('/').and_then(|(head, name)| {
+            head.ends_with("/properties")
+                .then(|| crate::walk::unescape_token(name).into_owned())
+        });
+        poisoning(d, &ws, &dptr, param.as_deref(), sink);
+    }
+}
+
+/// The checks of one subschema's `enum` and `const` values.
+fn subschema_values(node: &Map<String, Value>, ptr: &str, sink: &mut Sink) {
+    if let Some(Value::Array(values)) = node.get("enum") {
+        let eptr = child(ptr, "enum");
+        for (i, v) in values.iter().enumerate() {
+            if v.as_str() == Some("") {
+                sink.push(
+                    "no_empty_enum",
+                    child(&eptr, &i.to_string()),
+                    format!("enum value {i} is the empty string; leave the parameter out to express absence"),
+                );
+            }
+        }
+        let numbers: Vec<String> = values
+            .iter()
+            .filter(|v| v.is_number())
+            .map(Value::to_string)
+            .collect();
+        if !numbers.is_empty() {
             sink.push(
-                "no_model_supplied_secrets",
-                field.pointer.clone(),
+                "readable_enum",
+                eptr,
                 format!(
-                    "{noun} \"{}\" looks like {what}; the model must not supply it: inject it with #[context]",
-                    field.name
+                    "enum values {} are numbers; use words the model can read and map them to numbers in code",
+                    numbers.join(", ")
                 ),
             );
         }
     }
+    if node.get("const").and_then(Value::as_str) == Some("") {
+        sink.push(
+            "no_empty_enum",
+            child(ptr, "const"),
+            "const is the empty string; leave the parameter out to express absence",
+        );
+    }
+}
 
-    hidden_everywhere(schema, BASE, sink);
+/// The checks of one parameter or field of an object type.
+fn lint_field(schema: &Value, field: &Field<'_>, cfg: &LintConfig, sink: &mut Sink) {
+    let noun = if field.depth == 0 {
+        "parameter"
+    } else {
+        "field"
+    };
+    if field.depth == 0 {
+        let n = field.name.chars().count();
+        if n > cfg.param_name_budget {
+            sink.push(
+                "param_name_budget",
+                field.pointer.clone(),
+                format!(
+                    "parameter name is {n} characters; the budget is {}",
+                    cfg.param_name_budget
+                ),
+            );
+        }
+        if !is_snake_case(field.name) {
+            let fixed = to_snake_case(field.name);
+            let msg = if fixed.is_empty() || fixed == field.name {
+                format!(
+                    "parameter \"{}\" is not snake_case; use lowercase words joined by underscores",
+                    field.name
+                )
+            } else {
+                format!(
+                    "parameter \"{}\" is not snake_case; use \"{fixed}\"",
+                    field.name
+                )
+            };
+            sink.push("name_style", field.pointer.clone(), msg);
+        }
+    }
+    if effective_description(schema, field.schema).is_none() {
+        sink.push(
+            "described",
+            child(&field.pointer, "description"),
+            format!("{noun} \"{}\" has no description", field.name),
+        );
+    }
+    if let Some(what) = secret_kind(field.name) {
+        sink.push(
+            "no_model_supplied_secrets",
+            field.pointer.clone(),
+            format!(
+                "{noun} \"{}\" looks like {what}; the model must not supply it: inject it with #[context]",
+                field.name
+            ),
+        );
+    }
 }
 
 /// The text `definition_budget` and [`crate::measure`] count: `{"name", "description",

@@ -5,32 +5,7 @@ use crate::text::FastSet;
 
 use serde_json::{Map, Value};
 
-use crate::finding::child;
-
-/// Keywords whose value is one subschema.
-const SCHEMA_KEYWORDS: &[&str] = &[
-    "items",
-    "additionalItems",
-    "additionalProperties",
-    "unevaluatedItems",
-    "unevaluatedProperties",
-    "contains",
-    "propertyNames",
-    "not",
-    "if",
-    "then",
-    "else",
-];
-/// Keywords whose value is an array of subschemas.
-const SCHEMA_ARRAY_KEYWORDS: &[&str] = &["items", "prefixItems", "allOf", "anyOf", "oneOf"];
-/// Keywords whose value is a map of subschemas.
-const SCHEMA_MAP_KEYWORDS: &[&str] = &[
-    "properties",
-    "patternProperties",
-    "$defs",
-    "definitions",
-    "dependentSchemas",
-];
+use crate::walk::{self, Member, Pass, Pointer};
 
 /// Calls `f(schema, pointer)` for every subschema object of `node` (itself included), each once,
 /// in document order. `$ref`s are not followed: definitions are visited where they are written.
@@ -39,59 +14,17 @@ pub(crate) fn visit_schemas(
     pointer: &str,
     f: &mut dyn FnMut(&Map<String, Value>, &str),
 ) {
-    let Some(obj) = node.as_object() else { return };
-    f(obj, pointer);
-    for (key, value) in obj {
-        let here = child(pointer, key);
-        if SCHEMA_KEYWORDS.contains(&key.as_str()) && value.is_object() {
-            visit_schemas(value, &here, f);
-        } else if SCHEMA_ARRAY_KEYWORDS.contains(&key.as_str()) {
-            if let Some(items) = value.as_array() {
-                for (i, item) in items.iter().enumerate() {
-                    visit_schemas(item, &child(&here, &i.to_string()), f);
-                }
-            }
-        } else if SCHEMA_MAP_KEYWORDS.contains(&key.as_str()) {
-            if let Some(map) = value.as_object() {
-                for (name, sub) in map {
-                    visit_schemas(sub, &child(&here, name), f);
-                }
-            }
-        }
-    }
+    walk::visit(node, &Pointer::root(pointer), &mut |obj, ptr| {
+        f(obj, &ptr.to_string())
+    });
 }
 
-/// Resolves a local `$ref` (`#`, `#/$defs/X`, `#/definitions/X`, any `#/...` pointer) against the
-/// schema root. Returns the target and its pointer relative to the root (`""` for the root).
+/// Resolves a local `$ref` against the schema root: the target and its pointer relative to the
+/// root (`""` for the root).
 pub(crate) fn resolve_ref<'a>(root: &'a Value, reference: &str) -> Option<(&'a Value, String)> {
-    let fragment = reference.strip_prefix('#')?;
-    let fragment = percent_decode(fragment);
-    if !(fragment.is_empty() || fragment.starts_with('/')) {
-        return None;
-    }
-    root.pointer(&fragment).map(|v| (v, fragment))
-}
-
-fn percent_decode(s: &str) -> String {
-    if !s.contains('%') {
-        return s.to_string();
-    }
-    let bytes = s.as_bytes();
-    let mut out = Vec::with_capacity(bytes.len());
-    let mut i = 0;
-    while i < bytes.len() {
-        if bytes[i] == b'%' && i + 2 < bytes.len() {
-            let hex = |b: u8| (b as char).to_digit(16);
-            if let (Some(hi), Some(lo)) = (hex(bytes[i + 1]), hex(bytes[i + 2])) {
-                out.push((hi * 16 + lo) as u8);
-                i += 3;
-                continue;
-            }
-        }
-        out.push(bytes[i]);
-        i += 1;
-    }
-    String::from_utf8_lossy(&out).into_owned()
+    walk::resolve_ref(root, reference)
+        .ok()
+        .map(|(v, p)| (v, p.into_owned()))
 }
 
 /// A field of an object type inside an input schema.
@@ -107,10 +40,10 @@ pub(crate) struct Field<'a> {
 }
 
 /// Every field of every object type reachable from the input schema's root: its parameters, and
-/// recursively the fields of object-typed parameters through `properties`, `items`,
-/// `prefixItems`, `additionalProperties`, `allOf`/`anyOf`/`oneOf` branches and local `$ref`s.
-/// Each object type is visited once (shared and recursive definitions included), so fields of a
-/// `$defs` entry are reported at their place in `$defs`.
+/// recursively the fields of object-typed parameters through every subschema keyword of
+/// [`walk::KEYWORDS`] (definitions through the local `$ref`s that use them, see
+/// [`Pass::LintFields`]). Each object type is visited once (shared and recursive definitions
+/// included), so fields of a `$defs` entry are reported at their place in `$defs`.
 pub(crate) fn fields<'a>(root: &'a Value, base: &str) -> Vec<Field<'a>> {
     let mut out = Vec::new();
     let mut seen = FastSet::default();
@@ -133,62 +66,29 @@ fn collect_fields<'a>(
     }
     if let Some(Value::String(reference)) = obj.get("$ref") {
         if let Some((target, rel)) = resolve_ref(root, reference) {
-            collect_fields(
-                root,
-                target,
-                base,
-                &format!("{base}{rel}"),
-                depth,
-                seen,
-                out,
-            );
+            let here = format!("{base}{rel}");
+            collect_fields(root, target, base, &here, depth, seen, out);
         }
     }
-    if let Some(Value::Object(props)) = obj.get("properties") {
-        let props_ptr = child(pointer, "properties");
-        for (name, schema) in props {
-            let field_ptr = child(&props_ptr, name);
-            out.push(Field {
-                name,
-                schema,
-                pointer: field_ptr.clone(),
-                depth,
-            });
-            collect_fields(root, schema, base, &field_ptr, depth + 1, seen, out);
+    let start = Pointer::root(pointer);
+    walk::for_each_child(obj, |step, schema| {
+        if !step.keyword.walked_by(Pass::LintFields) {
+            return;
         }
-    }
-    for key in ["allOf", "anyOf", "oneOf", "prefixItems", "items"] {
-        match obj.get(key) {
-            Some(Value::Array(branches)) => {
-                for (i, b) in branches.iter().enumerate() {
-                    collect_fields(
-                        root,
-                        b,
-                        base,
-                        &child(&child(pointer, key), &i.to_string()),
-                        depth,
-                        seen,
-                        out,
-                    );
-                }
+        let here = start.step(step).to_string();
+        match (step.keyword.name, step.member) {
+            ("properties", Member::Name(name)) => {
+                out.push(Field {
+                    name,
+                    schema,
+                    pointer: here.clone(),
+                    depth,
+                });
+                collect_fields(root, schema, base, &here, depth + 1, seen, out);
             }
-            Some(sub @ Value::Object(_)) => {
-                collect_fields(root, sub, base, &child(pointer, key), depth, seen, out)
-            }
-            _ => {}
+            _ => collect_fields(root, schema, base, &here, depth, seen, out),
         }
-    }
-    if let Some(sub @ Value::Object(_)) = obj.get("additionalProperties") {
-        collect_fields(
-            root,
-            sub,
-            base,
-            &child(pointer, "additionalProperties"),
-            depth,
-            seen,
-            out,
-        );
-    }
+    });
 }
 
 /// The description a model reads for a schema: its own non-blank `description`, else that of its

@@ -43,40 +43,8 @@ fn descriptions(cx: &Ctxt, tool: &ToolFn) {
     }
 }
 
-/// Why some export target would reject a tool name (the rules of TARGETS.md), if it would.
-fn name_rejection(name: &str) -> Option<String> {
-    let len = name.chars().count();
-    if len == 0 {
-        return Some("a tool name cannot be empty".into());
-    }
-    if let Some(c) = name
-        .chars()
-        .find(|c| !(c.is_ascii_alphanumeric() || matches!(c, '_' | '-' | '.')))
-    {
-        return Some(format!(
-            "tool name `{name}` contains {c:?}, which every agent platform rejects: use ASCII letters, digits, `_` or `-`"
-        ));
-    }
-    if name.contains('.') {
-        return Some(format!(
-            "tool name `{name}` contains `.`, which OpenAI and Anthropic reject: use `_` or `-`"
-        ));
-    }
-    if len > 64 {
-        return Some(format!(
-            "tool name `{name}` is {len} characters; OpenAI, Anthropic and Gemini accept at most 64"
-        ));
-    }
-    if !name.starts_with(|c: char| c.is_ascii_alphabetic() || c == '_') {
-        return Some(format!(
-            "tool name `{name}` must start with a letter or `_` for Gemini"
-        ));
-    }
-    None
-}
-
 fn name(cx: &Ctxt, tool: &ToolFn) {
-    if let Some(problem) = name_rejection(&tool.name) {
+    if let Some(problem) = tool_lint::platform::name_problem(&tool.name) {
         cx.error_at(tool.name_span, problem);
     }
     let mut seen: Vec<&str> = Vec::new();

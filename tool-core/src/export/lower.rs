@@ -1,5 +1,5 @@
 //! The lowering pipeline: one walk over the canonical schema, with passes switched on per target
-//! by a [`Profile`].
+//! by a [`Passes`].
 
 use std::collections::HashSet;
 
@@ -8,6 +8,8 @@ use serde_json::{json, Map, Value};
 use super::error::{ExportError, ExportErrorKind};
 use super::target::{McpVersion, Target};
 use crate::spec::ToolSpec;
+use tool_lint::platform::{self, StrictFacts};
+use tool_lint::walk::{self, Pointer, RefStack};
 
 /// The JSON Schema 2020-12 dialect URI (the default for MCP 2025-11-25 and later).
 pub(crate) const DIALECT_2020_12: &str = "https://json-schema.org/draft/2020-12/schema";
@@ -36,7 +38,7 @@ pub(crate) enum SchemaUri {
 
 /// Which passes apply to a target, and its limits.
 #[derive(Clone, Debug)]
-pub(crate) struct Profile {
+pub(crate) struct Passes {
     pub target: Target,
     pub max_description: Option<usize>,
     pub description_required: bool,
@@ -52,100 +54,21 @@ pub(crate) struct Profile {
     pub arrays_need_items: bool,
     pub scalar_enums_only: bool,
     pub strict: Strict,
-    pub move_to_description: &'static [&'static str],
+    /// Keyword groups moved into the description, in phrase order.
+    pub move_to_description: &'static [&'static [&'static str]],
     pub supported_formats: Option<&'static [&'static str]>,
     pub max_min_items: Option<u64>,
     pub max_optional_params: Option<usize>,
     pub max_union_params: Option<usize>,
 }
 
-const OPENAI_ROOT_FORBIDDEN: &[&str] = &["oneOf", "anyOf", "allOf", "enum", "const", "not"];
-const ANTHROPIC_ROOT_FORBIDDEN: &[&str] = &["oneOf", "anyOf", "allOf"];
-const OPENAI_FORMATS: &[&str] = &[
-    "date-time",
-    "time",
-    "date",
-    "duration",
-    "email",
-    "hostname",
-    "ipv4",
-    "ipv6",
-    "uuid",
-];
-const OPENAI_STRICT_MOVED: &[&str] = &[
-    "minLength",
-    "maxLength",
-    "uniqueItems",
-    "minProperties",
-    "maxProperties",
-    "default",
-    "not",
-    "if",
-    "then",
-    "else",
-    "patternProperties",
-    "dependentRequired",
-    "dependentSchemas",
-    "propertyNames",
-    "contains",
-    "minContains",
-    "maxContains",
-];
-/// What the `anthropic` SDK's `transform_schema` keeps as is: every other keyword goes into the
-/// description (checked against the SDK in `tests/export_consumers.rs`).
-const ANTHROPIC_FORMATS: &[&str] = &[
-    "date-time",
-    "time",
-    "date",
-    "duration",
-    "email",
-    "hostname",
-    "uri",
-    "ipv4",
-    "ipv6",
-    "uuid",
-];
-const ANTHROPIC_STRICT_MOVED: &[&str] = &[
-    "minLength",
-    "maxLength",
-    "minimum",
-    "maximum",
-    "exclusiveMinimum",
-    "exclusiveMaximum",
-    "multipleOf",
-    "maxItems",
-    "uniqueItems",
-    "minProperties",
-    "maxProperties",
-    "pattern",
-    "default",
-    "not",
-    "if",
-    "then",
-    "else",
-    "patternProperties",
-    "dependentRequired",
-    "dependentSchemas",
-    "propertyNames",
-    "contains",
-    "minContains",
-    "maxContains",
-];
-const GEMINI_MOVED: &[&str] = &[
-    "not",
-    "if",
-    "then",
-    "else",
-    "patternProperties",
-    "uniqueItems",
-    "dependentRequired",
-    "dependentSchemas",
-];
+/// The keyword groups a non-strict Gemini export moves into the description.
+const GEMINI_MOVED: &[&[&str]] = &[platform::GEMINI.unsupported];
 
-impl Profile {
+impl Passes {
     /// The profile of `target`: the single table of which pass applies where.
-    pub(crate) fn of(target: Target) -> Profile {
-        let base = Profile {
+    pub(crate) fn of(target: Target) -> Passes {
+        let base = Passes {
             target,
             max_description: None,
             description_required: false,
@@ -168,7 +91,7 @@ impl Profile {
             max_union_params: None,
         };
         match target {
-            Target::Mcp(v) => Profile {
+            Target::Mcp(v) => Passes {
                 schema_uri: if v == McpVersion::V2025_06_18 {
                     SchemaUri::Keep
                 } else {
@@ -176,60 +99,50 @@ impl Profile {
                 },
                 ..base
             },
-            Target::WebMcp => Profile {
-                description_required: true,
+            Target::WebMcp => Passes {
+                description_required: platform::WEBMCP.description_required,
                 ..base
             },
             Target::OpenAiChat { strict } | Target::OpenAiResponses { strict } => {
-                let loose = Profile {
-                    max_description: Some(1024),
-                    max_tools: Some(128),
-                    root_forbidden: OPENAI_ROOT_FORBIDDEN,
+                let loose = Passes {
+                    max_description: platform::OPENAI.max_description,
+                    max_tools: platform::OPENAI.max_tools,
+                    root_forbidden: platform::OPENAI.root_forbidden,
                     collapse_const_unions: true,
                     one_of_to_any_of: true,
                     arrays_need_items: true,
                     ..base
                 };
-                if strict {
-                    Profile {
+                match (strict, platform::OPENAI.strict) {
+                    (true, Some(facts)) => Passes {
                         merge_all_of: true,
                         reject_tuples: true,
                         strict: Strict::OpenAi,
-                        move_to_description: OPENAI_STRICT_MOVED,
-                        supported_formats: Some(OPENAI_FORMATS),
-                        ..loose
-                    }
-                } else {
-                    loose
+                        ..loose.with_strict(&facts)
+                    },
+                    _ => loose,
                 }
             }
             Target::Anthropic { strict } => {
-                let loose = Profile {
-                    root_forbidden: ANTHROPIC_ROOT_FORBIDDEN,
+                let loose = Passes {
+                    root_forbidden: platform::ANTHROPIC.root_forbidden,
                     collapse_const_unions: true,
                     ..base
                 };
-                if strict {
-                    Profile {
-                        max_tools: Some(20),
+                match (strict, platform::ANTHROPIC.strict) {
+                    (true, Some(facts)) => Passes {
                         inline_refs: true,
                         one_of_to_any_of: true,
                         merge_all_of: true,
                         reject_tuples: true,
                         scalar_enums_only: true,
                         strict: Strict::Anthropic,
-                        move_to_description: ANTHROPIC_STRICT_MOVED,
-                        supported_formats: Some(ANTHROPIC_FORMATS),
-                        max_min_items: Some(1),
-                        max_optional_params: Some(24),
-                        max_union_params: Some(16),
-                        ..loose
-                    }
-                } else {
-                    loose
+                        ..loose.with_strict(&facts)
+                    },
+                    _ => loose,
                 }
             }
-            Target::Gemini => Profile {
+            Target::Gemini => Passes {
                 inline_refs: true,
                 collapse_const_unions: true,
                 one_of_to_any_of: true,
@@ -242,6 +155,28 @@ impl Profile {
     }
 }
 
+impl Passes {
+    /// The limits and keyword lists of a platform's strict mode laid over this profile.
+    fn with_strict(self, facts: &StrictFacts) -> Passes {
+        Passes {
+            max_tools: facts.max_tools.or(self.max_tools),
+            move_to_description: facts.unsupported,
+            supported_formats: Some(facts.formats),
+            max_min_items: facts.max_min_items,
+            max_optional_params: facts.max_optional_params,
+            max_union_params: facts.max_union_params,
+            ..self
+        }
+    }
+
+    /// Whether `keyword` moves into the description text.
+    fn moves(&self, keyword: &str) -> bool {
+        self.move_to_description
+            .iter()
+            .any(|group| group.contains(&keyword))
+    }
+}
+
 /// Counts a strict target limits per request.
 #[derive(Clone, Copy, Debug, Default)]
 pub(crate) struct Stats {
@@ -250,7 +185,7 @@ pub(crate) struct Stats {
 }
 
 struct Cx<'a> {
-    p: &'a Profile,
+    p: &'a Passes,
     tool: &'a str,
     defs: Map<String, Value>,
     defs_ptr: String,
@@ -266,51 +201,6 @@ impl Cx<'_> {
             kind,
         }
     }
-}
-
-fn escape(token: &str) -> String {
-    token.replace('~', "~0").replace('/', "~1")
-}
-
-fn unescape(token: &str) -> String {
-    token.replace("~1", "/").replace("~0", "~")
-}
-
-/// The subschemas of a schema object, with the pointer suffix that leads to each.
-fn subschemas(map: &mut Map<String, Value>) -> Vec<(String, &mut Value)> {
-    let mut out = Vec::new();
-    for (k, v) in map.iter_mut() {
-        match k.as_str() {
-            "properties" | "patternProperties" | "$defs" | "dependentSchemas" => {
-                if let Value::Object(m) = v {
-                    for (name, s) in m.iter_mut() {
-                        out.push((format!("/{k}/{}", escape(name)), s));
-                    }
-                }
-            }
-            "prefixItems" | "anyOf" | "oneOf" | "allOf" => {
-                if let Value::Array(a) = v {
-                    for (i, s) in a.iter_mut().enumerate() {
-                        out.push((format!("/{k}/{i}"), s));
-                    }
-                }
-            }
-            "items"
-            | "not"
-            | "if"
-            | "then"
-            | "else"
-            | "additionalProperties"
-            | "contains"
-            | "propertyNames"
-            | "unevaluatedProperties"
-            | "unevaluatedItems" => {
-                out.push((format!("/{k}"), v));
-            }
-            _ => {}
-        }
-    }
-    out
 }
 
 fn type_is(map: &Map<String, Value>, t: &str) -> bool {
@@ -376,8 +266,8 @@ impl Cx<'_> {
     fn inline(
         &self,
         node: &mut Value,
-        ptr: &str,
-        stack: &mut Vec<String>,
+        ptr: &Pointer<'_>,
+        stack: &mut RefStack,
     ) -> Result<(), ExportError> {
         let Value::Object(map) = node else {
             return Ok(());
@@ -385,32 +275,29 @@ impl Cx<'_> {
         if let Some(reference) = map.get("$ref").and_then(Value::as_str).map(str::to_string) {
             let unresolvable = || {
                 self.err(
-                    ptr,
+                    ptr.to_string(),
                     ExportErrorKind::UnresolvableRef {
                         reference: reference.clone(),
                     },
                 )
             };
-            let name = reference
-                .strip_prefix("#/$defs/")
-                .filter(|n| !n.contains('/'))
-                .map(unescape)
-                .ok_or_else(unresolvable)?;
-            if stack.contains(&name) {
-                return Err(self.err(ptr, ExportErrorKind::Recursive { reference }));
+            let name = match walk::def_name(&reference) {
+                Some(("$defs", name)) => name.into_owned(),
+                _ => return Err(unresolvable()),
+            };
+            if stack.enter(&name).is_err() {
+                return Err(self.err(ptr.to_string(), ExportErrorKind::Recursive { reference }));
             }
             let mut resolved = self.defs.get(&name).cloned().ok_or_else(unresolvable)?;
-            stack.push(name.clone());
-            let def_ptr = format!("{}/$defs/{}", self.defs_ptr, escape(&name));
-            self.inline(&mut resolved, &def_ptr, stack)?;
-            stack.pop();
+            let root = Pointer::root(&self.defs_ptr);
+            let defs = root.token("$defs");
+            self.inline(&mut resolved, &defs.token(&name), stack)?;
+            stack.leave();
             map.remove("$ref");
             let siblings = std::mem::take(map);
             match resolved {
                 Value::Object(mut r) => {
-                    for (k, v) in siblings {
-                        r.insert(k, v);
-                    }
+                    r.extend(siblings);
                     *map = r;
                 }
                 other => {
@@ -425,22 +312,41 @@ impl Cx<'_> {
         let Value::Object(map) = node else {
             return Ok(());
         };
-        for (suffix, child) in subschemas(map) {
-            self.inline(child, &format!("{ptr}{suffix}"), stack)?;
-        }
-        Ok(())
+        walk::try_for_each_child_mut(map, |step, child| {
+            self.inline(child, &ptr.step(step), stack)
+        })
     }
 
-    fn walk(&mut self, node: &mut Value, ptr: &str) -> Result<(), ExportError> {
+    fn walk(&mut self, node: &mut Value, ptr: &Pointer<'_>) -> Result<(), ExportError> {
         let p = self.p;
         let map = match node {
             Value::Object(map) => map,
             Value::Bool(true) if p.strict != Strict::No => {
-                return Err(self.err(ptr, ExportErrorKind::Untyped))
+                return Err(self.err(ptr.to_string(), ExportErrorKind::Untyped))
             }
             _ => return Ok(()),
         };
+        self.rewrite(map, ptr)?;
+        walk::try_for_each_child_mut(map, |step, child| {
+            let keyword = step.keyword.name;
+            if keyword == "additionalProperties" && child.is_boolean() {
+                return Ok(());
+            }
+            if p.moves(keyword) {
+                return Ok(()); // becomes description text below
+            }
+            self.walk(child, &ptr.step(step))
+        })?;
+        if p.strict != Strict::No {
+            self.strict_object(map, ptr)?;
+        }
+        self.move_to_description(map);
+        Ok(())
+    }
 
+    /// The profile's rewrites and checks of one schema object, before its subschemas.
+    fn rewrite(&self, map: &mut Map<String, Value>, ptr: &Pointer<'_>) -> Result<(), ExportError> {
+        let p = self.p;
         if p.merge_all_of {
             merge_all_of(map);
         }
@@ -458,14 +364,14 @@ impl Cx<'_> {
             }
         }
         if p.reject_tuples && map.contains_key("prefixItems") {
-            return Err(self.err(ptr, ExportErrorKind::Tuple));
+            return Err(self.err(ptr.to_string(), ExportErrorKind::Tuple));
         }
         if p.arrays_need_items
             && type_is(map, "array")
             && !map.contains_key("items")
             && !map.contains_key("prefixItems")
         {
-            return Err(self.err(ptr, ExportErrorKind::ArrayWithoutItems));
+            return Err(self.err(ptr.to_string(), ExportErrorKind::ArrayWithoutItems));
         }
         if p.scalar_enums_only {
             if let Some(Value::Array(values)) = map.get("enum") {
@@ -477,7 +383,7 @@ impl Cx<'_> {
         if p.strict != Strict::No {
             const TYPED: &[&str] = &["type", "anyOf", "oneOf", "allOf", "enum", "const", "$ref"];
             if !TYPED.iter().any(|k| map.contains_key(*k)) {
-                return Err(self.err(ptr, ExportErrorKind::Untyped));
+                return Err(self.err(ptr.to_string(), ExportErrorKind::Untyped));
             }
         }
         if p.strict == Strict::OpenAi && map.contains_key("$ref") && map.len() > 1 {
@@ -486,29 +392,13 @@ impl Cx<'_> {
                 map.insert("anyOf".into(), json!([{ "$ref": r }]));
             }
         }
-
-        for (suffix, child) in subschemas(map) {
-            if suffix == "/additionalProperties" && child.is_boolean() {
-                continue;
-            }
-            let keyword = suffix[1..].split('/').next().unwrap_or_default();
-            if p.move_to_description.contains(&keyword) {
-                continue; // becomes description text below
-            }
-            self.walk(child, &format!("{ptr}{suffix}"))?;
-        }
-
-        if p.strict != Strict::No {
-            self.strict_object(map, ptr)?;
-        }
-        self.move_to_description(map);
         Ok(())
     }
 
     fn strict_object(
         &mut self,
         map: &mut Map<String, Value>,
-        ptr: &str,
+        ptr: &Pointer<'_>,
     ) -> Result<(), ExportError> {
         let has_props = map.get("properties").is_some_and(Value::is_object);
         if !map.contains_key("type") && has_props {
@@ -529,16 +419,7 @@ impl Cx<'_> {
                 ))
             }
         }
-        let required: HashSet<String> = map
-            .get("required")
-            .and_then(Value::as_array)
-            .map(|a| {
-                a.iter()
-                    .filter_map(Value::as_str)
-                    .map(str::to_string)
-                    .collect()
-            })
-            .unwrap_or_default();
+        let required: HashSet<String> = walk::required(map).map(str::to_string).collect();
         if self.p.strict == Strict::OpenAi && !has_props {
             map.insert("properties".into(), json!({}));
         }
@@ -572,7 +453,7 @@ impl Cx<'_> {
             ("minimum", "maximum", ""),
             ("minItems", "maxItems", " items"),
         ] {
-            let moved = |k: &str| p.move_to_description.contains(&k);
+            let moved = |k: &str| p.moves(k);
             if let (true, true, Some(a), Some(b)) = (
                 moved(lo),
                 moved(hi),
@@ -588,7 +469,7 @@ impl Cx<'_> {
                 });
             }
         }
-        for kw in p.move_to_description {
+        for kw in p.move_to_description.iter().copied().flatten() {
             if let Some(v) = map.remove(*kw) {
                 phrases.extend(phrase(kw, &v));
             }
@@ -783,7 +664,7 @@ fn make_nullable(prop: &mut Value) {
 
 /// Lowers one JSON Schema for a profile; `base` is its pointer in the tool definition.
 pub(crate) fn lower_schema(
-    p: &Profile,
+    p: &Passes,
     tool: &str,
     schema: &Value,
     base: &str,
@@ -830,12 +711,12 @@ pub(crate) fn lower_schema(
         if let Some(Value::Object(defs)) = root.remove("$defs") {
             cx.defs = defs;
         }
-        cx.inline(&mut s, base, &mut Vec::new())?;
+        cx.inline(&mut s, &Pointer::root(base), &mut RefStack::default())?;
     }
     if p.target != Target::Mcp(McpVersion::V2026_07_28) {
         normalize_boolean_properties(&mut s);
     }
-    cx.walk(&mut s, base)?;
+    cx.walk(&mut s, &Pointer::root(base))?;
     Ok((s, cx.stats))
 }
 
@@ -851,13 +732,11 @@ fn normalize_boolean_properties(node: &mut Value) {
             }
         }
     }
-    for (_, child) in subschemas(map) {
-        normalize_boolean_properties(child);
-    }
+    walk::for_each_child_mut(map, |_, child| normalize_boolean_properties(child));
 }
 
 /// One tool lowered for a profile.
-pub(crate) fn lower_tool(spec: &ToolSpec, p: &Profile) -> Result<(Value, Stats), ExportError> {
+pub(crate) fn lower_tool(spec: &ToolSpec, p: &Passes) -> Result<(Value, Stats), ExportError> {
     let err = |pointer: &str, kind| ExportError {
         tool: spec.name.clone(),
         target: p.target,
@@ -980,7 +859,7 @@ pub(crate) struct Assembled {
 /// Lowers every spec, then applies the list-level rules (unique names, per-request limits)
 /// greedily in spec order: the tool that would exceed a limit fails, the rest still export.
 pub(crate) fn assemble(specs: &[ToolSpec], target: Target) -> Assembled {
-    let p = Profile::of(target);
+    let p = Passes::of(target);
     let mut seen = HashSet::new();
     let mut out = Assembled {
         tools: Vec::new(),

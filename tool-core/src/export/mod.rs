@@ -182,7 +182,7 @@ pub fn export(specs: &[ToolSpec], target: Target) -> Result<Value, ExportError> 
 ///
 /// List rules (unique names, per-request limits) do not apply to a single tool.
 pub fn export_tool(spec: &ToolSpec, target: Target) -> Result<Value, ExportError> {
-    lower::lower_tool(spec, &lower::Profile::of(target)).map(|(tool, _)| tool)
+    lower::lower_tool(spec, &lower::Passes::of(target)).map(|(tool, _)| tool)
 }
 
 /// The offline shortcuts of a [`Toolbox`](crate::Toolbox): its tool list, exported.

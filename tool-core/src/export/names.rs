@@ -1,7 +1,8 @@
-//! Tool-name rules per target, as `const fn`s free of dependencies so the `#[tool]` macro (or a
-//! small shared lint crate) can reuse them at compile time.
+//! Tool-name rules per target, read from the table of platform facts
+//! ([`tool_lint::platform`]), which the `#[tool]` macro reads too.
 
 use super::target::Target;
+use tool_lint::platform::{self, Platform};
 
 /// A platform's rule for tool names.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
@@ -30,49 +31,22 @@ impl NameRule {
     /// assert!(!NameRule::Gemini.accepts("1st_tool"));
     /// ```
     pub const fn accepts(self, name: &str) -> bool {
-        let b = name.as_bytes();
-        let max = match self {
-            NameRule::Mcp | NameRule::WebMcp => 128,
-            NameRule::OpenAi | NameRule::Anthropic | NameRule::Gemini => 64,
-        };
-        if b.is_empty() || b.len() > max {
-            return false;
-        }
-        if let NameRule::Gemini = self {
-            if !(b[0].is_ascii_alphabetic() || b[0] == b'_') {
-                return false;
-            }
-        }
-        let mut i = 0;
-        while i < b.len() {
-            let c = b[i];
-            let ok = c.is_ascii_alphanumeric()
-                || c == b'_'
-                || c == b'-'
-                || match self {
-                    NameRule::Mcp | NameRule::WebMcp => c == b'.',
-                    NameRule::Gemini => c == b'.' || c == b':',
-                    NameRule::OpenAi | NameRule::Anthropic => false,
-                };
-            if !ok {
-                return false;
-            }
-            i += 1;
-        }
-        true
+        self.platform().name.accepts(name)
     }
 
     /// The rule in words, for error messages.
     pub const fn describe(self) -> &'static str {
+        self.platform().name.text
+    }
+
+    /// The platform whose rule this is, in the table of platform facts.
+    pub const fn platform(self) -> &'static Platform {
         match self {
-            NameRule::Mcp => "1 to 128 characters from A-Z a-z 0-9 _ . -",
-            NameRule::OpenAi | NameRule::Anthropic => {
-                "1 to 64 characters from A-Z a-z 0-9 _ - (pattern ^[a-zA-Z0-9_-]{1,64}$)"
-            }
-            NameRule::Gemini => {
-                "a letter or _ followed by A-Z a-z 0-9 _ . : -, at most 64 characters in all"
-            }
-            NameRule::WebMcp => "1 to 128 characters from A-Z a-z 0-9 _ - .",
+            NameRule::Mcp => &platform::MCP,
+            NameRule::OpenAi => &platform::OPENAI,
+            NameRule::Anthropic => &platform::ANTHROPIC,
+            NameRule::Gemini => &platform::GEMINI,
+            NameRule::WebMcp => &platform::WEBMCP,
         }
     }
 }

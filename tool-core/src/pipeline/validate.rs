@@ -92,8 +92,7 @@ fn invalid_arguments(errors: Vec<validate::ArgError>) -> Envelope {
 /// of OpenAI strict mode, where an optional parameter is nullable and `null` means absent.
 ///
 /// `input_schema` is the canonical schema (the one the runtime validates against); a property
-/// counts as optional when it is not in its object's `required`. Local `$ref`s into the root
-/// `$defs` are followed.
+/// counts as optional when it is not in its object's `required`. Local `$ref`s are followed.
 ///
 /// ```
 /// use serde_json::json;
@@ -104,35 +103,19 @@ fn invalid_arguments(errors: Vec<validate::ArgError>) -> Envelope {
 /// assert_eq!(args, json!({"q": "shoes"}));
 /// ```
 pub fn strip_null_optionals(input_schema: &Value, args: &mut Value) {
-    fn resolve<'a>(root: &'a Value, mut s: &'a Value) -> &'a Value {
-        for _ in 0..32 {
-            match s.get("$ref").and_then(Value::as_str) {
-                Some(r) => match r
-                    .strip_prefix("#/$defs/")
-                    .and_then(|n| root.get("$defs")?.get(n))
-                {
-                    Some(target) => s = target,
-                    None => return s,
-                },
-                None => return s,
-            }
-        }
-        s
-    }
     fn walk(root: &Value, schema: &Value, value: &mut Value, depth: usize) {
         if depth > 64 {
             return;
         }
-        let schema = resolve(root, schema);
+        let schema = tool_lint::walk::follow_refs(root, schema).unwrap_or(schema);
         match value {
             Value::Object(map) => {
                 let Some(props) = schema.get("properties").and_then(Value::as_object) else {
                     return;
                 };
                 let required: Vec<&str> = schema
-                    .get("required")
-                    .and_then(Value::as_array)
-                    .map(|a| a.iter().filter_map(Value::as_str).collect())
+                    .as_object()
+                    .map(|s| tool_lint::walk::required(s).collect())
                     .unwrap_or_default();
                 map.retain(|k, v| {
                     !(v.is_null() && props.contains_key(k) && !required.contains(&k.as_str()))
