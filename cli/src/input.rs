@@ -1,7 +1,8 @@
 //! Reading tool lists: files, standard input and directories of exported artifacts, in every
 //! shape the command accepts, normalized to MCP-shaped definitions.
 
-use std::fmt;
+use std::collections::{HashMap, HashSet};
+use std::fmt::{self, Write as _};
 use std::io::Read;
 use std::path::{Path, PathBuf};
 
@@ -330,15 +331,16 @@ fn items_into(items: Vec<Value>, at: &str, out: &mut Tools) -> Result<(), String
 
 /// Byte offsets of the values at `pointers` in `text` (and of every value enclosing one), in
 /// one pass that descends only into the objects and arrays on the way to a wanted pointer.
-pub fn locate(text: &str, pointers: &[&str]) -> std::collections::HashMap<String, usize> {
-    use std::collections::{HashMap, HashSet};
-    let mut wanted: HashSet<&str> = HashSet::new();
-    let mut prefixes: HashSet<String> = HashSet::new();
-    for p in pointers {
-        wanted.insert(p);
+///
+/// The keys of the map borrow from `pointers`; nothing is allocated per value scanned.
+pub fn locate<'p>(text: &str, pointers: &[&'p str]) -> HashMap<&'p str, usize, FnvBuild> {
+    // Every wanted pointer and each of its prefixes ("" included): the scanner descends into
+    // exactly these, and records the offset of each.
+    let mut prefixes: HashSet<&'p str, FnvBuild> = HashSet::default();
+    for &p in pointers {
         let mut end = p.len();
         loop {
-            if !prefixes.insert(p[..end].to_string()) {
+            if !prefixes.insert(&p[..end]) {
                 break;
             }
             match p[..end].rfind('/') {
@@ -347,13 +349,13 @@ pub fn locate(text: &str, pointers: &[&str]) -> std::collections::HashMap<String
             }
         }
     }
-    let mut found: HashMap<String, usize> = HashMap::new();
+    let mut found: HashMap<&'p str, usize, FnvBuild> = HashMap::default();
     let mut scanner = Scanner {
         b: text.as_bytes(),
         i: 0,
     };
     let mut path = String::new();
-    scanner.value(&mut path, &prefixes, &wanted, &mut found);
+    scanner.value(&mut path, &prefixes, &mut found);
     found
 }
 
@@ -363,13 +365,15 @@ pub fn positions(text: &str, offsets: &[usize]) -> Vec<(usize, usize)> {
     order.sort_by_key(|&i| offsets[i]);
     let mut out = vec![(1, 1); offsets.len()];
     let (mut line, mut col, mut pos) = (1usize, 1usize, 0usize);
+    let bytes = text.as_bytes();
     for i in order {
         let target = offsets[i].min(text.len());
-        for c in text[pos..target].chars() {
-            if c == '\n' {
+        // Columns count characters: every byte but UTF-8 continuation bytes.
+        for &b in &bytes[pos..target] {
+            if b == b'\n' {
                 line += 1;
                 col = 1;
-            } else {
+            } else if (b as i8) >= -0x40 {
                 col += 1;
             }
         }
@@ -378,6 +382,32 @@ pub fn positions(text: &str, offsets: &[usize]) -> Vec<(usize, usize)> {
     }
     out
 }
+
+/// FNV-1a for the scanner's pointer sets (short keys, one short-lived run).
+#[derive(Default)]
+pub struct Fnv(u64);
+
+impl std::hash::Hasher for Fnv {
+    fn finish(&self) -> u64 {
+        self.0
+    }
+
+    fn write(&mut self, bytes: &[u8]) {
+        let mut h = if self.0 == 0 {
+            0xcbf2_9ce4_8422_2325
+        } else {
+            self.0
+        };
+        for b in bytes {
+            h ^= u64::from(*b);
+            h = h.wrapping_mul(0x0100_0000_01b3);
+        }
+        self.0 = h;
+    }
+}
+
+/// A `BuildHasher` for [`Fnv`].
+pub type FnvBuild = std::hash::BuildHasherDefault<Fnv>;
 
 struct Scanner<'a> {
     b: &'a [u8],
@@ -446,27 +476,23 @@ impl Scanner<'_> {
         }
     }
 
-    fn value(
+    fn value<'p>(
         &mut self,
         path: &mut String,
-        prefixes: &std::collections::HashSet<String>,
-        wanted: &std::collections::HashSet<&str>,
-        found: &mut std::collections::HashMap<String, usize>,
+        prefixes: &HashSet<&'p str, FnvBuild>,
+        found: &mut HashMap<&'p str, usize, FnvBuild>,
     ) {
         self.ws();
         if self.i >= self.b.len() {
             return;
         }
-        if !prefixes.contains(path.as_str()) {
-            if wanted.contains(path.as_str()) {
-                found.insert(path.clone(), self.i);
-            }
-            self.skip();
-            return;
-        }
         // Every prefix of a wanted pointer is recorded too: a finding about a missing value
         // points at the nearest enclosing one.
-        found.insert(path.clone(), self.i);
+        let Some(&key) = prefixes.get(path.as_str()) else {
+            self.skip();
+            return;
+        };
+        found.insert(key, self.i);
         match self.b[self.i] {
             b'{' => {
                 self.i += 1;
@@ -482,18 +508,24 @@ impl Scanner<'_> {
                     }
                     let (a, z) = self.string();
                     let raw = std::str::from_utf8(&self.b[a..z]).unwrap_or_default();
-                    let key: String = if raw.contains('\\') {
-                        serde_json::from_str::<String>(&format!("\"{raw}\"")).unwrap_or_default()
-                    } else {
-                        raw.to_string()
-                    };
                     self.ws();
                     if self.i < self.b.len() && self.b[self.i] == b':' {
                         self.i += 1;
                     }
                     let len = path.len();
-                    tool_lint::walk::push_token(path, &key);
-                    self.value(path, prefixes, wanted, found);
+                    if raw.contains(['\\', '~', '/']) {
+                        let key: String = if raw.contains('\\') {
+                            serde_json::from_str::<String>(&format!("\"{raw}\""))
+                                .unwrap_or_default()
+                        } else {
+                            raw.to_string()
+                        };
+                        tool_lint::walk::push_token(path, &key);
+                    } else {
+                        path.push('/');
+                        path.push_str(raw);
+                    }
+                    self.value(path, prefixes, found);
                     path.truncate(len);
                 }
             }
@@ -511,9 +543,8 @@ impl Scanner<'_> {
                         continue;
                     }
                     let len = path.len();
-                    path.push('/');
-                    path.push_str(&n.to_string());
-                    self.value(path, prefixes, wanted, found);
+                    let _ = write!(path, "/{n}");
+                    self.value(path, prefixes, found);
                     path.truncate(len);
                     n += 1;
                 }

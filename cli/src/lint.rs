@@ -58,6 +58,7 @@ pub fn run(
         }
         let wanted: Vec<&str> = pointers.iter().map(String::as_str).collect();
         let places = input::locate(&source.text, &wanted);
+        drop(wanted);
         let resolved: Vec<(usize, usize)> = findings
             .iter()
             .zip(&pointers)
@@ -98,34 +99,134 @@ pub fn run(
             warnings,
             Style::stdout(color),
         ),
-        LintFormat::Json => {
-            let doc = json!({
-                "profile": cfg.profile.name(),
-                "files": sources.iter().map(|s| json!({"file": s.label, "tools": s.defs.len()})).collect::<Vec<_>>(),
-                "findings": located.iter().map(|l| {
-                    let mut f = l.finding.to_json();
-                    let o = f.as_object_mut().expect("to_json gives an object");
-                    o.insert("file".into(), json!(l.source.label));
-                    o.insert("location".into(), json!(l.pointer));
-                    o.insert("line".into(), json!(l.line));
-                    o.insert("column".into(), json!(l.column));
-                    o.insert("span".into(), l.finding.span.map_or(Value::Null, |(s, n)| json!([s, n])));
-                    f
-                }).collect::<Vec<_>>(),
-                "summary": {"tools": tools, "errors": errors, "warnings": warnings},
-            });
-            format!(
-                "{}\n",
-                serde_json::to_string_pretty(&doc).expect("JSON values serialize")
-            )
-        }
+        LintFormat::Json => json_report(
+            &located,
+            &sources,
+            cfg.profile.name(),
+            tools,
+            errors,
+            warnings,
+        ),
         LintFormat::Sarif => format!(
             "{}\n",
             serde_json::to_string_pretty(&sarif(&located)).expect("JSON values serialize")
         ),
     };
     emit(&out)?;
-    Ok(if errors > 0 { 1 } else { 0 })
+    let code = if errors > 0 { 1 } else { 0 };
+    // The process ends right after: freeing every parsed definition and finding one by one
+    // would only cost time (about a tenth of a large run).
+    std::mem::forget(located);
+    std::mem::forget(sources);
+    Ok(code)
+}
+
+/// The JSON report, written straight from the findings (the same document, key order and
+/// pretty-printing as building it as a `serde_json::Value` first, without the intermediate tree).
+fn json_report(
+    located: &[Located],
+    sources: &[Source],
+    profile: &str,
+    tools: usize,
+    errors: usize,
+    warnings: usize,
+) -> String {
+    use serde::ser::{SerializeMap, SerializeSeq};
+    use serde::{Serialize, Serializer};
+
+    struct Files<'a>(&'a [Source]);
+    impl Serialize for Files<'_> {
+        fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+            let mut seq = s.serialize_seq(Some(self.0.len()))?;
+            for src in self.0 {
+                seq.serialize_element(&FileEntry(src))?;
+            }
+            seq.end()
+        }
+    }
+    struct FileEntry<'a>(&'a Source);
+    impl Serialize for FileEntry<'_> {
+        fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+            let mut m = s.serialize_map(Some(2))?;
+            m.serialize_entry("file", &self.0.label)?;
+            m.serialize_entry("tools", &self.0.defs.len())?;
+            m.end()
+        }
+    }
+    struct Findings<'a, 'b>(&'a [Located<'b>]);
+    impl Serialize for Findings<'_, '_> {
+        fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+            let mut seq = s.serialize_seq(Some(self.0.len()))?;
+            for l in self.0 {
+                seq.serialize_element(&FindingEntry(l))?;
+            }
+            seq.end()
+        }
+    }
+    struct FindingEntry<'a, 'b>(&'a Located<'b>);
+    impl Serialize for FindingEntry<'_, '_> {
+        fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+            let l = self.0;
+            let f = &l.finding;
+            // The keys of `Finding::to_json`, then where the finding is.
+            let mut m = s.serialize_map(Some(10))?;
+            m.serialize_entry("rule", f.rule)?;
+            m.serialize_entry("severity", f.severity.as_str())?;
+            m.serialize_entry("tool", &f.tool)?;
+            m.serialize_entry("pointer", &f.pointer)?;
+            m.serialize_entry("message", &f.message)?;
+            m.serialize_entry("file", &l.source.label)?;
+            m.serialize_entry("location", &l.pointer)?;
+            m.serialize_entry("line", &l.line)?;
+            m.serialize_entry("column", &l.column)?;
+            m.serialize_entry("span", &f.span.map(|(s, n)| [s, n]))?;
+            m.end()
+        }
+    }
+    struct Summary {
+        tools: usize,
+        errors: usize,
+        warnings: usize,
+    }
+    impl Serialize for Summary {
+        fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+            let mut m = s.serialize_map(Some(3))?;
+            m.serialize_entry("tools", &self.tools)?;
+            m.serialize_entry("errors", &self.errors)?;
+            m.serialize_entry("warnings", &self.warnings)?;
+            m.end()
+        }
+    }
+    struct Doc<'a, 'b> {
+        profile: &'a str,
+        sources: &'a [Source],
+        located: &'a [Located<'b>],
+        summary: Summary,
+    }
+    impl Serialize for Doc<'_, '_> {
+        fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+            let mut m = s.serialize_map(Some(4))?;
+            m.serialize_entry("profile", self.profile)?;
+            m.serialize_entry("files", &Files(self.sources))?;
+            m.serialize_entry("findings", &Findings(self.located))?;
+            m.serialize_entry("summary", &self.summary)?;
+            m.end()
+        }
+    }
+    let doc = Doc {
+        profile,
+        sources,
+        located,
+        summary: Summary {
+            tools,
+            errors,
+            warnings,
+        },
+    };
+    let mut out = Vec::with_capacity(located.len() * 400 + 256);
+    serde_json::to_writer_pretty(&mut out, &doc).expect("the report serializes");
+    out.push(b'\n');
+    String::from_utf8(out).expect("serde_json writes UTF-8")
 }
 
 /// Where a pointer's position is: the byte offset of the value itself, or of the nearest
@@ -133,7 +234,7 @@ pub fn run(
 /// start when they can be counted exactly.
 fn resolve(
     text: &str,
-    places: &HashMap<String, usize>,
+    places: &HashMap<&str, usize, input::FnvBuild>,
     pointer: &str,
     span: Option<(usize, usize)>,
 ) -> (usize, usize) {
@@ -279,9 +380,14 @@ fn excerpt(text: &str, span: Option<(usize, usize)>) -> (String, Option<String>)
         marks.push(' ');
     }
     for (i, &c) in chars.iter().enumerate().take(hi).skip(lo) {
-        let r = render(c);
-        let w = r.chars().count();
-        shown.push_str(&r);
+        let before = shown.len();
+        render(c, &mut shown);
+        // Every rendering is ASCII except a character shown as itself and `⏎`: one column each.
+        let w = if shown.is_char_boundary(before) && shown[before..].is_ascii() {
+            shown.len() - before
+        } else {
+            1
+        };
         let mark = if i >= start && i < start + len {
             '^'
         } else {
@@ -299,12 +405,15 @@ fn excerpt(text: &str, span: Option<(usize, usize)>) -> (String, Option<String>)
     (shown, marks)
 }
 
-fn render(c: char) -> String {
+/// Appends how a character is shown in an excerpt.
+fn render(c: char, out: &mut String) {
     match c {
-        '\n' | '\r' => "⏎".into(),
-        '\t' => " ".into(),
-        c if c.is_control() || is_invisible(c) => format!("<U+{:04X}>", c as u32),
-        c => c.to_string(),
+        '\n' | '\r' => out.push('⏎'),
+        '\t' => out.push(' '),
+        c if c.is_control() || is_invisible(c) => {
+            let _ = write!(out, "<U+{:04X}>", c as u32);
+        }
+        c => out.push(c),
     }
 }
 

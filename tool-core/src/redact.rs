@@ -30,6 +30,225 @@ struct Rule {
     kind: String,
     regex: Regex,
     validator: Option<Validator>,
+    /// The same pattern with ASCII word boundaries, when that finds the same secrets once each
+    /// match's boundaries are checked the Unicode way (see [`FastBoundaries`]).
+    fast: Option<FastBoundaries>,
+}
+
+/// A pattern whose only word boundaries `\b` are its first and/or last item, run with ASCII
+/// boundaries `(?-u:\b)` and each match checked for Unicode boundaries after.
+///
+/// The `regex` crate runs Unicode word boundaries in its slowest engine (the PikeVM, about a
+/// microsecond per character) as soon as the text holds a non-ASCII character; ASCII boundaries
+/// run in the lazy DFA. The results are the same because, where the character of the pattern
+/// next to a boundary is always an ASCII letter, digit or `_` (checked when the rule is built):
+///
+/// - every Unicode boundary there is an ASCII boundary too, so the ASCII pattern finds every
+///   match the Unicode one finds (and possibly more);
+/// - a match of the ASCII pattern is a match of the Unicode one exactly when its boundaries hold
+///   the Unicode way; when one does not, no Unicode match starts there (a trailing boundary is
+///   only accepted on a fixed-length pattern), and the search goes on one character later.
+#[derive(Clone, Debug)]
+struct FastBoundaries {
+    regex: Regex,
+    /// The pattern starts with `\b` (possibly inside a leading `(?i:`).
+    lead: bool,
+    /// The pattern ends with `\b`.
+    trail: bool,
+}
+
+/// Unicode's word characters, as the `regex` crate's `\w`.
+fn is_word(c: char) -> bool {
+    regex_syntax::try_is_word_character(c).unwrap_or_else(|_| c.is_alphanumeric() || c == '_')
+}
+
+/// Whether a Unicode word boundary is at byte `i` of `hay`.
+fn unicode_boundary(hay: &str, i: usize) -> bool {
+    let before = hay[..i].chars().next_back().is_some_and(is_word);
+    let after = hay[i..].chars().next().is_some_and(is_word);
+    before != after
+}
+
+impl FastBoundaries {
+    /// The fast form of `pattern`, or `None` when it has word boundaries elsewhere than first
+    /// and last, next to something other than ASCII word characters, or a trailing boundary
+    /// after a part of varying length.
+    fn of(pattern: &str) -> Option<FastBoundaries> {
+        const B: &str = r"\b";
+        let count = pattern.matches(B).count();
+        if count == 0 {
+            return None;
+        }
+        let (lead, body) = if let Some(rest) = pattern.strip_prefix(B) {
+            (true, rest.to_string())
+        } else if let Some(rest) = pattern.strip_prefix(r"(?i:\b") {
+            (true, format!("(?i:{rest}"))
+        } else {
+            (false, pattern.to_string())
+        };
+        let (trail, body) = match body.strip_suffix(B) {
+            Some(rest) if !rest.ends_with('\\') => (true, rest.to_string()),
+            _ => (false, body),
+        };
+        if usize::from(lead) + usize::from(trail) != count || body.contains(B) {
+            return None;
+        }
+        let hir = regex_syntax::parse(&body).ok()?;
+        if lead && !edge_is_ascii_word(&hir, Edge::First) {
+            return None;
+        }
+        if trail {
+            let props = hir.properties();
+            if props.minimum_len().is_none() || props.minimum_len() != props.maximum_len() {
+                return None;
+            }
+            if !edge_is_ascii_word(&hir, Edge::Last) {
+                return None;
+            }
+        }
+        let regex = Regex::new(&pattern.replace(B, r"(?-u:\b)")).ok()?;
+        Some(FastBoundaries { regex, lead, trail })
+    }
+}
+
+#[derive(Clone, Copy, PartialEq)]
+enum Edge {
+    First,
+    Last,
+}
+
+/// Whether every character a match of `hir` can start (or end) with is an ASCII letter, digit
+/// or `_`; `false` when it cannot tell (an empty match, look-arounds, ...).
+fn edge_is_ascii_word(hir: &regex_syntax::hir::Hir, edge: Edge) -> bool {
+    use regex_syntax::hir::{Class, HirKind};
+    let word = |c: u32| c < 0x80 && (c as u8).is_ascii_alphanumeric() || c == u32::from(b'_');
+    match hir.kind() {
+        HirKind::Literal(lit) => {
+            let b = match edge {
+                Edge::First => lit.0.first(),
+                Edge::Last => lit.0.last(),
+            };
+            b.is_some_and(|&b| word(u32::from(b)))
+        }
+        HirKind::Class(Class::Unicode(cls)) => cls
+            .ranges()
+            .iter()
+            .all(|r| (u32::from(r.start())..=u32::from(r.end())).all(word)),
+        HirKind::Class(Class::Bytes(cls)) => cls
+            .ranges()
+            .iter()
+            .all(|r| (u32::from(r.start())..=u32::from(r.end())).all(word)),
+        HirKind::Capture(cap) => edge_is_ascii_word(&cap.sub, edge),
+        HirKind::Repetition(rep) => rep.min > 0 && edge_is_ascii_word(&rep.sub, edge),
+        HirKind::Alternation(alts) => alts.iter().all(|a| edge_is_ascii_word(a, edge)),
+        HirKind::Concat(items) => {
+            let item = match edge {
+                Edge::First => items.first(),
+                Edge::Last => items.last(),
+            };
+            // The edge item must not match the empty string, or the next one would be the edge.
+            item.is_some_and(|h| {
+                h.properties().minimum_len().is_some_and(|n| n > 0) && edge_is_ascii_word(h, edge)
+            })
+        }
+        HirKind::Empty | HirKind::Look(_) => false,
+    }
+}
+
+impl Rule {
+    fn new(kind: String, regex: Regex, validator: Option<Validator>, builtin: bool) -> Rule {
+        // Only the built-in patterns, written for it, take the fast form; a host's regex runs as
+        // given.
+        let fast = if builtin {
+            FastBoundaries::of(regex.as_str())
+        } else {
+            None
+        };
+        Rule {
+            kind,
+            regex,
+            validator,
+            fast,
+        }
+    }
+
+    /// The pattern the prefilter set holds for this rule: it matches wherever the rule can.
+    fn set_pattern(&self) -> &str {
+        self.fast
+            .as_ref()
+            .map_or(self.regex.as_str(), |f| f.regex.as_str())
+    }
+
+    /// The replacement of one match: the text to put in place of `whole`, and whether a secret
+    /// was replaced.
+    fn replacement<'h>(&self, caps: &Captures<'h>) -> (Cow<'h, str>, bool) {
+        let whole = caps.get(0).map_or("", |m| m.as_str());
+        let (secret, start, end) = match caps.name(SECRET_GROUP) {
+            Some(m) => {
+                let base = caps.get(0).map_or(0, |w| w.start());
+                (m.as_str(), m.start() - base, m.end() - base)
+            }
+            None => (whole, 0, whole.len()),
+        };
+        if secret.is_empty() || self.validator.is_some_and(|ok| !ok(secret)) {
+            return (Cow::Borrowed(whole), false);
+        }
+        (
+            Cow::Owned(format!(
+                "{}[REDACTED:{}]{}",
+                &whole[..start],
+                self.kind,
+                &whole[end..]
+            )),
+            true,
+        )
+    }
+
+    /// Replaces every match in `hay` (left to right, as `Regex::replace_all`); `None` when no
+    /// secret was replaced.
+    fn replace_all(&self, hay: &str) -> Option<(String, usize)> {
+        let Some(fast) = &self.fast else {
+            let mut n = 0;
+            let next = self.regex.replace_all(hay, |caps: &Captures<'_>| {
+                let (text, replaced) = self.replacement(caps);
+                n += usize::from(replaced);
+                text.into_owned()
+            });
+            return (n > 0).then(|| (next.into_owned(), n));
+        };
+        let mut out = String::new();
+        let (mut n, mut last, mut pos) = (0, 0, 0);
+        while pos <= hay.len() {
+            let Some(caps) = fast.regex.captures_at(hay, pos) else {
+                break;
+            };
+            let m = caps.get(0).expect("group 0 is the match");
+            if (fast.lead && !unicode_boundary(hay, m.start()))
+                || (fast.trail && !unicode_boundary(hay, m.end()))
+            {
+                // Not a match of the Unicode pattern, and none starts here: try one character on.
+                pos = m.start() + hay[m.start()..].chars().next().map_or(1, char::len_utf8);
+                continue;
+            }
+            let (text, replaced) = self.replacement(&caps);
+            if replaced {
+                n += 1;
+                out.push_str(&hay[last..m.start()]);
+                out.push_str(&text);
+                last = m.end();
+            }
+            pos = if m.is_empty() {
+                m.end() + hay[m.end()..].chars().next().map_or(1, char::len_utf8)
+            } else {
+                m.end()
+            };
+        }
+        if n == 0 {
+            return None;
+        }
+        out.push_str(&hay[last..]);
+        Some((out, n))
+    }
 }
 
 /// An error building a [`Redactor`] from a pattern given as text.
@@ -316,10 +535,13 @@ impl Redactor {
     pub fn new() -> Self {
         let rules = builtin_patterns()
             .into_iter()
-            .map(|(kind, pattern, validator)| Rule {
-                kind: kind.to_string(),
-                regex: Regex::new(pattern).expect("built-in redaction patterns are valid"),
-                validator,
+            .map(|(kind, pattern, validator)| {
+                Rule::new(
+                    kind.to_string(),
+                    Regex::new(pattern).expect("built-in redaction patterns are valid"),
+                    validator,
+                    true,
+                )
             })
             .collect();
         Redactor::from_rules(rules, true)
@@ -333,7 +555,7 @@ impl Redactor {
 
     fn from_rules(rules: Vec<Rule>, builtin_fields: bool) -> Self {
         // The set is only a prefilter: if it cannot be built (size limits), every rule runs.
-        let set = RegexSet::new(rules.iter().map(|r| r.regex.as_str())).ok();
+        let set = RegexSet::new(rules.iter().map(Rule::set_pattern)).ok();
         Redactor {
             rules,
             set,
@@ -359,11 +581,7 @@ impl Redactor {
             builtin_fields,
             ..
         } = self;
-        rules.push(Rule {
-            kind: kind.into(),
-            regex,
-            validator: None,
-        });
+        rules.push(Rule::new(kind.into(), regex, None, false));
         Redactor::from_rules(rules, builtin_fields)
     }
 
@@ -412,31 +630,9 @@ impl Redactor {
         let mut out: Cow<'t, str> = Cow::Borrowed(text);
         let mut count = 0;
         for i in candidates {
-            let rule = &self.rules[i];
-            let mut replaced_here = 0;
-            let next = rule.regex.replace_all(&out, |caps: &Captures<'_>| {
-                let whole = caps.get(0).map_or("", |m| m.as_str());
-                let (secret, start, end) = match caps.name(SECRET_GROUP) {
-                    Some(m) => {
-                        let base = caps.get(0).map_or(0, |w| w.start());
-                        (m.as_str(), m.start() - base, m.end() - base)
-                    }
-                    None => (whole, 0, whole.len()),
-                };
-                if secret.is_empty() || rule.validator.is_some_and(|ok| !ok(secret)) {
-                    return whole.to_string();
-                }
-                replaced_here += 1;
-                format!(
-                    "{}[REDACTED:{}]{}",
-                    &whole[..start],
-                    rule.kind,
-                    &whole[end..]
-                )
-            });
-            if replaced_here > 0 {
-                count += replaced_here;
-                out = Cow::Owned(next.into_owned());
+            if let Some((next, n)) = self.rules[i].replace_all(&out) {
+                count += n;
+                out = Cow::Owned(next);
             }
         }
         (out, count)
@@ -566,4 +762,83 @@ fn rename_keys(map: &mut serde_json::Map<String, Value>, renamed: &[(String, Str
 
 fn is_redacted_marker(s: &str) -> bool {
     s.starts_with("[REDACTED:") && s.ends_with(']') && !s[1..].contains('[')
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The redactor with every built-in pattern run as written (Unicode word boundaries), as
+    /// before the fast form: the reference the fast form must agree with.
+    fn unicode_reference() -> Redactor {
+        let rules = builtin_patterns()
+            .into_iter()
+            .map(|(kind, pattern, validator)| Rule {
+                kind: kind.to_string(),
+                regex: Regex::new(pattern).unwrap(),
+                validator,
+                fast: None,
+            })
+            .collect();
+        Redactor::from_rules(rules, true)
+    }
+
+    #[test]
+    fn every_builtin_pattern_with_word_boundaries_takes_the_fast_form() {
+        for (kind, pattern, _) in builtin_patterns() {
+            let fast = FastBoundaries::of(pattern);
+            assert_eq!(fast.is_some(), pattern.contains(r"\b"), "{kind}: {pattern}");
+        }
+        let aws = FastBoundaries::of(r"\b(?:AKIA|ASIA)[0-9A-Z]{16}\b").unwrap();
+        assert!(aws.lead && aws.trail);
+        // Not taken: a boundary in the middle, next to a non-word character, or after a part of
+        // varying length.
+        assert!(FastBoundaries::of(r"a\bb").is_none());
+        assert!(FastBoundaries::of(r"\b-x").is_none());
+        assert!(FastBoundaries::of(r"x[a-z]+\b").is_none());
+        assert!(FastBoundaries::of(r"(?i:\bsecret)").is_none()); // (?i) s matches ſ, not ASCII
+    }
+
+    #[test]
+    fn the_fast_form_redacts_exactly_as_unicode_boundaries() {
+        let fast = Redactor::new();
+        let reference = unicode_reference();
+        let secrets = [
+            "AKIAIOSFODNN7EXAMPLE",
+            "ASIAIOSFODNN7EXAMPLE",
+            "ghp_0123456789abcdefghijklmnopqrstuvwxyzAB",
+            "sk-ant-api03-abcdefghijklmnopqrstuvwxyz012345",
+            "sk-proj-abcdefghij0123456789klmnop",
+            "sk_live_0123456789abcdefABCDEF",
+            "xoxb-1234567890-abcdefghij",
+            "glpat-abcdefghij0123456789",
+            "npm_abcdefghijklmnopqrstuvwxyz0123456789",
+            "AIzaSyA-abcdefghijklmnopqrstuvwxyz01234",
+            "SG.abcdefghijklmnopqrstuv.abcdefghijklmnopqrstuvwxyz0123456789abcdefg",
+            "eyJhbGciOiJIUzI1NiJ9.eyJzdWIiOiIxMjM0In0.abcdefghijklmnop0123",
+            "Bearer abc123def456",
+            "bearer tokenvalue-1",
+            "https://user:hunter2@example.com/",
+            "password=hunter2;",
+            "PWD = 'x y'",
+            "hooks.slack.com/services/T000/B000/XXXX",
+        ];
+        // Characters on each side: ASCII word and non-word, Unicode word (é, ß, 漢, Kelvin
+        // sign, a combining mark) and non-word (—, emoji, NBSP), and none.
+        let sides = [
+            "", " ", "x", "_", "-", "é", "ß", "漢", "\u{212A}", "\u{301}", "—", "🚀", "\u{A0}", "9",
+        ];
+        for s in secrets {
+            for before in sides {
+                for after in sides {
+                    let text = format!("{before}{s}{after} and {before}{s}{after}");
+                    assert_eq!(
+                        fast.redact_str_counted(&text),
+                        reference.redact_str_counted(&text),
+                        "{text:?}"
+                    );
+                }
+            }
+        }
+    }
 }

@@ -420,35 +420,66 @@ pub(crate) fn agent_instructions(text: &str, ws: &Words) -> Option<Hit> {
     }
 }
 
+/// [`PRIVATE_PATHS`] and `.env`, matched ASCII-case-insensitively in one pass.
+fn private_paths() -> &'static aho_corasick::AhoCorasick {
+    static AC: std::sync::OnceLock<aho_corasick::AhoCorasick> = std::sync::OnceLock::new();
+    AC.get_or_init(|| {
+        aho_corasick::AhoCorasick::builder()
+            .ascii_case_insensitive(true)
+            .build(PRIVATE_PATHS.iter().copied().chain([".env"]))
+            .expect("the private paths build an automaton")
+    })
+}
+
+/// [`PRIVATE_PATHS`] alone, as [`private_paths`].
+fn private_paths_only() -> &'static aho_corasick::AhoCorasick {
+    static AC: std::sync::OnceLock<aho_corasick::AhoCorasick> = std::sync::OnceLock::new();
+    AC.get_or_init(|| {
+        aho_corasick::AhoCorasick::builder()
+            .ascii_case_insensitive(true)
+            .build(PRIVATE_PATHS)
+            .expect("the private paths build an automaton")
+    })
+}
+
 /// `sensitive_data_request`: a private file or path anywhere, or a credential asked for.
 pub(crate) fn sensitive_request(text: &str, ws: &Words) -> Option<Hit> {
-    let mut found = None;
-    for_tokens(text, |tok, at| {
-        if !tok.bytes().any(|b| matches!(b, b'.' | b'/' | b'_' | b'~')) {
-            return false;
+    // A token is a substring of the text and no pattern holds a token separator, so a text
+    // without any of the paths (in any case) has no token with one.
+    if private_paths().is_match(text) {
+        let mut found = None;
+        for_tokens(text, |tok, at| {
+            if !tok.bytes().any(|b| matches!(b, b'.' | b'/' | b'_' | b'~')) {
+                return false;
+            }
+            // Case-insensitive: the same as lowercasing the token and matching the lowercase
+            // patterns.
+            let hit = private_paths_only().is_match(tok) || is_dotenv(tok);
+            if hit {
+                found = Some(Hit {
+                    what: tok.to_string(),
+                    span: char_span(text, at, at + tok.len()),
+                });
+            }
+            hit
+        });
+        if found.is_some() {
+            return found;
         }
-        let lower = tok.to_ascii_lowercase();
-        let hit = PRIVATE_PATHS.iter().any(|p| lower.contains(p)) || is_dotenv(&lower);
-        if hit {
-            found = Some(Hit {
-                what: tok.to_string(),
-                span: char_span(text, at, at + tok.len()),
-            });
-        }
-        hit
-    });
-    if found.is_some() {
-        return found;
     }
     request_phrase(text, ws, phrase_set!(CREDENTIAL_PHRASES))
 }
 
-/// A `.env` file: `.env`, `.env.local`, `path/.env`, not `process.env` or `.environment`.
-fn is_dotenv(lower: &str) -> bool {
-    lower.match_indices(".env").any(|(i, _)| {
-        let before_ok = i == 0 || matches!(lower.as_bytes()[i - 1], b'/' | b'~' | b'\\');
-        let after = lower.as_bytes().get(i + 4);
-        before_ok && after.is_none_or(|b| *b == b'.' || *b == b'/')
+/// A `.env` file (any case): `.env`, `.env.local`, `path/.env`, not `process.env` or
+/// `.environment`.
+fn is_dotenv(tok: &str) -> bool {
+    let b = tok.as_bytes();
+    (0..b.len().saturating_sub(3)).any(|i| {
+        b[i..i + 4].eq_ignore_ascii_case(b".env") && {
+            let before_ok = i == 0 || matches!(b[i - 1], b'/' | b'~' | b'\\');
+            let after = b.get(i + 4);
+            before_ok && after.is_none_or(|c| *c == b'.' || *c == b'/')
+        }
     })
 }
 
@@ -589,6 +620,8 @@ mod tests {
         assert!(is_dotenv("~/project/.env"));
         assert!(!is_dotenv("process.env"));
         assert!(!is_dotenv(".environment"));
+        assert!(is_dotenv("~/App/.ENV"));
+        assert!(!is_dotenv("Process.Env"));
     }
 
     #[test]
