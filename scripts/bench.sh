@@ -15,8 +15,8 @@
 # out (faster; the rmcp columns then read "n/a"). The lint suite reads the catalogs from
 # CATALOGS (default ../shared/catalogs, relative to the repository) and the reference lint from
 # REFERENCE (default ../shared/bench/reference_lint_bench.mjs); RUNS sets its repetitions (10).
-# LOAD_CLIENTS, LOAD_CALLS, LOAD_SECONDS bound the load run (default 16 clients, 400 calls each,
-# 20 s per server).
+# LOAD_CLIENTS, LOAD_CALLS, LOAD_SECONDS, LOAD_ROUNDS bound the load run (default 16 clients,
+# 400 calls each, 20 s per server, 2 alternating rounds).
 #
 # Results land in target/bench-results/*.md; `report` splices them into BENCHMARKS.md between
 # the `<!-- bench:NAME:begin/end -->` markers. Generated crates live in target/bench-compile/.
@@ -51,7 +51,7 @@ run_throughput() {
 run_load() {
   # Needs rmcp (it is the baseline), so it ignores NO_RMCP.
   cargo run --release -q -p toolsmith-bench --features mcp --bin mcp-load -- \
-    --clients "${LOAD_CLIENTS:-16}" --calls "${LOAD_CALLS:-400}" --seconds "${LOAD_SECONDS:-20}" > "$OUT/load.md"
+    --clients "${LOAD_CLIENTS:-16}" --calls "${LOAD_CALLS:-400}" --seconds "${LOAD_SECONDS:-20}" --rounds "${LOAD_ROUNDS:-2}" > "$OUT/load.md"
   cat "$OUT/load.md"
 }
 

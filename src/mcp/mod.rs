@@ -41,14 +41,14 @@ mod http;
 
 pub use self::http::{HttpServer, MAX_REQUEST_BODY_BYTES, MCP_PATH};
 
-use crate::export::{mcp_call_result, McpVersion, Target};
+use crate::export::{mcp_call_parts, McpVersion, Target};
 use crate::progress::{with_progress, ProgressReport, ProgressSink};
 use crate::serde_json::{self, Value};
 use crate::{codes, CallOptions, Caller, Envelope, Status, ToolSpec, Toolbox};
 use rmcp::model::{
-    CallToolRequestParams, CallToolResponse, CallToolResult, Implementation, ListToolsResult,
-    PaginatedRequestParams, ProgressNotificationParam, ProtocolVersion, ServerCapabilities,
-    ServerConfig, SubscriptionFilter,
+    CallToolRequestParams, CallToolResponse, CallToolResult, ContentBlock, Implementation,
+    ListToolsResult, MetaObject, PaginatedRequestParams, ProgressNotificationParam,
+    ProtocolVersion, ResultType, ServerCapabilities, ServerConfig, SubscriptionFilter,
 };
 use rmcp::service::{NotificationContext, RequestContext, SubscriptionContext};
 use rmcp::{ErrorData, RoleServer, ServerHandler};
@@ -381,7 +381,9 @@ impl ServerHandler for McpServer {
         let args = request.arguments.map_or(Value::Null, Value::Object);
         let name: &str = &request.name;
         let toolbox = &self.inner.toolbox;
-        let call = toolbox.call_with(name, args, CallOptions::new().caller(caller));
+        // Boxed: the pipeline's future is large, and rmcp moves the request's future into a
+        // task of its own, copying it whole on every call when it is held inline.
+        let call = Box::pin(toolbox.call_with(name, args, CallOptions::new().caller(caller)));
         let token = context.meta.get_progress_token();
         let (tx, mut rx) = tokio::sync::mpsc::unbounded_channel();
         let call = async {
@@ -425,9 +427,13 @@ impl ServerHandler for McpServer {
             return Err(error);
         }
         let catalog = self.inner.catalog.get(toolbox);
-        let mut result = mcp_call_result(catalog.specs.get(name), &env, version);
-        result["resultType"] = Value::String("complete".into());
-        let result: CallToolResult = serde_json::from_value(result).map_err(internal)?;
+        // rmcp's result type built from the parts directly: no JSON tree to decode again.
+        let parts = mcp_call_parts(catalog.specs.get(name), env, version);
+        let mut result = CallToolResult::success(vec![ContentBlock::text(parts.text)]);
+        result.structured_content = parts.structured_content;
+        result.is_error = Some(parts.is_error);
+        result.meta = Some(MetaObject(parts.meta));
+        result.result_type = Some(ResultType::COMPLETE);
         Ok(result.into())
     }
 

@@ -65,6 +65,10 @@ struct Options {
     clients: usize,
     calls: usize,
     seconds: u64,
+    /// How many times each server is measured (alternating).
+    rounds: usize,
+    /// Measure only this server (`toolsmith` or `rmcp`), for profiling one side.
+    only: Option<String>,
 }
 
 fn options() -> Result<Options, String> {
@@ -72,6 +76,8 @@ fn options() -> Result<Options, String> {
         clients: 16,
         calls: 400,
         seconds: 20,
+        rounds: 2,
+        only: None,
     };
     let mut args = std::env::args().skip(1);
     while let Some(a) = args.next() {
@@ -85,9 +91,14 @@ fn options() -> Result<Options, String> {
             "--clients" => o.clients = value("--clients")? as usize,
             "--calls" => o.calls = value("--calls")? as usize,
             "--seconds" => o.seconds = value("--seconds")?,
+            "--rounds" => o.rounds = value("--rounds")? as usize,
+            "--only" => match args.next().as_deref() {
+                Some(side @ ("toolsmith" | "rmcp")) => o.only = Some(side.to_owned()),
+                _ => return Err("--only needs `toolsmith` or `rmcp`".to_owned()),
+            },
             other => {
                 return Err(format!(
-                    "unknown argument {other:?}; usage: mcp-load [--clients N] [--calls N] [--seconds N]"
+                    "unknown argument {other:?}; usage: mcp-load [--clients N] [--calls N] [--seconds N] [--rounds N] [--only toolsmith|rmcp]"
                 ))
             }
         }
@@ -237,19 +248,22 @@ fn main() {
         println!("| Server | clients | calls | errors | calls / s | p50 (ms) | p99 (ms) |");
         println!("|---|---:|---:|---:|---:|---:|---:|");
         // Alternate, so neither always runs on a colder or warmer machine.
-        println!(
-            "{}",
-            measure("toolsmith (`McpServer`)", ours.url(), &o).await
-        );
-        println!(
-            "{}",
-            measure("rmcp (`#[tool_handler]` router)", theirs.clone(), &o).await
-        );
-        println!(
-            "{}",
-            measure("toolsmith (`McpServer`), again", ours.url(), &o).await
-        );
-        println!("{}", measure("rmcp, again", theirs, &o).await);
+        let runs = |side: &str| o.only.as_deref().is_none_or(|only| only == side);
+        for round in 0..o.rounds {
+            let again = if round == 0 {
+                String::new()
+            } else {
+                format!(", run {}", round + 1)
+            };
+            if runs("toolsmith") {
+                let name = format!("toolsmith (`McpServer`){again}");
+                println!("{}", measure(&name, ours.url(), &o).await);
+            }
+            if runs("rmcp") {
+                let name = format!("rmcp (`#[tool_handler]` router){again}");
+                println!("{}", measure(&name, theirs.clone(), &o).await);
+            }
+        }
         ours.shutdown().await;
     });
 }

@@ -95,17 +95,74 @@ pub(crate) fn output_schema(mut data: Value, version: McpVersion) -> Value {
 /// assert_eq!(result["content"][0]["text"], env.to_json());
 /// ```
 pub fn mcp_call_result(spec: Option<&ToolSpec>, env: &Envelope, version: McpVersion) -> Value {
-    // One serialization: the text is the whole envelope, `_meta` is the envelope without its
-    // data, and the data (moved, not copied) becomes the structured content.
-    let mut full = match serde_json::to_value(env) {
+    mcp_call_parts(spec, env.clone(), version).into_value()
+}
+
+/// The parts of the MCP `CallToolResult` of an envelope (see [`mcp_call_result`], which puts
+/// them together as JSON): a server that builds its protocol stack's own result type takes
+/// these, and the envelope is consumed, so its data moves into the result without a copy.
+#[derive(Clone, Debug, PartialEq)]
+pub struct McpCallParts {
+    /// The one text block: the whole envelope's JSON, what the model reads.
+    pub text: String,
+    /// `structuredContent`: the data on `ok` (wrapped where the version needs an object), the
+    /// status object on every other status; `None` for a successful tool without an output
+    /// schema.
+    pub structured_content: Option<Value>,
+    /// `isError`: set for every status other than `ok` and `empty`.
+    pub is_error: bool,
+    /// `_meta`: the envelope without its data under [`ENVELOPE_META_KEY`].
+    pub meta: Map<String, Value>,
+}
+
+impl McpCallParts {
+    /// The `CallToolResult` JSON: `content`, `structuredContent` (when there is one),
+    /// `isError` and `_meta`, in that order.
+    pub fn into_value(self) -> Value {
+        let mut result = Map::new();
+        result.insert(
+            "content".into(),
+            json!([{"type": "text", "text": self.text}]),
+        );
+        if let Some(s) = self.structured_content {
+            result.insert("structuredContent".into(), s);
+        }
+        result.insert("isError".into(), json!(self.is_error));
+        result.insert("_meta".into(), Value::Object(self.meta));
+        Value::Object(result)
+    }
+}
+
+/// The parts of the `CallToolResult` of `env` (see [`mcp_call_result`]), taking the envelope
+/// so its data moves into `structuredContent`.
+pub fn mcp_call_parts(
+    spec: Option<&ToolSpec>,
+    mut env: Envelope,
+    version: McpVersion,
+) -> McpCallParts {
+    // The text is the whole envelope; `_meta` is the envelope without its data, and the data
+    // (moved, not copied) becomes the structured content.
+    let text = env.to_json();
+    let data = env.data.take();
+    let mut envelope = match serde_json::to_value(&env) {
         Ok(Value::Object(m)) => m,
         _ => Map::new(),
     };
-    let text = serde_json::to_string(&full).unwrap_or_else(|_| env.to_json());
-    let data = full.remove("data");
+    if data.is_some() {
+        // The envelope's fields keep the order they have always had in `_meta`: the data's
+        // slot (after status, code and message) taken by the last field, `schema_version`, as
+        // when the data is removed from the serialized envelope by swapping.
+        let slot = 1 + usize::from(env.code.is_some()) + usize::from(env.message.is_some());
+        let mut fields: Vec<(String, Value)> = envelope.into_iter().collect();
+        if let Some(last) = fields.pop() {
+            let slot = slot.min(fields.len());
+            fields.insert(slot, last);
+        }
+        envelope = fields.into_iter().collect();
+    }
     let status_only = || json!({ "status": env.status.as_str() });
     let out = spec.and_then(|s| s.output_schema.as_ref());
-    let structured = match (env.status, out, data) {
+    let structured_content = match (env.status, out, data) {
         (Status::Ok, Some(schema), Some(data)) => {
             if output_wrapped(schema, version) {
                 Some(json!({ WRAP_KEY: data }))
@@ -118,14 +175,12 @@ pub fn mcp_call_result(spec: Option<&ToolSpec>, env: &Envelope, version: McpVers
         (Status::Ok, None, _) => None,
         _ => Some(status_only()),
     };
-    let mut result = Map::new();
-    result.insert("content".into(), json!([{"type": "text", "text": text}]));
-    if let Some(s) = structured {
-        result.insert("structuredContent".into(), s);
-    }
-    result.insert("isError".into(), json!(!env.is_success()));
     let mut meta = Map::new();
-    meta.insert(ENVELOPE_META_KEY.into(), Value::Object(full));
-    result.insert("_meta".into(), Value::Object(meta));
-    Value::Object(result)
+    meta.insert(ENVELOPE_META_KEY.into(), Value::Object(envelope));
+    McpCallParts {
+        text,
+        structured_content,
+        is_error: !env.is_success(),
+        meta,
+    }
 }

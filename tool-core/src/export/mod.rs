@@ -137,7 +137,7 @@ mod target;
 pub use crate::pipeline::strip_null_optionals;
 pub use artifacts::{default_artifact_dir, write_artifacts, ArtifactError, ArtifactReport};
 pub use error::{ExportError, ExportErrorKind};
-pub use mcp::{mcp_call_result, output_wrapped, ENVELOPE_META_KEY};
+pub use mcp::{mcp_call_parts, mcp_call_result, output_wrapped, McpCallParts, ENVELOPE_META_KEY};
 pub use names::{name_rejected_by, NameRule};
 pub use snapshot::{check_snapshot, SnapshotDrift, UPDATE_ENV};
 pub use target::{McpVersion, Target};
