@@ -366,8 +366,7 @@ pub(crate) async fn call(
 ) -> Envelope {
     let operation_id = crate::audit::new_operation_id();
     let span = telemetry::span(name, &operation_id);
-    let run = run_call(tb, name, args, &options, &operation_id, &span);
-    telemetry::instrument(run, span.clone()).await
+    telemetry::instrument(run_call(tb, name, args, &options, &operation_id), span).await
 }
 
 async fn run_call(
@@ -376,7 +375,6 @@ async fn run_call(
     args: Arguments,
     options: &CallOptions,
     operation_id: &str,
-    span: &telemetry::CallSpan,
 ) -> Envelope {
     let started = std::time::Instant::now();
     let trace = audit::Trace::default();
@@ -391,7 +389,7 @@ async fn run_call(
         call.panicked_with(panic);
     }
     let env = audit::record(tb, &mut call, started);
-    telemetry::finish(span, &call, &env);
+    telemetry::finish(&call, &env);
     env
 }
 

@@ -48,10 +48,11 @@ mod enabled {
         future.instrument(span)
     }
 
-    pub(crate) fn finish(span: &Span, call: &CallState<'_>, env: &Envelope) {
+    pub(crate) fn finish(call: &CallState<'_>, env: &Envelope) {
         if env.status == Status::Ok {
             return;
         }
+        let span = Span::current();
         let code = env.code.as_deref().unwrap_or(env.status.as_str());
         if !span.is_disabled() {
             span.record("error.type", code);
@@ -87,16 +88,9 @@ mod enabled {
 
 #[cfg(feature = "tracing")]
 pub(crate) use enabled::{cancelled, finish, instrument, span};
-/// The span of a call.
-#[cfg(feature = "tracing")]
-pub(crate) type CallSpan = tracing::Span;
-/// The span of a call: none without the feature.
-#[cfg(not(feature = "tracing"))]
-pub(crate) type CallSpan = NoSpan;
 
 /// Without the feature, a call has no span.
 #[cfg(not(feature = "tracing"))]
-#[derive(Clone)]
 pub(crate) struct NoSpan;
 
 #[cfg(not(feature = "tracing"))]
@@ -110,7 +104,7 @@ pub(crate) fn instrument<F: Future>(future: F, _span: NoSpan) -> F {
 }
 
 #[cfg(not(feature = "tracing"))]
-pub(crate) fn finish(_span: &NoSpan, _call: &CallState<'_>, _env: &Envelope) {}
+pub(crate) fn finish(_call: &CallState<'_>, _env: &Envelope) {}
 
 #[cfg(not(feature = "tracing"))]
 pub(crate) fn cancelled() {}
