@@ -12,11 +12,13 @@ use crate::error::ToolError;
 use crate::fault::{Fault, FaultKind};
 use std::time::Duration;
 
+/// Whether the tool needs approval (then `run` asks for it).
+pub(super) fn needed(call: &CallState<'_>) -> bool {
+    call.entry().tool.spec().effects.requires_approval
+}
+
 pub(super) async fn run(sh: &Shared, call: &mut CallState<'_>) -> Step {
     let spec = call.entry().tool.spec();
-    if !spec.effects.requires_approval {
-        return Step::Continue;
-    }
     let Some(approver) = &sh.approver else {
         return Step::Answer(
             ToolError::denied(

@@ -36,11 +36,17 @@ fn safe_to_repeat(entry: &Entry) -> bool {
     effects.read_only || effects.idempotent
 }
 
-/// Stage `idempotency`.
-pub(super) async fn claim<'a>(sh: &'a Shared, call: &mut CallState<'a>) -> Step {
-    let Some(key) = key(call.entry(), call.args(), call.options) else {
-        return Step::Continue;
-    };
+/// The call's idempotency key, if it has one (then `claim` runs).
+pub(super) fn key_of(call: &CallState<'_>) -> Option<IdempotencyKey> {
+    key(call.entry(), call.args(), call.options)
+}
+
+/// Stage `idempotency`, for a call with a key.
+pub(super) async fn claim<'a>(
+    sh: &'a Shared,
+    call: &mut CallState<'a>,
+    key: IdempotencyKey,
+) -> Step {
     let name = call.entry().tool.name();
     match sh.gate.enter(key, call.operation_id).await {
         Entered::Run(ticket) => {

@@ -28,11 +28,11 @@
 //!
 //! # How a call flows
 //!
-//! [`call`] makes a [`CallState`] (tool name, caller options, operation id, the raw
-//! [`Arguments`]) and [`run`] loops over [`ORDER`]. Each stage reads and fills the state: lookup
+//! `call` makes a `CallState` (tool name, caller options, operation id, the raw
+//! [`Arguments`](crate::Arguments)) and `run` loops over [`ORDER`]. Each stage reads and fills the state: lookup
 //! sets `entry`, decode sets `args`, cursor sets `page`, idempotency holds a `claim`, execute
 //! leaves a `reply` and whether the tool `ran`, and a stage that has the answer sets `env`. A
-//! stage returns a [`Step`]:
+//! stage returns a `Step`:
 //!
 //! - `Continue`: the next stage runs;
 //! - `Refuse(env)`: the call ends before an answer (unknown tool, denial, invalid arguments, a
@@ -142,7 +142,7 @@ pub enum StageId {
     Audit,
 }
 
-/// The pipeline's order, written once: [`run`] loops over it, the host places its stages by it,
+/// The pipeline's order, written once: the call loop runs it, the host places its stages by it,
 /// and the README's pipeline table is checked against it.
 pub const ORDER: &[StageId] = &[
     StageId::ArgumentSize,
@@ -202,8 +202,9 @@ impl StageId {
     }
 
     /// Whether a host stage may run just before this one: any call stage after the size check
-    /// (`lookup` to `output_contract`). Before `lookup` the tool is unknown; from `decode` on the
-    /// arguments are parsed, from `validate`'s successor on they are validated and complete.
+    /// (`lookup` to `output_contract`). A stage before `lookup` sees no tool spec, one before
+    /// `validate` sees arguments that are parsed but not yet validated (none before `decode`),
+    /// and one from `cursor` on sees them validated, with defaults filled in.
     pub fn accepts_host_stage(self) -> bool {
         self != StageId::ArgumentSize && !self.finishes()
     }
@@ -419,7 +420,19 @@ pub(crate) async fn run<'a>(tb: &'a Toolbox, call: &mut CallState<'a>) {
             call.env = Some(internal_failure());
             call.detail = Some("no stage answered the call".to_string());
         }
-        match dispatch(tb, id, call).await {
+        let sh = &tb.shared;
+        // The stages that await are polled in place, each only when it has something to await:
+        // a future as large as the executor's is not built (and moved) for every stage.
+        let step = match id {
+            StageId::Idempotency => match idempotency::key_of(call) {
+                Some(key) => idempotency::claim(sh, call, key).await,
+                None => Step::Continue,
+            },
+            StageId::Approval if approval::needed(call) => approval::run(sh, call).await,
+            StageId::Execute => execute::run(sh, call).await,
+            _ => dispatch(tb, id, call),
+        };
+        match step {
             Step::Continue => {}
             Step::Refuse(env) => {
                 call.env = Some(env);
@@ -430,8 +443,8 @@ pub(crate) async fn run<'a>(tb: &'a Toolbox, call: &mut CallState<'a>) {
     }
 }
 
-/// Runs one built-in stage.
-async fn dispatch<'a>(tb: &'a Toolbox, id: StageId, call: &mut CallState<'a>) -> Step {
+/// Runs one built-in stage that does not await (those that do are awaited by `run`).
+fn dispatch(tb: &Toolbox, id: StageId, call: &mut CallState<'_>) -> Step {
     let sh = &tb.shared;
     match id {
         StageId::ArgumentSize => size::run(sh, call),
@@ -442,9 +455,8 @@ async fn dispatch<'a>(tb: &'a Toolbox, id: StageId, call: &mut CallState<'a>) ->
         StageId::Cursor => paging::cursor(sh, call),
         StageId::BeforeHooks => hooks::before(sh, call),
         StageId::StoredPage => paging::stored_page(sh, call),
-        StageId::Idempotency => idempotency::claim(sh, call).await,
-        StageId::Approval => approval::run(sh, call).await,
-        StageId::Execute => execute::run(sh, call).await,
+        // Awaited by `run`; `approval` reaches here only for tools that need none.
+        StageId::Idempotency | StageId::Approval | StageId::Execute => Step::Continue,
         StageId::OutputContract => contract::run(call),
         StageId::Redact => redact::run(sh, call),
         StageId::IdempotencyRecord => idempotency::record(sh, call),
