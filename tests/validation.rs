@@ -5,7 +5,7 @@
 //! JSON text (the OpenAI form); both must give the same envelope.
 
 use serde_json::{json, Value};
-use toolsmith::{model, tool, tools, Envelope, Status, Tool, ToolError, Toolbox};
+use toolsmith::{model, tool, tools, Arguments, Envelope, Status, Tool, ToolError, Toolbox};
 
 // ---------------------------------------------------------------------------------------------
 // Models
@@ -296,11 +296,38 @@ pub fn tools_under_test() -> Vec<Tool> {
 }
 
 fn toolbox() -> Toolbox {
-    Toolbox::builder()
+    toolbox_with(true)
+}
+
+/// The test toolbox, with the typed fast path on or off (the differential tests compare them).
+pub fn toolbox_with(typed: bool) -> Toolbox {
+    toolbox_with_tools(typed, Vec::new())
+}
+
+/// [`toolbox_with`], with more tools.
+pub fn toolbox_with_tools(typed: bool, extra: Vec<Tool>) -> Toolbox {
+    let builder = Toolbox::builder()
         .tools(tools_under_test())
-        .context(Warehouse { stock: 4 })
-        .build()
-        .expect("the test toolbox builds")
+        .tools(extra)
+        .context(Warehouse { stock: 4 });
+    let builder = if typed {
+        builder
+    } else {
+        builder.without_typed_decoding()
+    };
+    builder.build().expect("the test toolbox builds")
+}
+
+/// The same call through the general path (parse, validate, decode): every case of this suite
+/// must give the same envelope on both paths.
+#[track_caller]
+fn same_on_the_general_path(name: &str, args: Arguments, fast: &Envelope) {
+    let mut general = block_on(toolbox_with(false).call(name, args.clone()));
+    general.operation_id = None;
+    assert_eq!(
+        *fast, general,
+        "{name} {args:?}: the typed fast path and the general path differ"
+    );
 }
 
 fn block_on<F: std::future::Future>(f: F) -> F::Output {
@@ -314,7 +341,7 @@ fn block_on<F: std::future::Future>(f: F) -> F::Output {
 /// Calls `name` with `args` as a `Value` and as JSON text; both envelopes must agree.
 fn call(name: &str, args: Value) -> Envelope {
     let tb = toolbox();
-    block_on(async {
+    let env = block_on(async {
         let mut by_value = tb.call(name, args.clone()).await;
         let mut by_text = tb.call(name, args.to_string()).await;
         by_value.operation_id = None;
@@ -324,17 +351,22 @@ fn call(name: &str, args: Value) -> Envelope {
             "{name} {args}: the Value and text calls differ"
         );
         by_value
-    })
+    });
+    same_on_the_general_path(name, Arguments::Value(args.clone()), &env);
+    same_on_the_general_path(name, Arguments::Text(args.to_string()), &env);
+    env
 }
 
 /// Calls with raw JSON text only.
 fn call_text(name: &str, text: &str) -> Envelope {
     let tb = toolbox();
-    block_on(async {
+    let env = block_on(async {
         let mut env = tb.call(name, text).await;
         env.operation_id = None;
         env
-    })
+    });
+    same_on_the_general_path(name, Arguments::Text(text.to_string()), &env);
+    env
 }
 
 #[track_caller]

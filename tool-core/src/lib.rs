@@ -16,6 +16,7 @@ pub mod fault;
 pub mod idempotency;
 pub mod limits;
 pub mod lint;
+pub mod output_text;
 pub mod policy;
 pub mod progress;
 pub mod redact;
@@ -27,6 +28,7 @@ pub mod spec;
 pub mod sqlite;
 pub mod tool;
 pub mod toolbox;
+pub mod typed;
 pub mod validate;
 #[cfg(feature = "workspace")]
 pub mod workspace;
@@ -67,6 +69,16 @@ pub mod __private {
     pub use schemars;
     pub use serde;
     pub use serde_json::Value;
+
+    /// The typed fast path's pieces ([`crate::typed`]).
+    pub mod typed {
+        pub use crate::typed::{
+            starts_object, wrong_arguments, Known, KnownType, PatternCell, Probe, TypeProbe,
+            TypedArgs, TypedDef, Unknown, UnknownType,
+        };
+        pub use serde_json::from_str;
+        pub use std::marker::PhantomData;
+    }
 
     /// Decodes validated arguments into the generated argument struct.
     pub fn decode<T: serde::de::DeserializeOwned>(args: &Value) -> Result<T, ToolError> {

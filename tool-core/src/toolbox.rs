@@ -110,6 +110,16 @@ impl From<String> for Arguments {
         Arguments::Text(s)
     }
 }
+impl Arguments {
+    /// The arguments as the typed fast path reads them.
+    fn as_input(&self) -> crate::typed::Input<'_> {
+        match self {
+            Arguments::Text(text) => crate::typed::Input::Text(text),
+            Arguments::Value(value) => crate::typed::Input::Value(value),
+        }
+    }
+}
+
 impl From<&str> for Arguments {
     fn from(s: &str) -> Self {
         Arguments::Text(s.to_string())
@@ -124,6 +134,9 @@ struct Entry {
     fingerprint: String,
     /// Whether the tool takes a `cursor` argument, so the toolbox can serve next pages.
     paginated: bool,
+    /// The generated typed decoding ([`crate::typed`]); not for schemas whose checks the
+    /// validator leaves in part to the full JSON Schema validator.
+    typed: Option<crate::typed::TypedDef>,
 }
 
 #[derive(Default, Clone)]
@@ -186,6 +199,7 @@ pub struct ToolboxBuilder {
     idempotency_window: Duration,
     audit_key: Option<SecretKey>,
     offload_sync_tools: bool,
+    typed_decoding: bool,
     max_argument_bytes: usize,
     approval_timeout: Option<Duration>,
     on_fault: Option<FaultHandler>,
@@ -211,6 +225,7 @@ impl Default for ToolboxBuilder {
             idempotency_window: DEFAULT_IDEMPOTENCY_WINDOW,
             audit_key: None,
             offload_sync_tools: false,
+            typed_decoding: true,
             max_argument_bytes: crate::limits::DEFAULT_MAX_ARGUMENT_BYTES,
             approval_timeout: None,
             on_fault: None,
@@ -353,6 +368,15 @@ impl ToolboxBuilder {
         self
     }
 
+    /// Turns the typed fast path ([`crate::typed`]) off, so every call is parsed and validated
+    /// as a JSON value. For tests that compare the two paths; the answers are the same.
+    #[doc(hidden)]
+    #[must_use]
+    pub fn without_typed_decoding(mut self) -> Self {
+        self.typed_decoding = false;
+        self
+    }
+
     /// The key of the argument digests in audit records (default: a random key per toolbox).
     /// Set one the host keeps secret to compare digests across toolboxes and restarts; the
     /// digests stay unreadable to anyone without it.
@@ -406,7 +430,10 @@ impl ToolboxBuilder {
         let mut problems = Vec::new();
         for tool in &self.tools {
             match prepare(tool, &self.context, &registry) {
-                Ok(entry) => {
+                Ok(mut entry) => {
+                    if !self.typed_decoding {
+                        entry.typed = None;
+                    }
                     registry
                         .index
                         .insert(tool.name().to_string(), registry.entries.len());
@@ -448,6 +475,7 @@ impl ToolboxBuilder {
                 gate,
                 secret: SecretKey::random(),
                 offload_sync_tools: self.offload_sync_tools,
+                typed_decoding: self.typed_decoding,
                 audit_key: self.audit_key.unwrap_or_else(SecretKey::random),
                 max_argument_bytes: self.max_argument_bytes,
                 approval_timeout: self.approval_timeout,
@@ -527,6 +555,7 @@ fn prepare(tool: &Tool, context: &Context, registry: &Registry) -> Result<Entry,
     match validator {
         Some(validator) if problems.is_empty() => Ok(Entry {
             tool: tool.clone(),
+            typed: tool.inner.typed.filter(|_| !validator.uses_fallback()),
             validator,
             output_validator,
             fingerprint: spec.fingerprint(),
@@ -553,6 +582,8 @@ struct Shared {
     secret: SecretKey,
     /// Run every sync tool on the blocking pool, not only those with a timeout.
     offload_sync_tools: bool,
+    /// Whether the typed fast path is on (it is, except in tests comparing the two paths).
+    typed_decoding: bool,
     /// Keys the argument digests of audit records.
     audit_key: SecretKey,
     /// The largest arguments a call may send, in bytes of JSON.
@@ -705,7 +736,10 @@ impl Toolbox {
         self.update(|reg| {
             let mut next = reg.clone();
             match prepare(&tool, &self.shared.context, reg) {
-                Ok(entry) => {
+                Ok(mut entry) => {
+                    if !self.shared.typed_decoding {
+                        entry.typed = None;
+                    }
                     next.retired.remove(tool.name());
                     next.index
                         .insert(tool.name().to_string(), next.entries.len());
@@ -940,6 +974,19 @@ impl Toolbox {
             };
             return Outcome::early(denial.into_envelope(), Some(entry), sent);
         }
+        // The typed fast path, for calls whose later stages need no argument value.
+        let needs_value = crate::typed::needs_value(
+            sh.audit.is_some(),
+            !sh.hooks.is_empty(),
+            entry.paginated,
+            !entry.tool.inner.idempotency_key.is_empty() || options.idempotency_key.is_some(),
+            spec.effects.requires_approval,
+        );
+        if !needs_value {
+            if let Some(typed) = crate::typed::decode(entry.typed.as_ref(), args.as_input()) {
+                return self.run_typed(entry, typed, options, trace).await;
+            }
+        }
         let args = match prepare_arguments(&entry, args) {
             Ok(args) => args,
             Err((env, args)) => return Outcome::early(env, Some(entry), args),
@@ -962,7 +1009,7 @@ impl Toolbox {
             return Outcome::early(e.into_envelope(), Some(entry), Some(args));
         }
         let budget = self.budget_of(&entry);
-        let (mut env, detail) = match self.page_source(&entry, &mut page) {
+        let (env, detail) = match self.page_source(&entry, &mut page) {
             PageSource::Stored(raw) => (Envelope::ok(raw), None),
             PageSource::Expired => {
                 return Outcome::early(page_expired(spec), Some(entry), Some(args));
@@ -972,11 +1019,34 @@ impl Toolbox {
                     .await
             }
         };
-        if let Some(r) = &sh.redactor {
-            r.redact_envelope(&mut env);
+        let env = self.conclude(&entry, env, Some(&call), &page, budget);
+        Outcome {
+            env,
+            entry: Some(entry),
+            args: Some(args),
+            detail,
+            early: false,
         }
-        sh.hooks.run_after(&call, &mut env);
-        fit_envelope(&mut env, budget, &page, sh.store.as_ref());
+    }
+
+    /// The end of a call that ran (or was served from the store): redaction, after-hooks,
+    /// output budget.
+    fn conclude(
+        &self,
+        entry: &Entry,
+        mut env: Envelope,
+        call: Option<&CallInfo<'_>>,
+        page: &PageRequest,
+        budget: OutputBudget,
+    ) -> Envelope {
+        let sh = &self.shared;
+        if let Some(r) = &sh.redactor {
+            crate::output_text::redact_result(r, &mut env, entry.tool.inner.output_may_hold_text);
+        }
+        if let Some(call) = call {
+            sh.hooks.run_after(call, &mut env);
+        }
+        fit_envelope(&mut env, budget, page, sh.store.as_ref());
         // Notes, messages and error details are bounded like data (after the hooks, which may
         // have added to them).
         bound_channels(&mut env, budget);
@@ -984,10 +1054,31 @@ impl Toolbox {
             // Without a cursor parameter the model cannot ask for the next page.
             env.cursor = None;
         }
+        env
+    }
+
+    /// The rest of a call whose arguments the typed fast path decoded: no stage configured for
+    /// it reads the argument value ([`crate::typed::needs_value`]), so it goes straight to the
+    /// executor and then to the end of the pipeline.
+    async fn run_typed(
+        &self,
+        entry: Arc<Entry>,
+        args: crate::typed::TypedArgs,
+        options: &CallOptions,
+        trace: &Trace,
+    ) -> Outcome {
+        let budget = self.budget_of(&entry);
+        let page = match self.page_request(&entry, &Value::Null, &options.caller) {
+            Ok(page) => page,
+            Err(env) => return Outcome::early(env, Some(entry), None),
+        };
+        trace.mark_started();
+        let (env, detail, _) = self.execute(&entry, Exec::Typed(args)).await;
+        let env = self.conclude(&entry, env, None, &page, budget);
         Outcome {
             env,
             entry: Some(entry),
-            args: Some(args),
+            args: None,
             detail,
             early: false,
         }
@@ -1186,7 +1277,7 @@ impl Toolbox {
             started.mark();
         }
         trace.mark_started();
-        self.execute(entry, args).await
+        self.execute(entry, Exec::Value(args)).await
     }
 
     /// Asks the approver, within the approval timeout, containing a panic. Either answer is
@@ -1225,13 +1316,17 @@ impl Toolbox {
     }
 
     /// Runs the executor with the tool's timeout, catching panics, and checks the output contract.
-    async fn execute(&self, entry: &Arc<Entry>, args: &Value) -> (Envelope, Option<String>, Ran) {
+    async fn execute(&self, entry: &Arc<Entry>, args: Exec<'_>) -> (Envelope, Option<String>, Ran) {
         let spec = entry.tool.spec();
         let timeout = spec
             .timeout_ms
             .map(Duration::from_millis)
             .or(self.shared.default_timeout);
-        let reply = match self.invoke(entry, args, timeout).await {
+        let reply = match args {
+            Exec::Value(args) => self.invoke(entry, args, timeout).await,
+            Exec::Typed(args) => self.invoke_typed(entry, args, timeout).await,
+        };
+        let reply = match reply {
             Ok(Ok(reply)) => reply,
             Ok(Err(e)) => return (e.into_envelope(), None, Ran::Returned),
             Err(Stop::Timeout(limit)) => {
@@ -1342,6 +1437,63 @@ impl Toolbox {
             }
         }
     }
+
+    /// [`Toolbox::invoke`] for arguments the typed fast path decoded: the same choice of where
+    /// the executor runs.
+    async fn invoke_typed(
+        &self,
+        entry: &Arc<Entry>,
+        args: crate::typed::TypedArgs,
+        timeout: Option<Duration>,
+    ) -> Result<Result<Reply<Value>, ToolError>, Stop> {
+        let sh = &self.shared;
+        let Some(def) = entry.typed else {
+            return Ok(Err(crate::typed::wrong_arguments()));
+        };
+        let runtime = tokio::runtime::Handle::try_current().ok();
+        match (def.blocking, runtime) {
+            (Some(f), Some(rt)) if timeout.is_some() || sh.offload_sync_tools => {
+                let context = Arc::clone(&sh.context);
+                let task = rt.spawn_blocking(move || {
+                    catch_unwind(AssertUnwindSafe(|| f(&context, args))).map_err(panic_text)
+                });
+                join_task(task, timeout).await
+            }
+            (None, Some(rt)) if timeout.is_some() => {
+                let (f, context) = (def.invoke, Arc::clone(&sh.context));
+                let task = rt.spawn(async move { CatchUnwind(f(&context, args)).await });
+                join_task(task, timeout).await
+            }
+            (blocking, _) => {
+                let context = &sh.context;
+                let fut: BoxFuture<'_, Result<Reply<Value>, ToolError>> = match blocking {
+                    Some(f) if timeout.is_none() => {
+                        // A sync tool in the caller's task: no future needed.
+                        return catch_unwind(AssertUnwindSafe(|| f(context, args)))
+                            .map_err(|p| Stop::Panic(panic_text(p)));
+                    }
+                    Some(f) => Box::pin(async move { f(context, args) }),
+                    None => (def.invoke)(context, args),
+                };
+                let outcome = match timeout {
+                    Some(limit) => match tokio::time::timeout(limit, CatchUnwind(fut)).await {
+                        Ok(outcome) => outcome,
+                        Err(_) => return Err(Stop::Timeout(limit)),
+                    },
+                    None => CatchUnwind(fut).await,
+                };
+                outcome.map_err(Stop::Panic)
+            }
+        }
+    }
+}
+
+/// The arguments an executor runs on.
+enum Exec<'a> {
+    /// The validated value (the general path).
+    Value(&'a Value),
+    /// Arguments the typed fast path decoded.
+    Typed(crate::typed::TypedArgs),
 }
 
 /// Why an executor gave no result.
