@@ -1250,8 +1250,13 @@ fn left_to_the_general_path(args: &Value, has_user_types: bool) -> bool {
             _ => false,
         }
     }
-    // `null` (or no arguments) stands for `{}` on the general path only.
-    has_user_types || args.is_null() || floats(args)
+    // `null` (or no arguments) stands for `{}` on the general path only, and a `null` parameter
+    // with a default is dropped there, so the default applies; serde reads only an `Option`'s
+    // `null`.
+    let null_param = args
+        .as_object()
+        .is_some_and(|m| m.values().any(Value::is_null));
+    has_user_types || args.is_null() || null_param || floats(args)
 }
 
 fn typed_toolboxes() -> (toolsmith::Toolbox, toolsmith::Toolbox) {
@@ -1273,6 +1278,9 @@ fn both_paths(
     let mut b = rt.block_on(general.call(name, args.clone()));
     a.operation_id = None;
     b.operation_id = None;
+    // A cut result is kept under a fresh record reference on each call.
+    a.reference = a.reference.as_ref().map(|_| "ref".to_string());
+    b.reference = b.reference.as_ref().map(|_| "ref".to_string());
     if a == b {
         Ok(a)
     } else {
