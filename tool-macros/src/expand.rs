@@ -356,7 +356,7 @@ pub fn tool_expr(tool: &ToolFn, self_ty: Option<&Type>) -> TokenStream {
     // Typed decoding: straight into `__Args`, then the compiled checks; `None` hands the call to
     // the validator, which builds the errors.
     let typed_fns = quote! {
-        #[allow(unused_variables, unused_imports)]
+        #[allow(unused_variables, unused_imports, clippy::needless_borrow)]
         fn __check(__a: &__Args) -> bool {
             use #p::typed::{Known as _, Unknown as _};
             #(#checks)*
@@ -382,7 +382,7 @@ pub fn tool_expr(tool: &ToolFn, self_ty: Option<&Type>) -> TokenStream {
             }
             ::std::option::Option::Some(::std::boxed::Box::new(__a))
         }
-        #[allow(unused_imports)]
+        #[allow(unused_imports, clippy::needless_borrow)]
         fn __typed_def() -> ::std::option::Option<#p::typed::TypedDef> {
             use #p::typed::{KnownType as _, UnknownType as _};
             let __possible: bool = true #(&& #fast_possible)*;
