@@ -981,3 +981,285 @@ fn random_instances_against_tool_schemas() {
         "{valid} valid, {invalid} invalid"
     );
 }
+
+// ---------------------------------------------------------------------------------------------
+// The typed fast path against the validator: the generated decoders (typed decoding with the
+// constraints compiled in) must never accept what the validator rejects, and a call must give
+// the same envelope whichever path it takes. (The keyword cases of tests/validation.rs run
+// through both paths in its `call` helper.)
+// ---------------------------------------------------------------------------------------------
+
+mod typed_tools {
+    use super::common::validation_tools::Colour;
+    use toolsmith::{tool, Tool};
+
+    /// Tags a note. Returns the decoded arguments.
+    #[tool(read_only)]
+    pub fn tag_note(
+        /// Note id, e.g. "N-12".
+        #[arg(pattern = "^N-[0-9]+$", max_length = 6)]
+        id: String,
+        /// Colour, e.g. "red".
+        colour: Option<Colour>,
+        /// Weights, e.g. [0.5, 1].
+        #[arg(max_items = 3, unique_items)]
+        weights: Option<Vec<f64>>,
+        /// Offset, e.g. -3.
+        #[arg(minimum = -5, exclusive_maximum = 5)]
+        offset: Option<i8>,
+        /// Initial, e.g. "a".
+        initial: Option<char>,
+        /// Scale, e.g. 1.5.
+        scale: Option<f32>,
+        /// Step, e.g. 0.5.
+        #[arg(multiple_of = 0.5, maximum = 1000)]
+        step: Option<f64>,
+    ) -> serde_json::Value {
+        serde_json::json!({
+            "id": id, "colour": format!("{colour:?}"), "weights": weights, "offset": offset,
+            "initial": initial, "scale": scale, "step": step,
+        })
+    }
+
+    /// Lists pages. Returns the decoded arguments.
+    #[tool(read_only)]
+    pub async fn list_pages(
+        /// Page size, e.g. 20.
+        #[arg(default = 20, minimum = 1, maximum = 50)]
+        size: u16,
+        /// Tags, e.g. [["a"], ["b"]].
+        #[arg(min_items = 1, unique_items)]
+        tags: Option<Vec<Vec<String>>>,
+    ) -> serde_json::Value {
+        serde_json::json!({"size": size, "tags": tags})
+    }
+
+    pub fn all() -> Vec<Tool> {
+        vec![tag_note::tool(), list_pages::tool()]
+    }
+}
+
+/// The validator's verdict on arguments, as the general path prepares them (a `null` optional
+/// dropped first).
+fn general_accepts(spec: &tool_core::ToolSpec, args: &Value) -> bool {
+    let mut args = if args.is_null() {
+        json!({})
+    } else {
+        args.clone()
+    };
+    tool_core::export::strip_null_optionals(&spec.input_schema, &mut args);
+    Validator::new(&spec.input_schema)
+        .expect("the tool's schema compiles")
+        .is_valid(&args)
+}
+
+/// Whether the general path may accept what the fast path leaves to it by design: an
+/// integer-valued float (`3.0`, which the validator admits for integers and serde does not), a
+/// float beyond 2^53, or a value of a type without a typed check (a user enum).
+fn left_to_the_general_path(args: &Value, has_user_types: bool) -> bool {
+    fn floats(v: &Value) -> bool {
+        match v {
+            Value::Number(n) => {
+                !n.is_i64()
+                    && !n.is_u64()
+                    && n.as_f64()
+                        .is_some_and(|f| f.fract() == 0.0 || f.abs() >= 9.007e15)
+            }
+            Value::Array(items) => items.iter().any(floats),
+            Value::Object(map) => map.values().any(floats),
+            _ => false,
+        }
+    }
+    // `null` (or no arguments) stands for `{}` on the general path only, and a `null` parameter
+    // with a default is dropped there, so the default applies; serde reads only an `Option`'s
+    // `null`.
+    let null_param = args
+        .as_object()
+        .is_some_and(|m| m.values().any(Value::is_null));
+    has_user_types || args.is_null() || null_param || floats(args)
+}
+
+fn typed_toolboxes() -> (toolsmith::Toolbox, toolsmith::Toolbox) {
+    (
+        common::validation_tools::toolbox_with_tools(true, typed_tools::all()),
+        common::validation_tools::toolbox_with_tools(false, typed_tools::all()),
+    )
+}
+
+/// Runs one call through both toolboxes, by value and as text; returns the envelope.
+fn both_paths(
+    rt: &tokio::runtime::Runtime,
+    fast: &toolsmith::Toolbox,
+    general: &toolsmith::Toolbox,
+    name: &str,
+    args: toolsmith::Arguments,
+) -> Result<toolsmith::Envelope, String> {
+    let mut a = rt.block_on(fast.call(name, args.clone()));
+    let mut b = rt.block_on(general.call(name, args.clone()));
+    a.operation_id = None;
+    b.operation_id = None;
+    // A cut result is kept under a fresh record reference on each call.
+    a.reference = a.reference.as_ref().map(|_| "ref".to_string());
+    b.reference = b.reference.as_ref().map(|_| "ref".to_string());
+    if a == b {
+        Ok(a)
+    } else {
+        Err(format!(
+            "{name} {args:?}\n  fast:    {}\n  general: {}",
+            a.to_json(),
+            b.to_json()
+        ))
+    }
+}
+
+#[test]
+fn typed_decoding_agrees_with_the_validator_on_the_random_corpus() {
+    use tool_core::typed::Input;
+    let (fast_tb, general_tb) = typed_toolboxes();
+    let rt = tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()
+        .expect("a runtime");
+    let mut tools = common::validation_tools::tools_under_test();
+    tools.extend(typed_tools::all());
+    let mut rng = XorShift(0xD1B5_4A32_D192_ED03);
+    let mut failures = Vec::new();
+    let (mut fast_accepted, mut fell_back, mut rejected, mut with_fast_path) = (0, 0, 0, 0);
+    for tool in &tools {
+        let spec = tool.spec();
+        let schema = &spec.input_schema;
+        // A user type among the parameters (enums, structs): the fast path leaves it to the
+        // validator when sent.
+        let has_user_types = tool.typed_accepts(Input::Value(&json!({}))).is_none()
+            || schema.to_string().contains("\"enum\"")
+            || schema.to_string().contains("\"oneOf\"");
+        if tool.typed_accepts(Input::Value(&json!({}))).is_some() {
+            with_fast_path += 1;
+        }
+        for _ in 0..400 {
+            let x = instance_for(&mut rng, schema, schema, 0);
+            let text = x.to_string();
+            let accepts = general_accepts(spec, &x);
+            let by_value = tool.typed_accepts(Input::Value(&x));
+            let by_text = tool.typed_accepts(Input::Text(&text));
+            if by_value != by_text {
+                failures.push(format!(
+                    "{}: {x}: value {by_value:?}, text {by_text:?}",
+                    spec.name
+                ));
+            }
+            match by_value {
+                Some(true) if !accepts => failures.push(format!(
+                    "{}: {x}: the fast path accepts what the validator rejects",
+                    spec.name
+                )),
+                Some(true) => fast_accepted += 1,
+                Some(false) if accepts => {
+                    fell_back += 1;
+                    if !left_to_the_general_path(&x, has_user_types) {
+                        failures.push(format!(
+                            "{}: {x}: the validator accepts, the fast path fell back without a reason",
+                            spec.name
+                        ));
+                    }
+                }
+                _ => {
+                    if !accepts {
+                        rejected += 1;
+                    }
+                }
+            }
+            for args in [
+                toolsmith::Arguments::Value(x.clone()),
+                toolsmith::Arguments::Text(text.clone()),
+            ] {
+                if let Err(e) = both_paths(&rt, &fast_tb, &general_tb, tool.name(), args) {
+                    failures.push(e);
+                }
+            }
+        }
+    }
+    assert!(
+        failures.is_empty(),
+        "{} failure(s):\n{}",
+        failures.len(),
+        failures.join("\n")
+    );
+    assert!(
+        with_fast_path >= 8,
+        "{with_fast_path} tools have a fast path"
+    );
+    assert!(
+        fast_accepted > 1000 && rejected > 1000,
+        "{fast_accepted} accepted by the fast path, {fell_back} fell back and were accepted, {rejected} rejected"
+    );
+}
+
+#[test]
+fn typed_decoding_agrees_on_texts_the_corpus_does_not_make() {
+    let (fast_tb, general_tb) = typed_toolboxes();
+    let rt = tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()
+        .expect("a runtime");
+    let cases: &[(&str, &str)] = &[
+        ("search_text", ""),
+        ("search_text", "   "),
+        ("search_text", "null"),
+        ("search_text", r#"["tent"]"#),
+        ("search_text", r#"{"query": "tent", "query": "x"}"#),
+        ("search_text", r#"{"query": "x", "query": "tent"}"#),
+        ("search_text", r#"{"\u0071uery": "tent"}"#),
+        ("search_text", r#" {"query": "tent", "code": null} "#),
+        ("search_text", r#"{"query": "tent"} trailing"#),
+        ("search_text", r#"{"query": "tent", "Query": "x"}"#),
+        ("list_orders", "{}"),
+        ("list_orders", r#"{"limit": null}"#),
+        ("list_orders", r#"{"limit": 5.0}"#),
+        ("list_orders", r#"{"limit": 1e1}"#),
+        ("list_orders", r#"{"limit": 18446744073709551616}"#),
+        ("list_offers", r#"{"max_price": 10000.0000000000001}"#),
+        ("list_offers", r#"{"count": -9223372036854775809}"#),
+        ("list_offers", r#"{"pack": 9007199254740995}"#),
+        ("list_offers", r#"{"length": 1e300}"#),
+        ("set_volume", r#"{"volume": 255}"#),
+        ("set_volume", r#"{"volume": 256}"#),
+        ("set_volume", r#"{"volume": -0}"#),
+        ("echo_word", r#"{"word": "ha", "times": 3, "extra": 1}"#),
+        ("compare_skus", r#"{"skus": ["A", "A"]}"#),
+        ("compare_skus", r#"{"skus": ["A", "B", null]}"#),
+        ("tag_note", r#"{"id": "N-1", "weights": [1, 1.0]}"#),
+        ("tag_note", r#"{"id": "N-1", "weights": [0, -0.0]}"#),
+        (
+            "tag_note",
+            r#"{"id": "N-1", "colour": "red", "offset": -5}"#,
+        ),
+        ("tag_note", r#"{"id": "N-1", "colour": "purple"}"#),
+        ("tag_note", r#"{"id": "N-1", "offset": 5}"#),
+        ("tag_note", r#"{"id": "N-1", "initial": "ab"}"#),
+        ("tag_note", r#"{"id": "N-1", "scale": 1e300}"#),
+        ("tag_note", r#"{"id": "N-1", "step": 999.5}"#),
+        ("tag_note", r#"{"id": "N-1", "step": 0.25}"#),
+        ("tag_note", r#"{"id": "N-１"}"#),
+        ("tag_note", r#"{"id": "N-1234567"}"#),
+        ("list_pages", r#"{"tags": [["a"], ["a"]]}"#),
+        ("list_pages", r#"{"tags": []}"#),
+        ("list_pages", r#"{"size": 0}"#),
+        ("list_pages", r#"{}"#),
+        ("get_time", "{}"),
+        ("get_time", r#"{"x": 1}"#),
+    ];
+    let mut failures = Vec::new();
+    for (name, text) in cases {
+        let mut inputs = vec![toolsmith::Arguments::Text(text.to_string())];
+        if let Ok(v) = serde_json::from_str::<Value>(text) {
+            inputs.push(toolsmith::Arguments::Value(v));
+        }
+        for args in inputs {
+            if let Err(e) = both_paths(&rt, &fast_tb, &general_tb, name, args) {
+                failures.push(e);
+            }
+        }
+    }
+    assert!(failures.is_empty(), "{}", failures.join("\n"));
+}

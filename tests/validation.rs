@@ -7,14 +7,26 @@
 mod common;
 
 use common::block_on;
-use common::validation_tools::toolbox;
+use common::validation_tools::{toolbox, toolbox_with};
 use serde_json::{json, Value};
-use toolsmith::{Envelope, Status};
+use toolsmith::{Arguments, Envelope, Status};
+
+/// The same call through the general path (parse, validate, decode): every case of this suite
+/// must give the same envelope on both paths.
+#[track_caller]
+fn same_on_the_general_path(name: &str, args: Arguments, fast: &Envelope) {
+    let mut general = block_on(toolbox_with(false).call(name, args.clone()));
+    general.operation_id = None;
+    assert_eq!(
+        *fast, general,
+        "{name} {args:?}: the typed fast path and the general path differ"
+    );
+}
 
 /// Calls `name` with `args` as a `Value` and as JSON text; both envelopes must agree.
 fn call(name: &str, args: Value) -> Envelope {
     let tb = toolbox();
-    block_on(async {
+    let env = block_on(async {
         let mut by_value = tb.call(name, args.clone()).await;
         let mut by_text = tb.call(name, args.to_string()).await;
         by_value.operation_id = None;
@@ -24,17 +36,22 @@ fn call(name: &str, args: Value) -> Envelope {
             "{name} {args}: the Value and text calls differ"
         );
         by_value
-    })
+    });
+    same_on_the_general_path(name, Arguments::Value(args.clone()), &env);
+    same_on_the_general_path(name, Arguments::Text(args.to_string()), &env);
+    env
 }
 
 /// Calls with raw JSON text only.
 fn call_text(name: &str, text: &str) -> Envelope {
     let tb = toolbox();
-    block_on(async {
+    let env = block_on(async {
         let mut env = tb.call(name, text).await;
         env.operation_id = None;
         env
-    })
+    });
+    same_on_the_general_path(name, Arguments::Text(text.to_string()), &env);
+    env
 }
 
 #[track_caller]

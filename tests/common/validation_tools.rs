@@ -295,9 +295,24 @@ pub fn tools_under_test() -> Vec<Tool> {
 
 /// A toolbox of [`tools_under_test`], with the `Warehouse` the method tool needs.
 pub fn toolbox() -> Toolbox {
-    Toolbox::builder()
+    toolbox_with(true)
+}
+
+/// The test toolbox, with the typed fast path on or off (the differential tests compare them).
+pub fn toolbox_with(typed: bool) -> Toolbox {
+    toolbox_with_tools(typed, Vec::new())
+}
+
+/// [`toolbox_with`], with more tools.
+pub fn toolbox_with_tools(typed: bool, extra: Vec<Tool>) -> Toolbox {
+    let builder = Toolbox::builder()
         .tools(tools_under_test())
-        .context(Warehouse { stock: 4 })
-        .build()
-        .expect("the test toolbox builds")
+        .tools(extra)
+        .context(Warehouse { stock: 4 });
+    let builder = if typed {
+        builder
+    } else {
+        builder.without_typed_decoding()
+    };
+    builder.build().expect("the test toolbox builds")
 }

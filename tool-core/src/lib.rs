@@ -17,6 +17,7 @@ pub mod fault;
 pub mod idempotency;
 pub mod limits;
 pub mod lint;
+pub mod output_text;
 pub mod pipeline;
 pub mod policy;
 pub mod progress;
@@ -30,6 +31,7 @@ pub mod sqlite;
 pub mod store;
 pub mod tool;
 pub mod toolbox;
+pub mod typed;
 pub mod validate;
 #[cfg(feature = "workspace")]
 pub mod workspace;
@@ -70,6 +72,16 @@ pub mod __private {
     pub use schemars;
     pub use serde;
     pub use serde_json::Value;
+
+    /// The typed fast path's pieces ([`crate::typed`]).
+    pub mod typed {
+        pub use crate::typed::{
+            starts_object, wrong_arguments, Known, KnownType, PatternCell, Probe, TypeProbe,
+            TypedArgs, TypedDef, Unknown, UnknownType,
+        };
+        pub use serde_json::from_str;
+        pub use std::marker::PhantomData;
+    }
 
     /// Decodes validated arguments into the generated argument struct.
     pub fn decode<T: serde::de::DeserializeOwned>(args: &Value) -> Result<T, ToolError> {

@@ -55,6 +55,9 @@ pub struct ToolDef {
     pub invoke: InvokeFn,
     /// For a sync function: the same executor as a plain function.
     pub blocking: Option<BlockingFn>,
+    /// Typed decoding with the constraints compiled in ([`crate::typed`]), when every
+    /// parameter allows it.
+    pub typed: Option<crate::typed::TypedDef>,
 }
 
 #[derive(Clone)]
@@ -72,6 +75,11 @@ pub(crate) struct ToolInner {
     pub(crate) problems: Vec<String>,
     pub(crate) output_budget: Option<usize>,
     pub(crate) idempotency_key: Vec<String>,
+    /// The generated fast path ([`crate::typed`]).
+    pub(crate) typed: Option<crate::typed::TypedDef>,
+    /// Whether the output may hold text a secret could be in, decided once from the output
+    /// schema ([`crate::output_text`]); when not, redaction skips the result's data.
+    pub(crate) output_may_hold_text: bool,
 }
 
 /// A tool: its [`ToolSpec`] and its executor. Cheap to clone.
@@ -97,12 +105,14 @@ impl Tool {
     #[doc(hidden)]
     pub fn from_def(def: ToolDef) -> Tool {
         let (input_schema, problems) = schema::input_schema(def.params);
+        let output_schema = def.output.map(schema::output_schema);
+        let output_may_hold_text = crate::output_text::may_hold_text(output_schema.as_ref());
         let spec = ToolSpec {
             name: def.name.to_string(),
             title: def.title.map(String::from),
             description: def.description.to_string(),
             input_schema,
-            output_schema: def.output.map(schema::output_schema),
+            output_schema,
             effects: def.effects,
             allows: def
                 .allows
@@ -126,6 +136,8 @@ impl Tool {
                 problems,
                 output_budget: def.output_budget,
                 idempotency_key: def.idempotency_key.iter().map(|k| k.to_string()).collect(),
+                typed: def.typed,
+                output_may_hold_text,
             }),
         }
     }
@@ -162,6 +174,9 @@ impl Tool {
                 problems: Vec::new(),
                 output_budget: None,
                 idempotency_key: Vec::new(),
+                typed: None,
+                // A hand-written executor's result is not bound to the spec's output schema.
+                output_may_hold_text: true,
             }),
         }
     }
@@ -205,12 +220,29 @@ impl Tool {
                 problems: shared.problems.clone(),
                 output_budget: shared.output_budget,
                 idempotency_key: shared.idempotency_key.clone(),
+                typed: shared.typed,
+                output_may_hold_text: shared.output_may_hold_text,
             },
         };
         f(&mut inner);
         Tool {
             inner: Arc::new(inner),
         }
+    }
+
+    /// Whether the typed fast path ([`crate::typed`]) accepts these arguments: `None` when the
+    /// tool has none. For tests proving it never accepts what the validator rejects.
+    #[doc(hidden)]
+    pub fn typed_accepts(&self, input: crate::typed::Input<'_>) -> Option<bool> {
+        let def = self.inner.typed.as_ref()?;
+        Some(crate::typed::decode(Some(def), input).is_some())
+    }
+
+    /// Whether the tool's output may hold text a secret could be in, so redaction reads its
+    /// data ([`crate::output_text`]).
+    #[doc(hidden)]
+    pub fn output_may_hold_text(&self) -> bool {
+        self.inner.output_may_hold_text
     }
 
     /// The context values the tool needs.

@@ -112,6 +112,15 @@ impl From<&str> for Arguments {
         Arguments::Text(s.to_string())
     }
 }
+impl Arguments {
+    /// The arguments as the typed fast path reads them.
+    pub(crate) fn as_input(&self) -> crate::typed::Input<'_> {
+        match self {
+            Arguments::Text(text) => crate::typed::Input::Text(text),
+            Arguments::Value(value) => crate::typed::Input::Value(value),
+        }
+    }
+}
 
 /// The registered tools: a snapshot, replaced whole on each change.
 #[derive(Default, Clone)]
@@ -168,6 +177,7 @@ pub struct ToolboxBuilder {
     idempotency_window: Duration,
     audit_key: Option<SecretKey>,
     offload_sync_tools: bool,
+    typed_decoding: bool,
     max_argument_bytes: usize,
     approval_timeout: Option<Duration>,
     on_fault: Option<FaultHandler>,
@@ -194,6 +204,7 @@ impl Default for ToolboxBuilder {
             idempotency_window: DEFAULT_IDEMPOTENCY_WINDOW,
             audit_key: None,
             offload_sync_tools: false,
+            typed_decoding: true,
             max_argument_bytes: crate::limits::DEFAULT_MAX_ARGUMENT_BYTES,
             approval_timeout: None,
             on_fault: None,
@@ -337,6 +348,15 @@ impl ToolboxBuilder {
         self
     }
 
+    /// Turns the typed fast path ([`crate::typed`]) off, so every call is parsed and validated
+    /// as a JSON value. For tests that compare the two paths; the answers are the same.
+    #[doc(hidden)]
+    #[must_use]
+    pub fn without_typed_decoding(mut self) -> Self {
+        self.typed_decoding = false;
+        self
+    }
+
     /// The key of the argument digests in audit records (default: a random key per toolbox).
     /// Set one the host keeps secret to compare digests across toolboxes and restarts; the
     /// digests stay unreadable to anyone without it.
@@ -455,6 +475,7 @@ impl ToolboxBuilder {
             gate,
             secret: SecretKey::random(),
             offload_sync_tools: self.offload_sync_tools,
+            typed_decoding: self.typed_decoding,
             audit_key: self.audit_key.unwrap_or_else(SecretKey::random),
             max_argument_bytes: self.max_argument_bytes,
             approval_timeout: self.approval_timeout,

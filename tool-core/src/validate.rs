@@ -54,7 +54,7 @@ const T_ARR: u8 = 32;
 const T_OBJ: u8 = 64;
 
 #[derive(Clone, Copy, Debug, PartialEq)]
-struct Bound {
+pub(crate) struct Bound {
     value: f64,
     /// The bound as an exact integer, when it is one (compared exactly with integer values).
     int: Option<i128>,
@@ -534,6 +534,19 @@ fn as_u64(value: &Value, here: &str) -> Result<u64, SchemaError> {
         })
 }
 
+impl Bound {
+    /// The bound a schema value compiles to (`None` for a value that is not a number).
+    pub(crate) fn of(value: &Value) -> Option<Bound> {
+        as_bound(value, "").ok()
+    }
+}
+
+/// Compiles a `pattern` as the validator does (ECMA-262 rewritten for the `regex` crate);
+/// `None` when the validator leaves the pattern to the full JSON Schema validator.
+pub(crate) fn compile_pattern(text: &str) -> Option<Regex> {
+    ecma_pattern(text).and_then(|p| Regex::new(&p).ok())
+}
+
 fn as_bound(value: &Value, here: &str) -> Result<Bound, SchemaError> {
     let n = value.as_number().ok_or_else(|| SchemaError {
         pointer: here.to_string(),
@@ -711,7 +724,7 @@ fn hash_canonical<H: std::hash::Hasher>(
     }
 }
 
-fn cmp_bound(n: &serde_json::Number, b: &Bound) -> std::cmp::Ordering {
+pub(crate) fn cmp_bound(n: &serde_json::Number, b: &Bound) -> std::cmp::Ordering {
     if let Some(bi) = b.int {
         if let Some(i) = n.as_i64() {
             return i128::from(i).cmp(&bi);
@@ -1181,7 +1194,7 @@ fn one_of_left_to_fallback(exact_matches: usize) -> bool {
 
 /// `multipleOf`: exact for integers, within rounding for decimals, and exact (IEEE remainder)
 /// when the quotient overflows (`1e308` against `0.5`).
-fn is_multiple_of(num: &serde_json::Number, m: f64) -> bool {
+pub(crate) fn is_multiple_of(num: &serde_json::Number, m: f64) -> bool {
     if let Some(i) = num.as_i64() {
         if m.fract() == 0.0 && m < i64::MAX as f64 {
             return i % (m as i64) == 0;

@@ -67,6 +67,9 @@ pub fn tool_expr(tool: &ToolFn, self_ty: Option<&Type>) -> TokenStream {
     let mut context_defs = Vec::new();
     let mut fetch = Vec::new();
     let mut call_args = Vec::new();
+    // The typed fast path: one check per parameter, and whether its type can have one.
+    let mut checks = Vec::new();
+    let mut fast_possible = Vec::new();
 
     if tool.has_self {
         let st = self_tokens.clone().unwrap_or_else(|| quote!(Self));
@@ -116,6 +119,36 @@ pub fn tool_expr(tool: &ToolFn, self_ty: Option<&Type>) -> TokenStream {
                     .iter()
                     .map(constraint_tokens)
                     .collect::<Vec<_>>();
+                let check_constraints = constraints.clone();
+                let probe = quote! {
+                    (&&#p::typed::Probe(__v)).typed_ok(__C, &__RE)
+                };
+                let check = if m.optional {
+                    quote! {
+                        if let ::std::option::Option::Some(__v) = &__a.#field {
+                            if !#probe { return false; }
+                        }
+                    }
+                } else {
+                    quote! {
+                        let __v = &__a.#field;
+                        if !#probe { return false; }
+                    }
+                };
+                checks.push(quote! {{
+                    static __RE: #p::typed::PatternCell = #p::typed::PatternCell::new();
+                    const __C: &[#p::Constraint] = &[#(#check_constraints),*];
+                    #check
+                }});
+                if m.optional && m.arg.default.is_some() {
+                    // `null` would decode as `None` where the general path drops it and decodes
+                    // the default: leave such tools to the general path.
+                    fast_possible.push(quote!(false));
+                } else if !m.optional {
+                    fast_possible.push(quote! {
+                        (&&#p::typed::TypeProbe::<#inner>(#p::typed::PhantomData)).known()
+                    });
+                }
                 let schema = quote_spanned!(m.inner.span()=> #p::schema_of::<#inner>);
                 param_defs.push(quote! {
                     #p::ParamDef {
@@ -187,10 +220,11 @@ pub fn tool_expr(tool: &ToolFn, self_ty: Option<&Type>) -> TokenStream {
         ),
     };
     let decode = if fields.is_empty() {
-        quote!(let _ = __raw;)
+        quote!(let _ = __raw; let __args = __Args {};)
     } else {
         quote!(let __args: __Args = #p::decode(__raw)?;)
     };
+    let result_ty = quote!(::std::result::Result<#p::Reply<#p::Value>, #p::ToolError>);
 
     let a = &tool.attr;
     let name = &tool.name;
@@ -244,51 +278,130 @@ pub fn tool_expr(tool: &ToolFn, self_ty: Option<&Type>) -> TokenStream {
     });
 
     // A sync tool also gets a plain function, which the toolbox runs on the blocking pool so a
-    // slow body cannot stall the host's async threads or outlive its timeout unanswered.
-    let (invoke_fns, blocking) = if tool.is_async {
+    // slow body cannot stall the host's async threads or outlive its timeout unanswered. Both
+    // entry points (validated value, typed fast path) share one body.
+    let (invoke_fns, blocking, typed_blocking) = if tool.is_async {
         (
             quote! {
-                fn __invoke<'__a>(
-                    __ctx: &'__a #p::Context,
-                    __raw: &'__a #p::Value,
-                ) -> #p::BoxFuture<'__a, ::std::result::Result<#p::Reply<#p::Value>, #p::ToolError>> {
-                    ::std::boxed::Box::pin(async move {
-                        #decode
-                        #(#fetch)*
-                        #finish
-                    })
-                }
-            },
-            quote!(::std::option::Option::None),
-        )
-    } else {
-        (
-            quote! {
-                fn __invoke_blocking(
-                    __ctx: &#p::Context,
-                    __raw: &#p::Value,
-                ) -> ::std::result::Result<#p::Reply<#p::Value>, #p::ToolError> {
-                    #decode
+                #[allow(unused_variables)]
+                async fn __run(__ctx: &#p::Context, __args: __Args) -> #result_ty {
                     #(#fetch)*
                     #finish
                 }
                 fn __invoke<'__a>(
                     __ctx: &'__a #p::Context,
                     __raw: &'__a #p::Value,
-                ) -> #p::BoxFuture<'__a, ::std::result::Result<#p::Reply<#p::Value>, #p::ToolError>> {
+                ) -> #p::BoxFuture<'__a, #result_ty> {
+                    ::std::boxed::Box::pin(async move {
+                        #decode
+                        __run(__ctx, __args).await
+                    })
+                }
+                fn __invoke_typed<'__a>(
+                    __ctx: &'__a #p::Context,
+                    __typed: #p::typed::TypedArgs,
+                ) -> #p::BoxFuture<'__a, #result_ty> {
+                    match __typed.downcast::<__Args>() {
+                        ::std::result::Result::Ok(__args) => ::std::boxed::Box::pin(__run(__ctx, *__args)),
+                        ::std::result::Result::Err(_) => ::std::boxed::Box::pin(async {
+                            ::std::result::Result::Err(#p::typed::wrong_arguments())
+                        }),
+                    }
+                }
+            },
+            quote!(::std::option::Option::None),
+            quote!(::std::option::Option::None),
+        )
+    } else {
+        (
+            quote! {
+                #[allow(unused_variables)]
+                fn __run(__ctx: &#p::Context, __args: __Args) -> #result_ty {
+                    #(#fetch)*
+                    #finish
+                }
+                fn __invoke_blocking(
+                    __ctx: &#p::Context,
+                    __raw: &#p::Value,
+                ) -> #result_ty {
+                    #decode
+                    __run(__ctx, __args)
+                }
+                fn __invoke<'__a>(
+                    __ctx: &'__a #p::Context,
+                    __raw: &'__a #p::Value,
+                ) -> #p::BoxFuture<'__a, #result_ty> {
                     ::std::boxed::Box::pin(async move { __invoke_blocking(__ctx, __raw) })
+                }
+                fn __typed_blocking(
+                    __ctx: &#p::Context,
+                    __typed: #p::typed::TypedArgs,
+                ) -> #result_ty {
+                    match __typed.downcast::<__Args>() {
+                        ::std::result::Result::Ok(__args) => __run(__ctx, *__args),
+                        ::std::result::Result::Err(_) => ::std::result::Result::Err(#p::typed::wrong_arguments()),
+                    }
+                }
+                fn __invoke_typed<'__a>(
+                    __ctx: &'__a #p::Context,
+                    __typed: #p::typed::TypedArgs,
+                ) -> #p::BoxFuture<'__a, #result_ty> {
+                    ::std::boxed::Box::pin(async move { __typed_blocking(__ctx, __typed) })
                 }
             },
             quote!(::std::option::Option::Some(__invoke_blocking)),
+            quote!(::std::option::Option::Some(__typed_blocking)),
         )
+    };
+    // Typed decoding: straight into `__Args`, then the compiled checks; `None` hands the call to
+    // the validator, which builds the errors.
+    let typed_fns = quote! {
+        #[allow(unused_variables, unused_imports, clippy::needless_borrow)]
+        fn __check(__a: &__Args) -> bool {
+            use #p::typed::{Known as _, Unknown as _};
+            #(#checks)*
+            true
+        }
+        fn __from_text(__text: &str) -> ::std::option::Option<#p::typed::TypedArgs> {
+            if !#p::typed::starts_object(__text) {
+                return ::std::option::Option::None;
+            }
+            let __a: __Args = #p::typed::from_str(__text).ok()?;
+            if !__check(&__a) {
+                return ::std::option::Option::None;
+            }
+            ::std::option::Option::Some(::std::boxed::Box::new(__a))
+        }
+        fn __from_value(__v: &#p::Value) -> ::std::option::Option<#p::typed::TypedArgs> {
+            if !__v.is_object() {
+                return ::std::option::Option::None;
+            }
+            let __a = <__Args as #p::serde::Deserialize>::deserialize(__v).ok()?;
+            if !__check(&__a) {
+                return ::std::option::Option::None;
+            }
+            ::std::option::Option::Some(::std::boxed::Box::new(__a))
+        }
+        #[allow(unused_imports, clippy::needless_borrow)]
+        fn __typed_def() -> ::std::option::Option<#p::typed::TypedDef> {
+            use #p::typed::{KnownType as _, UnknownType as _};
+            let __possible: bool = true #(&& #fast_possible)*;
+            __possible.then_some(#p::typed::TypedDef {
+                from_text: __from_text,
+                from_value: __from_value,
+                invoke: __invoke_typed,
+                blocking: #typed_blocking,
+            })
+        }
     };
     quote! {{
         #[derive(#p::serde::Deserialize)]
-        #[serde(crate = "::toolsmith::__private::serde")]
+        #[serde(crate = "::toolsmith::__private::serde", deny_unknown_fields)]
         #[allow(non_camel_case_types, dead_code)]
         struct __Args { #(#fields,)* }
         #(#defaults)*
         #invoke_fns
+        #typed_fns
         const __PARAMS: &[#p::ParamDef] = &[#(#param_defs),*];
         const __CONTEXTS: &[#p::ContextDef] = &[#(#context_defs),*];
         #p::Tool::from_def(#p::ToolDef {
@@ -315,6 +428,7 @@ pub fn tool_expr(tool: &ToolFn, self_ty: Option<&Type>) -> TokenStream {
             version: #version,
             invoke: __invoke,
             blocking: #blocking,
+            typed: __typed_def(),
         })
     }}
 }

@@ -1,13 +1,29 @@
 //! Stage `decode`: the arguments as sent (JSON text or a value) become one JSON value.
 //! "No arguments" (`null`, empty text) becomes the empty object.
+//!
+//! The typed fast path ([`crate::typed`]) is taken here, when the tool has one and no later
+//! stage reads the arguments as a value: the arguments are decoded straight into the tool's
+//! argument struct with its constraints checked, `args` stays empty and `validate` has nothing
+//! to do. Whatever the fast path cannot prove valid goes the general way, to `validate`, which
+//! builds the errors.
 
-use super::{CallState, Step};
+use super::{CallState, Shared, Step};
 use crate::codes;
 use crate::envelope::{Envelope, Status};
 use crate::toolbox::Arguments;
 use serde_json::Value;
 
-pub(super) fn run(call: &mut CallState<'_>) -> Step {
+pub(super) fn run(sh: &Shared, call: &mut CallState<'_>) -> Step {
+    if fast_path_allowed(sh, call) {
+        let typed = call.entry().typed.as_ref();
+        if let Some(raw) = &call.raw {
+            call.typed = crate::typed::decode(typed, raw.as_input()).map(std::sync::Mutex::new);
+        }
+        if call.typed.is_some() {
+            call.raw = None;
+            return Step::Continue;
+        }
+    }
     let mut args = match call.raw.take() {
         Some(Arguments::Value(v)) => v,
         Some(Arguments::Text(text)) => match parse_text(&text) {
@@ -22,6 +38,25 @@ pub(super) fn run(call: &mut CallState<'_>) -> Step {
     }
     call.args = Some(args);
     Step::Continue
+}
+
+/// Whether the call may skip the argument value: the tool has a fast path and no stage
+/// configured for the call reads the value. Keep this in step with the pipeline: every stage
+/// that reads `args` must be named here.
+fn fast_path_allowed(sh: &Shared, call: &CallState<'_>) -> bool {
+    let entry = call.entry();
+    let effects = &entry.tool.spec().effects;
+    sh.typed_decoding
+        && entry.typed.is_some()
+        // The audit digest (`audit`), the hooks, the host's stages (which see the arguments).
+        && sh.audit.is_none()
+        && sh.hooks.is_empty()
+        && sh.host_stages.is_empty()
+        // `cursor`, `idempotency`, `approval`.
+        && !entry.paginated
+        && entry.tool.inner.idempotency_key.is_empty()
+        && call.options.idempotency_key.is_none()
+        && !effects.requires_approval
 }
 
 /// Parses JSON text arguments; blank text is the empty object.

@@ -1,6 +1,7 @@
 //! Stage `execute`: runs the tool with its timeout (declared, or the toolbox default), catching
 //! panics. A returned error, a timeout and a panic are the call's answer; a result goes on to
-//! the output contract.
+//! the output contract. The tool runs on the validated value, or on the arguments the typed
+//! fast path decoded (`decode`), with the same choice of where it runs.
 
 use super::{idempotency, internal_failure, CallState, Entry, Ran, Shared, Step};
 use crate::envelope::Envelope;
@@ -8,12 +9,13 @@ use crate::error::ToolError;
 use crate::reply::Reply;
 use crate::spec::ToolSpec;
 use crate::tool::{BoxFuture, Invoke};
+use crate::typed::{TypedArgs, TypedBlockingFn, TypedDef};
 use serde_json::Value;
 use std::any::Any;
 use std::future::Future;
 use std::panic::{catch_unwind, AssertUnwindSafe};
 use std::pin::Pin;
-use std::sync::Arc;
+use std::sync::{Arc, PoisonError};
 use std::task::{Context as TaskContext, Poll};
 use std::time::Duration;
 
@@ -26,7 +28,13 @@ pub(super) async fn run(sh: &Shared, call: &mut CallState<'_>) -> Step {
         .timeout_ms
         .map(Duration::from_millis)
         .or(sh.default_timeout);
-    let outcome = invoke(sh, &entry, call.args(), timeout).await;
+    let outcome = match call.typed.take() {
+        Some(typed) => {
+            let typed = typed.into_inner().unwrap_or_else(PoisonError::into_inner);
+            invoke_typed(sh, &entry, typed, timeout).await
+        }
+        None => invoke(sh, &entry, call.args(), timeout).await,
+    };
     let (ran, step) = match outcome {
         Ok(Ok(reply)) => {
             call.reply = Some(reply);
@@ -116,6 +124,63 @@ async fn inline(sh: &Shared, invoke: &Invoke, args: &Value, timeout: Option<Dura
             let (f, context, args) = (Arc::clone(f), Arc::clone(&sh.context), args.clone());
             Box::pin(async move { f(context, args).await.map(Reply::new) })
         }
+    };
+    let outcome = match timeout {
+        Some(limit) => match tokio::time::timeout(limit, CatchUnwind(fut)).await {
+            Ok(outcome) => outcome,
+            Err(_) => return Err(Stop::Timeout(limit)),
+        },
+        None => CatchUnwind(fut).await,
+    };
+    outcome.map_err(Stop::Panic)
+}
+
+/// [`invoke`] for arguments the typed fast path decoded: the same choice of where the executor
+/// runs.
+async fn invoke_typed(
+    sh: &Shared,
+    entry: &Entry,
+    args: TypedArgs,
+    timeout: Option<Duration>,
+) -> Executed {
+    let Some(def) = entry.typed else {
+        return Ok(Err(crate::typed::wrong_arguments()));
+    };
+    let runtime = tokio::runtime::Handle::try_current().ok();
+    match (def.blocking, runtime) {
+        (Some(f), Some(rt)) if timeout.is_some() || sh.offload_sync_tools => {
+            let context = Arc::clone(&sh.context);
+            let task = rt.spawn_blocking(move || {
+                catch_unwind(AssertUnwindSafe(|| f(&context, args))).map_err(panic_text)
+            });
+            join_task(task, timeout).await
+        }
+        (None, Some(rt)) if timeout.is_some() => {
+            let (f, context) = (def.invoke, Arc::clone(&sh.context));
+            let task = rt.spawn(async move { CatchUnwind(f(&context, args)).await });
+            join_task(task, timeout).await
+        }
+        (blocking, _) => inline_typed(sh, &def, blocking, args, timeout).await,
+    }
+}
+
+/// [`inline`] for arguments the typed fast path decoded.
+async fn inline_typed(
+    sh: &Shared,
+    def: &TypedDef,
+    blocking: Option<TypedBlockingFn>,
+    args: TypedArgs,
+    timeout: Option<Duration>,
+) -> Executed {
+    let context = &sh.context;
+    let fut: BoxFuture<'_, Result<Reply<Value>, ToolError>> = match blocking {
+        Some(f) if timeout.is_none() => {
+            // A sync tool in the caller's task: no future needed.
+            return catch_unwind(AssertUnwindSafe(|| f(context, args)))
+                .map_err(|p| Stop::Panic(panic_text(p)));
+        }
+        Some(f) => Box::pin(async move { f(context, args) }),
+        None => (def.invoke)(context, args),
     };
     let outcome = match timeout {
         Some(limit) => match tokio::time::timeout(limit, CatchUnwind(fut)).await {

@@ -16,6 +16,10 @@ fn info<'c>(call: &'c CallState<'_>) -> CallInfo<'c> {
 
 /// Stage `before_hooks`.
 pub(super) fn before(sh: &Shared, call: &mut CallState<'_>) -> Step {
+    if sh.hooks.is_empty() {
+        // Nothing to run (and on the typed fast path, no argument value to show).
+        return Step::Continue;
+    }
     match sh.hooks.run_before(&info(call)) {
         Ok(()) => Step::Continue,
         Err(e) => Step::Refuse(e.into_envelope()),

@@ -36,9 +36,10 @@ fn safe_to_repeat(entry: &Entry) -> bool {
     effects.read_only || effects.idempotent
 }
 
-/// The call's idempotency key, if it has one (then `claim` runs).
+/// The call's idempotency key, if it has one (then `claim` runs). A call on the typed fast path
+/// has no argument value, and never a key (`decode` takes that path only for calls without one).
 pub(super) fn key_of(call: &CallState<'_>) -> Option<IdempotencyKey> {
-    key(call.entry(), call.args(), call.options)
+    key(call.entry(), call.args.as_ref()?, call.options)
 }
 
 /// Stage `idempotency`, for a call with a key.

@@ -8,7 +8,7 @@
 //! | 1 | `argument_size` | `size` | refuses arguments larger than the limit, before anything parses them |
 //! | 2 | `lookup` | `lookup` | finds the tool; an unknown or retired name is `invalid_input` naming the tools this caller may call |
 //! | 3 | `policy` | `policy` | the caller against the tool's declared effects; a denial costs no parsing or validation |
-//! | 4 | `decode` | `decode` | JSON text to a value; "no arguments" (`null`, empty text) becomes `{}` |
+//! | 4 | `decode` | `decode` | JSON text to a value; "no arguments" (`null`, empty text) becomes `{}` (or, on the typed fast path, straight to the tool's checked arguments) |
 //! | 5 | `validate` | `validate` | drops strict-mode `null`s of optional parameters, validates against the exact schema, normalizes integers, fills in defaults |
 //! | 6 | `cursor` | `paging` | reads and checks the `cursor` argument (bound to tool, caller and arguments) |
 //! | 7 | `before_hooks` | `hooks` | the host's before-hooks; an error stops the call |
@@ -30,7 +30,8 @@
 //!
 //! `call` makes a `CallState` (tool name, caller options, operation id, the raw
 //! [`Arguments`](crate::Arguments)) and `run` loops over [`ORDER`]. Each stage reads and fills the state: lookup
-//! sets `entry`, decode sets `args`, cursor sets `page`, idempotency holds a `claim`, execute
+//! sets `entry`, decode sets `args` (or, on the typed fast path, `typed`: then `validate` has
+//! nothing left to do and `execute` runs the tool on them), cursor sets `page`, idempotency holds a `claim`, execute
 //! leaves a `reply` and whether the tool `ran`, and a stage that has the answer sets `env`. A
 //! stage returns a `Step`:
 //!
@@ -98,6 +99,7 @@ use crate::redact::Redactor;
 use crate::reply::Reply;
 use crate::secret::SecretKey;
 use crate::toolbox::{Arguments, CallOptions, Toolbox};
+use crate::typed::TypedArgs;
 use serde_json::Value;
 use std::sync::Arc;
 use std::time::Duration;
@@ -254,6 +256,8 @@ pub(crate) struct Shared {
     pub(crate) secret: SecretKey,
     /// Run every sync tool on the blocking pool, not only those with a timeout.
     pub(crate) offload_sync_tools: bool,
+    /// Whether the typed fast path is on (it is, except in tests comparing the two paths).
+    pub(crate) typed_decoding: bool,
     /// Keys the argument digests of audit records.
     pub(crate) audit_key: SecretKey,
     /// The largest arguments a call may send, in bytes of JSON.
@@ -285,8 +289,13 @@ pub(crate) struct CallState<'a> {
     pub(crate) raw: Option<Arguments>,
     /// The tool, from `lookup` on.
     pub(crate) entry: Option<Arc<Entry>>,
-    /// The arguments, from `decode` on (validated and complete after `validate`).
+    /// The arguments, from `decode` on (validated and complete after `validate`); `None` on
+    /// the typed fast path.
     pub(crate) args: Option<Value>,
+    /// The arguments the typed fast path decoded and checked (`decode`), until `execute`. In a
+    /// mutex only so the call state stays `Sync` (host stages borrow it across an await): the
+    /// value is only ever moved, so the lock is never taken.
+    pub(crate) typed: Option<std::sync::Mutex<TypedArgs>>,
     /// The page the call asks for, from `cursor` on.
     pub(crate) page: Option<PageRequest>,
     /// The claimed idempotency key, from `idempotency` to `idempotency_record`.
@@ -321,6 +330,7 @@ impl<'a> CallState<'a> {
             raw: Some(args),
             entry: None,
             args: None,
+            typed: None,
             page: None,
             claim: None,
             ran: Ran::NotRun,
@@ -351,6 +361,7 @@ impl<'a> CallState<'a> {
         self.claim = None;
         self.entry = None;
         self.args = None;
+        self.typed = None;
         self.env = Some(internal_failure());
         self.detail = Some(format!("panic in the call pipeline: {panic}"));
         self.early = false;
@@ -450,7 +461,7 @@ fn dispatch(tb: &Toolbox, id: StageId, call: &mut CallState<'_>) -> Step {
         StageId::ArgumentSize => size::run(sh, call),
         StageId::Lookup => lookup::run(tb, call),
         StageId::Policy => policy::run(sh, call),
-        StageId::Decode => decode::run(call),
+        StageId::Decode => decode::run(sh, call),
         StageId::Validate => validate::run(sh, call),
         StageId::Cursor => paging::cursor(sh, call),
         StageId::BeforeHooks => hooks::before(sh, call),

@@ -15,9 +15,11 @@ use crate::policy::Caller;
 use crate::store::RecordStore;
 use serde_json::Value;
 
-/// Stage `cursor`: reads and checks the `cursor` argument.
+/// Stage `cursor`: reads and checks the `cursor` argument. A call on the typed fast path has no
+/// argument value; it is never one of a paginated tool (`decode`), so it asks for the first page.
 pub(super) fn cursor(sh: &Shared, call: &mut CallState<'_>) -> Step {
-    match page_request(sh, call.entry(), call.args(), &call.options.caller) {
+    let args = call.args.as_ref().unwrap_or(&Value::Null);
+    match page_request(sh, call.entry(), args, &call.options.caller) {
         Ok(page) => {
             call.page = Some(page);
             Step::Continue

@@ -17,6 +17,9 @@ pub(crate) struct Entry {
     pub(crate) fingerprint: String,
     /// Whether the tool takes a `cursor` argument, so the toolbox can serve next pages.
     pub(crate) paginated: bool,
+    /// The generated typed decoding ([`crate::typed`]); not for schemas whose checks the
+    /// validator leaves in part to the full JSON Schema validator.
+    pub(crate) typed: Option<crate::typed::TypedDef>,
 }
 
 /// Checks one tool against the registry so far and the context, and compiles its validators.
@@ -42,6 +45,7 @@ pub(crate) fn prepare(
     match validator {
         Some(validator) if problems.is_empty() => Ok(Entry {
             tool: tool.clone(),
+            typed: tool.inner.typed.filter(|_| !validator.uses_fallback()),
             validator,
             output_validator,
             fingerprint: spec.fingerprint(),

@@ -2,12 +2,22 @@
 //! patterns) are masked in everything the envelope says, once, whatever ended the call: an
 //! early envelope carries text too (a hook's message, an echo of the arguments), and the model
 //! reads it like any result. What the idempotency record keeps is redacted, as it comes after.
+//!
+//! The data of a result (`ok`) of a tool whose output schema holds no free text is skipped
+//! ([`crate::output_text`]): a result the pipeline answered (the tool's, a stored page of it, a
+//! repeat of it). An envelope that ended the call early (a host stage's included) is always
+//! redacted whole: it is not bound to the tool's output schema.
 
 use super::{CallState, Shared, Step};
 
 pub(super) fn run(sh: &Shared, call: &mut CallState<'_>) -> Step {
+    let may_hold_text = call.early
+        || call
+            .entry
+            .as_ref()
+            .is_none_or(|e| e.tool.inner.output_may_hold_text);
     if let (Some(r), Some(env)) = (&sh.redactor, call.env.as_mut()) {
-        r.redact_envelope(env);
+        crate::output_text::redact_result(r, env, may_hold_text);
     }
     Step::Continue
 }

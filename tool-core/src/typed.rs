@@ -1,0 +1,393 @@
+//! Typed decoding: the fast path of a `#[tool]` call.
+//!
+//! The macro knows every parameter, its type and its `#[arg(...)]` constraints. For each tool it
+//! generates a decoder that reads the arguments straight into the tool's argument struct (from
+//! JSON text with `serde_json::from_str`, from a parsed value through `Deserialize` on `&Value`,
+//! without cloning) and then runs the constraints on the typed fields. The checks share the
+//! validator's own comparisons ([`crate::validate`]), so they agree with it by construction.
+//!
+//! The fast path only ever *accepts*. Whenever it cannot prove that the validator would accept
+//! the same input — serde rejects it, a check fails, a parameter's type is not one it knows (a
+//! user type, a map, `f32` with a bound), the input is not a JSON object — the call falls back
+//! to the general path (parse, validate, decode), which builds exactly the errors it always
+//! has. So what is accepted and rejected does not change, and the schema validator stays the
+//! single source of error messages.
+//!
+//! What the fast path knows:
+//!
+//! | type | checks |
+//! |---|---|
+//! | `String` | `min_length`/`max_length` (in characters, as the validator counts them), `pattern` (compiled once, with the validator's dialect rewrite) |
+//! | `i8`…`i64`, `isize`, `u8`…`u64`, `usize` | bounds, `multiple_of` (exactly as the validator compares) |
+//! | `f64` | the same, for values below 2^53 in magnitude (larger ones fall back) |
+//! | `bool`, `char`, `f32` | none (any constraint falls back) |
+//! | `Vec<T>` of the types above (nested too) | `min_items`, `max_items`, `unique_items` |
+//! | `Option<T>` (a parameter) | absent or `null` passes (the validator drops `null` optionals); present is checked as `T` |
+//!
+//! Any other parameter type falls back whenever the parameter is sent (an absent `Option` of a
+//! user type passes; a required one of a user type means the tool has no fast path at all).
+//!
+//! The later stages that read the arguments as a JSON value (before- and after-hooks, approval,
+//! idempotency keys, the audit digest, paging, and the host's own pipeline stages) get exactly
+//! the value they always got: a call that has any of them configured takes the general path
+//! (the pipeline's `decode` stage decides).
+
+use crate::context::Context;
+use crate::error::ToolError;
+use crate::reply::Reply;
+use crate::schema::Constraint;
+use crate::tool::BoxFuture;
+use crate::validate;
+use regex::Regex;
+use serde_json::{Number, Value};
+use std::any::Any;
+use std::cmp::Ordering;
+use std::sync::OnceLock;
+
+/// Decoded and checked arguments, as the generated decoder's argument struct.
+pub type TypedArgs = Box<dyn Any + Send>;
+
+/// The generated executor of decoded arguments (async form).
+pub type TypedInvokeFn =
+    for<'a> fn(&'a Context, TypedArgs) -> BoxFuture<'a, Result<Reply<Value>, ToolError>>;
+
+/// The generated executor of decoded arguments (sync tools).
+pub type TypedBlockingFn = fn(&Context, TypedArgs) -> Result<Reply<Value>, ToolError>;
+
+/// The fast path the macro generates for one tool. Built by generated code.
+#[doc(hidden)]
+#[derive(Clone, Copy)]
+pub struct TypedDef {
+    /// Decodes and checks JSON text; `None` when the general path must decide.
+    pub from_text: fn(&str) -> Option<TypedArgs>,
+    /// Decodes and checks a parsed value; `None` when the general path must decide.
+    pub from_value: fn(&Value) -> Option<TypedArgs>,
+    /// Runs the tool on decoded arguments.
+    pub invoke: TypedInvokeFn,
+    /// For a sync tool: the same as a plain function.
+    pub blocking: Option<TypedBlockingFn>,
+}
+
+/// The input of a call, as the fast path sees it.
+#[derive(Clone, Copy)]
+pub enum Input<'a> {
+    /// JSON text.
+    Text(&'a str),
+    /// A parsed value.
+    Value(&'a Value),
+}
+
+/// Tries the fast path: the decoded arguments, or `None` when the general path must decide
+/// (the tool has no fast path, or the input is not one the fast path can prove valid).
+pub fn decode(def: Option<&TypedDef>, input: Input<'_>) -> Option<TypedArgs> {
+    let def = def?;
+    match input {
+        Input::Text(text) => (def.from_text)(text),
+        Input::Value(value) => (def.from_value)(value),
+    }
+}
+
+/// Whether JSON text starts an object (after leading whitespace): serde would also read a
+/// struct from an array, which the schema does not allow.
+#[doc(hidden)]
+pub fn starts_object(text: &str) -> bool {
+    text.trim_start_matches([' ', '\t', '\n', '\r'])
+        .starts_with('{')
+}
+
+/// A compiled `pattern`: `None` when the validator cannot run it itself (it then leaves it to
+/// the full JSON Schema validator, and so does the fast path).
+pub type PatternCell = OnceLock<Option<Regex>>;
+
+fn compiled<'a>(cell: &'a PatternCell, pattern: &str) -> Option<&'a Regex> {
+    cell.get_or_init(|| validate::compile_pattern(pattern))
+        .as_ref()
+}
+
+/// The probe the generated checks dispatch on: the type's own [`Fast`] check when it has one,
+/// otherwise [`Unknown`], which always falls back.
+#[doc(hidden)]
+pub struct Probe<'a, T: ?Sized>(pub &'a T);
+
+/// A type whose every decoded value satisfies its own schema, and whose `#[arg]` constraints the
+/// fast path can check.
+#[doc(hidden)]
+pub trait Fast {
+    /// Whether the value certainly satisfies the constraints (`false` falls back).
+    fn fast_ok(&self, constraints: &[Constraint], pattern: &PatternCell) -> bool;
+}
+
+/// Marker: every decoded value satisfies the type's schema, and equality is JSON Schema
+/// equality or finer (two values the validator calls equal are never told apart), so it can be
+/// an item of a checked list.
+#[doc(hidden)]
+pub trait Plain: PartialEq {}
+
+/// The known types' check.
+#[doc(hidden)]
+pub trait Known {
+    /// See [`Fast::fast_ok`].
+    fn typed_ok(self, constraints: &[Constraint], pattern: &PatternCell) -> bool;
+}
+
+impl<T: Fast + ?Sized> Known for &&Probe<'_, T> {
+    fn typed_ok(self, constraints: &[Constraint], pattern: &PatternCell) -> bool {
+        self.0.fast_ok(constraints, pattern)
+    }
+}
+
+/// Every other type: the general path decides.
+#[doc(hidden)]
+pub trait Unknown {
+    /// Always `false`.
+    fn typed_ok(self, constraints: &[Constraint], pattern: &PatternCell) -> bool;
+}
+
+impl<T: ?Sized> Unknown for &Probe<'_, T> {
+    fn typed_ok(self, _: &[Constraint], _: &PatternCell) -> bool {
+        false
+    }
+}
+
+/// The type-level probe: whether a parameter type has a [`Fast`] check at all, decided once when
+/// the tool is built (a required parameter of a type without one means no fast path).
+#[doc(hidden)]
+pub struct TypeProbe<T: ?Sized>(pub std::marker::PhantomData<T>);
+
+/// See [`TypeProbe`].
+#[doc(hidden)]
+pub trait KnownType {
+    /// `true`.
+    fn known(self) -> bool;
+}
+
+impl<T: Fast + ?Sized> KnownType for &&TypeProbe<T> {
+    fn known(self) -> bool {
+        true
+    }
+}
+
+/// See [`TypeProbe`].
+#[doc(hidden)]
+pub trait UnknownType {
+    /// `false`.
+    fn known(self) -> bool;
+}
+
+impl<T: ?Sized> UnknownType for &TypeProbe<T> {
+    fn known(self) -> bool {
+        false
+    }
+}
+
+impl Fast for String {
+    fn fast_ok(&self, constraints: &[Constraint], pattern: &PatternCell) -> bool {
+        let mut chars = None;
+        let mut len = || *chars.get_or_insert_with(|| self.chars().count() as u64);
+        constraints.iter().all(|c| match *c {
+            Constraint::MinLength(min) => len() >= min,
+            Constraint::MaxLength(max) => len() <= max,
+            Constraint::Pattern(p) => compiled(pattern, p).is_some_and(|re| re.is_match(self)),
+            _ => false,
+        })
+    }
+}
+impl Plain for String {}
+
+/// Checks a number, as the validator sees it, against numeric constraints.
+fn number_ok(n: &Number, constraints: &[Constraint]) -> bool {
+    constraints.iter().all(|c| {
+        let (bound, ok): (_, fn(Ordering) -> bool) = match *c {
+            Constraint::Minimum(b) => (b, |o| o != Ordering::Less),
+            Constraint::Maximum(b) => (b, |o| o != Ordering::Greater),
+            Constraint::ExclusiveMinimum(b) => (b, |o| o == Ordering::Greater),
+            Constraint::ExclusiveMaximum(b) => (b, |o| o == Ordering::Less),
+            Constraint::MultipleOf(m) => {
+                return match m.to_value().as_f64() {
+                    Some(m) => validate::is_multiple_of(n, m),
+                    None => false,
+                };
+            }
+            _ => return false,
+        };
+        match validate::Bound::of(&bound.to_value()) {
+            Some(b) => ok(validate::cmp_bound(n, &b)),
+            None => false,
+        }
+    })
+}
+
+macro_rules! fast_int {
+    ($($t:ty),*) => {$(
+        impl Fast for $t {
+            fn fast_ok(&self, constraints: &[Constraint], _: &PatternCell) -> bool {
+                constraints.is_empty() || number_ok(&Number::from(*self), constraints)
+            }
+        }
+        impl Plain for $t {}
+    )*};
+}
+fast_int!(i8, i16, i32, i64, isize, u8, u16, u32, u64, usize);
+
+/// Below this magnitude every integer is an exact `f64`, so an `f64` argument compares like the
+/// number that was sent, whether it was written `3` or `3.0`.
+const EXACT_F64: f64 = 9_007_199_254_740_992.0;
+
+impl Fast for f64 {
+    fn fast_ok(&self, constraints: &[Constraint], _: &PatternCell) -> bool {
+        if constraints.is_empty() {
+            return true;
+        }
+        if self.is_nan() || self.abs() >= EXACT_F64 {
+            return false;
+        }
+        let n = if self.fract() == 0.0 {
+            // Sent as `3` the validator compares it as an integer; sent as `3.0` as a float:
+            // for values below 2^53 both compare alike, and an exact multiple is one in
+            // floating point too.
+            Number::from(*self as i64)
+        } else {
+            match Number::from_f64(*self) {
+                Some(n) => n,
+                None => return false,
+            }
+        };
+        number_ok(&n, constraints)
+    }
+}
+impl Plain for f64 {}
+
+macro_rules! fast_unconstrained {
+    ($($t:ty),*) => {$(
+        impl Fast for $t {
+            fn fast_ok(&self, constraints: &[Constraint], _: &PatternCell) -> bool {
+                constraints.is_empty()
+            }
+        }
+        impl Plain for $t {}
+    )*};
+}
+// `f32` rounds what was sent, so a bound could compare differently: no constraints only.
+fast_unconstrained!(bool, char, f32);
+
+impl<T: Plain> Fast for Vec<T> {
+    fn fast_ok(&self, constraints: &[Constraint], _: &PatternCell) -> bool {
+        let len = self.len() as u64;
+        constraints.iter().all(|c| match *c {
+            Constraint::MinItems(min) => len >= min,
+            Constraint::MaxItems(max) => len <= max,
+            Constraint::UniqueItems => distinct(self),
+            _ => false,
+        })
+    }
+}
+impl<T: Plain> Plain for Vec<T> {}
+
+/// Whether no two items are equal. Quadratic, but only up to a size where that is cheap; a
+/// longer list falls back to the validator's near-linear check.
+fn distinct<T: PartialEq>(items: &[T]) -> bool {
+    if items.len() > 64 {
+        return false;
+    }
+    items
+        .iter()
+        .enumerate()
+        .all(|(j, b)| items[..j].iter().all(|a| a != b))
+}
+
+/// The error of a typed executor handed arguments of another tool (a bug in the toolbox).
+#[doc(hidden)]
+pub fn wrong_arguments() -> ToolError {
+    ToolError::failed(
+        "INTERNAL",
+        "The tool failed unexpectedly and did not complete. Retrying the same call is unlikely to help; tell the user the action could not be done.",
+    )
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::schema::Num;
+
+    fn ok<T: Fast>(v: T, cs: &[Constraint]) -> bool {
+        v.fast_ok(cs, &PatternCell::new())
+    }
+
+    #[test]
+    fn strings_count_characters_and_match_patterns() {
+        let cs = [Constraint::MinLength(2), Constraint::MaxLength(3)];
+        assert!(ok("ab".to_string(), &cs));
+        assert!(ok("ééé".to_string(), &cs), "three characters, six bytes");
+        assert!(!ok("a".to_string(), &cs));
+        assert!(!ok("abcd".to_string(), &cs));
+        let p = [Constraint::Pattern(r"^\d+$")];
+        assert!(ok("123".to_string(), &p));
+        // ECMA-262 `\d` is ASCII only, as the validator reads it.
+        assert!(!ok("١٢٣".to_string(), &p));
+        assert!(!ok(String::new(), &[Constraint::Minimum(Num::UInt(1))]));
+    }
+
+    #[test]
+    fn numbers_compare_like_the_validator() {
+        let cs = [
+            Constraint::Minimum(Num::Int(-5)),
+            Constraint::ExclusiveMaximum(Num::Float(10.5)),
+        ];
+        assert!(ok(-5i32, &cs));
+        assert!(!ok(-6i64, &cs));
+        assert!(ok(10u8, &cs));
+        assert!(!ok(11u64, &cs));
+        assert!(ok(10.4f64, &cs));
+        assert!(!ok(10.5f64, &cs));
+        let m = [Constraint::MultipleOf(Num::UInt(3))];
+        assert!(ok(9u32, &m) && !ok(10u32, &m) && ok(9.0f64, &m) && !ok(9.5f64, &m));
+        // Beyond 2^53 an f64 may not be the number that was sent: fall back.
+        assert!(!ok(1e300f64, &[Constraint::Maximum(Num::Float(1e301))]));
+        assert!(ok(1e300f64, &[]));
+        assert!(!ok(1.0f32, &[Constraint::Maximum(Num::UInt(2))]));
+        assert!(!ok(true, &[Constraint::MinLength(1)]));
+    }
+
+    #[test]
+    fn lists_check_sizes_and_uniqueness() {
+        let cs = [
+            Constraint::MinItems(1),
+            Constraint::MaxItems(3),
+            Constraint::UniqueItems,
+        ];
+        assert!(ok(vec![1, 2, 3], &cs));
+        assert!(!ok(Vec::<u8>::new(), &cs));
+        assert!(!ok(vec![1, 2, 3, 4], &cs));
+        assert!(!ok(vec![1, 2, 1], &cs));
+        assert!(
+            !ok(vec![0.0, -0.0], &cs),
+            "JSON Schema equality: 0 equals -0.0"
+        );
+        assert!(ok(vec![vec!["a".to_string()], vec!["b".to_string()]], &cs));
+        assert!(!ok(
+            (0..65).collect::<Vec<u32>>(),
+            &[Constraint::UniqueItems]
+        ));
+    }
+
+    #[test]
+    // `&&` is the probe's dispatch (as the generated code writes it), not a needless borrow.
+    #[allow(clippy::needless_borrow)]
+    fn unknown_types_fall_back() {
+        struct Mine;
+        let cell = PatternCell::new();
+        assert!(!(&&Probe(&Mine)).typed_ok(&[], &cell));
+        assert!(!(&&Probe(&std::collections::HashMap::<String, u8>::new())).typed_ok(&[], &cell));
+        assert!((&&Probe(&"x".to_string())).typed_ok(&[], &cell));
+        assert!((&&TypeProbe::<Vec<u8>>(std::marker::PhantomData)).known());
+        assert!(!(&&TypeProbe::<Mine>(std::marker::PhantomData)).known());
+    }
+
+    #[test]
+    fn only_objects_start_the_fast_path() {
+        assert!(starts_object(" \n{\"a\": 1}"));
+        assert!(!starts_object("[1, 2]"));
+        assert!(!starts_object(""));
+        assert!(!starts_object("null"));
+    }
+}
