@@ -383,31 +383,8 @@ pub fn positions(text: &str, offsets: &[usize]) -> Vec<(usize, usize)> {
     out
 }
 
-/// FNV-1a for the scanner's pointer sets (short keys, one short-lived run).
-#[derive(Default)]
-pub struct Fnv(u64);
-
-impl std::hash::Hasher for Fnv {
-    fn finish(&self) -> u64 {
-        self.0
-    }
-
-    fn write(&mut self, bytes: &[u8]) {
-        let mut h = if self.0 == 0 {
-            0xcbf2_9ce4_8422_2325
-        } else {
-            self.0
-        };
-        for b in bytes {
-            h ^= u64::from(*b);
-            h = h.wrapping_mul(0x0100_0000_01b3);
-        }
-        self.0 = h;
-    }
-}
-
-/// A `BuildHasher` for [`Fnv`].
-pub type FnvBuild = std::hash::BuildHasherDefault<Fnv>;
+/// The fast hash of the scanner's pointer sets (short keys, one short-lived run).
+pub use tool_lint::FnvBuild;
 
 struct Scanner<'a> {
     b: &'a [u8],

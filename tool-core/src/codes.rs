@@ -32,7 +32,7 @@
 //! | [`INTERNAL`] | `failed` | the tool panicked | the agent tells the user; the host reads the audit |
 //! | [`APPROVER_FAILED`] | `failed` | the host's approver panicked | the host fixes its approver |
 //! | [`NOT_CONFIGURED`] | `failed` | a `#[context]` value is missing | the host provides it |
-//! | [`OUTPUT_NOT_ENCODABLE`] | `failed` | the result could not be encoded as JSON | the tool's author fixes the output type |
+//! | [`OUTPUT_NOT_ENCODABLE`] | `failed` | the result could not be encoded as JSON, or nests deeper than 100 levels | the tool's author fixes the output type |
 //! | [`OUTPUT_CONTRACT`] | `failed` | debug builds: the result breaks the output schema | the tool's author fixes the tool |
 //! | [`TIMEOUT`] | `timeout` | the tool ran past its time limit | the agent repeats only an idempotent or read-only tool |
 //! | [`CANCELLED`] | none (audit only) | the host dropped the call before it ended | the host reads the audit record |

@@ -23,6 +23,12 @@ pub const DEFAULT_MAX_ARGUMENT_BYTES: usize = 4 * 1024 * 1024;
 /// this is refused by the parser itself.
 pub const MAX_ARGUMENT_DEPTH: usize = 128;
 
+/// The deepest a tool's result may nest. The envelope and a transport wrap the result in a few
+/// more levels (`data`, MCP's `structuredContent`, `result`), and serde_json, like many JSON
+/// readers, refuses text nested deeper than 128 levels: a deeper result would reach the client as
+/// an answer it cannot read, so it is replaced by a `failed` envelope (`OUTPUT_NOT_ENCODABLE`).
+pub const MAX_RESULT_DEPTH: usize = 100;
+
 fn too_large(size: Option<usize>, limit: usize) -> Box<Envelope> {
     let size = match size {
         Some(n) => format!("{n} bytes"),
@@ -97,4 +103,57 @@ pub fn check_value(value: &Value, limit: usize) -> Result<(), Box<Envelope>> {
         }
     }
     Ok(())
+}
+
+/// Whether `value` nests arrays and objects more than `limit` levels deep (`1` is no level,
+/// `[1]` one, `[[1]]` two), measured with an explicit stack.
+pub(crate) fn deeper_than(value: &Value, limit: usize) -> bool {
+    fn push<'a>(v: &'a Value, depth: usize, stack: &mut Vec<(&'a Value, usize)>) {
+        let nested = |c: &&Value| matches!(c, Value::Array(_) | Value::Object(_));
+        match v {
+            Value::Array(items) => stack.extend(items.iter().filter(nested).map(|c| (c, depth))),
+            Value::Object(map) => stack.extend(map.values().filter(nested).map(|c| (c, depth))),
+            _ => {}
+        }
+    }
+    if !matches!(value, Value::Array(_) | Value::Object(_)) {
+        return false;
+    }
+    if limit == 0 {
+        return true;
+    }
+    // No allocation for a flat result: the stack only grows for nested containers.
+    let mut stack = Vec::new();
+    push(value, 2, &mut stack);
+    while let Some((v, depth)) = stack.pop() {
+        if depth > limit {
+            return true;
+        }
+        push(v, depth + 1, &mut stack);
+    }
+    false
+}
+
+#[cfg(test)]
+mod tests {
+    use super::deeper_than;
+    use serde_json::{json, Value};
+
+    fn nested(levels: usize) -> Value {
+        let mut v = Value::from(1);
+        for _ in 0..levels {
+            v = Value::Array(vec![v]);
+        }
+        v
+    }
+
+    #[test]
+    fn depth_counts_containers() {
+        assert!(!deeper_than(&json!(1), 0));
+        assert!(deeper_than(&json!([]), 0));
+        assert!(!deeper_than(&json!([1, {"a": 2}]), 2));
+        assert!(deeper_than(&json!([1, {"a": [2]}]), 2));
+        assert!(!deeper_than(&nested(100), 100));
+        assert!(deeper_than(&nested(101), 100));
+    }
 }

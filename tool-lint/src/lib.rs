@@ -43,3 +43,4 @@ pub use list::{
     Measure,
 };
 pub use rules::{lookup_rule, rule, rule_ids, CompileTime, Rule, Severity, UnknownRule, RULES};
+pub use text::{Fnv, FnvBuild};
