@@ -166,7 +166,7 @@ fn reference_is_embeddable(reference: &str) -> bool {
 /// is secret. The toolbox binds cursors with its own key (never a digest a caller can compute).
 ///
 /// `reference` (the stored full result) is embedded only when it consists of ASCII letters,
-/// digits, `_` and `-` (as [`MemoryRecordStore`] references do); otherwise it is left out and the
+/// digits, `_` and `-` (as [`MemoryRecordStore`](crate::store::MemoryRecordStore) references do); otherwise it is left out and the
 /// next page is served by running the tool again.
 pub fn encode_cursor(offset: usize, args_digest: &str, reference: Option<&str>) -> String {
     let reference = reference

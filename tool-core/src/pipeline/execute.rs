@@ -125,6 +125,14 @@ async fn inline(sh: &Shared, invoke: &Invoke, args: &Value, timeout: Option<Dura
             Box::pin(async move { f(context, args).await.map(Reply::new) })
         }
     };
+    guarded(fut, timeout).await
+}
+
+/// Polls an executor's future in the caller's task, catching a panic, within the timeout.
+async fn guarded(
+    fut: BoxFuture<'_, Result<Reply<Value>, ToolError>>,
+    timeout: Option<Duration>,
+) -> Executed {
     let outcome = match timeout {
         Some(limit) => match tokio::time::timeout(limit, CatchUnwind(fut)).await {
             Ok(outcome) => outcome,
@@ -182,14 +190,7 @@ async fn inline_typed(
         Some(f) => Box::pin(async move { f(context, args) }),
         None => (def.invoke)(context, args),
     };
-    let outcome = match timeout {
-        Some(limit) => match tokio::time::timeout(limit, CatchUnwind(fut)).await {
-            Ok(outcome) => outcome,
-            Err(_) => return Err(Stop::Timeout(limit)),
-        },
-        None => CatchUnwind(fut).await,
-    };
-    outcome.map_err(Stop::Panic)
+    guarded(fut, timeout).await
 }
 
 /// Awaits a spawned executor with a timeout; the task is aborted when this future ends or is

@@ -1,4 +1,4 @@
-//! The call pipeline: every call to a [`Toolbox`](crate::Toolbox) runs the same ordered list of
+//! The call pipeline: every call to a [`Toolbox`] runs the same ordered list of
 //! stages, written once in [`ORDER`].
 //!
 //! # The stages and their order
@@ -29,7 +29,7 @@
 //! # How a call flows
 //!
 //! `call` makes a `CallState` (tool name, caller options, operation id, the raw
-//! [`Arguments`](crate::Arguments)) and `run` loops over [`ORDER`]. Each stage reads and fills the state: lookup
+//! [`Arguments`]) and `run` loops over [`ORDER`]. Each stage reads and fills the state: lookup
 //! sets `entry`, decode sets `args` (or, on the typed fast path, `typed`: then `validate` has
 //! nothing left to do and `execute` runs the tool on them), cursor sets `page`, idempotency holds a `claim`, execute
 //! leaves a `reply` and whether the tool `ran`, and a stage that has the answer sets `env`. A
