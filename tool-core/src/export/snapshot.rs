@@ -109,6 +109,20 @@ pub fn check_snapshot(specs: &[ToolSpec], dir: impl AsRef<Path>) -> Result<(), S
         );
         return Ok(());
     }
+    let changes = drift_of(specs, dir)?;
+    if changes.is_empty() {
+        return Ok(());
+    }
+    let (tools, report) = report(dir, &changes);
+    Err(SnapshotDrift::Changed {
+        dir: dir.to_path_buf(),
+        tools,
+        report,
+    })
+}
+
+/// Every tool entry that differs between the committed snapshot in `dir` and the current exports.
+fn drift_of(specs: &[ToolSpec], dir: &Path) -> Result<Vec<Change>, SnapshotDrift> {
     let (files, _) = render(specs);
     let mut changes: Vec<Change> = Vec::new();
     for (file, current_text) in &files {
@@ -123,37 +137,34 @@ pub fn check_snapshot(specs: &[ToolSpec], dir: impl AsRef<Path>) -> Result<(), S
                 })
             }
         };
-        if committed_text == *current_text {
-            continue;
-        }
-        let current: Value = serde_json::from_str(current_text).unwrap_or(Value::Null);
-        let committed: Value = serde_json::from_str(&committed_text).unwrap_or(Value::Null);
-        let old = entries(file, &committed);
-        let new = entries(file, &current);
-        for (name, new_v) in &new {
-            match old.iter().find(|(n, _)| n == name) {
-                None => changes.push(Change::new(name, file, None, Some(new_v))),
-                Some((_, old_v)) if old_v != new_v => {
-                    changes.push(Change::new(name, file, Some(old_v), Some(new_v)))
-                }
-                Some(_) => {}
+        file_changes(file, &committed_text, current_text, &mut changes);
+    }
+    Ok(changes)
+}
+
+/// The tool entries of one artifact file that were added, removed or changed.
+fn file_changes(file: &str, committed_text: &str, current_text: &str, changes: &mut Vec<Change>) {
+    if committed_text == current_text {
+        return;
+    }
+    let current: Value = serde_json::from_str(current_text).unwrap_or(Value::Null);
+    let committed: Value = serde_json::from_str(committed_text).unwrap_or(Value::Null);
+    let old = entries(file, &committed);
+    let new = entries(file, &current);
+    for (name, new_v) in &new {
+        match old.iter().find(|(n, _)| n == name) {
+            None => changes.push(Change::new(name, file, None, Some(new_v))),
+            Some((_, old_v)) if old_v != new_v => {
+                changes.push(Change::new(name, file, Some(old_v), Some(new_v)))
             }
-        }
-        for (name, old_v) in &old {
-            if !new.iter().any(|(n, _)| n == name) {
-                changes.push(Change::new(name, file, Some(old_v), None));
-            }
+            Some(_) => {}
         }
     }
-    if changes.is_empty() {
-        return Ok(());
+    for (name, old_v) in &old {
+        if !new.iter().any(|(n, _)| n == name) {
+            changes.push(Change::new(name, file, Some(old_v), None));
+        }
     }
-    let (tools, report) = report(dir, &changes);
-    Err(SnapshotDrift::Changed {
-        dir: dir.to_path_buf(),
-        tools,
-        report,
-    })
 }
 
 struct Change {
@@ -271,63 +282,68 @@ fn report(dir: &Path, changes: &[Change]) -> (Vec<String>, String) {
             out.push('\n');
             continue;
         }
-        let everywhere = files.len() == Target::all().len() + 1;
-        out.push_str(&format!(
-            "tool `{tool}`: changed in {}\n",
-            if everywhere {
-                "every target file and index.json".to_string()
-            } else {
-                files.join(", ")
-            }
-        ));
-        let shown = preferred(&mine);
-        let mut facts = summarize(shown.old.as_ref(), shown.new.as_ref());
-        if let Some(index) = mine.iter().find(|c| c.file == "index.json") {
-            for fact in summarize(index.old.as_ref(), index.new.as_ref()) {
-                if !facts.contains(&fact) {
-                    facts.push(fact);
-                }
-            }
-        }
-        let gone: Vec<&str> = mine
-            .iter()
-            .filter(|c| c.new.is_none())
-            .map(|c| c.file.as_str())
-            .collect();
-        if !gone.is_empty() {
-            facts.push(format!(
-                "no longer exported to {} (see index.json)",
-                gone.join(", ")
-            ));
-        }
-        let new_in: Vec<&str> = mine
-            .iter()
-            .filter(|c| c.old.is_none())
-            .map(|c| c.file.as_str())
-            .collect();
-        if !new_in.is_empty() {
-            facts.push(format!("now also exported to {}", new_in.join(", ")));
-        }
-        for line in facts {
-            out.push_str(&format!("  - {line}\n"));
-        }
-        out.push_str(&format!(
-            "  --- snapshot/{}\n  +++ current/{}\n",
-            shown.file, shown.file
-        ));
-        let old = shown.old.as_ref().map(pretty).unwrap_or_default();
-        let new = shown.new.as_ref().map(pretty).unwrap_or_default();
-        for line in diff_lines(&old, &new) {
-            out.push_str("  ");
-            out.push_str(&line);
-            out.push('\n');
-        }
+        report_changed(&mut out, tool, &mine, &files);
     }
     out.push_str(&format!(
         "\nIf these changes are intended, run `{UPDATE_ENV}=1 cargo test` and commit {}.",
         dir.display()
     ));
     (tools, out)
+}
+
+/// The lines of one changed tool: where, what (summarized), and the diff of its best file.
+fn report_changed(out: &mut String, tool: &str, mine: &[&Change], files: &[&str]) {
+    let everywhere = files.len() == Target::all().len() + 1;
+    out.push_str(&format!(
+        "tool `{tool}`: changed in {}\n",
+        if everywhere {
+            "every target file and index.json".to_string()
+        } else {
+            files.join(", ")
+        }
+    ));
+    let shown = preferred(mine);
+    let mut facts = summarize(shown.old.as_ref(), shown.new.as_ref());
+    if let Some(index) = mine.iter().find(|c| c.file == "index.json") {
+        for fact in summarize(index.old.as_ref(), index.new.as_ref()) {
+            if !facts.contains(&fact) {
+                facts.push(fact);
+            }
+        }
+    }
+    let gone: Vec<&str> = mine
+        .iter()
+        .filter(|c| c.new.is_none())
+        .map(|c| c.file.as_str())
+        .collect();
+    if !gone.is_empty() {
+        facts.push(format!(
+            "no longer exported to {} (see index.json)",
+            gone.join(", ")
+        ));
+    }
+    let new_in: Vec<&str> = mine
+        .iter()
+        .filter(|c| c.old.is_none())
+        .map(|c| c.file.as_str())
+        .collect();
+    if !new_in.is_empty() {
+        facts.push(format!("now also exported to {}", new_in.join(", ")));
+    }
+    for line in facts {
+        out.push_str(&format!("  - {line}\n"));
+    }
+    out.push_str(&format!(
+        "  --- snapshot/{}\n  +++ current/{}\n",
+        shown.file, shown.file
+    ));
+    let old = shown.old.as_ref().map(pretty).unwrap_or_default();
+    let new = shown.new.as_ref().map(pretty).unwrap_or_default();
+    for line in diff_lines(&old, &new) {
+        out.push_str("  ");
+        out.push_str(&line);
+        out.push('\n');
+    }
 }
 
 fn pretty(v: &Value) -> String {
