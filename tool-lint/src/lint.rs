@@ -158,8 +158,35 @@ fn shadowing_rule(obj: &Map<String, Value>, names: &FastSet<&str>, sink: &mut Si
 }
 
 fn lint_object(obj: &Map<String, Value>, cfg: &LintConfig, sink: &mut Sink) {
-    // The name.
-    match obj.get("name") {
+    lint_name_field(obj.get("name"), cfg, sink);
+    lint_title_field(obj.get("title"), sink);
+    lint_description_field(obj.get("description"), cfg, sink);
+    if let Some(Value::String(t)) = obj.get("annotations").and_then(|a| a.get("title")) {
+        hidden(t, "/annotations/title", false, sink);
+    }
+
+    lint_input_schema_field(obj.get("inputSchema"), cfg, sink);
+    if let Some(out) = obj.get("outputSchema") {
+        hidden_everywhere(out, "/outputSchema", sink);
+    }
+
+    // The whole definition.
+    let size = definition_chars(obj);
+    if size > cfg.definition_budget {
+        sink.push(
+            "definition_budget",
+            "",
+            format!(
+                "definition is {size} characters (name, description and input schema as compact JSON); the budget is {}",
+                cfg.definition_budget
+            ),
+        );
+    }
+}
+
+/// The `name` field: present, a string, not empty, then the name rules.
+fn lint_name_field(field: Option<&Value>, cfg: &LintConfig, sink: &mut Sink) {
+    match field {
         Some(Value::String(name)) if !name.is_empty() => lint_name(name, cfg, sink),
         Some(Value::String(_)) => sink.push("well_formed", "/name", "the name is empty"),
         Some(other) => sink.push(
@@ -169,9 +196,11 @@ fn lint_object(obj: &Map<String, Value>, cfg: &LintConfig, sink: &mut Sink) {
         ),
         None => sink.push("well_formed", "/name", "the definition has no \"name\""),
     }
+}
 
-    // The title.
-    match obj.get("title") {
+/// The `title` field: optional; when present, the text rules that apply to a label.
+fn lint_title_field(field: Option<&Value>, sink: &mut Sink) {
+    match field {
         None | Some(Value::Null) => {}
         Some(Value::String(title)) => {
             let ws = Words::new(title);
@@ -185,9 +214,11 @@ fn lint_object(obj: &Map<String, Value>, cfg: &LintConfig, sink: &mut Sink) {
             format!("\"title\" is {}; it must be a string", kind(other)),
         ),
     }
+}
 
-    // The description.
-    match obj.get("description") {
+/// The `description` field: required and not empty, then the description rules.
+fn lint_description_field(field: Option<&Value>, cfg: &LintConfig, sink: &mut Sink) {
+    match field {
         None | Some(Value::Null) => sink.push(
             "described",
             "/description",
@@ -205,13 +236,11 @@ fn lint_object(obj: &Map<String, Value>, cfg: &LintConfig, sink: &mut Sink) {
             format!("\"description\" is {}; it must be a string", kind(other)),
         ),
     }
+}
 
-    if let Some(Value::String(t)) = obj.get("annotations").and_then(|a| a.get("title")) {
-        hidden(t, "/annotations/title", false, sink);
-    }
-
-    // The input schema.
-    match obj.get("inputSchema") {
+/// The `inputSchema` field: an object schema of type `object`, then the schema rules.
+fn lint_input_schema_field(field: Option<&Value>, cfg: &LintConfig, sink: &mut Sink) {
+    match field {
         None | Some(Value::Null) => {}
         Some(schema @ Value::Object(s)) => {
             let mut ok = true;
@@ -252,22 +281,6 @@ fn lint_object(obj: &Map<String, Value>, cfg: &LintConfig, sink: &mut Sink) {
                 kind(other)
             ),
         ),
-    }
-    if let Some(out) = obj.get("outputSchema") {
-        hidden_everywhere(out, "/outputSchema", sink);
-    }
-
-    // The whole definition.
-    let size = definition_chars(obj);
-    if size > cfg.definition_budget {
-        sink.push(
-            "definition_budget",
-            "",
-            format!(
-                "definition is {size} characters (name, description and input schema as compact JSON); the budget is {}",
-                cfg.definition_budget
-            ),
-        );
     }
 }
 
