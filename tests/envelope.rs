@@ -803,7 +803,7 @@ async fn every_envelope_maps_to_an_mcp_call_tool_result() {
             .collect();
         assert_eq!(keys, ["content", "structuredContent", "isError", "_meta"]);
         // structuredContent: the data on ok (wrapped where it is not an object), the status
-        // alone otherwise; the whole envelope is the text and, without data, the `_meta`.
+        // alone otherwise; the envelope without data is the `_meta`.
         let expected = match (status, &env.data) {
             (Status::Ok, Some(data)) if data.is_object() => data.clone(),
             (Status::Ok, Some(data)) => json!({ "result": data }),
@@ -819,8 +819,13 @@ async fn every_envelope_maps_to_an_mcp_call_tool_result() {
         let content = result["content"].as_array().unwrap();
         assert_eq!(content.len(), 1);
         assert_eq!(content[0]["type"], "text");
+        // The text: the structured data's JSON on a plain ok, the whole envelope otherwise.
         let text: Value = serde_json::from_str(content[0]["text"].as_str().unwrap()).unwrap();
-        assert_eq!(text, serde_json::to_value(&env).unwrap());
+        if status == Status::Ok {
+            assert_eq!(text, result["structuredContent"], "{status}");
+        } else {
+            assert_eq!(text, serde_json::to_value(&env).unwrap(), "{status}");
+        }
         assert_eq!(
             result["isError"],
             json!(!matches!(status, Status::Ok | Status::Empty)),

@@ -1,6 +1,7 @@
 //! An MCP client that checks `structuredContent` against the tool's `outputSchema` accepts what
 //! `export::mcp_call_result` returns, for successful and failed calls alike, in every protocol
-//! version; the envelope itself travels in the text block and in `_meta`.
+//! version; the envelope itself travels in `_meta`, and in the text block on every outcome but an
+//! `ok` whose data is the whole answer (whose text is the structured data's JSON).
 
 #[allow(dead_code)]
 #[path = "../examples/store/tools.rs"]
@@ -46,7 +47,23 @@ async fn structured_content_conforms_to_the_exported_output_schema() {
                 "{version} {name} {args}: {errors:?}\n{structured}"
             );
             assert_eq!(result["isError"], !env.is_success());
-            assert_eq!(result["content"][0]["text"], Value::String(env.to_json()));
+            // The text: the structured data's JSON on an ok with nothing but data (as MCP asks of
+            // structured output), the whole envelope otherwise.
+            let text: Value =
+                serde_json::from_str(result["content"][0]["text"].as_str().unwrap()).unwrap();
+            if env.status == toolsmith::Status::Ok {
+                assert_eq!(&text, structured, "{version} {name} {args}");
+                assert_eq!(
+                    result["_meta"][ENVELOPE_META_KEY]["operation_id"],
+                    json!(env.operation_id)
+                );
+            } else {
+                assert_eq!(
+                    result["content"][0]["text"],
+                    Value::String(env.to_json()),
+                    "{version} {name} {args}"
+                );
+            }
             assert_eq!(
                 result["_meta"][ENVELOPE_META_KEY]["status"],
                 env.status.as_str()
@@ -60,6 +77,56 @@ async fn structured_content_conforms_to_the_exported_output_schema() {
             } else {
                 assert_eq!(structured, &json!({ "status": env.status.as_str() }));
             }
+        }
+    }
+}
+
+/// An `ok` the model must read more than data from (a note, a cut with its cursor, a reference)
+/// keeps the whole envelope as its text; an `ok` with data alone sends the data's JSON, with the
+/// envelope's other fields in `_meta`.
+#[test]
+fn the_text_is_the_envelope_whenever_an_ok_carries_more_than_data() {
+    use toolsmith::Envelope;
+    let plain = {
+        let mut env = Envelope::ok(json!({"sku": "TENT-1"}));
+        env.operation_id = Some("op-1".into());
+        env
+    };
+    let with_note = {
+        let mut env = plain.clone();
+        env.note = Some("Only the first 10 of 42 matches; narrow the query.".into());
+        env
+    };
+    let cut = {
+        let mut env = plain.clone();
+        env.truncated = true;
+        env.cursor = Some("c1.abc".into());
+        env
+    };
+    let referenced = {
+        let mut env = plain.clone();
+        env.reference = Some("r-1".into());
+        env
+    };
+    for version in McpVersion::ALL {
+        let result = mcp_call_result(None, &plain, version);
+        assert_eq!(
+            result["content"][0]["text"], r#"{"sku":"TENT-1"}"#,
+            "{version}"
+        );
+        assert_eq!(result["isError"], false);
+        let meta = &result["_meta"][ENVELOPE_META_KEY];
+        assert_eq!(meta["status"], "ok");
+        assert_eq!(meta["operation_id"], "op-1");
+        assert!(meta.get("data").is_none(), "{meta}");
+        for env in [&with_note, &cut, &referenced] {
+            let result = mcp_call_result(None, env, version);
+            assert_eq!(
+                result["content"][0]["text"],
+                Value::String(env.to_json()),
+                "{version}"
+            );
+            assert_eq!(result["isError"], false);
         }
     }
 }

@@ -26,6 +26,7 @@ use tokio::io::{AsyncBufReadExt, AsyncWriteExt, BufReader};
 use tokio::sync::Notify;
 use toolsmith::approval::{sync_approver, Approval};
 use toolsmith::audit::{AuditEvent, MemorySink};
+use toolsmith::export::ENVELOPE_META_KEY;
 use toolsmith::mcp::McpServer;
 use toolsmith::{tool, Caller, Policy, Progress, Toolbox};
 
@@ -198,8 +199,11 @@ async fn session_checks(
     let structured = read.structured_content.clone().unwrap();
     assert_eq!(structured["content"], "# Todo\n- TODO: pack the tent\n");
     assert!(output_schema("read_file").is_valid(&structured));
-    let envelope: Value = serde_json::from_str(&text_of(&read)).unwrap();
-    assert_eq!(envelope["status"], "ok");
+    // The text is the structured data's JSON (not sent a third time); the status is in `_meta`.
+    let text: Value = serde_json::from_str(&text_of(&read)).unwrap();
+    assert_eq!(text, structured);
+    let meta = read.meta.as_ref().expect("_meta");
+    assert_eq!(meta.0[ENVELOPE_META_KEY]["status"], "ok");
 
     // An invalid argument: a result from 2025-11-25 on, a protocol error in 2025-06-18; the
     // parameter's description is quoted either way.

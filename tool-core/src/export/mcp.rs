@@ -8,10 +8,13 @@
 //! never uses that field name). The output schema admits both: the data's `required` list and a
 //! `{"required": ["status"]}` branch are the two arms of one `anyOf`.
 //!
-//! The whole envelope still reaches the client: the text block is the envelope's JSON (what the
-//! model reads: status, code, message, data, note, cursor), `isError` is set for every status
-//! other than `ok` and `empty`, and `_meta` carries the envelope without its data under
-//! [`ENVELOPE_META_KEY`].
+//! The whole envelope still reaches the client, without sending the data twice: `isError` is set
+//! for every status other than `ok` and `empty`, and `_meta` carries the envelope without its
+//! data under [`ENVELOPE_META_KEY`]. The text block is what the model reads. When the data is the
+//! whole answer (an `ok` with no note, cut, cursor or reference; see [`McpCallParts::text`]) it is
+//! the JSON of `structuredContent`, as MCP asks of a tool with structured output and as rmcp and
+//! FastMCP send; on every other outcome it is the envelope's JSON (status, code, message, missing
+//! fields, note, cursor, data), because the model needs those fields to act.
 
 use serde_json::{json, Map, Value};
 
@@ -103,7 +106,10 @@ pub fn mcp_call_result(spec: Option<&ToolSpec>, env: &Envelope, version: McpVers
 /// these, and the envelope is consumed, so its data moves into the result without a copy.
 #[derive(Clone, Debug, PartialEq)]
 pub struct McpCallParts {
-    /// The one text block: the whole envelope's JSON, what the model reads.
+    /// The one text block, what the model reads: on an `ok` whose data is the whole answer
+    /// (no note, cut, cursor, reference, message or code), the JSON of `structuredContent`
+    /// (the data's JSON for a tool without an output schema); on every other outcome the whole
+    /// envelope's JSON.
     pub text: String,
     /// `structuredContent`: the data on `ok` (wrapped where the version needs an object), the
     /// status object on every other status; `None` for a successful tool without an output
@@ -140,18 +146,87 @@ pub fn mcp_call_parts(
     mut env: Envelope,
     version: McpVersion,
 ) -> McpCallParts {
-    // The text is the whole envelope; `_meta` is the envelope without its data, and the data
-    // (moved, not copied) becomes the structured content.
-    let text = env.to_json();
+    // On an outcome the model must read more than data from, the text is the whole envelope,
+    // serialized before the data moves out.
+    let envelope_text = (!data_is_the_whole_answer(&env)).then(|| env.to_json());
     let data = env.data.take();
-    let mut envelope = match serde_json::to_value(&env) {
+    let envelope = meta_envelope(&env, data.is_some());
+    let status_only = || json!({ "status": env.status.as_str() });
+    let out = spec.and_then(|s| s.output_schema.as_ref());
+    // The kept envelope text, or else the JSON of what the client is shown as structured data.
+    let text_or = |envelope_text: Option<String>, shown: &Value| {
+        envelope_text.unwrap_or_else(|| shown.to_string())
+    };
+    let (structured_content, text) = match (env.status, out, data) {
+        (Status::Ok, Some(schema), Some(data)) => {
+            let structured = if output_wrapped(schema, version) {
+                json!({ WRAP_KEY: data })
+            } else if data.is_object() || version == McpVersion::V2026_07_28 {
+                data
+            } else {
+                // Data that breaks its object schema (the output contract is checked in debug
+                // builds only): the status object, and the data in the text.
+                let text = text_or(envelope_text, &data);
+                return parts(text, Some(status_only()), &env, envelope);
+            };
+            let text = text_or(envelope_text, &structured);
+            (Some(structured), text)
+        }
+        (Status::Ok, None, Some(data)) => (None, text_or(envelope_text, &data)),
+        (status, out, data) => {
+            // Not an `ok` with data, so the envelope's text was kept; rebuilt only if not.
+            let text = envelope_text.unwrap_or_else(|| {
+                let mut whole = env.clone();
+                whole.data = data;
+                whole.to_json()
+            });
+            let structured = (status != Status::Ok || out.is_some()).then(status_only);
+            (structured, text)
+        }
+    };
+    parts(text, structured_content, &env, envelope)
+}
+
+/// Whether an envelope's data is all the model needs to read: an `ok` with data and nothing
+/// else to act on. Every field is named, so a new one must be decided here.
+fn data_is_the_whole_answer(env: &Envelope) -> bool {
+    let Envelope {
+        status,
+        code,
+        message,
+        data,
+        missing,
+        retry_after,
+        truncated,
+        note,
+        cursor,
+        reference,
+        // Identifiers for the host, carried in `_meta`.
+        operation_id: _,
+        schema_version: _,
+    } = env;
+    *status == Status::Ok
+        && data.is_some()
+        && code.is_none()
+        && message.is_none()
+        && missing.is_empty()
+        && retry_after.is_none()
+        && !truncated
+        && note.is_none()
+        && cursor.is_none()
+        && reference.is_none()
+}
+
+/// The envelope without its data, as `_meta` carries it. Its fields keep the order they have
+/// always had: where there was data, the data's slot (after status, code and message) is taken
+/// by the last field, `schema_version`, as when the data is removed from the serialized
+/// envelope by swapping.
+fn meta_envelope(env: &Envelope, had_data: bool) -> Map<String, Value> {
+    let mut envelope = match serde_json::to_value(env) {
         Ok(Value::Object(m)) => m,
         _ => Map::new(),
     };
-    if data.is_some() {
-        // The envelope's fields keep the order they have always had in `_meta`: the data's
-        // slot (after status, code and message) taken by the last field, `schema_version`, as
-        // when the data is removed from the serialized envelope by swapping.
+    if had_data {
         let slot = 1 + usize::from(env.code.is_some()) + usize::from(env.message.is_some());
         let mut fields: Vec<(String, Value)> = envelope.into_iter().collect();
         if let Some(last) = fields.pop() {
@@ -160,21 +235,16 @@ pub fn mcp_call_parts(
         }
         envelope = fields.into_iter().collect();
     }
-    let status_only = || json!({ "status": env.status.as_str() });
-    let out = spec.and_then(|s| s.output_schema.as_ref());
-    let structured_content = match (env.status, out, data) {
-        (Status::Ok, Some(schema), Some(data)) => {
-            if output_wrapped(schema, version) {
-                Some(json!({ WRAP_KEY: data }))
-            } else if data.is_object() || version == McpVersion::V2026_07_28 {
-                Some(data)
-            } else {
-                Some(status_only())
-            }
-        }
-        (Status::Ok, None, _) => None,
-        _ => Some(status_only()),
-    };
+    envelope
+}
+
+/// Puts the parts together.
+fn parts(
+    text: String,
+    structured_content: Option<Value>,
+    env: &Envelope,
+    envelope: Map<String, Value>,
+) -> McpCallParts {
     let mut meta = Map::new();
     meta.insert(ENVELOPE_META_KEY.into(), Value::Object(envelope));
     McpCallParts {
