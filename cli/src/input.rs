@@ -179,23 +179,9 @@ fn strip_position(msg: &str) -> &str {
     msg.rfind(" at line ").map_or(msg, |i| &msg[..i])
 }
 
+/// [`tool_lint::walk::describe_value`] with at most six keys of an object.
 fn describe(v: &Value) -> String {
-    match v {
-        Value::Object(m) if m.is_empty() => "an empty object".into(),
-        Value::Object(m) => format!(
-            "an object with keys {}",
-            m.keys()
-                .take(6)
-                .map(|k| format!("{k:?}"))
-                .collect::<Vec<_>>()
-                .join(", ")
-        ),
-        Value::Array(_) => "an array".into(),
-        Value::String(_) => "a string".into(),
-        Value::Number(_) => "a number".into(),
-        Value::Bool(_) => "a boolean".into(),
-        Value::Null => "null".into(),
-    }
+    tool_lint::walk::describe_value(v, 6)
 }
 
 const SHAPES: &str = "expected an MCP tools/list result {\"tools\": [...]}, a JSON-RPC response, an array of MCP, OpenAI or Anthropic tools, or Gemini {\"functionDeclarations\": [...]}";
