@@ -435,7 +435,7 @@ fn sarif(located: &[Located]) -> Value {
                 "name": r.id,
                 "shortDescription": {"text": r.explanation},
                 "defaultConfiguration": {"level": level(r.severity)},
-                "properties": {"tags": if poisoning(r.id) { vec!["security", "tool-poisoning"] } else { vec!["tool-design"] }},
+                "properties": {"tags": if r.poisoning { vec!["security", "tool-poisoning"] } else { vec!["tool-design"] }},
             })
         })
         .collect();
@@ -482,19 +482,6 @@ fn sarif(located: &[Located]) -> Value {
             "results": results,
         }],
     })
-}
-
-fn poisoning(rule: &str) -> bool {
-    matches!(
-        rule,
-        "hidden_text"
-            | "agent_instructions"
-            | "sensitive_data_request"
-            | "conversation_exfiltration"
-            | "exfiltration_target"
-            | "tool_shadowing"
-            | "unrelated_parameter"
-    )
 }
 
 fn level(s: Severity) -> &'static str {
