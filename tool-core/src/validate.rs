@@ -776,19 +776,15 @@ impl Run<'_> {
         if self.full() {
             return;
         }
-        let mut message = if path.is_empty() {
+        let message = if path.is_empty() {
             format!("The arguments {what}.")
         } else {
             format!("\"{path}\" {what}.")
         };
-        if let Some(d) = desc {
-            message.push(' ');
-            message.push_str(d);
-        }
         self.errors.push(ArgError {
             code,
             path: path.to_string(),
-            message,
+            message: with_description(message, desc),
         });
     }
 
@@ -943,16 +939,8 @@ impl Run<'_> {
         let list: Vec<String> = tagged.values.iter().map(|c| c.to_string()).collect();
         match (tagged.given, tagged.chosen) {
             (None, _) => {
-                let mut message = format!("Provide \"{full}\", one of {}.", list.join(", "));
-                if let Some(d) = desc {
-                    message.push(' ');
-                    message.push_str(d);
-                }
-                self.errors.push(ArgError {
-                    code: MISSING_ARGUMENT,
-                    path: full,
-                    message,
-                });
+                let message = format!("Provide \"{full}\", one of {}.", list.join(", "));
+                self.errors.push(missing_argument(full, message, desc));
             }
             (Some(_), Some(b)) => {
                 let mut sub = Run::new(self.v);
@@ -1130,16 +1118,9 @@ impl Run<'_> {
                 .find(|(n, _)| n == name)
                 .and_then(|(_, s)| self.v.nodes[*s].description.as_deref());
             let full = join_path(path, name);
-            let mut message = format!("Provide \"{full}\".");
-            if let Some(d) = field_desc {
-                message.push(' ');
-                message.push_str(d);
-            }
-            self.errors.push(ArgError {
-                code: MISSING_ARGUMENT,
-                path: full,
-                message,
-            });
+            let message = format!("Provide \"{full}\".");
+            self.errors
+                .push(missing_argument(full, message, field_desc));
         }
     }
 
@@ -1246,6 +1227,24 @@ fn discriminate<'a>(v: &'a Validator, branches: &[usize], value: &'a Value) -> O
         });
     }
     None
+}
+
+/// `message`, then the parameter's or field's description `desc` when there is one.
+fn with_description(mut message: String, desc: Option<&str>) -> String {
+    if let Some(d) = desc {
+        message.push(' ');
+        message.push_str(d);
+    }
+    message
+}
+
+/// A `MISSING_ARGUMENT` for the absent value at `path`: `message`, then its description.
+fn missing_argument(path: String, message: String, desc: Option<&str>) -> ArgError {
+    ArgError {
+        code: MISSING_ARGUMENT,
+        path,
+        message: with_description(message, desc),
+    }
 }
 
 fn join_path(path: &str, key: &str) -> String {
