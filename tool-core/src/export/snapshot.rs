@@ -239,24 +239,15 @@ fn report(dir: &Path, changes: &[Change]) -> (Vec<String>, String) {
             tools.push(c.tool.clone());
         }
     }
-    let added: Vec<&String> = tools
-        .iter()
-        .filter(|t| {
-            changes
-                .iter()
-                .filter(|c| &&c.tool == t)
-                .all(|c| c.old.is_none())
-        })
-        .collect();
-    let removed: Vec<&String> = tools
-        .iter()
-        .filter(|t| {
-            changes
-                .iter()
-                .filter(|c| &&c.tool == t)
-                .all(|c| c.new.is_none())
-        })
-        .collect();
+    // The tools every change of which is `each` (an addition, a removal).
+    let tools_whose_changes_all = |each: fn(&Change) -> bool| -> Vec<&String> {
+        tools
+            .iter()
+            .filter(|t| changes.iter().filter(|c| &&c.tool == t).all(each))
+            .collect()
+    };
+    let added = tools_whose_changes_all(|c| c.old.is_none());
+    let removed = tools_whose_changes_all(|c| c.new.is_none());
     let mut out = format!(
         "exported tool definitions drifted from the snapshot in {} ({} tool{}):\n",
         dir.display(),
