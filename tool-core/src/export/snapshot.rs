@@ -302,22 +302,21 @@ fn report_changed(out: &mut String, tool: &str, mine: &[&Change], files: &[&str]
             }
         }
     }
-    let gone: Vec<&str> = mine
-        .iter()
-        .filter(|c| c.new.is_none())
-        .map(|c| c.file.as_str())
-        .collect();
+    // The files in which the tool's change is `each` (a removal, an addition).
+    let files_where = |each: fn(&Change) -> bool| -> Vec<&str> {
+        mine.iter()
+            .filter(|c| each(c))
+            .map(|c| c.file.as_str())
+            .collect()
+    };
+    let gone = files_where(|c| c.new.is_none());
     if !gone.is_empty() {
         facts.push(format!(
             "no longer exported to {} (see index.json)",
             gone.join(", ")
         ));
     }
-    let new_in: Vec<&str> = mine
-        .iter()
-        .filter(|c| c.old.is_none())
-        .map(|c| c.file.as_str())
-        .collect();
+    let new_in = files_where(|c| c.old.is_none());
     if !new_in.is_empty() {
         facts.push(format!("now also exported to {}", new_in.join(", ")));
     }
