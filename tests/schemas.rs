@@ -5,6 +5,7 @@
 
 mod common;
 
+use common::validation_tools::Colour;
 use serde_json::{json, Value};
 use std::collections::HashMap;
 use std::path::PathBuf;
@@ -25,15 +26,6 @@ pub enum Room {
     Double,
     /// Two rooms, up to four guests.
     Suite,
-}
-
-#[model]
-#[serde(rename_all = "snake_case")]
-#[allow(missing_docs)]
-pub enum Colour {
-    Red,
-    Green,
-    Blue,
 }
 
 /// A booking request.

@@ -423,17 +423,11 @@ fn compare_schema(o: &Value, n: &Value, at: &str, param: &str, diff: &mut Diff) 
             .cloned()
             .unwrap_or_else(|| empty.clone())
     };
-    let required = |s: &Value| -> HashSet<String> {
-        s.get("required")
-            .and_then(Value::as_array)
-            .map(|a| {
-                a.iter()
-                    .filter_map(Value::as_str)
-                    .map(String::from)
-                    .collect()
-            })
+    fn required(s: &Value) -> HashSet<&str> {
+        s.as_object()
+            .map(|m| tool_lint::walk::required(m).collect())
             .unwrap_or_default()
-    };
+    }
     let (po, pn) = (props(o), props(n));
     let (ro, rn) = (required(o), required(n));
     let child = |name: &str| {
@@ -456,13 +450,13 @@ fn compare_schema(o: &Value, n: &Value, at: &str, param: &str, diff: &mut Diff) 
                 format!("{} removed", param_label(&path)),
             ),
             Some(t) => {
-                if !ro.contains(name) && rn.contains(name) {
+                if !ro.contains(name.as_str()) && rn.contains(name.as_str()) {
                     diff.push(
                         Class::Breaking,
                         &ptr,
                         format!("{} is now required", param_label(&path)),
                     );
-                } else if ro.contains(name) && !rn.contains(name) {
+                } else if ro.contains(name.as_str()) && !rn.contains(name.as_str()) {
                     diff.push(
                         Class::Compatible,
                         &ptr,
@@ -475,7 +469,7 @@ fn compare_schema(o: &Value, n: &Value, at: &str, param: &str, diff: &mut Diff) 
     }
     for name in pn.keys().filter(|k| !po.contains_key(*k)) {
         let (ptr, path) = child(name);
-        if rn.contains(name) {
+        if rn.contains(name.as_str()) {
             diff.push(
                 Class::Breaking,
                 &ptr,

@@ -179,23 +179,9 @@ fn strip_position(msg: &str) -> &str {
     msg.rfind(" at line ").map_or(msg, |i| &msg[..i])
 }
 
+/// [`tool_lint::walk::describe_value`] with at most six keys of an object.
 fn describe(v: &Value) -> String {
-    match v {
-        Value::Object(m) if m.is_empty() => "an empty object".into(),
-        Value::Object(m) => format!(
-            "an object with keys {}",
-            m.keys()
-                .take(6)
-                .map(|k| format!("{k:?}"))
-                .collect::<Vec<_>>()
-                .join(", ")
-        ),
-        Value::Array(_) => "an array".into(),
-        Value::String(_) => "a string".into(),
-        Value::Number(_) => "a number".into(),
-        Value::Bool(_) => "a boolean".into(),
-        Value::Null => "null".into(),
-    }
+    tool_lint::walk::describe_value(v, 6)
 }
 
 const SHAPES: &str = "expected an MCP tools/list result {\"tools\": [...]}, a JSON-RPC response, an array of MCP, OpenAI or Anthropic tools, or Gemini {\"functionDeclarations\": [...]}";
@@ -453,6 +439,22 @@ impl Scanner<'_> {
         }
     }
 
+    /// Moves past white space and commas to the next member of the object or array closed by
+    /// `close`; `false`, past the closing byte, when the container ends (or the text does).
+    fn next_member(&mut self, close: u8) -> bool {
+        loop {
+            self.ws();
+            if self.i >= self.b.len() || self.b[self.i] == close {
+                self.i += 1;
+                return false;
+            }
+            if self.b[self.i] != b',' {
+                return true;
+            }
+            self.i += 1;
+        }
+    }
+
     fn value<'p>(
         &mut self,
         path: &mut String,
@@ -473,16 +475,7 @@ impl Scanner<'_> {
         match self.b[self.i] {
             b'{' => {
                 self.i += 1;
-                loop {
-                    self.ws();
-                    if self.i >= self.b.len() || self.b[self.i] == b'}' {
-                        self.i += 1;
-                        return;
-                    }
-                    if self.b[self.i] == b',' {
-                        self.i += 1;
-                        continue;
-                    }
+                while self.next_member(b'}') {
                     let (a, z) = self.string();
                     let raw = std::str::from_utf8(&self.b[a..z]).unwrap_or_default();
                     self.ws();
@@ -509,16 +502,7 @@ impl Scanner<'_> {
             b'[' => {
                 self.i += 1;
                 let mut n = 0usize;
-                loop {
-                    self.ws();
-                    if self.i >= self.b.len() || self.b[self.i] == b']' {
-                        self.i += 1;
-                        return;
-                    }
-                    if self.b[self.i] == b',' {
-                        self.i += 1;
-                        continue;
-                    }
+                while self.next_member(b']') {
                     let len = path.len();
                     let _ = write!(path, "/{n}");
                     self.value(path, prefixes, found);

@@ -131,17 +131,13 @@ fn json_report(
     errors: usize,
     warnings: usize,
 ) -> String {
-    use serde::ser::{SerializeMap, SerializeSeq};
+    use serde::ser::SerializeMap;
     use serde::{Serialize, Serializer};
 
     struct Files<'a>(&'a [Source]);
     impl Serialize for Files<'_> {
         fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
-            let mut seq = s.serialize_seq(Some(self.0.len()))?;
-            for src in self.0 {
-                seq.serialize_element(&FileEntry(src))?;
-            }
-            seq.end()
+            s.collect_seq(self.0.iter().map(FileEntry))
         }
     }
     struct FileEntry<'a>(&'a Source);
@@ -156,11 +152,7 @@ fn json_report(
     struct Findings<'a, 'b>(&'a [Located<'b>]);
     impl Serialize for Findings<'_, '_> {
         fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
-            let mut seq = s.serialize_seq(Some(self.0.len()))?;
-            for l in self.0 {
-                seq.serialize_element(&FindingEntry(l))?;
-            }
-            seq.end()
+            s.collect_seq(self.0.iter().map(FindingEntry))
         }
     }
     struct FindingEntry<'a, 'b>(&'a Located<'b>);
@@ -435,7 +427,7 @@ fn sarif(located: &[Located]) -> Value {
                 "name": r.id,
                 "shortDescription": {"text": r.explanation},
                 "defaultConfiguration": {"level": level(r.severity)},
-                "properties": {"tags": if poisoning(r.id) { vec!["security", "tool-poisoning"] } else { vec!["tool-design"] }},
+                "properties": {"tags": if r.poisoning { vec!["security", "tool-poisoning"] } else { vec!["tool-design"] }},
             })
         })
         .collect();
@@ -482,19 +474,6 @@ fn sarif(located: &[Located]) -> Value {
             "results": results,
         }],
     })
-}
-
-fn poisoning(rule: &str) -> bool {
-    matches!(
-        rule,
-        "hidden_text"
-            | "agent_instructions"
-            | "sensitive_data_request"
-            | "conversation_exfiltration"
-            | "exfiltration_target"
-            | "tool_shadowing"
-            | "unrelated_parameter"
-    )
 }
 
 fn level(s: Severity) -> &'static str {

@@ -48,6 +48,33 @@ const ANNOTATIONS: &[&str] = &[
     "definitions",
 ];
 
+/// Keywords whose limits this module reads (with [`ANNOTATIONS`], every keyword it knows; a
+/// schema with any other may hold text).
+const CHECKED: &[&str] = &[
+    "type",
+    "format",
+    "minimum",
+    "maximum",
+    "exclusiveMinimum",
+    "exclusiveMaximum",
+    "multipleOf",
+    "minLength",
+    "maxLength",
+    "pattern",
+    "items",
+    "prefixItems",
+    "minItems",
+    "maxItems",
+    "uniqueItems",
+    "properties",
+    "required",
+    "additionalProperties",
+    "anyOf",
+    "oneOf",
+    "allOf",
+    "$ref",
+];
+
 /// Whether results of a tool with this output schema may hold text a secret could be in
 /// (`None`: no output schema, so yes). See the [module docs](self).
 pub fn may_hold_text(schema: Option<&Value>) -> bool {
@@ -75,6 +102,8 @@ pub(crate) fn redact_result(r: &Redactor, env: &mut Envelope, may_hold_text: boo
     }
 }
 
+/// Whether a value `schema` admits may hold text ([module docs](self)); `root` is the whole
+/// schema (for `$ref`s), `depth` the nesting so far.
 fn walk(root: &Value, schema: &Value, depth: usize) -> bool {
     if depth > 32 {
         return true;
@@ -84,15 +113,8 @@ fn walk(root: &Value, schema: &Value, depth: usize) -> bool {
         Value::Object(obj) => obj,
         _ => return true,
     };
-    if let Some(r) = obj.get("$ref") {
-        let target = r
-            .as_str()
-            .and_then(|r| r.strip_prefix("#/$defs/"))
-            .and_then(|name| root.get("$defs")?.get(name));
-        match target {
-            Some(t) if !walk(root, t, depth + 1) => {}
-            _ => return true,
-        }
+    if ref_may_hold_text(root, obj, depth) {
+        return true;
     }
     // A fixed set of values: written by the author.
     if obj.contains_key("const") {
@@ -101,56 +123,58 @@ fn walk(root: &Value, schema: &Value, depth: usize) -> bool {
     if let Some(values) = obj.get("enum") {
         return !values.is_array();
     }
-    for key in ["anyOf", "oneOf", "allOf"] {
-        if let Some(branches) = obj.get(key) {
-            match branches.as_array() {
-                Some(bs) if bs.iter().all(|b| !walk(root, b, depth + 1)) => {}
-                _ => return true,
-            }
-        }
-    }
-    let composed = ["anyOf", "oneOf", "allOf", "$ref"]
-        .iter()
-        .any(|k| obj.contains_key(*k));
-    let known = |k: &str| {
-        ANNOTATIONS.contains(&k)
-            || matches!(
-                k,
-                "type"
-                    | "format"
-                    | "minimum"
-                    | "maximum"
-                    | "exclusiveMinimum"
-                    | "exclusiveMaximum"
-                    | "multipleOf"
-                    | "minLength"
-                    | "maxLength"
-                    | "pattern"
-                    | "items"
-                    | "prefixItems"
-                    | "minItems"
-                    | "maxItems"
-                    | "uniqueItems"
-                    | "properties"
-                    | "required"
-                    | "additionalProperties"
-                    | "anyOf"
-                    | "oneOf"
-                    | "allOf"
-                    | "$ref"
-            )
-    };
-    if obj.keys().any(|k| !known(k)) {
+    if branches_may_hold_text(root, obj, depth) {
         return true;
     }
+    if obj
+        .keys()
+        .any(|k| !ANNOTATIONS.contains(&k.as_str()) && !CHECKED.contains(&k.as_str()))
+    {
+        return true;
+    }
+    types_may_hold_text(root, obj, depth)
+}
+
+/// Whether the schema's `$ref` cannot be followed (only `#/$defs/…` can) or leads to a schema
+/// whose values may hold text; `false` without a `$ref`.
+fn ref_may_hold_text(root: &Value, obj: &Map<String, Value>, depth: usize) -> bool {
+    let Some(r) = obj.get("$ref") else {
+        return false;
+    };
+    let target = r
+        .as_str()
+        .and_then(|r| r.strip_prefix("#/$defs/"))
+        .and_then(|name| root.get("$defs")?.get(name));
+    target.is_none_or(|t| walk(root, t, depth + 1))
+}
+
+/// Whether some branch of the schema's `anyOf`, `oneOf` or `allOf` may hold text (or one of
+/// them is not an array).
+fn branches_may_hold_text(root: &Value, obj: &Map<String, Value>, depth: usize) -> bool {
+    ["anyOf", "oneOf", "allOf"].iter().any(|key| {
+        obj.get(*key)
+            .is_some_and(|branches| match branches.as_array() {
+                Some(bs) => bs.iter().any(|b| walk(root, b, depth + 1)),
+                None => true,
+            })
+    })
+}
+
+/// Whether a value of the schema's `type` may hold text: a string without a safe format, an
+/// array or object with such values; without a `type`, only when nothing composes the schema.
+fn types_may_hold_text(root: &Value, obj: &Map<String, Value>, depth: usize) -> bool {
     let types: Vec<&str> = match obj.get("type") {
         Some(Value::String(t)) => vec![t.as_str()],
         Some(Value::Array(ts)) => match ts.iter().map(Value::as_str).collect::<Option<_>>() {
             Some(ts) => ts,
             None => return true,
         },
-        // No type: only a composition or a reference (checked above) limits the values.
-        None => return !composed,
+        // No type: only a composition or a reference (checked before) limits the values.
+        None => {
+            return !["anyOf", "oneOf", "allOf", "$ref"]
+                .iter()
+                .any(|k| obj.contains_key(*k))
+        }
         Some(_) => return true,
     };
     types.iter().any(|t| match *t {

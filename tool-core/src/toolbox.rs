@@ -257,9 +257,8 @@ impl ToolboxBuilder {
     /// The approver asked before every call to a `requires_approval` tool. Without one, such
     /// calls are `denied`.
     #[must_use]
-    pub fn approver(mut self, approver: impl Approver + 'static) -> Self {
-        self.approver = Some(Arc::new(approver));
-        self
+    pub fn approver(self, approver: impl Approver + 'static) -> Self {
+        self.shared_approver(Arc::new(approver))
     }
 
     /// Like [`approver`](Self::approver), for an approver already behind an `Arc`.
@@ -278,9 +277,8 @@ impl ToolboxBuilder {
 
     /// The sink that receives one audit record per call, register and deregister.
     #[must_use]
-    pub fn audit(mut self, sink: impl AuditSink + 'static) -> Self {
-        self.audit = Some(Arc::new(sink));
-        self
+    pub fn audit(self, sink: impl AuditSink + 'static) -> Self {
+        self.shared_audit(Arc::new(sink))
     }
 
     /// Like [`audit`](Self::audit), for a sink the host keeps a handle to.

@@ -196,72 +196,18 @@ impl Validator {
     pub fn validate(&self, args: &Value) -> Result<Valid, Vec<ArgError>> {
         let root = &self.nodes[self.root];
         if !args.is_object() && root.types & T_OBJ != 0 {
-            let names: Vec<&str> = root.properties.iter().map(|(n, _)| n.as_str()).collect();
-            let message = if names.is_empty() {
-                "The arguments must be a JSON object; this tool takes no parameters, so send {}."
-                    .to_string()
-            } else {
-                format!(
-                    "The arguments must be a JSON object with the parameters {}.",
-                    quote_list(&names)
-                )
-            };
-            return Err(vec![ArgError {
-                code: INVALID_INPUT,
-                path: String::new(),
-                message,
-            }]);
+            return Err(vec![not_an_object(root)]);
         }
-        let mut run = Run {
-            v: self,
-            errors: Vec::new(),
-            normalize: false,
-            omitted: 0,
-            deferred: false,
-        };
+        let mut run = Run::new(self);
         let mut path = String::new();
         run.check(self.root, args, &mut path, None);
         if run.errors.is_empty() {
             if let Some(fallback) = &self.fallback {
-                for e in fallback.iter_errors(args) {
-                    if run.full() {
-                        continue;
-                    }
-                    let path = pointer_to_path(&e.instance_path().to_string());
-                    let message = if path.is_empty() {
-                        format!("The arguments are invalid: {e}.")
-                    } else {
-                        format!("\"{path}\" is invalid: {e}.")
-                    };
-                    run.errors.push(ArgError {
-                        code: INVALID_ARGUMENT,
-                        path,
-                        message,
-                    });
-                }
+                run.check_fallback(fallback, args);
             }
         }
-        if run.omitted > 0 {
-            let n = run.omitted;
-            let code = run.errors.first().map_or(INVALID_ARGUMENT, |e| e.code);
-            run.errors.push(ArgError {
-                code,
-                path: String::new(),
-                message: format!(
-                    "{n} more {} not listed; fix the ones above and send the call again.",
-                    if n == 1 { "problem is" } else { "problems are" }
-                ),
-            });
-        }
-        if run.errors.is_empty() {
-            Ok(if run.normalize {
-                Valid::NormalizeIntegers
-            } else {
-                Valid::AsIs
-            })
-        } else {
-            Err(run.errors)
-        }
+        run.note_omitted();
+        run.verdict()
     }
 
     /// Whether the arguments are valid (no messages are built).
@@ -284,6 +230,26 @@ pub fn normalize_integers(value: &mut Value) {
         Value::Array(items) => items.iter_mut().for_each(normalize_integers),
         Value::Object(obj) => obj.values_mut().for_each(normalize_integers),
         _ => {}
+    }
+}
+
+/// The one problem of arguments that are not a JSON object when the root schema wants one:
+/// `INVALID_INPUT`, naming the parameters to send.
+fn not_an_object(root: &Node) -> ArgError {
+    let names: Vec<&str> = root.properties.iter().map(|(n, _)| n.as_str()).collect();
+    let message = if names.is_empty() {
+        "The arguments must be a JSON object; this tool takes no parameters, so send {}."
+            .to_string()
+    } else {
+        format!(
+            "The arguments must be a JSON object with the parameters {}.",
+            quote_list(&names)
+        )
+    };
+    ArgError {
+        code: INVALID_INPUT,
+        path: String::new(),
+        message,
     }
 }
 
@@ -578,7 +544,19 @@ struct Run<'v> {
 /// hostile arguments (100,000 unknown keys) cannot make the error itself huge.
 pub const MAX_ERRORS: usize = 20;
 
-impl Run<'_> {
+impl<'v> Run<'v> {
+    /// An empty pass of validator `v` (allocates nothing until a problem is found).
+    #[inline]
+    fn new(v: &'v Validator) -> Self {
+        Run {
+            v,
+            errors: Vec::new(),
+            normalize: false,
+            omitted: 0,
+            deferred: false,
+        }
+    }
+
     /// Whether the list is full; if so, the problem about to be described is counted instead.
     fn full(&mut self) -> bool {
         if self.errors.len() >= MAX_ERRORS {
@@ -745,23 +723,68 @@ fn fmt_num(b: &Bound) -> String {
 }
 
 impl Run<'_> {
+    /// Adds the full validator's problems with `args` (the keywords left to it), each as an
+    /// `INVALID_ARGUMENT` naming the path it found.
+    fn check_fallback(&mut self, fallback: &jsonschema::Validator, args: &Value) {
+        for e in fallback.iter_errors(args) {
+            if self.full() {
+                continue;
+            }
+            let path = pointer_to_path(&e.instance_path().to_string());
+            let message = if path.is_empty() {
+                format!("The arguments are invalid: {e}.")
+            } else {
+                format!("\"{path}\" is invalid: {e}.")
+            };
+            self.errors.push(ArgError {
+                code: INVALID_ARGUMENT,
+                path,
+                message,
+            });
+        }
+    }
+
+    /// Ends the list with one message counting the problems past [`MAX_ERRORS`], if any.
+    fn note_omitted(&mut self) {
+        if self.omitted == 0 {
+            return;
+        }
+        let n = self.omitted;
+        let code = self.errors.first().map_or(INVALID_ARGUMENT, |e| e.code);
+        self.errors.push(ArgError {
+            code,
+            path: String::new(),
+            message: format!(
+                "{n} more {} not listed; fix the ones above and send the call again.",
+                if n == 1 { "problem is" } else { "problems are" }
+            ),
+        });
+    }
+
+    /// The pass's verdict: valid (as is, or once integers are normalized), or its problems.
+    fn verdict(self) -> Result<Valid, Vec<ArgError>> {
+        if !self.errors.is_empty() {
+            Err(self.errors)
+        } else if self.normalize {
+            Ok(Valid::NormalizeIntegers)
+        } else {
+            Ok(Valid::AsIs)
+        }
+    }
+
     fn push(&mut self, code: &'static str, path: &str, what: String, desc: Option<&str>) {
         if self.full() {
             return;
         }
-        let mut message = if path.is_empty() {
+        let message = if path.is_empty() {
             format!("The arguments {what}.")
         } else {
             format!("\"{path}\" {what}.")
         };
-        if let Some(d) = desc {
-            message.push(' ');
-            message.push_str(d);
-        }
         self.errors.push(ArgError {
             code,
             path: path.to_string(),
-            message,
+            message: with_description(message, desc),
         });
     }
 
@@ -821,6 +844,8 @@ impl Run<'_> {
         }
     }
 
+    /// `anyOf` (`exactly_one` false) or `oneOf` (true) over `branches`: each branch is checked in
+    /// a pass of its own; when none matches, the problems reported are those of the closest form.
     fn check_union(
         &mut self,
         branches: &[usize],
@@ -829,80 +854,10 @@ impl Run<'_> {
         desc: Option<&str>,
         exactly_one: bool,
     ) {
-        let v = self.v;
-        // A union of constants (a documented enum) reads best as a list of values.
-        let consts: Option<Vec<&Value>> = branches
-            .iter()
-            .map(|&b| v.nodes[b].const_value.as_ref())
-            .collect();
-        let mut best: Option<Vec<ArgError>> = None;
-        let mut matched = 0;
-        // Branches that matched with every keyword checked here (none left to the fallback).
-        let mut exact = 0;
-        let mut deferred = false;
-        let mut normalize = false;
-        for &b in branches {
-            let mut sub = Run {
-                v,
-                errors: Vec::new(),
-                normalize: false,
-                omitted: 0,
-                deferred: false,
-            };
-            sub.check(b, value, path, desc);
-            deferred |= sub.deferred;
-            if sub.errors.is_empty() {
-                matched += 1;
-                exact += usize::from(!sub.deferred);
-                normalize |= sub.normalize;
-            } else if best.as_ref().is_none_or(|e| sub.errors.len() < e.len()) {
-                best = Some(sub.errors);
-            }
-        }
-        if matched == 0 {
-            if let Some(consts) = consts {
-                let list: Vec<String> = consts.iter().map(|c| c.to_string()).collect();
-                let what = format!("must be one of {}", list.join(", "));
-                self.push(INVALID_ARGUMENT, path, what, desc);
-            } else if let Some(tagged) = discriminate(v, branches, value) {
-                // A tagged union (a data-carrying enum): the tag says which form was meant, so
-                // report that form's problems, or the tag itself when it names none of them.
-                let full = join_path(path, tagged.tag);
-                let list: Vec<String> = tagged.values.iter().map(|c| c.to_string()).collect();
-                match (tagged.given, tagged.chosen) {
-                    (None, _) => {
-                        let mut message =
-                            format!("Provide \"{full}\", one of {}.", list.join(", "));
-                        if let Some(d) = desc {
-                            message.push(' ');
-                            message.push_str(d);
-                        }
-                        self.errors.push(ArgError {
-                            code: MISSING_ARGUMENT,
-                            path: full,
-                            message,
-                        });
-                    }
-                    (Some(_), Some(b)) => {
-                        let mut sub = Run {
-                            v,
-                            errors: Vec::new(),
-                            normalize: false,
-                            omitted: 0,
-                            deferred: false,
-                        };
-                        sub.check(b, value, path, desc);
-                        self.errors.extend(sub.errors);
-                    }
-                    (Some(_), None) => {
-                        let what = format!("must be one of {}", list.join(", "));
-                        self.push(INVALID_ARGUMENT, &full, what, desc);
-                    }
-                }
-            } else if let Some(errors) = best {
-                self.errors.extend(errors);
-            }
-        } else if exactly_one && matched > 1 && !one_of_left_to_fallback(exact) {
+        let tried = self.try_branches(branches, value, path, desc);
+        if tried.matched == 0 {
+            self.report_no_branch(branches, value, path, desc, tried.best);
+        } else if exactly_one && tried.matched > 1 && !one_of_left_to_fallback(tried.exact) {
             self.push(
                 INVALID_ARGUMENT,
                 path,
@@ -910,9 +865,93 @@ impl Run<'_> {
                 desc,
             );
         } else {
-            self.normalize |= normalize;
+            self.normalize |= tried.normalize;
         }
-        self.deferred |= deferred;
+        self.deferred |= tried.deferred;
+    }
+
+    /// Checks `value` against each of `branches` in a pass of its own.
+    #[inline]
+    fn try_branches(
+        &self,
+        branches: &[usize],
+        value: &Value,
+        path: &mut String,
+        desc: Option<&str>,
+    ) -> Branches {
+        let mut tried = Branches::default();
+        for &b in branches {
+            let mut sub = Run::new(self.v);
+            sub.check(b, value, path, desc);
+            tried.deferred |= sub.deferred;
+            if sub.errors.is_empty() {
+                tried.matched += 1;
+                tried.exact += usize::from(!sub.deferred);
+                tried.normalize |= sub.normalize;
+            } else if tried
+                .best
+                .as_ref()
+                .is_none_or(|e| sub.errors.len() < e.len())
+            {
+                tried.best = Some(sub.errors);
+            }
+        }
+        tried
+    }
+
+    /// Reports a value that matches none of `branches`: a union of constants (a documented
+    /// enum) as its list of values, a tagged union by its tag, any other by the problems of the
+    /// branch with the fewest (`best`).
+    fn report_no_branch(
+        &mut self,
+        branches: &[usize],
+        value: &Value,
+        path: &mut String,
+        desc: Option<&str>,
+        best: Option<Vec<ArgError>>,
+    ) {
+        let v = self.v;
+        let consts: Option<Vec<&Value>> = branches
+            .iter()
+            .map(|&b| v.nodes[b].const_value.as_ref())
+            .collect();
+        if let Some(consts) = consts {
+            let list: Vec<String> = consts.iter().map(|c| c.to_string()).collect();
+            let what = format!("must be one of {}", list.join(", "));
+            self.push(INVALID_ARGUMENT, path, what, desc);
+        } else if let Some(tagged) = discriminate(v, branches, value) {
+            self.report_tagged(&tagged, value, path, desc);
+        } else if let Some(errors) = best {
+            self.errors.extend(errors);
+        }
+    }
+
+    /// A tagged union (a data-carrying enum) that no branch matched: the tag says which form was
+    /// meant, so report that form's problems, or the tag itself when it names none of them.
+    fn report_tagged(
+        &mut self,
+        tagged: &Tagged<'_>,
+        value: &Value,
+        path: &mut String,
+        desc: Option<&str>,
+    ) {
+        let full = join_path(path, tagged.tag);
+        let list: Vec<String> = tagged.values.iter().map(|c| c.to_string()).collect();
+        match (tagged.given, tagged.chosen) {
+            (None, _) => {
+                let message = format!("Provide \"{full}\", one of {}.", list.join(", "));
+                self.errors.push(missing_argument(full, message, desc));
+            }
+            (Some(_), Some(b)) => {
+                let mut sub = Run::new(self.v);
+                sub.check(b, value, path, desc);
+                self.errors.extend(sub.errors);
+            }
+            (Some(_), None) => {
+                let what = format!("must be one of {}", list.join(", "));
+                self.push(INVALID_ARGUMENT, &full, what, desc);
+            }
+        }
     }
 
     fn check_string(&mut self, node: &Node, s: &str, path: &str, desc: Option<&str>) {
@@ -1042,79 +1081,94 @@ impl Run<'_> {
         path: &mut String,
         desc: Option<&str>,
     ) {
-        let v = self.v;
-        for name in &node.required {
-            if !obj.contains_key(name) {
-                if self.full() {
-                    continue;
-                }
-                let field_desc = node
-                    .properties
-                    .iter()
-                    .find(|(n, _)| n == name)
-                    .and_then(|(_, s)| v.nodes[*s].description.as_deref());
-                let full = join_path(path, name);
-                let mut message = format!("Provide \"{full}\".");
-                if let Some(d) = field_desc {
-                    message.push(' ');
-                    message.push_str(d);
-                }
-                self.errors.push(ArgError {
-                    code: MISSING_ARGUMENT,
-                    path: full,
-                    message,
-                });
-            }
-        }
+        self.check_required(node, obj, path);
         let base = path.len();
         for (key, value) in obj {
             let known = node.properties.iter().find(|(n, _)| n == key);
             let schema = match (known, &node.additional) {
-                (Some((_, s)), _) => Some(*s),
-                (None, Additional::Schema(s)) => Some(*s),
-                (None, Additional::Any) => None,
+                (Some((_, s)), _) => *s,
+                (None, Additional::Schema(s)) => *s,
+                (None, Additional::Any) => continue,
                 (None, Additional::Deny) => {
-                    if self.full() {
-                        continue;
-                    }
-                    let names: Vec<&str> =
-                        node.properties.iter().map(|(n, _)| n.as_str()).collect();
-                    let full = join_path(path, key);
-                    let message = match (path.is_empty(), names.is_empty()) {
-                        (true, true) => format!(
-                            "Unknown parameter \"{key}\": this tool takes no parameters, so send {{}}."
-                        ),
-                        (true, false) => format!(
-                            "Unknown parameter \"{key}\". The parameters are {}.",
-                            quote_list(&names)
-                        ),
-                        (false, true) => format!(
-                            "Unknown field \"{full}\": \"{path}\" takes no fields, so send {{}}."
-                        ),
-                        (false, false) => format!(
-                            "Unknown field \"{full}\". The fields of \"{path}\" are {}.",
-                            quote_list(&names)
-                        ),
-                    };
-                    self.errors.push(ArgError {
-                        code: UNKNOWN_ARGUMENT,
-                        path: full,
-                        message,
-                    });
+                    self.push_unknown(node, key, path);
                     continue;
                 }
             };
-            if let Some(s) = schema {
-                if !path.is_empty() {
-                    path.push('.');
-                }
-                path.push_str(key);
-                let field_desc = if known.is_some() { None } else { desc };
-                self.check(s, value, path, field_desc);
-                path.truncate(base);
+            if !path.is_empty() {
+                path.push('.');
             }
+            path.push_str(key);
+            let field_desc = if known.is_some() { None } else { desc };
+            self.check(schema, value, path, field_desc);
+            path.truncate(base);
         }
     }
+
+    /// A `MISSING_ARGUMENT` for each of `node`'s required properties absent from `obj`, quoting
+    /// the property's description.
+    #[inline]
+    fn check_required(&mut self, node: &Node, obj: &Map<String, Value>, path: &str) {
+        for name in &node.required {
+            if obj.contains_key(name) || self.full() {
+                continue;
+            }
+            let field_desc = node
+                .properties
+                .iter()
+                .find(|(n, _)| n == name)
+                .and_then(|(_, s)| self.v.nodes[*s].description.as_deref());
+            let full = join_path(path, name);
+            let message = format!("Provide \"{full}\".");
+            self.errors
+                .push(missing_argument(full, message, field_desc));
+        }
+    }
+
+    /// An `UNKNOWN_ARGUMENT` for `key` of the object at `path`, which `node` does not admit:
+    /// the message lists the names it does.
+    fn push_unknown(&mut self, node: &Node, key: &str, path: &str) {
+        if self.full() {
+            return;
+        }
+        let names: Vec<&str> = node.properties.iter().map(|(n, _)| n.as_str()).collect();
+        let full = join_path(path, key);
+        let message = match (path.is_empty(), names.is_empty()) {
+            (true, true) => {
+                format!("Unknown parameter \"{key}\": this tool takes no parameters, so send {{}}.")
+            }
+            (true, false) => format!(
+                "Unknown parameter \"{key}\". The parameters are {}.",
+                quote_list(&names)
+            ),
+            (false, true) => {
+                format!("Unknown field \"{full}\": \"{path}\" takes no fields, so send {{}}.")
+            }
+            (false, false) => format!(
+                "Unknown field \"{full}\". The fields of \"{path}\" are {}.",
+                quote_list(&names)
+            ),
+        };
+        self.errors.push(ArgError {
+            code: UNKNOWN_ARGUMENT,
+            path: full,
+            message,
+        });
+    }
+}
+
+/// What checking a value against each branch of a union found.
+#[derive(Default)]
+struct Branches {
+    /// The problems of the branch with the fewest, when some branch did not match.
+    best: Option<Vec<ArgError>>,
+    /// How many branches matched.
+    matched: usize,
+    /// Branches that matched with every keyword checked here (none left to the fallback).
+    exact: usize,
+    /// Some branch has a keyword left to the full validator.
+    deferred: bool,
+    /// Some matching branch wants integers normalized.
+    normalize: bool,
 }
 
 /// How an object selects one branch of a union: a property every branch requires with a
@@ -1175,6 +1229,24 @@ fn discriminate<'a>(v: &'a Validator, branches: &[usize], value: &'a Value) -> O
     None
 }
 
+/// `message`, then the parameter's or field's description `desc` when there is one.
+fn with_description(mut message: String, desc: Option<&str>) -> String {
+    if let Some(d) = desc {
+        message.push(' ');
+        message.push_str(d);
+    }
+    message
+}
+
+/// A `MISSING_ARGUMENT` for the absent value at `path`: `message`, then its description.
+fn missing_argument(path: String, message: String, desc: Option<&str>) -> ArgError {
+    ArgError {
+        code: MISSING_ARGUMENT,
+        path,
+        message: with_description(message, desc),
+    }
+}
+
 fn join_path(path: &str, key: &str) -> String {
     if path.is_empty() {
         key.to_string()
@@ -1209,8 +1281,6 @@ pub(crate) fn is_multiple_of(num: &serde_json::Number, m: f64) -> bool {
     }
 }
 
-/// Decodes the percent-encoding of a `$ref` fragment (`#/$defs/foo%22bar` names `foo"bar`);
-/// `None` for a malformed escape or bytes that are not UTF-8.
 /// Refuses a schema whose `$ref`s lead back to themselves with nothing in between that descends
 /// into the value (only other `$ref`s, `allOf`, `anyOf` or `oneOf`): checking any value against
 /// it would never end. The error names the cycle by its references.
@@ -1218,14 +1288,6 @@ fn check_reference_cycles(
     nodes: &[Node],
     defs: &HashMap<String, usize>,
 ) -> Result<(), SchemaError> {
-    let next = |n: &Node, i: usize| {
-        n.reference
-            .into_iter()
-            .chain(n.all_of.iter().copied())
-            .chain(n.any_of.iter().copied())
-            .chain(n.one_of.iter().copied())
-            .nth(i)
-    };
     // 0: not seen; 1: on the current path; 2: done.
     let mut state = vec![0u8; nodes.len()];
     for start in 0..nodes.len() {
@@ -1236,40 +1298,14 @@ fn check_reference_cycles(
         let mut stack: Vec<(usize, usize)> = vec![(start, 0)];
         while let Some((n, i)) = stack.last_mut() {
             let n = *n;
-            let step = next(&nodes[n], *i);
+            let step = in_place_step(&nodes[n], *i);
             *i += 1;
             match step {
                 None => {
                     state[n] = 2;
                     stack.pop();
                 }
-                Some(m) if state[m] == 1 => {
-                    let from = stack.iter().position(|(k, _)| *k == m).unwrap_or(0);
-                    let mut names: Vec<&str> = stack[from..]
-                        .iter()
-                        .filter_map(|(k, _)| {
-                            defs.iter()
-                                .find(|(_, d)| **d == *k)
-                                .map(|(r, _)| r.as_str())
-                        })
-                        .collect();
-                    let pointer = names
-                        .first()
-                        .map(|r| r.trim_start_matches('#').to_string())
-                        .unwrap_or_default();
-                    if let Some(first) = names.first().copied() {
-                        names.push(first);
-                    }
-                    return Err(SchemaError {
-                        pointer,
-                        reason: format!(
-                            "the references {} form a cycle with no subschema in between, so \
-                             checking a value would never end; point one of them at a schema \
-                             that constrains the value",
-                            names.join(" → ")
-                        ),
-                    });
-                }
+                Some(m) if state[m] == 1 => return Err(cycle_error(&stack, m, defs)),
                 Some(m) if state[m] == 0 => {
                     state[m] = 1;
                     stack.push((m, 0));
@@ -1279,6 +1315,46 @@ fn check_reference_cycles(
         }
     }
     Ok(())
+}
+
+/// The `i`th of the nodes that `n` checks the same value against (its `$ref`, then its
+/// `allOf`, `anyOf` and `oneOf` branches), if it has that many.
+fn in_place_step(n: &Node, i: usize) -> Option<usize> {
+    n.reference
+        .into_iter()
+        .chain(n.all_of.iter().copied())
+        .chain(n.any_of.iter().copied())
+        .chain(n.one_of.iter().copied())
+        .nth(i)
+}
+
+/// The error for the cycle that closes where the search `stack` steps back to node `m`: it
+/// names the references on the cycle, from the first one back to itself.
+fn cycle_error(stack: &[(usize, usize)], m: usize, defs: &HashMap<String, usize>) -> SchemaError {
+    let from = stack.iter().position(|(k, _)| *k == m).unwrap_or(0);
+    let mut names: Vec<&str> = stack[from..]
+        .iter()
+        .filter_map(|(k, _)| {
+            defs.iter()
+                .find(|(_, d)| **d == *k)
+                .map(|(r, _)| r.as_str())
+        })
+        .collect();
+    let pointer = names
+        .first()
+        .map(|r| r.trim_start_matches('#').to_string())
+        .unwrap_or_default();
+    if let Some(first) = names.first().copied() {
+        names.push(first);
+    }
+    SchemaError {
+        pointer,
+        reason: format!(
+            "the references {} form a cycle with no subschema in between, so checking a value \
+             would never end; point one of them at a schema that constrains the value",
+            names.join(" → ")
+        ),
+    }
 }
 
 fn format_ok(f: Format, s: &str) -> bool {

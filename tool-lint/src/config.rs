@@ -152,24 +152,9 @@ impl LintConfig {
                 .map_err(|e: toml::de::Error| ConfigError::Toml {
                     message: e.to_string().trim_end().to_string(),
                 })?;
-        let section = match doc
-            .get("package")
-            .and_then(|p| p.get("metadata"))
-            .and_then(|m| m.get("toolsmith"))
-        {
-            None => return Ok(LintConfig::default()),
-            Some(toml::Value::Table(t)) => t,
-            Some(other) => {
-                return Err(ConfigError::NotATable {
-                    found: other.type_str(),
-                });
-            }
+        let Some(section) = toolsmith_section(&doc)? else {
+            return Ok(LintConfig::default());
         };
-        for key in section.keys() {
-            if !CONFIG_KEYS.contains(&key.as_str()) {
-                return Err(ConfigError::UnknownKey { key: key.clone() });
-            }
-        }
         let mut cfg = match section.get("profile") {
             None => LintConfig::default(),
             Some(toml::Value::String(name)) => LintConfig::profile(name)?,
@@ -193,22 +178,7 @@ impl LintConfig {
         ];
         for (key, slot) in figures {
             if let Some(v) = section.get(key) {
-                *slot = match v {
-                    toml::Value::Integer(n) if *n > 0 => {
-                        usize::try_from(*n).map_err(|_| ConfigError::BadValue {
-                            key: key.into(),
-                            found: n.to_string(),
-                            expected: "a positive whole number of characters",
-                        })?
-                    }
-                    other => {
-                        return Err(ConfigError::BadValue {
-                            key: key.into(),
-                            found: show(other),
-                            expected: "a positive whole number of characters",
-                        })
-                    }
-                };
+                *slot = budget(key, v)?;
             }
         }
         Ok(cfg)
@@ -226,6 +196,41 @@ impl LintConfig {
             path,
             source: Box::new(e),
         })
+    }
+}
+
+/// The `[package.metadata.toolsmith]` table of a manifest (`None` when it has none), refused
+/// when it is not a table or holds a key outside [`CONFIG_KEYS`].
+fn toolsmith_section(doc: &toml::Table) -> Result<Option<&toml::Table>, ConfigError> {
+    let section = match doc
+        .get("package")
+        .and_then(|p| p.get("metadata"))
+        .and_then(|m| m.get("toolsmith"))
+    {
+        None => return Ok(None),
+        Some(toml::Value::Table(t)) => t,
+        Some(other) => {
+            return Err(ConfigError::NotATable {
+                found: other.type_str(),
+            });
+        }
+    };
+    if let Some(key) = section.keys().find(|k| !CONFIG_KEYS.contains(&k.as_str())) {
+        return Err(ConfigError::UnknownKey { key: key.clone() });
+    }
+    Ok(Some(section))
+}
+
+/// A budget setting `key` of the section: a positive whole number of characters.
+fn budget(key: &str, v: &toml::Value) -> Result<usize, ConfigError> {
+    let bad = |found: String| ConfigError::BadValue {
+        key: key.into(),
+        found,
+        expected: "a positive whole number of characters",
+    };
+    match v {
+        toml::Value::Integer(n) if *n > 0 => usize::try_from(*n).map_err(|_| bad(n.to_string())),
+        other => Err(bad(show(other))),
     }
 }
 

@@ -9,6 +9,7 @@ use serde_json::Value;
 use crate::config::LintConfig;
 use crate::finding::Finding;
 use crate::lint::{definition_text, lint_in_list};
+use crate::walk::describe_value;
 
 /// Why a JSON value is not a tool list.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -42,22 +43,9 @@ impl fmt::Display for ListError {
 
 impl std::error::Error for ListError {}
 
+/// [`describe_value`] with every key of an object.
 fn describe(v: &Value) -> String {
-    match v {
-        Value::Object(m) if m.is_empty() => "an empty object".to_string(),
-        Value::Object(m) => format!(
-            "an object with keys {}",
-            m.keys()
-                .map(|k| format!("{k:?}"))
-                .collect::<Vec<_>>()
-                .join(", ")
-        ),
-        Value::Array(_) => "an array".to_string(),
-        Value::String(_) => "a string".to_string(),
-        Value::Number(_) => "a number".to_string(),
-        Value::Bool(_) => "a boolean".to_string(),
-        Value::Null => "null".to_string(),
-    }
+    describe_value(v, usize::MAX)
 }
 
 /// The tool definitions of a tool list. Accepts an MCP `tools/list` result `{"tools": [...]}`

@@ -62,6 +62,10 @@ pub struct Rule {
     pub severity: Severity,
     /// Whether (and how completely) the rule runs in the macro at compile time.
     pub compile_time: CompileTime,
+    /// Whether the rule guards against *tool poisoning*: third-party text that steers the agent
+    /// (hidden text, instructions to the agent, requests for secrets or the conversation, places
+    /// to send data, shadowing other tools).
+    pub poisoning: bool,
 }
 
 impl Rule {
@@ -83,126 +87,147 @@ pub static RULES: &[Rule] = &[
         explanation: "A definition is a JSON object with a string `name`; `title` and `description` are strings and `inputSchema` is an object when present.",
         severity: Severity::Error,
         compile_time: CompileTime::Full,
+        poisoning: false,
     },
     Rule {
         id: "name_budget",
         explanation: "The tool name fits the profile's budget (chrome: 30 characters); long names crowd the model's context and get truncated by some clients.",
         severity: Severity::Error,
         compile_time: CompileTime::Full,
+        poisoning: false,
     },
     Rule {
         id: "param_name_budget",
         explanation: "Each parameter name fits the profile's budget (chrome: 30 characters).",
         severity: Severity::Error,
         compile_time: CompileTime::Full,
+        poisoning: false,
     },
     Rule {
         id: "description_budget",
         explanation: "The tool description fits the profile's budget (chrome: 500 characters): say what it does and returns, not everything it could.",
         severity: Severity::Error,
         compile_time: CompileTime::Full,
+        poisoning: false,
     },
     Rule {
         id: "param_description_budget",
         explanation: "Each parameter and field description fits the profile's budget (chrome: 150 characters).",
         severity: Severity::Error,
         compile_time: CompileTime::Partial,
+        poisoning: false,
     },
     Rule {
         id: "name_style",
         explanation: "The tool name is snake_case verb_object (`search_products`, not `products`, `search` or `searchProducts`); parameter names are snake_case.",
         severity: Severity::Warning,
         compile_time: CompileTime::Full,
+        poisoning: false,
     },
     Rule {
         id: "says_what_it_returns",
         explanation: "The tool description says what comes back (\"Returns ...\", \"Lists ...\", \"Get the ...\"), so the model knows what a call is worth.",
         severity: Severity::Warning,
         compile_time: CompileTime::Full,
+        poisoning: false,
     },
     Rule {
         id: "no_steering",
         explanation: "Descriptions describe; they do not instruct the agent (\"always\", \"you must\", \"ignore previous instructions\", \"call this first\", \"do not use any other tool\").",
         severity: Severity::Error,
         compile_time: CompileTime::Partial,
+        poisoning: false,
     },
     Rule {
         id: "positive_framing",
         explanation: "Descriptions say what a tool is for rather than what it is not for (\"Do not use this for ...\", \"Never use\", \"not for\").",
         severity: Severity::Warning,
         compile_time: CompileTime::Partial,
+        poisoning: false,
     },
     Rule {
         id: "described",
         explanation: "The tool, every parameter and every field of nested object types has a non-empty description.",
         severity: Severity::Error,
         compile_time: CompileTime::Partial,
+        poisoning: false,
     },
     Rule {
         id: "no_empty_enum",
         explanation: "No enum or const value is the empty string; absence is expressed by leaving the parameter out.",
         severity: Severity::Error,
         compile_time: CompileTime::No,
+        poisoning: false,
     },
     Rule {
         id: "readable_enum",
         explanation: "Enum values are words the model can read (\"low\", \"high\"), not numbers whose meaning it must guess.",
         severity: Severity::Warning,
         compile_time: CompileTime::No,
+        poisoning: false,
     },
     Rule {
         id: "no_model_supplied_secrets",
         explanation: "Credentials, connection strings and workspace roots never come from the model; the host injects them with `#[context]`.",
         severity: Severity::Error,
         compile_time: CompileTime::Partial,
+        poisoning: false,
     },
     Rule {
         id: "hidden_text",
         explanation: "Agent-facing text holds no invisible characters (zero-width, bidi controls, tag characters, other format characters) that hide text from human reviewers.",
         severity: Severity::Error,
         compile_time: CompileTime::Partial,
+        poisoning: true,
     },
     Rule {
         id: "agent_instructions",
         explanation: "Third-party text addresses the agent, not the reader: `<IMPORTANT>` blocks, \"before using this tool\", \"do not tell the user\", \"ignore previous instructions\" (tool poisoning).",
         severity: Severity::Error,
         compile_time: CompileTime::Partial,
+        poisoning: true,
     },
     Rule {
         id: "sensitive_data_request",
         explanation: "No text asks the agent to read or hand over credentials or private files (`~/.ssh`, `id_rsa`, `.env`, API keys, tokens, passwords).",
         severity: Severity::Error,
         compile_time: CompileTime::Partial,
+        poisoning: true,
     },
     Rule {
         id: "conversation_exfiltration",
         explanation: "No text asks the agent to put the conversation, the system prompt or other tools' data into an argument.",
         severity: Severity::Error,
         compile_time: CompileTime::Partial,
+        poisoning: true,
     },
     Rule {
         id: "exfiltration_target",
         explanation: "No text names a URL or e-mail address that data is to be sent to.",
         severity: Severity::Error,
         compile_time: CompileTime::Partial,
+        poisoning: true,
     },
     Rule {
         id: "tool_shadowing",
         explanation: "A tool's text does not name another tool of the list to change how that tool is used (\"when calling send_email, always ...\").",
         severity: Severity::Error,
         compile_time: CompileTime::No,
+        poisoning: true,
     },
     Rule {
         id: "unrelated_parameter",
         explanation: "A parameter with a generic name (`note`, `context`, `metadata`, ...) does not ask for secrets, private files or the conversation: data the tool does not need.",
         severity: Severity::Error,
         compile_time: CompileTime::Partial,
+        poisoning: true,
     },
     Rule {
         id: "definition_budget",
         explanation: "The whole definition (name, description and input schema as compact JSON) fits the profile's budget (chrome: 1500 characters).",
         severity: Severity::Error,
         compile_time: CompileTime::No,
+        poisoning: false,
     },
 ];
 

@@ -36,6 +36,79 @@ struct WordPos {
     sentence_start: bool,
 }
 
+/// [`Words::new`]'s state while it reads a text.
+struct Splitter {
+    buf: String,
+    items: Vec<WordPos>,
+    /// The last character read belongs to the word `cur`.
+    in_word: bool,
+    /// A sentence boundary was seen since the last word.
+    boundary: bool,
+    cur: WordPos,
+}
+
+impl Splitter {
+    /// A splitter for a text of `len` bytes.
+    fn new(len: usize) -> Splitter {
+        Splitter {
+            buf: String::with_capacity(len),
+            items: Vec::with_capacity(len / 5 + 1),
+            in_word: false,
+            boundary: true,
+            cur: WordPos {
+                start: 0,
+                end: 0,
+                at: 0,
+                chars: 0,
+                sentence_start: true,
+            },
+        }
+    }
+
+    /// A character of a word at 0-based character index `i`, which `push_lower` appends to the
+    /// buffer lowercased; it starts a word when the last one did not belong to one.
+    #[inline]
+    fn word_char(&mut self, i: usize, push_lower: impl FnOnce(&mut String)) {
+        if !self.in_word {
+            self.in_word = true;
+            self.cur = WordPos {
+                start: self.buf.len() as u32,
+                end: 0,
+                at: i as u32 + 1,
+                chars: 0,
+                sentence_start: self.boundary,
+            };
+        }
+        push_lower(&mut self.buf);
+        self.cur.chars += 1;
+    }
+
+    /// A character outside words, which `ends_sentence` when it is one of `. ! ? : ;` or a line
+    /// break; it ends the word before it.
+    #[inline]
+    fn other_char(&mut self, ends_sentence: bool) {
+        if self.in_word {
+            self.finish_word();
+            self.boundary = false;
+        }
+        if ends_sentence {
+            self.boundary = true;
+        }
+    }
+
+    /// Ends the current word, without the apostrophes it ends with.
+    fn finish_word(&mut self) {
+        let w = &mut self.cur;
+        while self.buf.ends_with('\'') && self.buf.len() > w.start as usize {
+            self.buf.pop();
+            w.chars -= 1;
+        }
+        w.end = self.buf.len() as u32;
+        self.items.push(*w);
+        self.in_word = false;
+    }
+}
+
 /// The words of a text, split once and shared by every text rule.
 ///
 /// Words are letters, digits and inner apostrophes (`’` counts as `'`), lowercased. A word
@@ -47,85 +120,34 @@ pub(crate) struct Words {
 }
 
 impl Words {
-    /// Splits `text`.
+    /// Splits `text` (bytes of an ASCII text, characters of any other).
     pub(crate) fn new(text: &str) -> Words {
-        let mut buf = String::with_capacity(text.len());
-        let mut items = Vec::with_capacity(text.len() / 5 + 1);
-        let mut in_word = false;
-        let mut boundary = true; // a sentence boundary was seen since the last word
-        let mut cur = WordPos {
-            start: 0,
-            end: 0,
-            at: 0,
-            chars: 0,
-            sentence_start: true,
-        };
-        let finish = |buf: &mut String, items: &mut Vec<WordPos>, mut w: WordPos| {
-            while buf.ends_with('\'') && buf.len() > w.start as usize {
-                buf.pop();
-                w.chars -= 1;
-            }
-            w.end = buf.len() as u32;
-            items.push(w);
-        };
+        let mut s = Splitter::new(text.len());
         if text.is_ascii() {
             for (i, &b) in text.as_bytes().iter().enumerate() {
-                if b.is_ascii_alphanumeric() || (b == b'\'' && in_word) {
-                    if !in_word {
-                        in_word = true;
-                        cur = WordPos {
-                            start: buf.len() as u32,
-                            end: 0,
-                            at: i as u32 + 1,
-                            chars: 0,
-                            sentence_start: boundary,
-                        };
-                    }
-                    buf.push(b.to_ascii_lowercase() as char);
-                    cur.chars += 1;
-                    continue;
-                }
-                if in_word {
-                    finish(&mut buf, &mut items, cur);
-                    in_word = false;
-                    boundary = false;
-                }
-                if matches!(b, b'.' | b'!' | b'?' | b':' | b';' | b'\n') {
-                    boundary = true;
+                if b.is_ascii_alphanumeric() || (b == b'\'' && s.in_word) {
+                    s.word_char(i, |buf| buf.push(b.to_ascii_lowercase() as char));
+                } else {
+                    s.other_char(matches!(b, b'.' | b'!' | b'?' | b':' | b';' | b'\n'));
                 }
             }
         } else {
             for (i, c) in text.chars().enumerate() {
                 let c = if c == '\u{2019}' { '\'' } else { c };
-                if c.is_alphanumeric() || (c == '\'' && in_word) {
-                    if !in_word {
-                        in_word = true;
-                        cur = WordPos {
-                            start: buf.len() as u32,
-                            end: 0,
-                            at: i as u32 + 1,
-                            chars: 0,
-                            sentence_start: boundary,
-                        };
-                    }
-                    buf.extend(c.to_lowercase());
-                    cur.chars += 1;
-                    continue;
-                }
-                if in_word {
-                    finish(&mut buf, &mut items, cur);
-                    in_word = false;
-                    boundary = false;
-                }
-                if matches!(c, '.' | '!' | '?' | ':' | ';' | '\n') {
-                    boundary = true;
+                if c.is_alphanumeric() || (c == '\'' && s.in_word) {
+                    s.word_char(i, |buf| buf.extend(c.to_lowercase()));
+                } else {
+                    s.other_char(matches!(c, '.' | '!' | '?' | ':' | ';' | '\n'));
                 }
             }
         }
-        if in_word {
-            finish(&mut buf, &mut items, cur);
+        if s.in_word {
+            s.finish_word();
         }
-        Words { buf, items }
+        Words {
+            buf: s.buf,
+            items: s.items,
+        }
     }
 
     /// How many words.

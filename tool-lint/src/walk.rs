@@ -257,6 +257,33 @@ pub fn unescape_token(token: &str) -> Cow<'_, str> {
     }
 }
 
+/// Which kind of JSON value `v` is, for a message about a document of the wrong shape: `an
+/// array`, `null`, `an object with keys "a", "b"` (at most `max_keys` of them, in document order).
+///
+/// ```
+/// let v = serde_json::json!({"jsonrpc": "2.0", "id": 1, "method": "x"});
+/// assert_eq!(tool_lint::walk::describe_value(&v, 2), r#"an object with keys "jsonrpc", "id""#);
+/// assert_eq!(tool_lint::walk::describe_value(&serde_json::json!([]), 2), "an array");
+/// ```
+pub fn describe_value(v: &Value, max_keys: usize) -> String {
+    match v {
+        Value::Object(m) if m.is_empty() => "an empty object".to_string(),
+        Value::Object(m) => format!(
+            "an object with keys {}",
+            m.keys()
+                .take(max_keys)
+                .map(|k| format!("{k:?}"))
+                .collect::<Vec<_>>()
+                .join(", ")
+        ),
+        Value::Array(_) => "an array".to_string(),
+        Value::String(_) => "a string".to_string(),
+        Value::Number(_) => "a number".to_string(),
+        Value::Bool(_) => "a boolean".to_string(),
+        Value::Null => "null".to_string(),
+    }
+}
+
 /// Appends `/token`, escaped, to a pointer string.
 pub fn push_token(pointer: &mut String, token: &str) {
     pointer.push('/');

@@ -4,15 +4,10 @@
 use serde_json::{json, Value};
 use tool_lint::{lint_tool_list, lint_tools, LintConfig};
 
-const POISONING: &[&str] = &[
-    "hidden_text",
-    "agent_instructions",
-    "sensitive_data_request",
-    "conversation_exfiltration",
-    "exfiltration_target",
-    "tool_shadowing",
-    "unrelated_parameter",
-];
+/// Whether `rule` is one of the tool-poisoning rules of the rule table.
+fn is_poisoning(rule: &str) -> bool {
+    tool_lint::rule(rule).is_some_and(|r| r.poisoning)
+}
 
 /// A clean tool whose description is `description` and whose one parameter `param` has
 /// `param_description`.
@@ -37,7 +32,7 @@ fn send_email() -> Value {
 fn poison(t: &Value) -> Vec<(&'static str, String, String)> {
     lint_tools(&[t.clone(), send_email()], &LintConfig::default())
         .into_iter()
-        .filter(|f| POISONING.contains(&f.rule))
+        .filter(|f| is_poisoning(f.rule))
         .map(|f| {
             let text = t
                 .pointer(&f.pointer)
@@ -340,7 +335,7 @@ fn clean_real_catalogs_raise_no_poisoning_rule() {
         let hits: Vec<_> = lint_tool_list(&list, &LintConfig::default())
             .unwrap()
             .into_iter()
-            .filter(|f| POISONING.contains(&f.rule))
+            .filter(|f| is_poisoning(f.rule))
             .collect();
         assert_eq!(hits, vec![], "{name}");
     }

@@ -562,19 +562,8 @@ fn collapse_const_union(map: &mut Map<String, Value>) {
     let mut labels = Vec::new();
     let mut any_label = false;
     for b in branches {
-        let Some(o) = b.as_object() else { return };
-        if o.keys()
-            .any(|k| !matches!(k.as_str(), "const" | "title" | "description"))
-        {
+        let Some((k, c, label)) = const_branch(b) else {
             return;
-        }
-        let Some(c) = o.get("const") else { return };
-        let k = match c {
-            Value::String(_) => "string",
-            Value::Bool(_) => "boolean",
-            Value::Number(n) if n.is_i64() || n.is_u64() => "integer",
-            Value::Number(_) => "number",
-            _ => return,
         };
         match kind {
             None => kind = Some(k),
@@ -585,10 +574,6 @@ fn collapse_const_union(map: &mut Map<String, Value>) {
             .as_str()
             .map(str::to_string)
             .unwrap_or_else(|| c.to_string());
-        let label = o
-            .get("title")
-            .or_else(|| o.get("description"))
-            .and_then(Value::as_str);
         any_label |= label.is_some();
         labels.push(match label {
             Some(l) => format!("{shown} ({l})"),
@@ -606,6 +591,31 @@ fn collapse_const_union(map: &mut Map<String, Value>) {
     if any_label {
         append_description(map, &format!("One of: {}.", labels.join(", ")));
     }
+}
+
+/// A branch of a constant union, `{const, title?, description?}` with a scalar constant: the
+/// constant's JSON type, the constant, and its label (the title, else the description). `None`
+/// for any other branch.
+fn const_branch(branch: &Value) -> Option<(&'static str, &Value, Option<&str>)> {
+    let o = branch.as_object()?;
+    if o.keys()
+        .any(|k| !matches!(k.as_str(), "const" | "title" | "description"))
+    {
+        return None;
+    }
+    let c = o.get("const")?;
+    let kind = match c {
+        Value::String(_) => "string",
+        Value::Bool(_) => "boolean",
+        Value::Number(n) if n.is_i64() || n.is_u64() => "integer",
+        Value::Number(_) => "number",
+        _ => return None,
+    };
+    let label = o
+        .get("title")
+        .or_else(|| o.get("description"))
+        .and_then(Value::as_str);
+    Some((kind, c, label))
 }
 
 /// Makes an optional property accept `null` (OpenAI strict: null means absent).
@@ -737,6 +747,40 @@ fn normalize_boolean_properties(node: &mut Value) {
 
 /// One tool lowered for a profile.
 pub(crate) fn lower_tool(spec: &ToolSpec, p: &Passes) -> Result<(Value, Stats), ExportError> {
+    check_name_and_description(spec, p)?;
+    let (input, stats) = lower_schema(p, &spec.name, &spec.input_schema, "/inputSchema", true)?;
+    let (name, description) = (&spec.name, &spec.description);
+    let tool = match p.target {
+        Target::Mcp(version) => Value::Object(mcp_tool(spec, p, version, input)?),
+        Target::OpenAiChat { strict } => json!({
+            "type": "function",
+            "function": {"name": name, "description": description, "parameters": input, "strict": strict},
+        }),
+        Target::OpenAiResponses { strict } => json!({
+            "type": "function",
+            "name": name,
+            "description": description,
+            "parameters": input,
+            "strict": strict,
+        }),
+        Target::Anthropic { strict } => {
+            let mut tool = json!({"name": name, "description": description, "input_schema": input});
+            if strict {
+                tool["strict"] = json!(true);
+            }
+            tool
+        }
+        Target::Gemini => {
+            json!({"name": name, "description": description, "parametersJsonSchema": input})
+        }
+        Target::WebMcp => Value::Object(web_mcp_tool(spec, input)),
+    };
+    Ok((tool, stats))
+}
+
+/// The profile's rules for a tool's name and description: the target's name rule, a required
+/// description, its length limit.
+fn check_name_and_description(spec: &ToolSpec, p: &Passes) -> Result<(), ExportError> {
     let err = |pointer: &str, kind| ExportError {
         tool: spec.name.clone(),
         target: p.target,
@@ -759,94 +803,86 @@ pub(crate) fn lower_tool(spec: &ToolSpec, p: &Passes) -> Result<(Value, Stats), 
             ));
         }
     }
-    let (input, stats) = lower_schema(p, &spec.name, &spec.input_schema, "/inputSchema", true)?;
-    let e = &spec.effects;
-    let mut tool = Map::new();
-    let name = Value::String(spec.name.clone());
-    let description = Value::String(spec.description.clone());
-    match p.target {
-        Target::Mcp(_) => {
-            tool.insert("name".into(), name);
-            if let Some(t) = &spec.title {
-                tool.insert("title".into(), json!(t));
-            }
-            tool.insert("description".into(), description);
-            tool.insert("inputSchema".into(), input);
-            // The tool's own output type, shaped so structuredContent fits it on every status
-            // (super::mcp).
-            if let (Some(out), Target::Mcp(version)) = (&spec.output_schema, p.target) {
-                let data = lower_schema(p, &spec.name, out, "/outputSchema", false)?.0;
-                tool.insert(
-                    "outputSchema".into(),
-                    super::mcp::output_schema(data, version),
-                );
-            }
-            let mut ann = Map::new();
-            if let Some(t) = &spec.title {
-                ann.insert("title".into(), json!(t));
-            }
-            ann.insert("readOnlyHint".into(), json!(e.read_only));
-            ann.insert(
-                "destructiveHint".into(),
-                json!(!e.read_only && e.destructive),
-            );
-            ann.insert("idempotentHint".into(), json!(e.read_only || e.idempotent));
-            ann.insert("openWorldHint".into(), json!(e.open_world));
-            tool.insert("annotations".into(), Value::Object(ann));
-            if !spec.allows.is_empty() {
-                let allows: Vec<Value> = spec
-                    .allows
-                    .iter()
-                    .map(|a| json!({"rule": a.rule, "reason": a.reason}))
-                    .collect();
-                tool.insert("_meta".into(), json!({ "toolsmith/allows": allows }));
-            }
-        }
-        Target::OpenAiChat { strict } => {
-            tool.insert("type".into(), json!("function"));
-            tool.insert(
-                "function".into(),
-                json!({"name": name, "description": description, "parameters": input, "strict": strict}),
-            );
-        }
-        Target::OpenAiResponses { strict } => {
-            tool.insert("type".into(), json!("function"));
-            tool.insert("name".into(), name);
-            tool.insert("description".into(), description);
-            tool.insert("parameters".into(), input);
-            tool.insert("strict".into(), json!(strict));
-        }
-        Target::Anthropic { strict } => {
-            tool.insert("name".into(), name);
-            tool.insert("description".into(), description);
-            tool.insert("input_schema".into(), input);
-            if strict {
-                tool.insert("strict".into(), json!(true));
-            }
-        }
-        Target::Gemini => {
-            tool.insert("name".into(), name);
-            tool.insert("description".into(), description);
-            tool.insert("parametersJsonSchema".into(), input);
-        }
-        Target::WebMcp => {
-            tool.insert("name".into(), name);
-            if let Some(t) = &spec.title {
-                tool.insert("title".into(), json!(t));
-            }
-            tool.insert("description".into(), description);
-            tool.insert("inputSchema".into(), input);
-            tool.insert(
-                "annotations".into(),
-                json!({
-                    "readOnlyHint": e.read_only,
-                    "untrustedContentHint": e.untrusted_output,
-                    "consequentialHint": e.writes || e.destructive || e.requires_approval,
-                }),
-            );
-        }
+    Ok(())
+}
+
+/// An MCP tool object: name, title, description, the lowered input schema, the output schema
+/// (shaped so `structuredContent` fits it on every status, [`super::mcp`]), the behaviour hints
+/// and the tool's lint allowances under `_meta`.
+fn mcp_tool(
+    spec: &ToolSpec,
+    p: &Passes,
+    version: McpVersion,
+    input: Value,
+) -> Result<Map<String, Value>, ExportError> {
+    let mut tool = titled_tool(spec, input);
+    if let Some(out) = &spec.output_schema {
+        let data = lower_schema(p, &spec.name, out, "/outputSchema", false)?.0;
+        tool.insert(
+            "outputSchema".into(),
+            super::mcp::output_schema(data, version),
+        );
     }
-    Ok((Value::Object(tool), stats))
+    tool.insert("annotations".into(), Value::Object(mcp_annotations(spec)));
+    if !spec.allows.is_empty() {
+        let allows: Vec<Value> = spec
+            .allows
+            .iter()
+            .map(|a| json!({"rule": a.rule, "reason": a.reason}))
+            .collect();
+        tool.insert("_meta".into(), json!({ "toolsmith/allows": allows }));
+    }
+    Ok(tool)
+}
+
+/// The start of an MCP or WebMCP tool object: its name, title (when it has one), description
+/// and lowered `inputSchema`.
+fn titled_tool(spec: &ToolSpec, input: Value) -> Map<String, Value> {
+    let mut tool = Map::new();
+    tool.insert("name".into(), Value::String(spec.name.clone()));
+    if let Some(t) = &spec.title {
+        tool.insert("title".into(), json!(t));
+    }
+    tool.insert(
+        "description".into(),
+        Value::String(spec.description.clone()),
+    );
+    tool.insert("inputSchema".into(), input);
+    tool
+}
+
+/// MCP's behaviour hints from the tool's declared effects (a read-only tool is neither
+/// destructive nor anything but idempotent).
+fn mcp_annotations(spec: &ToolSpec) -> Map<String, Value> {
+    let e = &spec.effects;
+    let mut ann = Map::new();
+    if let Some(t) = &spec.title {
+        ann.insert("title".into(), json!(t));
+    }
+    ann.insert("readOnlyHint".into(), json!(e.read_only));
+    ann.insert(
+        "destructiveHint".into(),
+        json!(!e.read_only && e.destructive),
+    );
+    ann.insert("idempotentHint".into(), json!(e.read_only || e.idempotent));
+    ann.insert("openWorldHint".into(), json!(e.open_world));
+    ann
+}
+
+/// A WebMCP tool object: name, title, description, the lowered input schema and WebMCP's own
+/// hints.
+fn web_mcp_tool(spec: &ToolSpec, input: Value) -> Map<String, Value> {
+    let e = &spec.effects;
+    let mut tool = titled_tool(spec, input);
+    tool.insert(
+        "annotations".into(),
+        json!({
+            "readOnlyHint": e.read_only,
+            "untrustedContentHint": e.untrusted_output,
+            "consequentialHint": e.writes || e.destructive || e.requires_approval,
+        }),
+    );
+    tool
 }
 
 /// A tool list lowered for one target: the tools that made it and, in spec order, the errors of
@@ -867,14 +903,15 @@ pub(crate) fn assemble(specs: &[ToolSpec], target: Target) -> Assembled {
     };
     let mut totals = Stats::default();
     for spec in specs {
-        let fail = |kind| ExportError {
+        let fail = |pointer: &str, kind| ExportError {
             tool: spec.name.clone(),
             target,
-            pointer: "/name".into(),
+            pointer: pointer.into(),
             kind,
         };
         if !seen.insert(spec.name.as_str()) {
-            out.failures.push(fail(ExportErrorKind::DuplicateName));
+            out.failures
+                .push(fail("/name", ExportErrorKind::DuplicateName));
             continue;
         }
         let (tool, stats) = match lower_tool(spec, &p) {
@@ -884,38 +921,11 @@ pub(crate) fn assemble(specs: &[ToolSpec], target: Target) -> Assembled {
                 continue;
             }
         };
-        let limit = |what: &'static str, count: usize, max: Option<usize>| match max {
-            Some(max) if count > max => Some(ExportErrorKind::RequestLimit { what, count, max }),
-            _ => None,
-        };
-        let tools_what = if p.strict == Strict::No {
-            "tools"
-        } else {
-            "strict tools"
-        };
-        let exceeded = limit(tools_what, out.tools.len() + 1, p.max_tools)
-            .or_else(|| {
-                limit(
-                    "optional parameters",
-                    totals.optional_params + stats.optional_params,
-                    p.max_optional_params,
-                )
-            })
-            .or_else(|| {
-                limit(
-                    "union-typed parameters",
-                    totals.union_params + stats.union_params,
-                    p.max_union_params,
-                )
-            });
-        if let Some(kind) = exceeded {
-            let mut e = fail(kind);
-            e.pointer = "/inputSchema".into();
-            if matches!(&e.kind, ExportErrorKind::RequestLimit { what, .. } if what.ends_with("tools"))
-            {
-                e.pointer = "/name".into();
-            }
-            out.failures.push(e);
+        if let Some(kind) = request_limit_exceeded(&p, out.tools.len() + 1, &totals, &stats) {
+            // The tool count is the tool's own doing; the other limits its parameters'.
+            let tools_limit = matches!(&kind, ExportErrorKind::RequestLimit { what, .. } if what.ends_with("tools"));
+            let pointer = if tools_limit { "/name" } else { "/inputSchema" };
+            out.failures.push(fail(pointer, kind));
             continue;
         }
         totals.optional_params += stats.optional_params;
@@ -923,6 +933,41 @@ pub(crate) fn assemble(specs: &[ToolSpec], target: Target) -> Assembled {
         out.tools.push((spec.name.clone(), tool));
     }
     out
+}
+
+/// The first per-request limit of the profile that a list of `tools` tools would exceed when
+/// its last one (of `stats`) joins those already in (of `totals`): the tool count, then the
+/// optional parameters, then the union-typed ones.
+fn request_limit_exceeded(
+    p: &Passes,
+    tools: usize,
+    totals: &Stats,
+    stats: &Stats,
+) -> Option<ExportErrorKind> {
+    let limit = |what: &'static str, count: usize, max: Option<usize>| match max {
+        Some(max) if count > max => Some(ExportErrorKind::RequestLimit { what, count, max }),
+        _ => None,
+    };
+    let tools_what = if p.strict == Strict::No {
+        "tools"
+    } else {
+        "strict tools"
+    };
+    limit(tools_what, tools, p.max_tools)
+        .or_else(|| {
+            limit(
+                "optional parameters",
+                totals.optional_params + stats.optional_params,
+                p.max_optional_params,
+            )
+        })
+        .or_else(|| {
+            limit(
+                "union-typed parameters",
+                totals.union_params + stats.union_params,
+                p.max_union_params,
+            )
+        })
 }
 
 /// Wraps a target's tool array in the document shape the target uses.

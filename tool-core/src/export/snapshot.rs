@@ -239,24 +239,15 @@ fn report(dir: &Path, changes: &[Change]) -> (Vec<String>, String) {
             tools.push(c.tool.clone());
         }
     }
-    let added: Vec<&String> = tools
-        .iter()
-        .filter(|t| {
-            changes
-                .iter()
-                .filter(|c| &&c.tool == t)
-                .all(|c| c.old.is_none())
-        })
-        .collect();
-    let removed: Vec<&String> = tools
-        .iter()
-        .filter(|t| {
-            changes
-                .iter()
-                .filter(|c| &&c.tool == t)
-                .all(|c| c.new.is_none())
-        })
-        .collect();
+    // The tools every change of which is `each` (an addition, a removal).
+    let tools_whose_changes_all = |each: fn(&Change) -> bool| -> Vec<&String> {
+        tools
+            .iter()
+            .filter(|t| changes.iter().filter(|c| &&c.tool == t).all(each))
+            .collect()
+    };
+    let added = tools_whose_changes_all(|c| c.old.is_none());
+    let removed = tools_whose_changes_all(|c| c.new.is_none());
     let mut out = format!(
         "exported tool definitions drifted from the snapshot in {} ({} tool{}):\n",
         dir.display(),
@@ -311,22 +302,21 @@ fn report_changed(out: &mut String, tool: &str, mine: &[&Change], files: &[&str]
             }
         }
     }
-    let gone: Vec<&str> = mine
-        .iter()
-        .filter(|c| c.new.is_none())
-        .map(|c| c.file.as_str())
-        .collect();
+    // The files in which the tool's change is `each` (a removal, an addition).
+    let files_where = |each: fn(&Change) -> bool| -> Vec<&str> {
+        mine.iter()
+            .filter(|c| each(c))
+            .map(|c| c.file.as_str())
+            .collect()
+    };
+    let gone = files_where(|c| c.new.is_none());
     if !gone.is_empty() {
         facts.push(format!(
             "no longer exported to {} (see index.json)",
             gone.join(", ")
         ));
     }
-    let new_in: Vec<&str> = mine
-        .iter()
-        .filter(|c| c.old.is_none())
-        .map(|c| c.file.as_str())
-        .collect();
+    let new_in = files_where(|c| c.old.is_none());
     if !new_in.is_empty() {
         facts.push(format!("now also exported to {}", new_in.join(", ")));
     }
