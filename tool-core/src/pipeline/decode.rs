@@ -20,6 +20,12 @@ pub(super) fn run(sh: &Shared, call: &mut CallState<'_>) -> Step {
             call.typed = crate::typed::decode(typed, raw.as_input()).map(std::sync::Mutex::new);
         }
         if call.typed.is_some() {
+            // What `tests/fast_path.rs` watches for: no cost unless a subscriber takes `trace`.
+            #[cfg(feature = "tracing")]
+            tracing::trace!(
+                target: "toolsmith::decode",
+                "arguments decoded into the tool's types (typed fast path)"
+            );
             call.raw = None;
             return Step::Continue;
         }

@@ -1,0 +1,122 @@
+//! The typed fast path is taken when nothing needs the arguments as a JSON value, and only then.
+//! Both paths give the same answers (`tests/differential.rs`), so only the pipeline's own trace
+//! event (`toolsmith::decode`, level `trace`) tells them apart: this test fails if a change stops
+//! the pipeline from taking the fast path, or takes it where a later stage reads the value.
+#![cfg(feature = "tracing")]
+
+use serde_json::json;
+use std::io::Write;
+use std::sync::{Arc, Mutex};
+use toolsmith::{tool, Envelope, MemorySink, Status, Toolbox};
+
+/// Adds a number of units to a stock level. Returns the new level.
+#[tool(read_only)]
+fn add_units(
+    /// The current stock level, e.g. 12.
+    level: u32,
+    /// How many units to add, from 1 to 100.
+    #[arg(minimum = 1, maximum = 100)]
+    units: u32,
+) -> u32 {
+    level + units
+}
+
+/// A writer into a shared buffer, for the subscriber's formatted lines.
+#[derive(Clone, Default)]
+struct Lines(Arc<Mutex<Vec<u8>>>);
+
+impl Write for Lines {
+    fn write(&mut self, buf: &[u8]) -> std::io::Result<usize> {
+        self.0.lock().unwrap().extend_from_slice(buf);
+        Ok(buf.len())
+    }
+    fn flush(&mut self) -> std::io::Result<()> {
+        Ok(())
+    }
+}
+
+/// Runs one call under a subscriber that takes every `trace` event; the envelope, and whether
+/// the fast path's event was seen.
+fn call(toolbox: &Toolbox, args: toolsmith::Arguments) -> (Envelope, bool) {
+    let lines = Lines::default();
+    let writer = lines.clone();
+    let subscriber = tracing_subscriber::fmt()
+        .with_max_level(tracing::Level::TRACE)
+        .with_ansi(false)
+        .with_writer(move || writer.clone())
+        .finish();
+    let env = tracing::subscriber::with_default(subscriber, || {
+        tokio::runtime::Builder::new_current_thread()
+            .enable_all()
+            .build()
+            .unwrap()
+            .block_on(toolbox.call("add_units", args))
+    });
+    let text = String::from_utf8(lines.0.lock().unwrap().clone()).unwrap();
+    (env, text.contains("typed fast path"))
+}
+
+fn plain() -> Toolbox {
+    Toolbox::builder().tool(add_units::tool()).build().unwrap()
+}
+
+#[test]
+fn a_valid_call_on_a_plain_toolbox_takes_the_fast_path_from_text_and_from_a_value() {
+    let toolbox = plain();
+    let (env, fast) = call(&toolbox, r#"{"level": 12, "units": 3}"#.into());
+    assert_eq!((env.status, env.data), (Status::Ok, Some(json!(15))));
+    assert!(
+        fast,
+        "valid text arguments did not take the typed fast path"
+    );
+    let (env, fast) = call(&toolbox, json!({"level": 12, "units": 3}).into());
+    assert_eq!((env.status, env.data), (Status::Ok, Some(json!(15))));
+    assert!(
+        fast,
+        "valid value arguments did not take the typed fast path"
+    );
+}
+
+#[test]
+fn arguments_the_fast_path_cannot_prove_valid_go_the_general_way() {
+    let toolbox = plain();
+    for bad in [
+        r#"{"level": 12, "units": 0}"#,
+        r#"{"level": 12}"#,
+        r#"{"level": "12", "units": 3}"#,
+        r#"{"level": 12, "units": 3, "extra": true}"#,
+        "{not json",
+    ] {
+        let (env, fast) = call(&toolbox, bad.into());
+        assert_eq!(env.status, Status::InvalidInput, "{bad}");
+        assert!(
+            !fast,
+            "{bad}: refused arguments were reported as fast-path decoded"
+        );
+    }
+}
+
+#[test]
+fn a_toolbox_whose_stages_read_the_arguments_as_a_value_never_takes_it() {
+    // The audit stage digests the argument value.
+    let audited = Toolbox::builder()
+        .tool(add_units::tool())
+        .audit(MemorySink::new())
+        .build()
+        .unwrap();
+    let (env, fast) = call(&audited, r#"{"level": 12, "units": 3}"#.into());
+    assert_eq!((env.status, env.data), (Status::Ok, Some(json!(15))));
+    assert!(
+        !fast,
+        "an audited call skipped the argument value the audit digests"
+    );
+    // Switched off for comparisons.
+    let general = Toolbox::builder()
+        .tool(add_units::tool())
+        .without_typed_decoding()
+        .build()
+        .unwrap();
+    let (env, fast) = call(&general, r#"{"level": 12, "units": 3}"#.into());
+    assert_eq!((env.status, env.data), (Status::Ok, Some(json!(15))));
+    assert!(!fast);
+}
