@@ -5,9 +5,9 @@
 //!
 //! ```
 //! use std::sync::{Arc, Mutex};
-//! use tool_core::audit::{AuditRecord, AuditSink};
-//! use tool_core::fault::{BackendError, FaultKind};
-//! use tool_core::{tool::Tool, spec::Effects, Toolbox};
+//! use tool_core::{AuditRecord, AuditSink};
+//! use tool_core::{BackendError, FaultKind};
+//! use tool_core::{Effects, Tool, Toolbox};
 //!
 //! /// A sink whose disk is full.
 //! struct FullDisk;

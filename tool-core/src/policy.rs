@@ -5,8 +5,8 @@
 //! [`Denial`] whose message tells the model what was refused and that retrying will not help.
 //!
 //! ```
-//! use tool_core::policy::{Caller, Effect, Policy};
-//! # use tool_core::spec::*;
+//! use tool_core::{Caller, Effect, Policy};
+//! # use tool_core::{Allow, Effects, ToolSpec};
 //! # let spec = |name: &str, effects: Effects| ToolSpec {
 //! #     name: name.into(), title: None, description: String::new(),
 //! #     input_schema: serde_json::json!({"type": "object"}), output_schema: None, effects,
@@ -33,6 +33,7 @@ use std::collections::{BTreeMap, BTreeSet};
 /// One side effect a tool can declare (a field of [`Effects`]), as a policy names it.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
+#[non_exhaustive]
 pub enum Effect {
     /// Deletes or overwrites state irreversibly.
     Destructive,
@@ -130,6 +131,7 @@ impl std::fmt::Display for Effect {
 
 /// Who is calling: an identity with roles and scopes, or nobody in particular.
 #[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[non_exhaustive]
 pub struct Caller {
     /// The caller's identity (a user or service id); `None` for an anonymous caller.
     pub id: Option<String>,
@@ -149,7 +151,7 @@ impl Caller {
     /// no identity: the caller is anonymous.
     ///
     /// ```
-    /// use tool_core::policy::Caller;
+    /// use tool_core::Caller;
     /// assert!(Caller::new("").is_anonymous());
     /// assert_eq!(Caller::new("ann").id(), Some("ann"));
     /// ```
@@ -198,6 +200,7 @@ impl Caller {
 
 /// Why a call was refused by a [`Policy`].
 #[derive(Clone, Debug, PartialEq, Eq)]
+#[non_exhaustive]
 pub enum DenialReason {
     /// The tool declares an effect this session does not allow.
     Effect(Effect),
@@ -214,6 +217,7 @@ pub enum DenialReason {
 /// A refusal by a [`Policy`]: what was refused and why, in a message the model can act on.
 #[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
 #[error("{}", self.message())]
+#[non_exhaustive]
 pub struct Denial {
     /// The tool the call was for.
     pub tool: String,
@@ -225,6 +229,14 @@ pub struct Denial {
 pub use crate::codes::POLICY_DENIED;
 
 impl Denial {
+    /// A refusal of a call to `tool` for `reason`.
+    pub fn new(tool: impl Into<String>, reason: DenialReason) -> Self {
+        Denial {
+            tool: tool.into(),
+            reason,
+        }
+    }
+
     /// The stable code: [`POLICY_DENIED`].
     pub fn code(&self) -> &'static str {
         POLICY_DENIED

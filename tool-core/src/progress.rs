@@ -7,7 +7,7 @@
 //!
 //! ```
 //! use std::sync::{Arc, Mutex};
-//! use tool_core::progress::{with_progress, Progress, ProgressReport, ProgressSink};
+//! use tool_core::{with_progress, Progress, ProgressReport, ProgressSink};
 //!
 //! struct Collect(Mutex<Vec<f64>>);
 //! impl ProgressSink for Collect {
@@ -30,6 +30,7 @@ use std::sync::Arc;
 
 /// One progress report: how far the work is, out of how much, and a short note.
 #[derive(Clone, Debug, PartialEq)]
+#[non_exhaustive]
 pub struct ProgressReport {
     /// Work done so far; increases with every report of one call.
     pub progress: f64,

@@ -6,7 +6,7 @@
 //! cannot be reversed by trying every value.
 //!
 //! ```
-//! use tool_core::secret::SecretKey;
+//! use tool_core::SecretKey;
 //! let key = SecretKey::random();
 //! let a = key.mac_hex(&[b"cursor", b"42"], 16);
 //! assert_eq!(a, key.mac_hex(&[b"cursor", b"42"], 16));

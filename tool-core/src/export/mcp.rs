@@ -102,6 +102,7 @@ pub fn mcp_call_result(spec: Option<&ToolSpec>, env: &Envelope, version: McpVers
 /// them together as JSON): a server that builds its protocol stack's own result type takes
 /// these, and the envelope is consumed, so its data moves into the result without a copy.
 #[derive(Clone, Debug, PartialEq)]
+#[non_exhaustive]
 pub struct McpCallParts {
     /// The one text block: the whole envelope's JSON, what the model reads.
     pub text: String,
