@@ -1,26 +1,6 @@
 //! Human approval of consequential calls, and the before/after hooks around a call.
 //!
-//! An [`Approver`] sees the exact validated arguments of a call ([`ApprovalRequest`]) and answers
-//! [`Approval::Approved`] or [`Approval::Rejected`]. It is async and object-safe without the
-//! `async-trait` crate: it returns a boxed future.
-//!
-//! ```
-//! use tool_core::{fn_approver, Approval, ApprovalRequest, Approver};
-//! use tool_core::Caller;
-//! # use tool_core::{Allow, Effects, ToolSpec};
-//! # let spec = ToolSpec { name: "delete_file".into(), title: Some("Delete file".into()),
-//! #     description: String::new(), input_schema: serde_json::json!({"type": "object"}),
-//! #     output_schema: None, effects: Effects { writes: true, destructive: true, ..Default::default() },
-//! #     allows: vec![], timeout_ms: None, version: "1.0.0".into() };
-//! let approver = fn_approver(|req: &ApprovalRequest| {
-//!     let ok = req.arguments["path"] != "/";
-//!     async move { if ok { Approval::Approved } else { Approval::rejected("not the root") } }
-//! });
-//! let req = ApprovalRequest::new(&spec, serde_json::json!({"path": "/"}), Caller::anonymous());
-//! let answer = tokio::runtime::Builder::new_current_thread().build().unwrap()
-//!     .block_on(approver.approve(&req));
-//! assert_eq!(answer, Approval::rejected("not the root"));
-//! ```
+//! The overview is in the docs of [`Approver`], where it is rendered.
 
 use crate::envelope::{Envelope, Status};
 use crate::error::ToolError;
@@ -206,6 +186,32 @@ pub type ApprovalFuture<'a> = Pin<Box<dyn Future<Output = Approval> + Send + 'a>
 /// Decides whether a consequential call may run, usually by asking a human.
 ///
 /// Object-safe: store it as `Arc<dyn Approver>`.
+///
+/// # Overview
+///
+/// Human approval of consequential calls, and the before/after hooks around a call.
+///
+/// An [`Approver`] sees the exact validated arguments of a call ([`ApprovalRequest`]) and answers
+/// [`Approval::Approved`] or [`Approval::Rejected`]. It is async and object-safe without the
+/// `async-trait` crate: it returns a boxed future.
+///
+/// ```
+/// use tool_core::{fn_approver, Approval, ApprovalRequest, Approver};
+/// use tool_core::Caller;
+/// # use tool_core::{Allow, Effects, ToolSpec};
+/// # let spec = ToolSpec { name: "delete_file".into(), title: Some("Delete file".into()),
+/// #     description: String::new(), input_schema: serde_json::json!({"type": "object"}),
+/// #     output_schema: None, effects: Effects { writes: true, destructive: true, ..Default::default() },
+/// #     allows: vec![], timeout_ms: None, version: "1.0.0".into() };
+/// let approver = fn_approver(|req: &ApprovalRequest| {
+///     let ok = req.arguments["path"] != "/";
+///     async move { if ok { Approval::Approved } else { Approval::rejected("not the root") } }
+/// });
+/// let req = ApprovalRequest::new(&spec, serde_json::json!({"path": "/"}), Caller::anonymous());
+/// let answer = tokio::runtime::Builder::new_current_thread().build().unwrap()
+///     .block_on(approver.approve(&req));
+/// assert_eq!(answer, Approval::rejected("not the root"));
+/// ```
 pub trait Approver: Send + Sync {
     /// Answers `req`. The toolbox runs the tool only on [`Approval::Approved`].
     fn approve<'a>(&'a self, req: &'a ApprovalRequest) -> ApprovalFuture<'a>;

@@ -1,33 +1,6 @@
 //! The audit trail: one record per call, registration and deregistration.
 //!
-//! An [`AuditRecord`] says which tool ran, which description version the model read
-//! (`fingerprint`), which implementation ran (`version`), for whom, with what outcome and how long
-//! it took. It never holds argument values or results — only a keyed digest of the arguments
-//! ([`keyed_args_digest`], with the toolbox's audit key) — so the trail can be kept without
-//! holding secrets, and a low-entropy argument (a PIN) cannot be recovered by hashing every
-//! candidate.
-//!
-//! Every call leaves exactly one record, including a call whose future the host drops before it
-//! finishes: that record has no `status` and the code [`CANCELLED`], and its `detail` says whether
-//! the tool had started (then its effects are unknown).
-//!
-//! ```
-//! use tool_core::{AuditRecord, AuditSink, MemorySink};
-//! use tool_core::Caller;
-//! use tool_core::Envelope;
-//! # use tool_core::{Allow, Effects, ToolSpec};
-//! # let spec = ToolSpec { name: "search".into(), title: None, description: "Searches.".into(),
-//! #     input_schema: serde_json::json!({"type": "object"}), output_schema: None,
-//! #     effects: Effects { read_only: true, ..Default::default() }, allows: vec![], timeout_ms: None,
-//! #     version: "1.2.0".into() };
-//! let sink = MemorySink::new();
-//! let args = serde_json::json!({"query": "secret plans"});
-//! let env = Envelope::ok(serde_json::json!([]));
-//! let rec = AuditRecord::call("op_1", &spec, &Caller::new("ann"), &args, &env, std::time::Duration::from_millis(12));
-//! sink.record(&rec);
-//! let line = serde_json::to_string(&sink.records()[0]).unwrap();
-//! assert!(line.contains("\"status\":\"ok\"") && !line.contains("secret plans"));
-//! ```
+//! The overview is in the docs of [`AuditSink`], where it is rendered.
 
 use crate::envelope::{Envelope, Status};
 use crate::policy::Caller;
@@ -245,6 +218,39 @@ pub fn new_operation_id() -> String {
 /// Where audit records go. A sink never fails a call: a sink that can fail implements
 /// [`try_record`](AuditSink::try_record), and the toolbox counts each error (and each panic) as
 /// a [`Fault`](crate::Fault) and passes it to the host's callback.
+///
+/// # Overview
+///
+/// The audit trail: one record per call, registration and deregistration.
+///
+/// An [`AuditRecord`] says which tool ran, which description version the model read
+/// (`fingerprint`), which implementation ran (`version`), for whom, with what outcome and how long
+/// it took. It never holds argument values or results — only a keyed digest of the arguments
+/// ([`keyed_args_digest`], with the toolbox's audit key) — so the trail can be kept without
+/// holding secrets, and a low-entropy argument (a PIN) cannot be recovered by hashing every
+/// candidate.
+///
+/// Every call leaves exactly one record, including a call whose future the host drops before it
+/// finishes: that record has no `status` and the code [`CANCELLED`], and its `detail` says whether
+/// the tool had started (then its effects are unknown).
+///
+/// ```
+/// use tool_core::{AuditRecord, AuditSink, MemorySink};
+/// use tool_core::Caller;
+/// use tool_core::Envelope;
+/// # use tool_core::{Allow, Effects, ToolSpec};
+/// # let spec = ToolSpec { name: "search".into(), title: None, description: "Searches.".into(),
+/// #     input_schema: serde_json::json!({"type": "object"}), output_schema: None,
+/// #     effects: Effects { read_only: true, ..Default::default() }, allows: vec![], timeout_ms: None,
+/// #     version: "1.2.0".into() };
+/// let sink = MemorySink::new();
+/// let args = serde_json::json!({"query": "secret plans"});
+/// let env = Envelope::ok(serde_json::json!([]));
+/// let rec = AuditRecord::call("op_1", &spec, &Caller::new("ann"), &args, &env, std::time::Duration::from_millis(12));
+/// sink.record(&rec);
+/// let line = serde_json::to_string(&sink.records()[0]).unwrap();
+/// assert!(line.contains("\"status\":\"ok\"") && !line.contains("secret plans"));
+/// ```
 pub trait AuditSink: Send + Sync {
     /// Records one entry.
     fn record(&self, rec: &AuditRecord);

@@ -1,28 +1,6 @@
 //! Policy: which tools a caller may use, decided from the tools' declared side effects.
 //!
-//! A [`Policy`] is checked at the execution boundary before any tool runs. [`Policy::check`] is a
-//! pure function of the policy, the tool's [`ToolSpec`] and the [`Caller`]; a refusal is a
-//! [`Denial`] whose message tells the model what was refused and that retrying will not help.
-//!
-//! ```
-//! use tool_core::{Caller, Effect, Policy};
-//! # use tool_core::{Allow, Effects, ToolSpec};
-//! # let spec = |name: &str, effects: Effects| ToolSpec {
-//! #     name: name.into(), title: None, description: String::new(),
-//! #     input_schema: serde_json::json!({"type": "object"}), output_schema: None, effects,
-//! #     allows: vec![], timeout_ms: None, version: "1.0.0".into() };
-//! let delete = spec("delete_file", Effects { writes: true, destructive: true, ..Default::default() });
-//! let policy = Policy::read_only().grant_role("admin", [Effect::Writes, Effect::Destructive]);
-//!
-//! let denial = policy.check(&delete, &Caller::anonymous()).unwrap_err();
-//! assert_eq!(denial.code(), "POLICY_DENIED");
-//! assert_eq!(
-//!     denial.message(),
-//!     "The call to \"delete_file\" was refused: this session may not use tools that delete data \
-//!      (destructive). Retrying will not help; ask the user to grant access."
-//! );
-//! assert!(policy.check(&delete, &Caller::new("ann").with_role("admin")).is_ok());
-//! ```
+//! The overview is in the docs of [`Policy`], where it is rendered.
 
 use crate::envelope::{Envelope, Status};
 use crate::error::ToolError;
@@ -305,6 +283,34 @@ impl Denial {
 /// 5. with [`Policy::only_tools`], a tool not listed is refused;
 /// 6. a tool is refused when one of its [effective effects](Effect::effective) is denied and not
 ///    granted to the caller (by id or role); otherwise it is allowed.
+///
+/// # Overview
+///
+/// Policy: which tools a caller may use, decided from the tools' declared side effects.
+///
+/// A [`Policy`] is checked at the execution boundary before any tool runs. [`Policy::check`] is a
+/// pure function of the policy, the tool's [`ToolSpec`] and the [`Caller`]; a refusal is a
+/// [`Denial`] whose message tells the model what was refused and that retrying will not help.
+///
+/// ```
+/// use tool_core::{Caller, Effect, Policy};
+/// # use tool_core::{Allow, Effects, ToolSpec};
+/// # let spec = |name: &str, effects: Effects| ToolSpec {
+/// #     name: name.into(), title: None, description: String::new(),
+/// #     input_schema: serde_json::json!({"type": "object"}), output_schema: None, effects,
+/// #     allows: vec![], timeout_ms: None, version: "1.0.0".into() };
+/// let delete = spec("delete_file", Effects { writes: true, destructive: true, ..Default::default() });
+/// let policy = Policy::read_only().grant_role("admin", [Effect::Writes, Effect::Destructive]);
+///
+/// let denial = policy.check(&delete, &Caller::anonymous()).unwrap_err();
+/// assert_eq!(denial.code(), "POLICY_DENIED");
+/// assert_eq!(
+///     denial.message(),
+///     "The call to \"delete_file\" was refused: this session may not use tools that delete data \
+///      (destructive). Retrying will not help; ask the user to grant access."
+/// );
+/// assert!(policy.check(&delete, &Caller::new("ann").with_role("admin")).is_ok());
+/// ```
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct Policy {
     denied_effects: BTreeSet<Effect>,

@@ -1,16 +1,6 @@
 //! Redaction of secrets in tool results: API keys, bearer tokens, private keys and passwords.
 //!
-//! A [`Redactor`] is built once per toolbox and applied to every result before the model reads it
-//! (and before anything is recorded). It knows the secret formats of common providers and accepts
-//! patterns the host adds. Each secret is replaced by `[REDACTED:<kind>]`, where `kind` names the
-//! pattern that matched, so the model can still tell that something was there.
-//!
-//! ```
-//! use tool_core::Redactor;
-//! let r = Redactor::new();
-//! let out = r.redact_str("key: AKIAIOSFODNN7EXAMPLE, db: postgres://app:hunter2@db:5432/main");
-//! assert_eq!(out, "key: [REDACTED:aws_access_key_id], db: postgres://app:[REDACTED:url_password]@db:5432/main");
-//! ```
+//! The overview is in the docs of [`Redactor`], where it is rendered.
 
 use crate::envelope::Envelope;
 use regex::{Captures, Regex, RegexSet};
@@ -302,6 +292,22 @@ pub enum RedactError {
 ///
 /// All regexes are compiled once, when the redactor is built; a [`RegexSet`] over all patterns
 /// decides in one pass which patterns need to run on a given text.
+///
+/// # Overview
+///
+/// Redaction of secrets in tool results: API keys, bearer tokens, private keys and passwords.
+///
+/// A [`Redactor`] is built once per toolbox and applied to every result before the model reads it
+/// (and before anything is recorded). It knows the secret formats of common providers and accepts
+/// patterns the host adds. Each secret is replaced by `[REDACTED:<kind>]`, where `kind` names the
+/// pattern that matched, so the model can still tell that something was there.
+///
+/// ```
+/// use tool_core::Redactor;
+/// let r = Redactor::new();
+/// let out = r.redact_str("key: AKIAIOSFODNN7EXAMPLE, db: postgres://app:hunter2@db:5432/main");
+/// assert_eq!(out, "key: [REDACTED:aws_access_key_id], db: postgres://app:[REDACTED:url_password]@db:5432/main");
+/// ```
 #[derive(Clone, Debug)]
 pub struct Redactor {
     rules: Vec<Rule>,
