@@ -20,8 +20,8 @@ mod tools;
 
 use std::sync::{Arc, OnceLock, Weak};
 use std::time::Duration;
-use toolsmith::approval::{sync_approver, Approval};
 use toolsmith::mcp::McpServer;
+use toolsmith::{sync_approver, Approval};
 use toolsmith::{tool, Policy, Progress, ToolError, Toolbox};
 
 const USAGE: &str = "usage: mcp_server ROOT [--http 127.0.0.1:PORT] [--allow-writes] [--demo]";

@@ -32,7 +32,21 @@
 //!
 //! See the README for the full tour: side effects, context injection, method tools, the result
 //! envelope and validation messages.
+//!
+//! # The surface
+//!
+//! Everything is reached through `toolsmith::`. The root carries the macros ([`tool`],
+//! [`tools`], [`model`]) and tool-core's curated surface, grouped by concern: defining tools
+//! ([`Tool`], [`ToolSpec`], [`Effects`], [`ToolError`], [`Reply`], [`Context`], [`Progress`]),
+//! building a toolbox ([`Toolbox`], [`ToolboxBuilder`], [`BuildError`]), calling ([`Arguments`],
+//! [`CallOptions`], [`Envelope`], [`Status`]) and the boundary ([`Policy`], [`Caller`],
+//! [`Approver`], [`Hooks`], [`RecordStore`], [`Redactor`], [`AuditSink`], [`Fault`]). Four
+//! namespaces are named on purpose: [`codes`] (the stable error codes), [`export`] (targets,
+//! artifacts, the snapshot check), [`lint`] and [`pipeline`] (host stages); with features also
+//! `mcp`, `workspace` and `sqlite`.
 
+// The curated surface of tool-core: its root items and its public namespaces (`codes`, `export`,
+// `lint`, `pipeline`, and `workspace`, `sqlite` with their features).
 pub use tool_core::*;
 
 #[cfg(feature = "mcp")]

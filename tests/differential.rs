@@ -1,4 +1,4 @@
-//! Differential tests: the compiled validator (`tool_core::validate::Validator`) must agree with
+//! Differential tests: the compiled validator (`tool_core::__internal::Validator`) must agree with
 //! a full JSON Schema 2020-12 validator (the `jsonschema` crate, formats asserted) on every
 //! keyword the schema generator emits, on edge values, and on pseudo-random instances against
 //! the schemas of real `#[tool]` declarations.
@@ -9,7 +9,7 @@ mod common;
 
 use common::instances::{instance_for, XorShift};
 use serde_json::{json, Value};
-use tool_core::validate::Validator;
+use tool_core::__internal::Validator;
 
 /// The reference verdict.
 fn reference(schema: &Value, instance: &Value) -> bool {
@@ -1047,7 +1047,7 @@ fn general_accepts(spec: &tool_core::ToolSpec, args: &Value) -> bool {
     } else {
         args.clone()
     };
-    tool_core::export::strip_null_optionals(&spec.input_schema, &mut args);
+    tool_core::__internal::strip_null_optionals(&spec.input_schema, &mut args);
     Validator::new(&spec.input_schema)
         .expect("the tool's schema compiles")
         .is_valid(&args)
@@ -1114,7 +1114,7 @@ fn both_paths(
 
 #[test]
 fn typed_decoding_agrees_with_the_validator_on_the_random_corpus() {
-    use tool_core::typed::Input;
+    use tool_core::__internal::Input;
     let (fast_tb, general_tb) = typed_toolboxes();
     let rt = tokio::runtime::Builder::new_current_thread()
         .enable_all()

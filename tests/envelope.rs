@@ -9,8 +9,8 @@ use serde_json::{json, Value};
 use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use std::sync::Arc;
 use std::time::Duration;
-use toolsmith::budget::{MemoryRecordStore, RecordStore};
 use toolsmith::{model, tool, Envelope, Reply, Status, Tool, ToolError, ToolSpec, Toolbox};
+use toolsmith::{MemoryRecordStore, RecordStore};
 
 // ---------------------------------------------------------------- one envelope per status
 
@@ -220,20 +220,17 @@ async fn status_timeout() {
 
 #[test]
 fn every_field_round_trips_under_its_documented_name() {
-    let env = Envelope {
-        status: Status::TemporaryFailure,
-        code: Some("BUSY".into()),
-        message: Some("Busy. Wait 5 seconds.".into()),
-        data: Some(json!({"queue": 3})),
-        missing: vec!["date".into()],
-        retry_after: Some(5),
-        truncated: true,
-        note: Some("Showing 1 of 2.".into()),
-        cursor: Some("c1.1..abcdefabcdef".into()),
-        reference: Some("rec_x_1".into()),
-        operation_id: Some("op_1".into()),
-        schema_version: "1".into(),
-    };
+    // Every field set (the envelope is `#[non_exhaustive]`: a new field is added here too).
+    let mut env = Envelope::error(Status::TemporaryFailure, "BUSY", "Busy. Wait 5 seconds.");
+    env.data = Some(json!({"queue": 3}));
+    env.missing = vec!["date".into()];
+    env.retry_after = Some(5);
+    env.truncated = true;
+    env.note = Some("Showing 1 of 2.".into());
+    env.cursor = Some("c1.1..abcdefabcdef".into());
+    env.reference = Some("rec_x_1".into());
+    env.operation_id = Some("op_1".into());
+    env.schema_version = "1".into();
     let v = serde_json::to_value(&env).unwrap();
     let keys: Vec<&str> = v.as_object().unwrap().keys().map(String::as_str).collect();
     assert_eq!(

@@ -10,7 +10,7 @@ mod tools;
 use common::call_blocking as call;
 use serde_json::{json, Value};
 use std::sync::{Arc, Mutex};
-use toolsmith::approval::{sync_approver, Approval};
+use toolsmith::{sync_approver, Approval};
 use toolsmith::{Envelope, Status, Toolbox};
 
 type Seen = Arc<Mutex<Vec<Value>>>;

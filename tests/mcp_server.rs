@@ -24,11 +24,11 @@ use std::sync::Arc;
 use std::time::Duration;
 use tokio::io::{AsyncBufReadExt, AsyncWriteExt, BufReader};
 use tokio::sync::Notify;
-use toolsmith::approval::{sync_approver, Approval};
-use toolsmith::audit::{AuditEvent, MemorySink};
 use toolsmith::export::ENVELOPE_META_KEY;
 use toolsmith::mcp::McpServer;
+use toolsmith::{sync_approver, Approval};
 use toolsmith::{tool, Caller, Policy, Progress, Toolbox};
+use toolsmith::{AuditEvent, MemorySink};
 
 /// A generous bound on every wait, so a broken server fails the test instead of hanging it.
 const BOUND: Duration = Duration::from_secs(30);
@@ -422,7 +422,7 @@ async fn cancellation_drops_the_call_sends_nothing_for_it_and_the_next_call_is_s
     })
     .await
     .expect("the cancelled call leaves an audit record");
-    assert_eq!(cancelled.code.as_deref(), Some(toolsmith::audit::CANCELLED));
+    assert_eq!(cancelled.code.as_deref(), Some(toolsmith::codes::CANCELLED));
     assert_eq!(cancelled.status, None, "{cancelled:?}");
     // The next call is served, and a ping after it: nothing answered request 2 in between.
     raw.send(json!({"jsonrpc": "2.0", "id": 3, "method": "tools/call",

@@ -471,7 +471,7 @@ fn no_schema_keyword_no_root_title_only_standard_formats() {
                 if let Some(f) = obj.get("format") {
                     let f = f.as_str().unwrap_or_default();
                     assert!(
-                        tool_core::schema::STANDARD_FORMATS.contains(&f),
+                        tool_core::__internal::STANDARD_FORMATS.contains(&f),
                         "{name} {which}{at}: non-standard format {f:?}"
                     );
                 }
@@ -656,7 +656,7 @@ fn outputs_satisfy_their_output_schema() {
         .tools(all_tools())
         .context(Library { books: 3 })
         // book_room requires approval; a host with no approver denies it.
-        .approver(toolsmith::approval::ApproveAll)
+        .approver(toolsmith::ApproveAll)
         .build()
         .expect("the toolbox builds");
     let calls = [

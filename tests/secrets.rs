@@ -7,7 +7,7 @@
 //! literal that secret scanners would flag.
 
 use serde_json::{json, Value};
-use toolsmith::redact::Redactor;
+use toolsmith::Redactor;
 use toolsmith::{tool, Envelope, Reply, Status, ToolError, Toolbox};
 
 /// A small deterministic generator (xorshift64*), so the corpus is the same on every run.

@@ -13,11 +13,12 @@ use common::{create_ticket, Runs, SharedStore};
 use serde_json::{json, Value};
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
-use toolsmith::approval::{fn_approver, Approval, ApprovalRequest, CallInfo, Hooks};
-use toolsmith::audit::{args_digest, MemorySink};
-use toolsmith::budget::{encode_cursor, page_digest, MemoryRecordStore, RecordStore};
-use toolsmith::policy::{Caller, Policy};
+use toolsmith::__internal::{encode_cursor, page_digest};
+use toolsmith::{args_digest, MemorySink};
+use toolsmith::{fn_approver, Approval, ApprovalRequest, CallInfo, Hooks};
 use toolsmith::{tool, CallOptions, Effects, Envelope, Status, Tool, ToolError, ToolSpec, Toolbox};
+use toolsmith::{Caller, Policy};
+use toolsmith::{MemoryRecordStore, RecordStore};
 
 /// Released by the test to let a running `book_room` finish.
 #[derive(Default)]

@@ -12,7 +12,7 @@
 
 use criterion::{criterion_group, criterion_main, Criterion, Throughput};
 use std::hint::black_box;
-use toolsmith::redact::Redactor;
+use toolsmith::Redactor;
 
 /// The built-in patterns as `tool-core/src/redact.rs` lists them, in its order.
 const PATTERNS: &[(&str, &str)] = &[

@@ -5,7 +5,7 @@ use std::path::Path;
 
 use serde_json::Value;
 use tool_core::export::{export, export_tool, McpVersion, Target};
-use tool_core::spec::{Effects, ToolSpec};
+use tool_core::{Effects, ToolSpec};
 
 use crate::input;
 use crate::{emit, CliError};

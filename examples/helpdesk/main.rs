@@ -7,8 +7,8 @@
 
 mod tools;
 
-use toolsmith::approval::{sync_approver, Approval};
 use toolsmith::export::{McpVersion, Target};
+use toolsmith::{sync_approver, Approval};
 
 #[tokio::main]
 async fn main() -> Result<(), Box<dyn std::error::Error>> {

@@ -6,7 +6,7 @@
 //! the hourly limit is checked by a before-hook, also before the approver is asked.
 
 use std::sync::{Arc, Mutex, MutexGuard, PoisonError};
-use toolsmith::approval::Approver;
+use toolsmith::Approver;
 use toolsmith::{codes, model, tool, BuildError, Hooks, Reply, ToolError, Toolbox};
 
 /// Tickets an account may open per hour.

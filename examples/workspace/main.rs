@@ -9,8 +9,8 @@ mod tools;
 
 use std::fs;
 use std::path::PathBuf;
-use toolsmith::approval::{sync_approver, Approval};
 use toolsmith::export::{McpVersion, Target};
+use toolsmith::{sync_approver, Approval};
 
 fn demo_dir() -> std::io::Result<PathBuf> {
     let base =

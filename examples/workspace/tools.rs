@@ -7,8 +7,8 @@
 //! Messages name the path the model gave, never the host path of the root.
 
 use std::sync::Arc;
-use toolsmith::approval::Approver;
 use toolsmith::workspace::{SearchLimits, WorkspaceError};
+use toolsmith::Approver;
 use toolsmith::{codes, model, tool, BuildError, Hooks, ToolError, Toolbox};
 
 pub use toolsmith::workspace::Workspace;
@@ -114,10 +114,9 @@ pub fn search_text(
 ) -> Result<Vec<TextMatch>, ToolError> {
     // The toolbox serves later pages; the tool always computes the whole result.
     let _ = cursor;
-    let limits = SearchLimits {
-        max_file_bytes: SEARCH_FILE_LIMIT,
-        max_matches: SEARCH_MATCH_LIMIT,
-    };
+    let limits = SearchLimits::default()
+        .with_max_file_bytes(SEARCH_FILE_LIMIT)
+        .with_max_matches(SEARCH_MATCH_LIMIT);
     let found = ws.search(path.as_deref(), &query, limits).map_err(|e| match e {
         WorkspaceError::NotFound { path } => ToolError::invalid_input(
             codes::NOT_FOUND,

@@ -42,9 +42,9 @@ mod http;
 pub use self::http::{HttpServer, MAX_REQUEST_BODY_BYTES, MCP_PATH};
 
 use crate::export::{mcp_call_parts, McpVersion, Target};
-use crate::progress::{with_progress, ProgressReport, ProgressSink};
 use crate::serde_json::{self, Value};
 use crate::{codes, CallOptions, Caller, Envelope, Status, ToolSpec, Toolbox};
+use crate::{with_progress, ProgressReport, ProgressSink};
 use rmcp::model::{
     CallToolRequestParams, CallToolResponse, CallToolResult, ContentBlock, Implementation,
     ListToolsResult, MetaObject, PaginatedRequestParams, ProgressNotificationParam,

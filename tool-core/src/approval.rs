@@ -1,26 +1,6 @@
 //! Human approval of consequential calls, and the before/after hooks around a call.
 //!
-//! An [`Approver`] sees the exact validated arguments of a call ([`ApprovalRequest`]) and answers
-//! [`Approval::Approved`] or [`Approval::Rejected`]. It is async and object-safe without the
-//! `async-trait` crate: it returns a boxed future.
-//!
-//! ```
-//! use tool_core::approval::{fn_approver, Approval, ApprovalRequest, Approver};
-//! use tool_core::policy::Caller;
-//! # use tool_core::spec::*;
-//! # let spec = ToolSpec { name: "delete_file".into(), title: Some("Delete file".into()),
-//! #     description: String::new(), input_schema: serde_json::json!({"type": "object"}),
-//! #     output_schema: None, effects: Effects { writes: true, destructive: true, ..Default::default() },
-//! #     allows: vec![], timeout_ms: None, version: "1.0.0".into() };
-//! let approver = fn_approver(|req: &ApprovalRequest| {
-//!     let ok = req.arguments["path"] != "/";
-//!     async move { if ok { Approval::Approved } else { Approval::rejected("not the root") } }
-//! });
-//! let req = ApprovalRequest::new(&spec, serde_json::json!({"path": "/"}), Caller::anonymous());
-//! let answer = tokio::runtime::Builder::new_current_thread().build().unwrap()
-//!     .block_on(approver.approve(&req));
-//! assert_eq!(answer, Approval::rejected("not the root"));
-//! ```
+//! The overview is in the docs of [`Approver`], where it is rendered.
 
 use crate::envelope::{Envelope, Status};
 use crate::error::ToolError;
@@ -34,6 +14,7 @@ use std::sync::Arc;
 
 /// What a human is asked to approve: the exact call that will run if approved.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[non_exhaustive]
 pub struct ApprovalRequest {
     /// The tool's name.
     pub tool: String,
@@ -48,7 +29,7 @@ pub struct ApprovalRequest {
     pub caller: Caller,
     /// A one-line summary for a confirmation prompt, e.g.
     /// `Delete file (delete_file; writes, destructive) with path="a.txt"`. Every value is shown
-    /// whole up to [`SUMMARY_VALUE_CHARS`] characters, or cut with a count of the characters not
+    /// whole up to 80 characters, or cut with a count of the characters not
     /// shown; control and bidirectional characters are escaped ([`escape_for_display`]).
     pub summary: String,
 }
@@ -129,7 +110,7 @@ fn is_deceptive(c: char) -> bool {
 /// person reads exactly the characters that are there.
 ///
 /// ```
-/// use tool_core::approval::escape_for_display;
+/// use tool_core::escape_for_display;
 /// assert_eq!(escape_for_display("pay\u{202E}EMCA"), "pay\\u{202e}EMCA");
 /// ```
 pub fn escape_for_display(text: &str) -> String {
@@ -177,7 +158,7 @@ impl Approval {
     /// `None` when approved.
     ///
     /// ```
-    /// use tool_core::approval::Approval;
+    /// use tool_core::Approval;
     /// let e = Approval::rejected("wrong folder").into_tool_error("delete_file").unwrap();
     /// assert_eq!(e.message(), "The user declined the call to \"delete_file\" (reason: wrong folder). \
     ///     It did not run. Do not retry unless the user asks.");
@@ -205,6 +186,32 @@ pub type ApprovalFuture<'a> = Pin<Box<dyn Future<Output = Approval> + Send + 'a>
 /// Decides whether a consequential call may run, usually by asking a human.
 ///
 /// Object-safe: store it as `Arc<dyn Approver>`.
+///
+/// # Overview
+///
+/// Human approval of consequential calls, and the before/after hooks around a call.
+///
+/// An [`Approver`] sees the exact validated arguments of a call ([`ApprovalRequest`]) and answers
+/// [`Approval::Approved`] or [`Approval::Rejected`]. It is async and object-safe without the
+/// `async-trait` crate: it returns a boxed future.
+///
+/// ```
+/// use tool_core::{fn_approver, Approval, ApprovalRequest, Approver};
+/// use tool_core::Caller;
+/// # use tool_core::{Allow, Effects, ToolSpec};
+/// # let spec = ToolSpec { name: "delete_file".into(), title: Some("Delete file".into()),
+/// #     description: String::new(), input_schema: serde_json::json!({"type": "object"}),
+/// #     output_schema: None, effects: Effects { writes: true, destructive: true, ..Default::default() },
+/// #     allows: vec![], timeout_ms: None, version: "1.0.0".into() };
+/// let approver = fn_approver(|req: &ApprovalRequest| {
+///     let ok = req.arguments["path"] != "/";
+///     async move { if ok { Approval::Approved } else { Approval::rejected("not the root") } }
+/// });
+/// let req = ApprovalRequest::new(&spec, serde_json::json!({"path": "/"}), Caller::anonymous());
+/// let answer = tokio::runtime::Builder::new_current_thread().build().unwrap()
+///     .block_on(approver.approve(&req));
+/// assert_eq!(answer, Approval::rejected("not the root"));
+/// ```
 pub trait Approver: Send + Sync {
     /// Answers `req`. The toolbox runs the tool only on [`Approval::Approved`].
     fn approve<'a>(&'a self, req: &'a ApprovalRequest) -> ApprovalFuture<'a>;
@@ -274,7 +281,7 @@ where
 /// An approver from a synchronous decision.
 ///
 /// ```
-/// use tool_core::approval::{sync_approver, Approval, Approver};
+/// use tool_core::{sync_approver, Approval, Approver};
 /// let only_small = sync_approver(|req| {
 ///     if req.arguments["amount"].as_u64().unwrap_or(u64::MAX) <= 100 { Approval::Approved }
 ///     else { Approval::rejected("amount over 100") }
@@ -292,6 +299,7 @@ where
 
 /// What hooks see of a call.
 #[derive(Clone, Copy, Debug)]
+#[non_exhaustive]
 pub struct CallInfo<'a> {
     /// The tool's name.
     pub tool: &'a str,
@@ -301,6 +309,24 @@ pub struct CallInfo<'a> {
     pub caller: &'a Caller,
     /// The call's operation id.
     pub operation_id: &'a str,
+}
+
+impl<'a> CallInfo<'a> {
+    /// What hooks see of a call to `tool` with `arguments` by `caller` (a host testing its hooks
+    /// builds one; the toolbox builds the real ones).
+    pub fn new(
+        tool: &'a str,
+        arguments: &'a Value,
+        caller: &'a Caller,
+        operation_id: &'a str,
+    ) -> Self {
+        CallInfo {
+            tool,
+            arguments,
+            caller,
+            operation_id,
+        }
+    }
 }
 
 /// A hook that runs before a call (after policy, before approval). Returning an error stops the
@@ -315,15 +341,15 @@ pub type AfterHook = Arc<dyn Fn(&CallInfo<'_>, &mut Envelope) + Send + Sync>;
 /// The before- and after-hooks of a toolbox, run in the order they were added.
 ///
 /// ```
-/// use tool_core::approval::{CallInfo, Hooks};
-/// use tool_core::policy::Caller;
+/// use tool_core::{CallInfo, Hooks};
+/// use tool_core::Caller;
 /// use tool_core::{Envelope, Status, ToolError};
 /// let hooks = Hooks::new()
 ///     .before(|call| if call.tool == "drop_db" { Err(ToolError::denied("BLOCKED", "Blocked here.")) } else { Ok(()) })
 ///     .after(|_, env| { env.status = Status::Failed; env.note = Some("seen".into()); });
 /// let args = serde_json::json!({});
 /// let caller = Caller::anonymous();
-/// let call = CallInfo { tool: "list", arguments: &args, caller: &caller, operation_id: "op_1" };
+/// let call = CallInfo::new("list", &args, &caller, "op_1");
 /// assert!(hooks.run_before(&call).is_ok());
 /// let mut env = Envelope::ok(serde_json::json!(1));
 /// hooks.run_after(&call, &mut env);

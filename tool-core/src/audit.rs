@@ -1,33 +1,6 @@
 //! The audit trail: one record per call, registration and deregistration.
 //!
-//! An [`AuditRecord`] says which tool ran, which description version the model read
-//! (`fingerprint`), which implementation ran (`version`), for whom, with what outcome and how long
-//! it took. It never holds argument values or results — only a keyed digest of the arguments
-//! ([`keyed_args_digest`], with the toolbox's audit key) — so the trail can be kept without
-//! holding secrets, and a low-entropy argument (a PIN) cannot be recovered by hashing every
-//! candidate.
-//!
-//! Every call leaves exactly one record, including a call whose future the host drops before it
-//! finishes: that record has no `status` and the code [`CANCELLED`], and its `detail` says whether
-//! the tool had started (then its effects are unknown).
-//!
-//! ```
-//! use tool_core::audit::{AuditRecord, AuditSink, MemorySink};
-//! use tool_core::policy::Caller;
-//! use tool_core::Envelope;
-//! # use tool_core::spec::*;
-//! # let spec = ToolSpec { name: "search".into(), title: None, description: "Searches.".into(),
-//! #     input_schema: serde_json::json!({"type": "object"}), output_schema: None,
-//! #     effects: Effects { read_only: true, ..Default::default() }, allows: vec![], timeout_ms: None,
-//! #     version: "1.2.0".into() };
-//! let sink = MemorySink::new();
-//! let args = serde_json::json!({"query": "secret plans"});
-//! let env = Envelope::ok(serde_json::json!([]));
-//! let rec = AuditRecord::call("op_1", &spec, &Caller::new("ann"), &args, &env, std::time::Duration::from_millis(12));
-//! sink.record(&rec);
-//! let line = serde_json::to_string(&sink.records()[0]).unwrap();
-//! assert!(line.contains("\"status\":\"ok\"") && !line.contains("secret plans"));
-//! ```
+//! The overview is in the docs of [`AuditSink`], where it is rendered.
 
 use crate::envelope::{Envelope, Status};
 use crate::policy::Caller;
@@ -45,6 +18,7 @@ use std::time::{Duration, SystemTime, UNIX_EPOCH};
 /// What an audit record is about.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
+#[non_exhaustive]
 pub enum AuditEvent {
     /// A call to a tool (whatever its outcome).
     Call,
@@ -58,6 +32,7 @@ pub enum AuditEvent {
 ///
 /// Serialized as one flat JSON object; fields that carry nothing are left out.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[non_exhaustive]
 pub struct AuditRecord {
     /// The operation id, shared with the call's envelope.
     pub operation_id: String,
@@ -172,8 +147,8 @@ pub use crate::codes::CANCELLED;
 /// test a guess of the arguments against a digest.
 ///
 /// ```
-/// use tool_core::audit::{args_digest, keyed_args_digest};
-/// use tool_core::secret::SecretKey;
+/// use tool_core::{args_digest, keyed_args_digest};
+/// use tool_core::SecretKey;
 /// let key = SecretKey::random();
 /// let pin = serde_json::json!({"pin": "4821"});
 /// assert_eq!(keyed_args_digest(&key, &pin), keyed_args_digest(&key, &pin));
@@ -187,8 +162,8 @@ pub fn keyed_args_digest(key: &crate::secret::SecretKey, args: &Value) -> String
 /// characters: equal arguments give equal digests whatever their key order.
 ///
 /// ```
-/// let a = tool_core::audit::args_digest(&serde_json::json!({"a": 1, "b": [true]}));
-/// let b = tool_core::audit::args_digest(&serde_json::json!({"b": [true], "a": 1}));
+/// let a = tool_core::args_digest(&serde_json::json!({"a": 1, "b": [true]}));
+/// let b = tool_core::args_digest(&serde_json::json!({"b": [true], "a": 1}));
 /// assert_eq!(a, b);
 /// assert_eq!(a.len(), 16);
 /// ```
@@ -204,9 +179,9 @@ pub fn args_digest(args: &Value) -> String {
 /// ```
 /// use std::time::{Duration, UNIX_EPOCH};
 /// let t = UNIX_EPOCH + Duration::from_millis(951_782_400_123); // 2000-02-29
-/// assert_eq!(tool_core::audit::rfc3339(t), "2000-02-29T00:00:00.123Z");
+/// assert_eq!(tool_core::__internal::rfc3339(t), "2000-02-29T00:00:00.123Z");
 /// let far = UNIX_EPOCH + Duration::from_secs(400_000_000_000);
-/// assert_eq!(tool_core::audit::rfc3339(far), "9999-12-31T23:59:59.999Z");
+/// assert_eq!(tool_core::__internal::rfc3339(far), "9999-12-31T23:59:59.999Z");
 /// ```
 pub fn rfc3339(t: SystemTime) -> String {
     // humantime formats the years 1970 to 9999; times outside are clamped here.
@@ -242,7 +217,40 @@ pub fn new_operation_id() -> String {
 
 /// Where audit records go. A sink never fails a call: a sink that can fail implements
 /// [`try_record`](AuditSink::try_record), and the toolbox counts each error (and each panic) as
-/// a fault ([`crate::fault`]) and passes it to the host's callback.
+/// a [`Fault`](crate::Fault) and passes it to the host's callback.
+///
+/// # Overview
+///
+/// The audit trail: one record per call, registration and deregistration.
+///
+/// An [`AuditRecord`] says which tool ran, which description version the model read
+/// (`fingerprint`), which implementation ran (`version`), for whom, with what outcome and how long
+/// it took. It never holds argument values or results — only a keyed digest of the arguments
+/// ([`keyed_args_digest`], with the toolbox's audit key) — so the trail can be kept without
+/// holding secrets, and a low-entropy argument (a PIN) cannot be recovered by hashing every
+/// candidate.
+///
+/// Every call leaves exactly one record, including a call whose future the host drops before it
+/// finishes: that record has no `status` and the code [`CANCELLED`], and its `detail` says whether
+/// the tool had started (then its effects are unknown).
+///
+/// ```
+/// use tool_core::{AuditRecord, AuditSink, MemorySink};
+/// use tool_core::Caller;
+/// use tool_core::Envelope;
+/// # use tool_core::{Allow, Effects, ToolSpec};
+/// # let spec = ToolSpec { name: "search".into(), title: None, description: "Searches.".into(),
+/// #     input_schema: serde_json::json!({"type": "object"}), output_schema: None,
+/// #     effects: Effects { read_only: true, ..Default::default() }, allows: vec![], timeout_ms: None,
+/// #     version: "1.2.0".into() };
+/// let sink = MemorySink::new();
+/// let args = serde_json::json!({"query": "secret plans"});
+/// let env = Envelope::ok(serde_json::json!([]));
+/// let rec = AuditRecord::call("op_1", &spec, &Caller::new("ann"), &args, &env, std::time::Duration::from_millis(12));
+/// sink.record(&rec);
+/// let line = serde_json::to_string(&sink.records()[0]).unwrap();
+/// assert!(line.contains("\"status\":\"ok\"") && !line.contains("secret plans"));
+/// ```
 pub trait AuditSink: Send + Sync {
     /// Records one entry.
     fn record(&self, rec: &AuditRecord);

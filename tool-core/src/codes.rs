@@ -91,7 +91,7 @@ pub const INVALID_INPUT: &str = "INVALID_INPUT";
 pub const ARGUMENTS_TOO_LARGE: &str = "ARGUMENTS_TOO_LARGE";
 
 /// The arguments nest arrays and objects deeper than
-/// [`MAX_ARGUMENT_DEPTH`](crate::limits::MAX_ARGUMENT_DEPTH).
+/// 128 levels.
 ///
 /// Status `invalid_input`. The agent sends flatter data.
 pub const ARGUMENTS_TOO_DEEP: &str = "ARGUMENTS_TOO_DEEP";

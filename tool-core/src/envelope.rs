@@ -101,6 +101,7 @@ impl std::fmt::Display for Status {
 /// | `operation_id` | string | always, once the call went through a toolbox |
 /// | `schema_version` | string | always ([`ENVELOPE_SCHEMA_VERSION`]) |
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[non_exhaustive]
 pub struct Envelope {
     /// The outcome; says who acts next.
     pub status: Status,

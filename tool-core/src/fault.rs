@@ -3,35 +3,7 @@
 //! silently: it is counted ([`Toolbox::faults`](crate::Toolbox::faults)) and passed to the
 //! callback the host sets with [`ToolboxBuilder::on_fault`](crate::ToolboxBuilder::on_fault).
 //!
-//! ```
-//! use std::sync::{Arc, Mutex};
-//! use tool_core::audit::{AuditRecord, AuditSink};
-//! use tool_core::fault::{BackendError, FaultKind};
-//! use tool_core::{tool::Tool, spec::Effects, Toolbox};
-//!
-//! /// A sink whose disk is full.
-//! struct FullDisk;
-//! impl AuditSink for FullDisk {
-//!     fn record(&self, _rec: &AuditRecord) {}
-//!     fn try_record(&self, _rec: &AuditRecord) -> Result<(), BackendError> {
-//!         Err(BackendError::new("no space left on device"))
-//!     }
-//! }
-//!
-//! let seen = Arc::new(Mutex::new(Vec::new()));
-//! let log = Arc::clone(&seen);
-//! let toolbox = Toolbox::builder()
-//!     .audit(FullDisk)
-//!     .on_fault(move |f| log.lock().unwrap().push(f.kind))
-//!     .build()
-//!     .unwrap();
-//! # let _ = Effects::default(); let _: Option<Tool> = None;
-//! let env = tokio::runtime::Builder::new_current_thread().build().unwrap()
-//!     .block_on(toolbox.call("no_such_tool", "{}"));
-//! assert_eq!(env.code.as_deref(), Some("UNKNOWN_TOOL")); // the call still answers
-//! assert_eq!(toolbox.faults().audit_sink, 1);
-//! assert_eq!(*seen.lock().unwrap(), vec![FaultKind::AuditSink]);
-//! ```
+//! The overview is in the docs of [`Fault`], where it is rendered.
 
 use crate::budget::RecordStore;
 use crate::idempotency::StoredOutcome;
@@ -75,6 +47,43 @@ pub enum FaultKind {
 }
 
 /// One fault, as the [`on_fault`](crate::ToolboxBuilder::on_fault) callback receives it.
+///
+/// # Overview
+///
+/// Faults of the host's own parts during a call: an audit sink or a record store that fails, an
+/// approver that panics. The call still answers with an envelope; the fault is never dropped
+/// silently: it is counted ([`Toolbox::faults`](crate::Toolbox::faults)) and passed to the
+/// callback the host sets with [`ToolboxBuilder::on_fault`](crate::ToolboxBuilder::on_fault).
+///
+/// ```
+/// use std::sync::{Arc, Mutex};
+/// use tool_core::{AuditRecord, AuditSink};
+/// use tool_core::{BackendError, FaultKind};
+/// use tool_core::{Effects, Tool, Toolbox};
+///
+/// /// A sink whose disk is full.
+/// struct FullDisk;
+/// impl AuditSink for FullDisk {
+///     fn record(&self, _rec: &AuditRecord) {}
+///     fn try_record(&self, _rec: &AuditRecord) -> Result<(), BackendError> {
+///         Err(BackendError::new("no space left on device"))
+///     }
+/// }
+///
+/// let seen = Arc::new(Mutex::new(Vec::new()));
+/// let log = Arc::clone(&seen);
+/// let toolbox = Toolbox::builder()
+///     .audit(FullDisk)
+///     .on_fault(move |f| log.lock().unwrap().push(f.kind))
+///     .build()
+///     .unwrap();
+/// # let _ = Effects::default(); let _: Option<Tool> = None;
+/// let env = tokio::runtime::Builder::new_current_thread().build().unwrap()
+///     .block_on(toolbox.call("no_such_tool", "{}"));
+/// assert_eq!(env.code.as_deref(), Some("UNKNOWN_TOOL")); // the call still answers
+/// assert_eq!(toolbox.faults().audit_sink, 1);
+/// assert_eq!(*seen.lock().unwrap(), vec![FaultKind::AuditSink]);
+/// ```
 #[derive(Clone, Debug, PartialEq, Eq)]
 #[non_exhaustive]
 pub struct Fault {

@@ -3,50 +3,131 @@
 //!
 //! Application crates depend on the `toolsmith` facade, which re-exports this crate and the
 //! `#[tool]` macro; this crate is usable on its own to lint or export tool lists.
+//!
+//! # The public surface
+//!
+//! Everything a user writes against is at the crate root, except four namespaces named on
+//! purpose: [`codes`] (the stable error codes), [`export`] (targets, artifacts, the snapshot
+//! check, the MCP result), [`lint`] (the rule set) and [`pipeline`] (the order of the call
+//! pipeline and host stages); with their features, `workspace` and `sqlite` as well.
+//!
+//! **Defining tools.** [`Tool`] (what `#[tool]` produces, or [`Tool::from_fn`] at run time),
+//! [`ToolSpec`] with its [`Effects`] and [`Allow`]s, [`ToolError`] (one constructor per
+//! status), [`Reply`] (a result with a note), [`Context`] (values injected into `#[context]`
+//! parameters), [`Progress`] (progress reports of a long call).
+//!
+//! **Building a toolbox.** [`Toolbox::builder`] gives a [`ToolboxBuilder`]; [`build`] fails with
+//! a [`BuildError`] listing every [`Problem`]; [`Toolbox::deregister`] fails with
+//! [`NotRegistered`].
+//!
+//! **Calling and the envelope.** [`Toolbox::call`], [`call_as`] and [`call_with`] take
+//! [`Arguments`] (JSON text or a value) and [`CallOptions`], and answer an [`Envelope`] whose
+//! [`Status`] is one of a closed set.
+//!
+//! **The boundary.**
+//! - Policy: [`Policy`] decides from the [`Caller`] and the tool's [`Effect`]s; a refusal is a
+//!   [`Denial`] with its [`DenialReason`].
+//! - Approval and hooks: an [`Approver`] ([`approve_all`], [`reject_all`], [`fn_approver`],
+//!   [`sync_approver`]) answers an [`ApprovalRequest`] with an [`Approval`]; [`Hooks`] see a
+//!   [`CallInfo`] before and the envelope after a call.
+//! - Idempotency, budgets and record stores: a [`RecordStore`] ([`MemoryRecordStore`], or
+//!   `sqlite::SqliteRecordStore`) keeps pages of cut results and the [`StoredOutcome`]s of
+//!   idempotent writes; the budget is set with [`ToolboxBuilder::output_budget`] and
+//!   [`Tool::with_output_budget`], keys with [`CallOptions::idempotency_key`] and
+//!   [`Tool::with_idempotency_key`].
+//! - Redaction: [`Redactor`] (fails to build with a [`RedactError`]).
+//! - Audit: an [`AuditSink`] ([`MemorySink`], [`JsonLinesSink`]) receives an [`AuditRecord`] per
+//!   [`AuditEvent`]; its argument digest is [`keyed_args_digest`] under the toolbox's
+//!   [`SecretKey`] ([`args_digest`] unkeyed).
+//! - Faults: a failing host part is a [`Fault`] of a [`FaultKind`], counted in [`FaultCounts`];
+//!   backends report a [`BackendError`].
+//! - Host stages: [`pipeline::Stage`], placed with [`ToolboxBuilder::stage`] before a
+//!   [`pipeline::StageId`] of [`pipeline::ORDER`].
+//!
+//! **Exports and the snapshot.** [`export::export`] lowers specs for an [`export::Target`];
+//! [`export::write_artifacts`] writes every target, [`export::check_snapshot`] checks them in CI;
+//! [`export::mcp_call_result`] is the MCP result of an envelope.
+//!
+//! **Lint.** [`lint::lint`], [`lint::lint_with`] with a [`lint::LintConfig`],
+//! [`lint::lint_tool_list`] for third-party lists, [`lint::measure_specs`] for context cost.
+//!
+//! [`build`]: ToolboxBuilder::build
+//! [`call_as`]: Toolbox::call_as
+//! [`call_with`]: Toolbox::call_with
 #![warn(missing_docs)]
 
-pub mod approval;
-pub mod audit;
-pub mod budget;
+mod approval;
+mod audit;
+mod budget;
 pub mod codes;
-pub mod context;
-pub mod envelope;
-pub mod error;
+mod context;
+mod envelope;
+mod error;
 pub mod export;
-pub mod fault;
-pub mod idempotency;
-pub mod limits;
+mod fault;
+mod idempotency;
+mod limits;
 pub mod lint;
-pub mod output_text;
+mod output_text;
 pub mod pipeline;
-pub mod policy;
-pub mod progress;
-pub mod redact;
-pub mod reply;
-pub mod schema;
-pub mod secret;
-pub mod spec;
+mod policy;
+mod progress;
+mod redact;
+mod reply;
+mod schema;
+mod secret;
+mod spec;
 #[cfg(feature = "sqlite")]
 pub mod sqlite;
-pub mod store;
-pub mod tool;
-pub mod toolbox;
-pub mod typed;
-pub mod validate;
+mod store;
+mod tool;
+mod toolbox;
+mod typed;
+mod validate;
 #[cfg(feature = "workspace")]
 pub mod workspace;
 
-pub use approval::{Approval, ApprovalRequest, Approver, Hooks};
-pub use audit::{AuditRecord, AuditSink, JsonLinesSink, MemorySink};
+// Defining tools.
 pub use context::Context;
-pub use envelope::{Envelope, Status};
 pub use error::ToolError;
-pub use policy::{Caller, Policy};
-pub use progress::Progress;
+pub use progress::{with_progress, Progress, ProgressReport, ProgressSink};
 pub use reply::Reply;
 pub use spec::{Allow, Effects, ToolSpec};
 pub use tool::Tool;
-pub use toolbox::{Arguments, BuildError, CallOptions, Problem, Toolbox, ToolboxBuilder};
+
+// Building a toolbox.
+pub use toolbox::{BuildError, NotRegistered, Problem, Toolbox, ToolboxBuilder};
+
+// Calling and the envelope.
+pub use envelope::{Envelope, Status, ENVELOPE_SCHEMA_VERSION};
+pub use toolbox::{Arguments, CallOptions};
+
+// The boundary: policy.
+pub use policy::{Caller, Denial, DenialReason, Effect, Policy};
+
+// The boundary: approval and hooks.
+pub use approval::{
+    approve_all, escape_for_display, fn_approver, reject_all, sync_approver, AfterHook, Approval,
+    ApprovalFuture, ApprovalRequest, ApproveAll, Approver, BeforeHook, CallInfo, FnApprover, Hooks,
+    RejectAll,
+};
+
+// The boundary: idempotency, budgets and record stores.
+pub use idempotency::StoredOutcome;
+pub use store::{MemoryRecordStore, RecordStore};
+
+// The boundary: redaction.
+pub use redact::{RedactError, Redactor};
+
+// The boundary: audit.
+pub use audit::{
+    args_digest, keyed_args_digest, AuditEvent, AuditRecord, AuditSink, JsonLinesSink, MemorySink,
+};
+pub use secret::SecretKey;
+
+// The boundary: faults.
+pub use fault::{BackendError, Fault, FaultCounts, FaultHandler, FaultKind};
+
 #[cfg(feature = "workspace")]
 pub use workspace::{Workspace, WorkspaceError};
 
@@ -73,7 +154,7 @@ pub mod __private {
     pub use serde;
     pub use serde_json::Value;
 
-    /// The typed fast path's pieces ([`crate::typed`]).
+    /// The typed fast path's pieces.
     pub mod typed {
         pub use crate::typed::{
             starts_object, wrong_arguments, Known, KnownType, PatternCell, Probe, TypeProbe,
@@ -159,4 +240,22 @@ pub mod __private {
     pub fn unit_output() -> Result<Reply<Value>, ToolError> {
         Ok(Reply::new(Value::Null))
     }
+}
+
+/// Internals the workspace's own tests, benches, fuzz target and CLI reach into. Not public API:
+/// anything here may change or go in any release.
+#[doc(hidden)]
+pub mod __internal {
+    pub use crate::audit::{new_operation_id, rfc3339};
+    pub use crate::budget::{
+        decode_cursor, encode_cursor, fit, fit_envelope, fits, json_chars, page_digest,
+        CursorError, CursorPosition, Fitted, OutputBudget, PageRequest, DEFAULT_HINT,
+        DEFAULT_MAX_CHARS,
+    };
+    pub use crate::idempotency::{Gate, IdempotencyGate, IdempotencyKey, Refusal};
+    pub use crate::pipeline::validate::strip_null_optionals;
+    pub use crate::schema::{clean_document, input_schema, ParamDef, STANDARD_FORMATS};
+    pub use crate::spec::canonical_json;
+    pub use crate::typed::Input;
+    pub use crate::validate::Validator;
 }

@@ -45,13 +45,6 @@ fn too_large(size: Option<usize>, limit: usize) -> Box<Envelope> {
 }
 
 /// Refuses JSON text longer than `limit` bytes, before it is parsed.
-///
-/// ```
-/// use tool_core::limits::check_text;
-/// assert!(check_text(r#"{"a": 1}"#, 100).is_ok());
-/// let env = check_text(&"x".repeat(101), 100).unwrap_err();
-/// assert_eq!(env.code.as_deref(), Some("ARGUMENTS_TOO_LARGE"));
-/// ```
 pub fn check_text(text: &str, limit: usize) -> Result<(), Box<Envelope>> {
     if text.len() > limit {
         return Err(too_large(Some(text.len()), limit));
@@ -62,13 +55,6 @@ pub fn check_text(text: &str, limit: usize) -> Result<(), Box<Envelope>> {
 /// Refuses parsed arguments whose JSON text would be longer than `limit` bytes (estimated from
 /// above for numbers) or that nest deeper than [`MAX_ARGUMENT_DEPTH`]. Stops measuring as soon as
 /// a limit is passed, and never recurses.
-///
-/// ```
-/// use tool_core::limits::check_value;
-/// assert!(check_value(&serde_json::json!({"a": [1, 2]}), 100).is_ok());
-/// let env = check_value(&serde_json::json!({"a": "x".repeat(200)}), 100).unwrap_err();
-/// assert_eq!(env.code.as_deref(), Some("ARGUMENTS_TOO_LARGE"));
-/// ```
 pub fn check_value(value: &Value, limit: usize) -> Result<(), Box<Envelope>> {
     let mut size = 0usize;
     let mut stack: Vec<(&Value, usize)> = vec![(value, 1)];
@@ -136,8 +122,22 @@ pub(crate) fn deeper_than(value: &Value, limit: usize) -> bool {
 
 #[cfg(test)]
 mod tests {
-    use super::deeper_than;
+    use super::{check_text, check_value, deeper_than};
     use serde_json::{json, Value};
+
+    #[test]
+    fn text_over_the_limit_is_refused_before_parsing() {
+        assert!(check_text(r#"{"a": 1}"#, 100).is_ok());
+        let env = check_text(&"x".repeat(101), 100).unwrap_err();
+        assert_eq!(env.code.as_deref(), Some("ARGUMENTS_TOO_LARGE"));
+    }
+
+    #[test]
+    fn a_value_over_the_limit_is_refused() {
+        assert!(check_value(&json!({"a": [1, 2]}), 100).is_ok());
+        let env = check_value(&json!({"a": "x".repeat(200)}), 100).unwrap_err();
+        assert_eq!(env.code.as_deref(), Some("ARGUMENTS_TOO_LARGE"));
+    }
 
     fn nested(levels: usize) -> Value {
         let mut v = Value::from(1);

@@ -1,28 +1,6 @@
 //! Policy: which tools a caller may use, decided from the tools' declared side effects.
 //!
-//! A [`Policy`] is checked at the execution boundary before any tool runs. [`Policy::check`] is a
-//! pure function of the policy, the tool's [`ToolSpec`] and the [`Caller`]; a refusal is a
-//! [`Denial`] whose message tells the model what was refused and that retrying will not help.
-//!
-//! ```
-//! use tool_core::policy::{Caller, Effect, Policy};
-//! # use tool_core::spec::*;
-//! # let spec = |name: &str, effects: Effects| ToolSpec {
-//! #     name: name.into(), title: None, description: String::new(),
-//! #     input_schema: serde_json::json!({"type": "object"}), output_schema: None, effects,
-//! #     allows: vec![], timeout_ms: None, version: "1.0.0".into() };
-//! let delete = spec("delete_file", Effects { writes: true, destructive: true, ..Default::default() });
-//! let policy = Policy::read_only().grant_role("admin", [Effect::Writes, Effect::Destructive]);
-//!
-//! let denial = policy.check(&delete, &Caller::anonymous()).unwrap_err();
-//! assert_eq!(denial.code(), "POLICY_DENIED");
-//! assert_eq!(
-//!     denial.message(),
-//!     "The call to \"delete_file\" was refused: this session may not use tools that delete data \
-//!      (destructive). Retrying will not help; ask the user to grant access."
-//! );
-//! assert!(policy.check(&delete, &Caller::new("ann").with_role("admin")).is_ok());
-//! ```
+//! The overview is in the docs of [`Policy`], where it is rendered.
 
 use crate::envelope::{Envelope, Status};
 use crate::error::ToolError;
@@ -33,6 +11,7 @@ use std::collections::{BTreeMap, BTreeSet};
 /// One side effect a tool can declare (a field of [`Effects`]), as a policy names it.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
+#[non_exhaustive]
 pub enum Effect {
     /// Deletes or overwrites state irreversibly.
     Destructive,
@@ -130,6 +109,7 @@ impl std::fmt::Display for Effect {
 
 /// Who is calling: an identity with roles and scopes, or nobody in particular.
 #[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[non_exhaustive]
 pub struct Caller {
     /// The caller's identity (a user or service id); `None` for an anonymous caller.
     pub id: Option<String>,
@@ -149,7 +129,7 @@ impl Caller {
     /// no identity: the caller is anonymous.
     ///
     /// ```
-    /// use tool_core::policy::Caller;
+    /// use tool_core::Caller;
     /// assert!(Caller::new("").is_anonymous());
     /// assert_eq!(Caller::new("ann").id(), Some("ann"));
     /// ```
@@ -198,6 +178,7 @@ impl Caller {
 
 /// Why a call was refused by a [`Policy`].
 #[derive(Clone, Debug, PartialEq, Eq)]
+#[non_exhaustive]
 pub enum DenialReason {
     /// The tool declares an effect this session does not allow.
     Effect(Effect),
@@ -214,6 +195,7 @@ pub enum DenialReason {
 /// A refusal by a [`Policy`]: what was refused and why, in a message the model can act on.
 #[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
 #[error("{}", self.message())]
+#[non_exhaustive]
 pub struct Denial {
     /// The tool the call was for.
     pub tool: String,
@@ -225,6 +207,14 @@ pub struct Denial {
 pub use crate::codes::POLICY_DENIED;
 
 impl Denial {
+    /// A refusal of a call to `tool` for `reason`.
+    pub fn new(tool: impl Into<String>, reason: DenialReason) -> Self {
+        Denial {
+            tool: tool.into(),
+            reason,
+        }
+    }
+
     /// The stable code: [`POLICY_DENIED`].
     pub fn code(&self) -> &'static str {
         POLICY_DENIED
@@ -293,6 +283,34 @@ impl Denial {
 /// 5. with [`Policy::only_tools`], a tool not listed is refused;
 /// 6. a tool is refused when one of its [effective effects](Effect::effective) is denied and not
 ///    granted to the caller (by id or role); otherwise it is allowed.
+///
+/// # Overview
+///
+/// Policy: which tools a caller may use, decided from the tools' declared side effects.
+///
+/// A [`Policy`] is checked at the execution boundary before any tool runs. [`Policy::check`] is a
+/// pure function of the policy, the tool's [`ToolSpec`] and the [`Caller`]; a refusal is a
+/// [`Denial`] whose message tells the model what was refused and that retrying will not help.
+///
+/// ```
+/// use tool_core::{Caller, Effect, Policy};
+/// # use tool_core::{Allow, Effects, ToolSpec};
+/// # let spec = |name: &str, effects: Effects| ToolSpec {
+/// #     name: name.into(), title: None, description: String::new(),
+/// #     input_schema: serde_json::json!({"type": "object"}), output_schema: None, effects,
+/// #     allows: vec![], timeout_ms: None, version: "1.0.0".into() };
+/// let delete = spec("delete_file", Effects { writes: true, destructive: true, ..Default::default() });
+/// let policy = Policy::read_only().grant_role("admin", [Effect::Writes, Effect::Destructive]);
+///
+/// let denial = policy.check(&delete, &Caller::anonymous()).unwrap_err();
+/// assert_eq!(denial.code(), "POLICY_DENIED");
+/// assert_eq!(
+///     denial.message(),
+///     "The call to \"delete_file\" was refused: this session may not use tools that delete data \
+///      (destructive). Retrying will not help; ask the user to grant access."
+/// );
+/// assert!(policy.check(&delete, &Caller::new("ann").with_role("admin")).is_ok());
+/// ```
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct Policy {
     denied_effects: BTreeSet<Effect>,

@@ -1,35 +1,13 @@
 //! Progress reports from a running tool to whoever called it.
 //!
-//! A tool takes the handle as a context parameter (`#[context] progress: &Progress`); every
-//! toolbox supplies one. A transport that can deliver reports (the MCP server, when the client
-//! sent a progress token) runs the call inside [`with_progress`]; everywhere else
-//! [`Progress::report`] does nothing, so a tool never has to ask whether anyone listens.
-//!
-//! ```
-//! use std::sync::{Arc, Mutex};
-//! use tool_core::progress::{with_progress, Progress, ProgressReport, ProgressSink};
-//!
-//! struct Collect(Mutex<Vec<f64>>);
-//! impl ProgressSink for Collect {
-//!     fn report(&self, report: ProgressReport) {
-//!         self.0.lock().unwrap().push(report.progress);
-//!     }
-//! }
-//!
-//! # tokio::runtime::Builder::new_current_thread().build().unwrap().block_on(async {
-//! let sink = Arc::new(Collect(Mutex::new(Vec::new())));
-//! let progress = Progress::default();
-//! progress.report(1.0, None, None); // outside a scope: a no-op
-//! with_progress(sink.clone(), async { progress.report(2.0, Some(4.0), Some("half way")) }).await;
-//! assert_eq!(*sink.0.lock().unwrap(), vec![2.0]);
-//! # });
-//! ```
+//! The overview is in the docs of [`Progress`], where it is rendered.
 
 use std::future::Future;
 use std::sync::Arc;
 
 /// One progress report: how far the work is, out of how much, and a short note.
 #[derive(Clone, Debug, PartialEq)]
+#[non_exhaustive]
 pub struct ProgressReport {
     /// Work done so far; increases with every report of one call.
     pub progress: f64,
@@ -50,6 +28,35 @@ tokio::task_local! {
 }
 
 /// The handle a tool reports progress through (a context value every toolbox supplies).
+///
+/// # Overview
+///
+/// Progress reports from a running tool to whoever called it.
+///
+/// A tool takes the handle as a context parameter (`#[context] progress: &Progress`); every
+/// toolbox supplies one. A transport that can deliver reports (the MCP server, when the client
+/// sent a progress token) runs the call inside [`with_progress`]; everywhere else
+/// [`Progress::report`] does nothing, so a tool never has to ask whether anyone listens.
+///
+/// ```
+/// use std::sync::{Arc, Mutex};
+/// use tool_core::{with_progress, Progress, ProgressReport, ProgressSink};
+///
+/// struct Collect(Mutex<Vec<f64>>);
+/// impl ProgressSink for Collect {
+///     fn report(&self, report: ProgressReport) {
+///         self.0.lock().unwrap().push(report.progress);
+///     }
+/// }
+///
+/// # tokio::runtime::Builder::new_current_thread().build().unwrap().block_on(async {
+/// let sink = Arc::new(Collect(Mutex::new(Vec::new())));
+/// let progress = Progress::default();
+/// progress.report(1.0, None, None); // outside a scope: a no-op
+/// with_progress(sink.clone(), async { progress.report(2.0, Some(4.0), Some("half way")) }).await;
+/// assert_eq!(*sink.0.lock().unwrap(), vec![2.0]);
+/// # });
+/// ```
 #[derive(Clone, Copy, Debug, Default)]
 pub struct Progress {
     _private: (),

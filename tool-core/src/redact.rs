@@ -1,16 +1,6 @@
 //! Redaction of secrets in tool results: API keys, bearer tokens, private keys and passwords.
 //!
-//! A [`Redactor`] is built once per toolbox and applied to every result before the model reads it
-//! (and before anything is recorded). It knows the secret formats of common providers and accepts
-//! patterns the host adds. Each secret is replaced by `[REDACTED:<kind>]`, where `kind` names the
-//! pattern that matched, so the model can still tell that something was there.
-//!
-//! ```
-//! use tool_core::redact::Redactor;
-//! let r = Redactor::new();
-//! let out = r.redact_str("key: AKIAIOSFODNN7EXAMPLE, db: postgres://app:hunter2@db:5432/main");
-//! assert_eq!(out, "key: [REDACTED:aws_access_key_id], db: postgres://app:[REDACTED:url_password]@db:5432/main");
-//! ```
+//! The overview is in the docs of [`Redactor`], where it is rendered.
 
 use crate::envelope::Envelope;
 use regex::{Captures, Regex, RegexSet};
@@ -253,6 +243,7 @@ impl Rule {
 
 /// An error building a [`Redactor`] from a pattern given as text.
 #[derive(Debug, thiserror::Error)]
+#[non_exhaustive]
 pub enum RedactError {
     /// The pattern is not a valid regular expression.
     #[error("the redaction pattern {kind:?} is not a valid regular expression: {source}")]
@@ -290,8 +281,8 @@ pub enum RedactError {
 /// | `connection_string_password` | the value of `password=` / `pwd=` in connection strings |
 ///
 /// In JSON values, [`Redactor::redact_value`] also replaces the whole value (string, number, list
-/// or object) of a field whose key names a secret (kind `secret_field`, see
-/// [`is_secret_field`]: `password`, `db_password`, `userPassword`, `secret`, `token`,
+/// or object) of a field whose key names a secret (kind `secret_field`:
+/// `password`, `db_password`, `userPassword`, `secret`, `token`,
 /// `access_token`, `api_key`, `secret_key`, `private_key`, `pin`, `authorization`, ...), redacts
 /// object keys like any text, and treats a PEM private key split over the items of a list as one
 /// block.
@@ -301,6 +292,22 @@ pub enum RedactError {
 ///
 /// All regexes are compiled once, when the redactor is built; a [`RegexSet`] over all patterns
 /// decides in one pass which patterns need to run on a given text.
+///
+/// # Overview
+///
+/// Redaction of secrets in tool results: API keys, bearer tokens, private keys and passwords.
+///
+/// A [`Redactor`] is built once per toolbox and applied to every result before the model reads it
+/// (and before anything is recorded). It knows the secret formats of common providers and accepts
+/// patterns the host adds. Each secret is replaced by `[REDACTED:<kind>]`, where `kind` names the
+/// pattern that matched, so the model can still tell that something was there.
+///
+/// ```
+/// use tool_core::Redactor;
+/// let r = Redactor::new();
+/// let out = r.redact_str("key: AKIAIOSFODNN7EXAMPLE, db: postgres://app:hunter2@db:5432/main");
+/// assert_eq!(out, "key: [REDACTED:aws_access_key_id], db: postgres://app:[REDACTED:url_password]@db:5432/main");
+/// ```
 #[derive(Clone, Debug)]
 pub struct Redactor {
     rules: Vec<Rule>,
@@ -450,16 +457,6 @@ const PAGE_TOKEN_QUALIFIERS: &[&str] = &["page", "next", "continuation", "cursor
 /// `encryption`, `master`, `auth` or `session`. A pagination token (`next_page_token`) is not a
 /// secret, and neither is a key of more than four space-separated words (a sentence used as a
 /// key, `"ghp is a prefix, not a token"`); secrets in such keys are still found by the patterns.
-///
-/// ```
-/// use tool_core::redact::is_secret_field;
-/// for k in ["password", "db_password", "userPassword", "token", "secret_key", "X-Api-Key", "pin"] {
-///     assert!(is_secret_field(k), "{k}");
-/// }
-/// for k in ["max_tokens", "token_count", "keyboard", "next_page_token", "pinned", "author"] {
-///     assert!(!is_secret_field(k), "{k}");
-/// }
-/// ```
 pub fn is_secret_field(key: &str) -> bool {
     // A key of more than four words is a sentence used as a key, not a field name.
     if key.split_whitespace().nth(MAX_FIELD_WORDS).is_some() {
@@ -569,7 +566,7 @@ impl Redactor {
     /// as a header name stays readable. Host patterns run after the built-in ones.
     ///
     /// ```
-    /// use tool_core::redact::Redactor;
+    /// use tool_core::Redactor;
     /// let r = Redactor::new()
     ///     .with_pattern("employee_id", regex::Regex::new(r"\bEMP-\d{6}\b").unwrap());
     /// assert_eq!(r.redact_str("owner EMP-004211"), "owner [REDACTED:employee_id]");
@@ -610,7 +607,7 @@ impl Redactor {
     /// Redacts `text`; borrows it unchanged when nothing matched.
     ///
     /// ```
-    /// use tool_core::redact::Redactor;
+    /// use tool_core::Redactor;
     /// let r = Redactor::new();
     /// assert!(matches!(r.redact_str("nothing secret here"), std::borrow::Cow::Borrowed(_)));
     /// assert_eq!(r.redact_str("Authorization: Bearer abc.def.ghi"), "Authorization: Bearer [REDACTED:bearer_token]");
@@ -641,13 +638,13 @@ impl Redactor {
     /// Redacts every string in `value` in place (array items, object keys and values, nested at
     /// any depth) and returns how many secrets were replaced.
     ///
-    /// The value of a field whose key names a secret ([`is_secret_field`]) is replaced whole by
+    /// The value of a field whose key names a secret (see [`Redactor`]) is replaced whole by
     /// `[REDACTED:secret_field]`, whatever its type (only `null`, booleans and empty strings are
     /// left). Keys are redacted like any text. In a list, the items after one that opens a PEM
     /// private key block, up to the one that closes it, are redacted as part of the key.
     ///
     /// ```
-    /// use tool_core::redact::Redactor;
+    /// use tool_core::Redactor;
     /// let mut v = serde_json::json!({"user": "ann", "password": "correct horse", "pin": 4821, "log": ["token ghp_0123456789abcdefghijklmnopqrstuvwxyzAB"]});
     /// assert_eq!(Redactor::new().redact_value(&mut v), 3);
     /// assert_eq!(v["password"], "[REDACTED:secret_field]");
@@ -767,6 +764,31 @@ fn is_redacted_marker(s: &str) -> bool {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn secret_field_names_by_their_last_word() {
+        for k in [
+            "password",
+            "db_password",
+            "userPassword",
+            "token",
+            "secret_key",
+            "X-Api-Key",
+            "pin",
+        ] {
+            assert!(is_secret_field(k), "{k}");
+        }
+        for k in [
+            "max_tokens",
+            "token_count",
+            "keyboard",
+            "next_page_token",
+            "pinned",
+            "author",
+        ] {
+            assert!(!is_secret_field(k), "{k}");
+        }
+    }
 
     /// The redactor with every built-in pattern run as written (Unicode word boundaries), as
     /// before the fast form: the reference the fast form must agree with.

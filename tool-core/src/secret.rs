@@ -1,24 +1,30 @@
 //! Per-toolbox secrets: the key behind cursor tags and audit digests, and random identifiers.
 //!
-//! A [`SecretKey`] is 32 random bytes from the operating system ([`getrandom`]). The toolbox keys
-//! HMAC-SHA-256 ([`hmac`], [`sha2`]) with it, so values a caller knows (arguments, offsets,
-//! references) give tags the caller cannot compute, and digests of low-entropy arguments (a PIN)
-//! cannot be reversed by trying every value.
-//!
-//! ```
-//! use tool_core::secret::SecretKey;
-//! let key = SecretKey::random();
-//! let a = key.mac_hex(&[b"cursor", b"42"], 16);
-//! assert_eq!(a, key.mac_hex(&[b"cursor", b"42"], 16));
-//! assert_ne!(a, SecretKey::random().mac_hex(&[b"cursor", b"42"], 16));
-//! assert_eq!(a.len(), 32);
-//! ```
+//! The overview is in the docs of [`SecretKey`], where it is rendered.
 
 use hmac::{Hmac, Mac};
 use sha2::Sha256;
 use std::fmt::Write as _;
 
 /// A 32-byte key for HMAC-SHA-256. Its bytes are never printed (`Debug` hides them).
+///
+/// # Overview
+///
+/// Per-toolbox secrets: the key behind cursor tags and audit digests, and random identifiers.
+///
+/// A [`SecretKey`] is 32 random bytes from the operating system ([`getrandom`]). The toolbox keys
+/// HMAC-SHA-256 ([`hmac`], [`sha2`]) with it, so values a caller knows (arguments, offsets,
+/// references) give tags the caller cannot compute, and digests of low-entropy arguments (a PIN)
+/// cannot be reversed by trying every value.
+///
+/// ```
+/// use tool_core::SecretKey;
+/// let key = SecretKey::random();
+/// let a = key.mac_hex(&[b"cursor", b"42"], 16);
+/// assert_eq!(a, key.mac_hex(&[b"cursor", b"42"], 16));
+/// assert_ne!(a, SecretKey::random().mac_hex(&[b"cursor", b"42"], 16));
+/// assert_eq!(a.len(), 32);
+/// ```
 #[derive(Clone)]
 pub struct SecretKey([u8; 32]);
 

@@ -36,7 +36,7 @@ impl Effects {
     /// The names of the declared effects, in declaration-keyword form (`read_only`, `writes`, ...).
     ///
     /// ```
-    /// let e = tool_core::spec::Effects { read_only: true, untrusted_output: true, ..Default::default() };
+    /// let e = tool_core::Effects { read_only: true, untrusted_output: true, ..Default::default() };
     /// assert_eq!(e.names(), vec!["read_only", "untrusted_output"]);
     /// ```
     pub fn names(&self) -> Vec<&'static str> {
@@ -99,7 +99,7 @@ impl ToolSpec {
     /// The names of the model-facing parameters, in declaration order.
     ///
     /// ```
-    /// # use tool_core::spec::*;
+    /// # use tool_core::{Allow, Effects, ToolSpec};
     /// let spec = ToolSpec {
     ///     name: "greet".into(), title: None, description: "Greets. Returns the greeting.".into(),
     ///     input_schema: serde_json::json!({"type": "object", "properties": {"who": {"type": "string"}}}),
@@ -153,7 +153,7 @@ impl ToolSpec {
     /// recorded in audit records and artifact indexes.
     ///
     /// ```
-    /// # use tool_core::spec::*;
+    /// # use tool_core::{Allow, Effects, ToolSpec};
     /// let mut spec = ToolSpec {
     ///     name: "greet".into(), title: None, description: "Greets. Returns the greeting.".into(),
     ///     input_schema: serde_json::json!({"type": "object"}), output_schema: None,

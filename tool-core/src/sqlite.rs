@@ -9,7 +9,7 @@
 //! (`synchronous = FULL`, write-ahead log).
 //!
 //! ```
-//! use tool_core::budget::RecordStore;
+//! use tool_core::RecordStore;
 //! use tool_core::sqlite::SqliteRecordStore;
 //! let dir = std::env::temp_dir().join(format!("toolsmith-doc-{}", std::process::id()));
 //! std::fs::create_dir_all(&dir).unwrap();
@@ -52,6 +52,7 @@ impl std::fmt::Debug for SqliteRecordStore {
 /// Why a [`SqliteRecordStore`] could not be opened.
 #[derive(Debug, thiserror::Error)]
 #[error("could not open the SQLite record store {path}: {source}")]
+#[non_exhaustive]
 pub struct OpenError {
     path: String,
     #[source]

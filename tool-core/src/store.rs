@@ -9,7 +9,7 @@ use std::sync::Mutex;
 /// and the results a refused repeat of a keyed write points at.
 ///
 /// A store that can fail implements the `try_` methods; the toolbox calls those, counts each
-/// error (and each panic) as a fault ([`crate::fault`]) and answers the call all the same: the
+/// error (and each panic) as a [`Fault`](crate::Fault) and answers the call all the same: the
 /// kept result of a keyed write that could not be stored has no reference (its repeat is still a
 /// `DUPLICATE`, without the original), a cut result that could not be stored keeps a `ref` and
 /// cursor that lead nowhere, and a page that cannot be read is treated like an evicted one.
@@ -88,7 +88,7 @@ pub trait RecordStore: Send + Sync {
 /// through another caller's references.
 ///
 /// ```
-/// use tool_core::budget::{MemoryRecordStore, RecordStore};
+/// use tool_core::{MemoryRecordStore, RecordStore};
 /// let store = MemoryRecordStore::new(2);
 /// let a = store.put(serde_json::json!(1));
 /// let b = store.put(serde_json::json!(2));

@@ -24,6 +24,7 @@ pub(crate) use crate::pipeline::panic_text;
 
 /// One problem found while building a toolbox or registering a tool.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[non_exhaustive]
 pub enum Problem {
     /// Two tools share a name.
     #[error("two tools are named `{name}`; tool names must be unique (rename one with #[tool(name = \"...\")])")]
@@ -70,6 +71,7 @@ pub enum Problem {
 /// Error returned by [`ToolboxBuilder::build`] and [`Toolbox::register`]: every problem found.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 #[error("{}", .problems.iter().map(ToString::to_string).collect::<Vec<_>>().join("\n"))]
+#[non_exhaustive]
 pub struct BuildError {
     /// The problems, in registration order.
     pub problems: Vec<Problem>,
@@ -78,6 +80,7 @@ pub struct BuildError {
 /// Error returned by [`Toolbox::deregister`].
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 #[error("no tool named `{name}` is registered")]
+#[non_exhaustive]
 pub struct NotRegistered {
     /// The name asked for.
     pub name: String,
@@ -328,8 +331,7 @@ impl ToolboxBuilder {
         self
     }
 
-    /// How long a completed request identifies its repeats (default
-    /// [`DEFAULT_IDEMPOTENCY_WINDOW`]).
+    /// How long a completed request identifies its repeats (default one hour).
     #[must_use]
     pub fn idempotency_window(mut self, window: Duration) -> Self {
         self.idempotency_window = window;
@@ -365,7 +367,7 @@ impl ToolboxBuilder {
     }
 
     /// The largest arguments a call may send, in bytes of JSON (default
-    /// [`DEFAULT_MAX_ARGUMENT_BYTES`](crate::limits::DEFAULT_MAX_ARGUMENT_BYTES)). Larger
+    /// 4 MiB). Larger
     /// arguments are refused before they are parsed, as `invalid_input` with the code
     /// `ARGUMENTS_TOO_LARGE`.
     ///
@@ -392,7 +394,7 @@ impl ToolboxBuilder {
     }
 
     /// A callback told of every fault of the host's parts (an audit sink or a record store that
-    /// fails, an approver that panics; see [`crate::fault`]). Faults are counted whether or not a
+    /// fails, an approver that panics; see [`Fault`](crate::Fault)). Faults are counted whether or not a
     /// callback is set ([`Toolbox::faults`]). The callback runs inside the call: keep it short,
     /// and do not call the toolbox from it. A panic in it is contained.
     #[must_use]
@@ -560,7 +562,7 @@ impl Toolbox {
     }
 
     /// How many faults of the host's parts (audit sink, record store, approver) this toolbox has
-    /// seen since it was built; see [`crate::fault`] and [`ToolboxBuilder::on_fault`].
+    /// seen since it was built; see [`Fault`](crate::Fault) and [`ToolboxBuilder::on_fault`].
     pub fn faults(&self) -> FaultCounts {
         self.shared.faults.counts()
     }

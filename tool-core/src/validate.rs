@@ -136,7 +136,7 @@ impl Validator {
     /// Compiles a schema.
     ///
     /// ```
-    /// use tool_core::validate::Validator;
+    /// use tool_core::__internal::Validator;
     /// let schema = serde_json::json!({
     ///     "type": "object",
     ///     "properties": {"max_price": {"type": "number", "description": "Highest price in NOK, e.g. 2500."}},

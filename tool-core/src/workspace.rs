@@ -230,6 +230,7 @@ impl From<WorkspaceError> for ToolError {
 
 /// One text file's contents.
 #[derive(Debug, Clone, PartialEq, Eq)]
+#[non_exhaustive]
 pub struct TextFile {
     /// The file's path relative to the root, links resolved, `/`-separated.
     pub path: String,
@@ -241,6 +242,7 @@ pub struct TextFile {
 
 /// What kind of thing a folder entry is.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[non_exhaustive]
 pub enum EntryKind {
     /// A regular file.
     File,
@@ -254,6 +256,7 @@ pub enum EntryKind {
 
 /// One entry of a folder.
 #[derive(Debug, Clone, PartialEq, Eq)]
+#[non_exhaustive]
 pub struct Entry {
     /// The entry's path relative to the root (names that are not UTF-8 are shown lossily).
     pub path: String,
@@ -265,6 +268,7 @@ pub struct Entry {
 
 /// One line that contains a search's query.
 #[derive(Debug, Clone, PartialEq, Eq)]
+#[non_exhaustive]
 pub struct Match {
     /// The file, relative to the root.
     pub path: String,
@@ -276,11 +280,28 @@ pub struct Match {
 
 /// Bounds on one search.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[non_exhaustive]
 pub struct SearchLimits {
     /// Files larger than this many bytes are skipped.
     pub max_file_bytes: u64,
     /// At most this many matches are collected.
     pub max_matches: usize,
+}
+
+impl SearchLimits {
+    /// These limits with files larger than `bytes` skipped.
+    #[must_use]
+    pub fn with_max_file_bytes(mut self, bytes: u64) -> Self {
+        self.max_file_bytes = bytes;
+        self
+    }
+
+    /// These limits with at most `matches` matches collected.
+    #[must_use]
+    pub fn with_max_matches(mut self, matches: usize) -> Self {
+        self.max_matches = matches;
+        self
+    }
 }
 
 impl Default for SearchLimits {
@@ -294,6 +315,7 @@ impl Default for SearchLimits {
 
 /// What a write did.
 #[derive(Debug, Clone, PartialEq, Eq)]
+#[non_exhaustive]
 pub struct Written {
     /// The file's path relative to the root.
     pub path: String,

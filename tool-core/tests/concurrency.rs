@@ -11,7 +11,7 @@ use serde_json::{json, Value};
 use std::collections::{HashMap, HashSet};
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex};
-use tool_core::audit::AuditEvent;
+use tool_core::AuditEvent;
 use tool_core::{Caller, Effects, Hooks, MemorySink, Status, Tool, ToolError, ToolSpec, Toolbox};
 
 const CALLS: usize = 10_000;

@@ -141,7 +141,7 @@ fn unchanged_specs_pass_and_a_version_bump_is_not_drift() {
     std::fs::remove_dir_all(&dir).unwrap();
 }
 
-fn drift(dir: &std::path::Path, specs: &[tool_core::spec::ToolSpec]) -> (Vec<String>, String) {
+fn drift(dir: &std::path::Path, specs: &[tool_core::ToolSpec]) -> (Vec<String>, String) {
     match check_snapshot(specs, dir) {
         Err(SnapshotDrift::Changed { tools, report, .. }) => (tools, report),
         other => panic!("expected drift, got {other:?}"),

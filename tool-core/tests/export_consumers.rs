@@ -30,7 +30,7 @@ use std::process::Command;
 
 use serde_json::Value;
 use tool_core::export::{export, Target};
-use tool_core::spec::ToolSpec;
+use tool_core::ToolSpec;
 
 fn consumers_dir() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/consumers")

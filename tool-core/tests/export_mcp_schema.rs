@@ -7,7 +7,7 @@ mod fixtures;
 
 use serde_json::json;
 use tool_core::export::{export, McpVersion, Target};
-use tool_core::spec::ToolSpec;
+use tool_core::ToolSpec;
 
 use fixtures::workspace_file;
 

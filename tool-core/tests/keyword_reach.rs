@@ -10,10 +10,10 @@
 use std::cell::RefCell;
 
 use serde_json::{json, Value};
+use tool_core::__internal::Validator;
+use tool_core::__internal::{clean_document, input_schema, ParamDef};
 use tool_core::export::{export_tool, Target};
-use tool_core::schema::{clean_document, input_schema, ParamDef};
-use tool_core::spec::{Effects, ToolSpec};
-use tool_core::validate::Validator;
+use tool_core::{Effects, ToolSpec};
 use tool_lint::walk::{Keyword, Pass, Shape, KEYWORDS};
 
 /// `marker` placed under `kw`, and the pointer suffix that leads to it.

@@ -9,7 +9,7 @@ use common::rt;
 use proptest::prelude::*;
 use serde_json::{json, Map, Value};
 use std::sync::OnceLock;
-use tool_core::validate::Validator;
+use tool_core::__internal::Validator;
 use tool_core::{Status, Tool, ToolError, ToolSpec, Toolbox};
 
 const STATUSES: &[&str] = &[

@@ -8,12 +8,12 @@ mod common;
 use serde_json::json;
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex};
-use tool_core::approval::{
+use tool_core::Caller;
+use tool_core::{
     approve_all, fn_approver, reject_all, sync_approver, Approval, ApprovalRequest, Approver,
     CallInfo, Hooks,
 };
-use tool_core::policy::Caller;
-use tool_core::spec::{Effects, ToolSpec};
+use tool_core::{Effects, ToolSpec};
 use tool_core::{Envelope, Status, ToolError};
 
 fn delete_spec() -> ToolSpec {
@@ -149,12 +149,7 @@ fn before_hooks_run_in_order_and_the_first_error_stops() {
     let caller = Caller::anonymous();
     let good = json!({"path": "a"});
     let bad = json!({"path": "/"});
-    let info = |args| CallInfo {
-        tool: "delete_file",
-        arguments: args,
-        caller: &caller,
-        operation_id: "op_1",
-    };
+    let info = |args| CallInfo::new("delete_file", args, &caller, "op_1");
     assert!(hooks.run_before(&info(&good)).is_ok());
     assert_eq!(calls.load(Ordering::SeqCst), 11);
     let e = hooks.run_before(&info(&bad)).unwrap_err();
@@ -183,12 +178,7 @@ fn after_hooks_may_edit_content_but_not_the_outcome() {
         });
     let caller = Caller::anonymous();
     let args = json!({});
-    let call = CallInfo {
-        tool: "t",
-        arguments: &args,
-        caller: &caller,
-        operation_id: "op_1",
-    };
+    let call = CallInfo::new("t", &args, &caller, "op_1");
     let mut env = Envelope::error(Status::Failed, "BROKEN", "broken");
     env.operation_id = Some("op_1".into());
     hooks.run_after(&call, &mut env);

@@ -5,12 +5,10 @@ mod common;
 use serde_json::json;
 use std::collections::HashSet;
 use std::time::{Duration, UNIX_EPOCH};
-use tool_core::audit::{
-    args_digest, new_operation_id, rfc3339, AuditEvent, AuditRecord, AuditSink, JsonLinesSink,
-    MemorySink,
-};
-use tool_core::policy::Caller;
-use tool_core::spec::{Effects, ToolSpec};
+use tool_core::__internal::{new_operation_id, rfc3339};
+use tool_core::Caller;
+use tool_core::{args_digest, AuditEvent, AuditRecord, AuditSink, JsonLinesSink, MemorySink};
+use tool_core::{Effects, ToolSpec};
 use tool_core::{Envelope, Status, ToolError};
 
 fn spec() -> ToolSpec {

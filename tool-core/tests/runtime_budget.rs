@@ -2,11 +2,12 @@
 //! every page and every shape, and cursors that refuse to be misused.
 
 use serde_json::{json, Value};
-use tool_core::budget::{
+use tool_core::__internal::{
     decode_cursor, encode_cursor, fit, fit_envelope, json_chars, page_digest, CursorError,
-    MemoryRecordStore, OutputBudget, PageRequest, RecordStore, DEFAULT_HINT, DEFAULT_MAX_CHARS,
+    OutputBudget, PageRequest, DEFAULT_HINT, DEFAULT_MAX_CHARS,
 };
 use tool_core::{Envelope, Status};
+use tool_core::{MemoryRecordStore, RecordStore};
 
 /// Items of varying size, so pages hold different numbers of items.
 fn items(n: usize) -> Vec<Value> {
@@ -494,7 +495,7 @@ fn the_memory_store_evicts_the_oldest_records() {
 
 #[test]
 fn fits_agrees_with_the_exact_size_at_the_boundary() {
-    use tool_core::budget::{fits, json_chars};
+    use tool_core::__internal::{fits, json_chars};
     let samples = [
         serde_json::json!(null),
         serde_json::json!("plain"),

@@ -5,7 +5,7 @@ use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::Arc;
 use std::time::Duration;
 use tokio::sync::Notify;
-use tool_core::idempotency::{Gate, IdempotencyGate, IdempotencyKey};
+use tool_core::__internal::{Gate, IdempotencyGate, IdempotencyKey};
 use tool_core::{Envelope, Status, ToolError};
 
 fn key(title: &str) -> IdempotencyKey {
@@ -284,7 +284,7 @@ async fn duplicates_become_refused_envelopes_naming_the_original() {
 
 #[tokio::test]
 async fn keys_are_scoped_to_the_caller_and_explicit_keys_to_their_arguments() {
-    use tool_core::idempotency::Refusal;
+    use tool_core::__internal::Refusal;
     let gate = IdempotencyGate::new(Duration::from_secs(600));
     let ann = || key("printer").for_caller(Some("ann"));
     let bob = || key("printer").for_caller(Some("bob"));
@@ -335,7 +335,7 @@ async fn keys_are_scoped_to_the_caller_and_explicit_keys_to_their_arguments() {
 
 #[tokio::test(start_paused = true)]
 async fn a_started_run_that_is_dropped_leaves_its_outcome_unknown() {
-    use tool_core::idempotency::Refusal;
+    use tool_core::__internal::Refusal;
     let gate = IdempotencyGate::new(Duration::from_secs(600)).refusing_in_progress();
     let slow = gate.run_tracked(key("t"), "op_1", |started| async move {
         started.mark();
@@ -366,7 +366,7 @@ async fn a_started_run_that_is_dropped_leaves_its_outcome_unknown() {
 
 #[tokio::test]
 async fn a_gate_refusing_in_progress_answers_repeats_at_once() {
-    use tool_core::idempotency::Refusal;
+    use tool_core::__internal::Refusal;
     let gate = IdempotencyGate::new(Duration::from_secs(600)).refusing_in_progress();
     let release = Arc::new(Notify::new());
     let first = {

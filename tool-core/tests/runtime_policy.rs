@@ -3,9 +3,10 @@
 mod common;
 
 use serde_json::json;
-use tool_core::policy::{Caller, Denial, DenialReason, Effect, Policy, POLICY_DENIED};
-use tool_core::spec::{Effects, ToolSpec};
+use tool_core::codes::POLICY_DENIED;
 use tool_core::Status;
+use tool_core::{Caller, Denial, DenialReason, Effect, Policy};
+use tool_core::{Effects, ToolSpec};
 
 fn spec(name: &str, effects: Effects) -> ToolSpec {
     common::spec(
@@ -207,11 +208,7 @@ fn denials_speak_to_the_model() {
         DenialReason::MissingScope("s".into()),
         DenialReason::Anonymous,
     ] {
-        let m = Denial {
-            tool: "t".into(),
-            reason: r,
-        }
-        .message();
+        let m = Denial::new("t", r).message();
         assert!(m.starts_with("The call to \"t\" was refused: "), "{m}");
         assert!(m.contains("Retrying will not help"), "{m}");
     }

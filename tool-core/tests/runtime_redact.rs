@@ -3,8 +3,8 @@
 //! Fake secrets are assembled at run time so the source holds nothing a secret scanner flags.
 
 use serde_json::json;
-use tool_core::redact::{RedactError, Redactor};
 use tool_core::{Envelope, Status};
+use tool_core::{RedactError, Redactor};
 
 fn redact(text: &str) -> String {
     Redactor::new().redact_str(text).into_owned()

@@ -6,10 +6,10 @@ use serde_json::{json, Value};
 use std::collections::HashMap;
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex};
-use tool_core::audit::MemorySink;
 use tool_core::pipeline::{Flow, Stage, StageCall, StageFuture, StageId, ORDER};
-use tool_core::policy::Caller;
-use tool_core::spec::{Effects, ToolSpec};
+use tool_core::Caller;
+use tool_core::MemorySink;
+use tool_core::{Effects, ToolSpec};
 use tool_core::{Problem, Status, Tool, ToolError, Toolbox};
 
 fn echo(runs: Arc<AtomicUsize>) -> Tool {

@@ -83,7 +83,7 @@ fn companion(vis: &syn::Visibility, ident: &syn::Ident, body: &TokenStream2) -> 
         #[allow(dead_code)]
         impl #ident {
             /// The tool (its spec and its executor), to register with `Toolbox::builder().tool(...)`.
-            #vis fn tool() -> ::toolsmith::Tool #body
+            #vis fn tool() -> ::toolsmith::__private::Tool #body
         }
     }
 }
@@ -180,7 +180,7 @@ fn tools_impl(args: TokenStream2, input: TokenStream2) -> TokenStream2 {
         impl #impl_generics #self_ty #where_clause {
             /// Every `#[tool]` method of this type, to register with `Toolbox::builder().tools(...)`;
             /// register the instance with `.context(...)` too.
-            pub fn tools() -> ::std::vec::Vec<::toolsmith::Tool> #body
+            pub fn tools() -> ::std::vec::Vec<::toolsmith::__private::Tool> #body
         }
     }
 }

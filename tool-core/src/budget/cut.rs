@@ -91,7 +91,7 @@ fn largest_array_field(map: &Map<String, Value>) -> Option<String> {
 /// Fits `data` into `budget`, showing the page `page` asks for.
 ///
 /// Data within budget on the first page is returned untouched. Otherwise the result is cut as
-/// described in the [module docs](crate::budget); the compact JSON of [`Fitted::data`] never exceeds
+/// described in the budget module's docs; the compact JSON of [`Fitted::data`] never exceeds
 /// `budget.max_chars` characters. Each page shows at least one item, so paging always advances.
 /// Data that cannot be cut structurally to the budget (for example an object with thousands of
 /// small fields) is shown as the start of its JSON text, with a note saying so.

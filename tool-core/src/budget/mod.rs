@@ -22,7 +22,7 @@
 //! another tool, another caller, or a reference it guessed.
 //!
 //! ```
-//! use tool_core::budget::{fit, OutputBudget, PageRequest};
+//! use tool_core::__internal::{fit, OutputBudget, PageRequest};
 //! let data = serde_json::json!({"items": (0..200).map(|i| format!("item number {i}")).collect::<Vec<_>>()});
 //! let page = PageRequest::first("digest-of-args");
 //! let fitted = fit(data, OutputBudget::new(300), &page);
@@ -37,7 +37,7 @@ mod cursor;
 mod cut;
 mod measure;
 
-pub use crate::store::{MemoryRecordStore, RecordStore, DEFAULT_RECORD_CAPACITY};
+pub use crate::store::{MemoryRecordStore, RecordStore};
 pub use cursor::{
     decode_cursor, encode_cursor, page_digest, CursorError, CursorPosition, PageRequest,
 };
@@ -86,13 +86,6 @@ pub const MAX_CODE_CHARS: usize = 64;
 /// cut to `budget` characters with a marker, `code` to [`MAX_CODE_CHARS`], and the structured
 /// details of a non-ok envelope (its `data`) are cut like a result. Returns whether anything
 /// was cut.
-///
-/// ```
-/// use tool_core::budget::{bound_channels, OutputBudget};
-/// let mut env = tool_core::Envelope::error(tool_core::Status::Failed, "E", "x".repeat(5000));
-/// assert!(bound_channels(&mut env, OutputBudget::new(100)));
-/// assert!(env.message.unwrap().chars().count() < 160);
-/// ```
 pub fn bound_channels(env: &mut Envelope, budget: OutputBudget) -> bool {
     let max = budget.max_chars;
     let mut cut = false;
@@ -145,7 +138,8 @@ fn bound_text(text: &mut String, max: usize) -> bool {
 /// kept ahead of the note saying what was cut. Returns whether the data was cut.
 ///
 /// ```
-/// use tool_core::budget::*;
+/// use tool_core::__internal::*;
+/// use tool_core::{MemoryRecordStore, RecordStore};
 /// use tool_core::Envelope;
 /// let store = MemoryRecordStore::default();
 /// let mut env = Envelope::ok(serde_json::json!((0..500).collect::<Vec<_>>()));
@@ -197,4 +191,17 @@ pub fn fit_envelope(
     }
     env.reference = Some(reference);
     true
+}
+
+#[cfg(test)]
+mod tests {
+    use super::{bound_channels, OutputBudget};
+    use crate::envelope::{Envelope, Status};
+
+    #[test]
+    fn a_long_message_is_cut_to_the_budget() {
+        let mut env = Envelope::error(Status::Failed, "E", "x".repeat(5000));
+        assert!(bound_channels(&mut env, OutputBudget::new(100)));
+        assert!(env.message.unwrap().chars().count() < 160);
+    }
 }

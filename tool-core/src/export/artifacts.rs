@@ -11,6 +11,7 @@ use crate::spec::ToolSpec;
 
 /// What [`write_artifacts`] wrote.
 #[derive(Debug)]
+#[non_exhaustive]
 pub struct ArtifactReport {
     /// The directory written to.
     pub dir: PathBuf,
@@ -23,6 +24,7 @@ pub struct ArtifactReport {
 
 /// Writing artifacts failed.
 #[derive(Debug, thiserror::Error)]
+#[non_exhaustive]
 pub enum ArtifactError {
     /// A directory or file could not be created or written.
     #[error("cannot write tool artifacts to {}: {source}", path.display())]
@@ -102,7 +104,7 @@ fn pretty(v: &Value) -> String {
 /// out of that target's file and reported, never silently dropped.
 ///
 /// ```
-/// # use tool_core::spec::*;
+/// # use tool_core::{Allow, Effects, ToolSpec};
 /// # let spec = ToolSpec { name: "get_time".into(), title: None,
 /// #     description: "Returns the current UTC time.".into(),
 /// #     input_schema: serde_json::json!({"type": "object", "additionalProperties": false}),

@@ -13,7 +13,7 @@ use super::target::Target;
 ///
 /// ```
 /// use tool_core::export::{export, Target};
-/// use tool_core::spec::{Effects, ToolSpec};
+/// use tool_core::{Effects, ToolSpec};
 /// let spec = ToolSpec {
 ///     name: "files.read".into(), title: None, description: "Reads a file. Returns its text.".into(),
 ///     input_schema: serde_json::json!({"type": "object", "additionalProperties": false}),
@@ -26,6 +26,7 @@ use super::target::Target;
 /// assert!(err.to_string().starts_with("cannot export tool `files.read` to OpenAI Chat Completions"));
 /// ```
 #[derive(Clone, Debug, PartialEq)]
+#[non_exhaustive]
 pub struct ExportError {
     /// The tool's name.
     pub tool: String,

@@ -105,6 +105,7 @@ pub fn mcp_call_result(spec: Option<&ToolSpec>, env: &Envelope, version: McpVers
 /// them together as JSON): a server that builds its protocol stack's own result type takes
 /// these, and the envelope is consumed, so its data moves into the result without a copy.
 #[derive(Clone, Debug, PartialEq)]
+#[non_exhaustive]
 pub struct McpCallParts {
     /// The one text block, what the model reads: on an `ok` whose data is the whole answer
     /// (no note, cut, cursor, reference, message or code), the JSON of `structuredContent`

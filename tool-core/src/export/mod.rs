@@ -30,7 +30,7 @@
 //!      also lists every property in `required` and makes each optional one nullable
 //!      (`"type": ["string", "null"]`, `null` added to an `enum`, or `anyOf: [..., {"type":
 //!      "null"}]` when there is no `type`): **null means absent**, see
-//!      [`strip_null_optionals`] for the host side. A `$ref` with sibling keywords is wrapped
+//!      the validate stage for the host side, which drops a `null` given for an optional parameter. A `$ref` with sibling keywords is wrapped
 //!      as `anyOf: [{"$ref": ...}]` so the reference stays bare;
 //!    - *constraints → description*: keywords the target cannot express are removed and
 //!      appended to that subschema's description as one parenthetical, e.g.
@@ -105,7 +105,7 @@
 //! committed snapshot:
 //!
 //! ```no_run
-//! # fn specs() -> Vec<tool_core::spec::ToolSpec> { vec![] }
+//! # fn specs() -> Vec<tool_core::ToolSpec> { vec![] }
 //! #[test]
 //! fn tool_specs_are_exported_and_unchanged() {
 //!     let specs = specs(); // e.g. toolbox.specs()
@@ -135,10 +135,9 @@ mod snapshot;
 mod target;
 
 /// The host side of OpenAI strict mode lives with the argument clean-up of the call pipeline.
-pub use crate::pipeline::strip_null_optionals;
 pub use artifacts::{default_artifact_dir, write_artifacts, ArtifactError, ArtifactReport};
 pub use error::{ExportError, ExportErrorKind};
-pub use mcp::{mcp_call_parts, mcp_call_result, output_wrapped, McpCallParts, ENVELOPE_META_KEY};
+pub use mcp::{mcp_call_parts, mcp_call_result, McpCallParts, ENVELOPE_META_KEY};
 pub use names::{name_rejected_by, NameRule};
 pub use snapshot::{check_snapshot, SnapshotDrift, UPDATE_ENV};
 pub use target::{McpVersion, Target};
@@ -155,7 +154,7 @@ use crate::spec::ToolSpec;
 ///
 /// ```
 /// use tool_core::export::{export, McpVersion, Target};
-/// use tool_core::spec::{Effects, ToolSpec};
+/// use tool_core::{Effects, ToolSpec};
 /// let spec = ToolSpec {
 ///     name: "get_time".into(), title: Some("Get time".into()),
 ///     description: "Returns the current UTC time as RFC 3339 text.".into(),

@@ -6,6 +6,7 @@ use tool_lint::platform::{self, Platform};
 
 /// A platform's rule for tool names.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+#[non_exhaustive]
 pub enum NameRule {
     /// MCP (SHOULD): 1–128 characters of `[A-Za-z0-9_.-]`.
     Mcp,

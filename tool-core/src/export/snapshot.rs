@@ -14,6 +14,7 @@ pub const UPDATE_ENV: &str = "TOOLSMITH_UPDATE_SNAPSHOTS";
 
 /// The current export differs from the committed snapshot, or the snapshot cannot be used.
 #[derive(Debug, thiserror::Error)]
+#[non_exhaustive]
 pub enum SnapshotDrift {
     /// There is no snapshot and `CI` is set, so none is created.
     #[error(
@@ -66,7 +67,7 @@ fn env_on(name: &str) -> bool {
 ///   artifacts are ignored.
 ///
 /// ```
-/// # use tool_core::spec::*;
+/// # use tool_core::{Allow, Effects, ToolSpec};
 /// # let mut spec = ToolSpec { name: "get_time".into(), title: None,
 /// #     description: "Returns the current UTC time.".into(),
 /// #     input_schema: serde_json::json!({"type": "object", "additionalProperties": false}),

@@ -6,6 +6,7 @@ use super::names::NameRule;
 
 /// A Model Context Protocol revision with its own `Tool` shape.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+#[non_exhaustive]
 pub enum McpVersion {
     /// `2025-06-18`: typed input/output shape, `outputSchema` root must be an object.
     V2025_06_18,
@@ -59,6 +60,7 @@ impl fmt::Display for McpVersion {
 /// assert_eq!(Target::all().len(), 11);
 /// ```
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+#[non_exhaustive]
 pub enum Target {
     /// An MCP `tools/list` result for one protocol revision.
     Mcp(McpVersion),

@@ -78,13 +78,12 @@ mod redact;
 mod size;
 mod stage;
 mod telemetry;
-mod validate;
+pub(crate) mod validate;
 
 pub(crate) use audit::write_audit;
 pub(crate) use execute::panic_text;
 pub(crate) use prepare::{prepare, Entry};
 pub use stage::{Flow, Stage, StageCall, StageFuture};
-pub use validate::strip_null_optionals;
 
 use crate::approval::{Approver, Hooks};
 use crate::audit::AuditSink;

@@ -3,7 +3,7 @@
 #![allow(dead_code)]
 
 use serde_json::{json, Value};
-use tool_core::spec::{Allow, Effects, ToolSpec};
+use tool_core::{Allow, Effects, ToolSpec};
 
 /// A spec with defaults for what a test does not care about.
 pub fn spec(name: &str, input_schema: serde_json::Value) -> ToolSpec {
