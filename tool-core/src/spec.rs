@@ -28,6 +28,7 @@ use serde_json::Value;
 /// ```
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase", default)]
+#[non_exhaustive]
 pub struct Effects {
     /// Reads only; changes nothing anywhere.
     pub read_only: bool,
@@ -156,6 +157,7 @@ impl Effects {
 /// assert_eq!(allow.rule, "description_budget");
 /// ```
 #[derive(Clone, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[non_exhaustive]
 pub struct Allow {
     /// The lint rule id, e.g. `description_budget`.
     pub rule: String,
@@ -206,6 +208,7 @@ impl Allow {
 /// ```
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
+#[non_exhaustive]
 pub struct ToolSpec {
     /// The name the model calls the tool by, e.g. `search_products`.
     pub name: String,
