@@ -329,12 +329,10 @@ async fn approval_runs_rejects_and_shows_the_exact_arguments() {
     assert_eq!(seen[0].caller, Caller::new("u1"));
     assert_eq!(
         seen[0].effects,
-        Effects {
-            writes: true,
-            destructive: true,
-            requires_approval: true,
-            ..Effects::default()
-        }
+        Effects::none()
+            .with_writes(true)
+            .with_destructive(true)
+            .with_requires_approval(true)
     );
     assert_eq!(
         seen[0].summary,
@@ -785,20 +783,18 @@ async fn every_call_and_registration_leaves_one_audit_record_without_secrets() {
 }
 
 fn hand_spec(description: &str, version: &str) -> ToolSpec {
-    ToolSpec {
-        version: version.into(),
-        ..common::spec(
-            "get_weather",
-            description,
-            json!({
-                "type": "object",
-                "properties": {"city": {"type": "string", "description": "The city, e.g. \"Oslo\"."}},
-                "required": ["city"],
-                "additionalProperties": false
-            }),
-            common::read_only(),
-        )
-    }
+    common::spec(
+        "get_weather",
+        description,
+        json!({
+            "type": "object",
+            "properties": {"city": {"type": "string", "description": "The city, e.g. \"Oslo\"."}},
+            "required": ["city"],
+            "additionalProperties": false
+        }),
+        common::read_only(),
+    )
+    .with_version(version)
 }
 
 /// The fingerprint an audit trail records for a toolbox holding `spec`.
@@ -846,39 +842,25 @@ fn specs_and_exports_show_the_declared_effects() {
     let runs = Arc::new(Runs::default());
     let tb = builder(&runs, "u1").build().unwrap();
     let effects = |name: &str| tb.spec(name).unwrap().effects;
-    assert_eq!(
-        effects("get_note"),
-        Effects {
-            read_only: true,
-            ..Effects::default()
-        }
-    );
+    assert_eq!(effects("get_note"), Effects::none().with_read_only(true));
     assert_eq!(
         effects("delete_note"),
-        Effects {
-            writes: true,
-            destructive: true,
-            requires_approval: true,
-            ..Effects::default()
-        }
+        Effects::none()
+            .with_writes(true)
+            .with_destructive(true)
+            .with_requires_approval(true)
     );
     assert_eq!(
         effects("send_payment"),
-        Effects {
-            writes: true,
-            idempotent: true,
-            ..Effects::default()
-        }
+        Effects::none().with_writes(true).with_idempotent(true)
     );
     assert_eq!(
         effects("read_web_page"),
-        Effects {
-            read_only: true,
-            network: true,
-            open_world: true,
-            untrusted_output: true,
-            ..Effects::default()
-        }
+        Effects::none()
+            .with_read_only(true)
+            .with_network(true)
+            .with_open_world(true)
+            .with_untrusted_output(true)
     );
     assert_eq!(tb.spec("get_slow_report").unwrap().timeout_ms, Some(50));
     // The spec's JSON carries them too.

@@ -706,24 +706,22 @@ async fn reply_notes_reach_the_envelope() {
 // ---------------------------------------------------------------- the output contract
 
 fn counting_spec() -> ToolSpec {
-    ToolSpec {
-        output_schema: Some(json!({
+    common::spec(
+        "count_orders",
+        "Counts open orders. Returns the count.",
+        json!({
             "type": "object",
-            "properties": {"count": {"type": "integer"}},
-            "required": ["count"],
+            "properties": {"broken": {"type": "boolean", "description": "Whether to misbehave."}},
             "additionalProperties": false
-        })),
-        ..common::spec(
-            "count_orders",
-            "Counts open orders. Returns the count.",
-            json!({
-                "type": "object",
-                "properties": {"broken": {"type": "boolean", "description": "Whether to misbehave."}},
-                "additionalProperties": false
-            }),
-            common::read_only(),
-        )
-    }
+        }),
+        common::read_only(),
+    )
+    .with_output_schema(json!({
+        "type": "object",
+        "properties": {"count": {"type": "integer"}},
+        "required": ["count"],
+        "additionalProperties": false
+    }))
 }
 
 #[tokio::test]

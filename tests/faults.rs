@@ -113,19 +113,17 @@ fn list_rows(
 }
 
 fn spec_with_output() -> ToolSpec {
-    ToolSpec {
-        output_schema: Some(json!({
-            "type": "object",
-            "properties": {"count": {"type": "integer"}},
-            "required": ["count"],
-        })),
-        ..common::spec(
-            "count_orders",
-            "Counts orders. Returns the count.",
-            json!({"type": "object", "properties": {}}),
-            common::read_only(),
-        )
-    }
+    common::spec(
+        "count_orders",
+        "Counts orders. Returns the count.",
+        json!({"type": "object", "properties": {}}),
+        common::read_only(),
+    )
+    .with_output_schema(json!({
+        "type": "object",
+        "properties": {"count": {"type": "integer"}},
+        "required": ["count"],
+    }))
 }
 
 /// Collects every fault the callback is told of.

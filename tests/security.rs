@@ -16,7 +16,7 @@ use std::time::Duration;
 use toolsmith::__internal::{encode_cursor, page_digest};
 use toolsmith::{args_digest, MemorySink};
 use toolsmith::{fn_approver, Approval, ApprovalRequest, CallInfo, Hooks};
-use toolsmith::{tool, CallOptions, Effects, Envelope, Status, Tool, ToolError, ToolSpec, Toolbox};
+use toolsmith::{tool, CallOptions, Effects, Envelope, Status, Tool, ToolError, Toolbox};
 use toolsmith::{Caller, Policy};
 use toolsmith::{MemoryRecordStore, RecordStore};
 
@@ -655,10 +655,7 @@ async fn authorization_comes_before_any_work_and_validation_stays_linear() {
         .tool(hand_tool(
             "find_code",
             schema,
-            Effects {
-                read_only: true,
-                ..Default::default()
-            },
+            Effects::none().with_read_only(true),
         ))
         .build();
     let err = built.expect_err("a backtracking-only pattern is not accepted");
@@ -804,23 +801,19 @@ async fn smaller_gaps_tool_lists_anonymous_ids_and_run_time_tools() {
 
     // A run-time tool gets the macro's declaration checks.
     let schema = json!({"type": "object", "properties": {}, "additionalProperties": false});
-    let destructive = Effects {
-        writes: true,
-        destructive: true,
-        ..Default::default()
-    };
+    let destructive = Effects::none().with_writes(true).with_destructive(true);
     let err = Toolbox::builder()
         .tool(hand_tool("drop_tables", schema.clone(), destructive))
         .build()
         .expect_err("destructive without approval");
     assert!(err.to_string().contains("requires_approval"), "{err}");
-    let allowed = ToolSpec {
-        allows: vec![toolsmith::Allow {
-            rule: "destructive_without_approval".into(),
-            reason: "a sandbox that is thrown away".into(),
-        }],
-        ..hand_tool("drop_tables", schema, destructive).spec().clone()
-    };
+    let allowed = hand_tool("drop_tables", schema, destructive)
+        .spec()
+        .clone()
+        .with_allows([toolsmith::Allow::new(
+            "destructive_without_approval",
+            "a sandbox that is thrown away",
+        )]);
     let tool = Tool::from_fn(allowed, |_ctx, args| Box::pin(async move { Ok(args) }));
     assert!(Toolbox::builder().tool(tool).build().is_ok());
 }

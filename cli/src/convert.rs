@@ -35,14 +35,12 @@ pub fn effects(def: &Value) -> Effects {
             .and_then(Value::as_bool)
     };
     let read_only = hint("readOnlyHint") == Some(true);
-    Effects {
-        read_only,
-        writes: !read_only,
-        destructive: !read_only && hint("destructiveHint") != Some(false),
-        open_world: hint("openWorldHint") != Some(false),
-        idempotent: hint("idempotentHint") == Some(true),
-        ..Effects::default()
-    }
+    Effects::none()
+        .with_read_only(read_only)
+        .with_writes(!read_only)
+        .with_destructive(!read_only && hint("destructiveHint") != Some(false))
+        .with_open_world(hint("openWorldHint") != Some(false))
+        .with_idempotent(hint("idempotentHint") == Some(true))
 }
 
 /// The canonical spec of an MCP-shaped definition, or why there is none.
@@ -59,24 +57,19 @@ pub fn spec_of(def: &Value) -> Result<ToolSpec, String> {
         .or_else(|| def.pointer("/annotations/title"))
         .and_then(Value::as_str)
         .map(String::from);
-    Ok(ToolSpec {
-        name,
-        title,
-        description: obj
-            .get("description")
-            .and_then(Value::as_str)
-            .unwrap_or_default()
-            .to_string(),
-        input_schema: obj
-            .get("inputSchema")
-            .cloned()
-            .unwrap_or_else(|| serde_json::json!({"type": "object"})),
-        output_schema: None,
-        effects: effects(def),
-        allows: Vec::new(),
-        timeout_ms: None,
-        version: "0.0.0".into(),
-    })
+    let description = obj
+        .get("description")
+        .and_then(Value::as_str)
+        .unwrap_or_default();
+    let input_schema = obj
+        .get("inputSchema")
+        .cloned()
+        .unwrap_or_else(|| serde_json::json!({"type": "object"}));
+    let mut spec = ToolSpec::new(name, description, input_schema)
+        .with_effects(effects(def))
+        .with_version("0.0.0");
+    spec.title = title;
+    Ok(spec)
 }
 
 /// What `target` drops of a definition that was carried.

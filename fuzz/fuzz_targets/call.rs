@@ -59,11 +59,10 @@ fn add_numbers(
 }
 
 fn hand_written() -> Tool {
-    let spec = ToolSpec {
-        name: "hand_written".into(),
-        title: None,
-        description: "A tool with a hand-written schema. Returns its arguments.".into(),
-        input_schema: json!({
+    let spec = ToolSpec::new(
+        "hand_written",
+        "A tool with a hand-written schema. Returns its arguments.",
+        json!({
             "type": "object",
             "properties": {
                 "v": {"oneOf": [
@@ -77,12 +76,9 @@ fn hand_written() -> Tool {
             },
             "$defs": {"Tree<u8>": {"type": "object", "properties": {"kids": {"type": "array", "items": {"$ref": "#/$defs/Tree%3Cu8%3E"}, "uniqueItems": true}}}}
         }),
-        output_schema: None,
-        effects: Effects { read_only: true, ..Default::default() },
-        allows: vec![],
-        timeout_ms: None,
-        version: "1.0.0".into(),
-    };
+    )
+    .with_effects(Effects::none().with_read_only(true))
+    .with_version("1.0.0");
     Tool::from_fn(spec, |_, args| Box::pin(async move { Ok(args) }))
 }
 

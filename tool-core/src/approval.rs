@@ -198,11 +198,11 @@ pub type ApprovalFuture<'a> = Pin<Box<dyn Future<Output = Approval> + Send + 'a>
 /// ```
 /// use tool_core::{fn_approver, Approval, ApprovalRequest, Approver};
 /// use tool_core::Caller;
-/// # use tool_core::{Allow, Effects, ToolSpec};
-/// # let spec = ToolSpec { name: "delete_file".into(), title: Some("Delete file".into()),
-/// #     description: String::new(), input_schema: serde_json::json!({"type": "object"}),
-/// #     output_schema: None, effects: Effects { writes: true, destructive: true, ..Default::default() },
-/// #     allows: vec![], timeout_ms: None, version: "1.0.0".into() };
+/// # use tool_core::{Effects, ToolSpec};
+/// # let spec = ToolSpec::new("delete_file", "", serde_json::json!({"type": "object"}))
+/// #     .with_title("Delete file")
+/// #     .with_effects(Effects::none().with_writes(true).with_destructive(true))
+/// #     .with_version("1.0.0");
 /// let approver = fn_approver(|req: &ApprovalRequest| {
 ///     let ok = req.arguments["path"] != "/";
 ///     async move { if ok { Approval::Approved } else { Approval::rejected("not the root") } }

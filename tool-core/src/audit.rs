@@ -238,11 +238,9 @@ pub fn new_operation_id() -> String {
 /// use tool_core::{AuditRecord, AuditSink, MemorySink};
 /// use tool_core::Caller;
 /// use tool_core::Envelope;
-/// # use tool_core::{Allow, Effects, ToolSpec};
-/// # let spec = ToolSpec { name: "search".into(), title: None, description: "Searches.".into(),
-/// #     input_schema: serde_json::json!({"type": "object"}), output_schema: None,
-/// #     effects: Effects { read_only: true, ..Default::default() }, allows: vec![], timeout_ms: None,
-/// #     version: "1.2.0".into() };
+/// # use tool_core::{Effects, ToolSpec};
+/// # let spec = ToolSpec::new("search", "Searches.", serde_json::json!({"type": "object"}))
+/// #     .with_effects(Effects::none().with_read_only(true)).with_version("1.2.0");
 /// let sink = MemorySink::new();
 /// let args = serde_json::json!({"query": "secret plans"});
 /// let env = Envelope::ok(serde_json::json!([]));

@@ -294,12 +294,12 @@ impl Denial {
 ///
 /// ```
 /// use tool_core::{Caller, Effect, Policy};
-/// # use tool_core::{Allow, Effects, ToolSpec};
-/// # let spec = |name: &str, effects: Effects| ToolSpec {
-/// #     name: name.into(), title: None, description: String::new(),
-/// #     input_schema: serde_json::json!({"type": "object"}), output_schema: None, effects,
-/// #     allows: vec![], timeout_ms: None, version: "1.0.0".into() };
-/// let delete = spec("delete_file", Effects { writes: true, destructive: true, ..Default::default() });
+/// # use tool_core::{Effects, ToolSpec};
+/// # let spec = |name: &str, effects: Effects| {
+/// #     ToolSpec::new(name, "", serde_json::json!({"type": "object"}))
+/// #         .with_effects(effects).with_version("1.0.0")
+/// # };
+/// let delete = spec("delete_file", Effects::none().with_writes(true).with_destructive(true));
 /// let policy = Policy::read_only().grant_role("admin", [Effect::Writes, Effect::Destructive]);
 ///
 /// let denial = policy.check(&delete, &Caller::anonymous()).unwrap_err();

@@ -11,8 +11,24 @@ use serde_json::Value;
 ///
 /// Every tool declares its effects explicitly; the declaration is part of the spec, feeds the
 /// annotations of every export target and is what a [`Policy`](crate) checks before a call runs.
+///
+/// More effects may be added, so the struct cannot be built with a literal outside this crate:
+/// start from [`Effects::none`] (or `Effects::default()`, the same value) and turn flags on with
+/// the `with_*` setters, one per flag, named after the field and the `#[tool(...)]` keyword. The
+/// setters are `const`, so a set of effects can be a constant. The fields stay public for reading.
+///
+/// ```
+/// use tool_core::Effects;
+/// const DELETE: Effects = Effects::none()
+///     .with_writes(true)
+///     .with_destructive(true)
+///     .with_requires_approval(true);
+/// assert!(DELETE.destructive && !DELETE.read_only);
+/// assert_eq!(DELETE.names(), vec!["writes", "destructive", "requires_approval"]);
+/// ```
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase", default)]
+#[non_exhaustive]
 pub struct Effects {
     /// Reads only; changes nothing anywhere.
     pub read_only: bool,
@@ -33,10 +49,86 @@ pub struct Effects {
 }
 
 impl Effects {
+    /// No effects declared: every flag off. The same value as `Effects::default()`, usable in a
+    /// `const`.
+    pub const fn none() -> Effects {
+        Effects {
+            read_only: false,
+            writes: false,
+            destructive: false,
+            network: false,
+            open_world: false,
+            idempotent: false,
+            requires_approval: false,
+            untrusted_output: false,
+        }
+    }
+
+    /// Sets [`read_only`](Effects::read_only): reads only; changes nothing anywhere.
+    #[must_use]
+    pub const fn with_read_only(mut self, on: bool) -> Effects {
+        self.read_only = on;
+        self
+    }
+
+    /// Sets [`writes`](Effects::writes): creates or changes state.
+    #[must_use]
+    pub const fn with_writes(mut self, on: bool) -> Effects {
+        self.writes = on;
+        self
+    }
+
+    /// Sets [`destructive`](Effects::destructive): deletes or overwrites state in a way that
+    /// cannot be undone.
+    #[must_use]
+    pub const fn with_destructive(mut self, on: bool) -> Effects {
+        self.destructive = on;
+        self
+    }
+
+    /// Sets [`network`](Effects::network): talks to systems outside the host over the network.
+    #[must_use]
+    pub const fn with_network(mut self, on: bool) -> Effects {
+        self.network = on;
+        self
+    }
+
+    /// Sets [`open_world`](Effects::open_world): interacts with an open world of external
+    /// entities.
+    #[must_use]
+    pub const fn with_open_world(mut self, on: bool) -> Effects {
+        self.open_world = on;
+        self
+    }
+
+    /// Sets [`idempotent`](Effects::idempotent): repeating the same call has no additional
+    /// effect.
+    #[must_use]
+    pub const fn with_idempotent(mut self, on: bool) -> Effects {
+        self.idempotent = on;
+        self
+    }
+
+    /// Sets [`requires_approval`](Effects::requires_approval): a human confirms each call before
+    /// it runs.
+    #[must_use]
+    pub const fn with_requires_approval(mut self, on: bool) -> Effects {
+        self.requires_approval = on;
+        self
+    }
+
+    /// Sets [`untrusted_output`](Effects::untrusted_output): returns text written by third
+    /// parties.
+    #[must_use]
+    pub const fn with_untrusted_output(mut self, on: bool) -> Effects {
+        self.untrusted_output = on;
+        self
+    }
+
     /// The names of the declared effects, in declaration-keyword form (`read_only`, `writes`, ...).
     ///
     /// ```
-    /// let e = tool_core::Effects { read_only: true, untrusted_output: true, ..Default::default() };
+    /// let e = tool_core::Effects::none().with_read_only(true).with_untrusted_output(true);
     /// assert_eq!(e.names(), vec!["read_only", "untrusted_output"]);
     /// ```
     pub fn names(&self) -> Vec<&'static str> {
@@ -56,8 +148,16 @@ impl Effects {
 
 /// A deliberate exception to one lint rule, declared with `#[tool(allow(rule, reason = "..."))]`.
 ///
-/// The reason travels with the spec so exceptions stay visible in exports and audits.
+/// The reason travels with the spec so exceptions stay visible in exports and audits. Built with
+/// [`Allow::new`]; the fields stay public for reading.
+///
+/// ```
+/// use tool_core::Allow;
+/// let allow = Allow::new("description_budget", "legal text must be quoted in full");
+/// assert_eq!(allow.rule, "description_budget");
+/// ```
 #[derive(Clone, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[non_exhaustive]
 pub struct Allow {
     /// The lint rule id, e.g. `description_budget`.
     pub rule: String,
@@ -65,11 +165,50 @@ pub struct Allow {
     pub reason: String,
 }
 
+impl Allow {
+    /// An exception to the lint rule `rule` (its id, e.g. `description_budget`), for `reason`.
+    pub fn new(rule: impl Into<String>, reason: impl Into<String>) -> Allow {
+        Allow {
+            rule: rule.into(),
+            reason: reason.into(),
+        }
+    }
+}
+
 /// The canonical definition of one tool.
 ///
 /// Serialized with camelCase keys (`inputSchema`, `outputSchema`), the shape MCP uses.
+///
+/// `#[tool]` builds the spec of a declared tool. A spec written by hand (for a tool only known at
+/// run time, see [`Tool::from_fn`](crate::Tool::from_fn)) starts from [`ToolSpec::new`] with the
+/// three parts every tool has, and the `with_*` setters add the rest. More fields may be added, so
+/// the struct cannot be built with a literal outside this crate; the fields stay public for
+/// reading and for changing an existing spec.
+///
+/// ```
+/// use tool_core::{Allow, Effects, ToolSpec};
+/// let spec = ToolSpec::new(
+///     "delete_file",
+///     "Deletes one file in the workspace. Returns nothing.",
+///     serde_json::json!({
+///         "type": "object",
+///         "properties": {"path": {"type": "string", "description": "Path to delete."}},
+///         "required": ["path"],
+///         "additionalProperties": false,
+///     }),
+/// )
+/// .with_title("Delete file")
+/// .with_effects(Effects::none().with_writes(true).with_destructive(true).with_requires_approval(true))
+/// .with_allow(Allow::new("description_budget", "kept short on purpose"))
+/// .with_timeout_ms(5_000)
+/// .with_version("1.2.0");
+/// assert_eq!(spec.title.as_deref(), Some("Delete file"));
+/// assert_eq!(spec.output_schema, None);
+/// assert_eq!(spec.param_names(), vec!["path"]);
+/// ```
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
+#[non_exhaustive]
 pub struct ToolSpec {
     /// The name the model calls the tool by, e.g. `search_products`.
     pub name: String,
@@ -96,16 +235,87 @@ pub struct ToolSpec {
 }
 
 impl ToolSpec {
+    /// A spec with its name, description and input schema (a JSON Schema object schema).
+    ///
+    /// The rest starts empty: no title, no output schema, no effects ([`Effects::none`]), no lint
+    /// exceptions, no timeout, and version `0.0.0` (unversioned); set them with the `with_*`
+    /// setters.
+    pub fn new(
+        name: impl Into<String>,
+        description: impl Into<String>,
+        input_schema: Value,
+    ) -> ToolSpec {
+        ToolSpec {
+            name: name.into(),
+            title: None,
+            description: description.into(),
+            input_schema,
+            output_schema: None,
+            effects: Effects::none(),
+            allows: Vec::new(),
+            timeout_ms: None,
+            version: "0.0.0".into(),
+        }
+    }
+
+    /// Sets the short human-readable title.
+    #[must_use]
+    pub fn with_title(mut self, title: impl Into<String>) -> ToolSpec {
+        self.title = Some(title.into());
+        self
+    }
+
+    /// Sets the JSON Schema of the data a successful call returns.
+    #[must_use]
+    pub fn with_output_schema(mut self, output_schema: Value) -> ToolSpec {
+        self.output_schema = Some(output_schema);
+        self
+    }
+
+    /// Sets the declared side effects.
+    #[must_use]
+    pub fn with_effects(mut self, effects: Effects) -> ToolSpec {
+        self.effects = effects;
+        self
+    }
+
+    /// Adds one lint exception after those already declared.
+    #[must_use]
+    pub fn with_allow(mut self, allow: Allow) -> ToolSpec {
+        self.allows.push(allow);
+        self
+    }
+
+    /// Sets the lint exceptions, replacing those already declared.
+    #[must_use]
+    pub fn with_allows(mut self, allows: impl IntoIterator<Item = Allow>) -> ToolSpec {
+        self.allows = allows.into_iter().collect();
+        self
+    }
+
+    /// Sets the per-tool timeout in milliseconds.
+    #[must_use]
+    pub fn with_timeout_ms(mut self, timeout_ms: u64) -> ToolSpec {
+        self.timeout_ms = Some(timeout_ms);
+        self
+    }
+
+    /// Sets the implementation version.
+    #[must_use]
+    pub fn with_version(mut self, version: impl Into<String>) -> ToolSpec {
+        self.version = version.into();
+        self
+    }
+
     /// The names of the model-facing parameters, in declaration order.
     ///
     /// ```
-    /// # use tool_core::{Allow, Effects, ToolSpec};
-    /// let spec = ToolSpec {
-    ///     name: "greet".into(), title: None, description: "Greets. Returns the greeting.".into(),
-    ///     input_schema: serde_json::json!({"type": "object", "properties": {"who": {"type": "string"}}}),
-    ///     output_schema: None, effects: Effects::default(), allows: vec![], timeout_ms: None,
-    ///     version: "1.0.0".into(),
-    /// };
+    /// # use tool_core::ToolSpec;
+    /// let spec = ToolSpec::new(
+    ///     "greet",
+    ///     "Greets. Returns the greeting.",
+    ///     serde_json::json!({"type": "object", "properties": {"who": {"type": "string"}}}),
+    /// );
     /// assert_eq!(spec.param_names(), vec!["who"]);
     /// ```
     pub fn param_names(&self) -> Vec<&str> {
@@ -153,12 +363,13 @@ impl ToolSpec {
     /// recorded in audit records and artifact indexes.
     ///
     /// ```
-    /// # use tool_core::{Allow, Effects, ToolSpec};
-    /// let mut spec = ToolSpec {
-    ///     name: "greet".into(), title: None, description: "Greets. Returns the greeting.".into(),
-    ///     input_schema: serde_json::json!({"type": "object"}), output_schema: None,
-    ///     effects: Effects::default(), allows: vec![], timeout_ms: None, version: "1.0.0".into(),
-    /// };
+    /// # use tool_core::ToolSpec;
+    /// let mut spec = ToolSpec::new(
+    ///     "greet",
+    ///     "Greets. Returns the greeting.",
+    ///     serde_json::json!({"type": "object"}),
+    /// )
+    /// .with_version("1.0.0");
     /// let before = spec.fingerprint();
     /// spec.version = "1.0.1".into();
     /// assert_eq!(before, spec.fingerprint());
@@ -207,4 +418,75 @@ pub fn canonical_json(value: &Value) -> String {
     let mut out = String::new();
     write(value, &mut out);
     out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn effects_none_is_the_default_and_each_setter_sets_its_own_flag() {
+        assert_eq!(Effects::none(), Effects::default());
+        assert!(Effects::none().names().is_empty());
+        type Setter = fn(Effects, bool) -> Effects;
+        let set: [(Setter, &str); 8] = [
+            (Effects::with_read_only, "read_only"),
+            (Effects::with_writes, "writes"),
+            (Effects::with_destructive, "destructive"),
+            (Effects::with_network, "network"),
+            (Effects::with_open_world, "open_world"),
+            (Effects::with_idempotent, "idempotent"),
+            (Effects::with_requires_approval, "requires_approval"),
+            (Effects::with_untrusted_output, "untrusted_output"),
+        ];
+        for (setter, name) in set {
+            let on = setter(Effects::none(), true);
+            assert_eq!(on.names(), vec![name]);
+            assert_eq!(setter(on, false), Effects::none(), "{name} turns off again");
+        }
+    }
+
+    #[test]
+    fn the_constructor_and_setters_fill_every_field() {
+        let schema = serde_json::json!({"type": "object"});
+        let out = serde_json::json!({"type": "string"});
+        let effects = Effects::none().with_writes(true);
+        let spec = ToolSpec::new("send", "Sends. Returns the id.", schema.clone())
+            .with_title("Send")
+            .with_output_schema(out.clone())
+            .with_effects(effects)
+            .with_allow(Allow::new("a", "first"))
+            .with_allow(Allow::new("b", "second"))
+            .with_timeout_ms(250)
+            .with_version("2.0.0");
+        let literal = ToolSpec {
+            name: "send".into(),
+            title: Some("Send".into()),
+            description: "Sends. Returns the id.".into(),
+            input_schema: schema.clone(),
+            output_schema: Some(out),
+            effects,
+            allows: vec![
+                Allow {
+                    rule: "a".into(),
+                    reason: "first".into(),
+                },
+                Allow {
+                    rule: "b".into(),
+                    reason: "second".into(),
+                },
+            ],
+            timeout_ms: Some(250),
+            version: "2.0.0".into(),
+        };
+        assert_eq!(spec, literal);
+        let replaced = spec.with_allows([Allow::new("c", "only")]);
+        assert_eq!(replaced.allows, vec![Allow::new("c", "only")]);
+
+        let bare = ToolSpec::new("send", "Sends.", schema);
+        assert_eq!(
+            serde_json::to_string(&bare).unwrap(),
+            r#"{"name":"send","description":"Sends.","inputSchema":{"type":"object"},"effects":{"readOnly":false,"writes":false,"destructive":false,"network":false,"openWorld":false,"idempotent":false,"requiresApproval":false,"untrustedOutput":false},"version":"0.0.0"}"#
+        );
+    }
 }

@@ -149,13 +149,13 @@ impl Tool {
     ///
     /// ```
     /// use tool_core::{Tool, ToolSpec, Effects};
-    /// let spec = ToolSpec {
-    ///     name: "echo_text".into(), title: None,
-    ///     description: "Echoes the text. Returns the same text.".into(),
-    ///     input_schema: serde_json::json!({"type": "object", "properties": {"text": {"type": "string", "description": "Text to echo."}}, "required": ["text"], "additionalProperties": false}),
-    ///     output_schema: None, effects: Effects { read_only: true, ..Default::default() },
-    ///     allows: vec![], timeout_ms: None, version: "1.0.0".into(),
-    /// };
+    /// let spec = ToolSpec::new(
+    ///     "echo_text",
+    ///     "Echoes the text. Returns the same text.",
+    ///     serde_json::json!({"type": "object", "properties": {"text": {"type": "string", "description": "Text to echo."}}, "required": ["text"], "additionalProperties": false}),
+    /// )
+    /// .with_effects(Effects::none().with_read_only(true))
+    /// .with_version("1.0.0");
     /// let tool = Tool::from_fn(spec, |_ctx, args| Box::pin(async move { Ok(args["text"].clone()) }));
     /// assert_eq!(tool.spec().name, "echo_text");
     /// ```

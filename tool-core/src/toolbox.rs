@@ -644,10 +644,9 @@ impl Toolbox {
     /// let toolbox = Toolbox::builder().build().unwrap();
     /// let mut changes = toolbox.watch_changes();
     /// assert!(!changes.has_changed().unwrap());
-    /// # let spec = ToolSpec { name: "noop".into(), title: None, description: "Does nothing. Returns null.".into(),
-    /// #     input_schema: serde_json::json!({"type": "object", "additionalProperties": false}),
-    /// #     output_schema: None, effects: Effects { read_only: true, ..Default::default() },
-    /// #     allows: vec![], timeout_ms: None, version: "1.0.0".into() };
+    /// # let spec = ToolSpec::new("noop", "Does nothing. Returns null.",
+    /// #     serde_json::json!({"type": "object", "additionalProperties": false}))
+    /// #     .with_effects(Effects::none().with_read_only(true)).with_version("1.0.0");
     /// toolbox.register(Tool::from_fn(spec, |_, _| Box::pin(async { Ok(serde_json::Value::Null) }))).unwrap();
     /// assert!(changes.has_changed().unwrap());
     /// assert_eq!(*changes.borrow_and_update(), 1);

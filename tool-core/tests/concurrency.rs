@@ -98,11 +98,7 @@ fn ten_thousand_concurrent_calls_keep_to_their_own_call() {
     let write = Tool::from_fn(
         spec(
             "keyed_write",
-            Effects {
-                writes: true,
-                idempotent: true,
-                ..Default::default()
-            },
+            Effects::none().with_writes(true).with_idempotent(true),
             json!({"type": "object", "properties": {
                 "key": {"type": "string"}, "id": {"type": "integer"}, "tag": {"type": "string"}
             }, "required": ["key", "id", "tag"], "additionalProperties": false}),

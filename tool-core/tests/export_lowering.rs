@@ -185,10 +185,7 @@ fn mcp_annotations_are_explicit_and_mapped_from_effects() {
 #[test]
 fn lint_allows_go_into_mcp_meta_only() {
     let mut s = fixtures::get_time();
-    s.allows = vec![Allow {
-        rule: "description_budget".into(),
-        reason: "quoted in full".into(),
-    }];
+    s.allows = vec![Allow::new("description_budget", "quoted in full")];
     for v in McpVersion::ALL {
         let t = one(s.clone(), Target::Mcp(v));
         assert_eq!(
@@ -222,18 +219,9 @@ fn webmcp_annotations_map_consequential_and_untrusted() {
         json!({"readOnlyHint": true, "untrustedContentHint": true, "consequentialHint": false})
     );
     for effects in [
-        Effects {
-            writes: true,
-            ..Default::default()
-        },
-        Effects {
-            destructive: true,
-            ..Default::default()
-        },
-        Effects {
-            requires_approval: true,
-            ..Default::default()
-        },
+        Effects::none().with_writes(true),
+        Effects::none().with_destructive(true),
+        Effects::none().with_requires_approval(true),
     ] {
         let mut s = fixtures::get_time();
         s.effects = effects;

@@ -13,7 +13,7 @@ use serde_json::{json, Value};
 use tool_core::__internal::Validator;
 use tool_core::__internal::{clean_document, input_schema, ParamDef};
 use tool_core::export::{export_tool, Target};
-use tool_core::{Effects, ToolSpec};
+use tool_core::ToolSpec;
 use tool_lint::walk::{Keyword, Pass, Shape, KEYWORDS};
 
 /// `marker` placed under `kw`, and the pointer suffix that leads to it.
@@ -105,22 +105,17 @@ fn closing_reaches_every_keyword_it_does_not_skip() {
 }
 
 fn spec(p: Value, defs: Value) -> ToolSpec {
-    ToolSpec {
-        name: "get_thing".into(),
-        title: None,
-        description: "Gets the thing. Returns it.".into(),
-        input_schema: json!({
+    ToolSpec::new(
+        "get_thing",
+        "Gets the thing. Returns it.",
+        json!({
             "type": "object",
             "properties": {"p": p},
             "additionalProperties": false,
             "$defs": defs,
         }),
-        output_schema: None,
-        effects: Effects::default(),
-        allows: Vec::new(),
-        timeout_ms: None,
-        version: "1.0.0".into(),
-    }
+    )
+    .with_version("1.0.0")
 }
 
 #[test]

@@ -17,20 +17,16 @@ use tool_core::{Effects, ToolSpec};
 use tool_core::{Envelope, Status, ToolError};
 
 fn delete_spec() -> ToolSpec {
-    ToolSpec {
-        title: Some("Delete file".into()),
-        ..common::spec(
-            "delete_file",
-            "Deletes a file. Returns nothing.",
-            json!({"type": "object"}),
-            Effects {
-                writes: true,
-                destructive: true,
-                requires_approval: true,
-                ..Default::default()
-            },
-        )
-    }
+    common::spec(
+        "delete_file",
+        "Deletes a file. Returns nothing.",
+        json!({"type": "object"}),
+        Effects::none()
+            .with_writes(true)
+            .with_destructive(true)
+            .with_requires_approval(true),
+    )
+    .with_title("Delete file")
 }
 
 #[test]

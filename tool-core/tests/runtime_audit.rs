@@ -12,18 +12,13 @@ use tool_core::{Effects, ToolSpec};
 use tool_core::{Envelope, Status, ToolError};
 
 fn spec() -> ToolSpec {
-    ToolSpec {
-        version: "2.1.0".into(),
-        ..common::spec(
-            "transfer",
-            "Transfers money. Returns the receipt.",
-            json!({"type": "object"}),
-            Effects {
-                writes: true,
-                ..Default::default()
-            },
-        )
-    }
+    common::spec(
+        "transfer",
+        "Transfers money. Returns the receipt.",
+        json!({"type": "object"}),
+        Effects::none().with_writes(true),
+    )
+    .with_version("2.1.0")
 }
 
 fn temp_path(name: &str) -> std::path::PathBuf {

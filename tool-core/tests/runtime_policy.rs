@@ -18,45 +18,31 @@ fn spec(name: &str, effects: Effects) -> ToolSpec {
 }
 
 fn read() -> ToolSpec {
-    spec(
-        "read_file",
-        Effects {
-            read_only: true,
-            ..Default::default()
-        },
-    )
+    spec("read_file", Effects::none().with_read_only(true))
 }
 fn search_web() -> ToolSpec {
     spec(
         "search_web",
-        Effects {
-            read_only: true,
-            network: true,
-            open_world: true,
-            untrusted_output: true,
-            ..Default::default()
-        },
+        Effects::none()
+            .with_read_only(true)
+            .with_network(true)
+            .with_open_world(true)
+            .with_untrusted_output(true),
     )
 }
 fn write() -> ToolSpec {
     spec(
         "write_file",
-        Effects {
-            writes: true,
-            idempotent: true,
-            ..Default::default()
-        },
+        Effects::none().with_writes(true).with_idempotent(true),
     )
 }
 fn delete() -> ToolSpec {
     spec(
         "delete_file",
-        Effects {
-            writes: true,
-            destructive: true,
-            requires_approval: true,
-            ..Default::default()
-        },
+        Effects::none()
+            .with_writes(true)
+            .with_destructive(true)
+            .with_requires_approval(true),
     )
 }
 fn undeclared() -> ToolSpec {
@@ -224,10 +210,7 @@ fn denials_speak_to_the_model() {
 #[test]
 fn effective_effects_treat_undeclared_tools_as_writing() {
     assert!(Effect::effective(&Effects::default()).contains(&Effect::Writes));
-    let ro = Effects {
-        read_only: true,
-        ..Default::default()
-    };
+    let ro = Effects::none().with_read_only(true);
     assert!(!Effect::effective(&ro).contains(&Effect::Writes));
     for e in Effect::ALL {
         assert!(!e.describe().is_empty());

@@ -13,25 +13,18 @@ use tool_core::{Effects, ToolSpec};
 use tool_core::{Problem, Status, Tool, ToolError, Toolbox};
 
 fn echo(runs: Arc<AtomicUsize>) -> Tool {
-    let spec = ToolSpec {
-        name: "echo".into(),
-        title: None,
-        description: "Echoes the text. Returns it unchanged.".into(),
-        input_schema: json!({
+    let spec = ToolSpec::new(
+        "echo",
+        "Echoes the text. Returns it unchanged.",
+        json!({
             "type": "object",
             "properties": {"text": {"type": "string", "description": "Text to echo."}},
             "required": ["text"],
             "additionalProperties": false
         }),
-        output_schema: None,
-        effects: Effects {
-            read_only: true,
-            ..Default::default()
-        },
-        allows: vec![],
-        timeout_ms: None,
-        version: "1.0.0".into(),
-    };
+    )
+    .with_effects(Effects::none().with_read_only(true))
+    .with_version("1.0.0");
     Tool::from_fn(spec, move |_, args: Value| {
         runs.fetch_add(1, Ordering::SeqCst);
         Box::pin(async move { Ok(args) })

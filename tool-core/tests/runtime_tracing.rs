@@ -106,29 +106,24 @@ impl Write for Buffer {
 }
 
 fn spec(name: &str, effects: Effects, timeout_ms: Option<u64>) -> ToolSpec {
-    ToolSpec {
-        name: name.into(),
-        title: None,
-        description: "Does a thing with the text. Returns a summary.".into(),
-        input_schema: json!({
+    let mut spec = ToolSpec::new(
+        name,
+        "Does a thing with the text. Returns a summary.",
+        json!({
             "type": "object",
             "properties": {"text": {"type": "string", "description": "The text."}},
             "required": ["text"],
             "additionalProperties": false
         }),
-        output_schema: None,
-        effects,
-        allows: vec![],
-        timeout_ms,
-        version: "1.0.0".into(),
-    }
+    )
+    .with_effects(effects)
+    .with_version("1.0.0");
+    spec.timeout_ms = timeout_ms;
+    spec
 }
 
 fn read_only() -> Effects {
-    Effects {
-        read_only: true,
-        ..Default::default()
-    }
+    Effects::none().with_read_only(true)
 }
 
 fn toolbox() -> Toolbox {
@@ -144,10 +139,7 @@ fn toolbox() -> Toolbox {
     let crash = Tool::from_fn(spec("crash", read_only(), None), |_, _| {
         Box::pin(async move { panic!("the tool crashed on purpose") })
     });
-    let writes = Effects {
-        writes: true,
-        ..Default::default()
-    };
+    let writes = Effects::none().with_writes(true);
     let delete = Tool::from_fn(spec("delete", writes, None), |_, _| {
         Box::pin(async move { Ok(Value::Null) })
     });

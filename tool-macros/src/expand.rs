@@ -410,16 +410,15 @@ pub fn tool_expr(tool: &ToolFn, self_ty: Option<&Type>) -> TokenStream {
             description: #description,
             params: __PARAMS,
             output: #output_schema,
-            effects: #p::Effects {
-                read_only: #read_only,
-                writes: #writes,
-                destructive: #destructive,
-                network: #network,
-                open_world: #open_world,
-                idempotent: #idempotent,
-                requires_approval: #requires_approval,
-                untrusted_output: #untrusted_output,
-            },
+            effects: #p::Effects::none()
+                .with_read_only(#read_only)
+                .with_writes(#writes)
+                .with_destructive(#destructive)
+                .with_network(#network)
+                .with_open_world(#open_world)
+                .with_idempotent(#idempotent)
+                .with_requires_approval(#requires_approval)
+                .with_untrusted_output(#untrusted_output),
             allows: &[#(#allows),*],
             contexts: __CONTEXTS,
             timeout_ms: #timeout,

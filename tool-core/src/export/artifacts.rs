@@ -104,12 +104,10 @@ fn pretty(v: &Value) -> String {
 /// out of that target's file and reported, never silently dropped.
 ///
 /// ```
-/// # use tool_core::{Allow, Effects, ToolSpec};
-/// # let spec = ToolSpec { name: "get_time".into(), title: None,
-/// #     description: "Returns the current UTC time.".into(),
-/// #     input_schema: serde_json::json!({"type": "object", "additionalProperties": false}),
-/// #     output_schema: None, effects: Effects::default(), allows: vec![], timeout_ms: None,
-/// #     version: "1.0.0".into() };
+/// # use tool_core::ToolSpec;
+/// # let spec = ToolSpec::new("get_time", "Returns the current UTC time.",
+/// #     serde_json::json!({"type": "object", "additionalProperties": false}))
+/// #     .with_version("1.0.0");
 /// let dir = std::env::temp_dir().join(format!("toolsmith-doc-{}", std::process::id()));
 /// let report = tool_core::export::write_artifacts(&[spec], &dir).unwrap();
 /// assert_eq!(report.files.len(), 12);

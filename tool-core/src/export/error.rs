@@ -13,13 +13,13 @@ use super::target::Target;
 ///
 /// ```
 /// use tool_core::export::{export, Target};
-/// use tool_core::{Effects, ToolSpec};
-/// let spec = ToolSpec {
-///     name: "files.read".into(), title: None, description: "Reads a file. Returns its text.".into(),
-///     input_schema: serde_json::json!({"type": "object", "additionalProperties": false}),
-///     output_schema: None, effects: Effects::default(), allows: vec![], timeout_ms: None,
-///     version: "1.0.0".into(),
-/// };
+/// use tool_core::ToolSpec;
+/// let spec = ToolSpec::new(
+///     "files.read",
+///     "Reads a file. Returns its text.",
+///     serde_json::json!({"type": "object", "additionalProperties": false}),
+/// )
+/// .with_version("1.0.0");
 /// let err = export(&[spec], Target::OpenAiChat { strict: false }).unwrap_err();
 /// assert_eq!(err.tool, "files.read");
 /// assert_eq!(err.pointer, "/name");

@@ -155,13 +155,14 @@ use crate::spec::ToolSpec;
 /// ```
 /// use tool_core::export::{export, McpVersion, Target};
 /// use tool_core::{Effects, ToolSpec};
-/// let spec = ToolSpec {
-///     name: "get_time".into(), title: Some("Get time".into()),
-///     description: "Returns the current UTC time as RFC 3339 text.".into(),
-///     input_schema: serde_json::json!({"type": "object", "additionalProperties": false}),
-///     output_schema: None, effects: Effects { read_only: true, ..Default::default() },
-///     allows: vec![], timeout_ms: None, version: "1.0.0".into(),
-/// };
+/// let spec = ToolSpec::new(
+///     "get_time",
+///     "Returns the current UTC time as RFC 3339 text.",
+///     serde_json::json!({"type": "object", "additionalProperties": false}),
+/// )
+/// .with_title("Get time")
+/// .with_effects(Effects::none().with_read_only(true))
+/// .with_version("1.0.0");
 /// let mcp = export(&[spec.clone()], Target::Mcp(McpVersion::V2025_11_25)).unwrap();
 /// assert_eq!(mcp["tools"][0]["annotations"]["readOnlyHint"], true);
 /// let openai = export(&[spec], Target::OpenAiResponses { strict: true }).unwrap();

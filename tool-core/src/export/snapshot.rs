@@ -67,12 +67,10 @@ fn env_on(name: &str) -> bool {
 ///   artifacts are ignored.
 ///
 /// ```
-/// # use tool_core::{Allow, Effects, ToolSpec};
-/// # let mut spec = ToolSpec { name: "get_time".into(), title: None,
-/// #     description: "Returns the current UTC time.".into(),
-/// #     input_schema: serde_json::json!({"type": "object", "additionalProperties": false}),
-/// #     output_schema: None, effects: Effects::default(), allows: vec![], timeout_ms: None,
-/// #     version: "1.0.0".into() };
+/// # use tool_core::ToolSpec;
+/// # let mut spec = ToolSpec::new("get_time", "Returns the current UTC time.",
+/// #     serde_json::json!({"type": "object", "additionalProperties": false}))
+/// #     .with_version("1.0.0");
 /// use tool_core::export::{check_snapshot, write_artifacts};
 /// let dir = std::env::temp_dir().join(format!("toolsmith-snap-doc-{}", std::process::id()));
 /// write_artifacts(&[spec.clone()], &dir).unwrap();

@@ -6,27 +6,16 @@ use serde_json::Value;
 use tool_core::{Effects, Tool, ToolSpec};
 
 /// A hand-written spec (no output schema, no allows, no timeout, version 1.0.0); tests change
-/// the fields they need with struct update syntax.
+/// the fields they need with the `with_*` setters.
 pub fn spec(name: &str, description: &str, input_schema: Value, effects: Effects) -> ToolSpec {
-    ToolSpec {
-        name: name.into(),
-        title: None,
-        description: description.into(),
-        input_schema,
-        output_schema: None,
-        effects,
-        allows: vec![],
-        timeout_ms: None,
-        version: "1.0.0".into(),
-    }
+    ToolSpec::new(name, description, input_schema)
+        .with_effects(effects)
+        .with_version("1.0.0")
 }
 
 /// The effects of a tool that only reads.
 pub fn read_only() -> Effects {
-    Effects {
-        read_only: true,
-        ..Default::default()
-    }
+    Effects::none().with_read_only(true)
 }
 
 /// A tool that answers with its arguments.

@@ -7,29 +7,21 @@ use tool_core::{Allow, Effects, ToolSpec};
 
 /// A spec with defaults for what a test does not care about.
 pub fn spec(name: &str, input_schema: serde_json::Value) -> ToolSpec {
-    ToolSpec {
-        name: name.into(),
-        title: None,
-        description: format!("Does {name}. Returns what it did."),
+    ToolSpec::new(
+        name,
+        format!("Does {name}. Returns what it did."),
         input_schema,
-        output_schema: None,
-        effects: Effects::default(),
-        allows: vec![],
-        timeout_ms: None,
-        version: "1.0.0".into(),
-    }
+    )
+    .with_version("1.0.0")
 }
 
 /// Read-only search with constraints, a default, a format and optional parameters.
 pub fn search_products() -> ToolSpec {
-    ToolSpec {
-        name: "search_products".into(),
-        title: Some("Search products".into()),
-        description:
-            "Search the catalog by text. Returns up to `limit` products, best match first; \
-                      an empty list when nothing matches."
-                .into(),
-        input_schema: json!({
+    ToolSpec::new(
+        "search_products",
+        "Search the catalog by text. Returns up to `limit` products, best match first; an empty \
+         list when nothing matches.",
+        json!({
             "type": "object",
             "properties": {
                 "query": {"type": "string", "description": "Words to search for, e.g. \"red shoes\".",
@@ -42,33 +34,26 @@ pub fn search_products() -> ToolSpec {
             "required": ["query"],
             "additionalProperties": false
         }),
-        output_schema: Some(json!({
-            "type": "array",
-            "items": {"type": "object", "properties": {
-                "sku": {"type": "string"}, "name": {"type": "string"}, "price_cents": {"type": "integer", "minimum": 0}
-            }, "required": ["sku", "name", "price_cents"]}
-        })),
-        effects: Effects {
-            read_only: true,
-            network: true,
-            ..Default::default()
-        },
-        allows: vec![],
-        timeout_ms: Some(5000),
-        version: "1.2.0".into(),
-    }
+    )
+    .with_title("Search products")
+    .with_output_schema(json!({
+        "type": "array",
+        "items": {"type": "object", "properties": {
+            "sku": {"type": "string"}, "name": {"type": "string"}, "price_cents": {"type": "integer", "minimum": 0}
+        }, "required": ["sku", "name", "price_cents"]}
+    }))
+    .with_effects(Effects::none().with_read_only(true).with_network(true))
+    .with_timeout_ms(5000)
+    .with_version("1.2.0")
 }
 
 /// Destructive, approval-requiring write with a documented enum and a lint exception.
 pub fn close_ticket() -> ToolSpec {
-    ToolSpec {
-        name: "close_ticket".into(),
-        title: Some("Close ticket".into()),
-        description:
-            "Close a support ticket for good; it cannot be reopened. A human approves each \
-                      call. Returns the closed ticket."
-                .into(),
-        input_schema: json!({
+    ToolSpec::new(
+        "close_ticket",
+        "Close a support ticket for good; it cannot be reopened. A human approves each call. \
+         Returns the closed ticket.",
+        json!({
             "type": "object",
             "properties": {
                 "ticket_id": {"type": "string", "description": "The ticket to close, e.g. \"T-1042\".",
@@ -83,33 +68,31 @@ pub fn close_ticket() -> ToolSpec {
             "required": ["ticket_id", "resolution"],
             "additionalProperties": false
         }),
-        output_schema: Some(json!({"type": "object", "properties": {
-            "ticketId": {"type": "string"}, "ticketState": {"type": "string"}
-        }, "required": ["ticketId", "ticketState"]})),
-        effects: Effects {
-            writes: true,
-            destructive: true,
-            requires_approval: true,
-            ..Default::default()
-        },
-        allows: vec![Allow {
-            rule: "description_budget".into(),
-            reason: "the legal note must be quoted in full".into(),
-        }],
-        timeout_ms: None,
-        version: "1.2.0".into(),
-    }
+    )
+    .with_title("Close ticket")
+    .with_output_schema(json!({"type": "object", "properties": {
+        "ticketId": {"type": "string"}, "ticketState": {"type": "string"}
+    }, "required": ["ticketId", "ticketState"]}))
+    .with_effects(
+        Effects::none()
+            .with_writes(true)
+            .with_destructive(true)
+            .with_requires_approval(true),
+    )
+    .with_allow(Allow::new(
+        "description_budget",
+        "the legal note must be quoted in full",
+    ))
+    .with_version("1.2.0")
 }
 
 /// A write with a nested object and arrays.
 pub fn create_order() -> ToolSpec {
-    ToolSpec {
-        name: "create_order".into(),
-        title: None,
-        description: "Place an order for the given items and ship it to the address. Returns the \
-                      order id; repeating the call with the same items places a second order."
-            .into(),
-        input_schema: json!({
+    ToolSpec::new(
+        "create_order",
+        "Place an order for the given items and ship it to the address. Returns the order id; \
+         repeating the call with the same items places a second order.",
+        json!({
             "type": "object",
             "properties": {
                 "items": {"type": "array", "description": "What to order, 1 to 20 lines.",
@@ -134,29 +117,24 @@ pub fn create_order() -> ToolSpec {
             "required": ["items", "shipping_address"],
             "additionalProperties": false
         }),
-        output_schema: Some(
-            json!({"type": "object", "properties": {"orderId": {"type": "string"}},
-                                   "required": ["orderId"]}),
-        ),
-        effects: Effects {
-            writes: true,
-            network: true,
-            open_world: true,
-            ..Default::default()
-        },
-        allows: vec![],
-        timeout_ms: None,
-        version: "1.2.0".into(),
-    }
+    )
+    .with_output_schema(json!({"type": "object", "properties": {"orderId": {"type": "string"}},
+                               "required": ["orderId"]}))
+    .with_effects(
+        Effects::none()
+            .with_writes(true)
+            .with_network(true)
+            .with_open_world(true),
+    )
+    .with_version("1.2.0")
 }
 
 /// A tool whose parameter is a recursive type (kept as root `$defs`).
 pub fn render_outline() -> ToolSpec {
-    ToolSpec {
-        name: "render_outline".into(),
-        title: Some("Render outline".into()),
-        description: "Render a nested outline as Markdown. Returns the Markdown text.".into(),
-        input_schema: json!({
+    ToolSpec::new(
+        "render_outline",
+        "Render a nested outline as Markdown. Returns the Markdown text.",
+        json!({
             "type": "object",
             "properties": {
                 "outline": {"$ref": "#/$defs/Section", "description": "The outline's root section."}
@@ -169,35 +147,23 @@ pub fn render_outline() -> ToolSpec {
                              "items": {"$ref": "#/$defs/Section"}}
             }, "required": ["heading", "children"], "additionalProperties": false}}
         }),
-        output_schema: Some(json!({"type": "string"})),
-        effects: Effects {
-            read_only: true,
-            idempotent: true,
-            ..Default::default()
-        },
-        allows: vec![],
-        timeout_ms: None,
-        version: "1.2.0".into(),
-    }
+    )
+    .with_title("Render outline")
+    .with_output_schema(json!({"type": "string"}))
+    .with_effects(Effects::none().with_read_only(true).with_idempotent(true))
+    .with_version("1.2.0")
 }
 
 /// A tool with no parameters.
 pub fn get_time() -> ToolSpec {
-    ToolSpec {
-        name: "get_time".into(),
-        title: None,
-        description:
-            "Returns the current UTC time as RFC 3339 text, e.g. \"2026-11-30T12:00:00Z\".".into(),
-        input_schema: json!({"type": "object", "additionalProperties": false}),
-        output_schema: Some(json!({"type": "string", "format": "date-time"})),
-        effects: Effects {
-            read_only: true,
-            ..Default::default()
-        },
-        allows: vec![],
-        timeout_ms: None,
-        version: "1.2.0".into(),
-    }
+    ToolSpec::new(
+        "get_time",
+        "Returns the current UTC time as RFC 3339 text, e.g. \"2026-11-30T12:00:00Z\".",
+        json!({"type": "object", "additionalProperties": false}),
+    )
+    .with_output_schema(json!({"type": "string", "format": "date-time"}))
+    .with_effects(Effects::none().with_read_only(true))
+    .with_version("1.2.0")
 }
 
 /// The representative set, in a stable order.
@@ -230,23 +196,22 @@ pub fn catalog_specs(file: &str) -> Vec<ToolSpec> {
         .iter()
         .map(|t| {
             let hint = |k: &str| t["annotations"][k].as_bool().unwrap_or(false);
-            ToolSpec {
-                name: t["name"].as_str().expect("name").into(),
-                title: t["title"].as_str().map(str::to_string),
-                description: t["description"].as_str().unwrap_or_default().into(),
-                input_schema: t["inputSchema"].clone(),
-                output_schema: t.get("outputSchema").cloned(),
-                effects: Effects {
-                    read_only: hint("readOnlyHint"),
-                    destructive: hint("destructiveHint"),
-                    idempotent: hint("idempotentHint"),
-                    open_world: hint("openWorldHint"),
-                    ..Default::default()
-                },
-                allows: vec![],
-                timeout_ms: None,
-                version: "0.0.0".into(),
-            }
+            let mut spec = ToolSpec::new(
+                t["name"].as_str().expect("name"),
+                t["description"].as_str().unwrap_or_default(),
+                t["inputSchema"].clone(),
+            )
+            .with_effects(
+                Effects::none()
+                    .with_read_only(hint("readOnlyHint"))
+                    .with_destructive(hint("destructiveHint"))
+                    .with_idempotent(hint("idempotentHint"))
+                    .with_open_world(hint("openWorldHint")),
+            )
+            .with_version("0.0.0");
+            spec.title = t["title"].as_str().map(str::to_string);
+            spec.output_schema = t.get("outputSchema").cloned();
+            spec
         })
         .collect()
 }
