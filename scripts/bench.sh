@@ -50,8 +50,15 @@ run_throughput() {
 
 run_load() {
   # Needs rmcp (it is the baseline), so it ignores NO_RMCP.
-  cargo run --release -q -p toolsmith-bench --features mcp --bin mcp-load -- \
-    --clients "${LOAD_CLIENTS:-16}" --calls "${LOAD_CALLS:-400}" --seconds "${LOAD_SECONDS:-20}" --rounds "${LOAD_ROUNDS:-2}" > "$OUT/load.md"
+  # Both scenarios: the list (rmcp sends it as text only) and the object (the same protocol work).
+  cargo build --release -q -p toolsmith-bench --features mcp --bin mcp-load
+  for tool in array object; do
+    echo "\`--tool $tool\`:"
+    echo
+    target/release/mcp-load --tool "$tool" \
+      --clients "${LOAD_CLIENTS:-16}" --calls "${LOAD_CALLS:-400}" --seconds "${LOAD_SECONDS:-20}" --rounds "${LOAD_ROUNDS:-2}"
+    echo
+  done > "$OUT/load.md"
   cat "$OUT/load.md"
 }
 

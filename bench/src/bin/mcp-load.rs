@@ -1,17 +1,21 @@
-//! MCP load: N concurrent streamable-HTTP clients on 127.0.0.1 calling one cheap tool
-//! (`search_products`, the call benchmark's tool), against toolsmith's MCP server and against
-//! rmcp serving the same tool with its own `#[tool]` router, in the same run. The rmcp tool
-//! returns `Json<Vec<Product>>`, so both servers answer with structured content and its JSON
-//! as text, as each does for a typed output. Both servers use
-//! rmcp's streamable-HTTP transport with its default settings behind the same hyper listener;
-//! the clients are rmcp's HTTP client, one session each.
+//! MCP load: N concurrent streamable-HTTP clients on 127.0.0.1 calling one cheap tool,
+//! against toolsmith's MCP server and against rmcp serving the same tool with its own `#[tool]`
+//! router, in the same run. Both servers use rmcp's streamable-HTTP transport with its default
+//! settings behind the same hyper listener; the clients are rmcp's HTTP client, one session each.
+//!
+//! `--tool array` (the default) calls `search_products`, the call benchmark's tool, whose output
+//! is a list: at the 2025-11-25 revision both servers negotiate, rmcp publishes no output schema
+//! for it and answers with the JSON as text only, while toolsmith publishes the list wrapped as
+//! `{"result": [...]}` and so also sends it as `structuredContent`. `--tool object` calls
+//! `search_products_object`, the same search answered as an object (`{"products": [...]}`), for
+//! which both servers send `structuredContent` and its JSON as text: the same protocol work.
 //!
 //! Bounded in count and time: each client makes at most `--calls` calls and stops at the
 //! deadline (`--seconds`). Prints a Markdown table: calls per second, p50 and p99 latency and
 //! errors (a protocol error, a transport error or an `isError` result).
 //!
 //! ```sh
-//! cargo run --release -p toolsmith-bench --features mcp --bin mcp-load -- --clients 16 --calls 400 --seconds 20
+//! cargo run --release -p toolsmith-bench --features mcp --bin mcp-load -- --clients 16 --calls 400 --seconds 20 [--tool object]
 //! ```
 
 use hyper_util::rt::TokioIo;
@@ -30,7 +34,34 @@ use std::sync::Arc;
 use std::time::{Duration, Instant};
 use tokio::net::TcpListener;
 use toolsmith_bench::rmcp_tools::SearchProductsArgs;
-use toolsmith_bench::store::{search_catalogue, Product};
+use toolsmith_bench::store::{search_catalogue, Category, Product};
+
+/// The search's answer as an object.
+#[toolsmith::model]
+struct Matches {
+    /// The matching products, cheapest first.
+    products: Vec<Product>,
+}
+
+/// Searches the outdoor-gear catalogue by name. Returns an object with the matching products, cheapest first, each with SKU, name, price in NOK and stock status.
+#[toolsmith::tool(read_only, title = "Search products")]
+fn search_products_object(
+    /// Words to look for in product names, e.g. "tent".
+    #[arg(min_length = 2, max_length = 100)]
+    query: String,
+    /// Only products in this category.
+    category: Option<Category>,
+    /// Highest price in NOK, e.g. 2500.
+    #[arg(maximum = 100000)]
+    max_price: Option<u32>,
+    /// Only products that can ship today.
+    in_stock_only: Option<bool>,
+) -> Matches {
+    let _ = category;
+    Matches {
+        products: search_catalogue(&query, max_price, in_stock_only),
+    }
+}
 
 /// The load tool as rmcp users write it: `#[tool_router]`, `Parameters<T>`, `Json<T>`.
 #[derive(Clone)]
@@ -52,6 +83,17 @@ impl RmcpStore {
             args.in_stock_only,
         ))
     }
+
+    /// Searches the outdoor-gear catalogue by name. Returns an object with the matching products, cheapest first, each with SKU, name, price in NOK and stock status.
+    #[tool(annotations(title = "Search products", read_only_hint = true))]
+    fn search_products_object(
+        &self,
+        Parameters(args): Parameters<SearchProductsArgs>,
+    ) -> Json<Matches> {
+        Json(Matches {
+            products: search_catalogue(&args.query, args.max_price, args.in_stock_only),
+        })
+    }
 }
 
 #[tool_handler(router = self.tool_router)]
@@ -69,6 +111,8 @@ struct Options {
     rounds: usize,
     /// Measure only this server (`toolsmith` or `rmcp`), for profiling one side.
     only: Option<String>,
+    /// The tool called: `search_products` or `search_products_object`.
+    tool: &'static str,
 }
 
 fn options() -> Result<Options, String> {
@@ -78,6 +122,7 @@ fn options() -> Result<Options, String> {
         seconds: 20,
         rounds: 2,
         only: None,
+        tool: "search_products",
     };
     let mut args = std::env::args().skip(1);
     while let Some(a) = args.next() {
@@ -96,9 +141,14 @@ fn options() -> Result<Options, String> {
                 Some(side @ ("toolsmith" | "rmcp")) => o.only = Some(side.to_owned()),
                 _ => return Err("--only needs `toolsmith` or `rmcp`".to_owned()),
             },
+            "--tool" => match args.next().as_deref() {
+                Some("array") => o.tool = "search_products",
+                Some("object") => o.tool = "search_products_object",
+                _ => return Err("--tool needs `array` or `object`".to_owned()),
+            },
             other => {
                 return Err(format!(
-                    "unknown argument {other:?}; usage: mcp-load [--clients N] [--calls N] [--seconds N] [--rounds N] [--only toolsmith|rmcp]"
+                    "unknown argument {other:?}; usage: mcp-load [--clients N] [--calls N] [--seconds N] [--rounds N] [--only toolsmith|rmcp] [--tool array|object]"
                 ))
             }
         }
@@ -141,7 +191,7 @@ struct ClientRun {
     ended: Instant,
 }
 
-async fn one_client(url: String, calls: usize, deadline: Instant) -> ClientRun {
+async fn one_client(url: String, tool: &'static str, calls: usize, deadline: Instant) -> ClientRun {
     let now = Instant::now();
     let mut run = ClientRun {
         latencies: Vec::with_capacity(calls),
@@ -157,7 +207,7 @@ async fn one_client(url: String, calls: usize, deadline: Instant) -> ClientRun {
     let mut args = serde_json::Map::new();
     args.insert("query".into(), "tent".into());
     args.insert("max_price".into(), 4000.into());
-    let request = CallToolRequestParams::new("search_products").with_arguments(args);
+    let request = CallToolRequestParams::new(tool).with_arguments(args);
     // One warm-up call (session, connection) before the measured ones.
     let _ = client.call_tool(request.clone()).await;
     run.started = Instant::now();
@@ -188,7 +238,7 @@ async fn measure(name: &str, url: String, o: &Options) -> String {
     let deadline = Instant::now() + Duration::from_secs(o.seconds);
     let mut set = tokio::task::JoinSet::new();
     for _ in 0..o.clients {
-        set.spawn(one_client(url.clone(), o.calls, deadline));
+        set.spawn(one_client(url.clone(), o.tool, o.calls, deadline));
     }
     let mut runs = Vec::new();
     while let Some(r) = set.join_next().await {
@@ -240,6 +290,10 @@ fn main() {
         .expect("runtime");
     rt.block_on(async {
         let toolbox = toolsmith_bench::store_toolbox();
+        if let Err(e) = toolbox.register(search_products_object::tool()) {
+            eprintln!("mcp-load: the object tool does not register: {e}");
+            std::process::exit(2);
+        }
         let ours = toolsmith::mcp::McpServer::new(toolbox)
             .bind_http("127.0.0.1:0")
             .await
