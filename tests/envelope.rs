@@ -796,21 +796,28 @@ async fn every_envelope_maps_to_an_mcp_call_tool_result() {
             .keys()
             .map(String::as_str)
             .collect();
-        assert_eq!(keys, ["content", "structuredContent", "isError", "_meta"]);
+        // A plain ok has no `_meta`: `isError: false` and a status-less structuredContent say it.
+        if status == Status::Ok {
+            assert_eq!(keys, ["content", "structuredContent", "isError"]);
+        } else {
+            assert_eq!(keys, ["content", "structuredContent", "isError", "_meta"]);
+        }
         // structuredContent: the data on ok (wrapped where it is not an object), the status
-        // alone otherwise; the envelope without data is the `_meta`.
+        // alone otherwise; the envelope without data is the `_meta` of every outcome but a plain ok.
         let expected = match (status, &env.data) {
             (Status::Ok, Some(data)) if data.is_object() => data.clone(),
             (Status::Ok, Some(data)) => json!({ "result": data }),
             _ => json!({ "status": status.as_str() }),
         };
         assert_eq!(result["structuredContent"], expected, "{status}");
-        let mut without_data = serde_json::to_value(&env).unwrap();
-        without_data.as_object_mut().unwrap().remove("data");
-        assert_eq!(
-            result["_meta"][toolsmith::export::ENVELOPE_META_KEY],
-            without_data
-        );
+        if status != Status::Ok {
+            let mut without_data = serde_json::to_value(&env).unwrap();
+            without_data.as_object_mut().unwrap().remove("data");
+            assert_eq!(
+                result["_meta"][toolsmith::export::ENVELOPE_META_KEY],
+                without_data
+            );
+        }
         let content = result["content"].as_array().unwrap();
         assert_eq!(content.len(), 1);
         assert_eq!(content[0]["type"], "text");

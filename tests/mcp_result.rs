@@ -47,31 +47,29 @@ async fn structured_content_conforms_to_the_exported_output_schema() {
                 "{version} {name} {args}: {errors:?}\n{structured}"
             );
             assert_eq!(result["isError"], !env.is_success());
-            // The text: the structured data's JSON on an ok with nothing but data (as MCP asks of
-            // structured output), the whole envelope otherwise.
+            // A plain ok (these calls' oks carry nothing but data) is the structured data, its
+            // JSON as text and no `_meta`, as MCP asks of structured output; every other outcome
+            // has the whole envelope as text and, without its data, in `_meta`.
             let text: Value =
                 serde_json::from_str(result["content"][0]["text"].as_str().unwrap()).unwrap();
             if env.status == toolsmith::Status::Ok {
                 assert_eq!(&text, structured, "{version} {name} {args}");
-                assert_eq!(
-                    result["_meta"][ENVELOPE_META_KEY]["operation_id"],
-                    json!(env.operation_id)
-                );
+                assert!(result.get("_meta").is_none(), "{version} {name}: {result}");
             } else {
                 assert_eq!(
                     result["content"][0]["text"],
                     Value::String(env.to_json()),
                     "{version} {name} {args}"
                 );
+                assert_eq!(
+                    result["_meta"][ENVELOPE_META_KEY]["status"],
+                    env.status.as_str()
+                );
+                assert_eq!(
+                    result["_meta"][ENVELOPE_META_KEY]["code"],
+                    env.code.as_deref().map_or(Value::Null, Value::from)
+                );
             }
-            assert_eq!(
-                result["_meta"][ENVELOPE_META_KEY]["status"],
-                env.status.as_str()
-            );
-            assert_eq!(
-                result["_meta"][ENVELOPE_META_KEY]["code"],
-                env.code.as_deref().map_or(Value::Null, Value::from)
-            );
             if env.status == toolsmith::Status::Ok {
                 assert_ne!(structured.get("status"), Some(&json!("ok")), "{structured}");
             } else {
@@ -82,8 +80,8 @@ async fn structured_content_conforms_to_the_exported_output_schema() {
 }
 
 /// An `ok` the model must read more than data from (a note, a cut with its cursor, a reference)
-/// keeps the whole envelope as its text; an `ok` with data alone sends the data's JSON, with the
-/// envelope's other fields in `_meta`.
+/// keeps the whole envelope as its text and in `_meta`; an `ok` with data alone sends the data's
+/// JSON and no `_meta`.
 #[test]
 fn the_text_is_the_envelope_whenever_an_ok_carries_more_than_data() {
     use toolsmith::Envelope;
@@ -115,10 +113,7 @@ fn the_text_is_the_envelope_whenever_an_ok_carries_more_than_data() {
             "{version}"
         );
         assert_eq!(result["isError"], false);
-        let meta = &result["_meta"][ENVELOPE_META_KEY];
-        assert_eq!(meta["status"], "ok");
-        assert_eq!(meta["operation_id"], "op-1");
-        assert!(meta.get("data").is_none(), "{meta}");
+        assert!(result.get("_meta").is_none(), "{result}");
         for env in [&with_note, &cut, &referenced] {
             let result = mcp_call_result(None, env, version);
             assert_eq!(
@@ -127,6 +122,10 @@ fn the_text_is_the_envelope_whenever_an_ok_carries_more_than_data() {
                 "{version}"
             );
             assert_eq!(result["isError"], false);
+            let meta = &result["_meta"][ENVELOPE_META_KEY];
+            assert_eq!(meta["status"], "ok");
+            assert_eq!(meta["operation_id"], "op-1");
+            assert!(meta.get("data").is_none(), "{meta}");
         }
     }
 }

@@ -199,11 +199,10 @@ async fn session_checks(
     let structured = read.structured_content.clone().unwrap();
     assert_eq!(structured["content"], "# Todo\n- TODO: pack the tent\n");
     assert!(output_schema("read_file").is_valid(&structured));
-    // The text is the structured data's JSON (not sent a third time); the status is in `_meta`.
+    // A plain ok: the text is the structured data's JSON, and there is no `_meta`.
     let text: Value = serde_json::from_str(&text_of(&read)).unwrap();
     assert_eq!(text, structured);
-    let meta = read.meta.as_ref().expect("_meta");
-    assert_eq!(meta.0[ENVELOPE_META_KEY]["status"], "ok");
+    assert!(read.meta.is_none(), "{:?}", read.meta);
 
     // An invalid argument: a result from 2025-11-25 on, a protocol error in 2025-06-18; the
     // parameter's description is quoted either way.
@@ -227,6 +226,10 @@ async fn session_checks(
         let structured = bad.structured_content.clone().unwrap();
         assert_eq!(structured, json!({"status": "invalid_input"}));
         assert!(output_schema("read_file").is_valid(&structured));
+        // Every outcome but a plain ok carries the envelope without its data in `_meta`.
+        let meta = bad.meta.as_ref().expect("_meta on an invalid_input result");
+        assert_eq!(meta.0[ENVELOPE_META_KEY]["status"], "invalid_input");
+        assert!(meta.0[ENVELOPE_META_KEY]["code"].is_string(), "{meta:?}");
     }
 
     // Path attacks: denied, conforming, and no host path anywhere.

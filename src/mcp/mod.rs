@@ -432,7 +432,7 @@ impl ServerHandler for McpServer {
         let mut result = CallToolResult::success(vec![ContentBlock::text(parts.text)]);
         result.structured_content = parts.structured_content;
         result.is_error = Some(parts.is_error);
-        result.meta = Some(MetaObject(parts.meta));
+        result.meta = (!parts.meta.is_empty()).then(|| MetaObject(parts.meta));
         result.result_type = Some(ResultType::COMPLETE);
         Ok(result.into())
     }

@@ -203,10 +203,10 @@ impl Envelope {
 
 impl Envelope {
     /// The MCP `CallToolResult` for this envelope when the tool is not known (no output schema):
-    /// a text block with the envelope's JSON (the data's JSON alone on an `ok` whose data is the
-    /// whole answer), `isError: true` for every status other than `ok`
+    /// a text block with the envelope's JSON, `isError: true` for every status other than `ok`
     /// and `empty`, the envelope without its data in `_meta`, and on non-ok statuses
-    /// `structuredContent: {"status": ...}`. Business and validation failures are results, not
+    /// `structuredContent: {"status": ...}`; an `ok` whose data is the whole answer is the
+    /// data's JSON as text and nothing else. Business and validation failures are results, not
     /// JSON-RPC errors. [`export::mcp_call_result`](crate::export::mcp_call_result) is the form
     /// that fits a tool's published output schema.
     ///

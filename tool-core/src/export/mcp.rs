@@ -8,13 +8,15 @@
 //! never uses that field name). The output schema admits both: the data's `required` list and a
 //! `{"required": ["status"]}` branch are the two arms of one `anyOf`.
 //!
-//! The whole envelope still reaches the client, without sending the data twice: `isError` is set
-//! for every status other than `ok` and `empty`, and `_meta` carries the envelope without its
-//! data under [`ENVELOPE_META_KEY`]. The text block is what the model reads. When the data is the
-//! whole answer (an `ok` with no note, cut, cursor or reference; see [`McpCallParts::text`]) it is
-//! the JSON of `structuredContent`, as MCP asks of a tool with structured output and as rmcp and
-//! FastMCP send; on every other outcome it is the envelope's JSON (status, code, message, missing
-//! fields, note, cursor, data), because the model needs those fields to act.
+//! The envelope reaches the client without sending the data twice. When the data is the whole
+//! answer (an `ok` with no note, cut, cursor, reference, message or code: a *plain* `ok`), the
+//! result is what MCP asks of a tool with structured output, as rmcp and FastMCP send it: the
+//! data as `structuredContent`, its JSON as the text block, `isError: false`, and no `_meta`
+//! (`isError: false` and a `structuredContent` without `status` already say `ok`; the operation
+//! id stays in the audit record). On every other outcome the text block is the envelope's JSON
+//! (status, code, message, missing fields, note, cursor, data), because the model needs those
+//! fields to act; `isError` is set for every status other than `ok` and `empty`; and `_meta`
+//! carries the envelope without its data under [`ENVELOPE_META_KEY`].
 
 use serde_json::{json, Map, Value};
 
@@ -118,13 +120,14 @@ pub struct McpCallParts {
     pub structured_content: Option<Value>,
     /// `isError`: set for every status other than `ok` and `empty`.
     pub is_error: bool,
-    /// `_meta`: the envelope without its data under [`ENVELOPE_META_KEY`].
+    /// `_meta`: the envelope without its data under [`ENVELOPE_META_KEY`]; empty (and left out
+    /// of the result) on a plain `ok`, whose data is the whole answer.
     pub meta: Map<String, Value>,
 }
 
 impl McpCallParts {
     /// The `CallToolResult` JSON: `content`, `structuredContent` (when there is one),
-    /// `isError` and `_meta`, in that order.
+    /// `isError` and `_meta` (when it is not empty), in that order.
     pub fn into_value(self) -> Value {
         let mut result = Map::new();
         result.insert(
@@ -135,7 +138,9 @@ impl McpCallParts {
             result.insert("structuredContent".into(), s);
         }
         result.insert("isError".into(), json!(self.is_error));
-        result.insert("_meta".into(), Value::Object(self.meta));
+        if !self.meta.is_empty() {
+            result.insert("_meta".into(), Value::Object(self.meta));
+        }
         Value::Object(result)
     }
 }
@@ -148,10 +153,15 @@ pub fn mcp_call_parts(
     version: McpVersion,
 ) -> McpCallParts {
     // On an outcome the model must read more than data from, the text is the whole envelope,
-    // serialized before the data moves out.
-    let envelope_text = (!data_is_the_whole_answer(&env)).then(|| env.to_json());
+    // serialized before the data moves out, and `_meta` carries the envelope without its data.
+    let plain = data_is_the_whole_answer(&env);
+    let envelope_text = (!plain).then(|| env.to_json());
     let data = env.data.take();
-    let envelope = meta_envelope(&env, data.is_some());
+    let envelope = if plain {
+        None
+    } else {
+        Some(meta_envelope(&env, data.is_some()))
+    };
     let status_only = || json!({ "status": env.status.as_str() });
     let out = spec.and_then(|s| s.output_schema.as_ref());
     // The kept envelope text, or else the JSON of what the client is shown as structured data.
@@ -239,15 +249,17 @@ fn meta_envelope(env: &Envelope, had_data: bool) -> Map<String, Value> {
     envelope
 }
 
-/// Puts the parts together.
+/// Puts the parts together; `envelope` is `None` on a plain `ok`, which has no `_meta`.
 fn parts(
     text: String,
     structured_content: Option<Value>,
     env: &Envelope,
-    envelope: Map<String, Value>,
+    envelope: Option<Map<String, Value>>,
 ) -> McpCallParts {
     let mut meta = Map::new();
-    meta.insert(ENVELOPE_META_KEY.into(), Value::Object(envelope));
+    if let Some(envelope) = envelope {
+        meta.insert(ENVELOPE_META_KEY.into(), Value::Object(envelope));
+    }
     McpCallParts {
         text,
         structured_content,

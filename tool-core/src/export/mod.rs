@@ -63,8 +63,8 @@
 //! tool's own output type, object-wrapped as `{"result": ...}` where the protocol version needs
 //! an object (2025-06-18, 2025-11-25), with one `anyOf` arm that admits the status-only
 //! `structuredContent` of a non-ok call; [`mcp_call_result`] is the call side of the same rule,
-//! and carries the envelope in `_meta` under [`ENVELOPE_META_KEY`] and, on every outcome but an
-//! `ok` whose data is the whole answer, in the text block.
+//! and, on every outcome but an `ok` whose data is the whole answer, carries the envelope in the
+//! text block and in `_meta` under [`ENVELOPE_META_KEY`].
 //! Annotations are always explicit because the
 //! protocol's defaults are pessimistic: `title` (when the spec has one), `readOnlyHint` =
 //! `read_only`, `destructiveHint` = `destructive` and not `read_only`, `idempotentHint` =
