@@ -47,8 +47,9 @@ use crate::{codes, CallOptions, Caller, Envelope, Status, ToolSpec, Toolbox};
 use crate::{with_progress, ProgressReport, ProgressSink};
 use rmcp::model::{
     CallToolRequestParams, CallToolResponse, CallToolResult, ContentBlock, Implementation,
-    ListToolsResult, MetaObject, PaginatedRequestParams, ProgressNotificationParam,
-    ProtocolVersion, ResultType, ServerCapabilities, ServerConfig, SubscriptionFilter,
+    InitializeRequestParams, InitializeResult, ListToolsResult, MetaObject, PaginatedRequestParams,
+    ProgressNotificationParam, ProtocolVersion, ResultType, ServerCapabilities, ServerConfig,
+    SubscriptionFilter,
 };
 use rmcp::service::{NotificationContext, RequestContext, SubscriptionContext};
 use rmcp::{ErrorData, RoleServer, ServerHandler};
@@ -84,6 +85,58 @@ struct Inner {
     http_caller: Option<Arc<HttpCallerFn>>,
     info: Implementation,
     catalog: Catalogs,
+    starts: WatchStarts,
+}
+
+/// The tool-list generation each session saw when its change stream was acknowledged, kept
+/// until the stream's watcher starts.
+///
+/// rmcp acknowledges `subscriptions/listen` (and answers `initialize`) before it runs the code
+/// that watches for changes, and the client may register a tool in between: a watcher that
+/// subscribed only when it started would never report that change. So the generation is noted
+/// at the acknowledgment, and a watcher that starts on a newer one reports a change at once.
+/// Sessions share the list (they share the server); a watcher takes the oldest generation noted,
+/// which at worst sends one list_changed too many, never one too few.
+#[derive(Clone, Default)]
+struct WatchStarts(Arc<Mutex<Vec<u64>>>);
+
+impl WatchStarts {
+    /// At most this many acknowledgments wait for their watcher (a session that never starts
+    /// one must not grow the list).
+    const MAX_PENDING: usize = 64;
+
+    /// Notes the generation a session is acknowledged at.
+    fn acknowledged(&self, generation: u64) {
+        let mut pending = self
+            .0
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner);
+        if pending.len() >= Self::MAX_PENDING {
+            // Dropping the newest keeps every remaining watcher at or before its own start.
+            if let Some(newest) = pending.iter().enumerate().max_by_key(|(_, g)| **g) {
+                let at = newest.0;
+                pending.swap_remove(at);
+            }
+        }
+        pending.push(generation);
+    }
+
+    /// Whether the list changed between the oldest acknowledgment still waiting and `now`, the
+    /// generation a starting watcher subscribed at.
+    fn changed_since_acknowledged(&self, now: u64) -> bool {
+        let mut pending = self
+            .0
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner);
+        let oldest = pending.iter().enumerate().min_by_key(|(_, g)| **g);
+        match oldest.map(|(at, g)| (at, *g)) {
+            Some((at, generation)) => {
+                pending.swap_remove(at);
+                generation != now
+            }
+            None => false,
+        }
+    }
 }
 
 /// What the server derives from the tool list, rebuilt only when the list changes (every
@@ -168,6 +221,21 @@ impl Catalog {
     }
 }
 
+impl Inner {
+    /// Notes the generation a change stream is acknowledged at (see [`WatchStarts`]).
+    fn acknowledge_watch(&self) {
+        self.starts.acknowledged(*self.catalog.changes.borrow());
+    }
+
+    /// Subscribes a session's watcher to tool-list changes, and says whether the list changed
+    /// since the stream was acknowledged (a change the watcher must report at once).
+    fn start_watch(&self) -> (tokio::sync::watch::Receiver<u64>, bool) {
+        let mut changes = self.toolbox.watch_changes();
+        let now = *changes.borrow_and_update();
+        (changes, self.starts.changed_since_acknowledged(now))
+    }
+}
+
 /// A [`Toolbox`] as an MCP server (rmcp's `ServerHandler`). Cheap to clone: clones share the
 /// toolbox.
 #[derive(Clone)]
@@ -197,6 +265,7 @@ impl McpServer {
                 caller: Caller::anonymous(),
                 http_caller: None,
                 info: Implementation::new("toolsmith", env!("CARGO_PKG_VERSION")),
+                starts: WatchStarts::default(),
             }),
         }
     }
@@ -208,6 +277,7 @@ impl McpServer {
             http_caller: self.inner.http_caller.clone(),
             info: self.inner.info.clone(),
             catalog: self.inner.catalog.clone(),
+            starts: self.inner.starts.clone(),
         };
         f(&mut inner);
         McpServer {
@@ -437,12 +507,25 @@ impl ServerHandler for McpServer {
         Ok(result.into())
     }
 
+    async fn initialize(
+        &self,
+        request: InitializeRequestParams,
+        context: RequestContext<RoleServer>,
+    ) -> Result<InitializeResult, ErrorData> {
+        context.peer.set_peer_info(request.clone());
+        self.inner.acknowledge_watch();
+        self.negotiate_initialize(&request)
+    }
+
     async fn on_initialized(&self, context: NotificationContext<RoleServer>) {
         // One watcher per session: it ends when the client is gone (sending fails) or the
         // toolbox is dropped.
-        let mut changes = self.inner.toolbox.watch_changes();
+        let (mut changes, missed) = self.inner.start_watch();
         let peer = context.peer;
         tokio::spawn(async move {
+            if missed && peer.notify_tool_list_changed().await.is_err() {
+                return;
+            }
             while changes.changed().await.is_ok() {
                 if peer.notify_tool_list_changed().await.is_err() {
                     break;
@@ -456,12 +539,17 @@ impl ServerHandler for McpServer {
         requested: &SubscriptionFilter,
     ) -> Option<SubscriptionFilter> {
         let _ = requested;
+        // rmcp acknowledges the stream right after this returns, before `listen` runs.
+        self.inner.acknowledge_watch();
         Some(SubscriptionFilter::builder().tools_list_changed().build())
     }
 
     async fn listen(&self, context: SubscriptionContext) -> Result<(), ErrorData> {
-        let mut changes = self.inner.toolbox.watch_changes();
+        let (mut changes, missed) = self.inner.start_watch();
         let wanted = context.accepted().tools_list_changed == Some(true);
+        if missed && wanted && context.sink().notify_tool_list_changed().await.is_err() {
+            return Ok(());
+        }
         loop {
             tokio::select! {
                 () = context.cancelled() => return Ok(()),
@@ -475,5 +563,38 @@ impl ServerHandler for McpServer {
                 }
             }
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::WatchStarts;
+
+    #[test]
+    fn a_watcher_reports_a_change_made_between_its_acknowledgment_and_its_start() {
+        let starts = WatchStarts::default();
+        starts.acknowledged(3);
+        assert!(starts.changed_since_acknowledged(4));
+        starts.acknowledged(4);
+        assert!(!starts.changed_since_acknowledged(4));
+        // Nothing acknowledged: nothing to report.
+        assert!(!starts.changed_since_acknowledged(9));
+    }
+
+    #[test]
+    fn watchers_take_the_oldest_acknowledgment_and_the_list_stays_bounded() {
+        let starts = WatchStarts::default();
+        starts.acknowledged(7);
+        starts.acknowledged(5);
+        // The oldest (5) goes first: the watcher started at 7 reports a change.
+        assert!(starts.changed_since_acknowledged(7));
+        assert!(!starts.changed_since_acknowledged(7));
+        for g in 0..(WatchStarts::MAX_PENDING as u64 + 10) {
+            starts.acknowledged(g);
+        }
+        let pending = starts.0.lock().unwrap().clone();
+        assert_eq!(pending.len(), WatchStarts::MAX_PENDING);
+        // The newest were dropped, never the oldest.
+        assert!(pending.contains(&0));
     }
 }
