@@ -23,6 +23,10 @@ struct Rule {
     /// The same pattern with ASCII word boundaries, when that finds the same secrets once each
     /// match's boundaries are checked the Unicode way (see [`FastBoundaries`]).
     fast: Option<FastBoundaries>,
+    /// The fewest bytes a match has (0 when it cannot be told).
+    min_len: usize,
+    /// Literals of which every match contains one (a built-in pattern's; none for a host's).
+    literals: &'static [&'static str],
 }
 
 /// A pattern whose only word boundaries `\b` are its first and/or last item, run with ASCII
@@ -145,6 +149,64 @@ fn edge_is_ascii_word(hir: &regex_syntax::hir::Hir, edge: Edge) -> bool {
     }
 }
 
+/// One search for the literals of every rule, ASCII case-insensitively (a superset of what the
+/// rules match, so nothing is missed): most text holds none of them, and this is several times
+/// cheaper than the rules' [`RegexSet`], which finds no common literal of its own.
+///
+/// A table of the literals' first two bytes comes first: one lookup per byte of text rules out
+/// most text before the literal search starts.
+#[derive(Clone, Debug)]
+struct Prefilter {
+    /// Bit `a * 256 + b` is set when some literal starts with the bytes `a b` (lower case).
+    starts: Box<[u64; 1024]>,
+    literals: aho_corasick::AhoCorasick,
+}
+
+impl Prefilter {
+    /// The prefilter of `rules`, when every rule has literals of at least two bytes.
+    fn of(rules: &[Rule]) -> Option<Prefilter> {
+        if rules.is_empty() || rules.iter().any(|r| r.literals.is_empty()) {
+            return None;
+        }
+        let literals: Vec<&str> = rules.iter().flat_map(|r| r.literals.iter().copied()).collect();
+        let mut starts = Box::new([0u64; 1024]);
+        for literal in &literals {
+            let &[a, b, ..] = literal.as_bytes() else {
+                return None;
+            };
+            let bit = Self::bit(a, b);
+            starts[bit / 64] |= 1 << (bit % 64);
+        }
+        let literals = aho_corasick::AhoCorasick::builder()
+            .ascii_case_insensitive(true)
+            .build(literals)
+            .ok()?;
+        Some(Prefilter { starts, literals })
+    }
+
+    fn bit(a: u8, b: u8) -> usize {
+        usize::from(a.to_ascii_lowercase()) * 256 + usize::from(b.to_ascii_lowercase())
+    }
+
+    /// Whether `text` holds a literal of some rule.
+    fn may_match(&self, text: &str) -> bool {
+        let starts = &self.starts;
+        text.as_bytes().windows(2).any(|w| {
+            let bit = Self::bit(w[0], w[1]);
+            starts[bit / 64] & (1 << (bit % 64)) != 0
+        }) && self.literals.is_match(text)
+    }
+}
+
+/// The fewest bytes a match of `pattern` (as written, default flags) has; 0 when unknown.
+fn min_match_len(pattern: &str) -> usize {
+    regex_syntax::Parser::new()
+        .parse(pattern)
+        .ok()
+        .and_then(|hir| hir.properties().minimum_len())
+        .unwrap_or(0)
+}
+
 impl Rule {
     fn new(kind: String, regex: Regex, validator: Option<Validator>, builtin: bool) -> Rule {
         // Only the built-in patterns, written for it, take the fast form; a host's regex runs as
@@ -154,11 +216,20 @@ impl Rule {
         } else {
             None
         };
+        // Only the built-in patterns are measured: a host's regex may have been built with flags
+        // its text does not show (`ignore_whitespace`, case folding) that change what it matches.
+        let min_len = if builtin {
+            min_match_len(regex.as_str())
+        } else {
+            0
+        };
         Rule {
             kind,
             regex,
             validator,
             fast,
+            min_len,
+            literals: &[],
         }
     }
 
@@ -312,6 +383,11 @@ pub enum RedactError {
 pub struct Redactor {
     rules: Vec<Rule>,
     set: Option<RegexSet>,
+    /// The fewest bytes any rule can match: shorter text holds no secret and is not searched.
+    min_len: usize,
+    /// Text in which this finds nothing holds no secret and is not searched; `None` when a rule
+    /// (a host's) has no literals every match contains.
+    prefilter: Option<Prefilter>,
     /// Whether the secret-field rule and the split-PEM rule apply (the built-in set).
     builtin_fields: bool,
 }
@@ -336,80 +412,125 @@ fn has_digit(s: &str) -> bool {
     s.bytes().any(|b| b.is_ascii_digit())
 }
 
-/// Built-in patterns: (kind, regex, validator). Order matters: more specific forms come first, and
+/// A built-in pattern: its kind, its regex, the validator of a candidate, and literals of which
+/// every match contains at least one (compared ASCII case-insensitively): text holding none of
+/// them is not searched (see [`Prefilter`]). A literal for a `(?i:...)` part has no `k` or `s`:
+/// Unicode case folding matches those with `K` (Kelvin sign) and `ſ` (long s) too, so
+/// `aws_secret_access_key` is found through `ecret_acce` and `password` through `word`.
+type Builtin = (
+    &'static str,
+    &'static str,
+    Option<Validator>,
+    &'static [&'static str],
+);
+
+/// Built-in patterns: (kind, regex, validator, literals). Order matters: more specific forms come first, and
 /// a replaced secret is no longer matched by later patterns.
-fn builtin_patterns() -> Vec<(&'static str, &'static str, Option<Validator>)> {
+fn builtin_patterns() -> Vec<Builtin> {
     vec![
         (
             "private_key",
             r"-----BEGIN (?:[A-Z0-9]+ )*PRIVATE KEY(?: BLOCK)?-----(?s:.*?)(?:-----END (?:[A-Z0-9]+ )*PRIVATE KEY(?: BLOCK)?-----|\z)",
             None,
+            &["-----BEGIN "],
         ),
-        ("anthropic_api_key", r"\bsk-ant-[A-Za-z0-9_\-]{20,}", None),
+        (
+            "anthropic_api_key",
+            r"\bsk-ant-[A-Za-z0-9_\-]{20,}",
+            None,
+            &["sk-"],
+        ),
         (
             "openai_api_key",
             r"\bsk-(?:proj-|svcacct-|admin-)?[A-Za-z0-9_\-]{20,}",
             Some(has_digit),
+            &["sk-"],
         ),
         (
             "stripe_key",
             r"\b(?:(?:sk|rk)_(?:live|test)_[0-9A-Za-z]{16,}|whsec_[0-9A-Za-z]{24,})",
             None,
+            &["_live_", "_test_", "whsec_"],
         ),
-        ("aws_access_key_id", r"\b(?:AKIA|ASIA)[0-9A-Z]{16}\b", None),
+        (
+            "aws_access_key_id",
+            r"\b(?:AKIA|ASIA)[0-9A-Z]{16}\b",
+            None,
+            &["AKIA", "ASIA"],
+        ),
         (
             "aws_secret_access_key",
             r#"(?i:aws_secret_access_key)["']?\s*[=:]\s*["']?(?P<secret>[A-Za-z0-9/+=]{40})"#,
             None,
+            &["ecret_acce"],
         ),
         (
             "github_token",
             r"\b(?:gh[pousr]_[A-Za-z0-9]{36,}|github_pat_[A-Za-z0-9_]{22,})",
             None,
+            &["ghp_", "gho_", "ghu_", "ghs_", "ghr_", "github_pat_"],
         ),
         (
             "slack_token",
             r"\b(?:xox[baprs]|xapp)-[A-Za-z0-9\-]{10,}",
             None,
+            &["xox", "xapp-"],
         ),
         (
             "slack_webhook",
             r"\bhooks\.slack\.com/services/(?P<secret>T[A-Za-z0-9_]+/B[A-Za-z0-9_]+/[A-Za-z0-9_]+)",
             None,
+            &["hooks.slack.com/services/"],
         ),
-        ("gitlab_token", r"\bglpat-[A-Za-z0-9_\-]{20,}", None),
-        ("npm_token", r"\bnpm_[A-Za-z0-9]{36}\b", None),
+        (
+            "gitlab_token",
+            r"\bglpat-[A-Za-z0-9_\-]{20,}",
+            None,
+            &["glpat-"],
+        ),
+        ("npm_token", r"\bnpm_[A-Za-z0-9]{36}\b", None, &["npm_"]),
         (
             "sendgrid_api_key",
             r"\bSG\.[A-Za-z0-9_\-]{22}\.[A-Za-z0-9_\-]{43}",
             None,
+            &["SG."],
         ),
-        ("google_api_key", r"\bAIza[0-9A-Za-z_\-]{35}", None),
+        (
+            "google_api_key",
+            r"\bAIza[0-9A-Za-z_\-]{35}",
+            None,
+            &["AIza"],
+        ),
         (
             "bearer_token",
             r#"(?i:authorization)["']?\s*[:=]\s*["']?(?i:bearer)\s+(?P<secret>[A-Za-z0-9\-._~+/]+=*)"#,
             None,
+            &["authorization"],
         ),
         (
             "bearer_token",
             r"\b[Bb]earer\s+(?P<secret>[A-Za-z0-9\-._~+/]+=*)",
             Some(looks_like_token),
+            &["bearer"],
         ),
         // After the bearer patterns, so a JWT sent as a bearer token is reported as one.
         (
             "jwt",
             r"\beyJ[A-Za-z0-9_\-]{8,}\.eyJ[A-Za-z0-9_\-]{8,}\.[A-Za-z0-9_\-]{16,}",
             None,
+            &["eyJ"],
         ),
         (
             "url_password",
             r"\b[A-Za-z][A-Za-z0-9+.\-]*://[^\s:/@]*:(?P<secret>[^\s@/]+)@",
             None,
+            &["://"],
         ),
         (
             "connection_string_password",
             r#"(?i:\b(?:password|pwd))\s*=\s*(?P<secret>"[^"]*"|'[^']*'|[^;&\s"']+)"#,
             None,
+            &["word", "pwd"],
         ),
     ]
 }
@@ -458,6 +579,11 @@ const PAGE_TOKEN_QUALIFIERS: &[&str] = &["page", "next", "continuation", "cursor
 /// secret, and neither is a key of more than four space-separated words (a sentence used as a
 /// key, `"ghp is a prefix, not a token"`); secrets in such keys are still found by the patterns.
 pub fn is_secret_field(key: &str) -> bool {
+    // Runs on every object key of every result, and almost every key is not a secret: the last
+    // word's last letter already rules most of them out.
+    if !may_end_a_secret_word(key) {
+        return false;
+    }
     // A key of more than four words is a sentence used as a key, not a field name.
     if key.split_whitespace().nth(MAX_FIELD_WORDS).is_some() {
         return false;
@@ -473,6 +599,38 @@ pub fn is_secret_field(key: &str) -> bool {
     }
     is(last, SECRET_WORDS)
         || (last.eq_ignore_ascii_case("key") && before.is_some_and(|w| is(w, KEY_QUALIFIERS)))
+}
+
+/// The ASCII letters (lower case) that end a word of [`SECRET_WORDS`] or `key`, as a bit set.
+const SECRET_WORD_ENDS: u32 = {
+    let mut set = 1 << (b'y' - b'a');
+    let mut i = 0;
+    while i < SECRET_WORDS.len() {
+        let w = SECRET_WORDS[i].as_bytes();
+        set |= 1 << (w[w.len() - 1] - b'a');
+        i += 1;
+    }
+    set
+};
+
+/// `false` only when `key` cannot name a secret: it is ASCII and its last letter or digit does not
+/// end a secret word. The last word's last character is the key's last letter or digit, however
+/// the key splits into words.
+fn may_end_a_secret_word(key: &str) -> bool {
+    let bytes = key.as_bytes();
+    let Some(&last) = bytes
+        .iter()
+        .rev()
+        .find(|b| !b.is_ascii() || b.is_ascii_alphanumeric())
+    else {
+        // No letter or digit at all: no word.
+        return false;
+    };
+    if !last.is_ascii() {
+        return true;
+    }
+    let c = last.to_ascii_lowercase();
+    c.is_ascii_lowercase() && SECRET_WORD_ENDS & (1 << (c - b'a')) != 0
 }
 
 /// The last two words of a field name (split at characters that are not letters or digits, and
@@ -532,13 +690,15 @@ impl Redactor {
     pub fn new() -> Self {
         let rules = builtin_patterns()
             .into_iter()
-            .map(|(kind, pattern, validator)| {
-                Rule::new(
+            .map(|(kind, pattern, validator, literals)| {
+                let mut rule = Rule::new(
                     kind.to_string(),
                     Regex::new(pattern).expect("built-in redaction patterns are valid"),
                     validator,
                     true,
-                )
+                );
+                rule.literals = literals;
+                rule
             })
             .collect();
         Redactor::from_rules(rules, true)
@@ -554,6 +714,8 @@ impl Redactor {
         // The set is only a prefilter: if it cannot be built (size limits), every rule runs.
         let set = RegexSet::new(rules.iter().map(Rule::set_pattern)).ok();
         Redactor {
+            min_len: rules.iter().map(|r| r.min_len).min().unwrap_or(usize::MAX),
+            prefilter: Prefilter::of(&rules),
             rules,
             set,
             builtin_fields,
@@ -618,6 +780,10 @@ impl Redactor {
 
     /// Redacts `text` and returns how many secrets were replaced.
     pub fn redact_str_counted<'t>(&self, text: &'t str) -> (Cow<'t, str>, usize) {
+        if text.len() < self.min_len || self.prefilter.as_ref().is_some_and(|p| !p.may_match(text))
+        {
+            return (Cow::Borrowed(text), 0);
+        }
         let candidates: Vec<usize> = match &self.set {
             // The common case, text without secrets, is one pass of the set with no allocation.
             Some(set) if !set.is_match(text) => return (Cow::Borrowed(text), 0),
@@ -790,16 +956,140 @@ mod tests {
         }
     }
 
+    #[test]
+    fn the_last_letter_filter_never_rules_out_a_secret_field() {
+        let words = [
+            "password",
+            "passwd",
+            "pwd",
+            "passphrase",
+            "secret",
+            "token",
+            "pin",
+            "cvv",
+            "cvc",
+            "apikey",
+            "authorization",
+            "credential",
+            "credentials",
+            "key",
+            "api",
+            "next",
+            "page",
+            "name",
+            "sku",
+            "count",
+            "max",
+            "tokens",
+            "keys",
+            "pinned",
+            "Ünïcode",
+            "ключ",
+        ];
+        let seps = ["_", "-", ".", " ", "", "__", "_1", "!"];
+        let mut keys = Vec::new();
+        for a in words {
+            for sep in seps {
+                for b in words {
+                    keys.push(format!("{a}{sep}{b}"));
+                    keys.push(format!("{a}{sep}{}", b.to_uppercase()));
+                    keys.push(format!("{}{sep}{b}{sep}", a.to_uppercase()));
+                }
+            }
+        }
+        let mut secret = 0;
+        for key in &keys {
+            if is_secret_field(key) {
+                secret += 1;
+                assert!(may_end_a_secret_word(key), "{key:?}");
+            }
+        }
+        // The corpus holds secrets and non-secrets both, so the filter was exercised.
+        assert!(
+            secret > 100 && secret < keys.len() / 2,
+            "{secret} of {}",
+            keys.len()
+        );
+        assert!(!may_end_a_secret_word("price_nok") && !may_end_a_secret_word("___"));
+    }
+
+    #[test]
+    fn text_shorter_than_every_builtin_pattern_is_not_searched_and_nothing_is_missed() {
+        let r = Redactor::new();
+        assert!(r.min_len >= 4, "{}", r.min_len);
+        // The shortest built-in secret is redacted at exactly its length.
+        let shortest = "pwd=x";
+        assert_eq!(
+            r.redact_str(shortest),
+            "pwd=[REDACTED:connection_string_password]"
+        );
+        // A host pattern can match less: its redactor searches every text.
+        let host = Redactor::new().with_pattern("digit", Regex::new(r"\d").unwrap());
+        assert_eq!(host.min_len, 0);
+        assert_eq!(host.redact_str("7"), "[REDACTED:digit]");
+    }
+
+    proptest::proptest! {
+        #![proptest_config(proptest::prelude::ProptestConfig::with_cases(64))]
+
+        /// Every text a built-in pattern matches holds one of its literals, so the prefilter
+        /// never skips a secret: strings generated from each pattern (its word boundaries and end
+        /// anchor dropped, which only narrow what it matches) all pass it.
+        #[test]
+        fn the_prefilter_passes_every_match_of_every_builtin_pattern(
+            index in 0usize..builtin_patterns().len(),
+            seed in proptest::prelude::any::<u64>(),
+        ) {
+            use proptest::strategy::{Strategy, ValueTree};
+            let (kind, pattern, _, literals) = builtin_patterns()[index];
+            let loose = pattern.replace(r"\b", "").replace(r"|\z", "");
+            let strategy = proptest::string::string_regex(&loose).expect("a generator for the pattern");
+            let mut runner = proptest::test_runner::TestRunner::new_with_rng(
+                proptest::test_runner::Config::default(),
+                proptest::test_runner::TestRng::from_seed(
+                    proptest::test_runner::RngAlgorithm::ChaCha,
+                    &[seed.to_le_bytes(), [0; 8], [0; 8], [0; 8]].concat(),
+                ),
+            );
+            let text = strategy.new_tree(&mut runner).expect("a sample").current();
+            let lower = text.to_ascii_lowercase();
+            proptest::prop_assert!(
+                literals.iter().any(|l| lower.contains(&l.to_ascii_lowercase())),
+                "{kind}: {text:?} holds none of {literals:?}"
+            );
+            static ALL: std::sync::LazyLock<Redactor> = std::sync::LazyLock::new(Redactor::new);
+            proptest::prop_assert!(ALL.prefilter.as_ref().is_some_and(|p| p.may_match(&text)));
+        }
+    }
+
+    #[test]
+    fn a_host_pattern_turns_the_prefilter_off() {
+        assert!(Redactor::new().prefilter.is_some());
+        let host = Redactor::new().with_pattern("employee_id", Regex::new(r"EMP-\d{6}").unwrap());
+        assert!(host.prefilter.is_none());
+        assert_eq!(
+            host.redact_str("owner EMP-004211"),
+            "owner [REDACTED:employee_id]"
+        );
+        // Text without any literal is left as it is, untouched by the set.
+        assert!(matches!(
+            Redactor::new().redact_str("Fjell 2-person tent"),
+            Cow::Borrowed(_)
+        ));
+    }
+
     /// The redactor with every built-in pattern run as written (Unicode word boundaries), as
     /// before the fast form: the reference the fast form must agree with.
     fn unicode_reference() -> Redactor {
         let rules = builtin_patterns()
             .into_iter()
-            .map(|(kind, pattern, validator)| Rule {
+            .map(|(kind, pattern, validator, _)| Rule {
                 kind: kind.to_string(),
                 regex: Regex::new(pattern).unwrap(),
                 validator,
                 fast: None,
+                min_len: 0,
+                literals: &[],
             })
             .collect();
         Redactor::from_rules(rules, true)
@@ -807,7 +1097,7 @@ mod tests {
 
     #[test]
     fn every_builtin_pattern_with_word_boundaries_takes_the_fast_form() {
-        for (kind, pattern, _) in builtin_patterns() {
+        for (kind, pattern, _, _) in builtin_patterns() {
             let fast = FastBoundaries::of(pattern);
             assert_eq!(fast.is_some(), pattern.contains(r"\b"), "{kind}: {pattern}");
         }
