@@ -48,8 +48,8 @@ use crate::{with_progress, ProgressReport, ProgressSink};
 use rmcp::model::{
     CallToolRequestParams, CallToolResponse, CallToolResult, ContentBlock, Implementation,
     InitializeRequestParams, InitializeResult, ListToolsResult, MetaObject, PaginatedRequestParams,
-    ProgressNotificationParam, ProtocolVersion, ResultType, ServerCapabilities, ServerConfig,
-    SubscriptionFilter,
+    ProgressNotificationParam, ProgressToken, ProtocolVersion, ResultType, ServerCapabilities,
+    ServerConfig, SubscriptionFilter,
 };
 use rmcp::service::{NotificationContext, RequestContext, SubscriptionContext};
 use rmcp::{ErrorData, RoleServer, ServerHandler};
@@ -389,6 +389,43 @@ fn protocol_error(env: &Envelope, version: McpVersion) -> Option<ErrorData> {
     })
 }
 
+/// The answer to a request the client cancelled (rmcp sends nothing for it).
+fn cancelled() -> ErrorData {
+    ErrorData::internal_error("the request was cancelled", None)
+}
+
+/// Runs `call` with a progress sink whose reports go to the client as `notifications/progress`
+/// for `token`, until the call ends or the client cancels the request.
+async fn reporting_progress(
+    call: impl std::future::Future<Output = Envelope>,
+    token: ProgressToken,
+    context: &RequestContext<RoleServer>,
+) -> Result<Envelope, ErrorData> {
+    let (tx, mut rx) = tokio::sync::mpsc::unbounded_channel();
+    let call = with_progress(Arc::new(ChannelSink(tx)), call);
+    tokio::pin!(call);
+    let notify = |report: ProgressReport| {
+        let mut p = ProgressNotificationParam::new(token.clone(), report.progress);
+        p.total = report.total;
+        p.message = report.message;
+        async move {
+            let _ = context.peer.notify_progress(p).await;
+        }
+    };
+    let env = loop {
+        tokio::select! {
+            () = context.ct.cancelled() => return Err(cancelled()),
+            env = &mut call => break env,
+            Some(report) = rx.recv() => notify(report).await,
+        }
+    };
+    // Reports made just before the call ended go out before its result.
+    while let Ok(report) = rx.try_recv() {
+        notify(report).await;
+    }
+    Ok(env)
+}
+
 /// Forwards a call's progress reports to the task that sends them as notifications.
 struct ChannelSink(tokio::sync::mpsc::UnboundedSender<ProgressReport>);
 
@@ -454,45 +491,16 @@ impl ServerHandler for McpServer {
         // Boxed: the pipeline's future is large, and rmcp moves the request's future into a
         // task of its own, copying it whole on every call when it is held inline.
         let call = Box::pin(toolbox.call_with(name, args, CallOptions::new().caller(caller)));
-        let token = context.meta.get_progress_token();
-        let (tx, mut rx) = tokio::sync::mpsc::unbounded_channel();
-        let call = async {
-            match token {
-                Some(_) => with_progress(Arc::new(ChannelSink(tx)), call).await,
-                None => {
-                    drop(tx);
-                    call.await
-                }
-            }
-        };
-        tokio::pin!(call);
-        let notify = |report: ProgressReport| {
-            let peer = &context.peer;
-            let token = token.clone();
-            async move {
-                if let Some(token) = token {
-                    let mut p = ProgressNotificationParam::new(token, report.progress);
-                    p.total = report.total;
-                    p.message = report.message;
-                    let _ = peer.notify_progress(p).await;
-                }
-            }
-        };
-        let env = loop {
-            tokio::select! {
+        let env = match context.meta.get_progress_token() {
+            // No token: reports are no-ops, and no channel is set up for them.
+            None => tokio::select! {
                 // A cancelled request: the call's future is dropped here, and rmcp has already
                 // forgotten the request, so nothing more is sent for it.
-                () = context.ct.cancelled() => {
-                    return Err(ErrorData::internal_error("the request was cancelled", None));
-                }
-                env = &mut call => break env,
-                Some(report) = rx.recv() => notify(report).await,
-            }
+                () = context.ct.cancelled() => return Err(cancelled()),
+                env = call => env,
+            },
+            Some(token) => reporting_progress(call, token, &context).await?,
         };
-        // Reports made just before the call ended go out before its result.
-        while let Ok(report) = rx.try_recv() {
-            notify(report).await;
-        }
         if let Some(error) = protocol_error(&env, version) {
             return Err(error);
         }

@@ -168,7 +168,10 @@ impl Prefilter {
         if rules.is_empty() || rules.iter().any(|r| r.literals.is_empty()) {
             return None;
         }
-        let literals: Vec<&str> = rules.iter().flat_map(|r| r.literals.iter().copied()).collect();
+        let literals: Vec<&str> = rules
+            .iter()
+            .flat_map(|r| r.literals.iter().copied())
+            .collect();
         let mut starts = Box::new([0u64; 1024]);
         for literal in &literals {
             let &[a, b, ..] = literal.as_bytes() else {

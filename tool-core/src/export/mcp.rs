@@ -166,7 +166,9 @@ pub fn mcp_call_parts(
     let out = spec.and_then(|s| s.output_schema.as_ref());
     // The kept envelope text, or else the JSON of what the client is shown as structured data.
     let text_or = |envelope_text: Option<String>, shown: &Value| {
-        envelope_text.unwrap_or_else(|| shown.to_string())
+        // `to_string` writes into one buffer; `Value`'s `Display` goes through a formatter
+        // adapter and costs about twice as much per call.
+        envelope_text.unwrap_or_else(|| serde_json::to_string(shown).unwrap_or_default())
     };
     let (structured_content, text) = match (env.status, out, data) {
         (Status::Ok, Some(schema), Some(data)) => {
