@@ -26,7 +26,7 @@
 //! to its spec's output schema, so such tools are always redacted.
 
 use crate::envelope::{Envelope, Status};
-use crate::redact::{is_secret_field, Redactor};
+use crate::redact::{is_secret_field, QuietKeys, Redactor};
 use serde_json::{Map, Value};
 
 /// Formats whose strings cannot hold a secret.
@@ -87,9 +87,14 @@ pub fn may_hold_text(schema: Option<&Value>) -> bool {
 /// Redacts a tool's envelope: its texts (code, message, note) always, its data unless it is a
 /// result (`ok`) of a tool whose output cannot hold text ([`may_hold_text`]). Error details and
 /// refusals carry the toolbox's or the tool's own text, so they are always redacted.
-pub(crate) fn redact_result(r: &Redactor, env: &mut Envelope, may_hold_text: bool) {
+pub(crate) fn redact_result(
+    r: &Redactor,
+    env: &mut Envelope,
+    may_hold_text: bool,
+    quiet: &QuietKeys,
+) {
     if may_hold_text || env.status != Status::Ok {
-        r.redact_envelope(env);
+        r.redact_envelope_in(env, quiet);
         return;
     }
     for text in [env.code.as_mut(), env.message.as_mut(), env.note.as_mut()]
@@ -100,6 +105,22 @@ pub(crate) fn redact_result(r: &Redactor, env: &mut Envelope, may_hold_text: boo
             *text = clean;
         }
     }
+}
+
+/// The property names of `schema` (at any depth, definitions included): the keys its results
+/// mostly have.
+pub(crate) fn property_names(schema: &Value) -> Vec<&str> {
+    let mut names = Vec::new();
+    tool_lint::walk::visit(
+        schema,
+        &tool_lint::walk::Pointer::root(""),
+        &mut |obj, _| {
+            if let Some(Value::Object(props)) = obj.get("properties") {
+                names.extend(props.keys().map(String::as_str));
+            }
+        },
+    );
+    names
 }
 
 /// Whether a value `schema` admits may hold text ([module docs](self)); `root` is the whole

@@ -821,6 +821,11 @@ impl Redactor {
     /// assert_eq!(v["log"][0], "token [REDACTED:github_token]");
     /// ```
     pub fn redact_value(&self, value: &mut Value) -> usize {
+        self.redact_value_in(value, &QuietKeys::default())
+    }
+
+    /// [`Redactor::redact_value`], with the keys of `quiet` known to need nothing.
+    fn redact_value_in(&self, value: &mut Value, quiet: &QuietKeys) -> usize {
         match value {
             Value::String(s) => self.redact_string(s),
             Value::Array(items) => {
@@ -840,7 +845,7 @@ impl Redactor {
                             in_pem = false;
                         }
                     }
-                    n += self.redact_value(item);
+                    n += self.redact_value_in(item, quiet);
                 }
                 n
             }
@@ -848,6 +853,10 @@ impl Redactor {
                 let mut n = 0;
                 let mut renamed: Vec<(String, String)> = Vec::new();
                 for (key, v) in map.iter_mut() {
+                    if quiet.contains(key) {
+                        n += self.redact_value_in(v, quiet);
+                        continue;
+                    }
                     let (k, kn) = self.redact_str_counted(key);
                     if kn > 0 {
                         renamed.push((key.clone(), k.into_owned()));
@@ -857,7 +866,7 @@ impl Redactor {
                         *v = Value::String("[REDACTED:secret_field]".to_string());
                         n += 1;
                     } else {
-                        n += self.redact_value(v);
+                        n += self.redact_value_in(v, quiet);
                     }
                 }
                 if !renamed.is_empty() {
@@ -881,9 +890,14 @@ impl Redactor {
     /// Redacts the model-facing text of an envelope in place: its `data` (keys included),
     /// `code`, `message` and `note`. Returns how many secrets were replaced.
     pub fn redact_envelope(&self, env: &mut Envelope) -> usize {
+        self.redact_envelope_in(env, &QuietKeys::default())
+    }
+
+    /// [`Redactor::redact_envelope`], with the keys of `quiet` known to need nothing.
+    pub(crate) fn redact_envelope_in(&self, env: &mut Envelope, quiet: &QuietKeys) -> usize {
         let mut n = 0;
         if let Some(data) = env.data.as_mut() {
-            n += self.redact_value(data);
+            n += self.redact_value_in(data, quiet);
         }
         for text in [env.code.as_mut(), env.message.as_mut(), env.note.as_mut()]
             .into_iter()
@@ -892,6 +906,40 @@ impl Redactor {
             n += self.redact_string(text);
         }
         n
+    }
+}
+
+/// Object keys this redactor leaves alone: no pattern matches them and none names a secret.
+/// Looking one up is cheaper than checking it again, and the keys of a tool's results are
+/// mostly the property names of its output schema, checked once per tool
+/// ([`Redactor::quiet_keys`]). Only the verdict on each key is cached, so a result that does not
+/// follow its schema is redacted exactly as without it.
+#[derive(Clone, Debug, Default)]
+pub(crate) struct QuietKeys(Box<[Box<str>]>);
+
+impl QuietKeys {
+    /// The most keys kept: a schema with more property names keeps the first ones.
+    const MAX: usize = 256;
+
+    fn contains(&self, key: &str) -> bool {
+        !self.0.is_empty() && self.0.binary_search_by(|k| (**k).cmp(key)).is_ok()
+    }
+}
+
+impl Redactor {
+    /// Which of `names` this redactor leaves alone as object keys.
+    pub(crate) fn quiet_keys<'a>(&self, names: impl IntoIterator<Item = &'a str>) -> QuietKeys {
+        let mut keys: Vec<Box<str>> = names
+            .into_iter()
+            .filter(|k| {
+                !(self.builtin_fields && is_secret_field(k)) && self.redact_str_counted(k).1 == 0
+            })
+            .take(QuietKeys::MAX)
+            .map(Box::from)
+            .collect();
+        keys.sort_unstable();
+        keys.dedup();
+        QuietKeys(keys.into_boxed_slice())
     }
 }
 
@@ -1063,6 +1111,32 @@ mod tests {
             static ALL: std::sync::LazyLock<Redactor> = std::sync::LazyLock::new(Redactor::new);
             proptest::prop_assert!(ALL.prefilter.as_ref().is_some_and(|p| p.may_match(&text)));
         }
+    }
+
+    #[test]
+    fn quiet_keys_leave_out_secret_names_and_keys_a_pattern_matches_and_change_nothing() {
+        let r = Redactor::new();
+        let names = ["sku", "name", "password", "api_key", "postgres://u:pw@h", "sku", "items"];
+        let quiet = r.quiet_keys(names);
+        assert!(quiet.contains("sku") && quiet.contains("name") && quiet.contains("items"));
+        assert!(!quiet.contains("password") && !quiet.contains("api_key"));
+        assert!(!quiet.contains("postgres://u:pw@h") && !quiet.contains("other"));
+        let value = serde_json::json!({
+            "sku": "TNT-2P",
+            "name": "token ghp_0123456789abcdefghijklmnopqrstuvwxyzAB",
+            "password": "hunter2",
+            "postgres://u:pw@h": 1,
+            "items": [{"api_key": "k-1", "sku": {"pin": 1234}}, "Bearer abcdefgh12345678"],
+            "not_in_schema": {"secret": "s"},
+        });
+        let (mut with, mut without) = (value.clone(), value);
+        assert_eq!(r.redact_value_in(&mut with, &quiet), r.redact_value(&mut without));
+        assert_eq!(with, without);
+        assert_eq!(with["password"], "[REDACTED:secret_field]");
+        assert_eq!(with["items"][0]["sku"]["pin"], "[REDACTED:secret_field]");
+        // Without the built-in field rule, a secret-looking name is quiet.
+        let host = Redactor::empty().with_pattern("x", Regex::new("zz").unwrap());
+        assert!(host.quiet_keys(["password"]).contains("password"));
     }
 
     #[test]

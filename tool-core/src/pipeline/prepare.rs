@@ -20,6 +20,9 @@ pub(crate) struct Entry {
     /// The generated typed decoding ([`crate::typed`]); not for schemas whose checks the
     /// validator leaves in part to the full JSON Schema validator.
     pub(crate) typed: Option<crate::typed::TypedDef>,
+    /// The output schema's property names the toolbox's redactor leaves alone, found on the
+    /// first call (the redactor is the toolbox's; the entry is built before it is known).
+    pub(crate) quiet_keys: std::sync::OnceLock<crate::redact::QuietKeys>,
 }
 
 /// Checks one tool against the registry so far and the context, and compiles its validators.
@@ -50,6 +53,7 @@ pub(crate) fn prepare(
             output_validator,
             fingerprint: spec.fingerprint(),
             paginated,
+            quiet_keys: std::sync::OnceLock::new(),
         }),
         _ => Err(problems),
     }

@@ -7,8 +7,12 @@
 //! ([`crate::output_text`]): a result the pipeline answered (the tool's, a stored page of it, a
 //! repeat of it). An envelope that ended the call early (a host stage's included) is always
 //! redacted whole: it is not bound to the tool's output schema.
+//!
+//! Object keys that are property names of the tool's output schema are checked once per tool
+//! (on its first call) and looked up after that ([`QuietKeys`]).
 
 use super::{CallState, Shared, Step};
+use crate::redact::QuietKeys;
 
 pub(super) fn run(sh: &Shared, call: &mut CallState<'_>) -> Step {
     let may_hold_text = call.early
@@ -17,7 +21,19 @@ pub(super) fn run(sh: &Shared, call: &mut CallState<'_>) -> Step {
             .as_ref()
             .is_none_or(|e| e.tool.inner.output_may_hold_text);
     if let (Some(r), Some(env)) = (&sh.redactor, call.env.as_mut()) {
-        crate::output_text::redact_result(r, env, may_hold_text);
+        let none = QuietKeys::default();
+        let quiet = match &call.entry {
+            Some(e) => e.quiet_keys.get_or_init(|| {
+                let schema = e.tool.spec().output_schema.as_ref();
+                r.quiet_keys(
+                    schema
+                        .map(crate::output_text::property_names)
+                        .unwrap_or_default(),
+                )
+            }),
+            None => &none,
+        };
+        crate::output_text::redact_result(r, env, may_hold_text, quiet);
     }
     Step::Continue
 }
