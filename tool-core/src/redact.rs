@@ -191,14 +191,28 @@ impl Prefilter {
         usize::from(a.to_ascii_lowercase()) * 256 + usize::from(b.to_ascii_lowercase())
     }
 
-    /// Whether `text` holds a literal of some rule.
+    /// Whether `text` holds a literal of some rule, or a character that a `(?i:...)` part of a
+    /// pattern matches in place of an ASCII letter: Unicode case folding makes `k` match `K`
+    /// (the Kelvin sign) and `s` match `ſ` (the long s), which an ASCII comparison misses.
     fn may_match(&self, text: &str) -> bool {
+        if !text.is_ascii() && text.contains(['\u{212A}', '\u{17F}']) {
+            return true;
+        }
+        // On long text (prose: a message, a description) some literal's first two bytes
+        // nearly always occur, and the pattern set's own pass costs no more than the literal
+        // search: only short text (the values and keys of data) is filtered.
+        if text.len() > Self::SHORT {
+            return true;
+        }
         let starts = &self.starts;
         text.as_bytes().windows(2).any(|w| {
             let bit = Self::bit(w[0], w[1]);
             starts[bit / 64] & (1 << (bit % 64)) != 0
         }) && self.literals.is_match(text)
     }
+
+    /// Text up to this many bytes is filtered.
+    const SHORT: usize = 64;
 }
 
 /// The fewest bytes a match of `pattern` (as written, default flags) has; 0 when unknown.
@@ -417,9 +431,7 @@ fn has_digit(s: &str) -> bool {
 
 /// A built-in pattern: its kind, its regex, the validator of a candidate, and literals of which
 /// every match contains at least one (compared ASCII case-insensitively): text holding none of
-/// them is not searched (see [`Prefilter`]). A literal for a `(?i:...)` part has no `k` or `s`:
-/// Unicode case folding matches those with `K` (Kelvin sign) and `ſ` (long s) too, so
-/// `aws_secret_access_key` is found through `ecret_acce` and `password` through `word`.
+/// them is not searched (see [`Prefilter`]).
 type Builtin = (
     &'static str,
     &'static str,
@@ -465,7 +477,7 @@ fn builtin_patterns() -> Vec<Builtin> {
             "aws_secret_access_key",
             r#"(?i:aws_secret_access_key)["']?\s*[=:]\s*["']?(?P<secret>[A-Za-z0-9/+=]{40})"#,
             None,
-            &["ecret_acce"],
+            &["aws_secret_access_key"],
         ),
         (
             "github_token",
@@ -533,7 +545,7 @@ fn builtin_patterns() -> Vec<Builtin> {
             "connection_string_password",
             r#"(?i:\b(?:password|pwd))\s*=\s*(?P<secret>"[^"]*"|'[^']*'|[^;&\s"']+)"#,
             None,
-            &["word", "pwd"],
+            &["password", "pwd"],
         ),
     ]
 }
@@ -1104,8 +1116,10 @@ mod tests {
             );
             let text = strategy.new_tree(&mut runner).expect("a sample").current();
             let lower = text.to_ascii_lowercase();
+            // A literal, or a case-folding look-alike of one of its letters.
             proptest::prop_assert!(
-                literals.iter().any(|l| lower.contains(&l.to_ascii_lowercase())),
+                literals.iter().any(|l| lower.contains(&l.to_ascii_lowercase()))
+                    || text.contains(['\u{212A}', '\u{17F}']),
                 "{kind}: {text:?} holds none of {literals:?}"
             );
             static ALL: std::sync::LazyLock<Redactor> = std::sync::LazyLock::new(Redactor::new);
@@ -1116,7 +1130,15 @@ mod tests {
     #[test]
     fn quiet_keys_leave_out_secret_names_and_keys_a_pattern_matches_and_change_nothing() {
         let r = Redactor::new();
-        let names = ["sku", "name", "password", "api_key", "postgres://u:pw@h", "sku", "items"];
+        let names = [
+            "sku",
+            "name",
+            "password",
+            "api_key",
+            "postgres://u:pw@h",
+            "sku",
+            "items",
+        ];
         let quiet = r.quiet_keys(names);
         assert!(quiet.contains("sku") && quiet.contains("name") && quiet.contains("items"));
         assert!(!quiet.contains("password") && !quiet.contains("api_key"));
@@ -1130,13 +1152,24 @@ mod tests {
             "not_in_schema": {"secret": "s"},
         });
         let (mut with, mut without) = (value.clone(), value);
-        assert_eq!(r.redact_value_in(&mut with, &quiet), r.redact_value(&mut without));
+        assert_eq!(
+            r.redact_value_in(&mut with, &quiet),
+            r.redact_value(&mut without)
+        );
         assert_eq!(with, without);
         assert_eq!(with["password"], "[REDACTED:secret_field]");
         assert_eq!(with["items"][0]["sku"]["pin"], "[REDACTED:secret_field]");
         // Without the built-in field rule, a secret-looking name is quiet.
         let host = Redactor::empty().with_pattern("x", Regex::new("zz").unwrap());
         assert!(host.quiet_keys(["password"]).contains("password"));
+    }
+
+    #[test]
+    fn a_case_folding_look_alike_still_reaches_the_patterns() {
+        // `(?i:...)` matches the long s and the Kelvin sign for `s` and `k`.
+        let key = "aw\u{17F}_secret_access_\u{212A}ey = wJalrXUtnFEMI/K7MDENG/bPxRfiCYEXAMPLEKEY";
+        let out = Redactor::new().redact_str(key);
+        assert!(out.ends_with("= [REDACTED:aws_secret_access_key]"), "{out}");
     }
 
     #[test]
