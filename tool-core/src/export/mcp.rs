@@ -152,52 +152,61 @@ pub fn mcp_call_parts(
     mut env: Envelope,
     version: McpVersion,
 ) -> McpCallParts {
-    // On an outcome the model must read more than data from, the text is the whole envelope,
-    // serialized before the data moves out, and `_meta` carries the envelope without its data.
-    let plain = data_is_the_whole_answer(&env);
-    let envelope_text = (!plain).then(|| env.to_json());
-    let data = env.data.take();
-    let envelope = if plain {
-        None
-    } else {
-        Some(meta_envelope(&env, data.is_some()))
-    };
-    let status_only = || json!({ "status": env.status.as_str() });
     let out = spec.and_then(|s| s.output_schema.as_ref());
-    // The kept envelope text, or else the JSON of what the client is shown as structured data.
-    let text_or = |envelope_text: Option<String>, shown: &Value| {
-        // `to_string` writes into one buffer; `Value`'s `Display` goes through a formatter
-        // adapter and costs about twice as much per call.
-        envelope_text.unwrap_or_else(|| serde_json::to_string(shown).unwrap_or_default())
-    };
-    let (structured_content, text) = match (env.status, out, data) {
-        (Status::Ok, Some(schema), Some(data)) => {
-            let structured = if output_wrapped(schema, version) {
-                json!({ WRAP_KEY: data })
-            } else if data.is_object() || version == McpVersion::V2026_07_28 {
-                data
-            } else {
-                // Data that breaks its object schema (the output contract is checked in debug
-                // builds only): the status object, and the data in the text.
-                let text = text_or(envelope_text, &data);
-                return parts(text, Some(status_only()), &env, envelope);
-            };
-            let text = text_or(envelope_text, &structured);
-            (Some(structured), text)
+    if data_is_the_whole_answer(&env) {
+        if let Some(data) = env.data.take() {
+            return plain_ok(data, out, &env, version);
         }
-        (Status::Ok, None, Some(data)) => (None, text_or(envelope_text, &data)),
-        (status, out, data) => {
-            // Not an `ok` with data, so the envelope's text was kept; rebuilt only if not.
-            let text = envelope_text.unwrap_or_else(|| {
-                let mut whole = env.clone();
-                whole.data = data;
-                whole.to_json()
-            });
-            let structured = (status != Status::Ok || out.is_some()).then(status_only);
-            (structured, text)
+    }
+    with_envelope(env, out, version)
+}
+
+/// The JSON text of what the client is shown.
+fn json_text(shown: &Value) -> String {
+    // `to_string` writes into one buffer; `Value`'s `Display` goes through a formatter adapter
+    // and costs about twice as much.
+    serde_json::to_string(shown).unwrap_or_default()
+}
+
+/// The status object that stands for data that cannot be `structuredContent`.
+fn status_only(env: &Envelope) -> Value {
+    json!({ "status": env.status.as_str() })
+}
+
+/// A plain `ok`: the data is the whole answer, as `structuredContent` and its JSON as the text,
+/// with no `_meta`.
+fn plain_ok(data: Value, out: Option<&Value>, env: &Envelope, version: McpVersion) -> McpCallParts {
+    let structured = match out {
+        None => return parts(json_text(&data), None, env, None),
+        Some(schema) if output_wrapped(schema, version) => json!({ WRAP_KEY: data }),
+        Some(_) if data.is_object() || version == McpVersion::V2026_07_28 => data,
+        Some(_) => {
+            // Data that breaks its object schema (the output contract is checked in debug
+            // builds only): the status object, and the data in the text.
+            return parts(json_text(&data), Some(status_only(env)), env, None);
         }
     };
-    parts(text, structured_content, &env, envelope)
+    parts(json_text(&structured), Some(structured), env, None)
+}
+
+/// An outcome the model must read more than data from: the text is the whole envelope,
+/// serialized before the data moves out, and `_meta` carries the envelope without its data.
+fn with_envelope(mut env: Envelope, out: Option<&Value>, version: McpVersion) -> McpCallParts {
+    let text = env.to_json();
+    let data = env.data.take();
+    let envelope = meta_envelope(&env, data.is_some());
+    let structured = match (env.status, out, data) {
+        (Status::Ok, Some(schema), Some(data)) => Some(if output_wrapped(schema, version) {
+            json!({ WRAP_KEY: data })
+        } else if data.is_object() || version == McpVersion::V2026_07_28 {
+            data
+        } else {
+            status_only(&env)
+        }),
+        (Status::Ok, None, Some(_)) => None,
+        (status, out, _) => (status != Status::Ok || out.is_some()).then(|| status_only(&env)),
+    };
+    parts(text, structured, &env, Some(envelope))
 }
 
 /// Whether an envelope's data is all the model needs to read: an `ok` with data and nothing
