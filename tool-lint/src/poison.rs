@@ -7,7 +7,7 @@
 //! for paths, URLs, e-mail addresses and tool names). A hit carries a character span into the
 //! string so reports can mark the offending text.
 
-use crate::text::FastSet;
+use crate::text::NameSet;
 
 use crate::text::{phrase_set, Words};
 
@@ -553,7 +553,7 @@ fn is_email(tok: &str) -> bool {
 
 /// `tool_shadowing`: a sentence that names another tool of the list (`others`, without this
 /// tool's own name) together with a word that changes how it is used.
-pub(crate) fn shadowing(text: &str, own: &str, others: &FastSet<&str>) -> Option<Hit> {
+pub(crate) fn shadowing(text: &str, own: &str, others: &NameSet<'_>) -> Option<Hit> {
     let mut found = None;
     let mut ws: Option<Words> = None;
     for_tokens(text, |tok, at| {
