@@ -437,8 +437,8 @@ pub fn positions(text: &str, offsets: &[usize]) -> Vec<(usize, usize)> {
         // Columns count characters: every byte but UTF-8 continuation bytes. Both counts are
         // plain loops over bytes, which the compiler vectorizes.
         let seg = &bytes[pos..target];
-        let breaks = seg.iter().filter(|&&b| b == b'\n').count();
-        let chars = |s: &[u8]| s.iter().filter(|&&b| (b as i8) >= -0x40).count();
+        let (breaks, _) = counts(seg);
+        let chars = |s: &[u8]| counts(s).1;
         if breaks == 0 {
             col += chars(seg);
         } else {
@@ -450,6 +450,30 @@ pub fn positions(text: &str, offsets: &[usize]) -> Vec<(usize, usize)> {
         out[i] = (line, col);
     }
     out
+}
+
+/// The line breaks and the characters (bytes that are no UTF-8 continuation byte) of a byte
+/// string, eight bytes at a time.
+fn counts(b: &[u8]) -> (usize, usize) {
+    const LOW7: u64 = 0x7F7F_7F7F_7F7F_7F7F;
+    const HIGH: u64 = 0x8080_8080_8080_8080;
+    const BREAKS: u64 = 0x0A0A_0A0A_0A0A_0A0A;
+    let (mut breaks, mut chars) = (0, 0);
+    let mut chunks = b.chunks_exact(8);
+    for c in &mut chunks {
+        let w = u64::from_le_bytes([c[0], c[1], c[2], c[3], c[4], c[5], c[6], c[7]]);
+        // A byte of `x` is zero exactly where the high bit of `nonzero` is clear.
+        let x = w ^ BREAKS;
+        let nonzero = ((x & LOW7) + LOW7) | x;
+        breaks += 8 - (nonzero & HIGH).count_ones() as usize;
+        // Continuation bytes are 10xxxxxx.
+        chars += 8 - (w & !(w << 1) & HIGH).count_ones() as usize;
+    }
+    for &c in chunks.remainder() {
+        breaks += usize::from(c == b'\n');
+        chars += usize::from((c as i8) >= -0x40);
+    }
+    (breaks, chars)
 }
 
 /// The fast hash of the scanner's pointer sets (short keys, one short-lived run).
@@ -626,6 +650,15 @@ mod tests {
         let arena = Bump::new();
         let (defs, tools) = super::tools_of(&Node::from_value(&v, &arena), &arena)?;
         Ok((defs.iter().map(Node::to_value).collect(), tools))
+    }
+
+    #[test]
+    fn counts_breaks_and_characters() {
+        for n in 0..20 {
+            let t = "a\né€\n\n𝄞x".repeat(n);
+            let want = (t.matches('\n').count(), t.chars().count());
+            assert_eq!(counts(t.as_bytes()), want, "{t:?}");
+        }
     }
 
     #[test]

@@ -294,6 +294,43 @@ fn human(
     warnings: usize,
     st: Style,
 ) -> String {
+    // The two halves of the findings are written side by side, then joined.
+    let (first, second) = located.split_at(located.len() / 2);
+    let (mut out, rest) = std::thread::scope(|s| {
+        let rest = s.spawn(|| diagnostics(second, st));
+        let out = diagnostics(first, st);
+        (out, rest.join())
+    });
+    match rest {
+        Ok(rest) => out.push_str(&rest),
+        Err(panic) => std::panic::resume_unwind(panic),
+    }
+    let files = sources.len();
+    let where_ = format!(
+        "{tools} tool{} in {files} file{}",
+        plural(tools),
+        plural(files)
+    );
+    if located.is_empty() {
+        let _ = writeln!(out, "{}: {where_}: no findings", st.good("toolsmith"));
+    } else {
+        let _ = writeln!(
+            out,
+            "{}: {where_}: {errors} error{}, {warnings} warning{}",
+            if errors > 0 {
+                st.error("toolsmith")
+            } else {
+                st.warning("toolsmith")
+            },
+            plural(errors),
+            plural(warnings)
+        );
+    }
+    out
+}
+
+/// The diagnostics of `located`, one after another.
+fn diagnostics(located: &[Located], st: Style) -> String {
     let mut out = String::with_capacity(located.len() * 360 + 128);
     for l in located {
         let f = &l.finding;
@@ -357,27 +394,6 @@ fn human(
         }
         out.push('\n');
     }
-    let files = sources.len();
-    let where_ = format!(
-        "{tools} tool{} in {files} file{}",
-        plural(tools),
-        plural(files)
-    );
-    if located.is_empty() {
-        let _ = writeln!(out, "{}: {where_}: no findings", st.good("toolsmith"));
-    } else {
-        let _ = writeln!(
-            out,
-            "{}: {where_}: {errors} error{}, {warnings} warning{}",
-            if errors > 0 {
-                st.error("toolsmith")
-            } else {
-                st.warning("toolsmith")
-            },
-            plural(errors),
-            plural(warnings)
-        );
-    }
     out
 }
 
@@ -393,10 +409,16 @@ fn plural(n: usize) -> &'static str {
 /// `⏎`, invisible characters as `<U+XXXX>`) and the `^` marks under the span.
 fn excerpt(text: &str, span: Option<(usize, usize)>) -> (String, Option<String>) {
     const WIDTH: usize = 100;
-    let chars: Vec<char> = text.chars().collect();
+    // Printable ASCII shows as itself, one column a byte: no characters to decode.
+    let plain = text.bytes().all(|b| (0x20..0x7F).contains(&b));
+    let chars: Vec<char> = if plain {
+        Vec::new()
+    } else {
+        text.chars().collect()
+    };
+    let count = if plain { text.len() } else { chars.len() };
     let (start, len) = match span {
-        Some((s, n)) => (s.min(chars.len()), n.max(1)),
-        None if chars.len() <= WIDTH => (0, 0),
+        Some((s, n)) => (s.min(count), n.max(1)),
         None => (0, 0),
     };
     let lo = if start + len > WIDTH {
@@ -404,7 +426,10 @@ fn excerpt(text: &str, span: Option<(usize, usize)>) -> (String, Option<String>)
     } else {
         0
     };
-    let hi = (lo + WIDTH).max(start + len).min(chars.len());
+    let hi = (lo + WIDTH).max(start + len).min(count);
+    if plain {
+        return plain_excerpt(text, span.is_some(), (start, len), (lo, hi));
+    }
     let mut shown = String::new();
     let mut marks = String::new();
     if lo > 0 {
@@ -434,6 +459,39 @@ fn excerpt(text: &str, span: Option<(usize, usize)>) -> (String, Option<String>)
         shown.push('…');
     }
     let marks = span.map(|_| marks.trim_end().to_string());
+    (shown, marks)
+}
+
+/// [`excerpt`] of printable ASCII text: the window `lo..hi` as it is, the marks under
+/// `start..start + len` (and one past the end for a span that starts there).
+fn plain_excerpt(
+    text: &str,
+    marked: bool,
+    (start, len): (usize, usize),
+    (lo, hi): (usize, usize),
+) -> (String, Option<String>) {
+    let mut shown = String::with_capacity(hi - lo + 6);
+    if lo > 0 {
+        shown.push('…');
+    }
+    shown.push_str(&text[lo..hi]);
+    if hi < text.len() {
+        shown.push('…');
+    }
+    let marks = marked.then(|| {
+        let (a, b) = (start.clamp(lo, hi), (start + len).clamp(lo, hi));
+        let mut m = String::with_capacity(b - lo + 2);
+        if lo > 0 {
+            m.push(' ');
+        }
+        m.extend(std::iter::repeat_n(' ', a - lo));
+        m.extend(std::iter::repeat_n('^', b - a));
+        if start >= text.len() {
+            m.push('^');
+        }
+        m.truncate(m.trim_end().len());
+        m
+    });
     (shown, marks)
 }
 

@@ -268,6 +268,29 @@ impl fmt::Display for Node<'_> {
     }
 }
 
+/// Whether a byte string holds `"`, `\` or a control character: what a JSON string escapes.
+/// Eight bytes at a time.
+pub(crate) fn needs_escape(b: &[u8]) -> bool {
+    const ONES: u64 = 0x0101_0101_0101_0101;
+    const HIGH: u64 = 0x8080_8080_8080_8080;
+    // Exact for "any byte": a borrow only runs past a byte that already matched.
+    let has_zero = |x: u64| x.wrapping_sub(ONES) & !x & HIGH != 0;
+    let mut chunks = b.chunks_exact(8);
+    for c in &mut chunks {
+        let w = u64::from_le_bytes([c[0], c[1], c[2], c[3], c[4], c[5], c[6], c[7]]);
+        if has_zero(w ^ (ONES * u64::from(b'"')))
+            || has_zero(w ^ (ONES * u64::from(b'\\')))
+            || w.wrapping_sub(ONES * 0x20) & !w & HIGH != 0
+        {
+            return true;
+        }
+    }
+    chunks
+        .remainder()
+        .iter()
+        .any(|&c| c == b'"' || c == b'\\' || c < 0x20)
+}
+
 /// Nesting deeper than this is left to `serde_json` (whose own limit is 128).
 pub const MAX_DEPTH: usize = 100;
 
@@ -396,7 +419,8 @@ impl<'a> Parser<'a> {
         let start = self.i;
         // The closing quote or the first escape, then no control character before it.
         let end = start + memchr::memchr2(b'"', b'\\', &self.b[start..])?;
-        if self.b[start..end].iter().any(|&c| c < 0x20) {
+        if needs_escape(&self.b[start..end]) {
+            // A control character: not JSON.
             return None;
         }
         self.i = end;
@@ -620,6 +644,22 @@ mod tests {
         assert!(parse(&deep, &Bump::new()).is_none());
         let ok = format!("{}{}", "[".repeat(MAX_DEPTH), "]".repeat(MAX_DEPTH));
         assert!(parse(&ok, &Bump::new()).is_some());
+    }
+
+    #[test]
+    fn escapes_are_found_in_any_place() {
+        for n in 0..20 {
+            let plain = "aé~ ".repeat(n);
+            assert!(!needs_escape(plain.as_bytes()));
+            for bad in ["\"", "\\", "\n", "\u{1f}", "\u{0}"] {
+                for at in 0..=plain.len() {
+                    if plain.is_char_boundary(at) {
+                        let t = format!("{}{bad}{}", &plain[..at], &plain[at..]);
+                        assert!(needs_escape(t.as_bytes()), "{t:?}");
+                    }
+                }
+            }
+        }
     }
 
     #[test]

@@ -691,6 +691,9 @@ fn json_chars(v: &Node<'_>) -> usize {
 
 /// The characters of a string as a JSON string literal, quotes included.
 fn string_chars(s: &str) -> usize {
+    if s.is_ascii() && !crate::doc::needs_escape(s.as_bytes()) {
+        return s.len() + 2;
+    }
     2 + s
         .bytes()
         .map(|b| match b {

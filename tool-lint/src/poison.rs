@@ -314,25 +314,9 @@ fn char_span(text: &str, start: usize, end: usize) -> (usize, usize) {
 /// brackets, with trailing sentence punctuation removed.
 fn for_tokens(text: &str, mut f: impl FnMut(&str, usize) -> bool) -> bool {
     let bytes = text.as_bytes();
+    let is_sep = |b: u8| TOKEN_SEPARATOR[b as usize];
     let mut i = 0;
     while i < bytes.len() {
-        let is_sep = |b: u8| {
-            b.is_ascii_whitespace()
-                || matches!(
-                    b,
-                    b'"' | b'\''
-                        | b'`'
-                        | b'('
-                        | b')'
-                        | b'<'
-                        | b'>'
-                        | b'['
-                        | b']'
-                        | b'{'
-                        | b'}'
-                        | b','
-                )
-        };
         if is_sep(bytes[i]) {
             i += 1;
             continue;
@@ -352,6 +336,22 @@ fn for_tokens(text: &str, mut f: impl FnMut(&str, usize) -> bool) -> bool {
     }
     false
 }
+
+/// The bytes tokens are split at: ASCII white space, quotes, backticks, brackets and commas.
+static TOKEN_SEPARATOR: [bool; 256] = {
+    let mut t = [false; 256];
+    let mut i = 0;
+    while i < 128 {
+        let b = i as u8;
+        t[i] = b.is_ascii_whitespace()
+            || matches!(
+                b,
+                b'"' | b'\'' | b'`' | b'(' | b')' | b'<' | b'>' | b'[' | b']' | b'{' | b'}' | b','
+            );
+        i += 1;
+    }
+    t
+};
 
 /// The word range `(first, last)` of the sentence holding word `i`.
 fn sentence_of(ws: &Words, i: usize) -> (usize, usize) {
@@ -557,8 +557,13 @@ pub(crate) fn shadowing(text: &str, own: &str, others: &NameSet<'_>) -> Option<H
     let mut found = None;
     let mut ws: Option<Words> = None;
     for_tokens(text, |tok, at| {
-        let tok = tok.trim_matches(|c: char| matches!(c, '*' | '_' | '-' | '.'));
-        if tok.len() < 2 || tok == own || !others.contains(tok) {
+        // The trimmed bytes are ASCII: the rest keeps its UTF-8 boundaries.
+        let trim = |c: &u8| matches!(c, b'*' | b'_' | b'-' | b'.');
+        let b = tok.as_bytes();
+        let lead = b.iter().take_while(|c| trim(c)).count();
+        let tail = b[lead..].iter().rev().take_while(|c| trim(c)).count();
+        let tok = &tok[lead..tok.len() - tail];
+        if tok.len() < 2 || !others.contains(tok) || tok == own {
             return false;
         }
         let ws = ws.get_or_insert_with(|| Words::new(text));

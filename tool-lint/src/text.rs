@@ -1,6 +1,33 @@
 //! Text heuristics: words and sentences, steering and prohibition phrases, "says what it returns",
 //! snake_case, and invisible characters.
 
+/// [`CLASS`] of a letter or digit.
+const ALNUM: u8 = 1 | IN_WORD;
+/// [`CLASS`] bit of the bytes a word goes on with: letters, digits, `'`.
+const IN_WORD: u8 = 2;
+/// [`CLASS`] of `. ! ? : ;` and a line break.
+const ENDS_SENTENCE: u8 = 4;
+
+/// What each ASCII byte is to the word splitter.
+static CLASS: [u8; 256] = {
+    let mut t = [0u8; 256];
+    let mut i = 0;
+    while i < 128 {
+        let b = i as u8;
+        t[i] = if b.is_ascii_alphanumeric() {
+            ALNUM
+        } else if b == b'\'' {
+            IN_WORD
+        } else if matches!(b, b'.' | b'!' | b'?' | b':' | b';' | b'\n') {
+            ENDS_SENTENCE
+        } else {
+            0
+        };
+        i += 1;
+    }
+    t
+};
+
 /// One word of a text: lowercase, with its 1-based character position and whether it starts a
 /// sentence or clause.
 #[cfg(test)]
@@ -34,6 +61,8 @@ struct WordPos {
     /// Length of the word in characters of the text.
     chars: u32,
     sentence_start: bool,
+    /// The word's bit in a [`PhraseSet`]'s first-word filter.
+    bit: u16,
 }
 
 /// [`Words::new`]'s state while it reads a text.
@@ -61,6 +90,7 @@ impl Splitter {
                 at: 0,
                 chars: 0,
                 sentence_start: true,
+                bit: 0,
             },
         }
     }
@@ -77,6 +107,7 @@ impl Splitter {
                 at: i as u32 + 1,
                 chars: 0,
                 sentence_start: self.boundary,
+                bit: 0,
             };
         }
         push_lower(&mut self.buf);
@@ -104,6 +135,7 @@ impl Splitter {
             w.chars -= 1;
         }
         w.end = self.buf.len() as u32;
+        w.bit = filter_bit(&self.buf[w.start as usize..]) as u16;
         self.items.push(*w);
         self.in_word = false;
     }
@@ -158,29 +190,31 @@ impl Words {
         let mut boundary = true;
         let mut i = 0;
         while i < b.len() {
-            let c = b[i];
-            if c.is_ascii_alphanumeric() {
-                let start = i;
-                while i < b.len() && (b[i].is_ascii_alphanumeric() || b[i] == b'\'') {
+            match CLASS[b[i] as usize] {
+                ALNUM => {
+                    let start = i;
+                    while i < b.len() && CLASS[b[i] as usize] & IN_WORD != 0 {
+                        i += 1;
+                    }
+                    let mut end = i;
+                    while b[end - 1] == b'\'' {
+                        end -= 1;
+                    }
+                    items.push(WordPos {
+                        start: start as u32,
+                        end: end as u32,
+                        at: start as u32 + 1,
+                        chars: (end - start) as u32,
+                        sentence_start: boundary,
+                        bit: filter_bit(&buf[start..end]) as u16,
+                    });
+                    boundary = false;
+                }
+                ENDS_SENTENCE => {
+                    boundary = true;
                     i += 1;
                 }
-                let mut end = i;
-                while b[end - 1] == b'\'' {
-                    end -= 1;
-                }
-                items.push(WordPos {
-                    start: start as u32,
-                    end: end as u32,
-                    at: start as u32 + 1,
-                    chars: (end - start) as u32,
-                    sentence_start: boundary,
-                });
-                boundary = false;
-            } else {
-                if matches!(c, b'.' | b'!' | b'?' | b':' | b';' | b'\n') {
-                    boundary = true;
-                }
-                i += 1;
+                _ => i += 1,
             }
         }
         Words { buf, items }
@@ -214,11 +248,6 @@ impl Words {
         (start, (b.at + b.chars) as usize - 1 - start)
     }
 
-    /// Whether any word is one of `set`.
-    pub(crate) fn any_in(&self, set: &[&str]) -> bool {
-        (0..self.len()).any(|i| set.contains(&self.text(i)))
-    }
-
     /// Finds the first occurrence of any phrase of `set`: the index of its first word, its last
     /// word and the phrase. Phrases are lowercase words split by spaces; `*` matches any word.
     pub(crate) fn find_any(&self, set: &PhraseSet) -> Option<(usize, usize, &'static str)> {
@@ -232,11 +261,11 @@ impl Words {
         from: usize,
     ) -> Option<(usize, usize, &'static str)> {
         for i in from..self.len() {
-            let word = self.text(i);
-            let bit = filter_bit(word);
+            let bit = self.items[i].bit as usize;
             if set.filter[bit / 64] & (1 << (bit % 64)) == 0 {
                 continue;
             }
+            let word = self.text(i);
             let Some(candidates) = set.by_first.get(word) else {
                 continue;
             };
@@ -564,7 +593,7 @@ pub(crate) fn says_what_it_returns(ws: &Words) -> bool {
     if ws.len() > 0 && FETCH_VERBS.contains(&ws.text(0)) {
         return true;
     }
-    ws.any_in(RETURN_WORDS)
+    ws.find_any(phrase_set!(RETURN_WORDS)).is_some()
 }
 
 /// Whether a name is snake_case: lowercase ASCII letters and digits in words joined by single
