@@ -168,12 +168,12 @@ pub fn load_all(args: &[PathBuf]) -> Result<Vec<Source>, CliError> {
     Ok(out)
 }
 
-/// Reads the arguments (see [`for_each_input`]) as nodes in `arena`; the texts are kept there
-/// too.
+/// Reads the arguments (see [`for_each_input`]) as nodes in `arena`. The texts are leaked: they
+/// live until the process exits, as the reports that point into them do.
 pub fn load_all_nodes<'a>(args: &[PathBuf], arena: &'a Bump) -> Result<Vec<Parsed<'a>>, CliError> {
     let mut out = Vec::new();
     for_each_input(args, |label, text| {
-        out.push(parse_nodes(label, arena.alloc_str(&text), arena)?);
+        out.push(parse_nodes(label, text.leak(), arena)?);
         Ok(())
     })?;
     Ok(out)

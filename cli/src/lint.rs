@@ -9,7 +9,7 @@ use serde_json::{json, Value};
 use tool_lint::doc::Node;
 use tool_lint::{lint_nodes, lookup_rule, Finding, LintConfig, Severity, RULES};
 
-use crate::input::{self, Parsed};
+use crate::input::{self, Parsed, Shape};
 use crate::style::{self, Style};
 use crate::{emit, CliError, Color, LintFormat};
 
@@ -63,8 +63,14 @@ pub fn run(
             findings
                 .iter()
                 .zip(&pointers)
-                .map(|(f, p)| {
-                    let (node, whole) = source.root.deepest(p);
+                .zip(&tool_of)
+                .map(|((f, p), &ti)| {
+                    // An MCP tool's definition is its node in the document: look there.
+                    let (node, whole) = if source.tools[ti].shape == Shape::Mcp {
+                        source.defs[ti].deepest(&f.pointer)
+                    } else {
+                        source.root.deepest(p)
+                    };
                     (node.at, extra_columns(source.text, node.at, whole, f.span))
                 })
                 .collect()

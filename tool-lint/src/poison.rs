@@ -420,6 +420,16 @@ pub(crate) fn agent_instructions(text: &str, ws: &Words) -> Option<Hit> {
     }
 }
 
+/// Whether a text holds `/`, `_`, `~` or a `.` before a letter: each of [`PRIVATE_PATHS`] and
+/// `.env` does, so a text without any holds none of them.
+fn may_hold_a_path(text: &str) -> bool {
+    let b = text.as_bytes();
+    b.iter().enumerate().any(|(i, &c)| {
+        matches!(c, b'/' | b'_' | b'~')
+            || (c == b'.' && b.get(i + 1).is_some_and(u8::is_ascii_alphabetic))
+    })
+}
+
 /// [`PRIVATE_PATHS`] and `.env`, matched ASCII-case-insensitively in one pass.
 fn private_paths() -> &'static aho_corasick::AhoCorasick {
     static AC: std::sync::OnceLock<aho_corasick::AhoCorasick> = std::sync::OnceLock::new();
@@ -446,7 +456,7 @@ fn private_paths_only() -> &'static aho_corasick::AhoCorasick {
 pub(crate) fn sensitive_request(text: &str, ws: &Words) -> Option<Hit> {
     // A token is a substring of the text and no pattern holds a token separator, so a text
     // without any of the paths (in any case) has no token with one.
-    if private_paths().is_match(text) {
+    if may_hold_a_path(text) && private_paths().is_match(text) {
         let mut found = None;
         for_tokens(text, |tok, at| {
             if !tok.bytes().any(|b| matches!(b, b'.' | b'/' | b'_' | b'~')) {
@@ -554,6 +564,9 @@ fn is_email(tok: &str) -> bool {
 /// `tool_shadowing`: a sentence that names another tool of the list (`others`, without this
 /// tool's own name) together with a word that changes how it is used.
 pub(crate) fn shadowing(text: &str, own: &str, others: &NameSet<'_>) -> Option<Hit> {
+    if !others.may_occur_in(text) {
+        return None;
+    }
     let mut found = None;
     let mut ws: Option<Words> = None;
     for_tokens(text, |tok, at| {
@@ -616,6 +629,16 @@ mod tests {
         let t = "é <IMPORTANT> x";
         let h = agent_instructions(t, &Words::new(t)).unwrap();
         assert_eq!(h.span, (2, 11));
+    }
+
+    #[test]
+    fn every_private_path_passes_the_quick_check() {
+        for p in PRIVATE_PATHS.iter().chain(&[".env"]) {
+            assert!(may_hold_a_path(p), "{p}");
+            assert!(may_hold_a_path(&p.to_ascii_uppercase()), "{p}");
+        }
+        assert!(!may_hold_a_path("Reads a file. Returns its text as UTF-8."));
+        assert!(may_hold_a_path("Returns its text, e.g. as UTF-8"));
     }
 
     #[test]

@@ -322,6 +322,9 @@ pub type FastSet<K> = std::collections::HashSet<K, FnvBuild>;
 pub(crate) struct NameSet<'a> {
     set: FastSet<&'a str>,
     filter: [u64; 8],
+    /// All the names in one automaton, built on first use: a text that holds none of them (as
+    /// a substring) has no token that is one.
+    any: std::sync::OnceLock<Option<aho_corasick::AhoCorasick>>,
 }
 
 impl<'a> NameSet<'a> {
@@ -330,6 +333,7 @@ impl<'a> NameSet<'a> {
         let mut set = NameSet {
             set: FastSet::default(),
             filter: [0; 8],
+            any: std::sync::OnceLock::new(),
         };
         for n in names {
             let bit = filter_bit(n);
@@ -348,6 +352,14 @@ impl<'a> NameSet<'a> {
     /// How many different names.
     pub(crate) fn len(&self) -> usize {
         self.set.len()
+    }
+
+    /// Whether `text` may hold one of the names: `false` only when none occurs in it.
+    pub(crate) fn may_occur_in(&self, text: &str) -> bool {
+        let any = self.any.get_or_init(|| {
+            aho_corasick::AhoCorasick::new(self.set.iter().filter(|n| !n.is_empty())).ok()
+        });
+        any.as_ref().is_none_or(|ac| ac.is_match(text))
     }
 }
 
