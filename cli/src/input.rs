@@ -210,7 +210,7 @@ pub fn parse_source(label: String, text: &str) -> Result<Source, CliError> {
     })
 }
 
-/// Parses a source's text into nodes: with [`doc::parse`], or, for a text it leaves to
+/// Parses a source's text into nodes: with [`doc::parse_in_two`], or, for a text it leaves to
 /// `serde_json` (a syntax error, a duplicate key, deep nesting), with `serde_json` (whose error,
 /// with its line and column, is the one reported).
 pub fn parse_nodes<'a>(
@@ -223,7 +223,8 @@ pub fn parse_nodes<'a>(
             "{label}: the input is empty; expected a JSON tool list"
         )));
     }
-    let (root, offsets) = match doc::parse(text, arena) {
+    let side = arena.alloc(Bump::new());
+    let (root, offsets) = match doc::parse_in_two(text, arena, side) {
         Some(root) => (root, true),
         None => {
             let doc: Value = serde_json::from_str(text).map_err(|e| {

@@ -24,6 +24,9 @@
 
 use std::fmt;
 
+use std::sync::mpsc;
+use std::thread::ScopedJoinHandle;
+
 use bumpalo::Bump;
 use serde::ser::{Serialize, SerializeMap, SerializeSeq, Serializer};
 use serde_json::Value;
@@ -297,21 +300,109 @@ pub const MAX_DEPTH: usize = 100;
 /// Parses a JSON text into nodes in `arena`; `None` when the text is not plain JSON this parser
 /// vouches for (see the [module documentation](self)): parse it with `serde_json` instead.
 pub fn parse<'a>(text: &'a str, arena: &'a Bump) -> Option<Node<'a>> {
-    let mut p = Parser {
-        text,
-        b: text.as_bytes(),
-        i: 0,
-        arena,
-        members: Vec::new(),
-        items: Vec::new(),
-        depth: 0,
-    };
-    let root = p.value()?;
-    p.ws();
-    (p.i == p.b.len()).then_some(root)
+    Parser::new(text, arena, 0, 0).document()
 }
 
-struct Parser<'a> {
+/// [`parse`] on two threads for a large text (1 MiB or more, with a second core): a second
+/// thread reads the items of one array from a separator past the middle of the text on (with
+/// their containers in `side`), and the first takes them over when it gets there. The result is
+/// [`parse`]'s, node for node.
+pub fn parse_in_two<'a>(text: &'a str, arena: &'a Bump, side: &'a mut Bump) -> Option<Node<'a>> {
+    let cores = std::thread::available_parallelism().map_or(1, |n| n.get());
+    if text.len() < 1 << 20 || cores < 2 {
+        return parse(text, arena);
+    }
+    // The second thread also scans the first part for the separator: start it a little past
+    // the middle so both finish together.
+    split_parse(text, arena, side, text.len() / 100 * 57).0
+}
+
+/// The items of an array after one of its separators, and where the array's `]` is.
+type Rest<'a> = Option<(Vec<Node<'a>>, usize)>;
+
+/// [`parse_in_two`] with the second thread's part from the first array separator at or after
+/// `from`; also says whether the first thread took that part over.
+fn split_parse<'a>(
+    text: &'a str,
+    arena: &'a Bump,
+    side: &'a mut Bump,
+    from: usize,
+) -> (Option<Node<'a>>, bool) {
+    let (tx, rx) = mpsc::channel();
+    std::thread::scope(|s| {
+        let rest = s.spawn(move || -> Rest<'a> {
+            let found = find_split(text.as_bytes(), from);
+            let _ = tx.send(found.map(|(at, _)| at));
+            let (at, depth) = found?;
+            let mut p = Parser::new(text, side, at + 1, depth);
+            let mut items = Vec::new();
+            loop {
+                items.push(p.value()?);
+                p.ws();
+                match p.peek()? {
+                    b',' => p.i += 1,
+                    b']' => return Some((items, p.i)),
+                    _ => return None,
+                }
+            }
+        });
+        let mut p = Parser::new(text, arena, 0, 0);
+        p.handoff = Some(Handoff {
+            from,
+            at: None,
+            rx,
+            rest: Some(rest),
+            taken: false,
+        });
+        let root = p.document();
+        (root, p.handoff.is_some_and(|h| h.taken))
+    })
+}
+
+/// The first thread's side of [`split_parse`].
+struct Handoff<'a, 's> {
+    /// The split is at or after this offset.
+    from: usize,
+    /// Where the split is (`None` inside: there is none), once the second thread said so.
+    at: Option<Option<usize>>,
+    rx: mpsc::Receiver<Option<usize>>,
+    /// The second thread's items.
+    rest: Option<ScopedJoinHandle<'s, Rest<'a>>>,
+    /// Whether they were taken over.
+    taken: bool,
+}
+
+/// The first separator `,` at or after `from` of an array (outside strings), and how many
+/// containers are open there (the array included).
+fn find_split(b: &[u8], from: usize) -> Option<(usize, usize)> {
+    let mut open: Vec<u8> = Vec::new();
+    let mut i = 0;
+    while i < b.len() {
+        match b[i] {
+            b'"' => {
+                // To the closing quote, past escapes.
+                i += 1;
+                loop {
+                    i += memchr::memchr2(b'"', b'\\', b.get(i..)?)?;
+                    if b[i] == b'"' {
+                        break;
+                    }
+                    i += 2;
+                }
+            }
+            c @ (b'[' | b'{') => open.push(c),
+            b']' | b'}' => {
+                open.pop()?;
+            }
+            b',' if i >= from && open.last() == Some(&b'[') => return Some((i, open.len())),
+            _ => {}
+        }
+        i += 1;
+    }
+    None
+}
+
+struct Parser<'a, 's> {
     text: &'a str,
     b: &'a [u8],
     i: usize,
@@ -321,9 +412,59 @@ struct Parser<'a> {
     /// Items of the arrays being read, innermost last.
     items: Vec<Node<'a>>,
     depth: usize,
+    /// The part a second thread reads (see [`parse_in_two`]).
+    handoff: Option<Handoff<'a, 's>>,
 }
 
-impl<'a> Parser<'a> {
+impl<'a, 's> Parser<'a, 's> {
+    fn new(text: &'a str, arena: &'a Bump, i: usize, depth: usize) -> Parser<'a, 's> {
+        Parser {
+            text,
+            b: text.as_bytes(),
+            i,
+            arena,
+            members: Vec::new(),
+            items: Vec::new(),
+            depth,
+            handoff: None,
+        }
+    }
+
+    /// The whole text as one value.
+    fn document(&mut self) -> Option<Node<'a>> {
+        let root = self.value()?;
+        self.ws();
+        (self.i == self.b.len()).then_some(root)
+    }
+
+    /// At an array's separator: when the second thread reads on from here, its items (the
+    /// parser then stands at the array's `]`).
+    fn take_rest(&mut self) {
+        let i = self.i;
+        let Some(h) = self.handoff.as_mut() else {
+            return;
+        };
+        if i < h.from || h.rest.is_none() {
+            return;
+        }
+        // Past `from` the split can be here: wait for the second thread to say where it is.
+        let rx = &h.rx;
+        if *h.at.get_or_insert_with(|| rx.recv().ok().flatten()) != Some(i) {
+            return;
+        }
+        let Some(rest) = h.rest.take() else { return };
+        match rest.join() {
+            Ok(Some((items, end))) => {
+                h.taken = true;
+                self.items.extend(items);
+                self.i = end;
+            }
+            // It found an error: read on from here, to the same error.
+            Ok(None) => {}
+            Err(panic) => std::panic::resume_unwind(panic),
+        }
+    }
+
     #[inline]
     fn ws(&mut self) {
         while let Some(b' ' | b'\n' | b'\r' | b'\t') = self.b.get(self.i) {
@@ -505,13 +646,33 @@ impl<'a> Parser<'a> {
         (self.depth <= MAX_DEPTH).then_some(())
     }
 
+    /// Just inside an opening bracket: whether the container is empty (then past `close`).
+    fn empty(&mut self, close: u8) -> bool {
+        self.ws();
+        let empty = self.peek() == Some(close);
+        if empty {
+            self.i += 1;
+        }
+        empty
+    }
+
+    /// After a member or an item: `true` past a `,` (another one follows), `false` past
+    /// `close`; `None` on anything else.
+    fn more(&mut self, close: u8) -> Option<bool> {
+        self.ws();
+        let c = self.peek()?;
+        self.i += 1;
+        match c {
+            b',' => Some(true),
+            c if c == close => Some(false),
+            _ => None,
+        }
+    }
+
     fn object(&mut self) -> Option<Kind<'a>> {
         self.enter()?;
         let base = self.members.len();
-        self.ws();
-        if self.peek() == Some(b'}') {
-            self.i += 1;
-        } else {
+        if !self.empty(b'}') {
             loop {
                 self.ws();
                 if self.peek()? != b'"' {
@@ -525,14 +686,8 @@ impl<'a> Parser<'a> {
                 self.i += 1;
                 let v = self.value()?;
                 self.members.push((key, v));
-                self.ws();
-                match self.peek()? {
-                    b',' => self.i += 1,
-                    b'}' => {
-                        self.i += 1;
-                        break;
-                    }
-                    _ => return None,
+                if !self.more(b'}')? {
+                    break;
                 }
             }
         }
@@ -549,21 +704,16 @@ impl<'a> Parser<'a> {
     fn array(&mut self) -> Option<Kind<'a>> {
         self.enter()?;
         let base = self.items.len();
-        self.ws();
-        if self.peek() == Some(b']') {
-            self.i += 1;
-        } else {
+        if !self.empty(b']') {
             loop {
                 let v = self.value()?;
                 self.items.push(v);
-                self.ws();
-                match self.peek()? {
-                    b',' => self.i += 1,
-                    b']' => {
-                        self.i += 1;
-                        break;
-                    }
-                    _ => return None,
+                if self.handoff.is_some() {
+                    self.ws();
+                    self.take_rest();
+                }
+                if !self.more(b']')? {
+                    break;
                 }
             }
         }
@@ -659,6 +809,55 @@ mod tests {
                     }
                 }
             }
+        }
+    }
+
+    #[test]
+    fn two_threads_read_what_one_reads() {
+        let tools: Vec<String> = (0..300)
+            .map(|i| format!(r#"{{"name": "t{i}", "d": "a, [b] {{c}} \"q\" \\", "n": [{i}, [1, 2], {{"x": []}}]}}"#))
+            .collect();
+        let text = format!(
+            r#"{{"head": [1, "]"], "tools": [{}], "tail": {{"k": [3]}}}}"#,
+            tools.join(", ")
+        );
+        let want = serde_json::from_str::<Value>(&text).unwrap();
+        let one = Bump::new();
+        let offsets = |n: &Node<'_>| {
+            (0..300)
+                .map(|i| n.pointer(&format!("/tools/{i}/n/1")).unwrap().at)
+                .collect::<Vec<_>>()
+        };
+        let single = parse(&text, &one).unwrap();
+        for from in [
+            0,
+            1,
+            20,
+            text.len() / 3,
+            text.len() / 2,
+            text.len() - 40,
+            text.len(),
+        ] {
+            let (arena, mut side) = (Bump::new(), Bump::new());
+            let (got, taken) = split_parse(&text, &arena, &mut side, from);
+            let got = got.unwrap();
+            assert_eq!(got.to_value(), want, "{from}");
+            assert_eq!(offsets(&got), offsets(&single), "{from}");
+            // The second thread's part is taken over wherever there is one.
+            assert_eq!(taken, find_split(text.as_bytes(), from).is_some(), "{from}");
+        }
+        assert!(find_split(text.as_bytes(), text.len() / 2).is_some());
+        assert!(find_split(text.as_bytes(), text.len()).is_none());
+        // Errors on either side of the split stay errors.
+        for bad in [
+            text.replacen("\"t1\"", "\"t1", 1),
+            text.replacen("\"t299\"", "t299", 1),
+            text.replacen("\"x\": []", "\"x\": [,]", 250),
+        ] {
+            let (arena, mut side) = (Bump::new(), Bump::new());
+            assert!(split_parse(&bad, &arena, &mut side, bad.len() / 2)
+                .0
+                .is_none());
         }
     }
 
