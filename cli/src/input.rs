@@ -6,7 +6,9 @@ use std::fmt::{self, Write as _};
 use std::io::Read;
 use std::path::{Path, PathBuf};
 
-use serde_json::{Map, Value};
+use bumpalo::Bump;
+use serde_json::Value;
+use tool_lint::doc::{self, Kind, Node, Obj};
 
 use crate::CliError;
 
@@ -88,8 +90,6 @@ impl Tool {
 pub struct Source {
     /// The path as given (`-` is shown as `<stdin>`).
     pub label: String,
-    /// The raw text, kept to locate pointers (line and column).
-    pub text: String,
     /// The tools' MCP-shaped definitions (`{"name", "title"?, "description"?, "inputSchema"?,
     /// ...}`), in document order.
     pub defs: Vec<Value>,
@@ -97,17 +97,37 @@ pub struct Source {
     pub tools: Vec<Tool>,
 }
 
-/// Reads every argument: files, `-` for standard input, or directories (every `*.json` file in
-/// it except `index.json`, in name order).
-pub fn load_all(args: &[PathBuf]) -> Result<Vec<Source>, CliError> {
-    let mut out = Vec::new();
+/// One input read as borrowed [`Node`]s: what the lint reads.
+pub struct Parsed<'a> {
+    /// The path as given (`-` is shown as `<stdin>`).
+    pub label: String,
+    /// The raw text, kept to locate pointers (line and column).
+    pub text: &'a str,
+    /// The whole document.
+    pub root: Node<'a>,
+    /// Whether the nodes know their byte offsets in `text` (read by [`doc::parse`]); `false`
+    /// when `serde_json` read the document (see [`parse_nodes`]), so positions come from
+    /// [`locate`].
+    pub offsets: bool,
+    /// The tools' MCP-shaped definitions, in document order.
+    pub defs: Vec<Node<'a>>,
+    /// Where each definition came from (same order).
+    pub tools: Vec<Tool>,
+}
+
+/// Calls `f(label, text)` for every argument, in order: files, `-` for standard input, or
+/// directories (every `*.json` file in it except `index.json`, in name order).
+pub fn for_each_input(
+    args: &[PathBuf],
+    mut f: impl FnMut(String, String) -> Result<(), CliError>,
+) -> Result<(), CliError> {
     for arg in args {
         if arg.as_os_str() == "-" {
             let mut text = String::new();
             std::io::stdin()
                 .read_to_string(&mut text)
                 .map_err(|e| CliError::input(format!("<stdin>: cannot read: {e}")))?;
-            out.push(parse_source("<stdin>".into(), text)?);
+            f("<stdin>".into(), text)?;
         } else if arg.is_dir() {
             let mut files: Vec<PathBuf> = std::fs::read_dir(arg)
                 .map_err(|e| {
@@ -126,18 +146,41 @@ pub fn load_all(args: &[PathBuf]) -> Result<Vec<Source>, CliError> {
                     arg.display()
                 )));
             }
-            for f in files {
-                out.push(load_file(&f)?);
+            for file in files {
+                let (label, text) = read_file(&file)?;
+                f(label, text)?;
             }
         } else {
-            out.push(load_file(arg)?);
+            let (label, text) = read_file(arg)?;
+            f(label, text)?;
         }
     }
+    Ok(())
+}
+
+/// Reads every argument (see [`for_each_input`]) as `serde_json::Value` definitions.
+pub fn load_all(args: &[PathBuf]) -> Result<Vec<Source>, CliError> {
+    let mut out = Vec::new();
+    for_each_input(args, |label, text| {
+        out.push(parse_source(label, &text)?);
+        Ok(())
+    })?;
     Ok(out)
 }
 
-/// Reads one file.
-pub fn load_file(path: &Path) -> Result<Source, CliError> {
+/// Reads the arguments (see [`for_each_input`]) as nodes in `arena`. The texts are leaked: they
+/// live until the process exits, as the reports that point into them do.
+pub fn load_all_nodes<'a>(args: &[PathBuf], arena: &'a Bump) -> Result<Vec<Parsed<'a>>, CliError> {
+    let mut out = Vec::new();
+    for_each_input(args, |label, text| {
+        out.push(parse_nodes(label, text.leak(), arena)?);
+        Ok(())
+    })?;
+    Ok(out)
+}
+
+/// A file's label and text.
+fn read_file(path: &Path) -> Result<(String, String), CliError> {
     let label = path.display().to_string();
     let bytes =
         std::fs::read(path).map_err(|e| CliError::input(format!("{label}: cannot read: {e}")))?;
@@ -147,28 +190,61 @@ pub fn load_file(path: &Path) -> Result<Source, CliError> {
             e.utf8_error().valid_up_to()
         ))
     })?;
-    parse_source(label, text)
+    Ok((label, text))
 }
 
-/// Parses a source's text.
-pub fn parse_source(label: String, text: String) -> Result<Source, CliError> {
+/// Reads one file.
+pub fn load_file(path: &Path) -> Result<Source, CliError> {
+    let (label, text) = read_file(path)?;
+    parse_source(label, &text)
+}
+
+/// Parses a source's text into `serde_json::Value` definitions.
+pub fn parse_source(label: String, text: &str) -> Result<Source, CliError> {
+    let arena = Bump::new();
+    let parsed = parse_nodes(label, text, &arena)?;
+    Ok(Source {
+        defs: parsed.defs.iter().map(Node::to_value).collect(),
+        tools: parsed.tools,
+        label: parsed.label,
+    })
+}
+
+/// Parses a source's text into nodes: with [`doc::parse_in_two`], or, for a text it leaves to
+/// `serde_json` (a syntax error, a duplicate key, deep nesting), with `serde_json` (whose error,
+/// with its line and column, is the one reported).
+pub fn parse_nodes<'a>(
+    label: String,
+    text: &'a str,
+    arena: &'a Bump,
+) -> Result<Parsed<'a>, CliError> {
     if text.trim().is_empty() {
         return Err(CliError::input(format!(
             "{label}: the input is empty; expected a JSON tool list"
         )));
     }
-    let doc: Value = serde_json::from_str(&text).map_err(|e| {
-        CliError::input(format!(
-            "{label}:{}:{}: invalid JSON: {}",
-            e.line(),
-            e.column().max(1),
-            strip_position(&e.to_string())
-        ))
-    })?;
-    let (defs, tools) = tools_of(doc).map_err(|m| CliError::input(format!("{label}: {m}")))?;
-    Ok(Source {
+    let side = arena.alloc(Bump::new());
+    let (root, offsets) = match doc::parse_in_two(text, arena, side) {
+        Some(root) => (root, true),
+        None => {
+            let doc: Value = serde_json::from_str(text).map_err(|e| {
+                CliError::input(format!(
+                    "{label}:{}:{}: invalid JSON: {}",
+                    e.line(),
+                    e.column().max(1),
+                    strip_position(&e.to_string())
+                ))
+            })?;
+            (Node::from_value(&doc, arena), false)
+        }
+    };
+    let (defs, tools) =
+        tools_of(&root, arena).map_err(|m| CliError::input(format!("{label}: {m}")))?;
+    Ok(Parsed {
         label,
         text,
+        root,
+        offsets,
         defs,
         tools,
     })
@@ -180,69 +256,75 @@ fn strip_position(msg: &str) -> &str {
 }
 
 /// [`tool_lint::walk::describe_value`] with at most six keys of an object.
-fn describe(v: &Value) -> String {
-    tool_lint::walk::describe_value(v, 6)
+fn describe(v: &Node<'_>) -> String {
+    tool_lint::walk::describe_value(&v.to_value(), 6)
 }
 
 const SHAPES: &str = "expected an MCP tools/list result {\"tools\": [...]}, a JSON-RPC response, an array of MCP, OpenAI or Anthropic tools, or Gemini {\"functionDeclarations\": [...]}";
 
 /// Definitions and where they came from.
-type Tools = (Vec<Value>, Vec<Tool>);
+type Tools<'a> = (Vec<Node<'a>>, Vec<Tool>);
 
-/// The tools of a document, normalized to MCP-shaped definitions.
-pub fn tools_of(doc: Value) -> Result<Tools, String> {
+/// The tools of a document, normalized to MCP-shaped definitions (new objects in `arena` where
+/// the shape is not MCP's).
+pub fn tools_of<'a>(doc: &Node<'a>, arena: &'a Bump) -> Result<Tools<'a>, String> {
     let mut out = (Vec::new(), Vec::new());
-    match doc {
-        Value::Array(items) => items_into(items, "", &mut out)?,
-        Value::Object(mut m) => {
-            if let Some(tools) = m.remove("tools") {
-                let Value::Array(items) = tools else {
+    match doc.kind {
+        Kind::Array(items) => items_into(items, "", arena, &mut out)?,
+        Kind::Object(m) => {
+            if let Some(tools) = m.get("tools") {
+                let Some(items) = tools.as_array() else {
                     return Err(format!(
                         "{SHAPES}; \"tools\" is {}, not an array",
-                        describe(&tools)
+                        describe(tools)
                     ));
                 };
-                items_into(items, "/tools", &mut out)?;
-            } else if let Some(decls) = m.remove("functionDeclarations") {
-                gemini_into(decls, "/functionDeclarations", &mut out)?;
-            } else if let Some(mut result) = m.remove("result") {
-                match result.get_mut("tools").map(Value::take) {
-                    Some(Value::Array(items)) => items_into(items, "/result/tools", &mut out)?,
-                    _ => return Err(format!("{SHAPES}; \"result\" is {}", describe(&result))),
+                items_into(items, "/tools", arena, &mut out)?;
+            } else if let Some(decls) = m.get("functionDeclarations") {
+                gemini_into(decls, "/functionDeclarations", arena, &mut out)?;
+            } else if let Some(result) = m.get("result") {
+                match result.get("tools").and_then(Node::as_array) {
+                    Some(items) => items_into(items, "/result/tools", arena, &mut out)?,
+                    _ => return Err(format!("{SHAPES}; \"result\" is {}", describe(result))),
                 }
             } else if let Some(error) = m.get("error") {
                 return Err(format!(
                     "the JSON-RPC response is an error, not a tool list: {error}"
                 ));
             } else {
-                return Err(format!("{SHAPES}; found {}", describe(&Value::Object(m))));
+                return Err(format!("{SHAPES}; found {}", describe(doc)));
             }
         }
-        other => return Err(format!("{SHAPES}; found {}", describe(&other))),
+        _ => return Err(format!("{SHAPES}; found {}", describe(doc))),
     }
     Ok(out)
 }
 
-fn gemini_into(decls: Value, at: &str, out: &mut Tools) -> Result<(), String> {
-    let Value::Array(items) = decls else {
+fn gemini_into<'a>(
+    decls: &Node<'a>,
+    at: &str,
+    arena: &'a Bump,
+    out: &mut Tools<'a>,
+) -> Result<(), String> {
+    let Some(items) = decls.as_array() else {
         return Err(format!(
             "\"functionDeclarations\" at {at:?} is {}, not an array",
-            describe(&decls)
+            describe(decls)
         ));
     };
-    for (i, d) in items.into_iter().enumerate() {
+    for (i, d) in items.iter().enumerate() {
         let here = format!("{at}/{i}");
-        let Value::Object(mut obj) = d else {
+        let Some(obj) = d.as_object() else {
             return Err(format!(
                 "the declaration at {here} is {}, not an object",
-                describe(&d)
+                describe(d)
             ));
         };
-        let (schema_key, schema) = match obj.remove("parametersJsonSchema") {
+        let (schema_key, schema) = match obj.get("parametersJsonSchema") {
             Some(s) => ("parametersJsonSchema", Some(s)),
-            None => ("parameters", obj.remove("parameters")),
+            None => ("parameters", obj.get("parameters")),
         };
-        out.0.push(mcp_def(obj, schema));
+        out.0.push(mcp_def(obj, schema, arena));
         out.1.push(Tool {
             at: here,
             shape: Shape::Gemini,
@@ -253,61 +335,60 @@ fn gemini_into(decls: Value, at: &str, out: &mut Tools) -> Result<(), String> {
 }
 
 /// The MCP-shaped definition of a tool object with the schema `schema`.
-fn mcp_def(mut obj: Map<String, Value>, schema: Option<Value>) -> Value {
-    let mut m = Map::new();
+fn mcp_def<'a>(obj: Obj<'a>, schema: Option<&Node<'a>>, arena: &'a Bump) -> Node<'a> {
+    let mut m = Vec::with_capacity(4);
     for key in ["name", "title", "description"] {
-        if let Some(v) = obj.remove(key) {
-            m.insert(key.into(), v);
+        if let Some(v) = obj.get(key) {
+            m.push((key, *v));
         }
     }
     if let Some(s) = schema {
-        m.insert("inputSchema".into(), s);
+        m.push(("inputSchema", *s));
     }
-    Value::Object(m)
+    Node::new(Kind::Object(Obj(arena.alloc_slice_copy(&m))))
 }
 
-fn items_into(items: Vec<Value>, at: &str, out: &mut Tools) -> Result<(), String> {
-    for (i, item) in items.into_iter().enumerate() {
+fn items_into<'a>(
+    items: &[Node<'a>],
+    at: &str,
+    arena: &'a Bump,
+    out: &mut Tools<'a>,
+) -> Result<(), String> {
+    for (i, item) in items.iter().enumerate() {
         let here = format!("{at}/{i}");
         let mut tool = Tool {
             at: here,
             shape: Shape::Mcp,
             schema_key: "",
         };
-        let Value::Object(mut obj) = item else {
+        let Some(obj) = item.as_object() else {
             // The lint reports it as not well formed.
-            out.0.push(item);
+            out.0.push(*item);
             out.1.push(tool);
             continue;
         };
-        if let Some(decls) = obj.remove("functionDeclarations") {
+        if let Some(decls) = obj.get("functionDeclarations") {
             let at = format!("{}/functionDeclarations", tool.at);
-            gemini_into(decls, &at, out)?;
+            gemini_into(decls, &at, arena, out)?;
             continue;
         }
-        let is_function = obj.get("type").and_then(Value::as_str) == Some("function");
-        let def = if is_function && obj.get("function").is_some_and(Value::is_object) {
+        let is_function = obj.get("type").and_then(Node::as_str) == Some("function");
+        let function = obj.get("function").and_then(Node::as_object);
+        let def = if let (true, Some(f)) = (is_function, function) {
             tool.shape = Shape::OpenAiChat;
-            let Some(Value::Object(mut f)) = obj.remove("function") else {
-                unreachable!("checked to be an object above")
-            };
-            let schema = f.remove("parameters");
-            mcp_def(f, schema)
+            mcp_def(f, f.get("parameters"), arena)
         } else if is_function {
             tool.shape = Shape::OpenAiResponses;
-            let schema = obj.remove("parameters");
-            mcp_def(obj, schema)
+            mcp_def(obj, obj.get("parameters"), arena)
         } else if obj.contains_key("input_schema") {
             tool.shape = Shape::Anthropic;
-            let schema = obj.remove("input_schema");
-            mcp_def(obj, schema)
+            mcp_def(obj, obj.get("input_schema"), arena)
         } else if obj.contains_key("parameters") && !obj.contains_key("inputSchema") {
             tool.shape = Shape::Gemini;
             tool.schema_key = "parameters";
-            let schema = obj.remove("parameters");
-            mcp_def(obj, schema)
+            mcp_def(obj, obj.get("parameters"), arena)
         } else {
-            Value::Object(obj)
+            *item
         };
         out.0.push(def);
         out.1.push(tool);
@@ -353,20 +434,47 @@ pub fn positions(text: &str, offsets: &[usize]) -> Vec<(usize, usize)> {
     let (mut line, mut col, mut pos) = (1usize, 1usize, 0usize);
     let bytes = text.as_bytes();
     for i in order {
-        let target = offsets[i].min(text.len());
-        // Columns count characters: every byte but UTF-8 continuation bytes.
-        for &b in &bytes[pos..target] {
-            if b == b'\n' {
-                line += 1;
-                col = 1;
-            } else if (b as i8) >= -0x40 {
-                col += 1;
-            }
+        let target = offsets[i].min(text.len()).max(pos);
+        // Columns count characters: every byte but UTF-8 continuation bytes. Both counts are
+        // plain loops over bytes, which the compiler vectorizes.
+        let seg = &bytes[pos..target];
+        let (breaks, _) = counts(seg);
+        let chars = |s: &[u8]| counts(s).1;
+        if breaks == 0 {
+            col += chars(seg);
+        } else {
+            line += breaks;
+            let last = seg.iter().rposition(|&b| b == b'\n').unwrap_or(0);
+            col = 1 + chars(&seg[last + 1..]);
         }
         pos = target;
         out[i] = (line, col);
     }
     out
+}
+
+/// The line breaks and the characters (bytes that are no UTF-8 continuation byte) of a byte
+/// string, eight bytes at a time.
+fn counts(b: &[u8]) -> (usize, usize) {
+    const LOW7: u64 = 0x7F7F_7F7F_7F7F_7F7F;
+    const HIGH: u64 = 0x8080_8080_8080_8080;
+    const BREAKS: u64 = 0x0A0A_0A0A_0A0A_0A0A;
+    let (mut breaks, mut chars) = (0, 0);
+    let mut chunks = b.chunks_exact(8);
+    for c in &mut chunks {
+        let w = u64::from_le_bytes([c[0], c[1], c[2], c[3], c[4], c[5], c[6], c[7]]);
+        // A byte of `x` is zero exactly where the high bit of `nonzero` is clear.
+        let x = w ^ BREAKS;
+        let nonzero = ((x & LOW7) + LOW7) | x;
+        breaks += 8 - (nonzero & HIGH).count_ones() as usize;
+        // Continuation bytes are 10xxxxxx.
+        chars += 8 - (w & !(w << 1) & HIGH).count_ones() as usize;
+    }
+    for &c in chunks.remainder() {
+        breaks += usize::from(c == b'\n');
+        chars += usize::from((c as i8) >= -0x40);
+    }
+    (breaks, chars)
 }
 
 /// The fast hash of the scanner's pointer sets (short keys, one short-lived run).
@@ -536,6 +644,22 @@ mod tests {
             &[got["/tools/1/description"], got[""], got["/tools/0"]],
         );
         assert_eq!(all, vec![(4, 34), (1, 1), (3, 5)]);
+    }
+
+    /// The tools of a document given as a JSON value.
+    fn tools_of(v: serde_json::Value) -> Result<(Vec<Value>, Vec<Tool>), String> {
+        let arena = Bump::new();
+        let (defs, tools) = super::tools_of(&Node::from_value(&v, &arena), &arena)?;
+        Ok((defs.iter().map(Node::to_value).collect(), tools))
+    }
+
+    #[test]
+    fn counts_breaks_and_characters() {
+        for n in 0..20 {
+            let t = "a\né€\n\n𝄞x".repeat(n);
+            let want = (t.matches('\n').count(), t.chars().count());
+            assert_eq!(counts(t.as_bytes()), want, "{t:?}");
+        }
     }
 
     #[test]

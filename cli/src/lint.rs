@@ -4,17 +4,19 @@ use std::collections::HashMap;
 use std::fmt::Write as _;
 use std::path::PathBuf;
 
+use bumpalo::Bump;
 use serde_json::{json, Value};
-use tool_lint::{lint_each, lookup_rule, Finding, LintConfig, Severity, RULES};
+use tool_lint::doc::Node;
+use tool_lint::{lint_nodes, lookup_rule, Finding, LintConfig, Severity, RULES};
 
-use crate::input::{self, Source};
-use crate::style::Style;
+use crate::input::{self, Parsed, Shape};
+use crate::style::{self, Style};
 use crate::{emit, CliError, Color, LintFormat};
 
 /// One finding with where it is in its source.
-struct Located<'a> {
+struct Located<'s, 'a> {
     finding: Finding,
-    source: &'a Source,
+    source: &'s Parsed<'a>,
     /// Index of the tool in the source.
     tool: usize,
     /// Pointer into the source document.
@@ -37,13 +39,14 @@ pub fn run(
     for rule in allow {
         lookup_rule(rule).map_err(|e| CliError::input(e.to_string()))?;
     }
-    let sources = input::load_all(files)?;
+    let arena = Bump::new();
+    let sources = input::load_all_nodes(files, &arena)?;
     let mut located = Vec::new();
     for source in &sources {
         let mut findings = Vec::new();
         let mut pointers = Vec::new();
         let mut tool_of = Vec::new();
-        for (ti, each) in lint_each(&source.defs, &cfg).into_iter().enumerate() {
+        for (ti, each) in lint_nodes(&source.defs, &cfg).into_iter().enumerate() {
             for f in each {
                 if allow.iter().any(|a| a == f.rule) {
                     continue;
@@ -56,16 +59,32 @@ pub fn run(
         if findings.is_empty() {
             continue;
         }
-        let wanted: Vec<&str> = pointers.iter().map(String::as_str).collect();
-        let places = input::locate(&source.text, &wanted);
-        drop(wanted);
-        let resolved: Vec<(usize, usize)> = findings
-            .iter()
-            .zip(&pointers)
-            .map(|(f, p)| resolve(&source.text, &places, p, f.span))
-            .collect();
+        let resolved: Vec<(usize, usize)> = if source.offsets {
+            findings
+                .iter()
+                .zip(&pointers)
+                .zip(&tool_of)
+                .map(|((f, p), &ti)| {
+                    // An MCP tool's definition is its node in the document: look there.
+                    let (node, whole) = if source.tools[ti].shape == Shape::Mcp {
+                        source.defs[ti].deepest(&f.pointer)
+                    } else {
+                        source.root.deepest(p)
+                    };
+                    (node.at, extra_columns(source.text, node.at, whole, f.span))
+                })
+                .collect()
+        } else {
+            let wanted: Vec<&str> = pointers.iter().map(String::as_str).collect();
+            let places = input::locate(source.text, &wanted);
+            findings
+                .iter()
+                .zip(&pointers)
+                .map(|(f, p)| resolve(source.text, &places, p, f.span))
+                .collect()
+        };
         let offsets: Vec<usize> = resolved.iter().map(|r| r.0).collect();
-        let at = input::positions(&source.text, &offsets);
+        let at = input::positions(source.text, &offsets);
         for ((((finding, pointer), tool), (line, col)), (_, extra)) in findings
             .into_iter()
             .zip(pointers)
@@ -114,10 +133,11 @@ pub fn run(
     };
     emit(&out)?;
     let code = if errors > 0 { 1 } else { 0 };
-    // The process ends right after: freeing every parsed definition and finding one by one
-    // would only cost time (about a tenth of a large run).
+    // The process ends right after: freeing every finding and the arena piece by piece would
+    // only cost time.
     std::mem::forget(located);
     std::mem::forget(sources);
+    std::mem::forget(arena);
     Ok(code)
 }
 
@@ -125,7 +145,7 @@ pub fn run(
 /// pretty-printing as building it as a `serde_json::Value` first, without the intermediate tree).
 fn json_report(
     located: &[Located],
-    sources: &[Source],
+    sources: &[Parsed],
     profile: &str,
     tools: usize,
     errors: usize,
@@ -134,14 +154,14 @@ fn json_report(
     use serde::ser::SerializeMap;
     use serde::{Serialize, Serializer};
 
-    struct Files<'a>(&'a [Source]);
-    impl Serialize for Files<'_> {
+    struct Files<'a, 'b>(&'a [Parsed<'b>]);
+    impl Serialize for Files<'_, '_> {
         fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
             s.collect_seq(self.0.iter().map(FileEntry))
         }
     }
-    struct FileEntry<'a>(&'a Source);
-    impl Serialize for FileEntry<'_> {
+    struct FileEntry<'a, 'b>(&'a Parsed<'b>);
+    impl Serialize for FileEntry<'_, '_> {
         fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
             let mut m = s.serialize_map(Some(2))?;
             m.serialize_entry("file", &self.0.label)?;
@@ -149,14 +169,14 @@ fn json_report(
             m.end()
         }
     }
-    struct Findings<'a, 'b>(&'a [Located<'b>]);
-    impl Serialize for Findings<'_, '_> {
+    struct Findings<'a, 'b, 'c>(&'a [Located<'b, 'c>]);
+    impl Serialize for Findings<'_, '_, '_> {
         fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
             s.collect_seq(self.0.iter().map(FindingEntry))
         }
     }
-    struct FindingEntry<'a, 'b>(&'a Located<'b>);
-    impl Serialize for FindingEntry<'_, '_> {
+    struct FindingEntry<'a, 'b, 'c>(&'a Located<'b, 'c>);
+    impl Serialize for FindingEntry<'_, '_, '_> {
         fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
             let l = self.0;
             let f = &l.finding;
@@ -189,13 +209,13 @@ fn json_report(
             m.end()
         }
     }
-    struct Doc<'a, 'b> {
+    struct Doc<'a, 'b, 'c> {
         profile: &'a str,
-        sources: &'a [Source],
-        located: &'a [Located<'b>],
+        sources: &'a [Parsed<'c>],
+        located: &'a [Located<'b, 'c>],
         summary: Summary,
     }
-    impl Serialize for Doc<'_, '_> {
+    impl Serialize for Doc<'_, '_, '_> {
         fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
             let mut m = s.serialize_map(Some(4))?;
             m.serialize_entry("profile", self.profile)?;
@@ -233,18 +253,24 @@ fn resolve(
     let mut p = pointer;
     loop {
         if let Some(&offset) = places.get(p) {
-            let extra = match span {
-                Some((start, _)) if p.len() == pointer.len() => {
-                    string_offset(text, offset, start).unwrap_or(0)
-                }
-                _ => 0,
-            };
-            return (offset, extra);
+            return (
+                offset,
+                extra_columns(text, offset, p.len() == pointer.len(), span),
+            );
         }
         match p.rfind('/') {
             Some(i) => p = &p[..i],
             None => return (0, 0),
         }
+    }
+}
+
+/// The columns to add to a value's position to reach its span's start: counted inside the
+/// string at `offset` when the finding's own value (`whole`) is there, else none.
+fn extra_columns(text: &str, offset: usize, whole: bool, span: Option<(usize, usize)>) -> usize {
+    match span {
+        Some((start, _)) if whole => string_offset(text, offset, start).unwrap_or(0),
+        _ => 0,
     }
 }
 
@@ -268,54 +294,22 @@ fn string_offset(text: &str, offset: usize, start: usize) -> Option<usize> {
 
 fn human(
     located: &[Located],
-    sources: &[Source],
+    sources: &[Parsed],
     tools: usize,
     errors: usize,
     warnings: usize,
     st: Style,
 ) -> String {
-    let mut out = String::new();
-    for l in located {
-        let f = &l.finding;
-        let head = match f.severity {
-            Severity::Error => st.error(&format!("error[{}]", f.rule)),
-            Severity::Warning => st.warning(&format!("warning[{}]", f.rule)),
-        };
-        let _ = writeln!(out, "{head}{}", st.bold(&format!(": {}", f.message)));
-        let _ = writeln!(
-            out,
-            "  {} {}:{}:{} (tool `{}`, {})",
-            st.gutter("-->"),
-            l.source.label,
-            l.line,
-            l.column,
-            f.tool,
-            if l.pointer.is_empty() {
-                "/"
-            } else {
-                &l.pointer
-            }
-        );
-        let value = l.source.defs[l.tool]
-            .pointer(&f.pointer)
-            .and_then(Value::as_str);
-        if let Some(text) = value {
-            let (shown, marks) = excerpt(text, f.span);
-            let bar = st.gutter("|");
-            let _ = writeln!(out, "   {bar}");
-            let _ = writeln!(out, "   {bar} {shown}");
-            if let Some(marks) = marks {
-                let paint = match f.severity {
-                    Severity::Error => st.error(&marks),
-                    Severity::Warning => st.warning(&marks),
-                };
-                let _ = writeln!(out, "   {bar} {paint}");
-            }
-        }
-        if let Some(rule) = RULES.iter().find(|r| r.id == f.rule) {
-            let _ = writeln!(out, "   {} {}", st.gutter("= help:"), rule.explanation);
-        }
-        out.push('\n');
+    // The two halves of the findings are written side by side, then joined.
+    let (first, second) = located.split_at(located.len() / 2);
+    let (mut out, rest) = std::thread::scope(|s| {
+        let rest = s.spawn(|| diagnostics(second, st));
+        let out = diagnostics(first, st);
+        (out, rest.join())
+    });
+    match rest {
+        Ok(rest) => out.push_str(&rest),
+        Err(panic) => std::panic::resume_unwind(panic),
     }
     let files = sources.len();
     let where_ = format!(
@@ -341,6 +335,74 @@ fn human(
     out
 }
 
+/// The diagnostics of `located`, one after another.
+fn diagnostics(located: &[Located], st: Style) -> String {
+    let mut out = String::with_capacity(located.len() * 360 + 128);
+    for l in located {
+        let f = &l.finding;
+        let (word, paint) = match f.severity {
+            Severity::Error => ("error", style::ERROR),
+            Severity::Warning => ("warning", style::WARNING),
+        };
+        st.wrap(&mut out, paint, |o| {
+            o.push_str(word);
+            o.push('[');
+            o.push_str(f.rule);
+            o.push(']');
+        });
+        st.wrap(&mut out, style::BOLD, |o| {
+            o.push_str(": ");
+            o.push_str(&f.message);
+        });
+        out.push_str("\n  ");
+        st.wrap(&mut out, style::GUTTER, |o| o.push_str("-->"));
+        let _ = writeln!(
+            out,
+            " {}:{}:{} (tool `{}`, {})",
+            l.source.label,
+            l.line,
+            l.column,
+            f.tool,
+            if l.pointer.is_empty() {
+                "/"
+            } else {
+                &l.pointer
+            }
+        );
+        let value = l.source.defs[l.tool]
+            .pointer(&f.pointer)
+            .and_then(Node::as_str);
+        if let Some(text) = value {
+            let (shown, marks) = excerpt(text, f.span);
+            let bar = |o: &mut String| {
+                o.push_str("   ");
+                st.wrap(o, style::GUTTER, |o| o.push('|'));
+            };
+            bar(&mut out);
+            out.push('\n');
+            bar(&mut out);
+            out.push(' ');
+            out.push_str(&shown);
+            out.push('\n');
+            if let Some(marks) = marks {
+                bar(&mut out);
+                out.push(' ');
+                st.wrap(&mut out, paint, |o| o.push_str(&marks));
+                out.push('\n');
+            }
+        }
+        if let Some(rule) = tool_lint::rule(f.rule) {
+            out.push_str("   ");
+            st.wrap(&mut out, style::GUTTER, |o| o.push_str("= help:"));
+            out.push(' ');
+            out.push_str(rule.explanation);
+            out.push('\n');
+        }
+        out.push('\n');
+    }
+    out
+}
+
 fn plural(n: usize) -> &'static str {
     if n == 1 {
         ""
@@ -353,10 +415,16 @@ fn plural(n: usize) -> &'static str {
 /// `⏎`, invisible characters as `<U+XXXX>`) and the `^` marks under the span.
 fn excerpt(text: &str, span: Option<(usize, usize)>) -> (String, Option<String>) {
     const WIDTH: usize = 100;
-    let chars: Vec<char> = text.chars().collect();
+    // Printable ASCII shows as itself, one column a byte: no characters to decode.
+    let plain = text.bytes().all(|b| (0x20..0x7F).contains(&b));
+    let chars: Vec<char> = if plain {
+        Vec::new()
+    } else {
+        text.chars().collect()
+    };
+    let count = if plain { text.len() } else { chars.len() };
     let (start, len) = match span {
-        Some((s, n)) => (s.min(chars.len()), n.max(1)),
-        None if chars.len() <= WIDTH => (0, 0),
+        Some((s, n)) => (s.min(count), n.max(1)),
         None => (0, 0),
     };
     let lo = if start + len > WIDTH {
@@ -364,7 +432,10 @@ fn excerpt(text: &str, span: Option<(usize, usize)>) -> (String, Option<String>)
     } else {
         0
     };
-    let hi = (lo + WIDTH).max(start + len).min(chars.len());
+    let hi = (lo + WIDTH).max(start + len).min(count);
+    if plain {
+        return plain_excerpt(text, span.is_some(), (start, len), (lo, hi));
+    }
     let mut shown = String::new();
     let mut marks = String::new();
     if lo > 0 {
@@ -394,6 +465,39 @@ fn excerpt(text: &str, span: Option<(usize, usize)>) -> (String, Option<String>)
         shown.push('…');
     }
     let marks = span.map(|_| marks.trim_end().to_string());
+    (shown, marks)
+}
+
+/// [`excerpt`] of printable ASCII text: the window `lo..hi` as it is, the marks under
+/// `start..start + len` (and one past the end for a span that starts there).
+fn plain_excerpt(
+    text: &str,
+    marked: bool,
+    (start, len): (usize, usize),
+    (lo, hi): (usize, usize),
+) -> (String, Option<String>) {
+    let mut shown = String::with_capacity(hi - lo + 6);
+    if lo > 0 {
+        shown.push('…');
+    }
+    shown.push_str(&text[lo..hi]);
+    if hi < text.len() {
+        shown.push('…');
+    }
+    let marks = marked.then(|| {
+        let (a, b) = (start.clamp(lo, hi), (start + len).clamp(lo, hi));
+        let mut m = String::with_capacity(b - lo + 2);
+        if lo > 0 {
+            m.push(' ');
+        }
+        m.extend(std::iter::repeat_n(' ', a - lo));
+        m.extend(std::iter::repeat_n('^', b - a));
+        if start >= text.len() {
+            m.push('^');
+        }
+        m.truncate(m.trim_end().len());
+        m
+    });
     (shown, marks)
 }
 

@@ -4,6 +4,15 @@ use std::io::IsTerminal;
 
 use crate::Color;
 
+/// The ANSI code of [`Style::error`].
+pub const ERROR: &str = "1;31";
+/// The ANSI code of [`Style::warning`].
+pub const WARNING: &str = "1;33";
+/// The ANSI code of gutters and arrows: bold blue.
+pub const GUTTER: &str = "1;34";
+/// The ANSI code of [`Style::bold`].
+pub const BOLD: &str = "1";
+
 /// ANSI styles, or none.
 #[derive(Clone, Copy, Debug)]
 pub struct Style {
@@ -24,31 +33,37 @@ impl Style {
     }
 
     fn paint(self, code: &str, text: &str) -> String {
+        let mut out = String::new();
+        self.wrap(&mut out, code, |o| o.push_str(text));
+        out
+    }
+
+    /// Appends what `write` appends, in the style of the ANSI `code` (`"1;31"`).
+    pub fn wrap(self, out: &mut String, code: &str, write: impl FnOnce(&mut String)) {
         if self.on {
-            format!("\x1b[{code}m{text}\x1b[0m")
+            out.push_str("\x1b[");
+            out.push_str(code);
+            out.push('m');
+            write(out);
+            out.push_str("\x1b[0m");
         } else {
-            text.to_string()
+            write(out);
         }
     }
 
     /// Bold red.
     pub fn error(self, t: &str) -> String {
-        self.paint("1;31", t)
+        self.paint(ERROR, t)
     }
 
     /// Bold yellow.
     pub fn warning(self, t: &str) -> String {
-        self.paint("1;33", t)
-    }
-
-    /// Bold blue (gutters and arrows).
-    pub fn gutter(self, t: &str) -> String {
-        self.paint("1;34", t)
+        self.paint(WARNING, t)
     }
 
     /// Bold.
     pub fn bold(self, t: &str) -> String {
-        self.paint("1", t)
+        self.paint(BOLD, t)
     }
 
     /// Green.

@@ -1,8 +1,11 @@
 //! Running every rule over one tool definition.
 
-use crate::text::FastSet;
+use crate::text::NameSet;
 
+use bumpalo::Bump;
 use serde_json::{Map, Value};
+
+use crate::doc::{Kind, Node, Obj};
 
 use crate::config::LintConfig;
 use crate::finding::{child, escape_pointer_token, sort_findings, Finding};
@@ -46,17 +49,6 @@ impl Sink {
     }
 }
 
-fn kind(v: &Value) -> &'static str {
-    match v {
-        Value::Null => "null",
-        Value::Bool(_) => "a boolean",
-        Value::Number(_) => "a number",
-        Value::String(_) => "a string",
-        Value::Array(_) => "an array",
-        Value::Object(_) => "an object",
-    }
-}
-
 /// Lints one MCP-shaped tool definition: `{"name", "title"?, "description"?, "inputSchema"?, ...}`
 /// (what `ToolSpec::agent_facing()` produces, or one entry of an MCP `tools/list` result).
 ///
@@ -80,17 +72,18 @@ fn kind(v: &Value) -> &'static str {
 /// assert_eq!(findings[0].message, "parameter \"query\" has no description");
 /// ```
 pub fn lint_definition(tool: &Value, cfg: &LintConfig) -> Vec<Finding> {
-    lint_in_list(tool, cfg, None)
+    let arena = Bump::new();
+    lint_in_list(&Node::from_value(tool, &arena), cfg, None)
 }
 
 /// [`lint_definition`] for a tool of a list whose names (all of them) are `names`: adds the
 /// list rule `tool_shadowing`.
 pub(crate) fn lint_in_list(
-    tool: &Value,
+    tool: &Node<'_>,
     cfg: &LintConfig,
-    names: Option<&FastSet<&str>>,
+    names: Option<&NameSet<'_>>,
 ) -> Vec<Finding> {
-    let name = tool.get("name").and_then(Value::as_str).unwrap_or_default();
+    let name = tool.get("name").and_then(Node::as_str).unwrap_or_default();
     let mut sink = Sink {
         tool: name.to_string(),
         findings: Vec::new(),
@@ -102,7 +95,7 @@ pub(crate) fn lint_in_list(
             "",
             format!(
                 "the definition is {}, not a JSON object with a \"name\"",
-                kind(tool)
+                tool.kind_name()
             ),
         ),
     }
@@ -116,7 +109,7 @@ pub(crate) fn lint_in_list(
 }
 
 /// `tool_shadowing` over the title, the description and the top-level parameter descriptions.
-fn shadowing_rule(obj: &Map<String, Value>, names: &FastSet<&str>, sink: &mut Sink) {
+fn shadowing_rule(obj: Obj<'_>, names: &NameSet<'_>, sink: &mut Sink) {
     let own = sink.tool.clone();
     let check = |text: &str, pointer: String, sink: &mut Sink| {
         if let Some(hit) = shadowing(text, &own, names) {
@@ -133,17 +126,17 @@ fn shadowing_rule(obj: &Map<String, Value>, names: &FastSet<&str>, sink: &mut Si
         }
     };
     for key in ["title", "description"] {
-        if let Some(Value::String(t)) = obj.get(key) {
+        if let Some(t) = obj.get(key).and_then(Node::as_str) {
             check(t, format!("/{key}"), sink);
         }
     }
     if let Some(props) = obj
         .get("inputSchema")
         .and_then(|s| s.get("properties"))
-        .and_then(Value::as_object)
+        .and_then(Node::as_object)
     {
-        for (name, p) in props {
-            if let Some(Value::String(d)) = p.get("description") {
+        for (name, p) in props.iter() {
+            if let Some(d) = p.get("description").and_then(Node::as_str) {
                 check(
                     d,
                     format!(
@@ -157,11 +150,15 @@ fn shadowing_rule(obj: &Map<String, Value>, names: &FastSet<&str>, sink: &mut Si
     }
 }
 
-fn lint_object(obj: &Map<String, Value>, cfg: &LintConfig, sink: &mut Sink) {
+fn lint_object(obj: Obj<'_>, cfg: &LintConfig, sink: &mut Sink) {
     lint_name_field(obj.get("name"), cfg, sink);
     lint_title_field(obj.get("title"), sink);
     lint_description_field(obj.get("description"), cfg, sink);
-    if let Some(Value::String(t)) = obj.get("annotations").and_then(|a| a.get("title")) {
+    if let Some(t) = obj
+        .get("annotations")
+        .and_then(|a| a.get("title"))
+        .and_then(Node::as_str)
+    {
         hidden(t, "/annotations/title", false, sink);
     }
 
@@ -185,24 +182,33 @@ fn lint_object(obj: &Map<String, Value>, cfg: &LintConfig, sink: &mut Sink) {
 }
 
 /// The `name` field: present, a string, not empty, then the name rules.
-fn lint_name_field(field: Option<&Value>, cfg: &LintConfig, sink: &mut Sink) {
-    match field {
-        Some(Value::String(name)) if !name.is_empty() => lint_name(name, cfg, sink),
-        Some(Value::String(_)) => sink.push("well_formed", "/name", "the name is empty"),
-        Some(other) => sink.push(
+fn lint_name_field(field: Option<&Node<'_>>, cfg: &LintConfig, sink: &mut Sink) {
+    match field.map(|f| f.kind) {
+        Some(Kind::String(name)) if !name.is_empty() => lint_name(name, cfg, sink),
+        Some(Kind::String(_)) => sink.push("well_formed", "/name", "the name is empty"),
+        Some(_) => sink.push(
             "well_formed",
             "/name",
-            format!("\"name\" is {}; it must be a string", kind(other)),
+            format!(
+                "\"name\" is {}; it must be a string",
+                field.map_or("", Node::kind_name)
+            ),
         ),
         None => sink.push("well_formed", "/name", "the definition has no \"name\""),
     }
 }
 
 /// The `title` field: optional; when present, the text rules that apply to a label.
-fn lint_title_field(field: Option<&Value>, sink: &mut Sink) {
+fn lint_title_field(field: Option<&Node<'_>>, sink: &mut Sink) {
     match field {
-        None | Some(Value::Null) => {}
-        Some(Value::String(title)) => {
+        None
+        | Some(Node {
+            kind: Kind::Null, ..
+        }) => {}
+        Some(Node {
+            kind: Kind::String(title),
+            ..
+        }) => {
             let ws = Words::new(title);
             steering_and_framing(&ws, "/title", sink);
             poisoning(title, &ws, "/title", None, sink);
@@ -211,42 +217,52 @@ fn lint_title_field(field: Option<&Value>, sink: &mut Sink) {
         Some(other) => sink.push(
             "well_formed",
             "/title",
-            format!("\"title\" is {}; it must be a string", kind(other)),
+            format!("\"title\" is {}; it must be a string", other.kind_name()),
         ),
     }
 }
 
 /// The `description` field: required and not empty, then the description rules.
-fn lint_description_field(field: Option<&Value>, cfg: &LintConfig, sink: &mut Sink) {
-    match field {
-        None | Some(Value::Null) => sink.push(
+fn lint_description_field(field: Option<&Node<'_>>, cfg: &LintConfig, sink: &mut Sink) {
+    match field.map(|f| f.kind) {
+        None | Some(Kind::Null) => sink.push(
             "described",
             "/description",
             "the tool has no description; say what it does and what it returns",
         ),
-        Some(Value::String(d)) if d.trim().is_empty() => sink.push(
+        Some(Kind::String(d)) if d.trim().is_empty() => sink.push(
             "described",
             "/description",
             "the tool's description is empty; say what it does and what it returns",
         ),
-        Some(Value::String(d)) => lint_description(d, cfg, sink),
-        Some(other) => sink.push(
+        Some(Kind::String(d)) => lint_description(d, cfg, sink),
+        Some(_) => sink.push(
             "well_formed",
             "/description",
-            format!("\"description\" is {}; it must be a string", kind(other)),
+            format!(
+                "\"description\" is {}; it must be a string",
+                field.map_or("", Node::kind_name)
+            ),
         ),
     }
 }
 
 /// The `inputSchema` field: an object schema of type `object`, then the schema rules.
-fn lint_input_schema_field(field: Option<&Value>, cfg: &LintConfig, sink: &mut Sink) {
-    match field {
-        None | Some(Value::Null) => {}
-        Some(schema @ Value::Object(s)) => {
+fn lint_input_schema_field(field: Option<&Node<'_>>, cfg: &LintConfig, sink: &mut Sink) {
+    let Some(schema) = field else { return };
+    match schema.kind {
+        Kind::Null => {}
+        Kind::Object(s) => {
             let mut ok = true;
             match s.get("type") {
-                None | Some(Value::Null) => {}
-                Some(Value::String(t)) if t == "object" => {}
+                None
+                | Some(Node {
+                    kind: Kind::Null, ..
+                }) => {}
+                Some(Node {
+                    kind: Kind::String("object"),
+                    ..
+                }) => {}
                 Some(other) => {
                     ok = false;
                     sink.push(
@@ -265,7 +281,7 @@ fn lint_input_schema_field(field: Option<&Value>, cfg: &LintConfig, sink: &mut S
                     "/inputSchema/properties",
                     format!(
                         "\"properties\" is {}; it must be an object of parameter schemas",
-                        kind(p)
+                        p.kind_name()
                     ),
                 );
             }
@@ -273,12 +289,12 @@ fn lint_input_schema_field(field: Option<&Value>, cfg: &LintConfig, sink: &mut S
                 lint_schema(schema, cfg, sink);
             }
         }
-        Some(other) => sink.push(
+        _ => sink.push(
             "well_formed",
             "/inputSchema",
             format!(
                 "\"inputSchema\" is {}; it must be a JSON Schema object",
-                kind(other)
+                schema.kind_name()
             ),
         ),
     }
@@ -439,34 +455,34 @@ fn hidden(text: &str, pointer: &str, is_key: bool, sink: &mut Sink) {
 
 /// Whether any string or key of a JSON value holds a non-ASCII character (the only place an
 /// invisible one can be); checked first so clean schemas are walked without building pointers.
-fn any_non_ascii(v: &Value) -> bool {
-    match v {
-        Value::String(s) => !s.is_ascii(),
-        Value::Array(items) => items.iter().any(any_non_ascii),
-        Value::Object(map) => map.iter().any(|(k, v)| !k.is_ascii() || any_non_ascii(v)),
+fn any_non_ascii(v: &Node<'_>) -> bool {
+    match v.kind {
+        Kind::String(s) => !s.is_ascii(),
+        Kind::Array(items) => items.iter().any(any_non_ascii),
+        Kind::Object(map) => map.iter().any(|(k, v)| !k.is_ascii() || any_non_ascii(v)),
         _ => false,
     }
 }
 
 /// `hidden_text` over every string and key of a JSON value.
-fn hidden_everywhere(v: &Value, pointer: &str, sink: &mut Sink) {
+fn hidden_everywhere(v: &Node<'_>, pointer: &str, sink: &mut Sink) {
     if any_non_ascii(v) {
         hidden_walk(v, pointer, sink);
     }
 }
 
-fn hidden_walk(v: &Value, pointer: &str, sink: &mut Sink) {
-    match v {
-        Value::String(s) => hidden(s, pointer, false, sink),
-        Value::Array(items) => {
+fn hidden_walk(v: &Node<'_>, pointer: &str, sink: &mut Sink) {
+    match v.kind {
+        Kind::String(s) => hidden(s, pointer, false, sink),
+        Kind::Array(items) => {
             for (i, item) in items.iter().enumerate() {
                 if any_non_ascii(item) {
                     hidden_walk(item, &child(pointer, &i.to_string()), sink);
                 }
             }
         }
-        Value::Object(map) => {
-            for (k, item) in map {
+        Kind::Object(map) => {
+            for (k, item) in map.iter() {
                 if k.is_ascii() && !any_non_ascii(item) {
                     continue;
                 }
@@ -481,11 +497,18 @@ fn hidden_walk(v: &Value, pointer: &str, sink: &mut Sink) {
 
 const BASE: &str = "/inputSchema";
 
-fn lint_schema(schema: &Value, cfg: &LintConfig, sink: &mut Sink) {
+fn lint_schema<'a>(schema: &'a Node<'a>, cfg: &LintConfig, sink: &mut Sink) {
     // Every subschema: descriptions, enums, consts.
     visit_schemas(schema, BASE, &mut |node, ptr| {
-        subschema_description(node, ptr, cfg, sink);
-        subschema_values(node, ptr, sink);
+        // Only a subschema with one of these keys can have a finding: render its pointer then.
+        if node
+            .iter()
+            .any(|(k, _)| matches!(k, "description" | "enum" | "const"))
+        {
+            let ptr = ptr.to_string();
+            subschema_description(node, &ptr, cfg, sink);
+            subschema_values(node, &ptr, sink);
+        }
     });
     // Parameters and fields of object types.
     for field in fields(schema, BASE) {
@@ -495,8 +518,8 @@ fn lint_schema(schema: &Value, cfg: &LintConfig, sink: &mut Sink) {
 }
 
 /// The checks of one subschema's description.
-fn subschema_description(node: &Map<String, Value>, ptr: &str, cfg: &LintConfig, sink: &mut Sink) {
-    if let Some(Value::String(d)) = node.get("description") {
+fn subschema_description(node: Obj<'_>, ptr: &str, cfg: &LintConfig, sink: &mut Sink) {
+    if let Some(d) = node.get("description").and_then(Node::as_str) {
         let dptr = child(ptr, "description");
         let n = d.chars().count();
         if ptr != BASE && n > cfg.param_description_budget {
@@ -525,8 +548,8 @@ fn subschema_description(node: &Map<String, Value>, ptr: &str, cfg: &LintConfig,
 }
 
 /// The checks of one subschema's `enum` and `const` values.
-fn subschema_values(node: &Map<String, Value>, ptr: &str, sink: &mut Sink) {
-    if let Some(Value::Array(values)) = node.get("enum") {
+fn subschema_values(node: Obj<'_>, ptr: &str, sink: &mut Sink) {
+    if let Some(values) = node.get("enum").and_then(Node::as_array) {
         let eptr = child(ptr, "enum");
         for (i, v) in values.iter().enumerate() {
             if v.as_str() == Some("") {
@@ -540,7 +563,7 @@ fn subschema_values(node: &Map<String, Value>, ptr: &str, sink: &mut Sink) {
         let numbers: Vec<String> = values
             .iter()
             .filter(|v| v.is_number())
-            .map(Value::to_string)
+            .map(Node::to_string)
             .collect();
         if !numbers.is_empty() {
             sink.push(
@@ -553,7 +576,7 @@ fn subschema_values(node: &Map<String, Value>, ptr: &str, sink: &mut Sink) {
             );
         }
     }
-    if node.get("const").and_then(Value::as_str) == Some("") {
+    if node.get("const").and_then(Node::as_str) == Some("") {
         sink.push(
             "no_empty_enum",
             child(ptr, "const"),
@@ -563,7 +586,7 @@ fn subschema_values(node: &Map<String, Value>, ptr: &str, sink: &mut Sink) {
 }
 
 /// The checks of one parameter or field of an object type.
-fn lint_field(schema: &Value, field: &Field<'_>, cfg: &LintConfig, sink: &mut Sink) {
+fn lint_field<'a>(schema: &'a Node<'a>, field: &Field<'a>, cfg: &LintConfig, sink: &mut Sink) {
     let noun = if field.depth == 0 {
         "parameter"
     } else {
@@ -631,33 +654,56 @@ pub fn definition_text(tool: &Value) -> String {
 }
 
 /// The characters of [`definition_text`] without building it.
-fn definition_chars(obj: &Map<String, Value>) -> usize {
-    struct Count(usize);
-    impl std::io::Write for Count {
-        fn write(&mut self, buf: &[u8]) -> std::io::Result<usize> {
-            // Count UTF-8 lead bytes: one per character.
-            self.0 += buf.iter().filter(|b| (**b as i8) >= -0x40).count();
-            Ok(buf.len())
-        }
-        fn flush(&mut self) -> std::io::Result<()> {
-            Ok(())
-        }
-    }
-    let mut n = Count(0);
+fn definition_chars(obj: Obj<'_>) -> usize {
+    let mut n = 2; // the braces
     let mut first = true;
-    n.0 += 2; // the braces
     for key in ["name", "description", "inputSchema"] {
         if let Some(v) = obj.get(key) {
             if !first {
-                n.0 += 1;
+                n += 1;
             }
             first = false;
-            n.0 += key.len() + 3; // "key":
-                                  // Writing a Value to an in-memory counter cannot fail.
-            let _ = serde_json::to_writer(&mut n, v);
+            n += key.len() + 3 + json_chars(v); // "key":value
         }
     }
-    n.0
+    n
+}
+
+/// The characters of a node as compact JSON, as `serde_json` writes it (numbers are kept in
+/// that form; strings escape `"`, `\` and control characters).
+fn json_chars(v: &Node<'_>) -> usize {
+    match v.kind {
+        Kind::Null | Kind::Bool(true) => 4,
+        Kind::Bool(false) => 5,
+        Kind::Number(n) => n.len(),
+        Kind::String(s) => string_chars(s),
+        Kind::Array(items) => {
+            2 + items.len().saturating_sub(1) + items.iter().map(json_chars).sum::<usize>()
+        }
+        Kind::Object(o) => {
+            2 + o.len().saturating_sub(1)
+                + o.iter()
+                    .map(|(k, v)| string_chars(k) + 1 + json_chars(v))
+                    .sum::<usize>()
+        }
+    }
+}
+
+/// The characters of a string as a JSON string literal, quotes included.
+fn string_chars(s: &str) -> usize {
+    if s.is_ascii() && !crate::doc::needs_escape(s.as_bytes()) {
+        return s.len() + 2;
+    }
+    2 + s
+        .bytes()
+        .map(|b| match b {
+            b'"' | b'\\' | 0x08 | 0x09 | 0x0A | 0x0C | 0x0D => 2,
+            0..=0x1F => 6,
+            // UTF-8 continuation bytes: the character was counted at its lead byte.
+            0x80..=0xBF => 0,
+            _ => 1,
+        })
+        .sum::<usize>()
 }
 
 fn definition_text_of(obj: &Map<String, Value>) -> String {

@@ -1,12 +1,13 @@
 //! Tool lists: finding the definitions in the shapes tool lists come in, linting them all, and
 //! measuring what they cost in the model's context.
 
-use crate::text::FastSet;
+use crate::text::NameSet;
 use std::fmt;
 
 use serde_json::Value;
 
 use crate::config::LintConfig;
+use crate::doc::Node;
 use crate::finding::Finding;
 use crate::lint::{definition_text, lint_in_list};
 use crate::walk::describe_value;
@@ -141,15 +142,51 @@ pub fn lint_tools(tools: &[Value], cfg: &LintConfig) -> Vec<Finding> {
 /// assert_eq!((each[0].len(), each[1].len()), (0, 1));
 /// ```
 pub fn lint_each(tools: &[Value], cfg: &LintConfig) -> Vec<Vec<Finding>> {
-    let names: FastSet<&str> = tools
-        .iter()
-        .filter_map(|t| t.get("name").and_then(Value::as_str))
-        .collect();
-    tools
-        .iter()
-        .map(|tool| lint_in_list(tool, cfg, Some(&names)))
-        .collect()
+    let arena = bumpalo::Bump::new();
+    let nodes: Vec<Node<'_>> = tools.iter().map(|t| Node::from_value(t, &arena)).collect();
+    lint_nodes(&nodes, cfg)
 }
+
+/// [`lint_each`] on tool definitions read as borrowed [`Node`]s (see [`crate::doc`]): what the
+/// CLI lints a parsed file with, without building a `serde_json::Value` first.
+///
+/// ```
+/// let arena = bumpalo::Bump::new();
+/// let list = tool_lint::doc::parse(r#"[{"name": "getTime", "description": "Returns the time."}]"#, &arena).unwrap();
+/// let each = tool_lint::lint_nodes(list.as_array().unwrap(), &tool_lint::LintConfig::default());
+/// assert_eq!(each[0][0].rule, "name_style");
+/// ```
+pub fn lint_nodes(tools: &[Node<'_>], cfg: &LintConfig) -> Vec<Vec<Finding>> {
+    let names = NameSet::new(
+        tools
+            .iter()
+            .filter_map(|t| t.get("name").and_then(Node::as_str)),
+    );
+    let lint = |part: &[Node<'_>]| -> Vec<Vec<Finding>> {
+        part.iter()
+            .map(|tool| lint_in_list(tool, cfg, Some(&names)))
+            .collect()
+    };
+    // A long list is split in two halves linted side by side (each tool on its own, so the
+    // result is the same, in the same order).
+    let threads = std::thread::available_parallelism().map_or(1, |n| n.get());
+    if tools.len() < PARALLEL_FROM || threads < 2 {
+        return lint(tools);
+    }
+    let (a, b) = tools.split_at(tools.len() / 2);
+    std::thread::scope(|s| {
+        let second = s.spawn(|| lint(b));
+        let mut out = lint(a);
+        match second.join() {
+            Ok(rest) => out.extend(rest),
+            Err(panic) => std::panic::resume_unwind(panic),
+        }
+        out
+    })
+}
+
+/// The list length from which [`lint_nodes`] uses a second thread.
+const PARALLEL_FROM: usize = 1024;
 
 /// What a tool list costs in the model's context.
 #[derive(Clone, Debug, PartialEq, Eq)]

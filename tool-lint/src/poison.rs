@@ -7,7 +7,7 @@
 //! for paths, URLs, e-mail addresses and tool names). A hit carries a character span into the
 //! string so reports can mark the offending text.
 
-use crate::text::FastSet;
+use crate::text::NameSet;
 
 use crate::text::{phrase_set, Words};
 
@@ -314,25 +314,9 @@ fn char_span(text: &str, start: usize, end: usize) -> (usize, usize) {
 /// brackets, with trailing sentence punctuation removed.
 fn for_tokens(text: &str, mut f: impl FnMut(&str, usize) -> bool) -> bool {
     let bytes = text.as_bytes();
+    let is_sep = |b: u8| TOKEN_SEPARATOR[b as usize];
     let mut i = 0;
     while i < bytes.len() {
-        let is_sep = |b: u8| {
-            b.is_ascii_whitespace()
-                || matches!(
-                    b,
-                    b'"' | b'\''
-                        | b'`'
-                        | b'('
-                        | b')'
-                        | b'<'
-                        | b'>'
-                        | b'['
-                        | b']'
-                        | b'{'
-                        | b'}'
-                        | b','
-                )
-        };
         if is_sep(bytes[i]) {
             i += 1;
             continue;
@@ -352,6 +336,22 @@ fn for_tokens(text: &str, mut f: impl FnMut(&str, usize) -> bool) -> bool {
     }
     false
 }
+
+/// The bytes tokens are split at: ASCII white space, quotes, backticks, brackets and commas.
+static TOKEN_SEPARATOR: [bool; 256] = {
+    let mut t = [false; 256];
+    let mut i = 0;
+    while i < 128 {
+        let b = i as u8;
+        t[i] = b.is_ascii_whitespace()
+            || matches!(
+                b,
+                b'"' | b'\'' | b'`' | b'(' | b')' | b'<' | b'>' | b'[' | b']' | b'{' | b'}' | b','
+            );
+        i += 1;
+    }
+    t
+};
 
 /// The word range `(first, last)` of the sentence holding word `i`.
 fn sentence_of(ws: &Words, i: usize) -> (usize, usize) {
@@ -420,6 +420,16 @@ pub(crate) fn agent_instructions(text: &str, ws: &Words) -> Option<Hit> {
     }
 }
 
+/// Whether a text holds `/`, `_`, `~` or a `.` before a letter: each of [`PRIVATE_PATHS`] and
+/// `.env` does, so a text without any holds none of them.
+fn may_hold_a_path(text: &str) -> bool {
+    let b = text.as_bytes();
+    b.iter().enumerate().any(|(i, &c)| {
+        matches!(c, b'/' | b'_' | b'~')
+            || (c == b'.' && b.get(i + 1).is_some_and(u8::is_ascii_alphabetic))
+    })
+}
+
 /// [`PRIVATE_PATHS`] and `.env`, matched ASCII-case-insensitively in one pass.
 fn private_paths() -> &'static aho_corasick::AhoCorasick {
     static AC: std::sync::OnceLock<aho_corasick::AhoCorasick> = std::sync::OnceLock::new();
@@ -446,7 +456,7 @@ fn private_paths_only() -> &'static aho_corasick::AhoCorasick {
 pub(crate) fn sensitive_request(text: &str, ws: &Words) -> Option<Hit> {
     // A token is a substring of the text and no pattern holds a token separator, so a text
     // without any of the paths (in any case) has no token with one.
-    if private_paths().is_match(text) {
+    if may_hold_a_path(text) && private_paths().is_match(text) {
         let mut found = None;
         for_tokens(text, |tok, at| {
             if !tok.bytes().any(|b| matches!(b, b'.' | b'/' | b'_' | b'~')) {
@@ -553,12 +563,20 @@ fn is_email(tok: &str) -> bool {
 
 /// `tool_shadowing`: a sentence that names another tool of the list (`others`, without this
 /// tool's own name) together with a word that changes how it is used.
-pub(crate) fn shadowing(text: &str, own: &str, others: &FastSet<&str>) -> Option<Hit> {
+pub(crate) fn shadowing(text: &str, own: &str, others: &NameSet<'_>) -> Option<Hit> {
+    if !others.may_occur_in(text) {
+        return None;
+    }
     let mut found = None;
     let mut ws: Option<Words> = None;
     for_tokens(text, |tok, at| {
-        let tok = tok.trim_matches(|c: char| matches!(c, '*' | '_' | '-' | '.'));
-        if tok.len() < 2 || tok == own || !others.contains(tok) {
+        // The trimmed bytes are ASCII: the rest keeps its UTF-8 boundaries.
+        let trim = |c: &u8| matches!(c, b'*' | b'_' | b'-' | b'.');
+        let b = tok.as_bytes();
+        let lead = b.iter().take_while(|c| trim(c)).count();
+        let tail = b[lead..].iter().rev().take_while(|c| trim(c)).count();
+        let tok = &tok[lead..tok.len() - tail];
+        if tok.len() < 2 || !others.contains(tok) || tok == own {
             return false;
         }
         let ws = ws.get_or_insert_with(|| Words::new(text));
@@ -611,6 +629,16 @@ mod tests {
         let t = "é <IMPORTANT> x";
         let h = agent_instructions(t, &Words::new(t)).unwrap();
         assert_eq!(h.span, (2, 11));
+    }
+
+    #[test]
+    fn every_private_path_passes_the_quick_check() {
+        for p in PRIVATE_PATHS.iter().chain(&[".env"]) {
+            assert!(may_hold_a_path(p), "{p}");
+            assert!(may_hold_a_path(&p.to_ascii_uppercase()), "{p}");
+        }
+        assert!(!may_hold_a_path("Reads a file. Returns its text as UTF-8."));
+        assert!(may_hold_a_path("Returns its text, e.g. as UTF-8"));
     }
 
     #[test]

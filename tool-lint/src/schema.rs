@@ -1,27 +1,35 @@
 //! Walking a JSON Schema: every subschema, and the fields of object types (following local
 //! `$ref`s into `$defs` / `definitions`).
 
+use crate::doc::{Node, Obj};
 use crate::text::FastSet;
-
-use serde_json::{Map, Value};
 
 use crate::walk::{self, Member, Pass, Pointer};
 
 /// Calls `f(schema, pointer)` for every subschema object of `node` (itself included), each once,
 /// in document order. `$ref`s are not followed: definitions are visited where they are written.
-pub(crate) fn visit_schemas(
-    node: &Value,
+pub(crate) fn visit_schemas<'a>(
+    node: &'a Node<'a>,
     pointer: &str,
-    f: &mut dyn FnMut(&Map<String, Value>, &str),
+    f: &mut dyn FnMut(Obj<'a>, &Pointer<'_>),
 ) {
-    walk::visit(node, &Pointer::root(pointer), &mut |obj, ptr| {
-        f(obj, &ptr.to_string())
-    });
+    walk::visit_of(
+        node,
+        &Pointer::root(pointer),
+        &mut |n: &'a Node<'a>, ptr| {
+            if let Some(obj) = n.as_object() {
+                f(obj, ptr);
+            }
+        },
+    );
 }
 
 /// Resolves a local `$ref` against the schema root: the target and its pointer relative to the
 /// root (`""` for the root).
-pub(crate) fn resolve_ref<'a>(root: &'a Value, reference: &str) -> Option<(&'a Value, String)> {
+pub(crate) fn resolve_ref<'a>(
+    root: &'a Node<'a>,
+    reference: &str,
+) -> Option<(&'a Node<'a>, String)> {
     walk::resolve_ref(root, reference)
         .ok()
         .map(|(v, p)| (v, p.into_owned()))
@@ -32,7 +40,7 @@ pub(crate) struct Field<'a> {
     /// The property name.
     pub name: &'a str,
     /// The property's schema.
-    pub schema: &'a Value,
+    pub schema: &'a Node<'a>,
     /// Pointer of the property's schema, e.g. `/inputSchema/properties/filters/properties/size`.
     pub pointer: String,
     /// 0 for the tool's parameters, 1 for their fields, and so on.
@@ -44,7 +52,7 @@ pub(crate) struct Field<'a> {
 /// [`walk::KEYWORDS`] (definitions through the local `$ref`s that use them, see
 /// [`Pass::LintFields`]). Each object type is visited once (shared and recursive definitions
 /// included), so fields of a `$defs` entry are reported at their place in `$defs`.
-pub(crate) fn fields<'a>(root: &'a Value, base: &str) -> Vec<Field<'a>> {
+pub(crate) fn fields<'a>(root: &'a Node<'a>, base: &str) -> Vec<Field<'a>> {
     let mut out = Vec::new();
     let mut seen = FastSet::default();
     collect_fields(root, root, base, base, 0, &mut seen, &mut out);
@@ -52,8 +60,8 @@ pub(crate) fn fields<'a>(root: &'a Value, base: &str) -> Vec<Field<'a>> {
 }
 
 fn collect_fields<'a>(
-    root: &'a Value,
-    node: &'a Value,
+    root: &'a Node<'a>,
+    node: &'a Node<'a>,
     base: &str,
     pointer: &str,
     depth: usize,
@@ -64,14 +72,14 @@ fn collect_fields<'a>(
     if !seen.insert(pointer.to_string()) {
         return;
     }
-    if let Some(Value::String(reference)) = obj.get("$ref") {
+    if let Some(reference) = obj.get("$ref").and_then(Node::as_str) {
         if let Some((target, rel)) = resolve_ref(root, reference) {
             let here = format!("{base}{rel}");
             collect_fields(root, target, base, &here, depth, seen, out);
         }
     }
     let start = Pointer::root(pointer);
-    walk::for_each_child(obj, |step, schema| {
+    walk::for_each_child_of(obj.iter(), |step, schema| {
         if !step.keyword.walked_by(Pass::LintFields) {
             return;
         }
@@ -94,25 +102,25 @@ fn collect_fields<'a>(
 /// The description a model reads for a schema: its own non-blank `description`, else that of its
 /// `$ref` target, else that of its single non-null `allOf`/`anyOf`/`oneOf` branch (how schemars
 /// writes `Option<T>` and documented references).
-pub(crate) fn effective_description<'a>(root: &'a Value, node: &'a Value) -> Option<&'a str> {
+pub(crate) fn effective_description<'a>(root: &'a Node<'a>, node: &'a Node<'a>) -> Option<&'a str> {
     effective_description_inner(root, node, 0)
 }
 
 fn effective_description_inner<'a>(
-    root: &'a Value,
-    node: &'a Value,
+    root: &'a Node<'a>,
+    node: &'a Node<'a>,
     hops: usize,
 ) -> Option<&'a str> {
     if hops > 16 {
         return None;
     }
     let obj = node.as_object()?;
-    if let Some(Value::String(d)) = obj.get("description") {
+    if let Some(d) = obj.get("description").and_then(Node::as_str) {
         if !d.trim().is_empty() {
             return Some(d);
         }
     }
-    if let Some(Value::String(r)) = obj.get("$ref") {
+    if let Some(r) = obj.get("$ref").and_then(Node::as_str) {
         if let Some((target, _)) = resolve_ref(root, r) {
             if let Some(d) = effective_description_inner(root, target, hops + 1) {
                 return Some(d);
@@ -120,12 +128,11 @@ fn effective_description_inner<'a>(
         }
     }
     for key in ["allOf", "anyOf", "oneOf"] {
-        if let Some(Value::Array(branches)) = obj.get(key) {
-            let non_null: Vec<&Value> = branches
+        if let Some(branches) = obj.get(key).and_then(Node::as_array) {
+            let mut non_null = branches
                 .iter()
-                .filter(|b| b.get("type") != Some(&Value::from("null")))
-                .collect();
-            if let [only] = non_null.as_slice() {
+                .filter(|b| b.get("type").and_then(Node::as_str) != Some("null"));
+            if let (Some(only), None) = (non_null.next(), non_null.next()) {
                 if let Some(d) = effective_description_inner(root, only, hops + 1) {
                     return Some(d);
                 }
@@ -139,6 +146,8 @@ fn effective_description_inner<'a>(
 mod tests {
     use super::*;
     use serde_json::json;
+
+    use bumpalo::Bump;
 
     #[test]
     fn fields_follow_refs_items_and_branches_once() {
@@ -155,6 +164,8 @@ mod tests {
                 "Tree": {"type": "object", "properties": {"kids": {"type": "array", "items": {"$ref": "#/$defs/Tree"}}}}
             }
         });
+        let arena = Bump::new();
+        let schema = Node::from_value(&schema, &arena);
         let got: Vec<(String, usize)> = fields(&schema, "/inputSchema")
             .into_iter()
             .map(|f| (f.pointer, f.depth))
@@ -178,31 +189,34 @@ mod tests {
 
     #[test]
     fn effective_description_looks_through_refs_and_options() {
-        let root = json!({"$defs": {"A": {"description": "An A."}}});
+        let arena = Bump::new();
+        let node = |v: serde_json::Value| &*arena.alloc(Node::from_value(&v, &arena));
+        let root = node(json!({"$defs": {"A": {"description": "An A."}}}));
         assert_eq!(
-            effective_description(&root, &json!({"$ref": "#/$defs/A"})),
+            effective_description(root, node(json!({"$ref": "#/$defs/A"}))),
             Some("An A.")
         );
         assert_eq!(
             effective_description(
-                &root,
-                &json!({"anyOf": [{"$ref": "#/$defs/A"}, {"type": "null"}]})
+                root,
+                node(json!({"anyOf": [{"$ref": "#/$defs/A"}, {"type": "null"}]}))
             ),
             Some("An A.")
         );
         assert_eq!(
-            effective_description(&root, &json!({"description": "  "})),
+            effective_description(root, node(json!({"description": "  "}))),
             None
         );
         assert_eq!(
-            effective_description(&root, &json!({"$ref": "#/$defs/Missing"})),
+            effective_description(root, node(json!({"$ref": "#/$defs/Missing"}))),
             None
         );
     }
 
     #[test]
     fn refs_resolve_with_escapes() {
-        let root = json!({"definitions": {"a b": {"k": 1}}});
+        let arena = Bump::new();
+        let root = Node::from_value(&json!({"definitions": {"a b": {"k": 1}}}), &arena);
         assert_eq!(
             resolve_ref(&root, "#/definitions/a%20b").map(|(_, p)| p),
             Some("/definitions/a b".to_string())

@@ -1,6 +1,33 @@
 //! Text heuristics: words and sentences, steering and prohibition phrases, "says what it returns",
 //! snake_case, and invisible characters.
 
+/// [`CLASS`] of a letter or digit.
+const ALNUM: u8 = 1 | IN_WORD;
+/// [`CLASS`] bit of the bytes a word goes on with: letters, digits, `'`.
+const IN_WORD: u8 = 2;
+/// [`CLASS`] of `. ! ? : ;` and a line break.
+const ENDS_SENTENCE: u8 = 4;
+
+/// What each ASCII byte is to the word splitter.
+static CLASS: [u8; 256] = {
+    let mut t = [0u8; 256];
+    let mut i = 0;
+    while i < 128 {
+        let b = i as u8;
+        t[i] = if b.is_ascii_alphanumeric() {
+            ALNUM
+        } else if b == b'\'' {
+            IN_WORD
+        } else if matches!(b, b'.' | b'!' | b'?' | b':' | b';' | b'\n') {
+            ENDS_SENTENCE
+        } else {
+            0
+        };
+        i += 1;
+    }
+    t
+};
+
 /// One word of a text: lowercase, with its 1-based character position and whether it starts a
 /// sentence or clause.
 #[cfg(test)]
@@ -34,6 +61,8 @@ struct WordPos {
     /// Length of the word in characters of the text.
     chars: u32,
     sentence_start: bool,
+    /// The word's bit in a [`PhraseSet`]'s first-word filter.
+    bit: u16,
 }
 
 /// [`Words::new`]'s state while it reads a text.
@@ -61,6 +90,7 @@ impl Splitter {
                 at: 0,
                 chars: 0,
                 sentence_start: true,
+                bit: 0,
             },
         }
     }
@@ -77,6 +107,7 @@ impl Splitter {
                 at: i as u32 + 1,
                 chars: 0,
                 sentence_start: self.boundary,
+                bit: 0,
             };
         }
         push_lower(&mut self.buf);
@@ -104,6 +135,7 @@ impl Splitter {
             w.chars -= 1;
         }
         w.end = self.buf.len() as u32;
+        w.bit = filter_bit(&self.buf[w.start as usize..]) as u16;
         self.items.push(*w);
         self.in_word = false;
     }
@@ -122,23 +154,22 @@ pub(crate) struct Words {
 impl Words {
     /// Splits `text` (bytes of an ASCII text, characters of any other).
     pub(crate) fn new(text: &str) -> Words {
-        let mut s = Splitter::new(text.len());
         if text.is_ascii() {
-            for (i, &b) in text.as_bytes().iter().enumerate() {
-                if b.is_ascii_alphanumeric() || (b == b'\'' && s.in_word) {
-                    s.word_char(i, |buf| buf.push(b.to_ascii_lowercase() as char));
-                } else {
-                    s.other_char(matches!(b, b'.' | b'!' | b'?' | b':' | b';' | b'\n'));
-                }
-            }
+            Words::ascii(text)
         } else {
-            for (i, c) in text.chars().enumerate() {
-                let c = if c == '\u{2019}' { '\'' } else { c };
-                if c.is_alphanumeric() || (c == '\'' && s.in_word) {
-                    s.word_char(i, |buf| buf.extend(c.to_lowercase()));
-                } else {
-                    s.other_char(matches!(c, '.' | '!' | '?' | ':' | ';' | '\n'));
-                }
+            Words::chars(text)
+        }
+    }
+
+    /// [`Words::new`] character by character.
+    fn chars(text: &str) -> Words {
+        let mut s = Splitter::new(text.len());
+        for (i, c) in text.chars().enumerate() {
+            let c = if c == '\u{2019}' { '\'' } else { c };
+            if c.is_alphanumeric() || (c == '\'' && s.in_word) {
+                s.word_char(i, |buf| buf.extend(c.to_lowercase()));
+            } else {
+                s.other_char(matches!(c, '.' | '!' | '?' | ':' | ';' | '\n'));
             }
         }
         if s.in_word {
@@ -148,6 +179,45 @@ impl Words {
             buf: s.buf,
             items: s.items,
         }
+    }
+
+    /// [`Words::new`] of an ASCII text: one character per byte, so the words are ranges of the
+    /// lowercased text itself.
+    fn ascii(text: &str) -> Words {
+        let buf = text.to_ascii_lowercase();
+        let b = buf.as_bytes();
+        let mut items = Vec::with_capacity(text.len() / 5 + 1);
+        let mut boundary = true;
+        let mut i = 0;
+        while i < b.len() {
+            match CLASS[b[i] as usize] {
+                ALNUM => {
+                    let start = i;
+                    while i < b.len() && CLASS[b[i] as usize] & IN_WORD != 0 {
+                        i += 1;
+                    }
+                    let mut end = i;
+                    while b[end - 1] == b'\'' {
+                        end -= 1;
+                    }
+                    items.push(WordPos {
+                        start: start as u32,
+                        end: end as u32,
+                        at: start as u32 + 1,
+                        chars: (end - start) as u32,
+                        sentence_start: boundary,
+                        bit: filter_bit(&buf[start..end]) as u16,
+                    });
+                    boundary = false;
+                }
+                ENDS_SENTENCE => {
+                    boundary = true;
+                    i += 1;
+                }
+                _ => i += 1,
+            }
+        }
+        Words { buf, items }
     }
 
     /// How many words.
@@ -178,11 +248,6 @@ impl Words {
         (start, (b.at + b.chars) as usize - 1 - start)
     }
 
-    /// Whether any word is one of `set`.
-    pub(crate) fn any_in(&self, set: &[&str]) -> bool {
-        (0..self.len()).any(|i| set.contains(&self.text(i)))
-    }
-
     /// Finds the first occurrence of any phrase of `set`: the index of its first word, its last
     /// word and the phrase. Phrases are lowercase words split by spaces; `*` matches any word.
     pub(crate) fn find_any(&self, set: &PhraseSet) -> Option<(usize, usize, &'static str)> {
@@ -196,11 +261,11 @@ impl Words {
         from: usize,
     ) -> Option<(usize, usize, &'static str)> {
         for i in from..self.len() {
-            let word = self.text(i);
-            let bit = filter_bit(word);
+            let bit = self.items[i].bit as usize;
             if set.filter[bit / 64] & (1 << (bit % 64)) == 0 {
                 continue;
             }
+            let word = self.text(i);
             let Some(candidates) = set.by_first.get(word) else {
                 continue;
             };
@@ -251,6 +316,52 @@ pub type FnvBuild = std::hash::BuildHasherDefault<Fnv>;
 pub type FastMap<K, V> = std::collections::HashMap<K, V, FnvBuild>;
 /// A `HashSet` with [`Fnv`].
 pub type FastSet<K> = std::collections::HashSet<K, FnvBuild>;
+
+/// The tool names of a list, with a filter on (first byte, length) that turns most words of a
+/// text away before hashing them.
+pub(crate) struct NameSet<'a> {
+    set: FastSet<&'a str>,
+    filter: [u64; 8],
+    /// All the names in one automaton, built on first use: a text that holds none of them (as
+    /// a substring) has no token that is one.
+    any: std::sync::OnceLock<Option<aho_corasick::AhoCorasick>>,
+}
+
+impl<'a> NameSet<'a> {
+    /// The set of `names`.
+    pub(crate) fn new(names: impl IntoIterator<Item = &'a str>) -> NameSet<'a> {
+        let mut set = NameSet {
+            set: FastSet::default(),
+            filter: [0; 8],
+            any: std::sync::OnceLock::new(),
+        };
+        for n in names {
+            let bit = filter_bit(n);
+            set.filter[bit / 64] |= 1 << (bit % 64);
+            set.set.insert(n);
+        }
+        set
+    }
+
+    /// Whether `name` is one of the names.
+    pub(crate) fn contains(&self, name: &str) -> bool {
+        let bit = filter_bit(name);
+        self.filter[bit / 64] & (1 << (bit % 64)) != 0 && self.set.contains(name)
+    }
+
+    /// How many different names.
+    pub(crate) fn len(&self) -> usize {
+        self.set.len()
+    }
+
+    /// Whether `text` may hold one of the names: `false` only when none occurs in it.
+    pub(crate) fn may_occur_in(&self, text: &str) -> bool {
+        let any = self.any.get_or_init(|| {
+            aho_corasick::AhoCorasick::new(self.set.iter().filter(|n| !n.is_empty())).ok()
+        });
+        any.as_ref().is_none_or(|ac| ac.is_match(text))
+    }
+}
 
 /// A list of phrases indexed by first word, built once per list.
 pub(crate) struct PhraseSet {
@@ -494,7 +605,7 @@ pub(crate) fn says_what_it_returns(ws: &Words) -> bool {
     if ws.len() > 0 && FETCH_VERBS.contains(&ws.text(0)) {
         return true;
     }
-    ws.any_in(RETURN_WORDS)
+    ws.find_any(phrase_set!(RETURN_WORDS)).is_some()
 }
 
 /// Whether a name is snake_case: lowercase ASCII letters and digits in words joined by single
@@ -514,6 +625,9 @@ pub(crate) fn is_snake_case(name: &str) -> bool {
 /// Converts a name to snake_case: camelCase and PascalCase boundaries (`HTTPServer` →
 /// `http_server`), `-`, `.`, spaces and other separators become `_`.
 pub(crate) fn to_snake_case(name: &str) -> String {
+    if name.is_ascii() {
+        return ascii_snake_case(name.as_bytes());
+    }
     let chars: Vec<char> = name.chars().collect();
     let mut out = String::new();
     for (i, &c) in chars.iter().enumerate() {
@@ -535,6 +649,38 @@ pub(crate) fn to_snake_case(name: &str) -> String {
     }
     let parts: Vec<&str> = out.split('_').filter(|s| !s.is_empty()).collect();
     parts.join("_")
+}
+
+/// [`to_snake_case`] of an ASCII name, without a buffer per character: the same boundaries,
+/// with runs of `_` collapsed and trimmed as they are written.
+fn ascii_snake_case(b: &[u8]) -> String {
+    let mut out = String::with_capacity(b.len() + 4);
+    let sep = |out: &mut String| {
+        if !out.is_empty() && !out.ends_with('_') {
+            out.push('_');
+        }
+    };
+    for (i, &c) in b.iter().enumerate() {
+        if c.is_ascii_alphanumeric() {
+            if c.is_ascii_uppercase() && i > 0 {
+                let prev = b[i - 1];
+                let next_lower = b.get(i + 1).is_some_and(u8::is_ascii_lowercase);
+                if prev.is_ascii_lowercase()
+                    || prev.is_ascii_digit()
+                    || (prev.is_ascii_uppercase() && next_lower)
+                {
+                    sep(&mut out);
+                }
+            }
+            out.push(c.to_ascii_lowercase() as char);
+        } else {
+            sep(&mut out);
+        }
+    }
+    if out.ends_with('_') {
+        out.pop();
+    }
+    out
 }
 
 /// Verbs a tool name may start with, sorted (looked up by binary search).
@@ -938,6 +1084,36 @@ mod tests {
     }
 
     #[test]
+    fn ascii_words_split_as_characters_do() {
+        let summary = |ws: &Words| -> Vec<(String, usize, bool, (usize, usize))> {
+            (0..ws.len())
+                .map(|i| {
+                    (
+                        ws.text(i).to_string(),
+                        ws.at(i),
+                        ws.sentence_start(i),
+                        ws.span(i, i),
+                    )
+                })
+                .collect()
+        };
+        for t in [
+            "Lists files. Always fast: never slow",
+            "don't 'quoted' rock'n'roll'' x' 'y",
+            "  A1b2;C3\nD4?e5!F6 ",
+            "",
+            "'''",
+            "end'",
+        ] {
+            assert_eq!(
+                summary(&Words::ascii(t)),
+                summary(&Words::chars(t)),
+                "{t:?}"
+            );
+        }
+    }
+
+    #[test]
     fn apostrophes_stay_inside_words() {
         let ws = words("Don’t use 'quoted' words");
         let t: Vec<&str> = ws.iter().map(|w| w.text.as_str()).collect();
@@ -1018,6 +1194,9 @@ mod tests {
         assert_eq!(to_snake_case("apiKey"), "api_key");
         assert_eq!(to_snake_case("base64Data"), "base64_data");
         assert_eq!(to_snake_case("x.y  z"), "x_y_z");
+        assert_eq!(to_snake_case("__a--B__"), "a_b");
+        assert_eq!(to_snake_case("é_Ab"), "é_ab");
+        assert_eq!(to_snake_case("--"), "");
     }
 
     #[test]

@@ -295,26 +295,80 @@ pub fn push_index(pointer: &mut String, index: usize) {
     let _ = write!(pointer, "/{index}");
 }
 
+/// A JSON value the read-only walks can descend into: `serde_json::Value`, and the lint's
+/// borrowed [`Node`](crate::doc::Node).
+pub trait Json<'a>: Copy + 'a {
+    /// The members of an object, in document order; `None` for any other value.
+    fn members(self) -> Option<impl Iterator<Item = (&'a str, Self)> + 'a>;
+    /// The items of an array; `None` for any other value.
+    fn items(self) -> Option<impl Iterator<Item = Self> + 'a>;
+    /// The value at a JSON pointer, as `serde_json::Value::pointer` finds it.
+    fn at_pointer(self, pointer: &str) -> Option<Self>;
+}
+
+impl<'a> Json<'a> for &'a Value {
+    fn members(self) -> Option<impl Iterator<Item = (&'a str, Self)> + 'a> {
+        Some(self.as_object()?.iter().map(|(k, v)| (k.as_str(), v)))
+    }
+
+    fn items(self) -> Option<impl Iterator<Item = Self> + 'a> {
+        Some(self.as_array()?.iter())
+    }
+
+    fn at_pointer(self, pointer: &str) -> Option<Self> {
+        self.pointer(pointer)
+    }
+}
+
+impl<'a> Json<'a> for &'a crate::doc::Node<'a> {
+    fn members(self) -> Option<impl Iterator<Item = (&'a str, Self)> + 'a> {
+        Some(self.as_object()?.iter())
+    }
+
+    fn items(self) -> Option<impl Iterator<Item = Self> + 'a> {
+        Some(self.as_array()?.iter())
+    }
+
+    fn at_pointer(self, pointer: &str) -> Option<Self> {
+        self.pointer(pointer)
+    }
+}
+
 /// Calls `f` with every subschema directly below `schema`, in document order.
-pub fn for_each_child<'a>(schema: &'a Map<String, Value>, mut f: impl FnMut(Step<'a>, &'a Value)) {
-    for (key, value) in schema {
+pub fn for_each_child<'a>(schema: &'a Map<String, Value>, f: impl FnMut(Step<'a>, &'a Value)) {
+    for_each_child_of(schema.iter().map(|(k, v)| (k.as_str(), v)), f);
+}
+
+/// [`for_each_child`] over the members of a schema object of any [`Json`] model.
+pub fn for_each_child_of<'a, J: Json<'a>>(
+    members: impl Iterator<Item = (&'a str, J)>,
+    mut f: impl FnMut(Step<'a>, J),
+) {
+    for (key, value) in members {
         let Some(keyword) = keyword(key) else {
             continue;
         };
         let step = |member| Step { keyword, member };
-        match (keyword.shape, value) {
-            (Shape::Map, Value::Object(m)) => {
-                for (name, s) in m {
+        match keyword.shape {
+            Shape::Map => {
+                for (name, s) in value.members().into_iter().flatten() {
                     f(step(Member::Name(name)), s);
                 }
             }
-            (Shape::Array | Shape::SingleOrArray, Value::Array(a)) => {
-                for (i, s) in a.iter().enumerate() {
+            Shape::Array => {
+                for (i, s) in value.items().into_iter().flatten().enumerate() {
                     f(step(Member::Index(i)), s);
                 }
             }
-            (Shape::Single | Shape::SingleOrArray, s) => f(step(Member::Whole), s),
-            _ => {}
+            Shape::SingleOrArray => match value.items() {
+                Some(items) => {
+                    for (i, s) in items.enumerate() {
+                        f(step(Member::Index(i)), s);
+                    }
+                }
+                None => f(step(Member::Whole), value),
+            },
+            Shape::Single => f(step(Member::Whole), value),
         }
     }
 }
@@ -366,9 +420,26 @@ pub fn visit<'a>(
     pointer: &Pointer<'_>,
     f: &mut dyn FnMut(&'a Map<String, Value>, &Pointer<'_>),
 ) {
-    let Some(obj) = node.as_object() else { return };
-    f(obj, pointer);
-    for_each_child(obj, |step, child| visit(child, &pointer.step(step), f));
+    visit_of(node, pointer, &mut |n: &'a Value, ptr| {
+        if let Value::Object(obj) = n {
+            f(obj, ptr);
+        }
+    });
+}
+
+/// [`visit`] over any [`Json`] model: `f` gets each subschema object's node.
+pub fn visit_of<'a, J: Json<'a>>(
+    node: J,
+    pointer: &Pointer<'_>,
+    f: &mut dyn FnMut(J, &Pointer<'_>),
+) {
+    let Some(members) = node.members() else {
+        return;
+    };
+    f(node, pointer);
+    for_each_child_of(members, |step, child| {
+        visit_of(child, &pointer.step(step), f)
+    });
 }
 
 /// Calls `f(schema, pointer)` for every subschema object of `node` (itself included), parents
@@ -467,19 +538,20 @@ fn percent_decode(fragment: &str) -> Option<Cow<'_, str>> {
 }
 
 /// Resolves a local `$ref` (`#`, `#/$defs/X`, `#/definitions/X`, any `#/...` pointer) against
-/// the schema root. Returns the target and its pointer relative to the root (`""` for the root).
+/// the schema root (of any [`Json`] model). Returns the target and its pointer relative to the
+/// root (`""` for the root).
 ///
 /// ```
 /// let root = serde_json::json!({"definitions": {"a b": {"k": 1}}});
 /// let (target, ptr) = tool_lint::walk::resolve_ref(&root, "#/definitions/a%20b").unwrap();
 /// assert_eq!((target["k"].as_i64(), ptr.as_ref()), (Some(1), "/definitions/a b"));
 /// ```
-pub fn resolve_ref<'a, 'r>(
-    root: &'a Value,
+pub fn resolve_ref<'a, 'r, J: Json<'a>>(
+    root: J,
     reference: &'r str,
-) -> Result<(&'a Value, Cow<'r, str>), RefError> {
+) -> Result<(J, Cow<'r, str>), RefError> {
     let pointer = ref_pointer(reference)?;
-    let target = root.pointer(&pointer).ok_or(RefError::Missing)?;
+    let target = root.at_pointer(&pointer).ok_or(RefError::Missing)?;
     Ok((target, pointer))
 }
 
