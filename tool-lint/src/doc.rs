@@ -875,4 +875,84 @@ mod tests {
         let converted = Node::from_value(&value, &arena);
         assert_eq!(converted.to_string(), value.to_string());
     }
+
+    mod random {
+        use super::*;
+        use proptest::prelude::*;
+
+        /// Any JSON value: every scalar kind, strings with escapes and non-ASCII, nesting.
+        fn json() -> impl Strategy<Value = Value> {
+            let leaf = prop_oneof![
+                Just(Value::Null),
+                any::<bool>().prop_map(Value::Bool),
+                any::<i64>().prop_map(Value::from),
+                any::<u64>().prop_map(Value::from),
+                any::<f64>().prop_map(
+                    |f| serde_json::Number::from_f64(f).map_or(Value::Null, Value::Number)
+                ),
+                "[ -~\\u{80}-\\u{10FFFF}\"\\\\\n\t\u{0}\u{1f}]{0,12}".prop_map(Value::String),
+            ];
+            leaf.prop_recursive(5, 64, 6, |inner| {
+                prop_oneof![
+                    proptest::collection::vec(inner.clone(), 0..6).prop_map(Value::Array),
+                    proptest::collection::vec(("[a-z~/é\\\"]{0,4}", inner), 0..6)
+                        .prop_map(|kv| Value::Object(kv.into_iter().collect())),
+                ]
+            })
+        }
+
+        /// The text of a value, compact or pretty, with one character deleted, replaced or
+        /// inserted at `at` when `edit` says so.
+        fn text_of(v: &Value, pretty: bool, edit: u8, at: usize, c: char) -> String {
+            let text = if pretty {
+                serde_json::to_string_pretty(v).unwrap()
+            } else {
+                serde_json::to_string(v).unwrap()
+            };
+            let mut chars: Vec<char> = text.chars().collect();
+            let at = at % (chars.len() + 1);
+            match edit % 4 {
+                1 if at < chars.len() => {
+                    chars.remove(at);
+                }
+                2 if at < chars.len() => chars[at] = c,
+                3 => chars.insert(at, c),
+                _ => {}
+            }
+            chars.into_iter().collect()
+        }
+
+        proptest! {
+            #![proptest_config(ProptestConfig::with_cases(512))]
+
+            /// Whatever the parser reads, serde_json reads the same; on a split at any offset
+            /// the two-thread parse reads what the one-thread parse reads, offsets included.
+            #[test]
+            fn the_parser_never_disagrees_with_serde_json(
+                v in json(),
+                pretty in any::<bool>(),
+                edit in any::<u8>(),
+                at in any::<usize>(),
+                c in prop_oneof![Just(','), Just(']'), Just('}'), Just('"'), Just('\\'), Just(':'), Just('1'), Just(' '), Just('{'), Just('[')],
+                from in any::<usize>(),
+            ) {
+                let text = text_of(&v, pretty, edit, at, c);
+                let arena = Bump::new();
+                let one = parse(&text, &arena);
+                if let Some(node) = &one {
+                    let want: Value = serde_json::from_str(&text)
+                        .map_err(|e| TestCaseError::fail(format!("{text:?}: serde_json: {e}")))?;
+                    prop_assert_eq!(node.to_value(), want, "{:?}", text);
+                }
+                if edit % 4 == 0 {
+                    // An unedited text without duplicate keys is read by the parser itself.
+                    let unique = v == serde_json::from_str::<Value>(&text).unwrap();
+                    prop_assert!(one.is_some() || !unique, "{:?}", text);
+                }
+                let (two_arena, mut side) = (Bump::new(), Bump::new());
+                let (two, _) = split_parse(&text, &two_arena, &mut side, from % (text.len() + 1));
+                prop_assert_eq!(two.map(|n| n.to_value()), one.map(|n| n.to_value()), "{:?}", text);
+            }
+        }
+    }
 }
