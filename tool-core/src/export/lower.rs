@@ -291,11 +291,16 @@ fn is_union(v: &Value) -> bool {
 }
 
 fn append_description(map: &mut Map<String, Value>, extra: &str) {
-    let text = match get(map, "description").and_then(Value::as_str) {
-        Some(d) if !d.trim().is_empty() => format!("{} {extra}", d.trim_end()),
-        _ => extra.to_string(),
-    };
-    map.insert("description".into(), Value::String(text));
+    if let Some(Value::String(d)) = get_mut(map, "description") {
+        if !d.trim().is_empty() {
+            // In place: the description, trimmed at the end, then a space and `extra`.
+            d.truncate(d.trim_end().len());
+            d.push(' ');
+            d.push_str(extra);
+            return;
+        }
+    }
+    map.insert("description".into(), Value::String(extra.to_string()));
 }
 
 fn plural(n: &Value, one: &str, many: &str) -> String {
@@ -640,10 +645,11 @@ fn collapse_const_union(map: &mut Map<String, Value>) {
         return;
     }
     let mut kind: Option<&'static str> = None;
-    let mut values = Vec::new();
-    let mut labels = Vec::new();
     let mut any_label = false;
-    for b in branches {
+    // The description's addition, written as the branches are checked:
+    // "One of: low (Reply within 3 days), high (Reply today)."
+    let mut text = String::from("One of: ");
+    for (i, b) in branches.iter().enumerate() {
         let Some((k, c, label)) = const_branch(b) else {
             return;
         };
@@ -652,18 +658,32 @@ fn collapse_const_union(map: &mut Map<String, Value>) {
             Some(prev) if prev == k => {}
             Some(_) => return,
         }
-        let shown = c
-            .as_str()
-            .map(str::to_string)
-            .unwrap_or_else(|| c.to_string());
-        any_label |= label.is_some();
-        labels.push(match label {
-            Some(l) => format!("{shown} ({l})"),
-            None => shown,
-        });
-        values.push(c.clone());
+        if i > 0 {
+            text.push_str(", ");
+        }
+        match c.as_str() {
+            Some(shown) => text.push_str(shown),
+            None => text.push_str(&c.to_string()),
+        }
+        if let Some(l) = label {
+            any_label = true;
+            text.push_str(" (");
+            text.push_str(l);
+            text.push(')');
+        }
     }
-    map.remove(key);
+    text.push('.');
+    let Some(Value::Array(branches)) = map.remove(key) else {
+        return;
+    };
+    // Every branch is a `{const, ...}` object (checked above): its constant moves out.
+    let values: Vec<Value> = branches
+        .into_iter()
+        .filter_map(|b| match b {
+            Value::Object(o) => o.into_iter().find_map(|(k, v)| (k == "const").then_some(v)),
+            _ => None,
+        })
+        .collect();
     if !has(map, "type") {
         if let Some(k) = kind {
             map.insert("type".into(), Value::String(k.into()));
@@ -671,7 +691,7 @@ fn collapse_const_union(map: &mut Map<String, Value>) {
     }
     map.insert("enum".into(), Value::Array(values));
     if any_label {
-        append_description(map, &format!("One of: {}.", labels.join(", ")));
+        append_description(map, &text);
     }
 }
 

@@ -43,7 +43,7 @@ pub fn output_wrapped(output_schema: &Value, version: McpVersion) -> bool {
 /// status-only object.
 pub(crate) fn output_schema(mut data: Value, version: McpVersion) -> Value {
     let defs = data.as_object_mut().and_then(|m| m.remove("$defs"));
-    let status_only = json!({"required": ["status"]});
+    let status_only = || json!({"required": ["status"]});
     let mut root = if output_wrapped(&data, version) {
         let mut m = Map::new();
         m.insert("type".into(), json!("object"));
@@ -75,13 +75,13 @@ pub(crate) fn output_schema(mut data: Value, version: McpVersion) -> Value {
             m.insert("type".into(), json!("object"));
             m.insert(
                 "anyOf".into(),
-                Value::Array(vec![Value::Object(branch), status_only]),
+                Value::Array(vec![Value::Object(branch), status_only()]),
             );
         } else if let Some(required) = m.remove("required") {
             if required.as_array().is_some_and(|r| !r.is_empty()) {
                 m.insert(
                     "anyOf".into(),
-                    Value::Array(vec![object([("required", required)]), status_only]),
+                    Value::Array(vec![object([("required", required)]), status_only()]),
                 );
             }
         }
