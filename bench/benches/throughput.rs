@@ -6,19 +6,18 @@
 //! - `export`: 1,000 specs to every `Target::all()`, serialized to text, beside the baseline
 //!   `serde_json::to_string` of the canonical specs. Targets with a per-request tool limit
 //!   (OpenAI: 128, Anthropic strict: 20) refuse a 1,000-tool list, so for them the bench lowers
-//!   each spec with `export_tool` and serializes the array (the same per-tool work).
+//!   each spec with `export_tool` and serializes the array (the same per-tool work; see
+//!   `generate::export_text`, which the `profile-export` binary runs too).
 //!
 //! ```sh
 //! cargo bench -p toolsmith-bench --features bench --bench throughput -- --warm-up-time 1 --measurement-time 3
 //! ```
 
 use criterion::{criterion_group, criterion_main, Criterion, Throughput};
-use serde_json::Value;
 use std::hint::black_box;
-use toolsmith::export::{export, export_tool, Target};
+use toolsmith::export::{export_tool, Target};
 use toolsmith::lint::{lint_tool_list, lint_with, LintConfig};
-use toolsmith::ToolSpec;
-use toolsmith_bench::generate;
+use toolsmith_bench::generate::{self, export_text};
 
 const LINT_TOOLS: usize = 10_000;
 const EXPORT_TOOLS: usize = 1_000;
@@ -46,19 +45,6 @@ fn bench_lint(c: &mut Criterion) {
         b.iter(|| lint_tool_list(black_box(&list), &config).map(|f| f.len()))
     });
     group.finish();
-}
-
-fn export_text(specs: &[ToolSpec], target: Target) -> String {
-    match export(specs, target) {
-        Ok(doc) => doc.to_string(),
-        Err(_) => {
-            let tools: Vec<Value> = specs
-                .iter()
-                .filter_map(|s| export_tool(s, target).ok())
-                .collect();
-            Value::Array(tools).to_string()
-        }
-    }
 }
 
 fn bench_export(c: &mut Criterion) {

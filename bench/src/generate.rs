@@ -1,6 +1,8 @@
 //! Generated spec lists for the lint and export benches: the six fixture tools repeated with
 //! numbered names and descriptions, so every spec is distinct but realistic.
 
+use serde_json::Value;
+use toolsmith::export::{export, export_tool, Target};
 use toolsmith::ToolSpec;
 
 /// The six fixture specs (store then helpdesk), as `#[tool]` produced them.
@@ -34,4 +36,29 @@ pub fn specs(n: usize) -> Vec<ToolSpec> {
 /// `lint_tool_list`.
 pub fn tool_list(specs: &[ToolSpec]) -> serde_json::Value {
     serde_json::json!({ "tools": specs.iter().map(ToolSpec::agent_facing).collect::<Vec<_>>() })
+}
+
+/// The export bench's unit of work: `specs` exported to `target` and serialized to text.
+///
+/// Targets with a per-request tool limit (OpenAI: 128, Anthropic strict: 20) refuse a longer
+/// list; for them each spec is lowered with `export_tool` and the array serialized (the same
+/// per-tool work).
+///
+/// ```
+/// use toolsmith::export::Target;
+/// let specs = toolsmith_bench::generate::specs(3);
+/// let text = toolsmith_bench::generate::export_text(&specs, Target::Gemini);
+/// assert!(text.starts_with(r#"{"functionDeclarations":["#));
+/// ```
+pub fn export_text(specs: &[ToolSpec], target: Target) -> String {
+    match export(specs, target) {
+        Ok(doc) => doc.to_string(),
+        Err(_) => {
+            let tools: Vec<Value> = specs
+                .iter()
+                .filter_map(|s| export_tool(s, target).ok())
+                .collect();
+            Value::Array(tools).to_string()
+        }
+    }
 }

@@ -17,6 +17,19 @@ pub mod rmcp_tools;
 
 use toolsmith::Toolbox;
 
+/// The whole number at `args[index]` of a profiling binary's command line (`default` when it is
+/// absent). Exits with status 2 and a message naming `what` when it is not a whole number.
+pub fn count_arg(args: &[String], index: usize, default: usize, what: &str) -> usize {
+    match args.get(index).map(|n| n.parse()) {
+        None => default,
+        Some(Ok(n)) => n,
+        Some(Err(e)) => {
+            eprintln!("the number of {what} must be a whole number ({e})");
+            std::process::exit(2);
+        }
+    }
+}
+
 /// The toolbox with the store-like tools (`search_products`, `compare_products`, `add_to_cart`).
 ///
 /// Panics if the toolbox cannot be built: the fixtures are fixed, so that is a bug in this crate.

@@ -888,3 +888,30 @@ fn error_per_request_limits() {
     );
     assert_eq!(e.tool, "u1");
 }
+
+#[test]
+fn numeric_const_unions_collapse_with_the_labels_they_have() {
+    let s = spec(
+        "levels",
+        obj(json!({
+            "level": {"description": "How loud.", "oneOf": [
+                {"const": 1, "title": "Quiet"}, {"const": 2}, {"const": 3, "description": "Loud"}
+            ]},
+            "bare": {"anyOf": [{"const": 1.5}, {"const": 2.5}]},
+            "mixed": {"oneOf": [{"const": 1}, {"const": "one"}]}
+        })),
+    );
+    let a = one(s, Target::Anthropic { strict: false });
+    let props = &a["input_schema"]["properties"];
+    assert_eq!(
+        props["level"],
+        json!({"description": "How loud. One of: 1 (Quiet), 2, 3 (Loud).",
+               "type": "integer", "enum": [1, 2, 3]})
+    );
+    assert_eq!(props["bare"], json!({"type": "number", "enum": [1.5, 2.5]}));
+    // Constants of different types stay a union.
+    assert_eq!(
+        props["mixed"],
+        json!({"oneOf": [{"const": 1}, {"const": "one"}]})
+    );
+}

@@ -16,14 +16,7 @@ fn main() {
     let args: Vec<String> = std::env::args().skip(1).collect();
     let scenario = args.first().map_or("valid", String::as_str);
     let entry = args.get(1).map_or("text", String::as_str);
-    let calls: usize = match args.get(2).map(|n| n.parse()) {
-        None => 10_000,
-        Some(Ok(n)) => n,
-        Some(Err(e)) => {
-            eprintln!("the number of calls must be a whole number ({e})");
-            std::process::exit(2);
-        }
-    };
+    let calls = toolsmith_bench::count_arg(&args, 2, 10_000, "calls");
     let text = match scenario {
         "valid" => r#"{"query": "tent", "max_price": 4000, "in_stock_only": true}"#,
         "invalid_type" => r#"{"query": "tent", "max_price": "cheap", "in_stock_only": true}"#,

@@ -5,7 +5,7 @@ use std::path::{Path, PathBuf};
 use serde_json::{json, Value};
 
 use super::error::ExportError;
-use super::lower::{assemble, wrap_list};
+use super::lower::{assemble, wrap_list, Until};
 use super::target::Target;
 use crate::spec::ToolSpec;
 
@@ -42,11 +42,9 @@ pub(crate) fn render(specs: &[ToolSpec]) -> (Vec<(String, String)>, Vec<ExportEr
     let mut failures = Vec::new();
     let mut exported: Vec<Vec<&'static str>> = vec![Vec::new(); specs.len()];
     for &target in Target::all() {
-        let assembled = assemble(specs, target);
-        for (name, _) in &assembled.tools {
-            if let Some(i) = specs.iter().position(|s| &s.name == name) {
-                exported[i].push(target.slug());
-            }
+        let assembled = assemble(specs, target, Until::End);
+        for &(i, _) in &assembled.tools {
+            exported[i].push(target.slug());
         }
         failures.extend(assembled.failures);
         let doc = wrap_list(

@@ -169,6 +169,44 @@ impl Passes {
         }
     }
 
+    /// Whether the walk over every subschema (step 5 of the pipeline) has anything to do: some
+    /// per-node pass is on. Every field is named, so a new pass cannot be forgotten here.
+    fn walks_nodes(&self) -> bool {
+        let Passes {
+            target: _,
+            max_description: _,
+            description_required: _,
+            max_tools: _,
+            root_forbidden: _,
+            schema_uri: _,
+            inline_refs: _,
+            collapse_const_unions,
+            one_of_to_any_of,
+            const_to_enum,
+            merge_all_of,
+            reject_tuples,
+            arrays_need_items,
+            scalar_enums_only,
+            strict,
+            move_to_description,
+            supported_formats,
+            max_min_items,
+            max_optional_params: _,
+            max_union_params: _,
+        } = self;
+        *collapse_const_unions
+            || *one_of_to_any_of
+            || *const_to_enum
+            || *merge_all_of
+            || *reject_tuples
+            || *arrays_need_items
+            || *scalar_enums_only
+            || *strict != Strict::No
+            || !move_to_description.is_empty()
+            || supported_formats.is_some()
+            || max_min_items.is_some()
+    }
+
     /// Whether `keyword` moves into the description text.
     fn moves(&self, keyword: &str) -> bool {
         self.move_to_description
@@ -188,7 +226,7 @@ struct Cx<'a> {
     p: &'a Passes,
     tool: &'a str,
     defs: Map<String, Value>,
-    defs_ptr: String,
+    defs_ptr: &'a str,
     stats: Stats,
 }
 
@@ -203,8 +241,43 @@ impl Cx<'_> {
     }
 }
 
+/// Schema objects up to this many keywords are searched by comparing keys (see [`get`]).
+const SCAN_MAX: usize = 16;
+
+/// The value of `key` in a schema object. A schema object holds a handful of keywords, and
+/// comparing them costs less than the SipHash a map lookup computes for `key`, so small objects
+/// are scanned.
+fn get<'m>(map: &'m Map<String, Value>, key: &str) -> Option<&'m Value> {
+    if map.len() > SCAN_MAX {
+        return map.get(key);
+    }
+    map.iter().find_map(|(k, v)| (k == key).then_some(v))
+}
+
+/// [`get`], mutably.
+fn get_mut<'m>(map: &'m mut Map<String, Value>, key: &str) -> Option<&'m mut Value> {
+    if map.len() > SCAN_MAX {
+        return map.get_mut(key);
+    }
+    map.iter_mut().find_map(|(k, v)| (k == key).then_some(v))
+}
+
+/// Whether a schema object has `key` (see [`get`]).
+fn has(map: &Map<String, Value>, key: &str) -> bool {
+    get(map, key).is_some()
+}
+
+/// `map.remove(key)`, which looks the key up (hashing it) only when the object has it.
+fn take(map: &mut Map<String, Value>, key: &str) -> Option<Value> {
+    if has(map, key) {
+        map.remove(key)
+    } else {
+        None
+    }
+}
+
 fn type_is(map: &Map<String, Value>, t: &str) -> bool {
-    match map.get("type") {
+    match get(map, "type") {
         Some(Value::String(s)) => s == t,
         Some(Value::Array(a)) => a.iter().any(|x| x.as_str() == Some(t)),
         _ => false,
@@ -212,17 +285,22 @@ fn type_is(map: &Map<String, Value>, t: &str) -> bool {
 }
 
 fn is_union(v: &Value) -> bool {
-    v.get("anyOf").is_some()
-        || v.get("oneOf").is_some()
-        || v.get("type").is_some_and(Value::is_array)
+    v.as_object().is_some_and(|m| {
+        has(m, "anyOf") || has(m, "oneOf") || get(m, "type").is_some_and(Value::is_array)
+    })
 }
 
 fn append_description(map: &mut Map<String, Value>, extra: &str) {
-    let text = match map.get("description").and_then(Value::as_str) {
-        Some(d) if !d.trim().is_empty() => format!("{} {extra}", d.trim_end()),
-        _ => extra.to_string(),
-    };
-    map.insert("description".into(), Value::String(text));
+    if let Some(Value::String(d)) = get_mut(map, "description") {
+        if !d.trim().is_empty() {
+            // In place: the description, trimmed at the end, then a space and `extra`.
+            d.truncate(d.trim_end().len());
+            d.push(' ');
+            d.push_str(extra);
+            return;
+        }
+    }
+    map.insert("description".into(), Value::String(extra.to_string()));
 }
 
 fn plural(n: &Value, one: &str, many: &str) -> String {
@@ -272,7 +350,7 @@ impl Cx<'_> {
         let Value::Object(map) = node else {
             return Ok(());
         };
-        if let Some(reference) = map.get("$ref").and_then(Value::as_str).map(str::to_string) {
+        if let Some(reference) = get(map, "$ref").and_then(Value::as_str).map(str::to_string) {
             let unresolvable = || {
                 self.err(
                     ptr.to_string(),
@@ -289,7 +367,7 @@ impl Cx<'_> {
                 return Err(self.err(ptr.to_string(), ExportErrorKind::Recursive { reference }));
             }
             let mut resolved = self.defs.get(&name).cloned().ok_or_else(unresolvable)?;
-            let root = Pointer::root(&self.defs_ptr);
+            let root = Pointer::root(self.defs_ptr);
             let defs = root.token("$defs");
             self.inline(&mut resolved, &defs.token(&name), stack)?;
             stack.leave();
@@ -353,28 +431,28 @@ impl Cx<'_> {
         if p.collapse_const_unions {
             collapse_const_union(map);
         }
-        if p.one_of_to_any_of && !map.contains_key("anyOf") {
-            if let Some(v) = map.remove("oneOf") {
+        if p.one_of_to_any_of && !has(map, "anyOf") {
+            if let Some(v) = take(map, "oneOf") {
                 map.insert("anyOf".into(), v);
             }
         }
         if p.const_to_enum {
-            if let Some(v) = map.remove("const") {
+            if let Some(v) = take(map, "const") {
                 map.insert("enum".into(), Value::Array(vec![v]));
             }
         }
-        if p.reject_tuples && map.contains_key("prefixItems") {
+        if p.reject_tuples && has(map, "prefixItems") {
             return Err(self.err(ptr.to_string(), ExportErrorKind::Tuple));
         }
         if p.arrays_need_items
             && type_is(map, "array")
-            && !map.contains_key("items")
-            && !map.contains_key("prefixItems")
+            && !has(map, "items")
+            && !has(map, "prefixItems")
         {
             return Err(self.err(ptr.to_string(), ExportErrorKind::ArrayWithoutItems));
         }
         if p.scalar_enums_only {
-            if let Some(Value::Array(values)) = map.get("enum") {
+            if let Some(Value::Array(values)) = get(map, "enum") {
                 if values.iter().any(|v| v.is_object() || v.is_array()) {
                     return Err(self.err(format!("{ptr}/enum"), ExportErrorKind::NonScalarEnum));
                 }
@@ -382,14 +460,14 @@ impl Cx<'_> {
         }
         if p.strict != Strict::No {
             const TYPED: &[&str] = &["type", "anyOf", "oneOf", "allOf", "enum", "const", "$ref"];
-            if !TYPED.iter().any(|k| map.contains_key(*k)) {
+            if !map.keys().any(|k| TYPED.contains(&k.as_str())) {
                 return Err(self.err(ptr.to_string(), ExportErrorKind::Untyped));
             }
         }
-        if p.strict == Strict::OpenAi && map.contains_key("$ref") && map.len() > 1 {
+        if p.strict == Strict::OpenAi && map.len() > 1 && has(map, "$ref") {
             // openai-agents (and the API) inline a `$ref` with siblings; keep it bare instead.
             if let Some(r) = map.remove("$ref") {
-                map.insert("anyOf".into(), json!([{ "$ref": r }]));
+                map.insert("anyOf".into(), Value::Array(vec![object([("$ref", r)])]));
             }
         }
         Ok(())
@@ -400,14 +478,14 @@ impl Cx<'_> {
         map: &mut Map<String, Value>,
         ptr: &Pointer<'_>,
     ) -> Result<(), ExportError> {
-        let has_props = map.get("properties").is_some_and(Value::is_object);
-        if !map.contains_key("type") && has_props {
+        let has_props = get(map, "properties").is_some_and(Value::is_object);
+        if has_props && !has(map, "type") {
             map.insert("type".into(), Value::String("object".into()));
         }
         if !type_is(map, "object") {
             return Ok(());
         }
-        match map.get("additionalProperties") {
+        match get(map, "additionalProperties") {
             None => {
                 map.insert("additionalProperties".into(), Value::Bool(false));
             }
@@ -419,18 +497,27 @@ impl Cx<'_> {
                 ))
             }
         }
-        let required: HashSet<String> = walk::required(map).map(str::to_string).collect();
         if self.p.strict == Strict::OpenAi && !has_props {
-            map.insert("properties".into(), json!({}));
+            map.insert("properties".into(), Value::Object(Map::new()));
         }
-        let Some(Value::Object(props)) = map.get_mut("properties") else {
+        // `properties` (to change) and `required` (to read) at once, in one pass over the keys.
+        let (mut props, mut required) = (None, None);
+        for (k, v) in map.iter_mut() {
+            match (k.as_str(), v) {
+                ("properties", Value::Object(m)) => props = Some(m),
+                ("required", Value::Array(r)) => required = Some(&*r),
+                _ => {}
+            }
+        }
+        let Some(props) = props else {
             return Ok(());
         };
+        let required = required.map_or(&[][..], Vec::as_slice);
         for (name, prop) in props.iter_mut() {
             if is_union(prop) {
                 self.stats.union_params += 1;
             }
-            if !required.contains(name) {
+            if !required.iter().any(|r| r.as_str() == Some(name)) {
                 self.stats.optional_params += 1;
                 if self.p.strict == Strict::OpenAi {
                     make_nullable(prop);
@@ -446,6 +533,14 @@ impl Cx<'_> {
 
     fn move_to_description(&self, map: &mut Map<String, Value>) {
         let p = self.p;
+        let moves_here = |k: &str| {
+            p.moves(k)
+                || (k == "format" && p.supported_formats.is_some())
+                || (k == "minItems" && p.max_min_items.is_some())
+        };
+        if !map.keys().any(|k| moves_here(k)) {
+            return;
+        }
         let mut phrases = Vec::new();
         // Bounds that move together read as one range: "1 to 200 characters", "from 1 to 50".
         for (lo, hi, unit) in [
@@ -453,13 +548,10 @@ impl Cx<'_> {
             ("minimum", "maximum", ""),
             ("minItems", "maxItems", " items"),
         ] {
-            let moved = |k: &str| p.moves(k);
-            if let (true, true, Some(a), Some(b)) = (
-                moved(lo),
-                moved(hi),
-                map.get(lo).cloned(),
-                map.get(hi).cloned(),
-            ) {
+            if !(p.moves(lo) && p.moves(hi)) {
+                continue;
+            }
+            if let (Some(a), Some(b)) = (get(map, lo).cloned(), get(map, hi).cloned()) {
                 map.remove(lo);
                 map.remove(hi);
                 phrases.push(match (a == b, unit.is_empty()) {
@@ -470,11 +562,11 @@ impl Cx<'_> {
             }
         }
         for kw in p.move_to_description.iter().copied().flatten() {
-            if let Some(v) = map.remove(*kw) {
+            if let Some(v) = take(map, kw) {
                 phrases.extend(phrase(kw, &v));
             }
         }
-        if let (Some(formats), Some(f)) = (p.supported_formats, map.get("format")) {
+        if let (Some(formats), Some(f)) = (p.supported_formats, get(map, "format")) {
             if !f.as_str().is_some_and(|f| formats.contains(&f)) {
                 if let Some(v) = map.remove("format") {
                     phrases.extend(phrase("format", &v));
@@ -482,8 +574,7 @@ impl Cx<'_> {
             }
         }
         if let Some(max) = p.max_min_items {
-            if map
-                .get("minItems")
+            if get(map, "minItems")
                 .and_then(Value::as_u64)
                 .is_some_and(|n| n > max)
             {
@@ -500,10 +591,10 @@ impl Cx<'_> {
 
 /// Merges `allOf` branches that are plain objects (no `$ref`) into their parent.
 fn merge_all_of(map: &mut Map<String, Value>) {
-    let mergeable = match map.get("allOf") {
+    let mergeable = match get(map, "allOf") {
         Some(Value::Array(branches)) => branches
             .iter()
-            .all(|b| b.as_object().is_some_and(|o| !o.contains_key("$ref"))),
+            .all(|b| b.as_object().is_some_and(|o| !has(o, "$ref"))),
         _ => false,
     };
     if !mergeable {
@@ -546,22 +637,19 @@ fn merge_all_of(map: &mut Map<String, Value>) {
 /// `oneOf`/`anyOf` of `{const, title?, description?}` scalars of one type → `type` + `enum`,
 /// with the variants' titles moved into the description.
 fn collapse_const_union(map: &mut Map<String, Value>) {
-    let key = if map.contains_key("oneOf") {
-        "oneOf"
-    } else {
-        "anyOf"
-    };
-    let Some(Value::Array(branches)) = map.get(key) else {
+    let key = if has(map, "oneOf") { "oneOf" } else { "anyOf" };
+    let Some(Value::Array(branches)) = get(map, key) else {
         return;
     };
     if branches.is_empty() {
         return;
     }
     let mut kind: Option<&'static str> = None;
-    let mut values = Vec::new();
-    let mut labels = Vec::new();
     let mut any_label = false;
-    for b in branches {
+    // The description's addition, written as the branches are checked:
+    // "One of: low (Reply within 3 days), high (Reply today)."
+    let mut text = String::from("One of: ");
+    for (i, b) in branches.iter().enumerate() {
         let Some((k, c, label)) = const_branch(b) else {
             return;
         };
@@ -570,26 +658,40 @@ fn collapse_const_union(map: &mut Map<String, Value>) {
             Some(prev) if prev == k => {}
             Some(_) => return,
         }
-        let shown = c
-            .as_str()
-            .map(str::to_string)
-            .unwrap_or_else(|| c.to_string());
-        any_label |= label.is_some();
-        labels.push(match label {
-            Some(l) => format!("{shown} ({l})"),
-            None => shown,
-        });
-        values.push(c.clone());
+        if i > 0 {
+            text.push_str(", ");
+        }
+        match c.as_str() {
+            Some(shown) => text.push_str(shown),
+            None => text.push_str(&c.to_string()),
+        }
+        if let Some(l) = label {
+            any_label = true;
+            text.push_str(" (");
+            text.push_str(l);
+            text.push(')');
+        }
     }
-    map.remove(key);
-    if !map.contains_key("type") {
+    text.push('.');
+    let Some(Value::Array(branches)) = map.remove(key) else {
+        return;
+    };
+    // Every branch is a `{const, ...}` object (checked above): its constant moves out.
+    let values: Vec<Value> = branches
+        .into_iter()
+        .filter_map(|b| match b {
+            Value::Object(o) => o.into_iter().find_map(|(k, v)| (k == "const").then_some(v)),
+            _ => None,
+        })
+        .collect();
+    if !has(map, "type") {
         if let Some(k) = kind {
             map.insert("type".into(), Value::String(k.into()));
         }
     }
     map.insert("enum".into(), Value::Array(values));
     if any_label {
-        append_description(map, &format!("One of: {}.", labels.join(", ")));
+        append_description(map, &text);
     }
 }
 
@@ -603,7 +705,7 @@ fn const_branch(branch: &Value) -> Option<(&'static str, &Value, Option<&str>)> 
     {
         return None;
     }
-    let c = o.get("const")?;
+    let c = get(o, "const")?;
     let kind = match c {
         Value::String(_) => "string",
         Value::Bool(_) => "boolean",
@@ -611,9 +713,8 @@ fn const_branch(branch: &Value) -> Option<(&'static str, &Value, Option<&str>)> 
         Value::Number(_) => "number",
         _ => return None,
     };
-    let label = o
-        .get("title")
-        .or_else(|| o.get("description"))
+    let label = get(o, "title")
+        .or_else(|| get(o, "description"))
         .and_then(Value::as_str);
     Some((kind, c, label))
 }
@@ -664,7 +765,7 @@ fn make_nullable(prop: &mut Value) {
             let mut wrapped = Map::new();
             wrapped.insert(
                 "anyOf".into(),
-                json!([Value::Object(inner), {"type": "null"}]),
+                Value::Array(vec![Value::Object(inner), json!({"type": "null"})]),
             );
             wrapped.extend(outer);
             *m = wrapped;
@@ -685,7 +786,7 @@ pub(crate) fn lower_schema(
         p,
         tool,
         defs: Map::new(),
-        defs_ptr: base.to_string(),
+        defs_ptr: base,
         stats: Stats::default(),
     };
     let root = match &mut s {
@@ -694,10 +795,10 @@ pub(crate) fn lower_schema(
         _ => return Ok((s, cx.stats)),
     };
     if is_input {
-        if root.get("type").and_then(Value::as_str) != Some("object") {
+        if get(root, "type").and_then(Value::as_str) != Some("object") {
             return Err(cx.err(format!("{base}/type"), ExportErrorKind::NonObjectRoot));
         }
-        if let Some(kw) = p.root_forbidden.iter().find(|k| root.contains_key(**k)) {
+        if let Some(kw) = p.root_forbidden.iter().find(|k| has(root, k)) {
             return Err(cx.err(
                 format!("{base}/{kw}"),
                 ExportErrorKind::RootKeyword {
@@ -709,16 +810,16 @@ pub(crate) fn lower_schema(
     match p.schema_uri {
         SchemaUri::Keep => {}
         SchemaUri::StripDefault => {
-            if root.get("$schema").and_then(Value::as_str) == Some(DIALECT_2020_12) {
+            if get(root, "$schema").and_then(Value::as_str) == Some(DIALECT_2020_12) {
                 root.remove("$schema");
             }
         }
         SchemaUri::Strip => {
-            root.remove("$schema");
+            take(root, "$schema");
         }
     }
     if p.inline_refs {
-        if let Some(Value::Object(defs)) = root.remove("$defs") {
+        if let Some(Value::Object(defs)) = take(root, "$defs") {
             cx.defs = defs;
         }
         cx.inline(&mut s, &Pointer::root(base), &mut RefStack::default())?;
@@ -726,14 +827,16 @@ pub(crate) fn lower_schema(
     if p.target != Target::Mcp(McpVersion::V2026_07_28) {
         normalize_boolean_properties(&mut s);
     }
-    cx.walk(&mut s, &Pointer::root(base))?;
+    if p.walks_nodes() {
+        cx.walk(&mut s, &Pointer::root(base))?;
+    }
     Ok((s, cx.stats))
 }
 
 /// `true`/`false` property schemas → `{}` / `{"not": {}}` (MCP's typed shape wants objects).
 fn normalize_boolean_properties(node: &mut Value) {
     let Value::Object(map) = node else { return };
-    if let Some(Value::Object(props)) = map.get_mut("properties") {
+    if let Some(Value::Object(props)) = get_mut(map, "properties") {
         for v in props.values_mut() {
             match v {
                 Value::Bool(true) => *v = json!({}),
@@ -745,34 +848,60 @@ fn normalize_boolean_properties(node: &mut Value) {
     walk::for_each_child_mut(map, |_, child| normalize_boolean_properties(child));
 }
 
+/// A JSON object of `entries`, in order. The values move in: `json!` would serialize each one
+/// into a new `Value` (a deep copy of a lowered schema).
+pub(crate) fn object<const N: usize>(entries: [(&str, Value); N]) -> Value {
+    Value::Object(
+        entries
+            .into_iter()
+            .map(|(k, v)| (k.to_string(), v))
+            .collect(),
+    )
+}
+
 /// One tool lowered for a profile.
 pub(crate) fn lower_tool(spec: &ToolSpec, p: &Passes) -> Result<(Value, Stats), ExportError> {
     check_name_and_description(spec, p)?;
     let (input, stats) = lower_schema(p, &spec.name, &spec.input_schema, "/inputSchema", true)?;
-    let (name, description) = (&spec.name, &spec.description);
+    let name = || Value::String(spec.name.clone());
+    let description = || Value::String(spec.description.clone());
     let tool = match p.target {
         Target::Mcp(version) => Value::Object(mcp_tool(spec, p, version, input)?),
-        Target::OpenAiChat { strict } => json!({
-            "type": "function",
-            "function": {"name": name, "description": description, "parameters": input, "strict": strict},
-        }),
-        Target::OpenAiResponses { strict } => json!({
-            "type": "function",
-            "name": name,
-            "description": description,
-            "parameters": input,
-            "strict": strict,
-        }),
+        Target::OpenAiChat { strict } => object([
+            ("type", Value::from("function")),
+            (
+                "function",
+                object([
+                    ("name", name()),
+                    ("description", description()),
+                    ("parameters", input),
+                    ("strict", Value::Bool(strict)),
+                ]),
+            ),
+        ]),
+        Target::OpenAiResponses { strict } => object([
+            ("type", Value::from("function")),
+            ("name", name()),
+            ("description", description()),
+            ("parameters", input),
+            ("strict", Value::Bool(strict)),
+        ]),
         Target::Anthropic { strict } => {
-            let mut tool = json!({"name": name, "description": description, "input_schema": input});
+            let mut tool = object([
+                ("name", name()),
+                ("description", description()),
+                ("input_schema", input),
+            ]);
             if strict {
-                tool["strict"] = json!(true);
+                tool["strict"] = Value::Bool(true);
             }
             tool
         }
-        Target::Gemini => {
-            json!({"name": name, "description": description, "parametersJsonSchema": input})
-        }
+        Target::Gemini => object([
+            ("name", name()),
+            ("description", description()),
+            ("parametersJsonSchema", input),
+        ]),
         Target::WebMcp => Value::Object(web_mcp_tool(spec, input)),
     };
     Ok((tool, stats))
@@ -830,7 +959,10 @@ fn mcp_tool(
             .iter()
             .map(|a| json!({"rule": a.rule, "reason": a.reason}))
             .collect();
-        tool.insert("_meta".into(), json!({ "toolsmith/allows": allows }));
+        tool.insert(
+            "_meta".into(),
+            object([("toolsmith/allows", Value::Array(allows))]),
+        );
     }
     Ok(tool)
 }
@@ -838,7 +970,8 @@ fn mcp_tool(
 /// The start of an MCP or WebMCP tool object: its name, title (when it has one), description
 /// and lowered `inputSchema`.
 fn titled_tool(spec: &ToolSpec, input: Value) -> Map<String, Value> {
-    let mut tool = Map::new();
+    // Room for what the MCP and WebMCP tool objects add: outputSchema, annotations, _meta.
+    let mut tool = Map::with_capacity(7);
     tool.insert("name".into(), Value::String(spec.name.clone()));
     if let Some(t) = &spec.title {
         tool.insert("title".into(), json!(t));
@@ -855,7 +988,7 @@ fn titled_tool(spec: &ToolSpec, input: Value) -> Map<String, Value> {
 /// destructive nor anything but idempotent).
 fn mcp_annotations(spec: &ToolSpec) -> Map<String, Value> {
     let e = &spec.effects;
-    let mut ann = Map::new();
+    let mut ann = Map::with_capacity(5);
     if let Some(t) = &spec.title {
         ann.insert("title".into(), json!(t));
     }
@@ -885,52 +1018,68 @@ fn web_mcp_tool(spec: &ToolSpec, input: Value) -> Map<String, Value> {
     tool
 }
 
-/// A tool list lowered for one target: the tools that made it and, in spec order, the errors of
-/// those that did not.
+/// A tool list lowered for one target: the tools that made it (with their index in the spec
+/// list) and, in spec order, the errors of those that did not.
 pub(crate) struct Assembled {
-    pub tools: Vec<(String, Value)>,
+    pub tools: Vec<(usize, Value)>,
     pub failures: Vec<ExportError>,
 }
 
+/// How far [`assemble`] goes after a failure.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum Until {
+    /// Stop at the first failure ([`super::export`] reports only that one).
+    FirstFailure,
+    /// Lower every spec ([`super::write_artifacts`] lists every failure).
+    End,
+}
+
 /// Lowers every spec, then applies the list-level rules (unique names, per-request limits)
-/// greedily in spec order: the tool that would exceed a limit fails, the rest still export.
-pub(crate) fn assemble(specs: &[ToolSpec], target: Target) -> Assembled {
+/// greedily in spec order: the tool that would exceed a limit fails, the rest still export
+/// (unless `until` stops at the first failure).
+pub(crate) fn assemble(specs: &[ToolSpec], target: Target, until: Until) -> Assembled {
     let p = Passes::of(target);
     let mut seen = HashSet::new();
     let mut out = Assembled {
-        tools: Vec::new(),
+        tools: Vec::with_capacity(specs.len()),
         failures: Vec::new(),
     };
     let mut totals = Stats::default();
-    for spec in specs {
+    for (i, spec) in specs.iter().enumerate() {
         let fail = |pointer: &str, kind| ExportError {
             tool: spec.name.clone(),
             target,
             pointer: pointer.into(),
             kind,
         };
-        if !seen.insert(spec.name.as_str()) {
-            out.failures
-                .push(fail("/name", ExportErrorKind::DuplicateName));
-            continue;
-        }
-        let (tool, stats) = match lower_tool(spec, &p) {
-            Ok(x) => x,
+        let admitted = if seen.insert(spec.name.as_str()) {
+            lower_tool(spec, &p).and_then(|(tool, stats)| {
+                match request_limit_exceeded(&p, out.tools.len() + 1, &totals, &stats) {
+                    // The tool count is the tool's own doing; the other limits its parameters'.
+                    Some(kind) => {
+                        let tools_limit = matches!(&kind, ExportErrorKind::RequestLimit { what, .. } if what.ends_with("tools"));
+                        let pointer = if tools_limit { "/name" } else { "/inputSchema" };
+                        Err(fail(pointer, kind))
+                    }
+                    None => Ok((tool, stats)),
+                }
+            })
+        } else {
+            Err(fail("/name", ExportErrorKind::DuplicateName))
+        };
+        match admitted {
+            Ok((tool, stats)) => {
+                totals.optional_params += stats.optional_params;
+                totals.union_params += stats.union_params;
+                out.tools.push((i, tool));
+            }
             Err(e) => {
                 out.failures.push(e);
-                continue;
+                if until == Until::FirstFailure {
+                    break;
+                }
             }
-        };
-        if let Some(kind) = request_limit_exceeded(&p, out.tools.len() + 1, &totals, &stats) {
-            // The tool count is the tool's own doing; the other limits its parameters'.
-            let tools_limit = matches!(&kind, ExportErrorKind::RequestLimit { what, .. } if what.ends_with("tools"));
-            let pointer = if tools_limit { "/name" } else { "/inputSchema" };
-            out.failures.push(fail(pointer, kind));
-            continue;
         }
-        totals.optional_params += stats.optional_params;
-        totals.union_params += stats.union_params;
-        out.tools.push((spec.name.clone(), tool));
     }
     out
 }
@@ -973,8 +1122,8 @@ fn request_limit_exceeded(
 /// Wraps a target's tool array in the document shape the target uses.
 pub(crate) fn wrap_list(target: Target, tools: Vec<Value>) -> Value {
     match target {
-        Target::Mcp(_) => json!({ "tools": tools }),
-        Target::Gemini => json!({ "functionDeclarations": tools }),
+        Target::Mcp(_) => object([("tools", Value::Array(tools))]),
+        Target::Gemini => object([("functionDeclarations", Value::Array(tools))]),
         _ => Value::Array(tools),
     }
 }

@@ -20,6 +20,7 @@
 
 use serde_json::{json, Map, Value};
 
+use super::lower::object;
 use super::target::McpVersion;
 use crate::envelope::{Envelope, Status};
 use crate::spec::ToolSpec;
@@ -42,20 +43,23 @@ pub fn output_wrapped(output_schema: &Value, version: McpVersion) -> bool {
 /// status-only object.
 pub(crate) fn output_schema(mut data: Value, version: McpVersion) -> Value {
     let defs = data.as_object_mut().and_then(|m| m.remove("$defs"));
-    let status_only = json!({"required": ["status"]});
+    let status_only = || json!({"required": ["status"]});
     let mut root = if output_wrapped(&data, version) {
         let mut m = Map::new();
         m.insert("type".into(), json!("object"));
         // `result` is not required: it is absent exactly when the call did not succeed (the
         // status-only object), so no second arm is needed.
-        m.insert("properties".into(), json!({ WRAP_KEY: data }));
+        m.insert("properties".into(), object([(WRAP_KEY, data)]));
         m
     } else if data.get("type").and_then(Value::as_str) != Some("object") {
         // 2026-07-28, a non-object output: the type itself, or the status object.
         let mut m = Map::new();
         m.insert(
             "anyOf".into(),
-            json!([data, {"type": "object", "required": ["status"]}]),
+            Value::Array(vec![
+                data,
+                json!({"type": "object", "required": ["status"]}),
+            ]),
         );
         m
     } else {
@@ -69,12 +73,15 @@ pub(crate) fn output_schema(mut data: Value, version: McpVersion) -> Value {
             let mut branch = std::mem::take(&mut m);
             branch.remove("type");
             m.insert("type".into(), json!("object"));
-            m.insert("anyOf".into(), json!([branch, status_only]));
+            m.insert(
+                "anyOf".into(),
+                Value::Array(vec![Value::Object(branch), status_only()]),
+            );
         } else if let Some(required) = m.remove("required") {
             if required.as_array().is_some_and(|r| !r.is_empty()) {
                 m.insert(
                     "anyOf".into(),
-                    json!([{ "required": required }, status_only]),
+                    Value::Array(vec![object([("required", required)]), status_only()]),
                 );
             }
         }

@@ -169,7 +169,7 @@ use crate::spec::ToolSpec;
 /// assert_eq!(openai[0]["parameters"]["required"], serde_json::json!([]));
 /// ```
 pub fn export(specs: &[ToolSpec], target: Target) -> Result<Value, ExportError> {
-    let assembled = lower::assemble(specs, target);
+    let assembled = lower::assemble(specs, target, lower::Until::FirstFailure);
     if let Some(first) = assembled.failures.into_iter().next() {
         return Err(first);
     }
