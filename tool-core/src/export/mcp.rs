@@ -139,7 +139,11 @@ impl McpCallParts {
         let mut result = Map::new();
         result.insert(
             "content".into(),
-            json!([{"type": "text", "text": self.text}]),
+            // Built by hand: `json!` would serialize a copy of the text.
+            Value::Array(vec![Value::Object(Map::from_iter([
+                ("type".to_string(), Value::String("text".into())),
+                ("text".to_string(), Value::String(self.text)),
+            ]))]),
         );
         if let Some(s) = self.structured_content {
             result.insert("structuredContent".into(), s);
@@ -175,6 +179,11 @@ fn json_text(shown: &Value) -> String {
     serde_json::to_string(shown).unwrap_or_default()
 }
 
+/// The data under [`WRAP_KEY`], moved in (`json!` would serialize a copy of it).
+fn wrapped(data: Value) -> Value {
+    Value::Object(Map::from_iter([(WRAP_KEY.to_string(), data)]))
+}
+
 /// The status object that stands for data that cannot be `structuredContent`.
 fn status_only(env: &Envelope) -> Value {
     json!({ "status": env.status.as_str() })
@@ -185,7 +194,7 @@ fn status_only(env: &Envelope) -> Value {
 fn plain_ok(data: Value, out: Option<&Value>, env: &Envelope, version: McpVersion) -> McpCallParts {
     let structured = match out {
         None => return parts(json_text(&data), None, env, None),
-        Some(schema) if output_wrapped(schema, version) => json!({ WRAP_KEY: data }),
+        Some(schema) if output_wrapped(schema, version) => wrapped(data),
         Some(_) if data.is_object() || version == McpVersion::V2026_07_28 => data,
         Some(_) => {
             // Data that breaks its object schema (the output contract is checked in debug
@@ -204,7 +213,7 @@ fn with_envelope(mut env: Envelope, out: Option<&Value>, version: McpVersion) ->
     let envelope = meta_envelope(&env, data.is_some());
     let structured = match (env.status, out, data) {
         (Status::Ok, Some(schema), Some(data)) => Some(if output_wrapped(schema, version) {
-            json!({ WRAP_KEY: data })
+            wrapped(data)
         } else if data.is_object() || version == McpVersion::V2026_07_28 {
             data
         } else {
