@@ -107,15 +107,11 @@ impl WatchStarts {
 
     /// Notes the generation a session is acknowledged at.
     fn acknowledged(&self, generation: u64) {
-        let mut pending = self
-            .0
-            .lock()
-            .unwrap_or_else(std::sync::PoisonError::into_inner);
+        let mut pending = self.pending();
         if pending.len() >= Self::MAX_PENDING {
             // Dropping the newest keeps every remaining watcher at or before its own start.
-            if let Some(newest) = pending.iter().enumerate().max_by_key(|(_, g)| **g) {
-                let at = newest.0;
-                pending.swap_remove(at);
+            if let Some(newest) = (0..pending.len()).max_by_key(|&i| pending[i]) {
+                pending.swap_remove(newest);
             }
         }
         pending.push(generation);
@@ -124,18 +120,17 @@ impl WatchStarts {
     /// Whether the list changed between the oldest acknowledgment still waiting and `now`, the
     /// generation a starting watcher subscribed at.
     fn changed_since_acknowledged(&self, now: u64) -> bool {
-        let mut pending = self
-            .0
-            .lock()
-            .unwrap_or_else(std::sync::PoisonError::into_inner);
-        let oldest = pending.iter().enumerate().min_by_key(|(_, g)| **g);
-        match oldest.map(|(at, g)| (at, *g)) {
-            Some((at, generation)) => {
-                pending.swap_remove(at);
-                generation != now
-            }
+        let mut pending = self.pending();
+        match (0..pending.len()).min_by_key(|&i| pending[i]) {
+            Some(oldest) => pending.swap_remove(oldest) != now,
             None => false,
         }
+    }
+
+    fn pending(&self) -> std::sync::MutexGuard<'_, Vec<u64>> {
+        self.0
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner)
     }
 }
 
