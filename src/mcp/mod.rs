@@ -391,13 +391,16 @@ fn cancelled() -> ErrorData {
 
 /// Runs `call` with a progress sink whose reports go to the client as `notifications/progress`
 /// for `token`, until the call ends or the client cancels the request.
+///
+/// rmcp's client sends a progress token with every request, so this runs on almost every call:
+/// the queue costs one small allocation and nothing more until the tool reports.
 async fn reporting_progress(
     call: impl std::future::Future<Output = Envelope>,
     token: ProgressToken,
     context: &RequestContext<RoleServer>,
 ) -> Result<Envelope, ErrorData> {
-    let (tx, mut rx) = tokio::sync::mpsc::unbounded_channel();
-    let call = with_progress(Arc::new(ChannelSink(tx)), call);
+    let queue = Arc::new(ProgressQueue::default());
+    let call = with_progress(queue.clone(), call);
     tokio::pin!(call);
     let notify = |report: ProgressReport| {
         let mut p = ProgressNotificationParam::new(token.clone(), report.progress);
@@ -411,22 +414,46 @@ async fn reporting_progress(
         tokio::select! {
             () = context.ct.cancelled() => return Err(cancelled()),
             env = &mut call => break env,
-            Some(report) = rx.recv() => notify(report).await,
+            () = queue.ready.notified() => {
+                while let Some(report) = queue.pop() {
+                    notify(report).await;
+                }
+            }
         }
     };
     // Reports made just before the call ended go out before its result.
-    while let Ok(report) = rx.try_recv() {
+    while let Some(report) = queue.pop() {
         notify(report).await;
     }
     Ok(env)
 }
 
-/// Forwards a call's progress reports to the task that sends them as notifications.
-struct ChannelSink(tokio::sync::mpsc::UnboundedSender<ProgressReport>);
+/// A call's progress reports on their way to the task that sends them as notifications, in the
+/// order they were made.
+#[derive(Default)]
+struct ProgressQueue {
+    reports: std::sync::Mutex<std::collections::VecDeque<ProgressReport>>,
+    /// Woken on every report (a report made while nobody waits leaves a permit, so none is
+    /// missed).
+    ready: tokio::sync::Notify,
+}
 
-impl ProgressSink for ChannelSink {
+impl ProgressQueue {
+    fn pop(&self) -> Option<ProgressReport> {
+        self.reports
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner)
+            .pop_front()
+    }
+}
+
+impl ProgressSink for ProgressQueue {
     fn report(&self, report: ProgressReport) {
-        let _ = self.0.send(report);
+        self.reports
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner)
+            .push_back(report);
+        self.ready.notify_one();
     }
 }
 
