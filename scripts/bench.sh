@@ -305,7 +305,7 @@ run_instructions() {
   local zero
   zero=$(ir valid text 0)
   for sc in valid invalid_type invalid_constraint; do
-    for e in text value floor-text floor-value; do
+    for e in text value json-text json-value floor-text floor-value; do
       rows+=("$sc $e $(ir "$sc" "$e" "$calls")")
     done
   done
@@ -316,12 +316,12 @@ d = {}
 for r in sys.argv[4:]:
     sc, e, n = r.split()
     d[(sc, e)] = (int(n) - zero) / calls
-lines = ["| Scenario | entry | floor (instructions / call) | toolsmith (instructions / call) | toolsmith / floor |",
-         "|---|---|---:|---:|---:|"]
+lines = ["| Scenario | entry | floor (instructions / call) | toolsmith `call` + `to_json` | toolsmith `call_json` | `call` / floor | `call_json` / floor |",
+         "|---|---|---:|---:|---:|---:|---:|"]
 for sc in ["valid", "invalid_type", "invalid_constraint"]:
     for e in ["text", "value"]:
-        f, t = d[(sc, "floor-" + e)], d[(sc, e)]
-        lines.append(f"| {sc} | {e} | {f / 1000:.1f}k | {t / 1000:.1f}k | {t / f:.2f}× |")
+        f, t, j = d[(sc, "floor-" + e)], d[(sc, e)], d[(sc, "json-" + e)]
+        lines.append(f"| {sc} | {e} | {f / 1000:.1f}k | {t / 1000:.1f}k | {j / 1000:.1f}k | {t / f:.2f}× | {j / f:.2f}× |")
 open(out, "w").write("\n".join(lines) + "\n")
 print("\n".join(lines))
 PY
@@ -409,13 +409,13 @@ def ratio(a, b):
     return "n/a" if a is None or b is None or b == 0 else f"{a/b:.2f}×"
 
 if os.path.isdir(f"{crit}/call_valid_text"):
-    lines = ["| Scenario | entry | floor | toolsmith | rmcp | toolsmith / floor | toolsmith / rmcp |",
-             "|---|---|---:|---:|---:|---:|---:|"]
+    lines = ["| Scenario | entry | floor | toolsmith `call` | toolsmith `call_json` | rmcp | `call` / floor | `call_json` / floor | `call` / rmcp | `call_json` / rmcp |",
+             "|---|---|---:|---:|---:|---:|---:|---:|---:|---:|"]
     for sc in ["valid", "invalid_type", "invalid_constraint"]:
         for entry in ["text", "value"]:
             g = f"call_{sc}_{entry}"
-            f, t, r = median(g, "floor"), median(g, "toolsmith"), median(g, "rmcp")
-            lines.append(f"| {sc} | {entry} | {ns(f)} | {ns(t)} | {ns(r)} | {ratio(t, f)} | {ratio(t, r)} |")
+            f, t, j, r = median(g, "floor"), median(g, "toolsmith"), median(g, "toolsmith_json"), median(g, "rmcp")
+            lines.append(f"| {sc} | {entry} | {ns(f)} | {ns(t)} | {ns(j)} | {ns(r)} | {ratio(t, f)} | {ratio(j, f)} | {ratio(t, r)} | {ratio(j, r)} |")
     open(f"{out}/call.md", "w").write("\n".join(lines) + "\n")
 
 if os.path.isdir(f"{crit}/export_1000"):

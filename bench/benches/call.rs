@@ -53,6 +53,11 @@ async fn toolsmith_value(toolbox: &Toolbox, value: Value) -> String {
     toolbox.call(TOOL, value).await.to_json()
 }
 
+/// `Toolbox::call_json`: the result serialized once, straight into the envelope's text.
+async fn toolsmith_json<A: Into<toolsmith::Arguments>>(toolbox: &Toolbox, args: A) -> String {
+    toolbox.call_json(TOOL, args).await
+}
+
 fn parse(text: &str) -> Value {
     serde_json::from_str(text).unwrap_or(Value::Null)
 }
@@ -77,6 +82,16 @@ fn check_agreement(toolbox: &Toolbox, rt: &tokio::runtime::Runtime) {
             ours, ours_value,
             "{scenario}: text and value entry points disagree"
         );
+        for json in [
+            rt.block_on(toolsmith_json(toolbox, text)),
+            rt.block_on(toolsmith_json(toolbox, parse(text))),
+        ] {
+            assert_eq!(
+                without_operation_id(parse(&json)),
+                ours,
+                "{scenario}: call_json and call disagree"
+            );
+        }
         if scenario == "valid" {
             assert_eq!(
                 ours["status"], "ok",
@@ -131,6 +146,9 @@ fn bench_calls(c: &mut Criterion) {
         group.bench_function("toolsmith", |b| {
             b.iter(|| rt.block_on(toolsmith_text(&toolbox, black_box(text))))
         });
+        group.bench_function("toolsmith_json", |b| {
+            b.iter(|| rt.block_on(toolsmith_json(&toolbox, black_box(text))))
+        });
         #[cfg(feature = "rmcp")]
         group.bench_function("rmcp", |b| {
             b.iter(|| rt.block_on(caller.call_text(TOOL, black_box(text))))
@@ -150,6 +168,13 @@ fn bench_calls(c: &mut Criterion) {
             b.iter_batched(
                 || value.clone(),
                 |v| rt.block_on(toolsmith_value(&toolbox, v)),
+                BatchSize::SmallInput,
+            )
+        });
+        group.bench_function("toolsmith_json", |b| {
+            b.iter_batched(
+                || value.clone(),
+                |v| rt.block_on(toolsmith_json(&toolbox, v)),
                 BatchSize::SmallInput,
             )
         });

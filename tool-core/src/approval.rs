@@ -413,6 +413,11 @@ impl Hooks {
         self.before.iter().try_for_each(|hook| hook(call))
     }
 
+    /// Whether any after-hook is registered.
+    pub(crate) fn has_after(&self) -> bool {
+        !self.after.is_empty()
+    }
+
     /// Runs the after-hooks in order, restoring `status`, `code` and `operation_id` after each,
     /// so no hook can change the outcome of a call.
     pub fn run_after(&self, call: &CallInfo<'_>, env: &mut Envelope) {

@@ -189,16 +189,78 @@ impl Envelope {
         self.status.is_success()
     }
 
-    /// The envelope as compact JSON text, the form the model reads.
+    /// The envelope as compact JSON text, the form the model reads: exactly
+    /// `serde_json::to_string(&envelope)`.
     pub fn to_json(&self) -> String {
-        serde_json::to_string(self).unwrap_or_else(|_| {
-            // Serializing an envelope cannot fail: every field is plain data.
-            format!(
-                r#"{{"status":"failed","code":"{}","schema_version":"{ENVELOPE_SCHEMA_VERSION}"}}"#,
-                crate::codes::INTERNAL
-            )
-        })
+        self.to_json_with_data_text(None)
     }
+
+    /// [`Envelope::to_json`], with `data_text` (compact JSON, when given) written as the `data`
+    /// field in place of `self.data`: the form of a result serialized once, straight to text.
+    pub(crate) fn to_json_with_data_text(&self, data_text: Option<&str>) -> String {
+        let mut out = Vec::with_capacity(96 + data_text.map_or(0, str::len));
+        // Fields in the order and with the omissions of the derived `Serialize`.
+        let field = |out: &mut Vec<u8>, name: &str| {
+            out.push(if out.is_empty() { b'{' } else { b',' });
+            out.push(b'"');
+            out.extend_from_slice(name.as_bytes());
+            out.extend_from_slice(b"\":");
+        };
+        field(&mut out, "status");
+        write_json(&mut out, self.status.as_str());
+        for (name, text) in [("code", &self.code), ("message", &self.message)] {
+            if let Some(text) = text {
+                field(&mut out, name);
+                write_json(&mut out, text);
+            }
+        }
+        match (data_text, &self.data) {
+            (Some(text), _) => {
+                field(&mut out, "data");
+                out.extend_from_slice(text.as_bytes());
+            }
+            (None, Some(data)) => {
+                field(&mut out, "data");
+                write_json(&mut out, data);
+            }
+            (None, None) => {}
+        }
+        if !self.missing.is_empty() {
+            field(&mut out, "missing");
+            write_json(&mut out, &self.missing);
+        }
+        if let Some(seconds) = self.retry_after {
+            field(&mut out, "retry_after");
+            write_json(&mut out, &seconds);
+        }
+        if self.truncated {
+            field(&mut out, "truncated");
+            out.extend_from_slice(b"true");
+        }
+        for (name, text) in [
+            ("note", &self.note),
+            ("cursor", &self.cursor),
+            ("ref", &self.reference),
+            ("operation_id", &self.operation_id),
+        ] {
+            if let Some(text) = text {
+                field(&mut out, name);
+                write_json(&mut out, text);
+            }
+        }
+        field(&mut out, "schema_version");
+        write_json(&mut out, &self.schema_version);
+        out.push(b'}');
+        // Every piece is UTF-8: JSON that serde_json wrote, the field names, and `data_text`.
+        String::from_utf8(out)
+            .unwrap_or_else(|e| String::from_utf8_lossy(e.as_bytes()).into_owned())
+    }
+}
+
+/// Writes plain data (strings, numbers, string lists, JSON values) as compact JSON, which
+/// serde_json does without fail into a `Vec`.
+fn write_json<T: Serialize + ?Sized>(out: &mut Vec<u8>, value: &T) {
+    let _ = serde_json::to_writer(&mut *out, value);
 }
 
 impl Envelope {
@@ -219,5 +281,53 @@ impl Envelope {
     /// ```
     pub fn to_mcp_result(&self) -> Value {
         crate::export::mcp_call_result(None, self, crate::export::McpVersion::V2025_11_25)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::{Envelope, Status};
+    use serde_json::json;
+
+    /// Every combination of the optional fields, with text that needs escaping.
+    fn envelopes() -> Vec<Envelope> {
+        let mut all = Vec::new();
+        for mask in 0u32..(1 << 10) {
+            let on = |bit: u32| mask & (1 << bit) != 0;
+            let mut env = Envelope::new(Status::ALL[mask as usize % Status::ALL.len()]);
+            let text = |s: &str| format!("{s} \"quoted\" \\ back\nslash ✓ \u{1}");
+            env.code = on(0).then(|| "CODE".to_string());
+            env.message = on(1).then(|| text("message"));
+            env.data = on(2).then(|| json!({"b": [1, 2.5, null, true], "a": text("data")}));
+            env.missing = if on(3) {
+                vec![text("m"), "n".into()]
+            } else {
+                Vec::new()
+            };
+            env.retry_after = on(4).then_some(30);
+            env.truncated = on(5);
+            env.note = on(6).then(|| text("note"));
+            env.cursor = on(7).then(|| "c1".to_string());
+            env.reference = on(8).then(|| "rec_1".to_string());
+            env.operation_id = on(9).then(|| "op_1".to_string());
+            all.push(env);
+        }
+        all
+    }
+
+    #[test]
+    fn to_json_writes_what_the_derived_serialize_writes() {
+        for env in envelopes() {
+            assert_eq!(env.to_json(), serde_json::to_string(&env).unwrap());
+        }
+    }
+
+    #[test]
+    fn data_text_is_written_in_place_of_the_data() {
+        for mut env in envelopes() {
+            let expected = serde_json::to_string(&env).unwrap();
+            let text = env.data.take().map(|d| serde_json::to_string(&d).unwrap());
+            assert_eq!(env.to_json_with_data_text(text.as_deref()), expected);
+        }
     }
 }

@@ -146,7 +146,7 @@ pub mod __deps {
 pub mod __private {
     pub use crate::context::Context;
     pub use crate::error::ToolError;
-    pub use crate::reply::Reply;
+    pub use crate::reply::{Encoded, Encoding, Reply};
     pub use crate::schema::{schema_of, Constraint, Num, ParamDef};
     pub use crate::spec::Effects;
     pub use crate::tool::{BoxFuture, ContextDef, Tool, ToolDef};
@@ -192,35 +192,43 @@ pub mod __private {
         serde_json::to_value(value).unwrap_or(Value::Null)
     }
 
-    fn unencodable() -> ToolError {
-        ToolError::failed(
-            crate::codes::OUTPUT_NOT_ENCODABLE,
-            "The tool produced a result that could not be encoded as JSON. Retrying will not help; tell the user the action may have completed but its result is unavailable.",
-        )
+    use crate::pipeline::unencodable;
+
+    /// Encodes a result as `encoding` asks.
+    fn encode<T: serde::Serialize>(value: &T, encoding: Encoding) -> Result<Encoded, ToolError> {
+        match encoding {
+            Encoding::Value => serde_json::to_value(value).map(Encoded::Value),
+            Encoding::Text => serde_json::to_string(value).map(Encoded::Text),
+        }
+        .map_err(|_| unencodable())
     }
 
     /// Encodes a plain return value.
-    pub fn ok_output<T: serde::Serialize>(value: T) -> Result<Reply<Value>, ToolError> {
-        serde_json::to_value(value)
-            .map(Reply::new)
-            .map_err(|_| unencodable())
+    pub fn ok_output<T: serde::Serialize>(
+        value: T,
+        encoding: Encoding,
+    ) -> Result<Reply<Encoded>, ToolError> {
+        encode(&value, encoding).map(Reply::new)
     }
 
     /// Encodes a `Result` return value; the error converts into a [`ToolError`].
     pub fn result_output<T: serde::Serialize, E: Into<ToolError>>(
         result: Result<T, E>,
-    ) -> Result<Reply<Value>, ToolError> {
+        encoding: Encoding,
+    ) -> Result<Reply<Encoded>, ToolError> {
         match result {
-            Ok(v) => ok_output(v),
+            Ok(v) => ok_output(v, encoding),
             Err(e) => Err(e.into()),
         }
     }
 
     /// Encodes a [`Reply`] return value.
-    pub fn reply_output<T: serde::Serialize>(reply: Reply<T>) -> Result<Reply<Value>, ToolError> {
-        let data = serde_json::to_value(reply.data).map_err(|_| unencodable())?;
+    pub fn reply_output<T: serde::Serialize>(
+        reply: Reply<T>,
+        encoding: Encoding,
+    ) -> Result<Reply<Encoded>, ToolError> {
         Ok(Reply {
-            data,
+            data: encode(&reply.data, encoding)?,
             note: reply.note,
             truncated: reply.truncated,
         })
@@ -229,16 +237,34 @@ pub mod __private {
     /// Encodes a `Result<Reply<T>, E>` return value.
     pub fn result_reply_output<T: serde::Serialize, E: Into<ToolError>>(
         result: Result<Reply<T>, E>,
-    ) -> Result<Reply<Value>, ToolError> {
+        encoding: Encoding,
+    ) -> Result<Reply<Encoded>, ToolError> {
         match result {
-            Ok(r) => reply_output(r),
+            Ok(r) => reply_output(r, encoding),
             Err(e) => Err(e.into()),
         }
     }
 
-    /// The unit result.
-    pub fn unit_output() -> Result<Reply<Value>, ToolError> {
-        Ok(Reply::new(Value::Null))
+    /// The unit result (no data, whatever the encoding).
+    pub fn unit_output(encoding: Encoding) -> Result<Reply<Encoded>, ToolError> {
+        let _ = encoding;
+        Ok(Reply::new(Encoded::Value(Value::Null)))
+    }
+
+    /// The result of the validated-value entry point, which always asks for a value.
+    pub fn value_reply(
+        result: Result<Reply<Encoded>, ToolError>,
+    ) -> Result<Reply<Value>, ToolError> {
+        let reply = result?;
+        let data = match reply.data {
+            Encoded::Value(v) => v,
+            Encoded::Text(t) => serde_json::from_str(&t).map_err(|_| unencodable())?,
+        };
+        Ok(Reply {
+            data,
+            note: reply.note,
+            truncated: reply.truncated,
+        })
     }
 }
 

@@ -120,9 +120,45 @@ pub(crate) fn deeper_than(value: &Value, limit: usize) -> bool {
     false
 }
 
+/// [`deeper_than`] for compact JSON text as serde_json writes it: the deepest nesting of arrays
+/// and objects, counted on the brackets outside strings, in one pass without parsing.
+pub(crate) fn text_deeper_than(json: &str, limit: usize) -> bool {
+    let bytes = json.as_bytes();
+    let mut depth = 0usize;
+    let mut i = 0;
+    while let Some(&b) = bytes.get(i) {
+        i += 1;
+        match b {
+            // A string: jump to its closing quote, over escapes.
+            b'"' => loop {
+                match memchr::memchr2(b'"', b'\\', &bytes[i..]) {
+                    Some(n) if bytes[i + n] == b'"' => {
+                        i += n + 1;
+                        break;
+                    }
+                    Some(n) => i += n + 2,
+                    None => return false,
+                }
+                if i >= bytes.len() {
+                    return false;
+                }
+            },
+            b'[' | b'{' => {
+                depth += 1;
+                if depth > limit {
+                    return true;
+                }
+            }
+            b']' | b'}' => depth = depth.saturating_sub(1),
+            _ => {}
+        }
+    }
+    false
+}
+
 #[cfg(test)]
 mod tests {
-    use super::{check_text, check_value, deeper_than};
+    use super::{check_text, check_value, deeper_than, text_deeper_than};
     use serde_json::{json, Value};
 
     #[test]
@@ -155,5 +191,37 @@ mod tests {
         assert!(deeper_than(&json!([1, {"a": [2]}]), 2));
         assert!(!deeper_than(&nested(100), 100));
         assert!(deeper_than(&nested(101), 100));
+    }
+
+    #[test]
+    fn the_text_depth_agrees_with_the_value_depth() {
+        let mut shapes: Vec<Value> = vec![
+            json!(1),
+            json!("[[[{"),
+            json!([]),
+            json!({}),
+            json!([[]]),
+            json!({"a": [1, {"b": "]]]}}\\\"["}]}),
+            json!([1, [2, [3, [4]]], {"k": {"k": {}}}]),
+        ];
+        let mut deep = json!("x");
+        for i in 0..12 {
+            deep = if i % 2 == 0 {
+                json!([deep])
+            } else {
+                json!({"n": deep, "s": "}]"})
+            };
+            shapes.push(deep.clone());
+        }
+        for v in &shapes {
+            let text = serde_json::to_string(v).unwrap();
+            for limit in 0..15 {
+                assert_eq!(
+                    text_deeper_than(&text, limit),
+                    deeper_than(v, limit),
+                    "{text} at limit {limit}"
+                );
+            }
+        }
     }
 }

@@ -921,6 +921,47 @@ impl Redactor {
     }
 }
 
+impl Redactor {
+    /// Whether [`Redactor::redact_value_in`] could change the value whose compact JSON (as
+    /// serde_json writes it) is `json`: `false` only when it certainly leaves every string alone.
+    ///
+    /// Without a backslash in the text every string appears in it verbatim (serde_json escapes
+    /// only quotes, backslashes and control characters), between two quotes with none inside, and
+    /// a key is the string right before a `:`. Each is checked exactly as the value walk checks it
+    /// (the key of `quiet` skipped, a key naming a secret field, the patterns); a string that
+    /// opens a PEM block counts wherever it is. Text with a backslash counts as changing.
+    pub(crate) fn json_text_may_change(&self, json: &str, quiet: &QuietKeys) -> bool {
+        let bytes = json.as_bytes();
+        if memchr::memchr(b'\\', bytes).is_some()
+            || (self.builtin_fields && memchr::memmem::find(bytes, PEM_BEGIN.as_bytes()).is_some())
+        {
+            return true;
+        }
+        let mut quotes = memchr::memchr_iter(b'"', bytes);
+        while let Some(open) = quotes.next() {
+            let Some(end) = quotes.next() else {
+                return true;
+            };
+            // Quotes are ASCII, so both ends are character boundaries.
+            let Some(s) = json.get(open + 1..end) else {
+                return true;
+            };
+            if bytes.get(end + 1) == Some(&b':') {
+                if quiet.contains(s) {
+                    continue;
+                }
+                if self.builtin_fields && is_secret_field(s) {
+                    return true;
+                }
+            }
+            if self.redact_str_counted(s).1 > 0 {
+                return true;
+            }
+        }
+        false
+    }
+}
+
 /// Object keys this redactor leaves alone: no pattern matches them and none names a secret.
 /// Looking one up is cheaper than checking it again, and the keys of a tool's results are
 /// mostly the property names of its output schema, checked once per tool

@@ -47,8 +47,42 @@ impl<T> Reply<T> {
     }
 }
 
+impl<T> Reply<T> {
+    /// The same reply with its data mapped.
+    pub(crate) fn map_data<U>(self, f: impl FnOnce(T) -> U) -> Reply<U> {
+        Reply {
+            data: f(self.data),
+            note: self.note,
+            truncated: self.truncated,
+        }
+    }
+}
+
 impl<T> From<T> for Reply<T> {
     fn from(data: T) -> Self {
         Reply::new(data)
     }
+}
+
+/// How a typed tool's result is encoded, chosen by the caller of the pipeline: a JSON value (for
+/// an [`Envelope`](crate::Envelope)), or JSON text straight from the result's `Serialize` (for
+/// [`Toolbox::call_json`](crate::Toolbox::call_json), which never builds the value unless a
+/// later stage needs it). Used by generated code.
+#[doc(hidden)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Encoding {
+    /// `serde_json::to_value`.
+    Value,
+    /// `serde_json::to_string`.
+    Text,
+}
+
+/// A result encoded as [`Encoding`] asked. Used by generated code.
+#[doc(hidden)]
+#[derive(Clone, Debug, PartialEq)]
+pub enum Encoded {
+    /// The result as a JSON value.
+    Value(serde_json::Value),
+    /// The result as compact JSON text.
+    Text(String),
 }

@@ -689,4 +689,41 @@ impl Toolbox {
     ) -> Envelope {
         crate::pipeline::call(self, name, args.into(), options).await
     }
+
+    /// Calls a tool as an anonymous caller and returns the envelope as JSON text: the same
+    /// outcome as [`Toolbox::call`] followed by [`Envelope::to_json`], for hosts that hand the
+    /// text to the model (an OpenAI or Anthropic tool message, a WebMCP result).
+    ///
+    /// It costs less: a `#[tool]`'s result is serialized once, straight to JSON text, and that
+    /// text goes into the envelope as it is. It becomes a `serde_json::Value` only when a stage
+    /// has to read or change it: redaction that finds something to mask, a result over the
+    /// output budget, an idempotency key, after-hooks. The text is the result's own
+    /// `Serialize` output, so two exotic results read differently than through `call`: an
+    /// `f32` is written in its shortest `f32` form (`0.1`, where the value widens it to
+    /// `0.10000000149011612`), and an integer beyond 64 bits is written out, where the value
+    /// path answers `OUTPUT_NOT_ENCODABLE`.
+    ///
+    /// ```
+    /// # tokio::runtime::Builder::new_current_thread().build().unwrap().block_on(async {
+    /// let toolbox = tool_core::Toolbox::builder().build().unwrap();
+    /// let text = toolbox.call_json("no_such_tool", "{}").await;
+    /// let envelope: serde_json::Value = serde_json::from_str(&text).unwrap();
+    /// assert_eq!(envelope["status"], "invalid_input");
+    /// # });
+    /// ```
+    pub async fn call_json(&self, name: &str, args: impl Into<Arguments>) -> String {
+        self.call_json_with(name, args, CallOptions::default())
+            .await
+    }
+
+    /// [`Toolbox::call_json`] with per-call options (caller, idempotency key), as
+    /// [`Toolbox::call_with`].
+    pub async fn call_json_with(
+        &self,
+        name: &str,
+        args: impl Into<Arguments>,
+        options: CallOptions,
+    ) -> String {
+        crate::pipeline::call_json(self, name, args.into(), options).await
+    }
 }

@@ -34,7 +34,7 @@
 
 use crate::context::Context;
 use crate::error::ToolError;
-use crate::reply::Reply;
+use crate::reply::{Encoded, Encoding, Reply};
 use crate::schema::Constraint;
 use crate::tool::BoxFuture;
 use crate::validate;
@@ -47,12 +47,15 @@ use std::sync::OnceLock;
 /// Decoded and checked arguments, as the generated decoder's argument struct.
 pub type TypedArgs = Box<dyn Any + Send>;
 
-/// The generated executor of decoded arguments (async form).
-pub type TypedInvokeFn =
-    for<'a> fn(&'a Context, TypedArgs) -> BoxFuture<'a, Result<Reply<Value>, ToolError>>;
+/// The generated executor of decoded arguments (async form), its result encoded as asked.
+pub type TypedInvokeFn = for<'a> fn(
+    &'a Context,
+    TypedArgs,
+    Encoding,
+) -> BoxFuture<'a, Result<Reply<Encoded>, ToolError>>;
 
-/// The generated executor of decoded arguments (sync tools).
-pub type TypedBlockingFn = fn(&Context, TypedArgs) -> Result<Reply<Value>, ToolError>;
+/// The generated executor of decoded arguments (sync tools), its result encoded as asked.
+pub type TypedBlockingFn = fn(&Context, TypedArgs, Encoding) -> Result<Reply<Encoded>, ToolError>;
 
 /// The fast path the macro generates for one tool. Built by generated code.
 #[doc(hidden)]

@@ -189,7 +189,7 @@ pub fn tool_expr(tool: &ToolFn, self_ty: Option<&Type>) -> TokenStream {
     }
     let (finish, output_schema) = match &tool.output {
         Output::Unit => (
-            quote! { #call; #p::unit_output() },
+            quote! { #call; #p::unit_output(__enc) },
             quote!(::std::option::Option::None),
         ),
         Output::Plain { ty, reply } => {
@@ -200,15 +200,15 @@ pub fn tool_expr(tool: &ToolFn, self_ty: Option<&Type>) -> TokenStream {
                 quote!(ok_output)
             };
             (
-                quote!(#p::#f(#call)),
+                quote!(#p::#f(#call, __enc)),
                 quote!(::std::option::Option::Some(#p::schema_of::<#t>)),
             )
         }
         Output::Result { ok, reply } => (
             if *reply {
-                quote!(#p::result_reply_output(#call))
+                quote!(#p::result_reply_output(#call, __enc))
             } else {
-                quote!(#p::result_output(#call))
+                quote!(#p::result_output(#call, __enc))
             },
             match ok {
                 Some(t) => {
@@ -225,6 +225,7 @@ pub fn tool_expr(tool: &ToolFn, self_ty: Option<&Type>) -> TokenStream {
         quote!(let __args: __Args = #p::decode(__raw)?;)
     };
     let result_ty = quote!(::std::result::Result<#p::Reply<#p::Value>, #p::ToolError>);
+    let encoded_ty = quote!(::std::result::Result<#p::Reply<#p::Encoded>, #p::ToolError>);
 
     let a = &tool.attr;
     let name = &tool.name;
@@ -284,7 +285,7 @@ pub fn tool_expr(tool: &ToolFn, self_ty: Option<&Type>) -> TokenStream {
         (
             quote! {
                 #[allow(unused_variables)]
-                async fn __run(__ctx: &#p::Context, __args: __Args) -> #result_ty {
+                async fn __run(__ctx: &#p::Context, __args: __Args, __enc: #p::Encoding) -> #encoded_ty {
                     #(#fetch)*
                     #finish
                 }
@@ -294,15 +295,16 @@ pub fn tool_expr(tool: &ToolFn, self_ty: Option<&Type>) -> TokenStream {
                 ) -> #p::BoxFuture<'__a, #result_ty> {
                     ::std::boxed::Box::pin(async move {
                         #decode
-                        __run(__ctx, __args).await
+                        #p::value_reply(__run(__ctx, __args, #p::Encoding::Value).await)
                     })
                 }
                 fn __invoke_typed<'__a>(
                     __ctx: &'__a #p::Context,
                     __typed: #p::typed::TypedArgs,
-                ) -> #p::BoxFuture<'__a, #result_ty> {
+                    __enc: #p::Encoding,
+                ) -> #p::BoxFuture<'__a, #encoded_ty> {
                     match __typed.downcast::<__Args>() {
-                        ::std::result::Result::Ok(__args) => ::std::boxed::Box::pin(__run(__ctx, *__args)),
+                        ::std::result::Result::Ok(__args) => ::std::boxed::Box::pin(__run(__ctx, *__args, __enc)),
                         ::std::result::Result::Err(_) => ::std::boxed::Box::pin(async {
                             ::std::result::Result::Err(#p::typed::wrong_arguments())
                         }),
@@ -316,7 +318,7 @@ pub fn tool_expr(tool: &ToolFn, self_ty: Option<&Type>) -> TokenStream {
         (
             quote! {
                 #[allow(unused_variables)]
-                fn __run(__ctx: &#p::Context, __args: __Args) -> #result_ty {
+                fn __run(__ctx: &#p::Context, __args: __Args, __enc: #p::Encoding) -> #encoded_ty {
                     #(#fetch)*
                     #finish
                 }
@@ -325,7 +327,7 @@ pub fn tool_expr(tool: &ToolFn, self_ty: Option<&Type>) -> TokenStream {
                     __raw: &#p::Value,
                 ) -> #result_ty {
                     #decode
-                    __run(__ctx, __args)
+                    #p::value_reply(__run(__ctx, __args, #p::Encoding::Value))
                 }
                 fn __invoke<'__a>(
                     __ctx: &'__a #p::Context,
@@ -336,17 +338,19 @@ pub fn tool_expr(tool: &ToolFn, self_ty: Option<&Type>) -> TokenStream {
                 fn __typed_blocking(
                     __ctx: &#p::Context,
                     __typed: #p::typed::TypedArgs,
-                ) -> #result_ty {
+                    __enc: #p::Encoding,
+                ) -> #encoded_ty {
                     match __typed.downcast::<__Args>() {
-                        ::std::result::Result::Ok(__args) => __run(__ctx, *__args),
+                        ::std::result::Result::Ok(__args) => __run(__ctx, *__args, __enc),
                         ::std::result::Result::Err(_) => ::std::result::Result::Err(#p::typed::wrong_arguments()),
                     }
                 }
                 fn __invoke_typed<'__a>(
                     __ctx: &'__a #p::Context,
                     __typed: #p::typed::TypedArgs,
-                ) -> #p::BoxFuture<'__a, #result_ty> {
-                    ::std::boxed::Box::pin(async move { __typed_blocking(__ctx, __typed) })
+                    __enc: #p::Encoding,
+                ) -> #p::BoxFuture<'__a, #encoded_ty> {
+                    ::std::boxed::Box::pin(async move { __typed_blocking(__ctx, __typed, __enc) })
                 }
             },
             quote!(::std::option::Option::Some(__invoke_blocking)),

@@ -7,7 +7,9 @@
 //! ```
 //!
 //! Arguments: scenario (`valid`, `invalid_type`, `invalid_constraint`), entry point (`text`,
-//! `value`, or the floor: `floor-text`, `floor-value`), number of calls (default 10000).
+//! `value`: `Toolbox::call` then `Envelope::to_json`; `json-text`, `json-value`:
+//! `Toolbox::call_json`; or the floor: `floor-text`, `floor-value`), number of calls (default
+//! 10000).
 
 use serde_json::Value;
 use toolsmith_bench::store::{floor_text, floor_value};
@@ -35,6 +37,8 @@ fn main() {
             "value" => rt
                 .block_on(toolbox.call("search_products", value.clone()))
                 .to_json(),
+            "json-text" => rt.block_on(toolbox.call_json("search_products", text)),
+            "json-value" => rt.block_on(toolbox.call_json("search_products", value.clone())),
             "floor-text" => rt.block_on(async { floor_text(text) }),
             "floor-value" => {
                 let v = value.clone();

@@ -8,13 +8,23 @@ use crate::budget::{bound_channels, fit_envelope};
 
 pub(super) fn run(sh: &Shared, call: &mut CallState<'_>) -> Step {
     let budget = sh.budget_of(call.entry.as_deref());
+    if call.early {
+        if let Some(env) = call.env.as_mut() {
+            bound_channels(env, budget);
+        }
+        return Step::Continue;
+    }
+    // A result kept as text that fits is left as it is (`fit_envelope` leaves such a value
+    // alone too); one that may be cut is cut as a value.
+    let fits = |t: &str| t.len() <= budget.max_chars || t.chars().count() <= budget.max_chars;
+    let cut_as_value = call.page.as_ref().is_some_and(|p| p.offset != 0)
+        || call.data_text.as_deref().is_some_and(|t| !fits(t));
+    if cut_as_value {
+        call.materialize();
+    }
     let Some(env) = call.env.as_mut() else {
         return Step::Continue;
     };
-    if call.early {
-        bound_channels(env, budget);
-        return Step::Continue;
-    }
     if let Some(page) = &call.page {
         fit_envelope(env, budget, page, sh.store.as_ref());
     }

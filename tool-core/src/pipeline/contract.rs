@@ -8,39 +8,98 @@ use super::{CallState, Step};
 use crate::codes;
 use crate::envelope::Envelope;
 use crate::error::ToolError;
+use crate::reply::{Encoded, Reply};
+use serde_json::Value;
 
 pub(super) fn run(call: &mut CallState<'_>) -> Step {
     let Some(reply) = call.reply.take() else {
         return Step::Continue;
     };
+    let Reply {
+        data,
+        note,
+        truncated,
+    } = reply;
+    let mut env = match data {
+        Encoded::Value(data) => {
+            if let Some(step) = check(call, &data, || {
+                crate::limits::deeper_than(&data, crate::limits::MAX_RESULT_DEPTH)
+            }) {
+                return step;
+            }
+            Envelope::ok(data)
+        }
+        Encoded::Text(text) => {
+            let too_deep =
+                || crate::limits::text_deeper_than(&text, crate::limits::MAX_RESULT_DEPTH);
+            // The validator reads values: in debug builds only, the text is parsed for it.
+            let checked = match &call.entry().output_validator {
+                Some(_) => match serde_json::from_str::<Value>(&text) {
+                    Ok(value) => check(call, &value, too_deep),
+                    // Deeper than serde_json reads (128 levels): too deep, whatever the schema.
+                    Err(_) if too_deep() => Some(deep(call)),
+                    Err(e) => {
+                        call.detail = Some(format!("result text does not parse back: {e}"));
+                        Some(Step::Answer(unencodable().into_envelope()))
+                    }
+                },
+                None => check(call, &Value::Null, too_deep),
+            };
+            if let Some(step) = checked {
+                return step;
+            }
+            let env = Envelope::ok(Value::Null);
+            // `Envelope::ok` leaves a `null` result out; so does the text path.
+            if text != "null" {
+                call.data_text = Some(text);
+            }
+            env
+        }
+    };
+    env.note = note;
+    env.truncated = truncated;
+    Step::Answer(env)
+}
+
+/// The output schema (debug builds) and the depth bound: the answer that replaces a result that
+/// fails either, or `None` when it passes.
+fn check(call: &mut CallState<'_>, data: &Value, too_deep: impl FnOnce() -> bool) -> Option<Step> {
     if let Some(v) = &call.entry().output_validator {
-        if let Err(errors) = v.validate(&reply.data) {
+        if let Err(errors) = v.validate(data) {
             let detail = errors
                 .iter()
                 .map(|e| e.message.as_str())
                 .collect::<Vec<_>>()
                 .join(" ");
             call.detail = Some(format!("output contract: {detail}"));
-            return Step::Answer(
+            return Some(Step::Answer(
                 ToolError::failed(
                     codes::OUTPUT_CONTRACT,
                     "The tool returned a result that does not match its declared output, so it is not shown. Retrying will not help; tell the user the tool is not working correctly.",
                 )
                 .into_envelope(),
-            );
+            ));
         }
     }
-    if crate::limits::deeper_than(&reply.data, crate::limits::MAX_RESULT_DEPTH) {
-        call.detail = Some(format!(
-            "result nests deeper than {} levels",
-            crate::limits::MAX_RESULT_DEPTH
-        ));
-        return Step::Answer(too_deep());
-    }
-    let mut env = Envelope::ok(reply.data);
-    env.note = reply.note;
-    env.truncated = reply.truncated;
-    Step::Answer(env)
+    too_deep().then(|| deep(call))
+}
+
+/// The answer to a result nested deeper than `limits::MAX_RESULT_DEPTH`.
+fn deep(call: &mut CallState<'_>) -> Step {
+    call.detail = Some(format!(
+        "result nests deeper than {} levels",
+        crate::limits::MAX_RESULT_DEPTH
+    ));
+    Step::Answer(too_deep())
+}
+
+/// A result that cannot be encoded as JSON: `serde_json` refused to write it (or the text it
+/// was written to does not read back).
+pub(crate) fn unencodable() -> ToolError {
+    ToolError::failed(
+        codes::OUTPUT_NOT_ENCODABLE,
+        "The tool produced a result that could not be encoded as JSON. Retrying will not help; tell the user the action may have completed but its result is unavailable.",
+    )
 }
 
 /// A result too deep for JSON readers (serde_json stops at 128 levels) would reach the client as

@@ -6,7 +6,7 @@
 use super::{idempotency, internal_failure, CallState, Entry, Ran, Shared, Step};
 use crate::envelope::Envelope;
 use crate::error::ToolError;
-use crate::reply::Reply;
+use crate::reply::{Encoded, Encoding, Reply};
 use crate::spec::ToolSpec;
 use crate::tool::{BoxFuture, Invoke};
 use crate::typed::{TypedArgs, TypedBlockingFn, TypedDef};
@@ -31,9 +31,11 @@ pub(super) async fn run(sh: &Shared, call: &mut CallState<'_>) -> Step {
     let outcome = match call.typed.take() {
         Some(typed) => {
             let typed = typed.into_inner().unwrap_or_else(PoisonError::into_inner);
-            invoke_typed(sh, &entry, typed, timeout).await
+            invoke_typed(sh, &entry, typed, timeout, call.encoding).await
         }
-        None => invoke(sh, &entry, call.args(), timeout).await,
+        None => invoke(sh, &entry, call.args(), timeout)
+            .await
+            .map(|r| r.map(|reply| reply.map_data(Encoded::Value))),
     };
     let (ran, step) = match outcome {
         Ok(Ok(reply)) => {
@@ -59,7 +61,9 @@ enum Stop {
     Panic(String),
 }
 
-type Executed = Result<Result<Reply<Value>, ToolError>, Stop>;
+/// What an executor gave: its result (as the entry point encoded it) or error, or why it gave
+/// none.
+type Executed<R = Reply<Value>> = Result<Result<R, ToolError>, Stop>;
 
 /// Calls the executor.
 ///
@@ -129,10 +133,10 @@ async fn inline(sh: &Shared, invoke: &Invoke, args: &Value, timeout: Option<Dura
 }
 
 /// Polls an executor's future in the caller's task, catching a panic, within the timeout.
-async fn guarded(
-    fut: BoxFuture<'_, Result<Reply<Value>, ToolError>>,
+async fn guarded<R>(
+    fut: BoxFuture<'_, Result<R, ToolError>>,
     timeout: Option<Duration>,
-) -> Executed {
+) -> Executed<R> {
     let outcome = match timeout {
         Some(limit) => match tokio::time::timeout(limit, CatchUnwind(fut)).await {
             Ok(outcome) => outcome,
@@ -150,7 +154,8 @@ async fn invoke_typed(
     entry: &Entry,
     args: TypedArgs,
     timeout: Option<Duration>,
-) -> Executed {
+    encoding: Encoding,
+) -> Executed<Reply<Encoded>> {
     let Some(def) = entry.typed else {
         return Ok(Err(crate::typed::wrong_arguments()));
     };
@@ -159,16 +164,16 @@ async fn invoke_typed(
         (Some(f), Some(rt)) if timeout.is_some() || sh.offload_sync_tools => {
             let context = Arc::clone(&sh.context);
             let task = rt.spawn_blocking(move || {
-                catch_unwind(AssertUnwindSafe(|| f(&context, args))).map_err(panic_text)
+                catch_unwind(AssertUnwindSafe(|| f(&context, args, encoding))).map_err(panic_text)
             });
             join_task(task, timeout).await
         }
         (None, Some(rt)) if timeout.is_some() => {
             let (f, context) = (def.invoke, Arc::clone(&sh.context));
-            let task = rt.spawn(async move { CatchUnwind(f(&context, args)).await });
+            let task = rt.spawn(async move { CatchUnwind(f(&context, args, encoding)).await });
             join_task(task, timeout).await
         }
-        (blocking, _) => inline_typed(sh, &def, blocking, args, timeout).await,
+        (blocking, _) => inline_typed(sh, &def, blocking, args, timeout, encoding).await,
     }
 }
 
@@ -179,16 +184,17 @@ async fn inline_typed(
     blocking: Option<TypedBlockingFn>,
     args: TypedArgs,
     timeout: Option<Duration>,
-) -> Executed {
+    encoding: Encoding,
+) -> Executed<Reply<Encoded>> {
     let context = &sh.context;
-    let fut: BoxFuture<'_, Result<Reply<Value>, ToolError>> = match blocking {
+    let fut: BoxFuture<'_, Result<Reply<Encoded>, ToolError>> = match blocking {
         Some(f) if timeout.is_none() => {
             // A sync tool in the caller's task: no future needed.
-            return catch_unwind(AssertUnwindSafe(|| f(context, args)))
+            return catch_unwind(AssertUnwindSafe(|| f(context, args, encoding)))
                 .map_err(|p| Stop::Panic(panic_text(p)));
         }
-        Some(f) => Box::pin(async move { f(context, args) }),
-        None => (def.invoke)(context, args),
+        Some(f) => Box::pin(async move { f(context, args, encoding) }),
+        None => (def.invoke)(context, args, encoding),
     };
     guarded(fut, timeout).await
 }

@@ -31,6 +31,11 @@ pub(super) fn after(sh: &Shared, call: &mut CallState<'_>) -> Step {
     if call.early || call.args.is_none() {
         return Step::Continue;
     }
+    if sh.hooks.has_after() {
+        // The hooks see the result as a value (a call with hooks takes the general path, whose
+        // result is a value already: this keeps it so if that changes).
+        call.materialize();
+    }
     if let Some(mut env) = call.env.take() {
         sh.hooks.run_after(&info(call), &mut env);
         call.env = Some(env);

@@ -82,6 +82,11 @@ pub(super) fn mark_started(call: &CallState<'_>) {
 
 /// Stage `idempotency_record`.
 pub(super) fn record(sh: &Shared, call: &mut CallState<'_>) -> Step {
+    if call.claim.is_some() {
+        // What is kept for a repeat is the value (a keyed call takes the general path, whose
+        // result is a value already: this keeps it so if that changes).
+        call.materialize();
+    }
     let (Some(ticket), Some(env)) = (call.claim.take(), call.env.as_mut()) else {
         return Step::Continue;
     };

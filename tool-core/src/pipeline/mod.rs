@@ -45,6 +45,14 @@
 //!   tool's result or error): the remaining call stages are skipped, and every finishing stage
 //!   runs.
 //!
+//! [`Toolbox::call_json`] runs the same stages and asks a `#[tool]`'s generated executor for its
+//! result as JSON text (`encoding`) instead of a value: `output_contract` checks the text's depth
+//! (and, in debug builds, parses it for the schema), and the answer keeps it in `data_text`
+//! while `env.data` stays empty. A stage that reads or changes the data turns it into the value
+//! first (`CallState::materialize`): redaction when some string in it may hold a secret, the
+//! budget when it does not fit, the idempotency record, after-hooks. Otherwise the text goes into
+//! the envelope's JSON as it is, so the result is serialized once.
+//!
 //! Everything before `audit` runs behind one panic guard: a panic in host code (a hook, the
 //! approver, the record store) becomes the generic `failed`/`INTERNAL` envelope, and the audit
 //! still writes its record; a call whose future is dropped is audited as `CANCELLED`
@@ -81,6 +89,7 @@ mod telemetry;
 pub(crate) mod validate;
 
 pub(crate) use audit::write_audit;
+pub(crate) use contract::unencodable;
 pub(crate) use execute::panic_text;
 pub(crate) use prepare::{prepare, Entry};
 pub use stage::{Flow, Stage, StageCall, StageFuture};
@@ -95,7 +104,7 @@ use crate::fault::{Faults, GuardedStore};
 use crate::idempotency::{IdempotencyGate, Ticket};
 use crate::policy::Policy;
 use crate::redact::Redactor;
-use crate::reply::Reply;
+use crate::reply::{Encoded, Encoding, Reply};
 use crate::secret::SecretKey;
 use crate::toolbox::{Arguments, CallOptions, Toolbox};
 use crate::typed::TypedArgs;
@@ -301,8 +310,15 @@ pub(crate) struct CallState<'a> {
     pub(crate) claim: Option<Ticket<'a>>,
     /// Whether the tool ran.
     pub(crate) ran: Ran,
+    /// How a typed tool encodes its result: as a value for an [`Envelope`], as JSON text for
+    /// [`Toolbox::call_json`].
+    pub(crate) encoding: Encoding,
     /// The tool's reply, between `execute` and `output_contract`.
-    pub(crate) reply: Option<Reply<Value>>,
+    pub(crate) reply: Option<Reply<Encoded>>,
+    /// The answer's `data` while it is JSON text (a typed result encoded as text): `env.data` is
+    /// then `None`. Stages that read or change the data turn it into the value first
+    /// ([`CallState::materialize`]); otherwise it goes into the envelope's JSON as it is.
+    pub(crate) data_text: Option<String>,
     /// The answer, once a stage has it.
     pub(crate) env: Option<Envelope>,
     /// Host-only detail for the audit record (a panic's text, output-contract errors).
@@ -320,6 +336,7 @@ impl<'a> CallState<'a> {
         options: &'a CallOptions,
         operation_id: &'a str,
         trace: &'a audit::Trace,
+        encoding: Encoding,
     ) -> Self {
         CallState {
             name,
@@ -333,7 +350,9 @@ impl<'a> CallState<'a> {
             page: None,
             claim: None,
             ran: Ran::NotRun,
+            encoding,
             reply: None,
+            data_text: None,
             env: None,
             detail: None,
             early: false,
@@ -355,12 +374,30 @@ impl<'a> CallState<'a> {
             .expect("stages after decode run only on calls with arguments")
     }
 
+    /// Makes a result kept as JSON text the envelope's `data` value, for a stage that reads or
+    /// changes it (redaction that has something to mask, the idempotency record, after-hooks,
+    /// cutting to the budget). The text is serde_json's own, so it parses to the value
+    /// `serde_json::to_value` gives for all but exotic results (see [`Toolbox::call_json`]).
+    pub(crate) fn materialize(&mut self) {
+        let (Some(text), Some(env)) = (self.data_text.take(), self.env.as_mut()) else {
+            return;
+        };
+        match serde_json::from_str(&text) {
+            Ok(value) => env.data = Some(value),
+            Err(e) => {
+                self.detail = Some(format!("result text does not parse back: {e}"));
+                *env = contract::unencodable().into_envelope();
+            }
+        }
+    }
+
     /// The pipeline panicked: what was learned is dropped, as the answer is the generic failure.
     fn panicked_with(&mut self, panic: String) {
         self.claim = None;
         self.entry = None;
         self.args = None;
         self.typed = None;
+        self.data_text = None;
         self.env = Some(internal_failure());
         self.detail = Some(format!("panic in the call pipeline: {panic}"));
         self.early = false;
@@ -375,9 +412,34 @@ pub(crate) async fn call(
     args: Arguments,
     options: CallOptions,
 ) -> Envelope {
+    let (env, text) = traced(tb, name, args, options, Encoding::Value).await;
+    debug_assert!(text.is_none(), "a value-encoded call keeps no result text");
+    env
+}
+
+/// Runs one call through the pipeline and returns the envelope's JSON text. A typed tool's
+/// result is serialized once, straight to text, unless a stage needs it as a value.
+pub(crate) async fn call_json(
+    tb: &Toolbox,
+    name: &str,
+    args: Arguments,
+    options: CallOptions,
+) -> String {
+    let (env, text) = traced(tb, name, args, options, Encoding::Text).await;
+    env.to_json_with_data_text(text.as_deref())
+}
+
+async fn traced(
+    tb: &Toolbox,
+    name: &str,
+    args: Arguments,
+    options: CallOptions,
+    encoding: Encoding,
+) -> (Envelope, Option<String>) {
     let operation_id = crate::audit::new_operation_id();
     let span = telemetry::span(name, &operation_id);
-    telemetry::instrument(run_call(tb, name, args, &options, &operation_id), span).await
+    let call = run_call(tb, name, args, &options, &operation_id, encoding);
+    telemetry::instrument(call, span).await
 }
 
 async fn run_call(
@@ -386,11 +448,12 @@ async fn run_call(
     args: Arguments,
     options: &CallOptions,
     operation_id: &str,
-) -> Envelope {
+    encoding: Encoding,
+) -> (Envelope, Option<String>) {
     let started = std::time::Instant::now();
     let trace = audit::Trace::default();
     let mut dropped = audit::DropAudit::new(tb, name, &options.caller, operation_id, &trace);
-    let mut call = CallState::new(name, args, options, operation_id, &trace);
+    let mut call = CallState::new(name, args, options, operation_id, &trace, encoding);
     // Host code runs inside the pipeline too (hooks, the approver, the record store): a panic
     // there becomes `failed` like a panic in a tool, so a call itself never panics. One box per
     // call, for the panic guard (which needs an `Unpin` future).
@@ -399,9 +462,10 @@ async fn run_call(
     if let Err(panic) = finished {
         call.panicked_with(panic);
     }
+    let text = call.data_text.take();
     let env = audit::record(tb, &mut call, started);
     telemetry::finish(&call, &env);
-    env
+    (env, text)
 }
 
 /// Runs every stage of [`ORDER`] before `audit`, with the host's stages at their places.

@@ -20,19 +20,33 @@ pub(super) fn run(sh: &Shared, call: &mut CallState<'_>) -> Step {
             .entry
             .as_ref()
             .is_none_or(|e| e.tool.inner.output_may_hold_text);
-    if let (Some(r), Some(env)) = (&sh.redactor, call.env.as_mut()) {
-        let none = QuietKeys::default();
-        let quiet = match &call.entry {
-            Some(e) => e.quiet_keys.get_or_init(|| {
-                let schema = e.tool.spec().output_schema.as_ref();
-                r.quiet_keys(
-                    schema
-                        .map(crate::output_text::property_names)
-                        .unwrap_or_default(),
-                )
-            }),
-            None => &none,
-        };
+    let Some(r) = &sh.redactor else {
+        return Step::Continue;
+    };
+    let none = QuietKeys::default();
+    let entry = call.entry.clone();
+    let quiet = match &entry {
+        Some(e) => e.quiet_keys.get_or_init(|| {
+            let schema = e.tool.spec().output_schema.as_ref();
+            r.quiet_keys(
+                schema
+                    .map(crate::output_text::property_names)
+                    .unwrap_or_default(),
+            )
+        }),
+        None => &none,
+    };
+    // A result kept as JSON text stays text when no string in it (key or value) is one
+    // redaction would touch; otherwise it is redacted as a value.
+    if may_hold_text
+        && call
+            .data_text
+            .as_deref()
+            .is_some_and(|t| r.json_text_may_change(t, quiet))
+    {
+        call.materialize();
+    }
+    if let Some(env) = call.env.as_mut() {
         crate::output_text::redact_result(r, env, may_hold_text, quiet);
     }
     Step::Continue
