@@ -975,7 +975,13 @@ impl QuietKeys {
     const MAX: usize = 256;
 
     fn contains(&self, key: &str) -> bool {
-        !self.0.is_empty() && self.0.binary_search_by(|k| (**k).cmp(key)).is_ok()
+        !self.0.is_empty() && self.0.binary_search_by(|k| Self::order(k, key)).is_ok()
+    }
+
+    /// The keys' order: by length, then by bytes, so a lookup compares bytes only with keys of
+    /// its own length.
+    fn order(a: &str, b: &str) -> std::cmp::Ordering {
+        a.len().cmp(&b.len()).then_with(|| a.cmp(b))
     }
 }
 
@@ -990,7 +996,7 @@ impl Redactor {
             .take(QuietKeys::MAX)
             .map(Box::from)
             .collect();
-        keys.sort_unstable();
+        keys.sort_unstable_by(|a, b| QuietKeys::order(a, b));
         keys.dedup();
         QuietKeys(keys.into_boxed_slice())
     }

@@ -12,7 +12,9 @@
 //!
 //! Bounded in count and time: each client makes at most `--calls` calls and stops at the
 //! deadline (`--seconds`). Prints a Markdown table: calls per second, p50 and p99 latency and
-//! errors (a protocol error, a transport error or an `isError` result).
+//! errors (a protocol error, a transport error or an `isError` result). An unreported warm-up
+//! round (up to 100 calls per client on each server) comes first, and the measured rounds swap
+//! which server goes first.
 //!
 //! ```sh
 //! cargo run --release -p toolsmith-bench --features mcp --bin mcp-load -- --clients 16 --calls 400 --seconds 20 [--tool object]
@@ -103,6 +105,7 @@ impl ServerHandler for RmcpStore {
     }
 }
 
+#[derive(Clone)]
 struct Options {
     clients: usize,
     calls: usize,
@@ -301,21 +304,41 @@ fn main() {
         let theirs = serve_rmcp().await;
         println!("| Server | clients | calls | errors | calls / s | p50 (ms) | p99 (ms) |");
         println!("|---|---:|---:|---:|---:|---:|---:|");
-        // Alternate, so neither always runs on a colder or warmer machine.
+        // Alternate, and swap which goes first every round, so neither always runs on a colder
+        // or warmer machine (or always first, on a process still warming up).
         let runs = |side: &str| o.only.as_deref().is_none_or(|only| only == side);
+        // One unreported round first, on both servers: the process's first measured run would
+        // otherwise also pay for warming up (worker threads, allocator, connection pools).
+        let warm = Options {
+            calls: o.calls.min(100),
+            ..o.clone()
+        };
+        if runs("toolsmith") {
+            let _ = measure("warm-up", ours.url(), &warm).await;
+        }
+        if runs("rmcp") {
+            let _ = measure("warm-up", theirs.clone(), &warm).await;
+        }
         for round in 0..o.rounds {
             let again = if round == 0 {
                 String::new()
             } else {
                 format!(", run {}", round + 1)
             };
-            if runs("toolsmith") {
-                let name = format!("toolsmith (`McpServer`){again}");
-                println!("{}", measure(&name, ours.url(), &o).await);
-            }
-            if runs("rmcp") {
-                let name = format!("rmcp (`#[tool_handler]` router){again}");
-                println!("{}", measure(&name, theirs.clone(), &o).await);
+            let order = if round % 2 == 0 {
+                ["toolsmith", "rmcp"]
+            } else {
+                ["rmcp", "toolsmith"]
+            };
+            for side in order.into_iter().filter(|side| runs(side)) {
+                let row = if side == "toolsmith" {
+                    let name = format!("toolsmith (`McpServer`){again}");
+                    measure(&name, ours.url(), &o).await
+                } else {
+                    let name = format!("rmcp (`#[tool_handler]` router){again}");
+                    measure(&name, theirs.clone(), &o).await
+                };
+                println!("{row}");
             }
         }
         ours.shutdown().await;
