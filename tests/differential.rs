@@ -990,8 +990,126 @@ fn random_instances_against_tool_schemas() {
 // ---------------------------------------------------------------------------------------------
 
 mod typed_tools {
-    use super::common::validation_tools::Colour;
-    use toolsmith::{tool, Tool};
+    use super::common::validation_tools::{Colour, Size};
+    use toolsmith::{model, tool, Tool};
+
+    /// How urgent, e.g. "VERY_HIGH".
+    #[model]
+    #[serde(rename_all = "SCREAMING_SNAKE_CASE")]
+    #[derive(Debug)]
+    #[allow(missing_docs)]
+    pub enum Priority {
+        Low,
+        High,
+        VeryHigh,
+    }
+
+    /// A postal address.
+    #[model]
+    #[derive(Debug)]
+    pub struct Address {
+        /// Street, e.g. "1 Main St".
+        pub street: String,
+        /// Postal code, e.g. 12345.
+        pub zip: u32,
+        /// Labels, e.g. ["home"].
+        pub labels: Vec<String>,
+        /// A note, e.g. "ring twice".
+        pub note: Option<String>,
+    }
+
+    /// A contact, with a field of every type the fast path checks.
+    #[model]
+    #[serde(rename_all = "camelCase")]
+    #[derive(Debug)]
+    pub struct Contact {
+        /// Full name, e.g. "Ada Lovelace".
+        pub full_name: String,
+        /// Age, e.g. 36.
+        pub age: u8,
+        /// Score, e.g. 0.5.
+        pub score: f64,
+        /// Ratio, e.g. 1.5.
+        pub ratio: f32,
+        /// Whether active, e.g. true.
+        pub active: bool,
+        /// Initial, e.g. "A".
+        pub initial: char,
+        /// Balance change, e.g. -3.
+        pub delta: i64,
+        /// Count, e.g. 3.
+        pub count: usize,
+        /// Small, e.g. -2.
+        pub small: i16,
+        /// Home address.
+        pub home: Address,
+        /// Work address.
+        pub work: Option<Address>,
+        /// Former addresses.
+        pub previous: Vec<Address>,
+        /// Priority, e.g. "LOW".
+        pub priority: Priority,
+        /// More priorities, e.g. ["HIGH"].
+        pub more_priorities: Vec<Option<Priority>>,
+        /// Size, e.g. "small" (a documented enum).
+        pub size: Option<Size>,
+        /// Colour, e.g. "red".
+        pub colour: Option<Colour>,
+    }
+
+    /// A record with a field of a type the fast path does not check (a map).
+    #[model]
+    #[derive(Debug)]
+    pub struct Tagged {
+        /// Name, e.g. "a".
+        pub name: String,
+        /// Counts by tag, e.g. {"x": 1}.
+        pub counts: std::collections::BTreeMap<String, u8>,
+    }
+
+    /// Saves a contact. Returns the decoded arguments.
+    #[tool(read_only)]
+    pub fn save_contact(
+        /// The contact.
+        contact: Contact,
+        /// A backup contact.
+        backup: Option<Contact>,
+        /// One to three addresses.
+        #[arg(min_items = 1, max_items = 3)]
+        addresses: Option<Vec<Address>>,
+        /// Distinct priorities, e.g. ["LOW", "HIGH"].
+        #[arg(unique_items, max_items = 3)]
+        priorities: Option<Vec<Priority>>,
+    ) -> serde_json::Value {
+        serde_json::json!({
+            "contact": format!("{contact:?}"), "backup": format!("{backup:?}"),
+            "addresses": format!("{addresses:?}"), "priorities": format!("{priorities:?}"),
+        })
+    }
+
+    /// Sets a priority. Returns the decoded arguments.
+    #[tool(read_only)]
+    pub fn set_priority(
+        /// The priority, e.g. "HIGH".
+        priority: Priority,
+        /// Addresses, e.g. [{"street": "x", "zip": 1, "labels": []}].
+        #[arg(unique_items)]
+        addresses: Option<Vec<Address>>,
+    ) -> serde_json::Value {
+        serde_json::json!({"priority": format!("{priority:?}"), "addresses": format!("{addresses:?}")})
+    }
+
+    /// Saves a tagged record. Returns the decoded arguments.
+    #[tool(read_only)]
+    pub fn save_tagged(
+        /// The record.
+        item: Tagged,
+        /// A priority, up to 4 characters (a constraint on a model type).
+        #[arg(max_length = 4)]
+        priority: Option<Priority>,
+    ) -> serde_json::Value {
+        serde_json::json!({"item": format!("{item:?}"), "priority": format!("{priority:?}")})
+    }
 
     /// Tags a note. Returns the decoded arguments.
     #[tool(read_only)]
@@ -1035,8 +1153,18 @@ mod typed_tools {
     }
 
     pub fn all() -> Vec<Tool> {
-        vec![tag_note::tool(), list_pages::tool()]
+        vec![
+            tag_note::tool(),
+            list_pages::tool(),
+            save_contact::tool(),
+            set_priority::tool(),
+            save_tagged::tool(),
+        ]
     }
+
+    /// The tools whose every parameter type has a typed check without constraints the fast
+    /// path leaves to the validator: a valid call falls back only for the general reasons.
+    pub const FULLY_TYPED: &[&str] = &["save_contact", "count_folders", "add_chain"];
 }
 
 /// The validator's verdict on arguments, as the general path prepares them (a `null` optional
@@ -1130,9 +1258,10 @@ fn typed_decoding_agrees_with_the_validator_on_the_random_corpus() {
         let schema = &spec.input_schema;
         // A user type among the parameters (enums, structs): the fast path leaves it to the
         // validator when sent.
-        let has_user_types = tool.typed_accepts(Input::Value(&json!({}))).is_none()
-            || schema.to_string().contains("\"enum\"")
-            || schema.to_string().contains("\"oneOf\"");
+        let has_user_types = !typed_tools::FULLY_TYPED.contains(&tool.name())
+            && (tool.typed_accepts(Input::Value(&json!({}))).is_none()
+                || schema.to_string().contains("\"enum\"")
+                || schema.to_string().contains("\"oneOf\""));
         if tool.typed_accepts(Input::Value(&json!({}))).is_some() {
             with_fast_path += 1;
         }
@@ -1248,6 +1377,60 @@ fn typed_decoding_agrees_on_texts_the_corpus_does_not_make() {
         ("list_pages", r#"{}"#),
         ("get_time", "{}"),
         ("get_time", r#"{"x": 1}"#),
+        ("set_priority", r#"{"priority": "HIGH"}"#),
+        ("set_priority", r#"{"priority": "H\u0049GH"}"#),
+        ("set_priority", r#"{"priority": "high"}"#),
+        ("set_priority", r#"{"priority": {"HIGH": null}}"#),
+        ("set_priority", r#"{"priority": ["HIGH"]}"#),
+        (
+            "set_priority",
+            r#"{"priority": "LOW", "addresses": [{"street": "a", "zip": 1, "labels": [], "note": null}]}"#,
+        ),
+        (
+            "set_priority",
+            r#"{"priority": "LOW", "addresses": [{"street": "a", "zip": 1, "labels": [], "extra": 1}]}"#,
+        ),
+        (
+            "set_priority",
+            r#"{"priority": "LOW", "addresses": [["a", 1, [], null]]}"#,
+        ),
+        (
+            "set_priority",
+            r#"{"priority": "LOW", "addresses": [{"street": "a", "street": "b", "zip": 1, "labels": []}]}"#,
+        ),
+        (
+            "set_priority",
+            r#"{"priority": "LOW", "addresses": [{"str\u0065et": "a", "zip": 1, "labels": []}]}"#,
+        ),
+        (
+            "set_priority",
+            r#"{"priority": "LOW", "addresses": [{"street": "a", "zip": null, "labels": []}]}"#,
+        ),
+        (
+            "set_priority",
+            r#"{"priority": "LOW", "addresses": [{"street": "a", "zip": 1, "labels": []}, {"street": "a", "zip": 1, "labels": []}]}"#,
+        ),
+        (
+            "set_priority",
+            r#"{"priority": "LOW", "addresses": [{"street": "a", "zip": 1, "labels": []}, {"street": "a", "zip": 1, "labels": [], "note": null}]}"#,
+        ),
+        (
+            "save_tagged",
+            r#"{"item": {"name": "a", "counts": {"x": 1}}}"#,
+        ),
+        (
+            "save_tagged",
+            r#"{"item": {"name": "a", "counts": {}}, "priority": "LOW"}"#,
+        ),
+        (
+            "count_folders",
+            r#"{"root": {"name": "a", "children": [{"name": "b", "children": [], "x": 1}]}}"#,
+        ),
+        (
+            "add_chain",
+            r#"{"chain": {"value": 1, "next": {"value": 2, "next": null}}}"#,
+        ),
+        ("add_chain", r#"{"chain": {"value": 1, "next": [2, null]}}"#),
     ];
     let mut failures = Vec::new();
     for (name, text) in cases {
@@ -1262,4 +1445,283 @@ fn typed_decoding_agrees_on_texts_the_corpus_does_not_make() {
         }
     }
     assert!(failures.is_empty(), "{}", failures.join("\n"));
+}
+
+/// JSON text of `v` where now and then an object repeats a key, with the same value or another
+/// (serde_json's parsed value keeps the last one; serde's derived structs refuse a repeat).
+fn text_with_repeats(rng: &mut XorShift, v: &Value, repeated: &mut bool) -> String {
+    match v {
+        Value::Object(map) if !map.is_empty() => {
+            let mut parts: Vec<String> = map
+                .iter()
+                .map(|(k, v)| format!("{}: {}", json!(k), text_with_repeats(rng, v, repeated)))
+                .collect();
+            if rng.chance(30) {
+                let (k, v) = map
+                    .iter()
+                    .nth(rng.below(map.len() as u64) as usize)
+                    .unwrap();
+                let again = if rng.chance(50) {
+                    v.clone()
+                } else {
+                    common::instances::random_value(rng, 2)
+                };
+                let at = rng.below(parts.len() as u64 + 1) as usize;
+                parts.insert(at, format!("{}: {again}", json!(k)));
+                *repeated = true;
+            }
+            format!("{{{}}}", parts.join(", "))
+        }
+        Value::Array(items) => {
+            let parts: Vec<String> = items
+                .iter()
+                .map(|x| text_with_repeats(rng, x, repeated))
+                .collect();
+            format!("[{}]", parts.join(", "))
+        }
+        other => other.to_string(),
+    }
+}
+
+/// Now and then replaces a value inside the arguments by `null` (the generator follows the
+/// schemas, which do not admit `null` for optional fields).
+fn sprinkle_nulls(rng: &mut XorShift, v: &mut Value, depth: u32) {
+    match v {
+        Value::Object(map) => {
+            for (_, x) in map.iter_mut() {
+                if depth > 0 && rng.chance(12) {
+                    *x = Value::Null;
+                } else {
+                    sprinkle_nulls(rng, x, depth + 1);
+                }
+            }
+        }
+        Value::Array(items) => {
+            for x in items {
+                if rng.chance(5) {
+                    *x = Value::Null;
+                } else {
+                    sprinkle_nulls(rng, x, depth + 1);
+                }
+            }
+        }
+        _ => {}
+    }
+}
+
+/// A valid call of a model tool whose random instances are rarely valid.
+fn valid_base(tool: &str) -> Option<Value> {
+    let address = json!({"street": "1 Main St", "zip": 12345, "labels": ["home"], "note": "ring"});
+    let contact = json!({
+        "fullName": "Ada Lovelace", "age": 36, "score": 0.5, "ratio": 1.5, "active": true,
+        "initial": "A", "delta": -3, "count": 3, "small": -2, "home": address,
+        "work": {"street": "2 Side St", "zip": 1, "labels": []}, "previous": [address],
+        "priority": "VERY_HIGH", "morePriorities": ["LOW", null], "size": "small",
+        "colour": "red",
+    });
+    (tool == "save_contact").then(|| {
+        json!({"contact": contact, "backup": contact, "addresses": [address],
+            "priorities": ["LOW", "HIGH"]})
+    })
+}
+
+/// Replaces now and then a value of `v` by one generated from its schema (or drops it).
+fn mutate(rng: &mut XorShift, v: &mut Value, schema: &Value, root: &Value) {
+    match v {
+        Value::Object(map) => {
+            let Some(props) = schema.get("properties").and_then(Value::as_object) else {
+                return;
+            };
+            let keys: Vec<String> = map.keys().cloned().collect();
+            for k in keys {
+                let Some(s) = props.get(&k) else { continue };
+                if rng.chance(1) {
+                    map.remove(&k);
+                } else if rng.chance(2) {
+                    map.insert(k, instance_for(rng, s, root, 1));
+                } else if let Some(x) = map.get_mut(&k) {
+                    mutate(rng, x, s, root);
+                }
+            }
+        }
+        Value::Array(items) => {
+            if let Some(s) = schema.get("items") {
+                for x in items {
+                    mutate(rng, x, s, root);
+                }
+            }
+        }
+        _ => {}
+    }
+}
+
+#[test]
+fn model_schemas_are_what_the_fast_path_assumes() {
+    // The facts the typed checks of `#[model]` types rest on (tool_core::typed): nested objects
+    // closed, only non-`Option` fields required, optional fields without `null`, unit enums as
+    // strings.
+    let tool = typed_tools::save_contact::tool();
+    let schema = &tool.spec().input_schema;
+    let contact = &schema["properties"]["contact"];
+    assert_eq!(contact["type"], "object", "{schema}");
+    assert_eq!(contact["additionalProperties"], false, "{schema}");
+    let required: Vec<&str> = contact["required"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|v| v.as_str().unwrap())
+        .collect();
+    for name in [
+        "fullName",
+        "age",
+        "home",
+        "previous",
+        "priority",
+        "morePriorities",
+    ] {
+        assert!(required.contains(&name), "{name}: {schema}");
+    }
+    for name in ["work", "size", "colour"] {
+        assert!(!required.contains(&name), "{name}: {schema}");
+    }
+    assert_eq!(contact["properties"]["work"]["type"], "object", "{schema}");
+    assert_eq!(
+        contact["properties"]["home"]["additionalProperties"], false,
+        "{schema}"
+    );
+    assert_eq!(
+        contact["properties"]["priority"],
+        json!({"type": "string", "enum": ["LOW", "HIGH", "VERY_HIGH"], "description": "Priority, e.g. \"LOW\"."}),
+        "{schema}"
+    );
+}
+
+#[test]
+fn typed_decoding_agrees_on_model_parameters() {
+    use tool_core::__internal::Input;
+    let (fast_tb, general_tb) = typed_toolboxes();
+    let rt = tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()
+        .expect("a runtime");
+    let mut tools = typed_tools::all();
+    tools.extend(
+        common::validation_tools::tools_under_test()
+            .into_iter()
+            .filter(|t| {
+                [
+                    "find_garments",
+                    "calculate_order",
+                    "count_folders",
+                    "add_chain",
+                    "compute_area",
+                ]
+                .contains(&t.name())
+            }),
+    );
+    let mut rng = XorShift(0x5DEE_CE66_D1CE_4E5B);
+    let mut failures = Vec::new();
+    let mut fast_accepted = std::collections::BTreeMap::<&str, u32>::new();
+    let (mut rejected, mut repeats_refused) = (0, 0);
+    for tool in &tools {
+        let spec = tool.spec();
+        let schema = &spec.input_schema;
+        for round in 0..600 {
+            let mut x = match valid_base(tool.name()) {
+                // A deep model is rarely valid as generated: start from a valid call, with
+                // a few values replaced by generated ones.
+                Some(mut base) if round % 2 == 0 => {
+                    mutate(&mut rng, &mut base, schema, schema);
+                    base
+                }
+                _ => instance_for(&mut rng, schema, schema, 0),
+            };
+            if round % 3 == 1 {
+                sprinkle_nulls(&mut rng, &mut x, 0);
+            }
+            let mut repeated = false;
+            let text = if round % 3 == 2 {
+                text_with_repeats(&mut rng, &x, &mut repeated)
+            } else {
+                x.to_string()
+            };
+            // What the general path sees: the text parsed (a repeated key keeps its last value).
+            let parsed: Value = serde_json::from_str(&text).expect("the text is JSON");
+            let accepts = general_accepts(spec, &parsed);
+            let by_text = tool.typed_accepts(Input::Text(&text));
+            let by_value = tool.typed_accepts(Input::Value(&parsed));
+            if !repeated && by_value != by_text {
+                failures.push(format!(
+                    "{}: {text}: value {by_value:?}, text {by_text:?}",
+                    spec.name
+                ));
+            }
+            if repeated && by_text == Some(true) {
+                // A repeated key: serde refuses it, so the text falls back.
+                failures.push(format!(
+                    "{}: {text}: a repeated key was accepted",
+                    spec.name
+                ));
+            } else if repeated {
+                repeats_refused += 1;
+            }
+            for (how, verdict) in [("value", by_value), ("text", by_text)] {
+                match verdict {
+                    Some(true) if !accepts => failures.push(format!(
+                        "{}: {text}: the fast path ({how}) accepts what the validator rejects",
+                        spec.name
+                    )),
+                    Some(true) => *fast_accepted.entry(tool.name()).or_default() += 1,
+                    Some(false)
+                        if accepts
+                            && how == "value"
+                            && typed_tools::FULLY_TYPED.contains(&tool.name())
+                            && !left_to_the_general_path(&parsed, false) =>
+                    {
+                        failures.push(format!(
+                            "{}: {text}: the validator accepts, the fast path fell back without a reason",
+                            spec.name
+                        ))
+                    }
+                    _ if !accepts => rejected += 1,
+                    _ => {}
+                }
+            }
+            for args in [
+                toolsmith::Arguments::Value(parsed.clone()),
+                toolsmith::Arguments::Text(text.clone()),
+            ] {
+                if let Err(e) = both_paths(&rt, &fast_tb, &general_tb, tool.name(), args) {
+                    failures.push(e);
+                }
+            }
+        }
+    }
+    assert!(
+        failures.is_empty(),
+        "{} failure(s):\n{}",
+        failures.len(),
+        failures.join("\n")
+    );
+    // The fast path now takes model-typed calls (every tool below has a model parameter).
+    for name in [
+        "save_contact",
+        "set_priority",
+        "find_garments",
+        "calculate_order",
+        "count_folders",
+        "add_chain",
+    ] {
+        let n = fast_accepted.get(name).copied().unwrap_or(0);
+        assert!(n >= 20, "{name}: {n} calls accepted by the fast path");
+    }
+    // A struct with a field of a type without a check, a tagged enum: never.
+    for name in ["save_tagged", "compute_area"] {
+        assert_eq!(fast_accepted.get(name), None, "{name}");
+    }
+    assert!(rejected > 1000, "{rejected} rejected");
+    assert!(
+        repeats_refused > 100,
+        "{repeats_refused} texts with repeats"
+    );
 }

@@ -7,7 +7,7 @@
 use serde_json::json;
 use std::io::Write;
 use std::sync::{Arc, Mutex};
-use toolsmith::{tool, Envelope, MemorySink, Status, Toolbox};
+use toolsmith::{model, tool, Envelope, MemorySink, Status, Toolbox};
 
 /// Adds a number of units to a stock level. Returns the new level.
 #[tool(read_only)]
@@ -19,6 +19,42 @@ fn add_units(
     units: u32,
 ) -> u32 {
     level + units
+}
+
+/// How goods are packed.
+#[model]
+#[serde(rename_all = "snake_case")]
+#[derive(Debug)]
+enum Packing {
+    /// Loose boxes.
+    Boxes,
+    /// Whole pallets.
+    Pallets,
+}
+
+/// One delivery.
+#[model]
+#[derive(Debug)]
+struct Delivery {
+    /// How many units, e.g. 4.
+    units: u32,
+    /// How they are packed, e.g. "boxes".
+    packing: Packing,
+    /// A note for the driver, e.g. "gate 3".
+    note: Option<String>,
+}
+
+/// Schedules deliveries. Returns the number of units.
+#[tool(read_only)]
+fn schedule_delivery(
+    /// The delivery.
+    delivery: Delivery,
+    /// More deliveries, at most two.
+    #[arg(max_items = 2)]
+    more: Option<Vec<Delivery>>,
+) -> u32 {
+    let rest: u32 = more.iter().flatten().map(|d| d.units).sum();
+    delivery.units + rest
 }
 
 /// A writer into a shared buffer, for the subscriber's formatted lines.
@@ -38,6 +74,11 @@ impl Write for Lines {
 /// Runs one call under a subscriber that takes every `trace` event; the envelope, and whether
 /// the fast path's event was seen.
 fn call(toolbox: &Toolbox, args: toolsmith::Arguments) -> (Envelope, bool) {
+    call_tool(toolbox, "add_units", args)
+}
+
+/// [`call`] of the named tool.
+fn call_tool(toolbox: &Toolbox, name: &str, args: toolsmith::Arguments) -> (Envelope, bool) {
     let lines = Lines::default();
     let writer = lines.clone();
     let subscriber = tracing_subscriber::fmt()
@@ -50,7 +91,7 @@ fn call(toolbox: &Toolbox, args: toolsmith::Arguments) -> (Envelope, bool) {
             .enable_all()
             .build()
             .unwrap()
-            .block_on(toolbox.call("add_units", args))
+            .block_on(toolbox.call(name, args))
     });
     let text = String::from_utf8(lines.0.lock().unwrap().clone()).unwrap();
     (env, text.contains("typed fast path"))
@@ -118,5 +159,53 @@ fn a_toolbox_whose_stages_read_the_arguments_as_a_value_never_takes_it() {
         .unwrap();
     let (env, fast) = call(&general, r#"{"level": 12, "units": 3}"#.into());
     assert_eq!((env.status, env.data), (Status::Ok, Some(json!(15))));
+    assert!(!fast);
+}
+
+#[test]
+fn a_valid_call_with_model_parameters_takes_the_fast_path() {
+    let toolbox = Toolbox::builder()
+        .tool(schedule_delivery::tool())
+        .build()
+        .unwrap();
+    let args = json!({
+        "delivery": {"units": 4, "packing": "boxes", "note": null},
+        "more": [{"units": 2, "packing": "pallets", "note": "gate 3"}, {"units": 1, "packing": "boxes"}],
+    });
+    for args in [
+        toolsmith::Arguments::Text(args.to_string()),
+        toolsmith::Arguments::Value(args),
+    ] {
+        let (env, fast) = call_tool(&toolbox, "schedule_delivery", args);
+        assert_eq!((env.status, env.data), (Status::Ok, Some(json!(7))));
+        assert!(
+            fast,
+            "a valid model-typed call did not take the typed fast path"
+        );
+    }
+    // What serde reads and the schema does not allow, and what breaks a constraint, go the
+    // general way (which refuses them).
+    for bad in [
+        r#"{"delivery": {"units": 4, "packing": "boxes", "extra": 1}}"#,
+        r#"{"delivery": [4, "boxes", null]}"#,
+        r#"{"delivery": {"units": 4, "packing": {"boxes": null}}}"#,
+        r#"{"delivery": {"units": 4, "packing": "crates"}}"#,
+        r#"{"delivery": {"units": 4}}"#,
+        r#"{"delivery": {"units": 4, "packing": "boxes"}, "more": [{"units": 1, "packing": "boxes"}, {"units": 1, "packing": "boxes"}, {"units": 1, "packing": "boxes"}]}"#,
+    ] {
+        let (env, fast) = call_tool(&toolbox, "schedule_delivery", bad.into());
+        assert_eq!(env.status, Status::InvalidInput, "{bad}");
+        assert!(
+            !fast,
+            "{bad}: refused arguments were reported as fast-path decoded"
+        );
+    }
+    // A repeated key: serde refuses it, the general path reads the last one.
+    let (env, fast) = call_tool(
+        &toolbox,
+        "schedule_delivery",
+        r#"{"delivery": {"units": 4, "units": 5, "packing": "boxes"}}"#.into(),
+    );
+    assert_eq!((env.status, env.data), (Status::Ok, Some(json!(5))));
     assert!(!fast);
 }

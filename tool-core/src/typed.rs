@@ -21,11 +21,38 @@
 //! | `i8`…`i64`, `isize`, `u8`…`u64`, `usize` | bounds, `multiple_of` (exactly as the validator compares) |
 //! | `f64` | the same, for values below 2^53 in magnitude (larger ones fall back) |
 //! | `bool`, `char`, `f32` | none (any constraint falls back) |
-//! | `Vec<T>` of the types above (nested too) | `min_items`, `max_items`, `unique_items` |
+//! | `Vec<T>` of the types in this table (nested too) | each item as `T`; `min_items`, `max_items`; `unique_items` when `T`'s equality is JSON Schema equality (not for `#[model]` structs, which fall back) |
 //! | `Option<T>` (a parameter) | absent or `null` passes (the validator drops `null` optionals); present is checked as `T` |
+//! | `Option<T>` (a field, an item), `Box<T>` | `None` passes; a value is checked as `T` |
+//! | a `#[model]` enum of unit variants only (no generics, discriminants or variant attributes; container `rename_all`/`rename` only) | any decoded variant passes; `unique_items` (distinct variants are distinct strings); any other constraint falls back |
+//! | a `#[model]` struct with named fields (no generics, no field attributes; container `rename_all`/`rename`/`deny_unknown_fields` only) | every field checked as its type is (a field of a type not in this table falls back); any constraint on the struct itself falls back |
 //!
 //! Any other parameter type falls back whenever the parameter is sent (an absent `Option` of a
 //! user type passes; a required one of a user type means the tool has no fast path at all).
+//! `#[model]` types of other shapes (`tag`, `untagged`, `content`, `default`, `transparent`,
+//! `#[schemars(...)]`, field or variant renames, generics, tuple structs, data variants) are such
+//! types: `#[model]` implements the check only where it can prove it.
+//!
+//! Why a decoded `#[model]` value satisfies its schema, against what schemars 1.x generates
+//! (for deserialization) and the input schema's hygiene ([`crate::schema`]):
+//!
+//! - **Unknown fields.** serde's derived struct skips them; the input schema closes every object
+//!   (`additionalProperties: false`). The arguments of a tool with a `#[model]` parameter are
+//!   therefore decoded through a guard that fails on any skipped value (`deserialize_ignored_any`,
+//!   at every depth), so an unknown field falls back.
+//! - **Other forms serde accepts.** A derived struct also reads an array of its field values and
+//!   a unit variant also reads `{"Variant": null}`; the schema has an object and a string. The
+//!   guard refuses both: a struct must be a JSON object, an enum a JSON string.
+//! - **Missing fields.** serde fails on a missing field unless its type is an `Option`; schemars
+//!   lists exactly the non-`Option` fields in `required`.
+//! - **`null`.** serde reads `null` as `None` for an `Option` field; the field's schema no longer
+//!   admits `null` (hygiene strips it from optional properties), but the validator first drops a
+//!   `null` optional at every depth, as absent, which schemars does not require either. A
+//!   non-`Option` field's `null` fails in serde.
+//! - **Duplicate keys** (text only). serde fails on a repeated field (`duplicate field`), so
+//!   they fall back; the validator sees the last one, as the parsed value keeps it.
+//! - **Names.** serde and schemars apply `rename_all` with the same rules; a type whose names
+//!   could collide under a rule (same letters ignoring case, `_` and `-`) gets no check.
 //!
 //! The later stages that read the arguments as a JSON value (before- and after-hooks, approval,
 //! idempotency keys, the audit digest, paging, and the host's own pipeline stages) get exactly
@@ -43,6 +70,20 @@ use serde_json::{Number, Value};
 use std::any::Any;
 use std::cmp::Ordering;
 use std::sync::OnceLock;
+
+mod guard;
+
+/// Decodes JSON text through the guard (see the module docs; `None` when serde or the guard refuses it).
+#[doc(hidden)]
+pub fn guarded_from_str<T: serde::de::DeserializeOwned>(text: &str) -> Option<T> {
+    guard::from_str(text)
+}
+
+/// Decodes a parsed value through the guard, without cloning it.
+#[doc(hidden)]
+pub fn guarded_from_value<'de, T: serde::Deserialize<'de>>(value: &'de Value) -> Option<T> {
+    guard::from_value(value)
+}
 
 /// Decoded and checked arguments, as the generated decoder's argument struct.
 pub type TypedArgs = Box<dyn Any + Send>;
@@ -112,19 +153,32 @@ fn compiled<'a>(cell: &'a PatternCell, pattern: &str) -> Option<&'a Regex> {
 #[doc(hidden)]
 pub struct Probe<'a, T: ?Sized>(pub &'a T);
 
-/// A type whose every decoded value satisfies its own schema, and whose `#[arg]` constraints the
-/// fast path can check.
+/// A type the fast path can check: whether a decoded value certainly satisfies the type's own
+/// schema and its `#[arg]` constraints. The built-in types' every decoded value satisfies their
+/// schema, so only constraints are checked; a `#[model]` type checks its fields (and has an
+/// impl only for the shapes listed in the module docs).
 #[doc(hidden)]
 pub trait Fast {
-    /// Whether the value certainly satisfies the constraints (`false` falls back).
-    fn fast_ok(&self, constraints: &[Constraint], pattern: &PatternCell) -> bool;
-}
+    /// Whether serde's derived decoding of the type accepts inputs its schema does not (a
+    /// `#[model]` struct or enum), so the arguments must be decoded through the guard, which
+    /// refuses them (see the module docs).
+    const GUARDED: bool = false;
 
-/// Marker: every decoded value satisfies the type's schema, and equality is JSON Schema
-/// equality or finer (two values the validator calls equal are never told apart), so it can be
-/// an item of a checked list.
-#[doc(hidden)]
-pub trait Plain: PartialEq {}
+    /// Whether the value certainly satisfies its schema and the constraints (`false` falls
+    /// back).
+    fn fast_ok(&self, constraints: &[Constraint], pattern: &PatternCell) -> bool;
+
+    /// Whether two decoded values are certainly different JSON values as the validator
+    /// compares them (for `unique_items`). `false` when they may be equal or the type cannot
+    /// tell, which falls back: a type whose Rust equality is not JSON Schema equality or
+    /// coarser keeps this default.
+    fn json_ne(&self, _other: &Self) -> bool
+    where
+        Self: Sized,
+    {
+        false
+    }
+}
 
 /// The known types' check.
 #[doc(hidden)]
@@ -162,11 +216,18 @@ pub struct TypeProbe<T: ?Sized>(pub std::marker::PhantomData<T>);
 pub trait KnownType {
     /// `true`.
     fn known(self) -> bool;
+
+    /// [`Fast::GUARDED`].
+    fn guarded(self) -> bool;
 }
 
 impl<T: Fast + ?Sized> KnownType for &&TypeProbe<T> {
     fn known(self) -> bool {
         true
+    }
+
+    fn guarded(self) -> bool {
+        T::GUARDED
     }
 }
 
@@ -175,10 +236,17 @@ impl<T: Fast + ?Sized> KnownType for &&TypeProbe<T> {
 pub trait UnknownType {
     /// `false`.
     fn known(self) -> bool;
+
+    /// `false`: a value of the type falls back whatever decodes, so no guard is needed.
+    fn guarded(self) -> bool;
 }
 
 impl<T: ?Sized> UnknownType for &TypeProbe<T> {
     fn known(self) -> bool {
+        false
+    }
+
+    fn guarded(self) -> bool {
         false
     }
 }
@@ -194,8 +262,11 @@ impl Fast for String {
             _ => false,
         })
     }
+
+    fn json_ne(&self, other: &Self) -> bool {
+        self != other
+    }
 }
-impl Plain for String {}
 
 /// Checks a number, as the validator sees it, against numeric constraints.
 fn number_ok(n: &Number, constraints: &[Constraint]) -> bool {
@@ -226,8 +297,11 @@ macro_rules! fast_int {
             fn fast_ok(&self, constraints: &[Constraint], _: &PatternCell) -> bool {
                 constraints.is_empty() || number_ok(&Number::from(*self), constraints)
             }
+
+            fn json_ne(&self, other: &Self) -> bool {
+                self != other
+            }
         }
-        impl Plain for $t {}
     )*};
 }
 fast_int!(i8, i16, i32, i64, isize, u8, u16, u32, u64, usize);
@@ -257,8 +331,12 @@ impl Fast for f64 {
         };
         number_ok(&n, constraints)
     }
+
+    fn json_ne(&self, other: &Self) -> bool {
+        // `0.0 == -0.0`, as in JSON Schema; JSON holds no NaN.
+        self != other
+    }
 }
-impl Plain for f64 {}
 
 macro_rules! fast_unconstrained {
     ($($t:ty),*) => {$(
@@ -266,36 +344,84 @@ macro_rules! fast_unconstrained {
             fn fast_ok(&self, constraints: &[Constraint], _: &PatternCell) -> bool {
                 constraints.is_empty()
             }
+
+            fn json_ne(&self, other: &Self) -> bool {
+                self != other
+            }
         }
-        impl Plain for $t {}
     )*};
 }
 // `f32` rounds what was sent, so a bound could compare differently: no constraints only.
 fast_unconstrained!(bool, char, f32);
 
-impl<T: Plain> Fast for Vec<T> {
+impl<T: Fast> Fast for Vec<T> {
+    const GUARDED: bool = T::GUARDED;
+
     fn fast_ok(&self, constraints: &[Constraint], _: &PatternCell) -> bool {
         let len = self.len() as u64;
-        constraints.iter().all(|c| match *c {
-            Constraint::MinItems(min) => len >= min,
-            Constraint::MaxItems(max) => len <= max,
-            Constraint::UniqueItems => distinct(self),
-            _ => false,
-        })
+        self.iter().all(|item| item.fast_ok(&[], &NO_PATTERN))
+            && constraints.iter().all(|c| match *c {
+                Constraint::MinItems(min) => len >= min,
+                Constraint::MaxItems(max) => len <= max,
+                Constraint::UniqueItems => distinct(self),
+                _ => false,
+            })
+    }
+
+    fn json_ne(&self, other: &Self) -> bool {
+        self.len() != other.len() || self.iter().zip(other).any(|(a, b)| a.json_ne(b))
     }
 }
-impl<T: Plain> Plain for Vec<T> {}
+
+/// An item of a list or a field: no constraints of its own, and no absent value (a field of an
+/// `Option` type that is absent or `null` is `None`, which the validator sees as absent after it
+/// drops `null` optionals).
+impl<T: Fast> Fast for Option<T> {
+    const GUARDED: bool = T::GUARDED;
+
+    fn fast_ok(&self, constraints: &[Constraint], pattern: &PatternCell) -> bool {
+        match self {
+            Some(v) => v.fast_ok(constraints, pattern),
+            None => constraints.is_empty(),
+        }
+    }
+
+    fn json_ne(&self, other: &Self) -> bool {
+        match (self, other) {
+            (Some(a), Some(b)) => a.json_ne(b),
+            (None, None) => false,
+            _ => true,
+        }
+    }
+}
+
+/// The same schema and decoding as `T` (a recursive `#[model]`'s link).
+impl<T: Fast> Fast for Box<T> {
+    const GUARDED: bool = T::GUARDED;
+
+    fn fast_ok(&self, constraints: &[Constraint], pattern: &PatternCell) -> bool {
+        (**self).fast_ok(constraints, pattern)
+    }
+
+    fn json_ne(&self, other: &Self) -> bool {
+        (**self).json_ne(other)
+    }
+}
+
+/// The pattern cell of a check without constraints (never compiled).
+#[doc(hidden)]
+pub static NO_PATTERN: PatternCell = PatternCell::new();
 
 /// Whether no two items are equal. Quadratic, but only up to a size where that is cheap; a
 /// longer list falls back to the validator's near-linear check.
-fn distinct<T: PartialEq>(items: &[T]) -> bool {
+fn distinct<T: Fast>(items: &[T]) -> bool {
     if items.len() > 64 {
         return false;
     }
     items
         .iter()
         .enumerate()
-        .all(|(j, b)| items[..j].iter().all(|a| a != b))
+        .all(|(j, b)| items[..j].iter().all(|a| a.json_ne(b)))
 }
 
 /// The error of a typed executor handed arguments of another tool (a bug in the toolbox).
@@ -370,6 +496,38 @@ mod tests {
         assert!(!ok(
             (0..65).collect::<Vec<u32>>(),
             &[Constraint::UniqueItems]
+        ));
+    }
+
+    #[test]
+    fn items_are_checked_and_compared_as_their_type() {
+        let unique = [Constraint::UniqueItems];
+        assert!(ok(vec![Some(1u8), None, Some(2)], &unique));
+        assert!(!ok(vec![Some(1u8), None, Some(1)], &unique));
+        assert!(!ok(vec![None::<u8>, None], &unique));
+        assert!(ok(vec![Box::new(1u8), Box::new(2)], &unique));
+        // A type that cannot tell equality apart, and one whose values may fail their schema.
+        struct Opaque(bool);
+        impl Fast for Opaque {
+            fn fast_ok(&self, constraints: &[Constraint], _: &PatternCell) -> bool {
+                constraints.is_empty() && self.0
+            }
+        }
+        assert!(ok(
+            vec![Opaque(true), Opaque(true)],
+            &[Constraint::MaxItems(2)]
+        ));
+        assert!(!ok(vec![Opaque(true), Opaque(true)], &unique));
+        assert!(
+            ok(vec![Opaque(true)], &unique),
+            "one item is always distinct"
+        );
+        assert!(!ok(vec![Opaque(true), Opaque(false)], &[]));
+        assert!(!ok(Some(Opaque(false)), &[]));
+        assert!(ok(None::<Opaque>, &[]));
+        assert!(!ok(
+            None::<u8>,
+            &[Constraint::Minimum(crate::schema::Num::UInt(1))]
         ));
     }
 

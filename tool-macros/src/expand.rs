@@ -70,6 +70,8 @@ pub fn tool_expr(tool: &ToolFn, self_ty: Option<&Type>) -> TokenStream {
     // The typed fast path: one check per parameter, and whether its type can have one.
     let mut checks = Vec::new();
     let mut fast_possible = Vec::new();
+    // Whether a parameter's type needs the guarded decoding (a `#[model]` type).
+    let mut guards = Vec::new();
 
     if tool.has_self {
         let st = self_tokens.clone().unwrap_or_else(|| quote!(Self));
@@ -149,6 +151,9 @@ pub fn tool_expr(tool: &ToolFn, self_ty: Option<&Type>) -> TokenStream {
                         (&&#p::typed::TypeProbe::<#inner>(#p::typed::PhantomData)).known()
                     });
                 }
+                guards.push(quote! {
+                    (&&#p::typed::TypeProbe::<#inner>(#p::typed::PhantomData)).guarded()
+                });
                 let schema = quote_spanned!(m.inner.span()=> #p::schema_of::<#inner>);
                 param_defs.push(quote! {
                     #p::ParamDef {
@@ -366,11 +371,23 @@ pub fn tool_expr(tool: &ToolFn, self_ty: Option<&Type>) -> TokenStream {
             #(#checks)*
             true
         }
+        /// Whether a parameter's type is one serde decodes more leniently than its schema
+        /// allows (a `#[model]` type), so decoding goes through the guard. Constant per tool.
+        #[allow(unused_imports, clippy::needless_borrow)]
+        #[inline(always)]
+        fn __guarded() -> bool {
+            use #p::typed::{KnownType as _, UnknownType as _};
+            false #(|| #guards)*
+        }
         fn __from_text(__text: &str) -> ::std::option::Option<#p::typed::TypedArgs> {
             if !#p::typed::starts_object(__text) {
                 return ::std::option::Option::None;
             }
-            let __a: __Args = #p::typed::from_str(__text).ok()?;
+            let __a: __Args = if __guarded() {
+                #p::typed::guarded_from_str(__text)?
+            } else {
+                #p::typed::from_str(__text).ok()?
+            };
             if !__check(&__a) {
                 return ::std::option::Option::None;
             }
@@ -380,7 +397,11 @@ pub fn tool_expr(tool: &ToolFn, self_ty: Option<&Type>) -> TokenStream {
             if !__v.is_object() {
                 return ::std::option::Option::None;
             }
-            let __a = <__Args as #p::serde::Deserialize>::deserialize(__v).ok()?;
+            let __a: __Args = if __guarded() {
+                #p::typed::guarded_from_value(__v)?
+            } else {
+                <__Args as #p::serde::Deserialize>::deserialize(__v).ok()?
+            };
             if !__check(&__a) {
                 return ::std::option::Option::None;
             }

@@ -11,6 +11,7 @@ mod check;
 mod ctxt;
 mod expand;
 mod lint;
+mod model;
 
 use proc_macro::TokenStream;
 use proc_macro2::{Span, TokenStream as TokenStream2};
@@ -186,7 +187,9 @@ fn tools_impl(args: TokenStream2, input: TokenStream2) -> TokenStream2 {
 }
 
 /// Derives `Serialize`, `Deserialize` and `JsonSchema` through the facade, for types used as tool
-/// parameters or results in a crate that depends on `toolsmith` alone.
+/// parameters or results in a crate that depends on `toolsmith` alone. For a unit-only enum or a
+/// plain struct with named fields it also implements the typed fast path's check, so a call
+/// with the type as a parameter can skip the general path (see `tool_core::typed`).
 #[proc_macro_attribute]
 pub fn model(args: TokenStream, input: TokenStream) -> TokenStream {
     let args: TokenStream2 = args.into();
@@ -195,6 +198,8 @@ pub fn model(args: TokenStream, input: TokenStream) -> TokenStream {
         let e = syn::Error::new(args.span(), "`#[model]` takes no arguments").to_compile_error();
         return quote!(#e #input).into();
     }
+    // The typed fast path's check of the type, when its shape lets one be proved.
+    let fast = model::fast_impl(&input);
     quote! {
         #[derive(
             ::toolsmith::__private::serde::Serialize,
@@ -204,6 +209,7 @@ pub fn model(args: TokenStream, input: TokenStream) -> TokenStream {
         #[serde(crate = "::toolsmith::__private::serde")]
         #[schemars(crate = "::toolsmith::__private::schemars")]
         #input
+        #fast
     }
     .into()
 }
