@@ -1214,6 +1214,36 @@ fn typed_toolboxes() -> (toolsmith::Toolbox, toolsmith::Toolbox) {
     )
 }
 
+/// Runs one call through both toolboxes as a value and as text, adding any disagreement to
+/// `failures`.
+fn both_entries(
+    rt: &tokio::runtime::Runtime,
+    (fast, general): (&toolsmith::Toolbox, &toolsmith::Toolbox),
+    name: &str,
+    value: &serde_json::Value,
+    text: &str,
+    failures: &mut Vec<String>,
+) {
+    for args in [
+        toolsmith::Arguments::Value(value.clone()),
+        toolsmith::Arguments::Text(text.to_string()),
+    ] {
+        if let Err(e) = both_paths(rt, fast, general, name, args) {
+            failures.push(e);
+        }
+    }
+}
+
+/// Fails with every disagreement found.
+fn assert_agreed(failures: &[String]) {
+    assert!(
+        failures.is_empty(),
+        "{} failure(s):\n{}",
+        failures.len(),
+        failures.join("\n")
+    );
+}
+
 /// Runs one call through both toolboxes, by value and as text; returns the envelope.
 fn both_paths(
     rt: &tokio::runtime::Runtime,
@@ -1298,22 +1328,17 @@ fn typed_decoding_agrees_with_the_validator_on_the_random_corpus() {
                     }
                 }
             }
-            for args in [
-                toolsmith::Arguments::Value(x.clone()),
-                toolsmith::Arguments::Text(text.clone()),
-            ] {
-                if let Err(e) = both_paths(&rt, &fast_tb, &general_tb, tool.name(), args) {
-                    failures.push(e);
-                }
-            }
+            both_entries(
+                &rt,
+                (&fast_tb, &general_tb),
+                tool.name(),
+                &x,
+                &text,
+                &mut failures,
+            );
         }
     }
-    assert!(
-        failures.is_empty(),
-        "{} failure(s):\n{}",
-        failures.len(),
-        failures.join("\n")
-    );
+    assert_agreed(&failures);
     assert!(
         with_fast_path >= 8,
         "{with_fast_path} tools have a fast path"
@@ -1687,22 +1712,17 @@ fn typed_decoding_agrees_on_model_parameters() {
                     _ => {}
                 }
             }
-            for args in [
-                toolsmith::Arguments::Value(parsed.clone()),
-                toolsmith::Arguments::Text(text.clone()),
-            ] {
-                if let Err(e) = both_paths(&rt, &fast_tb, &general_tb, tool.name(), args) {
-                    failures.push(e);
-                }
-            }
+            both_entries(
+                &rt,
+                (&fast_tb, &general_tb),
+                tool.name(),
+                &parsed,
+                &text,
+                &mut failures,
+            );
         }
     }
-    assert!(
-        failures.is_empty(),
-        "{} failure(s):\n{}",
-        failures.len(),
-        failures.join("\n")
-    );
+    assert_agreed(&failures);
     // The fast path now takes model-typed calls (every tool below has a model parameter).
     for name in [
         "save_contact",
