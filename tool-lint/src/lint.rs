@@ -505,7 +505,7 @@ fn lint_schema<'a>(schema: &'a Node<'a>, cfg: &LintConfig, sink: &mut Sink) {
             .iter()
             .any(|(k, _)| matches!(k, "description" | "enum" | "const"))
         {
-            let ptr = ptr.to_string();
+            let ptr = ptr.render();
             subschema_description(node, &ptr, cfg, sink);
             subschema_values(node, &ptr, sink);
         }
