@@ -238,7 +238,7 @@ const SEND_VERBS: &[&str] = &[
 ];
 
 /// Words that, in a sentence naming another tool, change how that tool is used.
-const SHADOW_CUES: &[&str] = &[
+pub(crate) const SHADOW_CUES: &[&str] = &[
     "when",
     "whenever",
     "before",
@@ -559,13 +559,20 @@ fn is_email(tok: &str) -> bool {
 }
 
 /// `tool_shadowing`: a sentence that names another tool of the list (`others`, without this
-/// tool's own name) together with a word that changes how it is used.
-pub(crate) fn shadowing(text: &str, own: &str, others: &NameSet<'_>) -> Option<Hit> {
-    if !others.may_occur_in(text) {
+/// tool's own name) together with a word that changes how it is used. `words` are the text's
+/// [`Words`] when the caller has them: a text none of whose words is a cue is then passed over
+/// without a search for the names.
+pub(crate) fn shadowing(
+    text: &str,
+    own: &str,
+    others: &NameSet<'_>,
+    words: Option<&Words>,
+) -> Option<Hit> {
+    if words.is_some_and(|ws| !ws.has_shadow_cue()) || !others.may_occur_in(text) {
         return None;
     }
     let mut found = None;
-    let mut ws: Option<Words> = None;
+    let mut split: Option<Words> = None;
     for_tokens(text, |tok, at| {
         // The trimmed bytes are ASCII: the rest keeps its UTF-8 boundaries.
         let trim = |c: &u8| matches!(c, b'*' | b'_' | b'-' | b'.');
@@ -576,7 +583,10 @@ pub(crate) fn shadowing(text: &str, own: &str, others: &NameSet<'_>) -> Option<H
         if tok.len() < 2 || !others.contains(tok) || tok == own {
             return false;
         }
-        let ws = ws.get_or_insert_with(|| Words::new(text));
+        let ws = match words {
+            Some(ws) => ws,
+            None => split.get_or_insert_with(|| Words::new(text)),
+        };
         let start = at + text[at..].find(tok).unwrap_or(0);
         let span = char_span(text, start, start + tok.len());
         let hit = word_at_char(ws, span.0).is_some_and(|w| {

@@ -180,7 +180,7 @@ impl Splitter {
             w.chars -= 1;
         }
         w.end = self.buf.len() as u32;
-        w.id = lex.id(&self.buf[w.start as usize..]);
+        w.id = lex.id(&self.buf.as_bytes()[w.start as usize..]);
         self.items.push(*w);
         self.in_word = false;
     }
@@ -261,7 +261,7 @@ impl Words {
                     while b[end - 1] == b'\'' {
                         end -= 1;
                     }
-                    let id = lex.id(&buf[start..end]);
+                    let id = lex.id(&b[start..end]);
                     if id != UNKNOWN {
                         known.push(items.len() as u32);
                     }
@@ -319,6 +319,15 @@ impl Words {
     /// bytes the token rules look for it holds.
     pub(crate) fn marks(&self) -> u8 {
         self.marks
+    }
+
+    /// Whether a word of the text is one of the cues of `tool_shadowing` or "instead": a
+    /// text without any cannot shadow a tool.
+    pub(crate) fn has_shadow_cue(&self) -> bool {
+        let lex = lexicon();
+        self.known
+            .iter()
+            .any(|&i| lex.starts[self.items[i as usize].id as usize] & CUE != 0)
     }
 
     /// Whether word `i` is `word`, one of the lexicon's [`EXTRA_WORDS`] or a word of a phrase.
@@ -480,7 +489,11 @@ const LISTS: [&[&str]; 6] = [
 ];
 
 /// Words the rules test one by one, besides the words of the phrases.
-const EXTRA_WORDS: &[&str] = &["always", "never", "please"];
+const EXTRA_WORDS: &[&str] = &["always", "never", "please", "instead"];
+
+/// [`Lexicon::starts`] bit of the words `tool_shadowing` needs in a sentence: its cues
+/// ([`crate::poison::SHADOW_CUES`]) and the "instead" of "instead of".
+const CUE: u8 = 1 << 7;
 
 /// One [`List`], indexed by the id of each phrase's first word.
 struct PhraseSet {
@@ -494,7 +507,7 @@ struct PhraseSet {
 /// words are looked up once each when it is split, and each phrase search then compares ids.
 pub(crate) struct Lexicon {
     /// The words, by id.
-    words: Vec<&'static str>,
+    words: Vec<&'static [u8]>,
     /// An open-addressing table of the words: `id + 1` at the slot of the word's
     /// [`slot_hash`] or after it, `0` for an empty slot. Most words of a text are in no list
     /// and meet an empty slot at once.
@@ -574,6 +587,13 @@ impl Lexicon {
             }
             lex.sets.push(set);
         }
+        for w in crate::poison::SHADOW_CUES.iter().chain(&["instead"]) {
+            let id = lex.intern(w) as usize;
+            if lex.starts.len() <= id {
+                lex.starts.resize(id + 1, 0);
+            }
+            lex.starts[id] |= CUE;
+        }
         let n = lex.words.len();
         lex.starts.resize(n, 0);
         for set in &mut lex.sets {
@@ -584,13 +604,13 @@ impl Lexicon {
 
     /// The id of `word`, added when it is new.
     fn intern(&mut self, word: &'static str) -> u16 {
-        let id = self.id(word);
+        let id = self.id(word.as_bytes());
         if id != UNKNOWN {
             return id;
         }
         let id = self.words.len() as u16;
         assert!(self.words.len() < SLOTS / 4, "the lexicon's table is full");
-        self.words.push(word);
+        self.words.push(word.as_bytes());
         let mut slot = slot_hash(word.as_bytes());
         while self.slots[slot] != 0 {
             slot = (slot + 1) % SLOTS;
@@ -601,8 +621,8 @@ impl Lexicon {
 
     /// The id of a lowercased word, or [`UNKNOWN`].
     #[inline]
-    fn id(&self, word: &str) -> u16 {
-        let mut slot = slot_hash(word.as_bytes());
+    fn id(&self, word: &[u8]) -> u16 {
+        let mut slot = slot_hash(word);
         loop {
             match self.slots[slot] {
                 0 => return UNKNOWN,
@@ -1382,6 +1402,14 @@ mod tests {
         assert!(Words::new("do not tell the")
             .find_any(List::Agent)
             .is_none());
+        // "before" is a cue of tool_shadowing.
+        assert!(ws.has_shadow_cue());
+        assert!(!Words::new("Adds two numbers; returns the sum.").has_shadow_cue());
+        assert!(Words::new("Use it, instead.").has_shadow_cue());
+        assert!(Words::new("Lists files; WHEN done, stop").has_shadow_cue());
+        for cue in crate::poison::SHADOW_CUES {
+            assert!(Words::new(cue).has_shadow_cue(), "{cue}");
+        }
         // Every word of every list has an id, and the extra words too.
         let lex = lexicon();
         for w in LISTS
@@ -1389,10 +1417,10 @@ mod tests {
             .flat_map(|l| l.iter())
             .flat_map(|p| p.split(' '))
         {
-            assert_ne!(lex.id(w), UNKNOWN, "{w}");
+            assert_ne!(lex.id(w.as_bytes()), UNKNOWN, "{w}");
         }
-        assert_eq!(lex.id("always"), lex.always);
-        assert_eq!(lex.id("zebra"), UNKNOWN);
+        assert_eq!(lex.id(b"always"), lex.always);
+        assert_eq!(lex.id(b"zebra"), UNKNOWN);
     }
 
     #[test]
