@@ -449,13 +449,8 @@ impl<'a> NameSet<'a> {
 
     /// Whether `text` may hold one of the names: `false` only when none occurs in it.
     pub(crate) fn may_occur_in(&self, text: &str) -> bool {
-        // No prefilter: tool names share their first bytes with most words, so the prefilter
-        // would stop at nearly every word; the automaton alone reads each byte once.
         let any = self.any.get_or_init(|| {
-            aho_corasick::AhoCorasick::builder()
-                .prefilter(false)
-                .build(self.set.iter().filter(|n| !n.is_empty()))
-                .ok()
+            aho_corasick::AhoCorasick::new(self.set.iter().filter(|n| !n.is_empty())).ok()
         });
         any.as_ref().is_none_or(|ac| ac.is_match(text))
     }
