@@ -118,6 +118,8 @@ fn cmp_pointers(a: &str, b: &str) -> Ordering {
             (None, None) => return Ordering::Equal,
             (None, Some(_)) => return Ordering::Less,
             (Some(_), None) => return Ordering::Greater,
+            // Equal tokens compare equal however they read: skip the number parse.
+            (Some(x), Some(y)) if x == y => {}
             (Some(x), Some(y)) => {
                 let ord = match (x.parse::<u64>(), y.parse::<u64>()) {
                     (Ok(n), Ok(m)) => n.cmp(&m),

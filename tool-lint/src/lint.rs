@@ -21,12 +21,18 @@ use crate::text::{
     says_what_it_returns, to_snake_case, Words,
 };
 
-pub(crate) struct Sink {
+pub(crate) struct Sink<'n> {
     pub(crate) tool: String,
     pub(crate) findings: Vec<Finding>,
+    /// The list's tool names when `tool_shadowing` runs (a list of two names or more): the text
+    /// rules check it on the texts they split ([`shadow`]).
+    names: Option<&'n NameSet<'n>>,
+    /// Whether the schema rules checked `tool_shadowing` on the top-level parameter
+    /// descriptions (they do when they run).
+    params_shadowed: bool,
 }
 
-impl Sink {
+impl Sink<'_> {
     fn push(&mut self, rule: &'static str, pointer: impl Into<String>, message: impl Into<String>) {
         self.push_at(rule, pointer, message, None);
     }
@@ -87,6 +93,8 @@ pub(crate) fn lint_in_list(
     let mut sink = Sink {
         tool: name.to_string(),
         findings: Vec::new(),
+        names: names.filter(|n| n.len() > 1),
+        params_shadowed: false,
     };
     match tool.as_object() {
         Some(obj) => lint_object(obj, cfg, &mut sink),
@@ -99,37 +107,50 @@ pub(crate) fn lint_in_list(
             ),
         ),
     }
-    if let (Some(names), Some(obj)) = (names, tool.as_object()) {
-        if names.len() > 1 {
-            shadowing_rule(obj, names, &mut sink);
+    // The title, the description and (when the schema rules ran) the top-level parameter
+    // descriptions were checked by the text rules; the parameters of a schema the schema rules
+    // did not read are checked here.
+    if let (Some(names), Some(obj)) = (sink.names, tool.as_object()) {
+        if !sink.params_shadowed {
+            shadowing_params(obj, names, &mut sink);
         }
     }
     sort_findings(&mut sink.findings);
     sink.findings
 }
 
-/// `tool_shadowing` over the title, the description and the top-level parameter descriptions.
-fn shadowing_rule(obj: Obj<'_>, names: &NameSet<'_>, sink: &mut Sink) {
-    let own = sink.tool.clone();
-    let check = |text: &str, pointer: String, sink: &mut Sink| {
-        if let Some(hit) = shadowing(text, &own, names) {
-            sink.push_at(
-                "tool_shadowing",
-                pointer,
-                format!(
-                    "names the tool {:?} (character {}) to change how it is used; a tool describes itself, never the use of another tool",
-                    hit.what,
-                    hit.span.0 + 1
-                ),
-                Some(hit.span),
-            );
-        }
-    };
-    for key in ["title", "description"] {
-        if let Some(t) = obj.get(key).and_then(Node::as_str) {
-            check(t, format!("/{key}"), sink);
-        }
+/// `tool_shadowing` on one text of the tool (the title, the description or a top-level
+/// parameter description), with its words.
+fn shadow(text: &str, words: &Words, pointer: &str, sink: &mut Sink) {
+    if let Some(names) = sink.names {
+        shadow_with(text, Some(words), names, pointer.to_string(), sink);
     }
+}
+
+fn shadow_with(
+    text: &str,
+    words: Option<&Words>,
+    names: &NameSet<'_>,
+    pointer: String,
+    sink: &mut Sink,
+) {
+    if let Some(hit) = shadowing(text, &sink.tool, names, words) {
+        sink.push_at(
+            "tool_shadowing",
+            pointer,
+            format!(
+                "names the tool {:?} (character {}) to change how it is used; a tool describes itself, never the use of another tool",
+                hit.what,
+                hit.span.0 + 1
+            ),
+            Some(hit.span),
+        );
+    }
+}
+
+/// `tool_shadowing` over the top-level parameter descriptions, for an input schema the schema
+/// rules did not read.
+fn shadowing_params(obj: Obj<'_>, names: &NameSet<'_>, sink: &mut Sink) {
     if let Some(props) = obj
         .get("inputSchema")
         .and_then(|s| s.get("properties"))
@@ -137,8 +158,10 @@ fn shadowing_rule(obj: Obj<'_>, names: &NameSet<'_>, sink: &mut Sink) {
     {
         for (name, p) in props.iter() {
             if let Some(d) = p.get("description").and_then(Node::as_str) {
-                check(
+                shadow_with(
                     d,
+                    None,
+                    names,
                     format!(
                         "/inputSchema/properties/{}/description",
                         escape_pointer_token(name)
@@ -212,6 +235,7 @@ fn lint_title_field(field: Option<&Node<'_>>, sink: &mut Sink) {
             let ws = Words::new(title);
             steering_and_framing(&ws, "/title", sink);
             poisoning(title, &ws, "/title", None, sink);
+            shadow(title, &ws, "/title", sink);
             hidden(title, "/title", false, sink);
         }
         Some(other) => sink.push(
@@ -337,6 +361,7 @@ fn lint_description(d: &str, cfg: &LintConfig, sink: &mut Sink) {
     }
     steering_and_framing(&ws, "/description", sink);
     poisoning(d, &ws, "/description", None, sink);
+    shadow(d, &ws, "/description", sink);
     hidden(d, "/description", false, sink);
 }
 
@@ -496,8 +521,11 @@ fn hidden_walk(v: &Node<'_>, pointer: &str, sink: &mut Sink) {
 }
 
 const BASE: &str = "/inputSchema";
+/// The pointer of the tool's parameters.
+const PARAMS: &str = "/inputSchema/properties";
 
 fn lint_schema<'a>(schema: &'a Node<'a>, cfg: &LintConfig, sink: &mut Sink) {
+    sink.params_shadowed = true;
     // Every subschema: descriptions, enums, consts.
     visit_schemas(schema, BASE, &mut |node, ptr| {
         // Only a subschema with one of these keys can have a finding: render its pointer then.
@@ -505,7 +533,7 @@ fn lint_schema<'a>(schema: &'a Node<'a>, cfg: &LintConfig, sink: &mut Sink) {
             .iter()
             .any(|(k, _)| matches!(k, "description" | "enum" | "const"))
         {
-            let ptr = ptr.to_string();
+            let ptr = ptr.render();
             subschema_description(node, &ptr, cfg, sink);
             subschema_values(node, &ptr, sink);
         }
@@ -544,6 +572,10 @@ fn subschema_description(node: Obj<'_>, ptr: &str, cfg: &LintConfig, sink: &mut 
                 .then(|| crate::walk::unescape_token(name).into_owned())
         });
         poisoning(d, &ws, &dptr, param.as_deref(), sink);
+        // A top-level parameter: `tool_shadowing` reads its description too.
+        if ptr.rsplit_once('/').is_some_and(|(head, _)| head == PARAMS) {
+            shadow(d, &ws, &dptr, sink);
+        }
     }
 }
 

@@ -9,7 +9,7 @@
 
 use crate::text::NameSet;
 
-use crate::text::{phrase_set, Words};
+use crate::text::{List, Words, MARK_AT, MARK_LT, MARK_PATH, MARK_SCHEME};
 
 /// One match: what was found (for the message) and where, as `(start, len)` in characters
 /// (0-based start) of the string.
@@ -21,7 +21,7 @@ pub(crate) struct Hit {
 
 /// Phrases that address the agent rather than describe the tool: concealment from the user,
 /// overriding earlier instructions, preconditions the tool does not need.
-const AGENT_PHRASES: &[&str] = &[
+pub(crate) const AGENT_PHRASES: &[&str] = &[
     "before using this tool",
     "before using this",
     "before calling this tool",
@@ -109,7 +109,7 @@ const PRIVATE_PATHS: &[&str] = &[
 
 /// Credential nouns; they count as a request only with a verb of [`REQUEST_VERBS`] in the same
 /// sentence.
-const CREDENTIAL_PHRASES: &[&str] = &[
+pub(crate) const CREDENTIAL_PHRASES: &[&str] = &[
     "api key",
     "api keys",
     "apikey",
@@ -142,7 +142,7 @@ const CREDENTIAL_PHRASES: &[&str] = &[
 ];
 
 /// The conversation and other tools' data.
-const CONVERSATION_PHRASES: &[&str] = &[
+pub(crate) const CONVERSATION_PHRASES: &[&str] = &[
     "conversation history",
     "chat history",
     "message history",
@@ -238,7 +238,7 @@ const SEND_VERBS: &[&str] = &[
 ];
 
 /// Words that, in a sentence naming another tool, change how that tool is used.
-const SHADOW_CUES: &[&str] = &[
+pub(crate) const SHADOW_CUES: &[&str] = &[
     "when",
     "whenever",
     "before",
@@ -382,7 +382,7 @@ fn word_at_char(ws: &Words, ch: usize) -> Option<usize> {
 /// `agent_instructions`: `<IMPORTANT>`-style blocks and phrases addressed to the agent.
 pub(crate) fn agent_instructions(text: &str, ws: &Words) -> Option<Hit> {
     let mut tag: Option<Hit> = None;
-    if text.contains('<') {
+    if ws.marks() & MARK_LT != 0 {
         let bytes = text.as_bytes();
         for (i, _) in text.match_indices('<') {
             let mut j = i + 1;
@@ -407,7 +407,7 @@ pub(crate) fn agent_instructions(text: &str, ws: &Words) -> Option<Hit> {
             }
         }
     }
-    let phrase = ws.find_any(phrase_set!(AGENT_PHRASES)).map(|(i, j, _)| {
+    let phrase = ws.find_any(List::Agent).map(|(i, j, _)| {
         let span = ws.span(i, j);
         Hit {
             what: original(text, span),
@@ -421,13 +421,10 @@ pub(crate) fn agent_instructions(text: &str, ws: &Words) -> Option<Hit> {
 }
 
 /// Whether a text holds `/`, `_`, `~` or a `.` before a letter: each of [`PRIVATE_PATHS`] and
-/// `.env` does, so a text without any holds none of them.
+/// `.env` does, so a text without any holds none of them ([`MARK_PATH`] of its words).
+#[cfg(test)]
 fn may_hold_a_path(text: &str) -> bool {
-    let b = text.as_bytes();
-    b.iter().enumerate().any(|(i, &c)| {
-        matches!(c, b'/' | b'_' | b'~')
-            || (c == b'.' && b.get(i + 1).is_some_and(u8::is_ascii_alphabetic))
-    })
+    Words::new(text).marks() & MARK_PATH != 0
 }
 
 /// [`PRIVATE_PATHS`] and `.env`, matched ASCII-case-insensitively in one pass.
@@ -456,7 +453,7 @@ fn private_paths_only() -> &'static aho_corasick::AhoCorasick {
 pub(crate) fn sensitive_request(text: &str, ws: &Words) -> Option<Hit> {
     // A token is a substring of the text and no pattern holds a token separator, so a text
     // without any of the paths (in any case) has no token with one.
-    if may_hold_a_path(text) && private_paths().is_match(text) {
+    if ws.marks() & MARK_PATH != 0 && private_paths().is_match(text) {
         let mut found = None;
         for_tokens(text, |tok, at| {
             if !tok.bytes().any(|b| matches!(b, b'.' | b'/' | b'_' | b'~')) {
@@ -477,7 +474,7 @@ pub(crate) fn sensitive_request(text: &str, ws: &Words) -> Option<Hit> {
             return found;
         }
     }
-    request_phrase(text, ws, phrase_set!(CREDENTIAL_PHRASES))
+    request_phrase(text, ws, List::Credential)
 }
 
 /// A `.env` file (any case): `.env`, `.env.local`, `path/.env`, not `process.env` or
@@ -494,7 +491,7 @@ fn is_dotenv(tok: &str) -> bool {
 }
 
 /// A phrase of `set` in a sentence that also holds one of [`REQUEST_VERBS`].
-fn request_phrase(text: &str, ws: &Words, set: &crate::text::PhraseSet) -> Option<Hit> {
+fn request_phrase(text: &str, ws: &Words, set: List) -> Option<Hit> {
     let mut from = 0;
     while let Some((i, j, _)) = ws.find_any_from(set, from) {
         if sentence_has(ws, i, REQUEST_VERBS) {
@@ -512,12 +509,12 @@ fn request_phrase(text: &str, ws: &Words, set: &crate::text::PhraseSet) -> Optio
 /// `conversation_exfiltration`: the conversation, the system prompt or other tools' data asked
 /// to be put into an argument.
 pub(crate) fn conversation_request(text: &str, ws: &Words) -> Option<Hit> {
-    request_phrase(text, ws, phrase_set!(CONVERSATION_PHRASES))
+    request_phrase(text, ws, List::Conversation)
 }
 
 /// `exfiltration_target`: a URL or an e-mail address in a sentence that sends something.
 pub(crate) fn exfiltration_target(text: &str, ws: &Words) -> Option<Hit> {
-    if !(text.contains("://") || text.contains('@')) {
+    if ws.marks() & (MARK_SCHEME | MARK_AT) == 0 {
         return None;
     }
     let mut found = None;
@@ -562,13 +559,20 @@ fn is_email(tok: &str) -> bool {
 }
 
 /// `tool_shadowing`: a sentence that names another tool of the list (`others`, without this
-/// tool's own name) together with a word that changes how it is used.
-pub(crate) fn shadowing(text: &str, own: &str, others: &NameSet<'_>) -> Option<Hit> {
-    if !others.may_occur_in(text) {
+/// tool's own name) together with a word that changes how it is used. `words` are the text's
+/// [`Words`] when the caller has them: a text none of whose words is a cue is then passed over
+/// without a search for the names.
+pub(crate) fn shadowing(
+    text: &str,
+    own: &str,
+    others: &NameSet<'_>,
+    words: Option<&Words>,
+) -> Option<Hit> {
+    if words.is_some_and(|ws| !ws.has_shadow_cue()) || !others.may_occur_in(text) {
         return None;
     }
     let mut found = None;
-    let mut ws: Option<Words> = None;
+    let mut split: Option<Words> = None;
     for_tokens(text, |tok, at| {
         // The trimmed bytes are ASCII: the rest keeps its UTF-8 boundaries.
         let trim = |c: &u8| matches!(c, b'*' | b'_' | b'-' | b'.');
@@ -579,7 +583,10 @@ pub(crate) fn shadowing(text: &str, own: &str, others: &NameSet<'_>) -> Option<H
         if tok.len() < 2 || !others.contains(tok) || tok == own {
             return false;
         }
-        let ws = ws.get_or_insert_with(|| Words::new(text));
+        let ws = match words {
+            Some(ws) => ws,
+            None => split.get_or_insert_with(|| Words::new(text)),
+        };
         let start = at + text[at..].find(tok).unwrap_or(0);
         let span = char_span(text, start, start + tok.len());
         let hit = word_at_char(ws, span.0).is_some_and(|w| {

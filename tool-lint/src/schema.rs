@@ -54,9 +54,51 @@ pub(crate) struct Field<'a> {
 /// included), so fields of a `$defs` entry are reported at their place in `$defs`.
 pub(crate) fn fields<'a>(root: &'a Node<'a>, base: &str) -> Vec<Field<'a>> {
     let mut out = Vec::new();
+    if fields_without_refs(root, &Pointer::root(base), 0, &mut out) {
+        return out;
+    }
+    out.clear();
     let mut seen = FastSet::default();
     collect_fields(root, root, base, base, 0, &mut seen, &mut out);
     out
+}
+
+/// [`collect_fields`] of a schema without `$ref`s, with no set of visited pointers and no
+/// pointer string but each field's: without references the walk reaches each object once, at
+/// a pointer of its own, so the set would turn nothing away. Returns `false` (with `out`
+/// partly filled) when it meets a `$ref`; the caller then walks again with the set.
+fn fields_without_refs<'a>(
+    node: &'a Node<'a>,
+    pointer: &Pointer<'_>,
+    depth: usize,
+    out: &mut Vec<Field<'a>>,
+) -> bool {
+    let Some(obj) = node.as_object() else {
+        return true;
+    };
+    if obj.get("$ref").and_then(Node::as_str).is_some() {
+        return false;
+    }
+    let mut ok = true;
+    walk::for_each_child_of(obj.iter(), |step, schema| {
+        if !ok || !step.keyword.walked_by(Pass::LintFields) {
+            return;
+        }
+        let here = pointer.step(step);
+        ok = match (step.keyword.name, step.member) {
+            ("properties", Member::Name(name)) => {
+                out.push(Field {
+                    name,
+                    schema,
+                    pointer: here.render(),
+                    depth,
+                });
+                fields_without_refs(schema, &here, depth + 1, out)
+            }
+            _ => fields_without_refs(schema, &here, depth, out),
+        };
+    });
+    ok
 }
 
 fn collect_fields<'a>(
@@ -83,7 +125,7 @@ fn collect_fields<'a>(
         if !step.keyword.walked_by(Pass::LintFields) {
             return;
         }
-        let here = start.step(step).to_string();
+        let here = start.step(step).render();
         match (step.keyword.name, step.member) {
             ("properties", Member::Name(name)) => {
                 out.push(Field {
@@ -185,6 +227,44 @@ mod tests {
                 ("/inputSchema/$defs/Tree/properties/kids".to_string(), 1),
             ]
         );
+    }
+
+    #[test]
+    fn fields_without_refs_are_the_fields_of_the_walk_with_the_set() {
+        let schema = json!({
+            "type": "object",
+            "properties": {
+                "a/b": {"type": "object", "properties": {"c~d": {}, "e": {"items": [{"properties": {"f": {}}}]}}},
+                "g": {"anyOf": [{"properties": {"h": {}}}, {"not": {"properties": {"i": {}}}}]},
+                "j": {"type": "array", "items": {"properties": {"k": {"additionalProperties": {"properties": {"l": {}}}}}}}
+            },
+            "$defs": {"Unused": {"properties": {"m": {}}}}
+        });
+        let arena = Bump::new();
+        let schema = Node::from_value(&schema, &arena);
+        let fast: Vec<(String, usize, &str)> = fields(&schema, "/inputSchema")
+            .into_iter()
+            .map(|f| (f.pointer, f.depth, f.name))
+            .collect();
+        let mut slow = Vec::new();
+        let mut seen = FastSet::default();
+        collect_fields(
+            &schema,
+            &schema,
+            "/inputSchema",
+            "/inputSchema",
+            0,
+            &mut seen,
+            &mut slow,
+        );
+        let slow: Vec<(String, usize, &str)> = slow
+            .into_iter()
+            .map(|f| (f.pointer, f.depth, f.name))
+            .collect();
+        assert_eq!(fast, slow);
+        assert_eq!(fast.len(), 10);
+        assert_eq!(fast[0].0, "/inputSchema/properties/a~1b");
+        assert_eq!(fast[1].0, "/inputSchema/properties/a~1b/properties/c~0d");
     }
 
     #[test]

@@ -61,8 +61,53 @@ struct WordPos {
     /// Length of the word in characters of the text.
     chars: u32,
     sentence_start: bool,
-    /// The word's bit in a [`PhraseSet`]'s first-word filter.
-    bit: u16,
+    /// The word's id in the [`Lexicon`], or [`UNKNOWN`].
+    id: u16,
+}
+
+/// [`WordPos::id`] of a word that is in no phrase list.
+const UNKNOWN: u16 = u16::MAX;
+/// A phrase part `*`, which matches any word.
+const ANY_WORD: u16 = u16::MAX - 1;
+
+/// [`Words::marks`] bit: the text holds `/`, `_`, `~` or a `.` before an ASCII letter (each
+/// private path and `.env` does).
+pub(crate) const MARK_PATH: u8 = 1;
+/// [`Words::marks`] bit: the text holds `<`.
+pub(crate) const MARK_LT: u8 = 2;
+/// [`Words::marks`] bit: the text holds `@`.
+pub(crate) const MARK_AT: u8 = 4;
+/// [`Words::marks`] bit: the text holds `://`.
+pub(crate) const MARK_SCHEME: u8 = 8;
+
+/// The marks of single bytes (`.` and `:` depend on what follows, see [`marks_of`]).
+static MARK: [u8; 256] = {
+    let mut t = [0u8; 256];
+    t[b'/' as usize] = MARK_PATH;
+    t[b'_' as usize] = MARK_PATH;
+    t[b'~' as usize] = MARK_PATH;
+    t[b'<' as usize] = MARK_LT;
+    t[b'@' as usize] = MARK_AT;
+    t
+};
+
+/// The mark of a `.` or `:` at byte `i` of `b`.
+#[inline]
+fn punct_mark(b: &[u8], i: usize) -> u8 {
+    match b[i] {
+        b'.' if b.get(i + 1).is_some_and(u8::is_ascii_alphabetic) => MARK_PATH,
+        b':' if b.get(i + 1..i + 3) == Some(b"//") => MARK_SCHEME,
+        _ => 0,
+    }
+}
+
+/// The [`Words::marks`] of a text, byte by byte.
+fn marks_of(b: &[u8]) -> u8 {
+    let mut m = 0;
+    for i in 0..b.len() {
+        m |= MARK[b[i] as usize] | punct_mark(b, i);
+    }
+    m
 }
 
 /// [`Words::new`]'s state while it reads a text.
@@ -90,7 +135,7 @@ impl Splitter {
                 at: 0,
                 chars: 0,
                 sentence_start: true,
-                bit: 0,
+                id: UNKNOWN,
             },
         }
     }
@@ -107,7 +152,7 @@ impl Splitter {
                 at: i as u32 + 1,
                 chars: 0,
                 sentence_start: self.boundary,
-                bit: 0,
+                id: UNKNOWN,
             };
         }
         push_lower(&mut self.buf);
@@ -117,9 +162,9 @@ impl Splitter {
     /// A character outside words, which `ends_sentence` when it is one of `. ! ? : ;` or a line
     /// break; it ends the word before it.
     #[inline]
-    fn other_char(&mut self, ends_sentence: bool) {
+    fn other_char(&mut self, lex: &Lexicon, ends_sentence: bool) {
         if self.in_word {
-            self.finish_word();
+            self.finish_word(lex);
             self.boundary = false;
         }
         if ends_sentence {
@@ -128,14 +173,14 @@ impl Splitter {
     }
 
     /// Ends the current word, without the apostrophes it ends with.
-    fn finish_word(&mut self) {
+    fn finish_word(&mut self, lex: &Lexicon) {
         let w = &mut self.cur;
         while self.buf.ends_with('\'') && self.buf.len() > w.start as usize {
             self.buf.pop();
             w.chars -= 1;
         }
         w.end = self.buf.len() as u32;
-        w.bit = filter_bit(&self.buf[w.start as usize..]) as u16;
+        w.id = lex.id(&self.buf.as_bytes()[w.start as usize..]);
         self.items.push(*w);
         self.in_word = false;
     }
@@ -146,48 +191,64 @@ impl Splitter {
 /// Words are letters, digits and inner apostrophes (`’` counts as `'`), lowercased. A word
 /// starts a sentence when nothing but whitespace, quotes or list bullets separate it from the
 /// start of the text or from one of `. ! ? : ;` or a line break.
+///
+/// Each word carries its id in the [`Lexicon`] of every phrase list, so the phrase searches of
+/// all rules compare small integers over the few words that are in some list
+/// ([`Words::known`]) instead of strings over every word; the same pass records the
+/// [`Words::marks`] the token rules need.
 pub(crate) struct Words {
     buf: String,
     items: Vec<WordPos>,
+    /// Indices of the words with a lexicon id, in order.
+    known: Vec<u32>,
+    marks: u8,
 }
 
 impl Words {
     /// Splits `text` (bytes of an ASCII text, characters of any other).
     pub(crate) fn new(text: &str) -> Words {
+        let lex = lexicon();
         if text.is_ascii() {
-            Words::ascii(text)
+            Words::ascii(text, lex)
         } else {
-            Words::chars(text)
+            Words::chars(text, lex)
         }
     }
 
     /// [`Words::new`] character by character.
-    fn chars(text: &str) -> Words {
+    fn chars(text: &str, lex: &Lexicon) -> Words {
         let mut s = Splitter::new(text.len());
         for (i, c) in text.chars().enumerate() {
             let c = if c == '\u{2019}' { '\'' } else { c };
             if c.is_alphanumeric() || (c == '\'' && s.in_word) {
                 s.word_char(i, |buf| buf.extend(c.to_lowercase()));
             } else {
-                s.other_char(matches!(c, '.' | '!' | '?' | ':' | ';' | '\n'));
+                s.other_char(lex, matches!(c, '.' | '!' | '?' | ':' | ';' | '\n'));
             }
         }
         if s.in_word {
-            s.finish_word();
+            s.finish_word(lex);
         }
+        let known = (0..s.items.len() as u32)
+            .filter(|&i| s.items[i as usize].id != UNKNOWN)
+            .collect();
         Words {
             buf: s.buf,
             items: s.items,
+            known,
+            marks: marks_of(text.as_bytes()),
         }
     }
 
     /// [`Words::new`] of an ASCII text: one character per byte, so the words are ranges of the
     /// lowercased text itself.
-    fn ascii(text: &str) -> Words {
+    fn ascii(text: &str, lex: &Lexicon) -> Words {
         let buf = text.to_ascii_lowercase();
         let b = buf.as_bytes();
         let mut items = Vec::with_capacity(text.len() / 5 + 1);
+        let mut known = Vec::with_capacity(text.len() / 16 + 1);
         let mut boundary = true;
+        let mut marks = 0;
         let mut i = 0;
         while i < b.len() {
             match CLASS[b[i] as usize] {
@@ -200,24 +261,37 @@ impl Words {
                     while b[end - 1] == b'\'' {
                         end -= 1;
                     }
+                    let id = lex.id(&b[start..end]);
+                    if id != UNKNOWN {
+                        known.push(items.len() as u32);
+                    }
                     items.push(WordPos {
                         start: start as u32,
                         end: end as u32,
                         at: start as u32 + 1,
                         chars: (end - start) as u32,
                         sentence_start: boundary,
-                        bit: filter_bit(&buf[start..end]) as u16,
+                        id,
                     });
                     boundary = false;
                 }
                 ENDS_SENTENCE => {
+                    marks |= punct_mark(b, i);
                     boundary = true;
                     i += 1;
                 }
-                _ => i += 1,
+                _ => {
+                    marks |= MARK[b[i] as usize];
+                    i += 1;
+                }
             }
         }
-        Words { buf, items }
+        Words {
+            buf,
+            items,
+            known,
+            marks,
+        }
     }
 
     /// How many words.
@@ -241,6 +315,26 @@ impl Words {
         self.items[i].sentence_start
     }
 
+    /// The `MARK_*` bits of the text (`MARK_PATH`, `MARK_LT`, `MARK_AT`, `MARK_SCHEME`): which
+    /// bytes the token rules look for it holds.
+    pub(crate) fn marks(&self) -> u8 {
+        self.marks
+    }
+
+    /// Whether a word of the text is one of the cues of `tool_shadowing` or "instead": a
+    /// text without any cannot shadow a tool.
+    pub(crate) fn has_shadow_cue(&self) -> bool {
+        let lex = lexicon();
+        self.known
+            .iter()
+            .any(|&i| lex.starts[self.items[i as usize].id as usize] & CUE != 0)
+    }
+
+    /// Whether word `i` is `word`, one of the lexicon's [`EXTRA_WORDS`] or a word of a phrase.
+    fn is(&self, i: usize, word: u16) -> bool {
+        self.items[i].id == word
+    }
+
     /// The character span `(start, len)` (0-based start) of words `i..=j` in the text.
     pub(crate) fn span(&self, i: usize, j: usize) -> (usize, usize) {
         let (a, b) = (&self.items[i], &self.items[j]);
@@ -248,36 +342,37 @@ impl Words {
         (start, (b.at + b.chars) as usize - 1 - start)
     }
 
-    /// Finds the first occurrence of any phrase of `set`: the index of its first word, its last
+    /// Finds the first occurrence of any phrase of `list`: the index of its first word, its last
     /// word and the phrase. Phrases are lowercase words split by spaces; `*` matches any word.
-    pub(crate) fn find_any(&self, set: &PhraseSet) -> Option<(usize, usize, &'static str)> {
-        self.find_any_from(set, 0)
+    pub(crate) fn find_any(&self, list: List) -> Option<(usize, usize, &'static str)> {
+        self.find_any_from(list, 0)
     }
 
     /// [`Words::find_any`] starting at word `from`.
     pub(crate) fn find_any_from(
         &self,
-        set: &PhraseSet,
+        list: List,
         from: usize,
     ) -> Option<(usize, usize, &'static str)> {
-        for i in from..self.len() {
-            let bit = self.items[i].bit as usize;
-            if set.filter[bit / 64] & (1 << (bit % 64)) == 0 {
+        let lex = lexicon();
+        let set = &lex.sets[list as usize];
+        let bit = 1u8 << list as u8;
+        let first = self.known.partition_point(|&i| (i as usize) < from);
+        for &i in &self.known[first..] {
+            let i = i as usize;
+            let id = self.items[i].id as usize;
+            if lex.starts[id] & bit == 0 {
                 continue;
             }
-            let word = self.text(i);
-            let Some(candidates) = set.by_first.get(word) else {
-                continue;
-            };
-            for &(k, ref parts) in candidates {
+            for (k, parts) in &set.by_first[id] {
                 if i + parts.len() <= self.len()
                     && parts
                         .iter()
                         .enumerate()
                         .skip(1)
-                        .all(|(n, p)| *p == "*" || self.text(i + n) == *p)
+                        .all(|(n, &p)| p == ANY_WORD || self.items[i + n].id == p)
                 {
-                    return Some((i, i + parts.len() - 1, set.phrases[k]));
+                    return Some((i, i + parts.len() - 1, set.phrases[*k]));
                 }
             }
         }
@@ -312,8 +407,6 @@ impl std::hash::Hasher for Fnv {
 
 /// A `BuildHasher` for [`Fnv`].
 pub type FnvBuild = std::hash::BuildHasherDefault<Fnv>;
-/// A `HashMap` with [`Fnv`].
-pub type FastMap<K, V> = std::collections::HashMap<K, V, FnvBuild>;
 /// A `HashSet` with [`Fnv`].
 pub type FastSet<K> = std::collections::HashSet<K, FnvBuild>;
 
@@ -363,47 +456,183 @@ impl<'a> NameSet<'a> {
     }
 }
 
-/// A list of phrases indexed by first word, built once per list.
-pub(crate) struct PhraseSet {
-    phrases: &'static [&'static str],
-    by_first: FastMap<&'static str, Vec<(usize, Vec<&'static str>)>>,
-    /// A filter on (first byte, length) of the first words: most words of a text start no
-    /// phrase and are skipped without hashing.
-    filter: [u64; 8],
+/// The phrase lists of the text rules, each searched with [`Words::find_any`].
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum List {
+    /// [`STEERING_PHRASES`].
+    Steering,
+    /// [`PROHIBITION_PHRASES`].
+    Prohibition,
+    /// [`RETURN_WORDS`].
+    Returns,
+    /// [`crate::poison::AGENT_PHRASES`].
+    Agent,
+    /// [`crate::poison::CREDENTIAL_PHRASES`].
+    Credential,
+    /// [`crate::poison::CONVERSATION_PHRASES`].
+    Conversation,
 }
 
-/// The bit of a word in [`PhraseSet::filter`].
+/// The phrases of each [`List`], in its order.
+const LISTS: [&[&str]; 6] = [
+    STEERING_PHRASES,
+    PROHIBITION_PHRASES,
+    RETURN_WORDS,
+    crate::poison::AGENT_PHRASES,
+    crate::poison::CREDENTIAL_PHRASES,
+    crate::poison::CONVERSATION_PHRASES,
+];
+
+/// Words the rules test one by one, besides the words of the phrases.
+const EXTRA_WORDS: &[&str] = &["always", "never", "please", "instead"];
+
+/// [`Lexicon::starts`] bit of the words `tool_shadowing` needs in a sentence: its cues
+/// ([`crate::poison::SHADOW_CUES`]) and the "instead" of "instead of".
+const CUE: u8 = 1 << 7;
+
+/// One [`List`], indexed by the id of each phrase's first word.
+struct PhraseSet {
+    phrases: &'static [&'static str],
+    /// For each word id: the phrases that start with it, as (index in `phrases`, the ids of
+    /// its words), in list order.
+    by_first: Vec<Vec<(usize, Box<[u16]>)>>,
+}
+
+/// Every word of every phrase list (and [`EXTRA_WORDS`]) with a small id, built once: a text's
+/// words are looked up once each when it is split, and each phrase search then compares ids.
+pub(crate) struct Lexicon {
+    /// The words, by id.
+    words: Vec<&'static [u8]>,
+    /// An open-addressing table of the words: `id + 1` at the slot of the word's
+    /// [`slot_hash`] or after it, `0` for an empty slot. Most words of a text are in no list
+    /// and meet an empty slot at once.
+    slots: Box<[u16; SLOTS]>,
+    /// For each word id: bit `list as u8` set when the word starts a phrase of that list.
+    starts: Vec<u8>,
+    sets: Vec<PhraseSet>,
+    always: u16,
+    never: u16,
+    please: u16,
+}
+
+/// How many slots [`Lexicon::slots`] has (a power of two, some ten times the words).
+const SLOTS: usize = 4096;
+
+/// The first slot of a word: a hash of its length and of its first, middle and last bytes,
+/// computed without a loop.
+#[inline]
+fn slot_hash(w: &[u8]) -> usize {
+    let n = w.len();
+    if n == 0 {
+        return 0;
+    }
+    let x = (n as u32) | (w[0] as u32) << 8 | (w[n / 2] as u32) << 16 | (w[n - 1] as u32) << 24;
+    (x.wrapping_mul(0x9E37_79B1) >> (32 - SLOTS.trailing_zeros())) as usize
+}
+
+/// The bit of a word in [`NameSet`]'s filter.
 fn filter_bit(word: &str) -> usize {
     let first = word.as_bytes().first().copied().unwrap_or(0) as usize;
     (first % 32) * 16 + word.len().min(15)
 }
 
-impl PhraseSet {
-    pub(crate) fn new(phrases: &'static [&'static str]) -> PhraseSet {
-        let mut by_first: FastMap<_, Vec<_>> = Default::default();
-        let mut filter = [0u64; 8];
-        for (k, p) in phrases.iter().enumerate() {
-            let parts: Vec<&'static str> = p.split(' ').collect();
-            let bit = filter_bit(parts[0]);
-            filter[bit / 64] |= 1 << (bit % 64);
-            by_first.entry(parts[0]).or_default().push((k, parts));
+impl Lexicon {
+    fn build() -> Lexicon {
+        let mut lex = Lexicon {
+            words: Vec::new(),
+            slots: Box::new([0; SLOTS]),
+            starts: Vec::new(),
+            sets: Vec::new(),
+            always: 0,
+            never: 0,
+            please: 0,
+        };
+        lex.always = lex.intern("always");
+        lex.never = lex.intern("never");
+        lex.please = lex.intern("please");
+        for w in EXTRA_WORDS {
+            lex.intern(w);
         }
-        PhraseSet {
-            phrases,
-            by_first,
-            filter,
+        for (l, phrases) in LISTS.iter().enumerate() {
+            let mut set = PhraseSet {
+                phrases,
+                by_first: Vec::new(),
+            };
+            for (k, p) in phrases.iter().enumerate() {
+                let parts: Box<[u16]> = p
+                    .split(' ')
+                    .enumerate()
+                    .map(|(n, w)| {
+                        if n > 0 && w == "*" {
+                            ANY_WORD
+                        } else {
+                            lex.intern(w)
+                        }
+                    })
+                    .collect();
+                let first = parts[0] as usize;
+                if set.by_first.len() <= first {
+                    set.by_first.resize_with(first + 1, Vec::new);
+                }
+                set.by_first[first].push((k, parts));
+                if lex.starts.len() <= first {
+                    lex.starts.resize(first + 1, 0);
+                }
+                lex.starts[first] |= 1 << l;
+            }
+            lex.sets.push(set);
+        }
+        for w in crate::poison::SHADOW_CUES.iter().chain(&["instead"]) {
+            let id = lex.intern(w) as usize;
+            if lex.starts.len() <= id {
+                lex.starts.resize(id + 1, 0);
+            }
+            lex.starts[id] |= CUE;
+        }
+        let n = lex.words.len();
+        lex.starts.resize(n, 0);
+        for set in &mut lex.sets {
+            set.by_first.resize_with(n, Vec::new);
+        }
+        lex
+    }
+
+    /// The id of `word`, added when it is new.
+    fn intern(&mut self, word: &'static str) -> u16 {
+        let id = self.id(word.as_bytes());
+        if id != UNKNOWN {
+            return id;
+        }
+        let id = self.words.len() as u16;
+        assert!(self.words.len() < SLOTS / 4, "the lexicon's table is full");
+        self.words.push(word.as_bytes());
+        let mut slot = slot_hash(word.as_bytes());
+        while self.slots[slot] != 0 {
+            slot = (slot + 1) % SLOTS;
+        }
+        self.slots[slot] = id + 1;
+        id
+    }
+
+    /// The id of a lowercased word, or [`UNKNOWN`].
+    #[inline]
+    fn id(&self, word: &[u8]) -> u16 {
+        let mut slot = slot_hash(word);
+        loop {
+            match self.slots[slot] {
+                0 => return UNKNOWN,
+                s if self.words[s as usize - 1] == word => return s - 1,
+                _ => slot = (slot + 1) % SLOTS,
+            }
         }
     }
 }
 
-/// A lazily built [`PhraseSet`] for a static phrase list.
-macro_rules! phrase_set {
-    ($list:expr) => {{
-        static SET: std::sync::OnceLock<$crate::text::PhraseSet> = std::sync::OnceLock::new();
-        SET.get_or_init(|| $crate::text::PhraseSet::new($list))
-    }};
+/// The one [`Lexicon`].
+fn lexicon() -> &'static Lexicon {
+    static LEX: std::sync::OnceLock<Lexicon> = std::sync::OnceLock::new();
+    LEX.get_or_init(Lexicon::build)
 }
-pub(crate) use phrase_set;
 
 /// Phrases that instruct the agent. Matched on whole words, case-insensitively.
 const STEERING_PHRASES: &[&str] = &[
@@ -476,13 +705,13 @@ const IMPERATIVE_EXTRA: &[&str] = &[
 /// pass ..."). Elsewhere they describe behaviour ("directories always have a children array",
 /// "Always UTC.", "Never returns more than 100 rows") and do not fire.
 pub(crate) fn find_steering(ws: &Words) -> Option<(String, usize, (usize, usize))> {
+    let lex = lexicon();
     let mut best: Option<(usize, usize, String)> = ws
-        .find_any(phrase_set!(STEERING_PHRASES))
+        .find_any(List::Steering)
         .map(|(i, j, p)| (i, j, p.to_string()));
     let imperative = |i: usize| {
-        let w = ws.text(i);
-        (w == "always" || w == "never")
-            && (ws.sentence_start(i) || i > 0 && ws.text(i - 1) == "please")
+        (ws.is(i, lex.always) || ws.is(i, lex.never))
+            && (ws.sentence_start(i) || i > 0 && ws.is(i - 1, lex.please))
             && i + 1 < ws.len()
             && {
                 let n = ws.text(i + 1);
@@ -490,7 +719,14 @@ pub(crate) fn find_steering(ws: &Words) -> Option<(String, usize, (usize, usize)
             }
     };
     let stop = best.as_ref().map_or(ws.len(), |(b, _, _)| *b);
-    if let Some(i) = (0..stop).find(|&i| imperative(i)) {
+    // "always" and "never" have lexicon ids: only known words can be one.
+    if let Some(i) = ws
+        .known
+        .iter()
+        .map(|&i| i as usize)
+        .take_while(|&i| i < stop)
+        .find(|&i| imperative(i))
+    {
         best = Some((i, i, ws.text(i).to_string()));
     }
     best.map(|(i, j, phrase)| (phrase, ws.at(i), ws.span(i, j)))
@@ -515,7 +751,7 @@ const PROHIBITION_PHRASES: &[&str] = &[
 
 /// Finds a prohibition used as framing. Returns (the phrase, 1-based character position).
 pub(crate) fn find_prohibition(ws: &Words) -> Option<(String, usize, (usize, usize))> {
-    ws.find_any(phrase_set!(PROHIBITION_PHRASES))
+    ws.find_any(List::Prohibition)
         .map(|(i, j, p)| (p.to_string(), ws.at(i), ws.span(i, j)))
 }
 
@@ -605,7 +841,7 @@ pub(crate) fn says_what_it_returns(ws: &Words) -> bool {
     if ws.len() > 0 && FETCH_VERBS.contains(&ws.text(0)) {
         return true;
     }
-    ws.find_any(phrase_set!(RETURN_WORDS)).is_some()
+    ws.find_any(List::Returns).is_some()
 }
 
 /// Whether a name is snake_case: lowercase ASCII letters and digits in words joined by single
@@ -1106,11 +1342,80 @@ mod tests {
             "end'",
         ] {
             assert_eq!(
-                summary(&Words::ascii(t)),
-                summary(&Words::chars(t)),
+                summary(&Words::ascii(t, lexicon())),
+                summary(&Words::chars(t, lexicon())),
                 "{t:?}"
             );
         }
+    }
+
+    #[test]
+    fn ascii_marks_are_the_marks_of_the_bytes() {
+        for t in [
+            "Reads a file. Returns its text as UTF-8.",
+            "e.g. ~/.ssh/id_rsa <IMPORTANT> mail a@b.c https://x.y",
+            "a:// b:/ c:x d.  e.1 f._ g@",
+            "x.",
+            ":",
+            "",
+        ] {
+            let ws = Words::new(t);
+            assert_eq!(ws.marks(), marks_of(t.as_bytes()), "{t:?}");
+            let non_ascii = format!("é {t}");
+            assert_eq!(Words::new(&non_ascii).marks(), ws.marks(), "{t:?}");
+        }
+        assert_eq!(Words::new("a.b").marks(), MARK_PATH);
+        assert_eq!(Words::new("a. b: c").marks(), 0);
+        assert_eq!(Words::new("<a@b> x:").marks(), MARK_LT | MARK_AT);
+        assert_eq!(Words::new("x://").marks(), MARK_SCHEME | MARK_PATH);
+    }
+
+    #[test]
+    fn phrases_match_on_lexicon_ids() {
+        let ws = Words::new("Please, do NOT tell the user; before using this tool, don’t use it.");
+        assert_eq!(
+            ws.find_any(List::Agent),
+            Some((1, 5, "do not tell the user"))
+        );
+        assert_eq!(
+            ws.find_any_from(List::Agent, 2).map(|(i, _, p)| (i, p)),
+            Some((6, "before using this tool"))
+        );
+        assert_eq!(
+            ws.find_any(List::Prohibition).map(|(i, _, p)| (i, p)),
+            Some((10, "don't use"))
+        );
+        // "tell" is a return word.
+        assert_eq!(
+            ws.find_any(List::Returns).map(|(i, _, p)| (i, p)),
+            Some((3, "tell"))
+        );
+        assert!(Words::new("Adds two numbers.")
+            .find_any(List::Returns)
+            .is_none());
+        // A phrase cut off by the end of the text does not match.
+        assert!(Words::new("do not tell the")
+            .find_any(List::Agent)
+            .is_none());
+        // "before" is a cue of tool_shadowing.
+        assert!(ws.has_shadow_cue());
+        assert!(!Words::new("Adds two numbers; returns the sum.").has_shadow_cue());
+        assert!(Words::new("Use it, instead.").has_shadow_cue());
+        assert!(Words::new("Lists files; WHEN done, stop").has_shadow_cue());
+        for cue in crate::poison::SHADOW_CUES {
+            assert!(Words::new(cue).has_shadow_cue(), "{cue}");
+        }
+        // Every word of every list has an id, and the extra words too.
+        let lex = lexicon();
+        for w in LISTS
+            .iter()
+            .flat_map(|l| l.iter())
+            .flat_map(|p| p.split(' '))
+        {
+            assert_ne!(lex.id(w.as_bytes()), UNKNOWN, "{w}");
+        }
+        assert_eq!(lex.id(b"always"), lex.always);
+        assert_eq!(lex.id(b"zebra"), UNKNOWN);
     }
 
     #[test]

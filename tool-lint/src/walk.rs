@@ -211,6 +211,48 @@ impl<'a> Pointer<'a> {
     pub fn step(&'a self, step: Step<'a>) -> Pointer<'a> {
         Pointer::Step(self, step)
     }
+
+    /// Appends the pointer, escaped, to `out`: the text of its `Display`, written without the
+    /// formatting machinery.
+    ///
+    /// ```
+    /// use tool_lint::walk::Pointer;
+    /// let root = Pointer::root("/inputSchema");
+    /// let (a, b) = (root.token("a/b"), root.token("c"));
+    /// let mut out = String::new();
+    /// Pointer::Index(&a, 3).write_to(&mut out);
+    /// assert_eq!(out, "/inputSchema/a~1b/3");
+    /// assert_eq!(b.to_string(), "/inputSchema/c");
+    /// ```
+    pub fn write_to(&self, out: &mut String) {
+        match self {
+            Pointer::Root(s) => out.push_str(s),
+            Pointer::Token(parent, t) => {
+                parent.write_to(out);
+                push_token(out, t);
+            }
+            Pointer::Index(parent, i) => {
+                parent.write_to(out);
+                push_index(out, *i);
+            }
+            Pointer::Step(parent, step) => {
+                parent.write_to(out);
+                push_token(out, step.keyword.name);
+                match step.member {
+                    Member::Whole => {}
+                    Member::Name(n) => push_token(out, n),
+                    Member::Index(i) => push_index(out, i),
+                }
+            }
+        }
+    }
+
+    /// The pointer as a string: [`Pointer::write_to`] into a new one.
+    pub fn render(&self) -> String {
+        let mut out = String::with_capacity(64);
+        self.write_to(&mut out);
+        out
+    }
 }
 
 impl fmt::Display for Pointer<'_> {
@@ -287,12 +329,21 @@ pub fn describe_value(v: &Value, max_keys: usize) -> String {
 /// Appends `/token`, escaped, to a pointer string.
 pub fn push_token(pointer: &mut String, token: &str) {
     pointer.push('/');
-    pointer.push_str(&escape_token(token));
+    if token.bytes().any(|b| b == b'~' || b == b'/') {
+        pointer.push_str(&escape_token(token));
+    } else {
+        pointer.push_str(token);
+    }
 }
 
 /// Appends `/index` to a pointer string.
 pub fn push_index(pointer: &mut String, index: usize) {
-    let _ = write!(pointer, "/{index}");
+    if index < 10 {
+        pointer.push('/');
+        pointer.push((b'0' + index as u8) as char);
+    } else {
+        let _ = write!(pointer, "/{index}");
+    }
 }
 
 /// A JSON value the read-only walks can descend into: `serde_json::Value`, and the lint's
