@@ -2,7 +2,8 @@
 //! declared output schema, or the call is `failed` with `OUTPUT_CONTRACT` (the validation errors
 //! go to the audit record only). A result nested deeper than `limits::MAX_RESULT_DEPTH` levels is
 //! `failed` with `OUTPUT_NOT_ENCODABLE` (JSON readers would refuse the envelope). The reply becomes
-//! the answer: its data, note and `truncated`.
+//! the answer: its data, note and `truncated`. A result encoded as JSON text (`call_json`) is
+//! checked on the text and kept as `data_text`.
 
 use super::{CallState, Step};
 use crate::codes;
@@ -43,7 +44,8 @@ pub(super) fn run(call: &mut CallState<'_>) -> Step {
                         Some(Step::Answer(unencodable().into_envelope()))
                     }
                 },
-                None => check(call, &Value::Null, too_deep),
+                // Release builds: only the depth.
+                None => too_deep().then(|| deep(call)),
             };
             if let Some(step) = checked {
                 return step;
