@@ -76,12 +76,15 @@ pub fn fast_impl(input: &TokenStream) -> TokenStream {
             {
                 return TokenStream::new();
             }
-            let checks = named.named.iter().map(|f| {
-                let name = f.ident.as_ref().expect("named field");
-                quote! {
-                    && (&&#p::typed::Probe(&self.#name)).typed_ok(&[], &#p::typed::NO_PATTERN)
-                }
-            });
+            let checks = named
+                .named
+                .iter()
+                .filter_map(|f| f.ident.as_ref())
+                .map(|name| {
+                    quote! {
+                        && (&&#p::typed::Probe(&self.#name)).typed_ok(&[], &#p::typed::NO_PATTERN)
+                    }
+                });
             quote! {
                 const _: () = {
                     #[automatically_derived]
