@@ -379,16 +379,7 @@ impl<'a> CallState<'a> {
     /// cutting to the budget). The text is serde_json's own, so it parses to the value
     /// `serde_json::to_value` gives for all but exotic results (see [`Toolbox::call_json`]).
     pub(crate) fn materialize(&mut self) {
-        let (Some(text), Some(env)) = (self.data_text.take(), self.env.as_mut()) else {
-            return;
-        };
-        match serde_json::from_str(&text) {
-            Ok(value) => env.data = Some(value),
-            Err(e) => {
-                self.detail = Some(format!("result text does not parse back: {e}"));
-                *env = contract::unencodable().into_envelope();
-            }
-        }
+        materialize(&mut self.data_text, &mut self.env, &mut self.detail);
     }
 
     /// The pipeline panicked: what was learned is dropped, as the answer is the generic failure.
@@ -402,6 +393,25 @@ impl<'a> CallState<'a> {
         self.detail = Some(format!("panic in the call pipeline: {panic}"));
         self.early = false;
         self.panicked = true;
+    }
+}
+
+/// [`CallState::materialize`] on the fields it changes, for a stage that holds a borrow of
+/// another field (the entry) meanwhile.
+pub(crate) fn materialize(
+    data_text: &mut Option<String>,
+    env: &mut Option<Envelope>,
+    detail: &mut Option<String>,
+) {
+    let (Some(text), Some(env)) = (data_text.take(), env.as_mut()) else {
+        return;
+    };
+    match serde_json::from_str(&text) {
+        Ok(value) => env.data = Some(value),
+        Err(e) => {
+            *detail = Some(format!("result text does not parse back: {e}"));
+            *env = contract::unencodable().into_envelope();
+        }
     }
 }
 

@@ -24,8 +24,7 @@ pub(super) fn run(sh: &Shared, call: &mut CallState<'_>) -> Step {
         return Step::Continue;
     };
     let none = QuietKeys::default();
-    let entry = call.entry.clone();
-    let quiet = match &entry {
+    let quiet = match &call.entry {
         Some(e) => e.quiet_keys.get_or_init(|| {
             let schema = e.tool.spec().output_schema.as_ref();
             r.quiet_keys(
@@ -44,7 +43,8 @@ pub(super) fn run(sh: &Shared, call: &mut CallState<'_>) -> Step {
             .as_deref()
             .is_some_and(|t| r.json_text_may_change(t, quiet))
     {
-        call.materialize();
+        // The entry stays borrowed (`quiet`): only the fields the value replaces are touched.
+        super::materialize(&mut call.data_text, &mut call.env, &mut call.detail);
     }
     if let Some(env) = call.env.as_mut() {
         crate::output_text::redact_result(r, env, may_hold_text, quiet);
