@@ -196,7 +196,6 @@ pub fn rfc3339(t: SystemTime) -> String {
 /// The random part comes from std's per-process randomly keyed hasher; ids are identifiers, not
 /// secrets.
 pub fn new_operation_id() -> String {
-    use std::fmt::Write as _;
     // The process part (start time and noise) is computed once; each id adds a counter.
     static PREFIX: std::sync::OnceLock<String> = std::sync::OnceLock::new();
     static COUNTER: AtomicU64 = AtomicU64::new(0);
@@ -211,8 +210,27 @@ pub fn new_operation_id() -> String {
     let n = COUNTER.fetch_add(1, Ordering::Relaxed);
     let mut id = String::with_capacity(prefix.len() + 16);
     id.push_str(prefix);
-    let _ = write!(id, "{n:x}");
+    push_hex(&mut id, n);
     id
+}
+
+/// Appends `n` in lower-case hexadecimal without leading zeros (as `{n:x}` writes it), without
+/// the formatting machinery: it runs on every call.
+fn push_hex(out: &mut String, n: u64) {
+    const DIGITS: &[u8; 16] = b"0123456789abcdef";
+    let mut buf = [0u8; 16];
+    let mut at = buf.len();
+    let mut rest = n;
+    loop {
+        at -= 1;
+        buf[at] = DIGITS[(rest & 0xf) as usize];
+        rest >>= 4;
+        if rest == 0 {
+            break;
+        }
+    }
+    // Hex digits are ASCII.
+    out.extend(buf[at..].iter().map(|&b| char::from(b)));
 }
 
 /// Where audit records go. A sink never fails a call: a sink that can fail implements
@@ -388,5 +406,32 @@ impl AuditSink for JsonLinesSink {
             return Err(self.fail("write to the", &e));
         }
         Ok(())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    #[test]
+    fn hex_is_written_as_the_formatter_writes_it() {
+        for n in [
+            0,
+            1,
+            9,
+            10,
+            15,
+            16,
+            255,
+            256,
+            0xdead_beef,
+            u64::MAX - 1,
+            u64::MAX,
+        ]
+        .into_iter()
+        .chain((0..64).map(|s| 1u64 << s))
+        {
+            let mut out = String::from("op_");
+            super::push_hex(&mut out, n);
+            assert_eq!(out, format!("op_{n:x}"));
+        }
     }
 }

@@ -196,10 +196,20 @@ pub mod __private {
     use crate::pipeline::unencodable;
 
     /// Encodes a result as `encoding` asks.
+    ///
+    /// Text is at most [`MAX_RESULT_DEPTH`](crate::limits::MAX_RESULT_DEPTH) levels deep: the
+    /// depth is counted while the text is written, and a deeper result is encoded as a value
+    /// instead, for the output contract to refuse as it refuses any value that deep.
     fn encode<T: serde::Serialize>(value: &T, encoding: Encoding) -> Result<Encoded, ToolError> {
         match encoding {
             Encoding::Value => serde_json::to_value(value).map(Encoded::Value),
-            Encoding::Text => serde_json::to_string(value).map(Encoded::Text),
+            Encoding::Text => {
+                match crate::limits::to_text_within_depth(value, crate::limits::MAX_RESULT_DEPTH) {
+                    Ok(Some(text)) => Ok(Encoded::Text(text)),
+                    Ok(None) => serde_json::to_value(value).map(Encoded::Value),
+                    Err(e) => Err(e),
+                }
+            }
         }
         .map_err(|_| unencodable())
     }

@@ -120,45 +120,73 @@ pub(crate) fn deeper_than(value: &Value, limit: usize) -> bool {
     false
 }
 
-/// [`deeper_than`] for compact JSON text as serde_json writes it: the deepest nesting of arrays
-/// and objects, counted on the brackets outside strings, in one pass without parsing.
-pub(crate) fn text_deeper_than(json: &str, limit: usize) -> bool {
-    let bytes = json.as_bytes();
-    let mut depth = 0usize;
-    let mut i = 0;
-    while let Some(&b) = bytes.get(i) {
-        i += 1;
-        match b {
-            // A string: jump to its closing quote, over escapes.
-            b'"' => loop {
-                match memchr::memchr2(b'"', b'\\', &bytes[i..]) {
-                    Some(n) if bytes[i + n] == b'"' => {
-                        i += n + 1;
-                        break;
-                    }
-                    Some(n) => i += n + 2,
-                    None => return false,
-                }
-                if i >= bytes.len() {
-                    return false;
-                }
-            },
-            b'[' | b'{' => {
-                depth += 1;
-                if depth > limit {
-                    return true;
-                }
+/// `serde_json::to_string(value)`, or `None` when the text would be nested deeper than `limit`
+/// levels, as [`deeper_than`] counts them on the value (each array and object opens one).
+/// Writing stops at the first level too many.
+pub(crate) fn to_text_within_depth<T: serde::Serialize + ?Sized>(
+    value: &T,
+    limit: usize,
+) -> Result<Option<String>, serde_json::Error> {
+    /// Compact output (the trait's defaults) that counts open arrays and objects and fails the
+    /// write past the limit.
+    struct Depth<'a> {
+        open: usize,
+        limit: usize,
+        too_deep: &'a mut bool,
+    }
+    impl Depth<'_> {
+        fn enter<W: ?Sized + std::io::Write>(
+            &mut self,
+            out: &mut W,
+            b: &[u8],
+        ) -> std::io::Result<()> {
+            self.open += 1;
+            if self.open > self.limit {
+                *self.too_deep = true;
+                return Err(std::io::Error::other("too deep"));
             }
-            b']' | b'}' => depth = depth.saturating_sub(1),
-            _ => {}
+            out.write_all(b)
         }
     }
-    false
+    impl serde_json::ser::Formatter for Depth<'_> {
+        fn begin_array<W: ?Sized + std::io::Write>(&mut self, out: &mut W) -> std::io::Result<()> {
+            self.enter(out, b"[")
+        }
+        fn end_array<W: ?Sized + std::io::Write>(&mut self, out: &mut W) -> std::io::Result<()> {
+            self.open -= 1;
+            out.write_all(b"]")
+        }
+        fn begin_object<W: ?Sized + std::io::Write>(&mut self, out: &mut W) -> std::io::Result<()> {
+            self.enter(out, b"{")
+        }
+        fn end_object<W: ?Sized + std::io::Write>(&mut self, out: &mut W) -> std::io::Result<()> {
+            self.open -= 1;
+            out.write_all(b"}")
+        }
+    }
+    let mut too_deep = false;
+    let mut out = Vec::with_capacity(128);
+    let written = value.serialize(&mut serde_json::Serializer::with_formatter(
+        &mut out,
+        Depth {
+            open: 0,
+            limit,
+            too_deep: &mut too_deep,
+        },
+    ));
+    match written {
+        Err(_) if too_deep => Ok(None),
+        Err(e) => Err(e),
+        // serde_json writes UTF-8 only.
+        Ok(()) => Ok(Some(String::from_utf8(out).unwrap_or_else(|e| {
+            String::from_utf8_lossy(e.as_bytes()).into_owned()
+        }))),
+    }
 }
 
 #[cfg(test)]
 mod tests {
-    use super::{check_text, check_value, deeper_than, text_deeper_than};
+    use super::{check_text, check_value, deeper_than, to_text_within_depth};
     use serde_json::{json, Value};
 
     #[test]
@@ -216,11 +244,15 @@ mod tests {
         for v in &shapes {
             let text = serde_json::to_string(v).unwrap();
             for limit in 0..15 {
+                let written = to_text_within_depth(v, limit).unwrap();
                 assert_eq!(
-                    text_deeper_than(&text, limit),
+                    written.is_none(),
                     deeper_than(v, limit),
                     "{text} at limit {limit}"
                 );
+                if let Some(written) = written {
+                    assert_eq!(written, text);
+                }
             }
         }
     }

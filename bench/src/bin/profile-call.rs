@@ -8,7 +8,8 @@
 //!
 //! Arguments: scenario (`valid`, `invalid_type`, `invalid_constraint`), entry point (`text`,
 //! `value`: `Toolbox::call` then `Envelope::to_json`; `json-text`, `json-value`:
-//! `Toolbox::call_json`; or the floor: `floor-text`, `floor-value`), number of calls (default
+//! `Toolbox::call_json`; the floor: `floor-text`, `floor-value`; with `--features rmcp`, rmcp's
+//! router as the call bench runs it: `rmcp-text`, `rmcp-value`), number of calls (default
 //! 10000).
 
 use serde_json::Value;
@@ -31,6 +32,12 @@ fn main() {
     let value: Value = serde_json::from_str(text).unwrap_or(Value::Null);
     let rt = toolsmith_bench::runtime();
     let toolbox = toolsmith_bench::store_toolbox();
+    // rmcp's caller starts an idle server task (for its `Peer`) inside the runtime.
+    #[cfg(feature = "rmcp")]
+    let rmcp = {
+        let _guard = rt.enter();
+        toolsmith_bench::rmcp_tools::RmcpCaller::new()
+    };
     let mut bytes = 0usize;
     for _ in 0..calls {
         let out = match entry {
@@ -44,6 +51,10 @@ fn main() {
                 let v = value.clone();
                 rt.block_on(async { floor_value(v) })
             }
+            #[cfg(feature = "rmcp")]
+            "rmcp-text" => rt.block_on(rmcp.call_text("search_products", text)),
+            #[cfg(feature = "rmcp")]
+            "rmcp-value" => rt.block_on(rmcp.call_value("search_products", value.clone())),
             _ => rt.block_on(toolbox.call("search_products", text)).to_json(),
         };
         bytes += out.len();

@@ -3,7 +3,7 @@
 //! go to the audit record only). A result nested deeper than `limits::MAX_RESULT_DEPTH` levels is
 //! `failed` with `OUTPUT_NOT_ENCODABLE` (JSON readers would refuse the envelope). The reply becomes
 //! the answer: its data, note and `truncated`. A result encoded as JSON text (`call_json`) is
-//! checked on the text and kept as `data_text`.
+//! written no deeper than the limit (see `__private::encode`) and kept as `data_text`.
 
 use super::{CallState, Step};
 use crate::codes;
@@ -31,24 +31,20 @@ pub(super) fn run(call: &mut CallState<'_>) -> Step {
             Envelope::ok(data)
         }
         Encoded::Text(text) => {
-            let too_deep =
-                || crate::limits::text_deeper_than(&text, crate::limits::MAX_RESULT_DEPTH);
-            // The validator reads values: in debug builds only, the text is parsed for it.
-            let checked = match &call.entry().output_validator {
-                Some(_) => match serde_json::from_str::<Value>(&text) {
-                    Ok(value) => check(call, &value, too_deep),
-                    // Deeper than serde_json reads (128 levels): too deep, whatever the schema.
-                    Err(_) if too_deep() => Some(deep(call)),
+            // `encode` writes text no deeper than the limit (a deeper result comes as a value,
+            // refused above). The validator reads values: in debug builds only, the text is
+            // parsed for it.
+            if call.entry().output_validator.is_some() {
+                let checked = match serde_json::from_str::<Value>(&text) {
+                    Ok(value) => check(call, &value, || false),
                     Err(e) => {
                         call.detail = Some(format!("result text does not parse back: {e}"));
                         Some(Step::Answer(unencodable().into_envelope()))
                     }
-                },
-                // Release builds: only the depth.
-                None => too_deep().then(|| deep(call)),
-            };
-            if let Some(step) = checked {
-                return step;
+                };
+                if let Some(step) = checked {
+                    return step;
+                }
             }
             let env = Envelope::ok(Value::Null);
             // `Envelope::ok` leaves a `null` result out; so does the text path.
