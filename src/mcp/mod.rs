@@ -412,8 +412,11 @@ async fn reporting_progress(
     };
     let env = loop {
         tokio::select! {
-            () = context.ct.cancelled() => return Err(cancelled()),
+            // The call first: one that finishes on its first poll (a sync tool run in place)
+            // never registers with the cancellation token or the queue's `Notify`.
+            biased;
             env = &mut call => break env,
+            () = context.ct.cancelled() => return Err(cancelled()),
             () = queue.ready.notified() => {
                 while let Some(report) = queue.pop() {
                     notify(report).await;
@@ -516,10 +519,12 @@ impl ServerHandler for McpServer {
         let env = match context.meta.get_progress_token() {
             // No token: reports are no-ops, and no channel is set up for them.
             None => tokio::select! {
+                // The call first, as in `reporting_progress`.
+                biased;
+                env = call => env,
                 // A cancelled request: the call's future is dropped here, and rmcp has already
                 // forgotten the request, so nothing more is sent for it.
                 () = context.ct.cancelled() => return Err(cancelled()),
-                env = call => env,
             },
             Some(token) => reporting_progress(call, token, &context).await?,
         };
