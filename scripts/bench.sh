@@ -296,16 +296,17 @@ PY
 # ---------------------------------------------------------------------------------------------
 # Instructions per call under callgrind (deterministic, unlike wall time on a shared machine):
 # `profile-call` runs N calls of each path; the fixed start-up cost (a run with 0 calls) is
-# subtracted. The value paths include one `Value::clone` per call on both sides.
+# subtracted. The value paths include one `Value::clone` per call on every side; rmcp's router
+# (`--features rmcp`) runs as in the call bench.
 # ---------------------------------------------------------------------------------------------
 run_instructions() {
-  cargo build --release -q -p toolsmith-bench --bin profile-call
+  cargo build --release -q -p toolsmith-bench --features rmcp --bin profile-call
   local bin="$ROOT/target/release/profile-call" calls=2000 rows=() ir
   ir() { valgrind --tool=callgrind --callgrind-out-file=/dev/null "$bin" "$@" 2>&1 | sed -n 's/.*refs: *//p' | tr -dc 0-9; }
   local zero
   zero=$(ir valid text 0)
   for sc in valid invalid_type invalid_constraint; do
-    for e in text value json-text json-value floor-text floor-value; do
+    for e in text value json-text json-value floor-text floor-value rmcp-text rmcp-value; do
       rows+=("$sc $e $(ir "$sc" "$e" "$calls")")
     done
   done
@@ -316,12 +317,12 @@ d = {}
 for r in sys.argv[4:]:
     sc, e, n = r.split()
     d[(sc, e)] = (int(n) - zero) / calls
-lines = ["| Scenario | entry | floor (instructions / call) | toolsmith `call` + `to_json` | toolsmith `call_json` | `call` / floor | `call_json` / floor |",
-         "|---|---|---:|---:|---:|---:|---:|"]
+lines = ["| Scenario | entry | floor (instructions / call) | toolsmith `call` + `to_json` | toolsmith `call_json` | rmcp | `call` / floor | `call_json` / floor | `call_json` / rmcp |",
+         "|---|---|---:|---:|---:|---:|---:|---:|---:|"]
 for sc in ["valid", "invalid_type", "invalid_constraint"]:
     for e in ["text", "value"]:
-        f, t, j = d[(sc, "floor-" + e)], d[(sc, e)], d[(sc, "json-" + e)]
-        lines.append(f"| {sc} | {e} | {f / 1000:.1f}k | {t / 1000:.1f}k | {j / 1000:.1f}k | {t / f:.2f}× | {j / f:.2f}× |")
+        f, t, j, r = d[(sc, "floor-" + e)], d[(sc, e)], d[(sc, "json-" + e)], d[(sc, "rmcp-" + e)]
+        lines.append(f"| {sc} | {e} | {f / 1000:.1f}k | {t / 1000:.1f}k | {j / 1000:.1f}k | {r / 1000:.1f}k | {t / f:.2f}× | {j / f:.2f}× | {j / r:.2f}× |")
 open(out, "w").write("\n".join(lines) + "\n")
 print("\n".join(lines))
 PY
