@@ -54,38 +54,86 @@ pub fn check_text(text: &str, limit: usize) -> Result<(), Box<Envelope>> {
 
 /// Refuses parsed arguments whose JSON text would be longer than `limit` bytes (estimated from
 /// above for numbers) or that nest deeper than [`MAX_ARGUMENT_DEPTH`]. Stops measuring as soon as
-/// a limit is passed, and never recurses.
+/// a limit is passed, and never recurses. A container's scalar members are measured with it, so
+/// flat arguments (an object of strings, numbers and flags) allocate nothing.
 pub fn check_value(value: &Value, limit: usize) -> Result<(), Box<Envelope>> {
-    let mut size = 0usize;
-    let mut stack: Vec<(&Value, usize)> = vec![(value, 1)];
-    while let Some((v, depth)) = stack.pop() {
-        if depth > MAX_ARGUMENT_DEPTH {
-            return Err(Box::new(Envelope::error(
-                Status::InvalidInput,
-                codes::ARGUMENTS_TOO_DEEP,
-                format!(
-                    "The arguments nest arrays and objects deeper than {MAX_ARGUMENT_DEPTH} \
-                     levels, so they were not read. Send flatter data."
-                ),
-            )));
-        }
-        size = size.saturating_add(match v {
-            Value::Null => 4,
-            Value::Bool(_) => 5,
+    let too_deep = || {
+        Box::new(Envelope::error(
+            Status::InvalidInput,
+            codes::ARGUMENTS_TOO_DEEP,
+            format!(
+                "The arguments nest arrays and objects deeper than {MAX_ARGUMENT_DEPTH} \
+                 levels, so they were not read. Send flatter data."
+            ),
+        ))
+    };
+    /// The size of a scalar's JSON text (from above for numbers), `None` for a container.
+    fn scalar(v: &Value) -> Option<usize> {
+        match v {
+            Value::Null => Some(4),
+            Value::Bool(_) => Some(5),
             // At most 24 characters for any number serde_json writes.
-            Value::Number(_) => 24,
-            Value::String(s) => s.len() + 2,
+            Value::Number(_) => Some(24),
+            Value::String(s) => Some(s.len() + 2),
+            Value::Array(_) | Value::Object(_) => None,
+        }
+    }
+    /// Adds a scalar member of a container at `depth` to `size`, or puts a container member on
+    /// the stack; `false` when a scalar member is too deep or `size` passes `limit` (measuring
+    /// stops there).
+    fn member<'a>(
+        m: &'a Value,
+        depth: usize,
+        limit: usize,
+        size: &mut usize,
+        stack: &mut Vec<(&'a Value, usize)>,
+    ) -> bool {
+        match scalar(m) {
+            Some(_) if depth + 1 > MAX_ARGUMENT_DEPTH => false,
+            Some(n) => {
+                *size = size.saturating_add(n);
+                *size <= limit
+            }
+            None => {
+                stack.push((m, depth + 1));
+                true
+            }
+        }
+    }
+    let mut size = 0usize;
+    let mut stack: Vec<(&Value, usize)> = Vec::new();
+    let mut next = Some((value, 1));
+    while let Some((v, depth)) = next.take().or_else(|| stack.pop()) {
+        if depth > MAX_ARGUMENT_DEPTH {
+            return Err(too_deep());
+        }
+        // A member is one level below its container (a scalar too, as when it was measured on
+        // its own): scalars are added here, containers wait on the stack.
+        let fits = match v {
             Value::Array(items) => {
-                stack.extend(items.iter().map(|i| (i, depth + 1)));
-                2 + items.len()
+                size = size.saturating_add(2 + items.len());
+                size <= limit
+                    && items
+                        .iter()
+                        .all(|m| member(m, depth, limit, &mut size, &mut stack))
             }
             Value::Object(map) => {
-                stack.extend(map.values().map(|i| (i, depth + 1)));
-                map.keys().map(|k| k.len() + 4).sum::<usize>() + 2
+                size = size.saturating_add(2);
+                map.iter().all(|(k, m)| {
+                    size = size.saturating_add(k.len() + 4);
+                    size <= limit && member(m, depth, limit, &mut size, &mut stack)
+                })
             }
-        });
+            _ => {
+                size = size.saturating_add(scalar(v).unwrap_or(0));
+                true
+            }
+        };
         if size > limit {
             return Err(too_large(None, limit));
+        }
+        if !fits {
+            return Err(too_deep());
         }
     }
     Ok(())
@@ -194,6 +242,81 @@ mod tests {
         assert!(check_text(r#"{"a": 1}"#, 100).is_ok());
         let env = check_text(&"x".repeat(101), 100).unwrap_err();
         assert_eq!(env.code.as_deref(), Some("ARGUMENTS_TOO_LARGE"));
+    }
+
+    /// The measure as it was written first (every node on the stack), the reference for the
+    /// allocation-free one.
+    fn check_value_reference(value: &Value, limit: usize) -> Result<(), &'static str> {
+        let mut size = 0usize;
+        let mut stack: Vec<(&Value, usize)> = vec![(value, 1)];
+        while let Some((v, depth)) = stack.pop() {
+            if depth > super::MAX_ARGUMENT_DEPTH {
+                return Err("ARGUMENTS_TOO_DEEP");
+            }
+            size = size.saturating_add(match v {
+                Value::Null => 4,
+                Value::Bool(_) => 5,
+                Value::Number(_) => 24,
+                Value::String(s) => s.len() + 2,
+                Value::Array(items) => {
+                    stack.extend(items.iter().map(|i| (i, depth + 1)));
+                    2 + items.len()
+                }
+                Value::Object(map) => {
+                    stack.extend(map.values().map(|i| (i, depth + 1)));
+                    map.keys().map(|k| k.len() + 4).sum::<usize>() + 2
+                }
+            });
+            if size > limit {
+                return Err("ARGUMENTS_TOO_LARGE");
+            }
+        }
+        Ok(())
+    }
+
+    fn arb_value() -> impl proptest::strategy::Strategy<Value = Value> {
+        use proptest::prelude::*;
+        let leaf = prop_oneof![
+            Just(Value::Null),
+            any::<bool>().prop_map(Value::from),
+            any::<i64>().prop_map(Value::from),
+            "[a-z]{0,12}".prop_map(Value::from),
+        ];
+        leaf.prop_recursive(6, 64, 6, |inner| {
+            prop_oneof![
+                proptest::collection::vec(inner.clone(), 0..6).prop_map(Value::Array),
+                proptest::collection::btree_map("[a-z]{0,6}", inner, 0..6)
+                    .prop_map(|m| Value::Object(m.into_iter().collect())),
+            ]
+        })
+    }
+
+    proptest::proptest! {
+        #[test]
+        fn the_measure_accepts_and_refuses_as_the_reference(v in arb_value(), limit in 0usize..400) {
+            let ours = check_value(&v, limit).map_err(|e| e.code.unwrap_or_default());
+            let theirs = check_value_reference(&v, limit).map_err(str::to_string);
+            // Which limit is named may differ when both are passed; refusing may not.
+            proptest::prop_assert_eq!(ours.is_ok(), theirs.is_ok());
+            if theirs.is_err() && check_value_reference(&v, usize::MAX).is_ok() {
+                proptest::prop_assert_eq!(ours, theirs);
+            }
+        }
+    }
+
+    #[test]
+    fn the_depth_bound_counts_scalars_below_the_deepest_container_as_before() {
+        for levels in [126, 127, 128, 129] {
+            for leaf in [Value::from(1), json!([]), json!({}), json!({"k": "v"})] {
+                let mut v = leaf.clone();
+                for _ in 0..levels {
+                    v = Value::Array(vec![v]);
+                }
+                let ours = check_value(&v, usize::MAX).map_err(|e| e.code.unwrap_or_default());
+                let theirs = check_value_reference(&v, usize::MAX).map_err(str::to_string);
+                assert_eq!(ours, theirs, "{levels} levels around {leaf}");
+            }
+        }
     }
 
     #[test]
