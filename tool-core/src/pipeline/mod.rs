@@ -465,9 +465,9 @@ async fn run_call(
     let mut dropped = audit::DropAudit::new(tb, name, &options.caller, operation_id, &trace);
     let mut call = CallState::new(name, args, options, operation_id, &trace, encoding);
     // Host code runs inside the pipeline too (hooks, the approver, the record store): a panic
-    // there becomes `failed` like a panic in a tool, so a call itself never panics. One box per
-    // call, for the panic guard (which needs an `Unpin` future).
-    let finished = execute::CatchUnwind(Box::pin(run(tb, &mut call))).await;
+    // there becomes `failed` like a panic in a tool, so a call itself never panics. The panic
+    // guard needs an `Unpin` future: the stages are pinned in place.
+    let finished = execute::CatchUnwind(std::pin::pin!(run(tb, &mut call))).await;
     dropped.disarm();
     if let Err(panic) = finished {
         call.panicked_with(panic);
