@@ -7,6 +7,7 @@ use serde_json::{json, Map, Value};
 
 use super::error::{ExportError, ExportErrorKind};
 use super::target::{McpVersion, Target};
+use super::tree::{Entries, Tree};
 use crate::spec::ToolSpec;
 use tool_lint::platform::{self, StrictFacts};
 use tool_lint::walk::{self, Pointer, RefStack};
@@ -212,6 +213,15 @@ impl Passes {
         self.move_to_description
             .iter()
             .any(|group| group.contains(&keyword))
+    }
+
+    /// Whether `keyword` moves into the description text on some schema object: always
+    /// ([`Passes::moves`]), or depending on its value (a format outside the supported ones, a
+    /// `minItems` above the limit).
+    fn may_move(&self, keyword: &str) -> bool {
+        self.moves(keyword)
+            || (keyword == "format" && self.supported_formats.is_some())
+            || (keyword == "minItems" && self.max_min_items.is_some())
     }
 }
 
@@ -422,6 +432,138 @@ impl Cx<'_> {
         Ok(())
     }
 
+    /// Whether [`Cx::walk`] changes or checks anything on the schema object `map` itself (the
+    /// passes of [`Cx::rewrite`], [`Cx::strict_object`] and [`Cx::move_to_description`]), apart
+    /// from what it does to the subschemas below. A superset: `false` means the walk leaves this
+    /// object's own members as they are, raises no error here and counts nothing here.
+    fn touches(&self, map: &Map<String, Value>) -> bool {
+        const TYPED: &[&str] = &["type", "anyOf", "oneOf", "allOf", "enum", "const", "$ref"];
+        let p = self.p;
+        (p.merge_all_of && has(map, "allOf"))
+            || (p.collapse_const_unions && (has(map, "oneOf") || has(map, "anyOf")))
+            || (p.one_of_to_any_of && has(map, "oneOf"))
+            || (p.const_to_enum && has(map, "const"))
+            || (p.reject_tuples && has(map, "prefixItems"))
+            || (p.arrays_need_items
+                && type_is(map, "array")
+                && !has(map, "items")
+                && !has(map, "prefixItems"))
+            || (p.scalar_enums_only && has(map, "enum"))
+            || (p.strict != Strict::No
+                && (has(map, "properties")
+                    || type_is(map, "object")
+                    || has(map, "$ref")
+                    || !map.keys().any(|k| TYPED.contains(&k.as_str()))))
+            || map.keys().any(|k| p.may_move(k))
+    }
+
+    /// [`Cx::walk`] of a subschema of the spec, copy on write: an object the walk touches
+    /// ([`Cx::touches`]) is copied and walked as before; one it does not touch is borrowed, and
+    /// only its subschemas are lowered (so only the objects a pass changes are copied).
+    fn walk_cow<'s>(
+        &mut self,
+        node: &'s Value,
+        ptr: &Pointer<'_>,
+    ) -> Result<Tree<'s>, ExportError> {
+        match node {
+            Value::Object(map) if self.touches(map) => {
+                let mut owned = node.clone();
+                self.walk(&mut owned, ptr)?;
+                Ok(Tree::Val(owned))
+            }
+            Value::Object(map) => Ok(self
+                .walk_members(map.iter().map(|(k, v)| (k.as_str(), v)), ptr)?
+                .map_or(Tree::Ref(node), Tree::Obj)),
+            Value::Bool(true) if self.p.strict != Strict::No => {
+                Err(self.err(ptr.to_string(), ExportErrorKind::Untyped))
+            }
+            _ => Ok(Tree::Ref(node)),
+        }
+    }
+
+    /// The members of a schema object the walk does not touch, with their subschemas lowered
+    /// in the walk's order; `None` when no subschema changed.
+    fn walk_members<'s>(
+        &mut self,
+        members: impl Iterator<Item = (&'s str, &'s Value)>,
+        ptr: &Pointer<'_>,
+    ) -> Result<Option<Entries<'s>>, ExportError> {
+        let mut out = Vec::new();
+        let mut changed = false;
+        for (key, value) in members {
+            let lowered = match walk::keyword(key) {
+                // A keyword that moves into the description is not walked (and the object that
+                // has it is touched, so it does not come here).
+                Some(keyword) if !self.p.moves(keyword.name) => {
+                    self.walk_keyword(keyword, value, ptr)?
+                }
+                _ => Tree::Ref(value),
+            };
+            changed |= !matches!(lowered, Tree::Ref(_));
+            out.push((key, lowered));
+        }
+        Ok(changed.then(|| Entries::from_pairs(out)))
+    }
+
+    /// The value of a subschema keyword with its subschemas lowered, as
+    /// `walk::try_for_each_child_mut` reaches them.
+    fn walk_keyword<'s>(
+        &mut self,
+        keyword: &'static walk::Keyword,
+        value: &'s Value,
+        ptr: &Pointer<'_>,
+    ) -> Result<Tree<'s>, ExportError> {
+        let step = |member| walk::Step { keyword, member };
+        match (keyword.shape, value) {
+            (walk::Shape::Map, Value::Object(m)) => {
+                let mut out = Vec::with_capacity(m.len());
+                let mut changed = false;
+                for (name, s) in m {
+                    let t =
+                        self.walk_child(keyword, s, &ptr.step(step(walk::Member::Name(name))))?;
+                    changed |= !matches!(t, Tree::Ref(_));
+                    out.push((name.as_str(), t));
+                }
+                Ok(if changed {
+                    Tree::Obj(Entries::from_pairs(out))
+                } else {
+                    Tree::Ref(value)
+                })
+            }
+            (walk::Shape::Array | walk::Shape::SingleOrArray, Value::Array(a)) => {
+                let mut out = Vec::with_capacity(a.len());
+                let mut changed = false;
+                for (i, s) in a.iter().enumerate() {
+                    let t = self.walk_child(keyword, s, &ptr.step(step(walk::Member::Index(i))))?;
+                    changed |= !matches!(t, Tree::Ref(_));
+                    out.push(t);
+                }
+                Ok(if changed {
+                    Tree::Arr(out)
+                } else {
+                    Tree::Ref(value)
+                })
+            }
+            (walk::Shape::Single | walk::Shape::SingleOrArray, s) => {
+                self.walk_child(keyword, s, &ptr.step(step(walk::Member::Whole)))
+            }
+            _ => Ok(Tree::Ref(value)),
+        }
+    }
+
+    /// One subschema under `keyword`, as [`Cx::walk`] treats its children.
+    fn walk_child<'s>(
+        &mut self,
+        keyword: &'static walk::Keyword,
+        child: &'s Value,
+        ptr: &Pointer<'_>,
+    ) -> Result<Tree<'s>, ExportError> {
+        if keyword.name == "additionalProperties" && child.is_boolean() {
+            return Ok(Tree::Ref(child));
+        }
+        self.walk_cow(child, ptr)
+    }
+
     /// The profile's rewrites and checks of one schema object, before its subschemas.
     fn rewrite(&self, map: &mut Map<String, Value>, ptr: &Pointer<'_>) -> Result<(), ExportError> {
         let p = self.p;
@@ -533,12 +675,7 @@ impl Cx<'_> {
 
     fn move_to_description(&self, map: &mut Map<String, Value>) {
         let p = self.p;
-        let moves_here = |k: &str| {
-            p.moves(k)
-                || (k == "format" && p.supported_formats.is_some())
-                || (k == "minItems" && p.max_min_items.is_some())
-        };
-        if !map.keys().any(|k| moves_here(k)) {
+        if !map.keys().any(|k| p.may_move(k)) {
             return;
         }
         let mut phrases = Vec::new();
@@ -774,14 +911,17 @@ fn make_nullable(prop: &mut Value) {
 }
 
 /// Lowers one JSON Schema for a profile; `base` is its pointer in the tool definition.
-pub(crate) fn lower_schema(
+///
+/// Copy on write: a profile that changes nothing below the root (no `$ref` inlining, no pass
+/// over the subschemas, no boolean property schema to normalize) borrows every member of the
+/// root and only drops `$schema` where the profile says so; the others lower an owned copy.
+pub(crate) fn lower_schema<'a>(
     p: &Passes,
     tool: &str,
-    schema: &Value,
+    schema: &'a Value,
     base: &str,
     is_input: bool,
-) -> Result<(Value, Stats), ExportError> {
-    let mut s = schema.clone();
+) -> Result<(Tree<'a>, Stats), ExportError> {
     let mut cx = Cx {
         p,
         tool,
@@ -789,10 +929,10 @@ pub(crate) fn lower_schema(
         defs_ptr: base,
         stats: Stats::default(),
     };
-    let root = match &mut s {
+    let root = match schema {
         Value::Object(m) => m,
         _ if is_input => return Err(cx.err(base, ExportErrorKind::NonObjectRoot)),
-        _ => return Ok((s, cx.stats)),
+        _ => return Ok((Tree::Ref(schema), cx.stats)),
     };
     if is_input {
         if get(root, "type").and_then(Value::as_str) != Some("object") {
@@ -807,6 +947,52 @@ pub(crate) fn lower_schema(
             ));
         }
     }
+    let normalizes = p.target != Target::Mcp(McpVersion::V2026_07_28);
+    // Copy on write unless `$ref`s are to be inlined, boolean property schemas normalized (rare
+    // in a canonical schema) or the walk touches the root object itself.
+    let copies = (p.inline_refs && has_key(schema, "$ref"))
+        || (normalizes && has_boolean_property(schema))
+        || (p.walks_nodes() && cx.touches(root));
+    if !copies {
+        let mut members: Vec<(&str, &Value)> = root.iter().map(|(k, v)| (k.as_str(), v)).collect();
+        // The removals of the owned path, which move the last member into the gap (as
+        // `Map::remove` does): `$schema`, then `$defs` where `$ref`s are inlined (there are
+        // none, so the definitions are dropped).
+        let drop_uri = match p.schema_uri {
+            SchemaUri::Keep => false,
+            SchemaUri::StripDefault => {
+                get(root, "$schema").and_then(Value::as_str) == Some(DIALECT_2020_12)
+            }
+            SchemaUri::Strip => true,
+        };
+        let mut removed = false;
+        for (drop, key) in [(drop_uri, "$schema"), (p.inline_refs, "$defs")] {
+            if let Some(i) = members.iter().position(|(k, _)| drop && *k == key) {
+                members.swap_remove(i);
+                removed = true;
+            }
+        }
+        let lowered = if p.walks_nodes() {
+            cx.walk_members(members.iter().copied(), &Pointer::root(base))?
+        } else {
+            None
+        };
+        let tree = match lowered {
+            Some(e) => Tree::Obj(e),
+            None if removed => Tree::Obj(Entries::from_pairs(
+                members
+                    .into_iter()
+                    .map(|(k, v)| (k, Tree::Ref(v)))
+                    .collect(),
+            )),
+            None => Tree::Ref(schema),
+        };
+        return Ok((tree, cx.stats));
+    }
+    let mut s = schema.clone();
+    let Value::Object(root) = &mut s else {
+        return Ok((Tree::Val(s), cx.stats));
+    };
     match p.schema_uri {
         SchemaUri::Keep => {}
         SchemaUri::StripDefault => {
@@ -824,13 +1010,38 @@ pub(crate) fn lower_schema(
         }
         cx.inline(&mut s, &Pointer::root(base), &mut RefStack::default())?;
     }
-    if p.target != Target::Mcp(McpVersion::V2026_07_28) {
+    if normalizes {
         normalize_boolean_properties(&mut s);
     }
     if p.walks_nodes() {
         cx.walk(&mut s, &Pointer::root(base))?;
     }
-    Ok((s, cx.stats))
+    Ok((Tree::Val(s), cx.stats))
+}
+
+/// Whether any object anywhere in `node` has a member `key`.
+fn has_key(node: &Value, key: &str) -> bool {
+    match node {
+        Value::Object(m) => m.iter().any(|(k, v)| k == key || has_key(v, key)),
+        Value::Array(a) => a.iter().any(|v| has_key(v, key)),
+        _ => false,
+    }
+}
+
+/// Whether any object anywhere in `node` has a `properties` object with a boolean member: a
+/// superset of what [`normalize_boolean_properties`] changes (it looks only at subschemas), so
+/// `false` means that pass changes nothing.
+fn has_boolean_property(node: &Value) -> bool {
+    match node {
+        Value::Object(m) => m.iter().any(|(k, v)| {
+            (k == "properties"
+                && v.as_object()
+                    .is_some_and(|p| p.values().any(Value::is_boolean)))
+                || has_boolean_property(v)
+        }),
+        Value::Array(a) => a.iter().any(has_boolean_property),
+        _ => false,
+    }
 }
 
 /// `true`/`false` property schemas → `{}` / `{"not": {}}` (MCP's typed shape wants objects).
@@ -859,50 +1070,53 @@ pub(crate) fn object<const N: usize>(entries: [(&str, Value); N]) -> Value {
     )
 }
 
-/// One tool lowered for a profile.
-pub(crate) fn lower_tool(spec: &ToolSpec, p: &Passes) -> Result<(Value, Stats), ExportError> {
+/// One tool lowered for a profile, borrowing from `spec` what the lowering leaves unchanged.
+pub(crate) fn lower_tool<'a>(
+    spec: &'a ToolSpec,
+    p: &Passes,
+) -> Result<(Tree<'a>, Stats), ExportError> {
     check_name_and_description(spec, p)?;
     let (input, stats) = lower_schema(p, &spec.name, &spec.input_schema, "/inputSchema", true)?;
-    let name = || Value::String(spec.name.clone());
-    let description = || Value::String(spec.description.clone());
+    let name = || Tree::Str(&spec.name);
+    let description = || Tree::Str(&spec.description);
     let tool = match p.target {
-        Target::Mcp(version) => Value::Object(mcp_tool(spec, p, version, input)?),
-        Target::OpenAiChat { strict } => object([
-            ("type", Value::from("function")),
+        Target::Mcp(version) => Tree::Obj(mcp_tool(spec, p, version, input)?),
+        Target::OpenAiChat { strict } => Tree::object([
+            ("type", Tree::Str("function")),
             (
                 "function",
-                object([
+                Tree::object([
                     ("name", name()),
                     ("description", description()),
                     ("parameters", input),
-                    ("strict", Value::Bool(strict)),
+                    ("strict", Tree::Val(Value::Bool(strict))),
                 ]),
             ),
         ]),
-        Target::OpenAiResponses { strict } => object([
-            ("type", Value::from("function")),
+        Target::OpenAiResponses { strict } => Tree::object([
+            ("type", Tree::Str("function")),
             ("name", name()),
             ("description", description()),
             ("parameters", input),
-            ("strict", Value::Bool(strict)),
+            ("strict", Tree::Val(Value::Bool(strict))),
         ]),
-        Target::Anthropic { strict } => {
-            let mut tool = object([
-                ("name", name()),
-                ("description", description()),
-                ("input_schema", input),
-            ]);
-            if strict {
-                tool["strict"] = Value::Bool(true);
-            }
-            tool
-        }
-        Target::Gemini => object([
+        Target::Anthropic { strict: false } => Tree::object([
+            ("name", name()),
+            ("description", description()),
+            ("input_schema", input),
+        ]),
+        Target::Anthropic { strict: true } => Tree::object([
+            ("name", name()),
+            ("description", description()),
+            ("input_schema", input),
+            ("strict", Tree::Val(Value::Bool(true))),
+        ]),
+        Target::Gemini => Tree::object([
             ("name", name()),
             ("description", description()),
             ("parametersJsonSchema", input),
         ]),
-        Target::WebMcp => Value::Object(web_mcp_tool(spec, input)),
+        Target::WebMcp => Tree::Obj(web_mcp_tool(spec, input)),
     };
     Ok((tool, stats))
 }
@@ -938,21 +1152,21 @@ fn check_name_and_description(spec: &ToolSpec, p: &Passes) -> Result<(), ExportE
 /// An MCP tool object: name, title, description, the lowered input schema, the output schema
 /// (shaped so `structuredContent` fits it on every status, [`super::mcp`]), the behaviour hints
 /// and the tool's lint allowances under `_meta`.
-fn mcp_tool(
-    spec: &ToolSpec,
+fn mcp_tool<'a>(
+    spec: &'a ToolSpec,
     p: &Passes,
     version: McpVersion,
-    input: Value,
-) -> Result<Map<String, Value>, ExportError> {
+    input: Tree<'a>,
+) -> Result<Entries<'a>, ExportError> {
     let mut tool = titled_tool(spec, input);
     if let Some(out) = &spec.output_schema {
         let data = lower_schema(p, &spec.name, out, "/outputSchema", false)?.0;
-        tool.insert(
-            "outputSchema".into(),
-            super::mcp::output_schema(data, version),
-        );
+        tool.insert("outputSchema", super::mcp::output_schema(data, version));
     }
-    tool.insert("annotations".into(), Value::Object(mcp_annotations(spec)));
+    tool.insert(
+        "annotations",
+        Tree::Val(Value::Object(mcp_annotations(spec))),
+    );
     if !spec.allows.is_empty() {
         let allows: Vec<Value> = spec
             .allows
@@ -960,8 +1174,8 @@ fn mcp_tool(
             .map(|a| json!({"rule": a.rule, "reason": a.reason}))
             .collect();
         tool.insert(
-            "_meta".into(),
-            object([("toolsmith/allows", Value::Array(allows))]),
+            "_meta",
+            Tree::Val(object([("toolsmith/allows", Value::Array(allows))])),
         );
     }
     Ok(tool)
@@ -969,18 +1183,15 @@ fn mcp_tool(
 
 /// The start of an MCP or WebMCP tool object: its name, title (when it has one), description
 /// and lowered `inputSchema`.
-fn titled_tool(spec: &ToolSpec, input: Value) -> Map<String, Value> {
+fn titled_tool<'a>(spec: &'a ToolSpec, input: Tree<'a>) -> Entries<'a> {
     // Room for what the MCP and WebMCP tool objects add: outputSchema, annotations, _meta.
-    let mut tool = Map::with_capacity(7);
-    tool.insert("name".into(), Value::String(spec.name.clone()));
+    let mut tool = Entries::with_capacity(7);
+    tool.insert("name", Tree::Str(&spec.name));
     if let Some(t) = &spec.title {
-        tool.insert("title".into(), json!(t));
+        tool.insert("title", Tree::Str(t));
     }
-    tool.insert(
-        "description".into(),
-        Value::String(spec.description.clone()),
-    );
-    tool.insert("inputSchema".into(), input);
+    tool.insert("description", Tree::Str(&spec.description));
+    tool.insert("inputSchema", input);
     tool
 }
 
@@ -1004,24 +1215,24 @@ fn mcp_annotations(spec: &ToolSpec) -> Map<String, Value> {
 
 /// A WebMCP tool object: name, title, description, the lowered input schema and WebMCP's own
 /// hints.
-fn web_mcp_tool(spec: &ToolSpec, input: Value) -> Map<String, Value> {
+fn web_mcp_tool<'a>(spec: &'a ToolSpec, input: Tree<'a>) -> Entries<'a> {
     let e = &spec.effects;
     let mut tool = titled_tool(spec, input);
     tool.insert(
-        "annotations".into(),
-        json!({
+        "annotations",
+        Tree::Val(json!({
             "readOnlyHint": e.read_only,
             "untrustedContentHint": e.untrusted_output,
             "consequentialHint": e.writes || e.destructive || e.requires_approval,
-        }),
+        })),
     );
     tool
 }
 
 /// A tool list lowered for one target: the tools that made it (with their index in the spec
 /// list) and, in spec order, the errors of those that did not.
-pub(crate) struct Assembled {
-    pub tools: Vec<(usize, Value)>,
+pub(crate) struct Assembled<'a> {
+    pub tools: Vec<(usize, Tree<'a>)>,
     pub failures: Vec<ExportError>,
 }
 
@@ -1037,7 +1248,7 @@ pub(crate) enum Until {
 /// Lowers every spec, then applies the list-level rules (unique names, per-request limits)
 /// greedily in spec order: the tool that would exceed a limit fails, the rest still export
 /// (unless `until` stops at the first failure).
-pub(crate) fn assemble(specs: &[ToolSpec], target: Target, until: Until) -> Assembled {
+pub(crate) fn assemble(specs: &[ToolSpec], target: Target, until: Until) -> Assembled<'_> {
     let p = Passes::of(target);
     let mut seen = HashSet::new();
     let mut out = Assembled {
@@ -1120,10 +1331,10 @@ fn request_limit_exceeded(
 }
 
 /// Wraps a target's tool array in the document shape the target uses.
-pub(crate) fn wrap_list(target: Target, tools: Vec<Value>) -> Value {
+pub(crate) fn wrap_list(target: Target, tools: Vec<Tree<'_>>) -> Tree<'_> {
     match target {
-        Target::Mcp(_) => object([("tools", Value::Array(tools))]),
-        Target::Gemini => object([("functionDeclarations", Value::Array(tools))]),
-        _ => Value::Array(tools),
+        Target::Mcp(_) => Tree::object([("tools", Tree::Arr(tools))]),
+        Target::Gemini => Tree::object([("functionDeclarations", Tree::Arr(tools))]),
+        _ => Tree::Arr(tools),
     }
 }
