@@ -467,13 +467,23 @@ impl Cx<'_> {
     ) -> Result<Tree<'s>, ExportError> {
         match node {
             Value::Object(map) if self.touches(map) => {
+                if self.in_place(map) {
+                    let members = map.iter().map(|(k, v)| (k.as_str(), v));
+                    return self.walk_in_place(map, members, ptr).map(Tree::Obj);
+                }
                 let mut owned = node.clone();
                 self.walk(&mut owned, ptr)?;
                 Ok(Tree::Val(owned))
             }
-            Value::Object(map) => Ok(self
-                .walk_members(map.iter().map(|(k, v)| (k.as_str(), v)), ptr)?
-                .map_or(Tree::Ref(node), Tree::Obj)),
+            Value::Object(map) => {
+                let (members, changed) =
+                    self.walk_members(map.iter().map(|(k, v)| (k.as_str(), v)), ptr)?;
+                Ok(if changed {
+                    Tree::Obj(Entries::from_pairs(members))
+                } else {
+                    Tree::Ref(node)
+                })
+            }
             Value::Bool(true) if self.p.strict != Strict::No => {
                 Err(self.err(ptr.to_string(), ExportErrorKind::Untyped))
             }
@@ -481,13 +491,14 @@ impl Cx<'_> {
         }
     }
 
-    /// The members of a schema object the walk does not touch, with their subschemas lowered
-    /// in the walk's order; `None` when no subschema changed.
+    /// The members of a schema object with their subschemas lowered in the walk's order, and
+    /// whether any subschema changed.
+    #[allow(clippy::type_complexity)]
     fn walk_members<'s>(
         &mut self,
         members: impl Iterator<Item = (&'s str, &'s Value)>,
         ptr: &Pointer<'_>,
-    ) -> Result<Option<Entries<'s>>, ExportError> {
+    ) -> Result<(Vec<(&'s str, Tree<'s>)>, bool), ExportError> {
         let mut out = Vec::new();
         let mut changed = false;
         for (key, value) in members {
@@ -502,7 +513,177 @@ impl Cx<'_> {
             changed |= !matches!(lowered, Tree::Ref(_));
             out.push((key, lowered));
         }
-        Ok(changed.then(|| Entries::from_pairs(out)))
+        Ok((out, changed))
+    }
+
+    /// Whether the walk's own changes to a schema object it touches can be made on its members
+    /// in place, without a copy of the object: none of the rewrites that restructure the
+    /// object and its subschemas (`allOf` merged, a const union collapsed, `oneOf` renamed,
+    /// `const` made an `enum`, a `$ref` with siblings wrapped) applies. What is left is the
+    /// checks, [`Cx::strict_object`] and [`Cx::move_to_description`], done by
+    /// [`Cx::walk_in_place`].
+    fn in_place(&self, map: &Map<String, Value>) -> bool {
+        let p = self.p;
+        !((p.merge_all_of && has(map, "allOf"))
+            || (p.collapse_const_unions && (has(map, "oneOf") || has(map, "anyOf")))
+            || (p.one_of_to_any_of && has(map, "oneOf"))
+            || (p.const_to_enum && has(map, "const"))
+            || (p.strict == Strict::OpenAi && has(map, "$ref")))
+    }
+
+    /// [`Cx::walk`] of a schema object that [`Cx::in_place`] admits, on its `members` (those of
+    /// `map`, less the root's dropped `$schema`/`$defs`): the checks of [`Cx::rewrite`], the
+    /// subschemas lowered, then [`Cx::strict_object`] and [`Cx::move_to_description`] on the
+    /// members, which stay borrowed where nothing changes them.
+    fn walk_in_place<'s>(
+        &mut self,
+        map: &Map<String, Value>,
+        members: impl Iterator<Item = (&'s str, &'s Value)>,
+        ptr: &Pointer<'_>,
+    ) -> Result<Entries<'s>, ExportError> {
+        self.check(map, ptr)?;
+        let (members, _) = self.walk_members(members, ptr)?;
+        let mut e = Entries::from_pairs(members);
+        if self.p.strict != Strict::No {
+            self.strict_entries(&mut e, ptr)?;
+        }
+        self.move_entries_to_description(&mut e);
+        Ok(e)
+    }
+
+    /// The checks of [`Cx::rewrite`], which are all it does to an object [`Cx::in_place`]
+    /// admits.
+    fn check(&self, map: &Map<String, Value>, ptr: &Pointer<'_>) -> Result<(), ExportError> {
+        let p = self.p;
+        if p.reject_tuples && has(map, "prefixItems") {
+            return Err(self.err(ptr.to_string(), ExportErrorKind::Tuple));
+        }
+        if p.arrays_need_items
+            && type_is(map, "array")
+            && !has(map, "items")
+            && !has(map, "prefixItems")
+        {
+            return Err(self.err(ptr.to_string(), ExportErrorKind::ArrayWithoutItems));
+        }
+        if p.scalar_enums_only {
+            if let Some(Value::Array(values)) = get(map, "enum") {
+                if values.iter().any(|v| v.is_object() || v.is_array()) {
+                    return Err(self.err(format!("{ptr}/enum"), ExportErrorKind::NonScalarEnum));
+                }
+            }
+        }
+        if p.strict != Strict::No {
+            const TYPED: &[&str] = &["type", "anyOf", "oneOf", "allOf", "enum", "const", "$ref"];
+            if !map.keys().any(|k| TYPED.contains(&k.as_str())) {
+                return Err(self.err(ptr.to_string(), ExportErrorKind::Untyped));
+            }
+        }
+        Ok(())
+    }
+
+    /// [`Cx::strict_object`] on the members of a lowered object.
+    fn strict_entries(
+        &mut self,
+        e: &mut Entries<'_>,
+        ptr: &Pointer<'_>,
+    ) -> Result<(), ExportError> {
+        let has_props = e.get("properties").is_some_and(Tree::is_object);
+        if has_props && !e.contains_key("type") {
+            e.insert("type", Tree::Str("object"));
+        }
+        if !e.get("type").is_some_and(|t| tree_type_is(t, "object")) {
+            return Ok(());
+        }
+        match e.get("additionalProperties") {
+            None => e.insert("additionalProperties", Tree::Val(Value::Bool(false))),
+            Some(t) if t.is_bool(false) => {}
+            Some(_) => {
+                return Err(self.err(
+                    format!("{ptr}/additionalProperties"),
+                    ExportErrorKind::MapLike,
+                ))
+            }
+        }
+        if self.p.strict == Strict::OpenAi && !has_props {
+            e.insert("properties", Tree::Val(Value::Object(Map::new())));
+        }
+        // `properties` (to change) and `required` (to read) at once.
+        let (props, required) = e.properties_and_required();
+        let Some(props) = props else {
+            return Ok(());
+        };
+        let required = required.map_or(&[][..], Vec::as_slice);
+        for (name, prop) in props.iter_mut() {
+            if tree_is_union(prop) {
+                self.stats.union_params += 1;
+            }
+            if !required.iter().any(|r| r.as_str() == Some(name)) {
+                self.stats.optional_params += 1;
+                if self.p.strict == Strict::OpenAi {
+                    make_tree_nullable(prop);
+                }
+            }
+        }
+        if self.p.strict == Strict::OpenAi {
+            let all: Vec<Value> = props.keys().map(|k| Value::String(k.to_string())).collect();
+            e.insert("required", Tree::Val(Value::Array(all)));
+        }
+        Ok(())
+    }
+
+    /// [`Cx::move_to_description`] on the members of a lowered object.
+    fn move_entries_to_description(&self, e: &mut Entries<'_>) {
+        let p = self.p;
+        if !e.keys().any(|k| p.may_move(k)) {
+            return;
+        }
+        let mut phrases = Vec::new();
+        for (lo, hi, unit) in [
+            ("minLength", "maxLength", " characters"),
+            ("minimum", "maximum", ""),
+            ("minItems", "maxItems", " items"),
+        ] {
+            if !(p.moves(lo) && p.moves(hi)) {
+                continue;
+            }
+            if e.contains_key(lo) && e.contains_key(hi) {
+                let (Some(a), Some(b)) = (e.remove(lo), e.remove(hi)) else {
+                    continue;
+                };
+                let (a, b) = (a.into_value(), b.into_value());
+                phrases.push(match (a == b, unit.is_empty()) {
+                    (true, _) => format!("exactly {a}{unit}"),
+                    (false, true) => format!("from {a} to {b}"),
+                    (false, false) => format!("{a} to {b}{unit}"),
+                });
+            }
+        }
+        for kw in p.move_to_description.iter().copied().flatten() {
+            if let Some(v) = e.remove(kw) {
+                phrases.extend(tree_phrase(kw, v));
+            }
+        }
+        if let (Some(formats), Some(f)) = (p.supported_formats, e.get("format")) {
+            if !f.as_str().is_some_and(|f| formats.contains(&f)) {
+                if let Some(v) = e.remove("format") {
+                    phrases.extend(tree_phrase("format", v));
+                }
+            }
+        }
+        if let Some(max) = p.max_min_items {
+            if e.get("minItems")
+                .and_then(Tree::value)
+                .and_then(Value::as_u64)
+                .is_some_and(|n| n > max)
+            {
+                if let Some(v) = e.remove("minItems") {
+                    phrases.extend(tree_phrase("minItems", v));
+                }
+            }
+        }
+        if !phrases.is_empty() {
+            append_entries_description(e, &format!("({})", phrases.join("; ")));
+        }
     }
 
     /// The value of a subschema keyword with its subschemas lowered, as
@@ -722,6 +903,120 @@ impl Cx<'_> {
         }
         if !phrases.is_empty() {
             append_description(map, &format!("({})", phrases.join("; ")));
+        }
+    }
+}
+
+/// [`type_is`] of a lowered `type` member.
+fn tree_type_is(t: &Tree<'_>, name: &str) -> bool {
+    match t.value() {
+        Some(Value::String(s)) => s == name,
+        Some(Value::Array(a)) => a.iter().any(|x| x.as_str() == Some(name)),
+        _ => false,
+    }
+}
+
+/// [`is_union`] of a lowered subschema.
+fn tree_is_union(t: &Tree<'_>) -> bool {
+    match t {
+        Tree::Obj(e) => {
+            e.contains_key("anyOf")
+                || e.contains_key("oneOf")
+                || e.get("type")
+                    .and_then(Tree::value)
+                    .is_some_and(Value::is_array)
+        }
+        Tree::Ref(v) => is_union(v),
+        Tree::Val(v) => is_union(v),
+        Tree::Str(_) | Tree::Arr(_) => false,
+    }
+}
+
+/// [`phrase`] of a member moved out of a lowered object (the spec's own value: moved keywords
+/// are not walked).
+fn tree_phrase(keyword: &str, t: Tree<'_>) -> Option<String> {
+    match t.value() {
+        Some(v) => phrase(keyword, v),
+        None => phrase(keyword, &t.into_value()),
+    }
+}
+
+/// [`append_description`] on the members of a lowered object.
+fn append_entries_description(e: &mut Entries<'_>, extra: &str) {
+    if let Some(d) = e
+        .get("description")
+        .and_then(Tree::value)
+        .and_then(Value::as_str)
+    {
+        if !d.trim().is_empty() {
+            let mut text = String::with_capacity(d.len() + 1 + extra.len());
+            text.push_str(d.trim_end());
+            text.push(' ');
+            text.push_str(extra);
+            e.insert("description", Tree::Val(Value::String(text)));
+            return;
+        }
+    }
+    e.insert("description", Tree::Val(Value::String(extra.to_string())));
+}
+
+/// [`make_nullable`] of a lowered property.
+fn make_tree_nullable(prop: &mut Tree<'_>) {
+    if !prop.is_object() {
+        return;
+    }
+    let m = prop.make_entries();
+    let null = Value::String("null".into());
+    let add_null_to_enum = |m: &mut Entries<'_>| {
+        if let Some(c) = m.remove("const") {
+            m.insert("enum", Tree::Val(Value::Array(vec![c.into_value()])));
+        }
+        if let Some(values) = m.get_mut("enum") {
+            if let Value::Array(values) = values.make_owned() {
+                if !values.contains(&Value::Null) {
+                    values.push(Value::Null);
+                }
+            }
+        }
+    };
+    match m.get("type").and_then(Tree::value) {
+        Some(Value::String(t)) if t == "null" => {}
+        Some(Value::String(t)) => {
+            let t = Value::String(t.clone());
+            m.insert("type", Tree::Val(Value::Array(vec![t, null])));
+            add_null_to_enum(m);
+        }
+        Some(Value::Array(_)) => {
+            if let Some(ts) = m.get_mut("type") {
+                if let Value::Array(ts) = ts.make_owned() {
+                    if !ts.contains(&null) {
+                        ts.push(null);
+                    }
+                }
+            }
+            add_null_to_enum(m);
+        }
+        _ => {
+            if let Some(branches) = m.get_mut("anyOf").and_then(Tree::make_array) {
+                if !branches.iter().any(|b| b.get_str("type") == Some("null")) {
+                    branches.push(Tree::Val(json!({"type": "null"})));
+                }
+                return;
+            }
+            let mut outer = Vec::new();
+            for k in ["title", "description"] {
+                if let Some(v) = m.remove(k) {
+                    outer.push((k, v));
+                }
+            }
+            let inner = std::mem::take(m);
+            m.insert(
+                "anyOf",
+                Tree::Arr(vec![Tree::Obj(inner), Tree::Val(json!({"type": "null"}))]),
+            );
+            for (k, v) in outer {
+                m.insert(k, v);
+            }
         }
     }
 }
@@ -952,9 +1247,8 @@ pub(crate) fn lower_schema<'a>(
     // in a canonical schema) or the walk touches the root object itself.
     let copies = (p.inline_refs && has_key(schema, "$ref"))
         || (normalizes && has_boolean_property(schema))
-        || (p.walks_nodes() && cx.touches(root));
+        || (p.walks_nodes() && cx.touches(root) && !cx.in_place(root));
     if !copies {
-        let mut members: Vec<(&str, &Value)> = root.iter().map(|(k, v)| (k.as_str(), v)).collect();
         // The removals of the owned path, which move the last member into the gap (as
         // `Map::remove` does): `$schema`, then `$defs` where `$ref`s are inlined (there are
         // none, so the definitions are dropped).
@@ -963,8 +1257,13 @@ pub(crate) fn lower_schema<'a>(
             SchemaUri::StripDefault => {
                 get(root, "$schema").and_then(Value::as_str) == Some(DIALECT_2020_12)
             }
-            SchemaUri::Strip => true,
+            SchemaUri::Strip => has(root, "$schema"),
         };
+        let drop_defs = p.inline_refs && has(root, "$defs");
+        if !(p.walks_nodes() || drop_uri || drop_defs) {
+            return Ok((Tree::Ref(schema), cx.stats));
+        }
+        let mut members: Vec<(&str, &Value)> = root.iter().map(|(k, v)| (k.as_str(), v)).collect();
         let mut removed = false;
         for (drop, key) in [(drop_uri, "$schema"), (p.inline_refs, "$defs")] {
             if let Some(i) = members.iter().position(|(k, _)| drop && *k == key) {
@@ -972,20 +1271,21 @@ pub(crate) fn lower_schema<'a>(
                 removed = true;
             }
         }
-        let lowered = if p.walks_nodes() {
-            cx.walk_members(members.iter().copied(), &Pointer::root(base))?
+        let ptr = Pointer::root(base);
+        let tree = if p.walks_nodes() && cx.touches(root) {
+            Tree::Obj(cx.walk_in_place(root, members.into_iter(), &ptr)?)
         } else {
-            None
-        };
-        let tree = match lowered {
-            Some(e) => Tree::Obj(e),
-            None if removed => Tree::Obj(Entries::from_pairs(
-                members
-                    .into_iter()
-                    .map(|(k, v)| (k, Tree::Ref(v)))
-                    .collect(),
-            )),
-            None => Tree::Ref(schema),
+            let (lowered, changed) = if p.walks_nodes() {
+                cx.walk_members(members.into_iter(), &ptr)?
+            } else {
+                let refs = members.into_iter().map(|(k, v)| (k, Tree::Ref(v)));
+                (refs.collect(), false)
+            };
+            if changed || removed {
+                Tree::Obj(Entries::from_pairs(lowered))
+            } else {
+                Tree::Ref(schema)
+            }
         };
         return Ok((tree, cx.stats));
     }

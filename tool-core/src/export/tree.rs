@@ -75,6 +75,42 @@ impl<'a> Entries<'a> {
         self.0.iter().find_map(|(k, v)| (k == key).then_some(v))
     }
 
+    /// The member `key`, mutably.
+    pub(crate) fn get_mut(&mut self, key: &str) -> Option<&mut Tree<'a>> {
+        self.0.iter_mut().find_map(|(k, v)| (k == key).then_some(v))
+    }
+
+    /// The keys, in order.
+    pub(crate) fn keys(&self) -> impl Iterator<Item = &str> {
+        self.0.iter().map(|(k, _)| k.as_ref())
+    }
+
+    /// The members, in order, the values mutably.
+    pub(crate) fn iter_mut(&mut self) -> impl Iterator<Item = (&str, &mut Tree<'a>)> {
+        self.0.iter_mut().map(|(k, v)| (&**k, v))
+    }
+
+    /// The `properties` member as members of its own (when it is an object) and the
+    /// `required` member (when it is an array), at once: the first to change, the second to
+    /// read.
+    pub(crate) fn properties_and_required(
+        &mut self,
+    ) -> (Option<&mut Entries<'a>>, Option<&Vec<Value>>) {
+        let (mut props, mut required) = (None, None);
+        for (k, v) in self.0.iter_mut() {
+            match k.as_ref() {
+                "properties" if v.is_object() => props = Some(v.make_entries()),
+                "required" => {
+                    if let Some(Value::Array(r)) = v.value() {
+                        required = Some(r);
+                    }
+                }
+                _ => {}
+            }
+        }
+        (props, required)
+    }
+
     /// Whether there is a member `key`.
     pub(crate) fn contains_key(&self, key: &str) -> bool {
         self.position(key).is_some()
@@ -124,6 +160,58 @@ impl<'a> Tree<'a> {
             Tree::Val(v) => v,
             Tree::Obj(e) => Value::Object(e.into_map()),
             Tree::Arr(a) => Value::Array(a.into_iter().map(Tree::into_value).collect()),
+        }
+    }
+
+    /// The node as a JSON value, when it is one already (borrowed or built).
+    pub(crate) fn value(&self) -> Option<&Value> {
+        match self {
+            Tree::Ref(v) => Some(v),
+            Tree::Val(v) => Some(v),
+            Tree::Str(_) | Tree::Obj(_) | Tree::Arr(_) => None,
+        }
+    }
+
+    /// The node made an owned value (a borrowed one copied), to change.
+    pub(crate) fn make_owned(&mut self) -> &mut Value {
+        if !matches!(self, Tree::Val(_)) {
+            let t = std::mem::replace(self, Tree::Val(Value::Null));
+            *self = Tree::Val(t.into_value());
+        }
+        match self {
+            Tree::Val(v) => v,
+            _ => unreachable!("made a Tree::Val above"),
+        }
+    }
+
+    /// The members of an object node, to change one by one (the unchanged ones stay
+    /// borrowed); any other node becomes an empty object.
+    pub(crate) fn make_entries(&mut self) -> &mut Entries<'a> {
+        if !matches!(self, Tree::Obj(_)) {
+            let t = std::mem::replace(self, Tree::Obj(Entries::default()));
+            *self = Tree::Obj(t.into_entries().unwrap_or_default());
+        }
+        match self {
+            Tree::Obj(e) => e,
+            _ => unreachable!("made a Tree::Obj above"),
+        }
+    }
+
+    /// The elements of an array node, to change one by one (the unchanged ones stay
+    /// borrowed); `None` for any other node.
+    pub(crate) fn make_array(&mut self) -> Option<&mut Vec<Tree<'a>>> {
+        match std::mem::replace(self, Tree::Arr(Vec::new())) {
+            Tree::Ref(Value::Array(a)) => *self = Tree::Arr(a.iter().map(Tree::Ref).collect()),
+            Tree::Val(Value::Array(a)) => *self = Tree::Arr(a.into_iter().map(Tree::Val).collect()),
+            Tree::Arr(a) => *self = Tree::Arr(a),
+            other => {
+                *self = other;
+                return None;
+            }
+        }
+        match self {
+            Tree::Arr(a) => Some(a),
+            _ => None,
         }
     }
 
