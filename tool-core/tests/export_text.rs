@@ -91,4 +91,18 @@ proptest! {
     fn text_matches_the_value_for_random_specs(specs in specgen::specs()) {
         text_matches_value(&specs);
     }
+
+    /// Specs every name and description rule accepts, with an object root: most of them get
+    /// through the strict targets' lowering, which changes the most.
+    #[test]
+    fn text_matches_the_value_for_random_lowerable_specs(
+        props in prop::collection::vec(("[a-f]{1,3}", specgen::schema()), 1..6),
+        bits in any::<u8>(),
+        output in specgen::output_schema(),
+    ) {
+        let mut spec = ToolSpec::new("tool_a", "Does a thing.", specgen::object_of(props, bits & !1))
+            .with_version("1.0.0");
+        spec.output_schema = output;
+        text_matches_value(&[spec]);
+    }
 }

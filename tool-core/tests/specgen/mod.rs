@@ -61,7 +61,9 @@ fn leaf() -> impl Strategy<Value = Value> {
     ]
 }
 
-fn object_of(props: Vec<(String, Value)>, bits: u8) -> Value {
+/// An object schema of `props`; `bits` choose `type`, a description, which properties are
+/// required and `additionalProperties` (false, true, a schema or none).
+pub fn object_of(props: Vec<(String, Value)>, bits: u8) -> Value {
     let mut m = Map::new();
     if bits & 1 == 0 {
         m.insert("type".into(), json!("object"));
