@@ -42,3 +42,49 @@ fn example_exports_match_their_snapshots() {
     }
     assert!(drift.is_empty(), "{}", drift.join("\n\n"));
 }
+
+/// The text exports (`export_text`, `export_tool_text`, `Toolbox::export_text`) of every example
+/// are the bytes `serde_json::to_string` writes for the value exports, for every target.
+#[test]
+fn example_text_exports_are_the_value_exports_written() {
+    use toolsmith::export::{export, export_text, export_tool, export_tool_text, Target};
+    for (name, tools) in [
+        ("helpdesk", helpdesk::tools()),
+        ("store", store::tools()),
+        ("workspace", workspace::tools()),
+    ] {
+        let specs = specs(tools);
+        for &target in Target::all() {
+            let value = export(&specs, target).expect("every example exports everywhere");
+            let text = serde_json::to_string(&value).unwrap();
+            assert_eq!(
+                export_text(&specs, target).unwrap(),
+                text,
+                "{name}, {target}"
+            );
+            for spec in &specs {
+                let one = serde_json::to_string(&export_tool(spec, target).unwrap()).unwrap();
+                assert_eq!(
+                    export_tool_text(spec, target).unwrap(),
+                    one,
+                    "{}",
+                    spec.name
+                );
+            }
+        }
+    }
+    let customer = store::Customer {
+        id: "cust-1".into(),
+        purchased: Vec::new(),
+    };
+    let toolbox = store::toolbox(store::demo_catalogue(), customer).expect("the store builds");
+    for &target in Target::all() {
+        let value = toolbox
+            .export(target)
+            .expect("the store exports everywhere");
+        let text = toolbox
+            .export_text(target)
+            .expect("the store exports everywhere");
+        assert_eq!(text, serde_json::to_string(&value).unwrap(), "{target}");
+    }
+}

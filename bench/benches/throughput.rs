@@ -3,11 +3,11 @@
 //! - `lint`: 10,000 specs through `tool_core::lint::lint_with` (default budgets), and the same
 //!   list as an MCP `{"tools": [...]}` document through `lint_tool_list`. Throughput is in
 //!   tools per second.
-//! - `export`: 1,000 specs to every `Target::all()`, serialized to text, beside the baseline
-//!   `serde_json::to_string` of the canonical specs. Targets with a per-request tool limit
-//!   (OpenAI: 128, Anthropic strict: 20) refuse a 1,000-tool list, so for them the bench lowers
-//!   each spec with `export_tool` and serializes the array (the same per-tool work; see
-//!   `generate::export_text`, which the `profile-export` binary runs too).
+//! - `export`: 1,000 specs to every `Target::all()` as JSON text (`export::export_text`), beside
+//!   the baseline `serde_json::to_string` of the canonical specs. Targets with a per-request tool
+//!   limit (OpenAI: 128, Anthropic strict: 20) refuse a 1,000-tool list, so for them the bench
+//!   lowers each spec with `export_tool_text` and joins the texts into the array (the same
+//!   per-tool work; see `generate::export_text`, which the `profile-export` binary runs too).
 //!
 //! ```sh
 //! cargo bench -p toolsmith-bench --features bench --bench throughput -- --warm-up-time 1 --measurement-time 3

@@ -1,8 +1,7 @@
 //! Generated spec lists for the lint and export benches: the six fixture tools repeated with
 //! numbered names and descriptions, so every spec is distinct but realistic.
 
-use serde_json::Value;
-use toolsmith::export::{export, export_tool, Target};
+use toolsmith::export::{export_tool_text, Target};
 use toolsmith::ToolSpec;
 
 /// The six fixture specs (store then helpdesk), as `#[tool]` produced them.
@@ -38,11 +37,12 @@ pub fn tool_list(specs: &[ToolSpec]) -> serde_json::Value {
     serde_json::json!({ "tools": specs.iter().map(ToolSpec::agent_facing).collect::<Vec<_>>() })
 }
 
-/// The export bench's unit of work: `specs` exported to `target` and serialized to text.
+/// The export bench's unit of work: `specs` exported to `target` as JSON text
+/// (`toolsmith::export::export_text`, which writes the lowered specs straight to text).
 ///
 /// Targets with a per-request tool limit (OpenAI: 128, Anthropic strict: 20) refuse a longer
-/// list; for them each spec is lowered with `export_tool` and the array serialized (the same
-/// per-tool work).
+/// list; for them each spec is lowered with `export_tool_text` and the texts joined into the
+/// array (the same per-tool work, the same bytes as serializing the array of `export_tool`).
 ///
 /// ```
 /// use toolsmith::export::Target;
@@ -51,14 +51,14 @@ pub fn tool_list(specs: &[ToolSpec]) -> serde_json::Value {
 /// assert!(text.starts_with(r#"{"functionDeclarations":["#));
 /// ```
 pub fn export_text(specs: &[ToolSpec], target: Target) -> String {
-    match export(specs, target) {
-        Ok(doc) => doc.to_string(),
+    match toolsmith::export::export_text(specs, target) {
+        Ok(text) => text,
         Err(_) => {
-            let tools: Vec<Value> = specs
+            let tools: Vec<String> = specs
                 .iter()
-                .filter_map(|s| export_tool(s, target).ok())
+                .filter_map(|s| export_tool_text(s, target).ok())
                 .collect();
-            Value::Array(tools).to_string()
+            format!("[{}]", tools.join(","))
         }
     }
 }

@@ -51,7 +51,9 @@ pub(crate) fn render(specs: &[ToolSpec]) -> (Vec<(String, String)>, Vec<ExportEr
             target,
             assembled.tools.into_iter().map(|(_, t)| t).collect(),
         );
-        files.push((format!("{}.json", target.slug()), pretty(&doc)));
+        let mut text = doc.to_pretty_text();
+        text.push('\n');
+        files.push((format!("{}.json", target.slug()), text));
     }
     let tools: Vec<Value> = specs
         .iter()

@@ -7,6 +7,7 @@ use serde_json::{json, Map, Value};
 
 use super::error::{ExportError, ExportErrorKind};
 use super::target::{McpVersion, Target};
+use super::tree::{Entries, Tree};
 use crate::spec::ToolSpec;
 use tool_lint::platform::{self, StrictFacts};
 use tool_lint::walk::{self, Pointer, RefStack};
@@ -212,6 +213,15 @@ impl Passes {
         self.move_to_description
             .iter()
             .any(|group| group.contains(&keyword))
+    }
+
+    /// Whether `keyword` moves into the description text on some schema object: always
+    /// ([`Passes::moves`]), or depending on its value (a format outside the supported ones, a
+    /// `minItems` above the limit).
+    fn may_move(&self, keyword: &str) -> bool {
+        self.moves(keyword)
+            || (keyword == "format" && self.supported_formats.is_some())
+            || (keyword == "minItems" && self.max_min_items.is_some())
     }
 }
 
@@ -422,6 +432,319 @@ impl Cx<'_> {
         Ok(())
     }
 
+    /// Whether [`Cx::walk`] changes or checks anything on the schema object `map` itself (the
+    /// passes of [`Cx::rewrite`], [`Cx::strict_object`] and [`Cx::move_to_description`]), apart
+    /// from what it does to the subschemas below. A superset: `false` means the walk leaves this
+    /// object's own members as they are, raises no error here and counts nothing here.
+    fn touches(&self, map: &Map<String, Value>) -> bool {
+        const TYPED: &[&str] = &["type", "anyOf", "oneOf", "allOf", "enum", "const", "$ref"];
+        let p = self.p;
+        (p.merge_all_of && has(map, "allOf"))
+            || (p.collapse_const_unions && (has(map, "oneOf") || has(map, "anyOf")))
+            || (p.one_of_to_any_of && has(map, "oneOf"))
+            || (p.const_to_enum && has(map, "const"))
+            || (p.reject_tuples && has(map, "prefixItems"))
+            || (p.arrays_need_items
+                && type_is(map, "array")
+                && !has(map, "items")
+                && !has(map, "prefixItems"))
+            || (p.scalar_enums_only && has(map, "enum"))
+            || (p.strict != Strict::No
+                && (has(map, "properties")
+                    || type_is(map, "object")
+                    || has(map, "$ref")
+                    || !map.keys().any(|k| TYPED.contains(&k.as_str()))))
+            || map.keys().any(|k| p.may_move(k))
+    }
+
+    /// [`Cx::walk`] of a subschema of the spec, copy on write: an object the walk touches
+    /// ([`Cx::touches`]) is copied and walked as before; one it does not touch is borrowed, and
+    /// only its subschemas are lowered (so only the objects a pass changes are copied).
+    fn walk_cow<'s>(
+        &mut self,
+        node: &'s Value,
+        ptr: &Pointer<'_>,
+    ) -> Result<Tree<'s>, ExportError> {
+        match node {
+            Value::Object(map) if self.touches(map) => {
+                if self.in_place(map) {
+                    let members = map.iter().map(|(k, v)| (k.as_str(), v));
+                    return self.walk_in_place(map, members, ptr).map(Tree::Obj);
+                }
+                let mut owned = node.clone();
+                self.walk(&mut owned, ptr)?;
+                Ok(Tree::Val(owned))
+            }
+            Value::Object(map) => {
+                let (members, changed) =
+                    self.walk_members(map.iter().map(|(k, v)| (k.as_str(), v)), ptr)?;
+                Ok(if changed {
+                    Tree::Obj(Entries::from_pairs(members))
+                } else {
+                    Tree::Ref(node)
+                })
+            }
+            Value::Bool(true) if self.p.strict != Strict::No => {
+                Err(self.err(ptr.to_string(), ExportErrorKind::Untyped))
+            }
+            _ => Ok(Tree::Ref(node)),
+        }
+    }
+
+    /// The members of a schema object with their subschemas lowered in the walk's order, and
+    /// whether any subschema changed.
+    #[allow(clippy::type_complexity)]
+    fn walk_members<'s>(
+        &mut self,
+        members: impl Iterator<Item = (&'s str, &'s Value)>,
+        ptr: &Pointer<'_>,
+    ) -> Result<(Vec<(&'s str, Tree<'s>)>, bool), ExportError> {
+        let mut out = Vec::new();
+        let mut changed = false;
+        for (key, value) in members {
+            let lowered = match walk::keyword(key) {
+                // A keyword that moves into the description is not walked (and the object that
+                // has it is touched, so it does not come here).
+                Some(keyword) if !self.p.moves(keyword.name) => {
+                    self.walk_keyword(keyword, value, ptr)?
+                }
+                _ => Tree::Ref(value),
+            };
+            changed |= !matches!(lowered, Tree::Ref(_));
+            out.push((key, lowered));
+        }
+        Ok((out, changed))
+    }
+
+    /// Whether the walk's own changes to a schema object it touches can be made on its members
+    /// in place, without a copy of the object: none of the rewrites that restructure the
+    /// object and its subschemas (`allOf` merged, a const union collapsed, `oneOf` renamed,
+    /// `const` made an `enum`, a `$ref` with siblings wrapped) applies. What is left is the
+    /// checks, [`Cx::strict_object`] and [`Cx::move_to_description`], done by
+    /// [`Cx::walk_in_place`].
+    fn in_place(&self, map: &Map<String, Value>) -> bool {
+        let p = self.p;
+        !((p.merge_all_of && has(map, "allOf"))
+            || (p.collapse_const_unions && (has(map, "oneOf") || has(map, "anyOf")))
+            || (p.one_of_to_any_of && has(map, "oneOf"))
+            || (p.const_to_enum && has(map, "const"))
+            || (p.strict == Strict::OpenAi && has(map, "$ref")))
+    }
+
+    /// [`Cx::walk`] of a schema object that [`Cx::in_place`] admits, on its `members` (those of
+    /// `map`, less the root's dropped `$schema`/`$defs`): the checks of [`Cx::rewrite`], the
+    /// subschemas lowered, then [`Cx::strict_object`] and [`Cx::move_to_description`] on the
+    /// members, which stay borrowed where nothing changes them.
+    fn walk_in_place<'s>(
+        &mut self,
+        map: &Map<String, Value>,
+        members: impl Iterator<Item = (&'s str, &'s Value)>,
+        ptr: &Pointer<'_>,
+    ) -> Result<Entries<'s>, ExportError> {
+        self.check(map, ptr)?;
+        let (members, _) = self.walk_members(members, ptr)?;
+        let mut e = Entries::from_pairs(members);
+        if self.p.strict != Strict::No {
+            self.strict_entries(&mut e, ptr)?;
+        }
+        self.move_entries_to_description(&mut e);
+        Ok(e)
+    }
+
+    /// The checks of [`Cx::rewrite`], which are all it does to an object [`Cx::in_place`]
+    /// admits.
+    fn check(&self, map: &Map<String, Value>, ptr: &Pointer<'_>) -> Result<(), ExportError> {
+        let p = self.p;
+        if p.reject_tuples && has(map, "prefixItems") {
+            return Err(self.err(ptr.to_string(), ExportErrorKind::Tuple));
+        }
+        if p.arrays_need_items
+            && type_is(map, "array")
+            && !has(map, "items")
+            && !has(map, "prefixItems")
+        {
+            return Err(self.err(ptr.to_string(), ExportErrorKind::ArrayWithoutItems));
+        }
+        if p.scalar_enums_only {
+            if let Some(Value::Array(values)) = get(map, "enum") {
+                if values.iter().any(|v| v.is_object() || v.is_array()) {
+                    return Err(self.err(format!("{ptr}/enum"), ExportErrorKind::NonScalarEnum));
+                }
+            }
+        }
+        if p.strict != Strict::No {
+            const TYPED: &[&str] = &["type", "anyOf", "oneOf", "allOf", "enum", "const", "$ref"];
+            if !map.keys().any(|k| TYPED.contains(&k.as_str())) {
+                return Err(self.err(ptr.to_string(), ExportErrorKind::Untyped));
+            }
+        }
+        Ok(())
+    }
+
+    /// [`Cx::strict_object`] on the members of a lowered object.
+    fn strict_entries(
+        &mut self,
+        e: &mut Entries<'_>,
+        ptr: &Pointer<'_>,
+    ) -> Result<(), ExportError> {
+        let has_props = e.get("properties").is_some_and(Tree::is_object);
+        if has_props && !e.contains_key("type") {
+            e.insert("type", Tree::Str("object"));
+        }
+        if !e.get("type").is_some_and(|t| tree_type_is(t, "object")) {
+            return Ok(());
+        }
+        match e.get("additionalProperties") {
+            None => e.insert("additionalProperties", Tree::Val(Value::Bool(false))),
+            Some(t) if t.is_bool(false) => {}
+            Some(_) => {
+                return Err(self.err(
+                    format!("{ptr}/additionalProperties"),
+                    ExportErrorKind::MapLike,
+                ))
+            }
+        }
+        if self.p.strict == Strict::OpenAi && !has_props {
+            e.insert("properties", Tree::Val(Value::Object(Map::new())));
+        }
+        // `properties` (to change) and `required` (to read) at once.
+        let (props, required) = e.properties_and_required();
+        let Some(props) = props else {
+            return Ok(());
+        };
+        let required = required.map_or(&[][..], Vec::as_slice);
+        for (name, prop) in props.iter_mut() {
+            if tree_is_union(prop) {
+                self.stats.union_params += 1;
+            }
+            if !required.iter().any(|r| r.as_str() == Some(name)) {
+                self.stats.optional_params += 1;
+                if self.p.strict == Strict::OpenAi {
+                    make_tree_nullable(prop);
+                }
+            }
+        }
+        if self.p.strict == Strict::OpenAi {
+            let all: Vec<Value> = props.keys().map(|k| Value::String(k.to_string())).collect();
+            e.insert("required", Tree::Val(Value::Array(all)));
+        }
+        Ok(())
+    }
+
+    /// [`Cx::move_to_description`] on the members of a lowered object.
+    fn move_entries_to_description(&self, e: &mut Entries<'_>) {
+        let p = self.p;
+        if !e.keys().any(|k| p.may_move(k)) {
+            return;
+        }
+        let mut phrases = Vec::new();
+        for (lo, hi, unit) in [
+            ("minLength", "maxLength", " characters"),
+            ("minimum", "maximum", ""),
+            ("minItems", "maxItems", " items"),
+        ] {
+            if !(p.moves(lo) && p.moves(hi)) {
+                continue;
+            }
+            if e.contains_key(lo) && e.contains_key(hi) {
+                let (Some(a), Some(b)) = (e.remove(lo), e.remove(hi)) else {
+                    continue;
+                };
+                let (a, b) = (a.into_value(), b.into_value());
+                phrases.push(match (a == b, unit.is_empty()) {
+                    (true, _) => format!("exactly {a}{unit}"),
+                    (false, true) => format!("from {a} to {b}"),
+                    (false, false) => format!("{a} to {b}{unit}"),
+                });
+            }
+        }
+        for kw in p.move_to_description.iter().copied().flatten() {
+            if let Some(v) = e.remove(kw) {
+                phrases.extend(tree_phrase(kw, v));
+            }
+        }
+        if let (Some(formats), Some(f)) = (p.supported_formats, e.get("format")) {
+            if !f.as_str().is_some_and(|f| formats.contains(&f)) {
+                if let Some(v) = e.remove("format") {
+                    phrases.extend(tree_phrase("format", v));
+                }
+            }
+        }
+        if let Some(max) = p.max_min_items {
+            if e.get("minItems")
+                .and_then(Tree::value)
+                .and_then(Value::as_u64)
+                .is_some_and(|n| n > max)
+            {
+                if let Some(v) = e.remove("minItems") {
+                    phrases.extend(tree_phrase("minItems", v));
+                }
+            }
+        }
+        if !phrases.is_empty() {
+            append_entries_description(e, &format!("({})", phrases.join("; ")));
+        }
+    }
+
+    /// The value of a subschema keyword with its subschemas lowered, as
+    /// `walk::try_for_each_child_mut` reaches them.
+    fn walk_keyword<'s>(
+        &mut self,
+        keyword: &'static walk::Keyword,
+        value: &'s Value,
+        ptr: &Pointer<'_>,
+    ) -> Result<Tree<'s>, ExportError> {
+        let step = |member| walk::Step { keyword, member };
+        match (keyword.shape, value) {
+            (walk::Shape::Map, Value::Object(m)) => {
+                let mut out = Vec::with_capacity(m.len());
+                let mut changed = false;
+                for (name, s) in m {
+                    let t =
+                        self.walk_child(keyword, s, &ptr.step(step(walk::Member::Name(name))))?;
+                    changed |= !matches!(t, Tree::Ref(_));
+                    out.push((name.as_str(), t));
+                }
+                Ok(if changed {
+                    Tree::Obj(Entries::from_pairs(out))
+                } else {
+                    Tree::Ref(value)
+                })
+            }
+            (walk::Shape::Array | walk::Shape::SingleOrArray, Value::Array(a)) => {
+                let mut out = Vec::with_capacity(a.len());
+                let mut changed = false;
+                for (i, s) in a.iter().enumerate() {
+                    let t = self.walk_child(keyword, s, &ptr.step(step(walk::Member::Index(i))))?;
+                    changed |= !matches!(t, Tree::Ref(_));
+                    out.push(t);
+                }
+                Ok(if changed {
+                    Tree::Arr(out)
+                } else {
+                    Tree::Ref(value)
+                })
+            }
+            (walk::Shape::Single | walk::Shape::SingleOrArray, s) => {
+                self.walk_child(keyword, s, &ptr.step(step(walk::Member::Whole)))
+            }
+            _ => Ok(Tree::Ref(value)),
+        }
+    }
+
+    /// One subschema under `keyword`, as [`Cx::walk`] treats its children.
+    fn walk_child<'s>(
+        &mut self,
+        keyword: &'static walk::Keyword,
+        child: &'s Value,
+        ptr: &Pointer<'_>,
+    ) -> Result<Tree<'s>, ExportError> {
+        if keyword.name == "additionalProperties" && child.is_boolean() {
+            return Ok(Tree::Ref(child));
+        }
+        self.walk_cow(child, ptr)
+    }
+
     /// The profile's rewrites and checks of one schema object, before its subschemas.
     fn rewrite(&self, map: &mut Map<String, Value>, ptr: &Pointer<'_>) -> Result<(), ExportError> {
         let p = self.p;
@@ -533,12 +856,7 @@ impl Cx<'_> {
 
     fn move_to_description(&self, map: &mut Map<String, Value>) {
         let p = self.p;
-        let moves_here = |k: &str| {
-            p.moves(k)
-                || (k == "format" && p.supported_formats.is_some())
-                || (k == "minItems" && p.max_min_items.is_some())
-        };
-        if !map.keys().any(|k| moves_here(k)) {
+        if !map.keys().any(|k| p.may_move(k)) {
             return;
         }
         let mut phrases = Vec::new();
@@ -585,6 +903,120 @@ impl Cx<'_> {
         }
         if !phrases.is_empty() {
             append_description(map, &format!("({})", phrases.join("; ")));
+        }
+    }
+}
+
+/// [`type_is`] of a lowered `type` member.
+fn tree_type_is(t: &Tree<'_>, name: &str) -> bool {
+    match t.value() {
+        Some(Value::String(s)) => s == name,
+        Some(Value::Array(a)) => a.iter().any(|x| x.as_str() == Some(name)),
+        _ => false,
+    }
+}
+
+/// [`is_union`] of a lowered subschema.
+fn tree_is_union(t: &Tree<'_>) -> bool {
+    match t {
+        Tree::Obj(e) => {
+            e.contains_key("anyOf")
+                || e.contains_key("oneOf")
+                || e.get("type")
+                    .and_then(Tree::value)
+                    .is_some_and(Value::is_array)
+        }
+        Tree::Ref(v) => is_union(v),
+        Tree::Val(v) => is_union(v),
+        Tree::Str(_) | Tree::Arr(_) => false,
+    }
+}
+
+/// [`phrase`] of a member moved out of a lowered object (the spec's own value: moved keywords
+/// are not walked).
+fn tree_phrase(keyword: &str, t: Tree<'_>) -> Option<String> {
+    match t.value() {
+        Some(v) => phrase(keyword, v),
+        None => phrase(keyword, &t.into_value()),
+    }
+}
+
+/// [`append_description`] on the members of a lowered object.
+fn append_entries_description(e: &mut Entries<'_>, extra: &str) {
+    if let Some(d) = e
+        .get("description")
+        .and_then(Tree::value)
+        .and_then(Value::as_str)
+    {
+        if !d.trim().is_empty() {
+            let mut text = String::with_capacity(d.len() + 1 + extra.len());
+            text.push_str(d.trim_end());
+            text.push(' ');
+            text.push_str(extra);
+            e.insert("description", Tree::Val(Value::String(text)));
+            return;
+        }
+    }
+    e.insert("description", Tree::Val(Value::String(extra.to_string())));
+}
+
+/// [`make_nullable`] of a lowered property.
+fn make_tree_nullable(prop: &mut Tree<'_>) {
+    if !prop.is_object() {
+        return;
+    }
+    let m = prop.make_entries();
+    let null = Value::String("null".into());
+    let add_null_to_enum = |m: &mut Entries<'_>| {
+        if let Some(c) = m.remove("const") {
+            m.insert("enum", Tree::Val(Value::Array(vec![c.into_value()])));
+        }
+        if let Some(values) = m.get_mut("enum") {
+            if let Value::Array(values) = values.make_owned() {
+                if !values.contains(&Value::Null) {
+                    values.push(Value::Null);
+                }
+            }
+        }
+    };
+    match m.get("type").and_then(Tree::value) {
+        Some(Value::String(t)) if t == "null" => {}
+        Some(Value::String(t)) => {
+            let t = Value::String(t.clone());
+            m.insert("type", Tree::Val(Value::Array(vec![t, null])));
+            add_null_to_enum(m);
+        }
+        Some(Value::Array(_)) => {
+            if let Some(ts) = m.get_mut("type") {
+                if let Value::Array(ts) = ts.make_owned() {
+                    if !ts.contains(&null) {
+                        ts.push(null);
+                    }
+                }
+            }
+            add_null_to_enum(m);
+        }
+        _ => {
+            if let Some(branches) = m.get_mut("anyOf").and_then(Tree::make_array) {
+                if !branches.iter().any(|b| b.get_str("type") == Some("null")) {
+                    branches.push(Tree::Val(json!({"type": "null"})));
+                }
+                return;
+            }
+            let mut outer = Vec::new();
+            for k in ["title", "description"] {
+                if let Some(v) = m.remove(k) {
+                    outer.push((k, v));
+                }
+            }
+            let inner = std::mem::take(m);
+            m.insert(
+                "anyOf",
+                Tree::Arr(vec![Tree::Obj(inner), Tree::Val(json!({"type": "null"}))]),
+            );
+            for (k, v) in outer {
+                m.insert(k, v);
+            }
         }
     }
 }
@@ -774,14 +1206,17 @@ fn make_nullable(prop: &mut Value) {
 }
 
 /// Lowers one JSON Schema for a profile; `base` is its pointer in the tool definition.
-pub(crate) fn lower_schema(
+///
+/// Copy on write: a profile that changes nothing below the root (no `$ref` inlining, no pass
+/// over the subschemas, no boolean property schema to normalize) borrows every member of the
+/// root and only drops `$schema` where the profile says so; the others lower an owned copy.
+pub(crate) fn lower_schema<'a>(
     p: &Passes,
     tool: &str,
-    schema: &Value,
+    schema: &'a Value,
     base: &str,
     is_input: bool,
-) -> Result<(Value, Stats), ExportError> {
-    let mut s = schema.clone();
+) -> Result<(Tree<'a>, Stats), ExportError> {
     let mut cx = Cx {
         p,
         tool,
@@ -789,10 +1224,10 @@ pub(crate) fn lower_schema(
         defs_ptr: base,
         stats: Stats::default(),
     };
-    let root = match &mut s {
+    let root = match schema {
         Value::Object(m) => m,
         _ if is_input => return Err(cx.err(base, ExportErrorKind::NonObjectRoot)),
-        _ => return Ok((s, cx.stats)),
+        _ => return Ok((Tree::Ref(schema), cx.stats)),
     };
     if is_input {
         if get(root, "type").and_then(Value::as_str) != Some("object") {
@@ -807,6 +1242,57 @@ pub(crate) fn lower_schema(
             ));
         }
     }
+    let normalizes = p.target != Target::Mcp(McpVersion::V2026_07_28);
+    // Copy on write unless `$ref`s are to be inlined, boolean property schemas normalized (rare
+    // in a canonical schema) or the walk touches the root object itself.
+    let copies = (p.inline_refs && has_key(schema, "$ref"))
+        || (normalizes && has_boolean_property(schema))
+        || (p.walks_nodes() && cx.touches(root) && !cx.in_place(root));
+    if !copies {
+        // The removals of the owned path, which move the last member into the gap (as
+        // `Map::remove` does): `$schema`, then `$defs` where `$ref`s are inlined (there are
+        // none, so the definitions are dropped).
+        let drop_uri = match p.schema_uri {
+            SchemaUri::Keep => false,
+            SchemaUri::StripDefault => {
+                get(root, "$schema").and_then(Value::as_str) == Some(DIALECT_2020_12)
+            }
+            SchemaUri::Strip => has(root, "$schema"),
+        };
+        let drop_defs = p.inline_refs && has(root, "$defs");
+        if !(p.walks_nodes() || drop_uri || drop_defs) {
+            return Ok((Tree::Ref(schema), cx.stats));
+        }
+        let mut members: Vec<(&str, &Value)> = root.iter().map(|(k, v)| (k.as_str(), v)).collect();
+        let mut removed = false;
+        for (drop, key) in [(drop_uri, "$schema"), (p.inline_refs, "$defs")] {
+            if let Some(i) = members.iter().position(|(k, _)| drop && *k == key) {
+                members.swap_remove(i);
+                removed = true;
+            }
+        }
+        let ptr = Pointer::root(base);
+        let tree = if p.walks_nodes() && cx.touches(root) {
+            Tree::Obj(cx.walk_in_place(root, members.into_iter(), &ptr)?)
+        } else {
+            let (lowered, changed) = if p.walks_nodes() {
+                cx.walk_members(members.into_iter(), &ptr)?
+            } else {
+                let refs = members.into_iter().map(|(k, v)| (k, Tree::Ref(v)));
+                (refs.collect(), false)
+            };
+            if changed || removed {
+                Tree::Obj(Entries::from_pairs(lowered))
+            } else {
+                Tree::Ref(schema)
+            }
+        };
+        return Ok((tree, cx.stats));
+    }
+    let mut s = schema.clone();
+    let Value::Object(root) = &mut s else {
+        return Ok((Tree::Val(s), cx.stats));
+    };
     match p.schema_uri {
         SchemaUri::Keep => {}
         SchemaUri::StripDefault => {
@@ -824,13 +1310,38 @@ pub(crate) fn lower_schema(
         }
         cx.inline(&mut s, &Pointer::root(base), &mut RefStack::default())?;
     }
-    if p.target != Target::Mcp(McpVersion::V2026_07_28) {
+    if normalizes {
         normalize_boolean_properties(&mut s);
     }
     if p.walks_nodes() {
         cx.walk(&mut s, &Pointer::root(base))?;
     }
-    Ok((s, cx.stats))
+    Ok((Tree::Val(s), cx.stats))
+}
+
+/// Whether any object anywhere in `node` has a member `key`.
+fn has_key(node: &Value, key: &str) -> bool {
+    match node {
+        Value::Object(m) => m.iter().any(|(k, v)| k == key || has_key(v, key)),
+        Value::Array(a) => a.iter().any(|v| has_key(v, key)),
+        _ => false,
+    }
+}
+
+/// Whether any object anywhere in `node` has a `properties` object with a boolean member: a
+/// superset of what [`normalize_boolean_properties`] changes (it looks only at subschemas), so
+/// `false` means that pass changes nothing.
+fn has_boolean_property(node: &Value) -> bool {
+    match node {
+        Value::Object(m) => m.iter().any(|(k, v)| {
+            (k == "properties"
+                && v.as_object()
+                    .is_some_and(|p| p.values().any(Value::is_boolean)))
+                || has_boolean_property(v)
+        }),
+        Value::Array(a) => a.iter().any(has_boolean_property),
+        _ => false,
+    }
 }
 
 /// `true`/`false` property schemas → `{}` / `{"not": {}}` (MCP's typed shape wants objects).
@@ -859,50 +1370,53 @@ pub(crate) fn object<const N: usize>(entries: [(&str, Value); N]) -> Value {
     )
 }
 
-/// One tool lowered for a profile.
-pub(crate) fn lower_tool(spec: &ToolSpec, p: &Passes) -> Result<(Value, Stats), ExportError> {
+/// One tool lowered for a profile, borrowing from `spec` what the lowering leaves unchanged.
+pub(crate) fn lower_tool<'a>(
+    spec: &'a ToolSpec,
+    p: &Passes,
+) -> Result<(Tree<'a>, Stats), ExportError> {
     check_name_and_description(spec, p)?;
     let (input, stats) = lower_schema(p, &spec.name, &spec.input_schema, "/inputSchema", true)?;
-    let name = || Value::String(spec.name.clone());
-    let description = || Value::String(spec.description.clone());
+    let name = || Tree::Str(&spec.name);
+    let description = || Tree::Str(&spec.description);
     let tool = match p.target {
-        Target::Mcp(version) => Value::Object(mcp_tool(spec, p, version, input)?),
-        Target::OpenAiChat { strict } => object([
-            ("type", Value::from("function")),
+        Target::Mcp(version) => Tree::Obj(mcp_tool(spec, p, version, input)?),
+        Target::OpenAiChat { strict } => Tree::object([
+            ("type", Tree::Str("function")),
             (
                 "function",
-                object([
+                Tree::object([
                     ("name", name()),
                     ("description", description()),
                     ("parameters", input),
-                    ("strict", Value::Bool(strict)),
+                    ("strict", Tree::Val(Value::Bool(strict))),
                 ]),
             ),
         ]),
-        Target::OpenAiResponses { strict } => object([
-            ("type", Value::from("function")),
+        Target::OpenAiResponses { strict } => Tree::object([
+            ("type", Tree::Str("function")),
             ("name", name()),
             ("description", description()),
             ("parameters", input),
-            ("strict", Value::Bool(strict)),
+            ("strict", Tree::Val(Value::Bool(strict))),
         ]),
-        Target::Anthropic { strict } => {
-            let mut tool = object([
-                ("name", name()),
-                ("description", description()),
-                ("input_schema", input),
-            ]);
-            if strict {
-                tool["strict"] = Value::Bool(true);
-            }
-            tool
-        }
-        Target::Gemini => object([
+        Target::Anthropic { strict: false } => Tree::object([
+            ("name", name()),
+            ("description", description()),
+            ("input_schema", input),
+        ]),
+        Target::Anthropic { strict: true } => Tree::object([
+            ("name", name()),
+            ("description", description()),
+            ("input_schema", input),
+            ("strict", Tree::Val(Value::Bool(true))),
+        ]),
+        Target::Gemini => Tree::object([
             ("name", name()),
             ("description", description()),
             ("parametersJsonSchema", input),
         ]),
-        Target::WebMcp => Value::Object(web_mcp_tool(spec, input)),
+        Target::WebMcp => Tree::Obj(web_mcp_tool(spec, input)),
     };
     Ok((tool, stats))
 }
@@ -938,21 +1452,21 @@ fn check_name_and_description(spec: &ToolSpec, p: &Passes) -> Result<(), ExportE
 /// An MCP tool object: name, title, description, the lowered input schema, the output schema
 /// (shaped so `structuredContent` fits it on every status, [`super::mcp`]), the behaviour hints
 /// and the tool's lint allowances under `_meta`.
-fn mcp_tool(
-    spec: &ToolSpec,
+fn mcp_tool<'a>(
+    spec: &'a ToolSpec,
     p: &Passes,
     version: McpVersion,
-    input: Value,
-) -> Result<Map<String, Value>, ExportError> {
+    input: Tree<'a>,
+) -> Result<Entries<'a>, ExportError> {
     let mut tool = titled_tool(spec, input);
     if let Some(out) = &spec.output_schema {
         let data = lower_schema(p, &spec.name, out, "/outputSchema", false)?.0;
-        tool.insert(
-            "outputSchema".into(),
-            super::mcp::output_schema(data, version),
-        );
+        tool.insert("outputSchema", super::mcp::output_schema(data, version));
     }
-    tool.insert("annotations".into(), Value::Object(mcp_annotations(spec)));
+    tool.insert(
+        "annotations",
+        Tree::Val(Value::Object(mcp_annotations(spec))),
+    );
     if !spec.allows.is_empty() {
         let allows: Vec<Value> = spec
             .allows
@@ -960,8 +1474,8 @@ fn mcp_tool(
             .map(|a| json!({"rule": a.rule, "reason": a.reason}))
             .collect();
         tool.insert(
-            "_meta".into(),
-            object([("toolsmith/allows", Value::Array(allows))]),
+            "_meta",
+            Tree::Val(object([("toolsmith/allows", Value::Array(allows))])),
         );
     }
     Ok(tool)
@@ -969,18 +1483,15 @@ fn mcp_tool(
 
 /// The start of an MCP or WebMCP tool object: its name, title (when it has one), description
 /// and lowered `inputSchema`.
-fn titled_tool(spec: &ToolSpec, input: Value) -> Map<String, Value> {
+fn titled_tool<'a>(spec: &'a ToolSpec, input: Tree<'a>) -> Entries<'a> {
     // Room for what the MCP and WebMCP tool objects add: outputSchema, annotations, _meta.
-    let mut tool = Map::with_capacity(7);
-    tool.insert("name".into(), Value::String(spec.name.clone()));
+    let mut tool = Entries::with_capacity(7);
+    tool.insert("name", Tree::Str(&spec.name));
     if let Some(t) = &spec.title {
-        tool.insert("title".into(), json!(t));
+        tool.insert("title", Tree::Str(t));
     }
-    tool.insert(
-        "description".into(),
-        Value::String(spec.description.clone()),
-    );
-    tool.insert("inputSchema".into(), input);
+    tool.insert("description", Tree::Str(&spec.description));
+    tool.insert("inputSchema", input);
     tool
 }
 
@@ -1004,24 +1515,24 @@ fn mcp_annotations(spec: &ToolSpec) -> Map<String, Value> {
 
 /// A WebMCP tool object: name, title, description, the lowered input schema and WebMCP's own
 /// hints.
-fn web_mcp_tool(spec: &ToolSpec, input: Value) -> Map<String, Value> {
+fn web_mcp_tool<'a>(spec: &'a ToolSpec, input: Tree<'a>) -> Entries<'a> {
     let e = &spec.effects;
     let mut tool = titled_tool(spec, input);
     tool.insert(
-        "annotations".into(),
-        json!({
+        "annotations",
+        Tree::Val(json!({
             "readOnlyHint": e.read_only,
             "untrustedContentHint": e.untrusted_output,
             "consequentialHint": e.writes || e.destructive || e.requires_approval,
-        }),
+        })),
     );
     tool
 }
 
 /// A tool list lowered for one target: the tools that made it (with their index in the spec
 /// list) and, in spec order, the errors of those that did not.
-pub(crate) struct Assembled {
-    pub tools: Vec<(usize, Value)>,
+pub(crate) struct Assembled<'a> {
+    pub tools: Vec<(usize, Tree<'a>)>,
     pub failures: Vec<ExportError>,
 }
 
@@ -1037,7 +1548,7 @@ pub(crate) enum Until {
 /// Lowers every spec, then applies the list-level rules (unique names, per-request limits)
 /// greedily in spec order: the tool that would exceed a limit fails, the rest still export
 /// (unless `until` stops at the first failure).
-pub(crate) fn assemble(specs: &[ToolSpec], target: Target, until: Until) -> Assembled {
+pub(crate) fn assemble(specs: &[ToolSpec], target: Target, until: Until) -> Assembled<'_> {
     let p = Passes::of(target);
     let mut seen = HashSet::new();
     let mut out = Assembled {
@@ -1120,10 +1631,10 @@ fn request_limit_exceeded(
 }
 
 /// Wraps a target's tool array in the document shape the target uses.
-pub(crate) fn wrap_list(target: Target, tools: Vec<Value>) -> Value {
+pub(crate) fn wrap_list(target: Target, tools: Vec<Tree<'_>>) -> Tree<'_> {
     match target {
-        Target::Mcp(_) => object([("tools", Value::Array(tools))]),
-        Target::Gemini => object([("functionDeclarations", Value::Array(tools))]),
-        _ => Value::Array(tools),
+        Target::Mcp(_) => Tree::object([("tools", Tree::Arr(tools))]),
+        Target::Gemini => Tree::object([("functionDeclarations", Tree::Arr(tools))]),
+        _ => Tree::Arr(tools),
     }
 }

@@ -20,8 +20,8 @@
 
 use serde_json::{json, Map, Value};
 
-use super::lower::object;
 use super::target::McpVersion;
+use super::tree::{Entries, Tree};
 use crate::envelope::{Envelope, Status};
 use crate::spec::ToolSpec;
 
@@ -40,57 +40,60 @@ pub fn output_wrapped(output_schema: &Value, version: McpVersion) -> bool {
 }
 
 /// The published `outputSchema` for a lowered data schema: the data (wrapped where needed) or a
-/// status-only object.
-pub(crate) fn output_schema(mut data: Value, version: McpVersion) -> Value {
-    let defs = data.as_object_mut().and_then(|m| m.remove("$defs"));
-    let status_only = || json!({"required": ["status"]});
-    let mut root = if output_wrapped(&data, version) {
-        let mut m = Map::new();
-        m.insert("type".into(), json!("object"));
+/// status-only object. The data's members stay borrowed where the lowering borrowed them.
+pub(crate) fn output_schema(data: Tree<'_>, version: McpVersion) -> Tree<'_> {
+    let (data, defs) = if data.is_object() && data.has_member("$defs") {
+        let mut m = data.into_entries().unwrap_or_default();
+        let defs = m.remove("$defs");
+        (Tree::Obj(m), defs)
+    } else {
+        (data, None)
+    };
+    let status_only = || Tree::Val(json!({"required": ["status"]}));
+    let is_object = data.get_str("type") == Some("object");
+    let mut root = if version != McpVersion::V2026_07_28 && !is_object {
+        let mut m = Entries::with_capacity(3);
+        m.insert("type", Tree::Str("object"));
         // `result` is not required: it is absent exactly when the call did not succeed (the
         // status-only object), so no second arm is needed.
-        m.insert("properties".into(), object([(WRAP_KEY, data)]));
+        m.insert("properties", Tree::object([(WRAP_KEY, data)]));
         m
-    } else if data.get("type").and_then(Value::as_str) != Some("object") {
+    } else if !is_object {
         // 2026-07-28, a non-object output: the type itself, or the status object.
-        let mut m = Map::new();
+        let mut m = Entries::with_capacity(2);
         m.insert(
-            "anyOf".into(),
-            Value::Array(vec![
+            "anyOf",
+            Tree::Arr(vec![
                 data,
-                json!({"type": "object", "required": ["status"]}),
+                Tree::Val(json!({"type": "object", "required": ["status"]})),
             ]),
         );
         m
     } else {
-        let mut m = match data {
-            Value::Object(m) => m,
-            _ => Map::new(),
-        };
-        let closed = m.get("additionalProperties") == Some(&Value::Bool(false));
+        let mut m = data.into_entries().unwrap_or_default();
+        let closed = m
+            .get("additionalProperties")
+            .is_some_and(|v| v.is_bool(false));
         if closed || m.contains_key("anyOf") {
             // The status object cannot share the root's keywords: keep the data whole as one arm.
             let mut branch = std::mem::take(&mut m);
             branch.remove("type");
-            m.insert("type".into(), json!("object"));
-            m.insert(
-                "anyOf".into(),
-                Value::Array(vec![Value::Object(branch), status_only()]),
-            );
+            m.insert("type", Tree::Str("object"));
+            m.insert("anyOf", Tree::Arr(vec![Tree::Obj(branch), status_only()]));
         } else if let Some(required) = m.remove("required") {
-            if required.as_array().is_some_and(|r| !r.is_empty()) {
+            if required.is_non_empty_array() {
                 m.insert(
-                    "anyOf".into(),
-                    Value::Array(vec![object([("required", required)]), status_only()]),
+                    "anyOf",
+                    Tree::Arr(vec![Tree::object([("required", required)]), status_only()]),
                 );
             }
         }
         m
     };
     if let Some(defs) = defs {
-        root.insert("$defs".into(), defs);
+        root.insert("$defs", defs);
     }
-    Value::Object(root)
+    Tree::Obj(root)
 }
 
 /// The MCP `CallToolResult` of `env`, a result of the tool `spec` (`None`: a tool not known to

@@ -133,6 +133,7 @@ mod mcp;
 mod names;
 mod snapshot;
 mod target;
+mod tree;
 
 /// The host side of OpenAI strict mode lives with the argument clean-up of the call pipeline.
 pub use artifacts::{default_artifact_dir, write_artifacts, ArtifactError, ArtifactReport};
@@ -169,6 +170,39 @@ use crate::spec::ToolSpec;
 /// assert_eq!(openai[0]["parameters"]["required"], serde_json::json!([]));
 /// ```
 pub fn export(specs: &[ToolSpec], target: Target) -> Result<Value, ExportError> {
+    export_tree(specs, target).map(tree::Tree::into_value)
+}
+
+/// The JSON text of the tool list for `target`: byte for byte
+/// `serde_json::to_string(&export(specs, target)?)`, without building that value.
+///
+/// The lowering borrows every part of the specs it leaves unchanged and copies only what a pass
+/// of the target changes, then writes the document straight to text. Use it where the export is
+/// sent or stored as text (an HTTP body, a file); [`write_artifacts`] writes its files this way.
+///
+/// Fails with the first [`ExportError`] in spec order, the same error [`export`] returns.
+///
+/// ```
+/// use tool_core::export::{export, export_text, Target};
+/// use tool_core::ToolSpec;
+/// let spec = ToolSpec::new(
+///     "get_time",
+///     "Returns the current UTC time as RFC 3339 text.",
+///     serde_json::json!({"type": "object", "additionalProperties": false}),
+/// )
+/// .with_version("1.0.0");
+/// let specs = [spec];
+/// for &target in Target::all() {
+///     let text = export_text(&specs, target).unwrap();
+///     assert_eq!(text, serde_json::to_string(&export(&specs, target).unwrap()).unwrap());
+/// }
+/// ```
+pub fn export_text(specs: &[ToolSpec], target: Target) -> Result<String, ExportError> {
+    export_tree(specs, target).map(|doc| doc.to_text())
+}
+
+/// The lowered document of [`export`] and [`export_text`], borrowing from `specs`.
+fn export_tree(specs: &[ToolSpec], target: Target) -> Result<tree::Tree<'_>, ExportError> {
     let assembled = lower::assemble(specs, target, lower::Until::FirstFailure);
     if let Some(first) = assembled.failures.into_iter().next() {
         return Err(first);
@@ -183,7 +217,28 @@ pub fn export(specs: &[ToolSpec], target: Target) -> Result<Value, ExportError> 
 ///
 /// List rules (unique names, per-request limits) do not apply to a single tool.
 pub fn export_tool(spec: &ToolSpec, target: Target) -> Result<Value, ExportError> {
-    lower::lower_tool(spec, &lower::Passes::of(target)).map(|(tool, _)| tool)
+    lower::lower_tool(spec, &lower::Passes::of(target)).map(|(tool, _)| tool.into_value())
+}
+
+/// The JSON text of one tool object for `target`: byte for byte
+/// `serde_json::to_string(&export_tool(spec, target)?)`, written without building that value
+/// (see [`export_text`]).
+///
+/// ```
+/// use tool_core::export::{export_tool, export_tool_text, Target};
+/// use tool_core::ToolSpec;
+/// let spec = ToolSpec::new(
+///     "get_time",
+///     "Returns the current UTC time as RFC 3339 text.",
+///     serde_json::json!({"type": "object", "additionalProperties": false}),
+/// )
+/// .with_version("1.0.0");
+/// let target = Target::OpenAiChat { strict: true };
+/// let text = export_tool_text(&spec, target).unwrap();
+/// assert_eq!(text, export_tool(&spec, target).unwrap().to_string());
+/// ```
+pub fn export_tool_text(spec: &ToolSpec, target: Target) -> Result<String, ExportError> {
+    lower::lower_tool(spec, &lower::Passes::of(target)).map(|(tool, _)| tool.to_text())
 }
 
 /// The offline shortcuts of a [`Toolbox`](crate::Toolbox): its tool list, exported.
@@ -191,6 +246,12 @@ impl crate::Toolbox {
     /// The tool list lowered for one agent platform (see [`crate::export`]).
     pub fn export(&self, target: Target) -> Result<Value, ExportError> {
         export(&self.specs(), target)
+    }
+
+    /// The tool list lowered for one agent platform, as JSON text (see [`export_text`]): the
+    /// same bytes as `serde_json::to_string(&toolbox.export(target)?)`.
+    pub fn export_text(&self, target: Target) -> Result<String, ExportError> {
+        export_text(&self.specs(), target)
     }
 
     /// Writes one file per export target plus `index.json` into `dir` (see
