@@ -356,19 +356,23 @@ fn diagnostics(located: &[Located], st: Style) -> String {
         });
         out.push_str("\n  ");
         st.wrap(&mut out, style::GUTTER, |o| o.push_str("-->"));
-        let _ = writeln!(
-            out,
-            " {}:{}:{} (tool `{}`, {})",
-            l.source.label,
-            l.line,
-            l.column,
-            f.tool,
-            if l.pointer.is_empty() {
-                "/"
-            } else {
-                &l.pointer
-            }
-        );
+        // ` FILE:LINE:COLUMN (tool `NAME`, POINTER)`, without the formatter.
+        let mut n = itoa::Buffer::new();
+        out.push(' ');
+        out.push_str(&l.source.label);
+        out.push(':');
+        out.push_str(n.format(l.line));
+        out.push(':');
+        out.push_str(n.format(l.column));
+        out.push_str(" (tool `");
+        out.push_str(&f.tool);
+        out.push_str("`, ");
+        out.push_str(if l.pointer.is_empty() {
+            "/"
+        } else {
+            &l.pointer
+        });
+        out.push_str(")\n");
         let value = l.source.defs[l.tool]
             .pointer(&f.pointer)
             .and_then(Node::as_str);
