@@ -25,6 +25,9 @@ struct Located<'s, 'a> {
     /// the span's start when the value is a string.
     line: usize,
     column: usize,
+    /// The string at the finding's pointer in the tool's definition (`None` when that is no
+    /// string), when the lookup for the position already found it.
+    value: Option<Option<&'a str>>,
 }
 
 /// Runs the command; returns the exit code.
@@ -59,19 +62,27 @@ pub fn run(
         if findings.is_empty() {
             continue;
         }
-        let resolved: Vec<(usize, usize)> = if source.offsets {
+        // Each finding's offset, the columns to add for its span, and (for an MCP tool) the
+        // string at its pointer, found on the way.
+        let resolved: Vec<(usize, usize, Option<Option<&str>>)> = if source.offsets {
             findings
                 .iter()
                 .zip(&pointers)
                 .zip(&tool_of)
                 .map(|((f, p), &ti)| {
                     // An MCP tool's definition is its node in the document: look there.
-                    let (node, whole) = if source.tools[ti].shape == Shape::Mcp {
+                    let mcp = source.tools[ti].shape == Shape::Mcp;
+                    let (node, whole) = if mcp {
                         source.defs[ti].deepest(&f.pointer)
                     } else {
                         source.root.deepest(p)
                     };
-                    (node.at, extra_columns(source.text, node.at, whole, f.span))
+                    let value = mcp.then(|| node.as_str().filter(|_| whole));
+                    (
+                        node.at,
+                        extra_columns(source.text, node.at, whole, f.span),
+                        value,
+                    )
                 })
                 .collect()
         } else {
@@ -80,12 +91,15 @@ pub fn run(
             findings
                 .iter()
                 .zip(&pointers)
-                .map(|(f, p)| resolve(source.text, &places, p, f.span))
+                .map(|(f, p)| {
+                    let (at, extra) = resolve(source.text, &places, p, f.span);
+                    (at, extra, None)
+                })
                 .collect()
         };
         let offsets: Vec<usize> = resolved.iter().map(|r| r.0).collect();
         let at = input::positions(source.text, &offsets);
-        for ((((finding, pointer), tool), (line, col)), (_, extra)) in findings
+        for ((((finding, pointer), tool), (line, col)), (_, extra, value)) in findings
             .into_iter()
             .zip(pointers)
             .zip(tool_of)
@@ -100,6 +114,7 @@ pub fn run(
                 pointer,
                 line,
                 column,
+                value,
             });
         }
     }
@@ -373,9 +388,11 @@ fn diagnostics(located: &[Located], st: Style) -> String {
             &l.pointer
         });
         out.push_str(")\n");
-        let value = l.source.defs[l.tool]
-            .pointer(&f.pointer)
-            .and_then(Node::as_str);
+        let value = l.value.unwrap_or_else(|| {
+            l.source.defs[l.tool]
+                .pointer(&f.pointer)
+                .and_then(Node::as_str)
+        });
         if let Some(text) = value {
             let (shown, marks) = excerpt(text, f.span);
             let bar = |o: &mut String| {
