@@ -359,6 +359,8 @@ fn items_into<'a>(
     out: &mut Tools<'a>,
 ) -> Result<(), String> {
     let mut index = itoa::Buffer::new();
+    out.0.reserve(items.len());
+    out.1.reserve(items.len());
     for (i, item) in items.iter().enumerate() {
         let digits = index.format(i);
         let mut here = String::with_capacity(at.len() + 1 + digits.len());

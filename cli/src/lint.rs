@@ -46,10 +46,14 @@ pub fn run(
     let sources = input::load_all_nodes(files, &arena)?;
     let mut located = Vec::new();
     for source in &sources {
-        let mut findings = Vec::new();
-        let mut pointers = Vec::new();
-        let mut tool_of = Vec::new();
-        for (ti, each) in lint_nodes(&source.defs, &cfg).into_iter().enumerate() {
+        let all = lint_nodes(&source.defs, &cfg);
+        // Sized once: the vectors of a large list would otherwise be copied at every doubling.
+        let n: usize = all.iter().map(Vec::len).sum();
+        let mut findings = Vec::with_capacity(n);
+        let mut pointers = Vec::with_capacity(n);
+        let mut tool_of = Vec::with_capacity(n);
+        located.reserve(n);
+        for (ti, each) in all.into_iter().enumerate() {
             for f in each {
                 if allow.iter().any(|a| a == f.rule) {
                     continue;
