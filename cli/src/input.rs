@@ -81,7 +81,11 @@ impl Tool {
             }
             None => ("", pointer),
         };
-        format!("{}{head}{rest}", self.at)
+        let mut out = String::with_capacity(self.at.len() + head.len() + rest.len());
+        out.push_str(&self.at);
+        out.push_str(head);
+        out.push_str(rest);
+        out
     }
 }
 
@@ -354,8 +358,15 @@ fn items_into<'a>(
     arena: &'a Bump,
     out: &mut Tools<'a>,
 ) -> Result<(), String> {
+    let mut index = itoa::Buffer::new();
+    out.0.reserve(items.len());
+    out.1.reserve(items.len());
     for (i, item) in items.iter().enumerate() {
-        let here = format!("{at}/{i}");
+        let digits = index.format(i);
+        let mut here = String::with_capacity(at.len() + 1 + digits.len());
+        here.push_str(at);
+        here.push('/');
+        here.push_str(digits);
         let mut tool = Tool {
             at: here,
             shape: Shape::Mcp,
@@ -429,52 +440,28 @@ pub fn locate<'p>(text: &str, pointers: &[&'p str]) -> HashMap<&'p str, usize, F
 /// 1-based line and column (in characters) of each byte offset, in one sweep over the text.
 pub fn positions(text: &str, offsets: &[usize]) -> Vec<(usize, usize)> {
     let mut order: Vec<usize> = (0..offsets.len()).collect();
-    order.sort_by_key(|&i| offsets[i]);
+    // Findings mostly come in document order: sort only when they do not.
+    if !offsets.is_sorted() {
+        order.sort_by_key(|&i| offsets[i]);
+    }
     let mut out = vec![(1, 1); offsets.len()];
     let (mut line, mut col, mut pos) = (1usize, 1usize, 0usize);
     let bytes = text.as_bytes();
     for i in order {
         let target = offsets[i].min(text.len()).max(pos);
-        // Columns count characters: every byte but UTF-8 continuation bytes. Both counts are
-        // plain loops over bytes, which the compiler vectorizes.
+        // Columns count characters: every byte but UTF-8 continuation bytes.
         let seg = &bytes[pos..target];
-        let (breaks, _) = counts(seg);
-        let chars = |s: &[u8]| counts(s).1;
-        if breaks == 0 {
-            col += chars(seg);
-        } else {
-            line += breaks;
-            let last = seg.iter().rposition(|&b| b == b'\n').unwrap_or(0);
-            col = 1 + chars(&seg[last + 1..]);
+        match memchr::memrchr(b'\n', seg) {
+            None => col += bytecount::num_chars(seg),
+            Some(last) => {
+                line += bytecount::count(&seg[..=last], b'\n');
+                col = 1 + bytecount::num_chars(&seg[last + 1..]);
+            }
         }
         pos = target;
         out[i] = (line, col);
     }
     out
-}
-
-/// The line breaks and the characters (bytes that are no UTF-8 continuation byte) of a byte
-/// string, eight bytes at a time.
-fn counts(b: &[u8]) -> (usize, usize) {
-    const LOW7: u64 = 0x7F7F_7F7F_7F7F_7F7F;
-    const HIGH: u64 = 0x8080_8080_8080_8080;
-    const BREAKS: u64 = 0x0A0A_0A0A_0A0A_0A0A;
-    let (mut breaks, mut chars) = (0, 0);
-    let mut chunks = b.chunks_exact(8);
-    for c in &mut chunks {
-        let w = u64::from_le_bytes([c[0], c[1], c[2], c[3], c[4], c[5], c[6], c[7]]);
-        // A byte of `x` is zero exactly where the high bit of `nonzero` is clear.
-        let x = w ^ BREAKS;
-        let nonzero = ((x & LOW7) + LOW7) | x;
-        breaks += 8 - (nonzero & HIGH).count_ones() as usize;
-        // Continuation bytes are 10xxxxxx.
-        chars += 8 - (w & !(w << 1) & HIGH).count_ones() as usize;
-    }
-    for &c in chunks.remainder() {
-        breaks += usize::from(c == b'\n');
-        chars += usize::from((c as i8) >= -0x40);
-    }
-    (breaks, chars)
 }
 
 /// The fast hash of the scanner's pointer sets (short keys, one short-lived run).
@@ -657,8 +644,24 @@ mod tests {
     fn counts_breaks_and_characters() {
         for n in 0..20 {
             let t = "a\né€\n\n𝄞x".repeat(n);
-            let want = (t.matches('\n').count(), t.chars().count());
-            assert_eq!(counts(t.as_bytes()), want, "{t:?}");
+            // Every character boundary, in document order and reversed.
+            let offsets: Vec<usize> = (0..=t.len()).filter(|&i| t.is_char_boundary(i)).collect();
+            let want: Vec<(usize, usize)> = offsets
+                .iter()
+                .map(|&i| {
+                    let before = &t[..i];
+                    let line_start = before.rfind('\n').map_or(0, |b| b + 1);
+                    (
+                        before.matches('\n').count() + 1,
+                        before[line_start..].chars().count() + 1,
+                    )
+                })
+                .collect();
+            assert_eq!(positions(&t, &offsets), want, "{t:?}");
+            let reversed: Vec<usize> = offsets.iter().rev().copied().collect();
+            let mut back = positions(&t, &reversed);
+            back.reverse();
+            assert_eq!(back, want, "{t:?}");
         }
     }
 

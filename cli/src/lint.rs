@@ -25,6 +25,9 @@ struct Located<'s, 'a> {
     /// the span's start when the value is a string.
     line: usize,
     column: usize,
+    /// The string at the finding's pointer in the tool's definition (`None` when that is no
+    /// string), when the lookup for the position already found it.
+    value: Option<Option<&'a str>>,
 }
 
 /// Runs the command; returns the exit code.
@@ -43,10 +46,14 @@ pub fn run(
     let sources = input::load_all_nodes(files, &arena)?;
     let mut located = Vec::new();
     for source in &sources {
-        let mut findings = Vec::new();
-        let mut pointers = Vec::new();
-        let mut tool_of = Vec::new();
-        for (ti, each) in lint_nodes(&source.defs, &cfg).into_iter().enumerate() {
+        let all = lint_nodes(&source.defs, &cfg);
+        // Sized once: the vectors of a large list would otherwise be copied at every doubling.
+        let n: usize = all.iter().map(Vec::len).sum();
+        let mut findings = Vec::with_capacity(n);
+        let mut pointers = Vec::with_capacity(n);
+        let mut tool_of = Vec::with_capacity(n);
+        located.reserve(n);
+        for (ti, each) in all.into_iter().enumerate() {
             for f in each {
                 if allow.iter().any(|a| a == f.rule) {
                     continue;
@@ -59,19 +66,27 @@ pub fn run(
         if findings.is_empty() {
             continue;
         }
-        let resolved: Vec<(usize, usize)> = if source.offsets {
+        // Each finding's offset, the columns to add for its span, and (for an MCP tool) the
+        // string at its pointer, found on the way.
+        let resolved: Vec<(usize, usize, Option<Option<&str>>)> = if source.offsets {
             findings
                 .iter()
                 .zip(&pointers)
                 .zip(&tool_of)
                 .map(|((f, p), &ti)| {
                     // An MCP tool's definition is its node in the document: look there.
-                    let (node, whole) = if source.tools[ti].shape == Shape::Mcp {
+                    let mcp = source.tools[ti].shape == Shape::Mcp;
+                    let (node, whole) = if mcp {
                         source.defs[ti].deepest(&f.pointer)
                     } else {
                         source.root.deepest(p)
                     };
-                    (node.at, extra_columns(source.text, node.at, whole, f.span))
+                    let value = mcp.then(|| node.as_str().filter(|_| whole));
+                    (
+                        node.at,
+                        extra_columns(source.text, node.at, whole, f.span),
+                        value,
+                    )
                 })
                 .collect()
         } else {
@@ -80,12 +95,15 @@ pub fn run(
             findings
                 .iter()
                 .zip(&pointers)
-                .map(|(f, p)| resolve(source.text, &places, p, f.span))
+                .map(|(f, p)| {
+                    let (at, extra) = resolve(source.text, &places, p, f.span);
+                    (at, extra, None)
+                })
                 .collect()
         };
         let offsets: Vec<usize> = resolved.iter().map(|r| r.0).collect();
         let at = input::positions(source.text, &offsets);
-        for ((((finding, pointer), tool), (line, col)), (_, extra)) in findings
+        for ((((finding, pointer), tool), (line, col)), (_, extra, value)) in findings
             .into_iter()
             .zip(pointers)
             .zip(tool_of)
@@ -100,6 +118,7 @@ pub fn run(
                 pointer,
                 line,
                 column,
+                value,
             });
         }
     }
@@ -356,22 +375,28 @@ fn diagnostics(located: &[Located], st: Style) -> String {
         });
         out.push_str("\n  ");
         st.wrap(&mut out, style::GUTTER, |o| o.push_str("-->"));
-        let _ = writeln!(
-            out,
-            " {}:{}:{} (tool `{}`, {})",
-            l.source.label,
-            l.line,
-            l.column,
-            f.tool,
-            if l.pointer.is_empty() {
-                "/"
-            } else {
-                &l.pointer
-            }
-        );
-        let value = l.source.defs[l.tool]
-            .pointer(&f.pointer)
-            .and_then(Node::as_str);
+        // ` FILE:LINE:COLUMN (tool `NAME`, POINTER)`, without the formatter.
+        let mut n = itoa::Buffer::new();
+        out.push(' ');
+        out.push_str(&l.source.label);
+        out.push(':');
+        out.push_str(n.format(l.line));
+        out.push(':');
+        out.push_str(n.format(l.column));
+        out.push_str(" (tool `");
+        out.push_str(&f.tool);
+        out.push_str("`, ");
+        out.push_str(if l.pointer.is_empty() {
+            "/"
+        } else {
+            &l.pointer
+        });
+        out.push_str(")\n");
+        let value = l.value.unwrap_or_else(|| {
+            l.source.defs[l.tool]
+                .pointer(&f.pointer)
+                .and_then(Node::as_str)
+        });
         if let Some(text) = value {
             let (shown, marks) = excerpt(text, f.span);
             let bar = |o: &mut String| {

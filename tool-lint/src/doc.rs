@@ -294,6 +294,31 @@ pub(crate) fn needs_escape(b: &[u8]) -> bool {
         .any(|&c| c == b'"' || c == b'\\' || c < 0x20)
 }
 
+/// The index of the first `"`, `\\` or control character of a byte string (what ends a JSON
+/// string's plain run), eight bytes at a time.
+fn first_escape(b: &[u8]) -> Option<usize> {
+    const ONES: u64 = 0x0101_0101_0101_0101;
+    const HIGH: u64 = 0x8080_8080_8080_8080;
+    // The high bit of each byte that is zero, exact up to the lowest one: a borrow only runs
+    // past a byte that already matched, so the lowest bit set is the first match.
+    let zeros = |x: u64| x.wrapping_sub(ONES) & !x & HIGH;
+    let mut at = 0;
+    while let Some(c) = b.get(at..at + 8) {
+        let w = u64::from_le_bytes([c[0], c[1], c[2], c[3], c[4], c[5], c[6], c[7]]);
+        let hits = zeros(w ^ (ONES * u64::from(b'"')))
+            | zeros(w ^ (ONES * u64::from(b'\\')))
+            | (w.wrapping_sub(ONES * 0x20) & !w & HIGH);
+        if hits != 0 {
+            return Some(at + (hits.trailing_zeros() / 8) as usize);
+        }
+        at += 8;
+    }
+    b[at..]
+        .iter()
+        .position(|&c| c == b'"' || c == b'\\' || c < 0x20)
+        .map(|i| at + i)
+}
+
 /// Nesting deeper than this is left to `serde_json` (whose own limit is 128).
 pub const MAX_DEPTH: usize = 100;
 
@@ -558,9 +583,9 @@ impl<'a, 's> Parser<'a, 's> {
     fn string(&mut self) -> Option<&'a str> {
         self.i += 1;
         let start = self.i;
-        // The closing quote or the first escape, then no control character before it.
-        let end = start + memchr::memchr2(b'"', b'\\', &self.b[start..])?;
-        if needs_escape(&self.b[start..end]) {
+        // The closing quote or the first escape, unless a control character comes first.
+        let end = start + first_escape(&self.b[start..])?;
+        if self.b[end] < 0x20 {
             // A control character: not JSON.
             return None;
         }
@@ -794,6 +819,21 @@ mod tests {
         assert!(parse(&deep, &Bump::new()).is_none());
         let ok = format!("{}{}", "[".repeat(MAX_DEPTH), "]".repeat(MAX_DEPTH));
         assert!(parse(&ok, &Bump::new()).is_some());
+    }
+
+    #[test]
+    fn the_first_end_of_a_plain_run_is_found_in_any_place() {
+        for n in 0..20 {
+            let plain = "aé~ ".repeat(n);
+            assert_eq!(first_escape(plain.as_bytes()), None);
+            for bad in ["\"", "\\", "\n", "\u{1f}", "\u{0}"] {
+                for at in (0..=plain.len()).filter(|&i| plain.is_char_boundary(i)) {
+                    // A second end after the first one does not move it.
+                    let t = format!("{}{bad}{}\"\u{1}", &plain[..at], &plain[at..]);
+                    assert_eq!(first_escape(t.as_bytes()), Some(at), "{t:?}");
+                }
+            }
+        }
     }
 
     #[test]

@@ -112,6 +112,22 @@ fn tokens(pointer: &str) -> impl Iterator<Item = &str> {
 }
 
 fn cmp_pointers(a: &str, b: &str) -> Ordering {
+    // The tokens before the last `/` of the common prefix are the same in both: compare from
+    // there (pointers of one tool mostly share a long head).
+    let common = a.bytes().zip(b.bytes()).take_while(|(x, y)| x == y).count();
+    if common == a.len() && common == b.len() {
+        return Ordering::Equal;
+    }
+    if a.starts_with('/') && b.starts_with('/') {
+        if let Some(k) = a.as_bytes()[..common].iter().rposition(|&c| c == b'/') {
+            return cmp_tokens(&a[k..], &b[k..]);
+        }
+    }
+    cmp_tokens(a, b)
+}
+
+/// [`cmp_pointers`] token by token from the start.
+fn cmp_tokens(a: &str, b: &str) -> Ordering {
     let (mut ta, mut tb) = (tokens(a), tokens(b));
     loop {
         match (ta.next(), tb.next()) {
@@ -166,4 +182,49 @@ pub fn apply_allows(findings: Vec<Finding>, allows: &[(String, String)]) -> Vec<
                 .any(|(tool, rule)| (tool == "*" || *tool == f.tool) && rule == f.rule)
         })
         .collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn pointers_compare_from_their_common_head_as_from_the_start() {
+        let pointers = [
+            "",
+            "/",
+            "//",
+            "x",
+            "/a",
+            "/ab",
+            "/a/b",
+            "/a/b/c",
+            "/a/2",
+            "/a/10",
+            "/a/10/x",
+            "/a/9/x",
+            "/a/01",
+            "/a~1b",
+            "/a~0",
+            "/a/é",
+            "/a/ê",
+            "/a/éb/1",
+            "/inputSchema/properties/q/description",
+            "/inputSchema/properties/q",
+            "/inputSchema/properties/qq/description",
+            "/inputSchema/properties/p/description",
+        ];
+        for a in pointers {
+            for b in pointers {
+                assert_eq!(cmp_pointers(a, b), cmp_tokens(a, b), "{a:?} {b:?}");
+                assert_eq!(
+                    cmp_pointers(a, b),
+                    cmp_pointers(b, a).reverse(),
+                    "{a:?} {b:?}"
+                );
+            }
+        }
+        assert_eq!(cmp_pointers("/a/9/x", "/a/10"), Ordering::Less);
+        assert_eq!(cmp_pointers("/a/b", "/a/b/c"), Ordering::Less);
+    }
 }
