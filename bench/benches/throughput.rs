@@ -8,6 +8,7 @@
 //!   limit (OpenAI: 128, Anthropic strict: 20) refuse a 1,000-tool list, so for them the bench
 //!   lowers each spec with `export_tool_text` and joins the texts into the array (the same
 //!   per-tool work; see `generate::export_text`, which the `profile-export` binary runs too).
+//!   Which of the two a target takes is decided before timing (`generate::export_unit`).
 //!
 //! ```sh
 //! cargo bench -p toolsmith-bench --features bench --bench throughput -- --warm-up-time 1 --measurement-time 3
@@ -17,7 +18,7 @@ use criterion::{criterion_group, criterion_main, Criterion, Throughput};
 use std::hint::black_box;
 use toolsmith::export::{export_tool, Target};
 use toolsmith::lint::{lint_tool_list, lint_with, LintConfig};
-use toolsmith_bench::generate::{self, export_text};
+use toolsmith_bench::generate::{self, export_text, export_unit};
 
 const LINT_TOOLS: usize = 10_000;
 const EXPORT_TOOLS: usize = 1_000;
@@ -64,8 +65,10 @@ fn bench_export(c: &mut Criterion) {
         b.iter(|| serde_json::to_string(black_box(&specs)).map(|s| s.len()))
     });
     for &target in Target::all() {
+        // Decided before timing: a target that refuses the whole list is timed tool by tool.
+        let unit = export_unit(&specs, target);
         group.bench_function(target.slug(), |b| {
-            b.iter(|| export_text(black_box(&specs), target).len())
+            b.iter(|| export_text(black_box(&specs), target, unit).len())
         });
     }
     group.finish();

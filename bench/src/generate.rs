@@ -37,23 +37,42 @@ pub fn tool_list(specs: &[ToolSpec]) -> serde_json::Value {
     serde_json::json!({ "tools": specs.iter().map(ToolSpec::agent_facing).collect::<Vec<_>>() })
 }
 
+/// How the export bench lowers a list for a target: as one list, or tool by tool.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum ExportUnit {
+    /// `export_text` of the whole list.
+    List,
+    /// `export_tool_text` of each spec, the texts joined into an array: for targets with a
+    /// per-request tool limit (OpenAI: 128, Anthropic strict: 20) below the list's length.
+    EachTool,
+}
+
+/// Which [`ExportUnit`] `target` takes for `specs`: decided once, before timing, so the timed
+/// work is the lowering itself and not a refused attempt at the whole list.
+pub fn export_unit(specs: &[ToolSpec], target: Target) -> ExportUnit {
+    match toolsmith::export::export_text(specs, target) {
+        Ok(_) => ExportUnit::List,
+        Err(_) => ExportUnit::EachTool,
+    }
+}
+
 /// The export bench's unit of work: `specs` exported to `target` as JSON text
-/// (`toolsmith::export::export_text`, which writes the lowered specs straight to text).
-///
-/// Targets with a per-request tool limit (OpenAI: 128, Anthropic strict: 20) refuse a longer
-/// list; for them each spec is lowered with `export_tool_text` and the texts joined into the
-/// array (the same per-tool work, the same bytes as serializing the array of `export_tool`).
+/// (`toolsmith::export::export_text`, which writes the lowered specs straight to text), as
+/// [`export_unit`] decided.
 ///
 /// ```
 /// use toolsmith::export::Target;
-/// let specs = toolsmith_bench::generate::specs(3);
-/// let text = toolsmith_bench::generate::export_text(&specs, Target::Gemini);
+/// use toolsmith_bench::generate::{export_text, export_unit, specs, ExportUnit};
+/// let specs = specs(3);
+/// let unit = export_unit(&specs, Target::Gemini);
+/// assert_eq!(unit, ExportUnit::List);
+/// let text = export_text(&specs, Target::Gemini, unit);
 /// assert!(text.starts_with(r#"{"functionDeclarations":["#));
 /// ```
-pub fn export_text(specs: &[ToolSpec], target: Target) -> String {
-    match toolsmith::export::export_text(specs, target) {
-        Ok(text) => text,
-        Err(_) => {
+pub fn export_text(specs: &[ToolSpec], target: Target, unit: ExportUnit) -> String {
+    match unit {
+        ExportUnit::List => toolsmith::export::export_text(specs, target).unwrap_or_default(),
+        ExportUnit::EachTool => {
             let tools: Vec<String> = specs
                 .iter()
                 .filter_map(|s| export_tool_text(s, target).ok())

@@ -15,7 +15,7 @@
 use std::hint::black_box;
 use std::time::{Duration, Instant};
 use toolsmith::export::Target;
-use toolsmith_bench::generate::{export_text, specs};
+use toolsmith_bench::generate::{export_text, export_unit, specs, ExportUnit};
 
 fn main() {
     let args: Vec<String> = std::env::args().skip(1).collect();
@@ -36,12 +36,13 @@ fn main() {
         },
     };
     let specs = specs(1_000);
+    let unit = target.map_or(ExportUnit::List, |t| export_unit(&specs, t));
     let mut bytes = 0;
     let mut fastest = Duration::MAX;
     for _ in 0..runs {
         let start = Instant::now();
         bytes = match target {
-            Some(t) => export_text(black_box(&specs), t).len(),
+            Some(t) => export_text(black_box(&specs), t, unit).len(),
             None => serde_json::to_string(black_box(&specs)).map_or(0, |s| s.len()),
         };
         fastest = fastest.min(start.elapsed());
