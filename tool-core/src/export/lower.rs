@@ -764,29 +764,7 @@ impl Cx<'_> {
                 map.insert("enum".into(), Value::Array(vec![v]));
             }
         }
-        if p.reject_tuples && has(map, "prefixItems") {
-            return Err(self.err(ptr.to_string(), ExportErrorKind::Tuple));
-        }
-        if p.arrays_need_items
-            && type_is(map, "array")
-            && !has(map, "items")
-            && !has(map, "prefixItems")
-        {
-            return Err(self.err(ptr.to_string(), ExportErrorKind::ArrayWithoutItems));
-        }
-        if p.scalar_enums_only {
-            if let Some(Value::Array(values)) = get(map, "enum") {
-                if values.iter().any(|v| v.is_object() || v.is_array()) {
-                    return Err(self.err(format!("{ptr}/enum"), ExportErrorKind::NonScalarEnum));
-                }
-            }
-        }
-        if p.strict != Strict::No {
-            const TYPED: &[&str] = &["type", "anyOf", "oneOf", "allOf", "enum", "const", "$ref"];
-            if !map.keys().any(|k| TYPED.contains(&k.as_str())) {
-                return Err(self.err(ptr.to_string(), ExportErrorKind::Untyped));
-            }
-        }
+        self.check(map, ptr)?;
         if p.strict == Strict::OpenAi && map.len() > 1 && has(map, "$ref") {
             // openai-agents (and the API) inline a `$ref` with siblings; keep it bare instead.
             if let Some(r) = map.remove("$ref") {
