@@ -613,22 +613,45 @@ impl Cx<'_> {
             return Ok(());
         };
         let required = required.map_or(&[][..], Vec::as_slice);
-        for (name, prop) in props.iter_mut() {
-            if tree_is_union(prop) {
+        let all = self.strict_properties(
+            props.iter_mut(),
+            required,
+            tree_is_union,
+            make_tree_nullable,
+        );
+        if let Some(all) = all {
+            e.insert("required", Tree::Val(Value::Array(all)));
+        }
+        Ok(())
+    }
+
+    /// The properties of a strict object (lowered or copied, hence the two helpers): counts the
+    /// union-typed and the optional ones for the request limits, makes the optional ones
+    /// nullable for OpenAI, and gives OpenAI's `required` (every property, in order).
+    fn strict_properties<'p, P: 'p>(
+        &mut self,
+        props: impl Iterator<Item = (&'p str, &'p mut P)>,
+        required: &[Value],
+        is_union: fn(&P) -> bool,
+        make_nullable: fn(&mut P),
+    ) -> Option<Vec<Value>> {
+        let openai = self.p.strict == Strict::OpenAi;
+        let mut all = Vec::new();
+        for (name, prop) in props {
+            if is_union(prop) {
                 self.stats.union_params += 1;
             }
             if !required.iter().any(|r| r.as_str() == Some(name)) {
                 self.stats.optional_params += 1;
-                if self.p.strict == Strict::OpenAi {
-                    make_tree_nullable(prop);
+                if openai {
+                    make_nullable(prop);
                 }
             }
+            if openai {
+                all.push(Value::String(name.to_string()));
+            }
         }
-        if self.p.strict == Strict::OpenAi {
-            let all: Vec<Value> = props.keys().map(|k| Value::String(k.to_string())).collect();
-            e.insert("required", Tree::Val(Value::Array(all)));
-        }
-        Ok(())
+        openai.then_some(all)
     }
 
     /// [`Cx::move_to_description`] on the members of a lowered object.
@@ -814,19 +837,8 @@ impl Cx<'_> {
             return Ok(());
         };
         let required = required.map_or(&[][..], Vec::as_slice);
-        for (name, prop) in props.iter_mut() {
-            if is_union(prop) {
-                self.stats.union_params += 1;
-            }
-            if !required.iter().any(|r| r.as_str() == Some(name)) {
-                self.stats.optional_params += 1;
-                if self.p.strict == Strict::OpenAi {
-                    make_nullable(prop);
-                }
-            }
-        }
-        if self.p.strict == Strict::OpenAi {
-            let all: Vec<Value> = props.keys().map(|k| Value::String(k.clone())).collect();
+        let props = props.iter_mut().map(|(k, v)| (k.as_str(), v));
+        if let Some(all) = self.strict_properties(props, required, is_union, make_nullable) {
             map.insert("required".into(), Value::Array(all));
         }
         Ok(())
