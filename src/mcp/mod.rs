@@ -39,7 +39,7 @@
 
 mod http;
 
-pub use self::http::{HttpServer, MAX_REQUEST_BODY_BYTES, MCP_PATH};
+pub use self::http::{HttpServer, MAX_REQUEST_BODY_BYTES, MCP_PATH, SHUTDOWN_GRACE};
 
 use crate::export::{mcp_call_parts, McpVersion, Target};
 use crate::serde_json::{self, Value};
@@ -86,6 +86,54 @@ struct Inner {
     info: Implementation,
     catalog: Catalogs,
     starts: WatchStarts,
+    watchers: Watchers,
+}
+
+impl Drop for Inner {
+    fn drop(&mut self) {
+        // The server is gone: its sessions' watchers have nothing left to report for.
+        self.watchers.abort_all();
+    }
+}
+
+/// The sessions' `list_changed` watchers (2025 revisions: one task per session, started on
+/// `notifications/initialized`), with each session's peer.
+///
+/// A watcher learns that its session ended only when sending to it fails, that is on the next
+/// change of the tool list, and a server whose list never changes would keep one task per
+/// session it ever served. So every new session first aborts the watchers of sessions whose
+/// transport has closed: the list holds the live sessions and those that ended since the last
+/// one started.
+#[derive(Default)]
+struct Watchers(Mutex<Vec<(rmcp::Peer<RoleServer>, tokio::task::AbortHandle)>>);
+
+impl Watchers {
+    /// Adds a session's watcher, after aborting those of the sessions that ended.
+    fn add(&self, peer: rmcp::Peer<RoleServer>, watcher: tokio::task::AbortHandle) {
+        let mut list = self.lock();
+        list.retain(|(peer, watcher)| {
+            let live = !peer.is_transport_closed() && !watcher.is_finished();
+            if !live {
+                watcher.abort();
+            }
+            live
+        });
+        list.push((peer, watcher));
+    }
+
+    fn abort_all(&self) {
+        for (_, watcher) in self.lock().drain(..) {
+            watcher.abort();
+        }
+    }
+
+    fn lock(
+        &self,
+    ) -> std::sync::MutexGuard<'_, Vec<(rmcp::Peer<RoleServer>, tokio::task::AbortHandle)>> {
+        self.0
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner)
+    }
 }
 
 /// The tool-list generation each session saw when its change stream was acknowledged, kept
@@ -261,6 +309,7 @@ impl McpServer {
                 http_caller: None,
                 info: Implementation::new("toolsmith", env!("CARGO_PKG_VERSION")),
                 starts: WatchStarts::default(),
+                watchers: Watchers::default(),
             }),
         }
     }
@@ -273,6 +322,8 @@ impl McpServer {
             info: self.inner.info.clone(),
             catalog: self.inner.catalog.clone(),
             starts: self.inner.starts.clone(),
+            // The new server's sessions are its own.
+            watchers: Watchers::default(),
         };
         f(&mut inner);
         McpServer {
@@ -553,20 +604,25 @@ impl ServerHandler for McpServer {
     }
 
     async fn on_initialized(&self, context: NotificationContext<RoleServer>) {
-        // One watcher per session: it ends when the client is gone (sending fails) or the
-        // toolbox is dropped.
+        // One watcher per session: it ends when sending to the client fails (on the next
+        // change), when the toolbox is dropped, when a later session finds this one ended (see
+        // `Watchers`) or when the server is dropped.
         let (mut changes, missed) = self.inner.start_watch();
         let peer = context.peer;
-        tokio::spawn(async move {
-            if missed && peer.notify_tool_list_changed().await.is_err() {
-                return;
-            }
-            while changes.changed().await.is_ok() {
-                if peer.notify_tool_list_changed().await.is_err() {
-                    break;
+        let watcher = tokio::spawn({
+            let peer = peer.clone();
+            async move {
+                if missed && peer.notify_tool_list_changed().await.is_err() {
+                    return;
+                }
+                while changes.changed().await.is_ok() {
+                    if peer.notify_tool_list_changed().await.is_err() {
+                        break;
+                    }
                 }
             }
         });
+        self.inner.watchers.add(peer, watcher.abort_handle());
     }
 
     fn accepted_subscription_filter(
@@ -603,7 +659,55 @@ impl ServerHandler for McpServer {
 
 #[cfg(test)]
 mod tests {
-    use super::WatchStarts;
+    use super::{McpServer, WatchStarts};
+    use std::time::Duration;
+
+    /// Waits (bounded) until `done` holds.
+    async fn eventually(what: &str, done: impl Fn() -> bool) {
+        for _ in 0..500 {
+            if done() {
+                return;
+            }
+            tokio::time::sleep(Duration::from_millis(10)).await;
+        }
+        panic!("{what}: not within 5 s");
+    }
+
+    #[tokio::test]
+    async fn the_watchers_of_ended_sessions_are_aborted_when_a_new_session_starts() {
+        let server = McpServer::new(crate::Toolbox::builder().build().unwrap());
+        let mut ended = Vec::new();
+        for _ in 0..3 {
+            let (server_end, client_end) = tokio::io::duplex(1 << 16);
+            let serving = tokio::spawn(server.clone().serve(server_end));
+            let client = rmcp::serve_client((), client_end).await.unwrap();
+            let watchers = &server.inner.watchers;
+            // Its watcher is listed, and those of the sessions that ended before it are gone.
+            eventually("the session's watcher starts", || {
+                let list = watchers.lock();
+                list.len() == 1 && !list[0].0.is_transport_closed()
+            })
+            .await;
+            let handle = watchers.lock()[0].1.clone();
+            client.cancel().await.unwrap();
+            tokio::time::timeout(Duration::from_secs(5), serving)
+                .await
+                .unwrap()
+                .unwrap()
+                .unwrap();
+            // The list never changed, so the ended session's watcher is still waiting.
+            assert!(!handle.is_finished());
+            ended.push(handle);
+        }
+        let (server_end, client_end) = tokio::io::duplex(1 << 16);
+        let _serving = tokio::spawn(server.clone().serve(server_end));
+        let _client = rmcp::serve_client((), client_end).await.unwrap();
+        eventually("every ended session's watcher ends", || {
+            ended.iter().all(tokio::task::AbortHandle::is_finished)
+        })
+        .await;
+        assert_eq!(server.inner.watchers.lock().len(), 1);
+    }
 
     #[test]
     fn a_watcher_reports_a_change_made_between_its_acknowledgment_and_its_start() {
