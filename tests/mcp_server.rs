@@ -645,3 +645,68 @@ async fn over_http_the_host_maps_each_request_to_its_caller() {
     assert_eq!(anonymous["result"]["structuredContent"]["status"], "denied");
     http.shutdown().await;
 }
+
+#[tokio::test]
+async fn over_http_shutdown_cancels_calls_in_progress_and_closes_every_connection() {
+    use tokio::io::AsyncReadExt;
+    let dir = Dir::new("shutdown");
+    let probe = Arc::new(Probe::default());
+    let tb = toolbox(&dir, Arc::clone(&probe), Policy::allow_all());
+    let http = McpServer::new(tb).bind_http("127.0.0.1:0").await.unwrap();
+    let addr = http.local_addr();
+    let s = HttpSession::start(http.url(), &[]).await;
+    // An idle connection kept alive after its answer.
+    let mut idle = tokio::net::TcpStream::connect(addr).await.unwrap();
+    idle.write_all(b"GET /elsewhere HTTP/1.1\r\nhost: 127.0.0.1\r\n\r\n")
+        .await
+        .unwrap();
+    let mut answer = [0u8; 512];
+    let n = tokio::time::timeout(BOUND, idle.read(&mut answer))
+        .await
+        .unwrap()
+        .unwrap();
+    assert!(
+        answer[..n].starts_with(b"HTTP/1.1 404"),
+        "{:?}",
+        &answer[..n]
+    );
+    // A call that never ends on its own.
+    let body = json!({"jsonrpc": "2.0", "id": 2, "method": "tools/call",
+        "params": {"name": "wait_forever", "arguments": {}}});
+    let request = s
+        .http
+        .post(&s.url)
+        .header("content-type", "application/json")
+        .header("accept", "application/json, text/event-stream")
+        .header("mcp-session-id", s.session.clone().unwrap())
+        .header("mcp-protocol-version", "2025-11-25")
+        .body(body.to_string());
+    let slow = tokio::spawn(async move { request.send().await?.text().await });
+    tokio::time::timeout(BOUND, probe.started.notified())
+        .await
+        .expect("the slow tool starts");
+    tokio::time::timeout(BOUND, http.shutdown())
+        .await
+        .expect("shutdown ends within its grace");
+    assert!(
+        probe.was_dropped.load(Ordering::SeqCst),
+        "the call in progress is dropped"
+    );
+    // The idle connection is closed (end of stream, or a reset), and nothing listens any more.
+    let closed = tokio::time::timeout(BOUND, idle.read(&mut answer))
+        .await
+        .expect("the idle connection is closed");
+    assert!(matches!(closed, Ok(0) | Err(_)), "{closed:?}");
+    assert!(tokio::net::TcpStream::connect(addr).await.is_err());
+    // The client of the slow call gets no answer for it (its stream ended without one).
+    let ended = tokio::time::timeout(BOUND, slow)
+        .await
+        .expect("the call's request ends")
+        .unwrap();
+    if let Ok(text) = ended {
+        assert!(
+            messages(&text).iter().all(|m| m["id"] != 2),
+            "an answer was sent for the dropped call: {text}"
+        );
+    }
+}

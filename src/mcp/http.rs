@@ -17,6 +17,10 @@ pub const MCP_PATH: &str = "/mcp";
 /// The largest request body accepted, in bytes (larger ones get `413 Payload Too Large`).
 pub const MAX_REQUEST_BODY_BYTES: usize = 4 * 1024 * 1024;
 
+/// How long [`HttpServer::shutdown`] lets a response under way end before it drops the
+/// response's connection.
+pub const SHUTDOWN_GRACE: std::time::Duration = std::time::Duration::from_secs(2);
+
 /// A running streamable-HTTP server (see [`McpServer::bind_http`]).
 #[derive(Debug)]
 pub struct HttpServer {
@@ -36,7 +40,10 @@ impl HttpServer {
         format!("http://{}{MCP_PATH}", self.addr)
     }
 
-    /// Stops accepting connections, ends every session and waits for the accept loop to end.
+    /// Stops accepting connections and ends every session (a call in progress is cancelled, as
+    /// if its client had cancelled it). Idle connections close at once; one with a response
+    /// under way closes when the response has ended, or after [`SHUTDOWN_GRACE`]. Returns when
+    /// every connection is closed.
     pub async fn shutdown(self) {
         self.stop.cancel();
         let _ = self.task.await;
@@ -97,9 +104,14 @@ async fn accept_loop(
     service: StreamableHttpService<McpServer, LocalSessionManager>,
     stop: CancellationToken,
 ) {
+    // Connections learn of the shutdown through a watch channel (its waiters are spread over
+    // several locks), not by waiting on `stop` beside the accept loop: with a connection per
+    // request (rmcp's client pools none), waiting on the token cost about two more `futex`
+    // calls per request (lock contention and wake-ups between the worker threads).
+    let (stopping, _) = tokio::sync::watch::channel(());
     loop {
         let accepted = tokio::select! {
-            () = stop.cancelled() => return,
+            () = stop.cancelled() => break,
             accepted = listener.accept() => accepted,
         };
         let Ok((stream, _)) = accepted else {
@@ -108,17 +120,25 @@ async fn accept_loop(
             continue;
         };
         let routed = Routed(service.clone());
-        let stop = stop.clone();
+        let mut stopped = stopping.subscribe();
         tokio::spawn(async move {
             let conn = hyper::server::conn::http1::Builder::new()
                 .serve_connection(TokioIo::new(stream), TowerToHyperService::new(routed));
             tokio::pin!(conn);
             tokio::select! {
-                _ = conn.as_mut() => {}
-                () = stop.cancelled() => conn.as_mut().graceful_shutdown(),
+                _ = conn.as_mut() => return,
+                _ = stopped.changed() => {}
             }
+            // Idle: closes at once; a response under way: once it has ended, within the grace.
+            conn.as_mut().graceful_shutdown();
+            let _ = tokio::time::timeout(SHUTDOWN_GRACE, conn).await;
+            drop(stopped);
         });
     }
+    drop(listener);
+    stopping.send_replace(());
+    // Every connection's receiver is dropped when its task ends, within the grace.
+    stopping.closed().await;
 }
 
 /// Serves the MCP endpoint at [`MCP_PATH`] and answers `404` elsewhere.
