@@ -680,6 +680,14 @@ fn last_two_words(key: &str) -> (Option<&str>, Option<&str>) {
 
 /// The first line of a PEM private key block, and its last line.
 const PEM_BEGIN: &str = "-----BEGIN ";
+
+/// A searcher for [`PEM_BEGIN`], built once (`memchr::memmem::find` builds one per call, which
+/// cost more than the search on a call's output text).
+fn pem_begin() -> &'static memchr::memmem::Finder<'static> {
+    static FINDER: std::sync::LazyLock<memchr::memmem::Finder<'static>> =
+        std::sync::LazyLock::new(|| memchr::memmem::Finder::new(PEM_BEGIN));
+    &FINDER
+}
 const PEM_END: &str = "-----END ";
 const PEM_PRIVATE: &str = "PRIVATE KEY";
 
@@ -933,7 +941,7 @@ impl Redactor {
     pub(crate) fn json_text_may_change(&self, json: &str, quiet: &QuietKeys) -> bool {
         let bytes = json.as_bytes();
         if memchr::memchr(b'\\', bytes).is_some()
-            || (self.builtin_fields && memchr::memmem::find(bytes, PEM_BEGIN.as_bytes()).is_some())
+            || (self.builtin_fields && pem_begin().find(bytes).is_some())
         {
             return true;
         }
