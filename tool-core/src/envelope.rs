@@ -198,44 +198,56 @@ impl Envelope {
     /// [`Envelope::to_json`], with `data_text` (compact JSON, when given) written as the `data`
     /// field in place of `self.data`: the form of a result serialized once, straight to text.
     pub(crate) fn to_json_with_data_text(&self, data_text: Option<&str>) -> String {
-        let mut out = Vec::with_capacity(96 + data_text.map_or(0, str::len));
+        // Written into a `String` piece by piece, so nothing is checked for UTF-8 again (the
+        // data text can be most of the answer).
+        let mut out = String::with_capacity(96 + data_text.map_or(0, str::len));
         // Fields in the order and with the omissions of the derived `Serialize`.
-        let field = |out: &mut Vec<u8>, name: &str| {
-            out.push(if out.is_empty() { b'{' } else { b',' });
-            out.push(b'"');
-            out.extend_from_slice(name.as_bytes());
-            out.extend_from_slice(b"\":");
+        let field = |out: &mut String, name: &str| {
+            out.push(if out.is_empty() { '{' } else { ',' });
+            out.push('"');
+            out.push_str(name);
+            out.push_str("\":");
         };
         field(&mut out, "status");
-        write_json(&mut out, self.status.as_str());
+        // A status name is a lower-case word: nothing to escape.
+        out.push('"');
+        out.push_str(self.status.as_str());
+        out.push('"');
         for (name, text) in [("code", &self.code), ("message", &self.message)] {
             if let Some(text) = text {
                 field(&mut out, name);
-                write_json(&mut out, text);
+                push_json_str(&mut out, text);
             }
         }
         match (data_text, &self.data) {
             (Some(text), _) => {
                 field(&mut out, "data");
-                out.extend_from_slice(text.as_bytes());
+                out.push_str(text);
             }
             (None, Some(data)) => {
                 field(&mut out, "data");
-                write_json(&mut out, data);
+                // `Value`'s `Display` is its compact JSON.
+                use std::fmt::Write as _;
+                let _ = write!(out, "{data}");
             }
             (None, None) => {}
         }
         if !self.missing.is_empty() {
             field(&mut out, "missing");
-            write_json(&mut out, &self.missing);
+            for (i, name) in self.missing.iter().enumerate() {
+                out.push(if i == 0 { '[' } else { ',' });
+                push_json_str(&mut out, name);
+            }
+            out.push(']');
         }
         if let Some(seconds) = self.retry_after {
             field(&mut out, "retry_after");
-            write_json(&mut out, &seconds);
+            use std::fmt::Write as _;
+            let _ = write!(out, "{seconds}");
         }
         if self.truncated {
             field(&mut out, "truncated");
-            out.extend_from_slice(b"true");
+            out.push_str("true");
         }
         for (name, text) in [
             ("note", &self.note),
@@ -245,22 +257,63 @@ impl Envelope {
         ] {
             if let Some(text) = text {
                 field(&mut out, name);
-                write_json(&mut out, text);
+                push_json_str(&mut out, text);
             }
         }
         field(&mut out, "schema_version");
-        write_json(&mut out, &self.schema_version);
-        out.push(b'}');
-        // Every piece is UTF-8: JSON that serde_json wrote, the field names, and `data_text`.
-        String::from_utf8(out)
-            .unwrap_or_else(|e| String::from_utf8_lossy(e.as_bytes()).into_owned())
+        if self.schema_version == ENVELOPE_SCHEMA_VERSION {
+            // The current version's digits and dots: nothing to escape.
+            out.push('"');
+            out.push_str(ENVELOPE_SCHEMA_VERSION);
+            out.push('"');
+        } else {
+            push_json_str(&mut out, &self.schema_version);
+        }
+        out.push('}');
+        out
     }
 }
 
-/// Writes plain data (strings, numbers, string lists, JSON values) as compact JSON, which
-/// serde_json does without fail into a `Vec`.
-fn write_json<T: Serialize + ?Sized>(out: &mut Vec<u8>, value: &T) {
-    let _ = serde_json::to_writer(&mut *out, value);
+/// Writes `s` as a JSON string, escaped as serde_json escapes it: `"` and `\\`, the short forms
+/// `\b \f \n \r \t`, other control characters as `\u00xx` (lower-case hex), nothing else.
+pub(crate) fn push_json_str(out: &mut String, s: &str) {
+    const HEX: &[u8; 16] = b"0123456789abcdef";
+    out.push('"');
+    // Most text needs no escape: one pass without early exit (it vectorizes), then one copy.
+    let plain = !s.bytes().fold(false, |escape, b| {
+        escape | (b < 0x20) | (b == b'"') | (b == b'\\')
+    });
+    if plain {
+        out.push_str(s);
+        out.push('"');
+        return;
+    }
+    let mut start = 0;
+    for (i, &b) in s.as_bytes().iter().enumerate() {
+        let short = match b {
+            b'"' => "\\\"",
+            b'\\' => "\\\\",
+            b'\n' => "\\n",
+            b'\r' => "\\r",
+            b'\t' => "\\t",
+            0x08 => "\\b",
+            0x0C => "\\f",
+            0x00..=0x1F => "",
+            _ => continue,
+        };
+        // `i` is at an ASCII byte, so both slices end on character boundaries.
+        out.push_str(&s[start..i]);
+        if short.is_empty() {
+            out.push_str("\\u00");
+            out.push(char::from(HEX[usize::from(b >> 4)]));
+            out.push(char::from(HEX[usize::from(b & 0xF)]));
+        } else {
+            out.push_str(short);
+        }
+        start = i + 1;
+    }
+    out.push_str(&s[start..]);
+    out.push('"');
 }
 
 impl Envelope {
@@ -288,6 +341,22 @@ impl Envelope {
 mod tests {
     use super::{Envelope, Status};
     use serde_json::json;
+
+    #[test]
+    fn strings_are_escaped_as_serde_json_escapes_them() {
+        let mut texts: Vec<String> = (0u32..0x800)
+            .chain([0xFFFD, 0x2028, 0x2029, 0x1F600])
+            .filter_map(char::from_u32)
+            .flat_map(|c| [c.to_string(), format!("a{c}b{c}{c}"), format!("{c}\"\\\n")])
+            .collect();
+        texts.push(String::new());
+        texts.push("plain text with nothing to escape, ✓ and ünïcode".to_string());
+        for text in texts {
+            let mut ours = String::new();
+            super::push_json_str(&mut ours, &text);
+            assert_eq!(ours, serde_json::to_string(&text).unwrap(), "{text:?}");
+        }
+    }
 
     /// Every combination of the optional fields, with text that needs escaping.
     fn envelopes() -> Vec<Envelope> {

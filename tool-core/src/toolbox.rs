@@ -129,7 +129,7 @@ impl Arguments {
 #[derive(Default, Clone)]
 pub(crate) struct Registry {
     pub(crate) entries: Vec<Arc<Entry>>,
-    pub(crate) index: HashMap<String, usize>,
+    pub(crate) index: HashMap<String, usize, foldhash::fast::RandomState>,
     pub(crate) retired: BTreeSet<String>,
 }
 
