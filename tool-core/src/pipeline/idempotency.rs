@@ -51,7 +51,7 @@ pub(super) async fn claim<'a>(
     let name = call.entry().tool.name();
     match sh.gate.enter(key, call.operation_id).await {
         Entered::Run(ticket) => {
-            call.claim = Some(ticket);
+            call.claim = Some(Box::new(ticket));
             Step::Continue
         }
         Entered::Duplicate(dup) => {

@@ -306,8 +306,9 @@ pub(crate) struct CallState<'a> {
     pub(crate) typed: Option<std::sync::Mutex<TypedArgs>>,
     /// The page the call asks for, from `cursor` on.
     pub(crate) page: Option<PageRequest>,
-    /// The claimed idempotency key, from `idempotency` to `idempotency_record`.
-    pub(crate) claim: Option<Ticket<'a>>,
+    /// The claimed idempotency key, from `idempotency` to `idempotency_record`. Boxed: only
+    /// calls with a key have one, and every call's state is moved with the call's future.
+    pub(crate) claim: Option<Box<Ticket<'a>>>,
     /// Whether the tool ran.
     pub(crate) ran: Ran,
     /// How a typed tool encodes its result: as a value for an [`Envelope`], as JSON text for
@@ -506,13 +507,16 @@ pub(crate) async fn run<'a>(tb: &'a Toolbox, call: &mut CallState<'a>) {
         }
         let sh = &tb.shared;
         // The stages that await are polled in place, each only when it has something to await:
-        // a future as large as the executor's is not built (and moved) for every stage.
+        // a future as large as the executor's is not built (and moved) for every stage. Those
+        // of the idempotency claim and the approval are boxed: only calls with a key or that
+        // need approval build them, and held in place they made every call's future (which
+        // hosts move, into a task or a box) a third larger.
         let step = match id {
             StageId::Idempotency => match idempotency::key_of(call) {
-                Some(key) => idempotency::claim(sh, call, key).await,
+                Some(key) => Box::pin(idempotency::claim(sh, call, key)).await,
                 None => Step::Continue,
             },
-            StageId::Approval if approval::needed(call) => approval::run(sh, call).await,
+            StageId::Approval if approval::needed(call) => Box::pin(approval::run(sh, call)).await,
             StageId::Execute => execute::run(sh, call).await,
             _ => dispatch(tb, id, call),
         };
