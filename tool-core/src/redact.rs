@@ -157,7 +157,8 @@ fn edge_is_ascii_word(hir: &regex_syntax::hir::Hir, edge: Edge) -> bool {
 /// most text before the literal search starts.
 #[derive(Clone, Debug)]
 struct Prefilter {
-    /// Bit `a * 256 + b` is set when some literal starts with the bytes `a b` (lower case).
+    /// Bit `a * 256 + b` is set when some literal starts with the bytes `a b`, in any ASCII
+    /// case (the case variants are set when the table is built, so a lookup folds nothing).
     starts: Box<[u64; 1024]>,
     literals: aho_corasick::AhoCorasick,
 }
@@ -177,8 +178,12 @@ impl Prefilter {
             let &[a, b, ..] = literal.as_bytes() else {
                 return None;
             };
-            let bit = Self::bit(a, b);
-            starts[bit / 64] |= 1 << (bit % 64);
+            for a in [a.to_ascii_lowercase(), a.to_ascii_uppercase()] {
+                for b in [b.to_ascii_lowercase(), b.to_ascii_uppercase()] {
+                    let bit = Self::bit(a, b);
+                    starts[bit / 64] |= 1 << (bit % 64);
+                }
+            }
         }
         let literals = aho_corasick::AhoCorasick::builder()
             .ascii_case_insensitive(true)
@@ -188,7 +193,7 @@ impl Prefilter {
     }
 
     fn bit(a: u8, b: u8) -> usize {
-        usize::from(a.to_ascii_lowercase()) * 256 + usize::from(b.to_ascii_lowercase())
+        usize::from(a) * 256 + usize::from(b)
     }
 
     /// Whether `text` holds a literal of some rule, or a character that a `(?i:...)` part of a
@@ -1168,6 +1173,38 @@ mod tests {
             static ALL: std::sync::LazyLock<Redactor> = std::sync::LazyLock::new(Redactor::new);
             proptest::prop_assert!(ALL.prefilter.as_ref().is_some_and(|p| p.may_match(&text)));
         }
+    }
+
+    #[test]
+    fn the_prefilter_finds_each_literal_in_any_ascii_case() {
+        let r = Redactor::new();
+        let p = r
+            .prefilter
+            .as_ref()
+            .expect("the built-in rules have a prefilter");
+        for (_, _, _, literals) in builtin_patterns() {
+            for literal in literals {
+                let flip: String = literal
+                    .chars()
+                    .enumerate()
+                    .map(|(i, c)| {
+                        if i % 2 == 0 {
+                            c.to_ascii_uppercase()
+                        } else {
+                            c.to_ascii_lowercase()
+                        }
+                    })
+                    .collect();
+                for text in [
+                    literal.to_ascii_lowercase(),
+                    literal.to_ascii_uppercase(),
+                    flip,
+                ] {
+                    assert!(p.may_match(&format!("x {text} y")), "{text:?}");
+                }
+            }
+        }
+        assert!(!p.may_match("x"));
     }
 
     #[test]
