@@ -25,8 +25,21 @@ pub(super) fn run(sh: &Shared, call: &mut CallState<'_>) -> Step {
     let Some(env) = call.env.as_mut() else {
         return Step::Continue;
     };
-    if let Some(page) = &call.page {
-        fit_envelope(env, budget, page, sh.store.as_ref());
+    match &call.page {
+        Some(page) => {
+            fit_envelope(env, budget, page, sh.store.as_ref());
+        }
+        // A tool without a cursor parameter (stage `cursor` sets no page for it): only a value
+        // can need cutting (a text that fits is left as it is, above).
+        None if env.data.is_some() && call.entry.as_ref().is_some_and(|e| !e.paginated) => {
+            fit_envelope(
+                env,
+                budget,
+                &super::paging::unpaginated(),
+                sh.store.as_ref(),
+            );
+        }
+        None => {}
     }
     bound_channels(env, budget);
     if call.entry.as_ref().is_some_and(|e| !e.paginated) {

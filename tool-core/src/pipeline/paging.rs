@@ -15,9 +15,15 @@ use crate::policy::Caller;
 use crate::store::RecordStore;
 use serde_json::Value;
 
-/// Stage `cursor`: reads and checks the `cursor` argument. A call on the typed fast path has no
-/// argument value; it is never one of a paginated tool (`decode`), so it asks for the first page.
+/// Stage `cursor`: reads and checks the `cursor` argument. A tool without a cursor parameter
+/// gets no page request here: its result is cut, when it must be, from the first page with
+/// [`unpaginated`]'s hint (stage `budget`), and nothing is built for the results that fit. (A
+/// call on the typed fast path has no argument value; it is never one of a paginated tool.)
 pub(super) fn cursor(sh: &Shared, call: &mut CallState<'_>) -> Step {
+    if !call.entry().paginated {
+        call.page = None;
+        return Step::Continue;
+    }
     let args = call.args.as_ref().unwrap_or(&Value::Null);
     match page_request(sh, call.entry(), args, &call.options.caller) {
         Ok(page) => {
@@ -35,11 +41,6 @@ fn page_request(
     args: &Value,
     caller: &Caller,
 ) -> Result<PageRequest, Envelope> {
-    if !entry.paginated {
-        return Ok(PageRequest::first(String::new()).with_hint(
-            "The rest is not shown; ask for less (narrower arguments) to see other parts.",
-        ));
-    }
     let binding = sh.secret.mac_hex(
         &[
             b"toolsmith-page",
@@ -55,6 +56,13 @@ fn page_request(
         Some(_) => Err(CursorError::Malformed),
     };
     page.map_err(|e| e.into_tool_error("cursor").into_envelope())
+}
+
+/// The page a tool without a cursor parameter shows: the first, and a hint that asks for less
+/// (the model cannot ask for the next page).
+pub(super) fn unpaginated() -> PageRequest {
+    PageRequest::first(String::new())
+        .with_hint("The rest is not shown; ask for less (narrower arguments) to see other parts.")
 }
 
 /// Stage `stored_page`: where the requested page comes from. A later page of a kept result is
