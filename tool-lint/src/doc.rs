@@ -271,27 +271,34 @@ impl fmt::Display for Node<'_> {
     }
 }
 
-/// Whether a byte string holds `"`, `\` or a control character: what a JSON string escapes.
-/// Eight bytes at a time.
-pub(crate) fn needs_escape(b: &[u8]) -> bool {
+/// Whether a byte string is plain ASCII that a JSON string writes as it is: no byte of 0x80 or
+/// more, no `"`, `\\` or control character. Eight bytes at a time.
+pub(crate) fn is_plain_ascii(b: &[u8]) -> bool {
     const ONES: u64 = 0x0101_0101_0101_0101;
     const HIGH: u64 = 0x8080_8080_8080_8080;
-    // Exact for "any byte": a borrow only runs past a byte that already matched.
-    let has_zero = |x: u64| x.wrapping_sub(ONES) & !x & HIGH != 0;
+    // Exact for "any byte": a borrow only runs past a byte that already matched (a byte below
+    // 0x20), and a byte of 0x80 or more matches by its high bit.
+    let bad = |w: u64| {
+        let zeros = |x: u64| x.wrapping_sub(ONES) & !x;
+        (zeros(w ^ (ONES * u64::from(b'"')))
+            | zeros(w ^ (ONES * u64::from(b'\\')))
+            | w.wrapping_sub(ONES * 0x20)
+            | w)
+            & HIGH
+            != 0
+    };
     let mut chunks = b.chunks_exact(8);
     for c in &mut chunks {
-        let w = u64::from_le_bytes([c[0], c[1], c[2], c[3], c[4], c[5], c[6], c[7]]);
-        if has_zero(w ^ (ONES * u64::from(b'"')))
-            || has_zero(w ^ (ONES * u64::from(b'\\')))
-            || w.wrapping_sub(ONES * 0x20) & !w & HIGH != 0
-        {
-            return true;
+        if bad(u64::from_le_bytes([
+            c[0], c[1], c[2], c[3], c[4], c[5], c[6], c[7],
+        ])) {
+            return false;
         }
     }
-    chunks
-        .remainder()
-        .iter()
-        .any(|&c| c == b'"' || c == b'\\' || c < 0x20)
+    // The last bytes, padded with a plain letter.
+    let mut tail = [b'a'; 8];
+    tail[..chunks.remainder().len()].copy_from_slice(chunks.remainder());
+    !bad(u64::from_le_bytes(tail))
 }
 
 /// The index of the first `"`, `\\` or control character of a byte string (what ends a JSON
@@ -837,16 +844,26 @@ mod tests {
     }
 
     #[test]
-    fn escapes_are_found_in_any_place() {
+    fn escapes_and_non_ascii_are_found_in_any_place() {
         for n in 0..20 {
-            let plain = "aé~ ".repeat(n);
-            assert!(!needs_escape(plain.as_bytes()));
-            for bad in ["\"", "\\", "\n", "\u{1f}", "\u{0}"] {
-                for at in 0..=plain.len() {
-                    if plain.is_char_boundary(at) {
-                        let t = format!("{}{bad}{}", &plain[..at], &plain[at..]);
-                        assert!(needs_escape(t.as_bytes()), "{t:?}");
-                    }
+            let plain = "a~ }".repeat(n);
+            assert!(is_plain_ascii(plain.as_bytes()));
+            for at in 0..=plain.len() {
+                // DEL and the printable ASCII are written as they are.
+                let t = format!("{}\u{7f} !~{}", &plain[..at], &plain[at..]);
+                assert!(is_plain_ascii(t.as_bytes()), "{t:?}");
+                for bad in [
+                    "\"",
+                    "\\",
+                    "\n",
+                    "\u{1f}",
+                    "\u{0}",
+                    "é",
+                    "\u{80}",
+                    "\u{10ffff}",
+                ] {
+                    let t = format!("{}{bad}{}", &plain[..at], &plain[at..]);
+                    assert!(!is_plain_ascii(t.as_bytes()), "{t:?}");
                 }
             }
         }
