@@ -720,7 +720,15 @@ impl<'a, 's> Parser<'a, 's> {
                     return None;
                 }
                 self.i += 1;
-                let v = self.value()?;
+                // Most members are strings: read one without the dispatch of `value`.
+                self.ws();
+                let v = match self.peek()? {
+                    b'"' => Node {
+                        at: self.i,
+                        kind: Kind::String(self.string()?),
+                    },
+                    _ => self.value()?,
+                };
                 self.members.push((key, v));
                 if !self.more(b'}')? {
                     break;

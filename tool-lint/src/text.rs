@@ -283,8 +283,12 @@ impl<'t> Words<'t> {
                         i += 1;
                     }
                     // Without the apostrophes it ends with (it starts with a letter or digit).
-                    let word = &b[start..i];
-                    let end = i - word.iter().rev().take_while(|&&c| c == b'\'').count();
+                    let mut end = i;
+                    if b[end - 1] == b'\'' {
+                        while b[end - 1] == b'\'' {
+                            end -= 1;
+                        }
+                    }
                     let id = lex.id_folded(&b[start..end]);
                     if id != UNKNOWN {
                         known.push(Known {
