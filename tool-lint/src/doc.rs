@@ -271,27 +271,34 @@ impl fmt::Display for Node<'_> {
     }
 }
 
-/// Whether a byte string holds `"`, `\` or a control character: what a JSON string escapes.
-/// Eight bytes at a time.
-pub(crate) fn needs_escape(b: &[u8]) -> bool {
+/// Whether a byte string is plain ASCII that a JSON string writes as it is: no byte of 0x80 or
+/// more, no `"`, `\\` or control character. Eight bytes at a time.
+pub(crate) fn is_plain_ascii(b: &[u8]) -> bool {
     const ONES: u64 = 0x0101_0101_0101_0101;
     const HIGH: u64 = 0x8080_8080_8080_8080;
-    // Exact for "any byte": a borrow only runs past a byte that already matched.
-    let has_zero = |x: u64| x.wrapping_sub(ONES) & !x & HIGH != 0;
+    // Exact for "any byte": a borrow only runs past a byte that already matched (a byte below
+    // 0x20), and a byte of 0x80 or more matches by its high bit.
+    let bad = |w: u64| {
+        let zeros = |x: u64| x.wrapping_sub(ONES) & !x;
+        (zeros(w ^ (ONES * u64::from(b'"')))
+            | zeros(w ^ (ONES * u64::from(b'\\')))
+            | w.wrapping_sub(ONES * 0x20)
+            | w)
+            & HIGH
+            != 0
+    };
     let mut chunks = b.chunks_exact(8);
     for c in &mut chunks {
-        let w = u64::from_le_bytes([c[0], c[1], c[2], c[3], c[4], c[5], c[6], c[7]]);
-        if has_zero(w ^ (ONES * u64::from(b'"')))
-            || has_zero(w ^ (ONES * u64::from(b'\\')))
-            || w.wrapping_sub(ONES * 0x20) & !w & HIGH != 0
-        {
-            return true;
+        if bad(u64::from_le_bytes([
+            c[0], c[1], c[2], c[3], c[4], c[5], c[6], c[7],
+        ])) {
+            return false;
         }
     }
-    chunks
-        .remainder()
-        .iter()
-        .any(|&c| c == b'"' || c == b'\\' || c < 0x20)
+    // The last bytes, padded with a plain letter.
+    let mut tail = [b'a'; 8];
+    tail[..chunks.remainder().len()].copy_from_slice(chunks.remainder());
+    !bad(u64::from_le_bytes(tail))
 }
 
 /// The index of the first `"`, `\\` or control character of a byte string (what ends a JSON
@@ -329,23 +336,22 @@ pub fn parse<'a>(text: &'a str, arena: &'a Bump) -> Option<Node<'a>> {
 }
 
 /// [`parse`] on two threads for a large text (1 MiB or more, with a second core): a second
-/// thread reads the items of one array from a separator past the middle of the text on (with
-/// their containers in `side`), and the first takes them over when it gets there. The result is
-/// [`parse`]'s, node for node.
+/// thread reads the items of an array from what looks like a separator of objects past the
+/// middle of the text on (`}, {"`, with their containers in `side`), and the first takes them
+/// over when it gets there and finds that it is one. The result is [`parse`]'s, node for node.
 pub fn parse_in_two<'a>(text: &'a str, arena: &'a Bump, side: &'a mut Bump) -> Option<Node<'a>> {
     let cores = std::thread::available_parallelism().map_or(1, |n| n.get());
     if text.len() < 1 << 20 || cores < 2 {
         return parse(text, arena);
     }
-    // The second thread also scans the first part for the separator: start it a little past
-    // the middle so both finish together.
-    split_parse(text, arena, side, text.len() / 100 * 57).0
+    split_parse(text, arena, side, text.len() / 2).0
 }
 
-/// The items of an array after one of its separators, and where the array's `]` is.
-type Rest<'a> = Option<(Vec<Node<'a>>, usize)>;
+/// The items of an array after one of its separators, where the array's `]` is, and how deep
+/// the items nest (containers, counted from the array's).
+type Rest<'a> = Option<(Vec<Node<'a>>, usize, usize)>;
 
-/// [`parse_in_two`] with the second thread's part from the first array separator at or after
+/// [`parse_in_two`] with the second thread's part from the first [`guess_split`] at or after
 /// `from`; also says whether the first thread took that part over.
 fn split_parse<'a>(
     text: &'a str,
@@ -356,17 +362,18 @@ fn split_parse<'a>(
     let (tx, rx) = mpsc::channel();
     std::thread::scope(|s| {
         let rest = s.spawn(move || -> Rest<'a> {
-            let found = find_split(text.as_bytes(), from);
-            let _ = tx.send(found.map(|(at, _)| at));
-            let (at, depth) = found?;
-            let mut p = Parser::new(text, side, at + 1, depth);
+            let found = guess_split(text.as_bytes(), from);
+            let _ = tx.send(found);
+            // How deep the array is is not known here: the depth is counted from it, and the
+            // first thread checks the limit.
+            let mut p = Parser::new(text, side, found? + 1, 0);
             let mut items = Vec::new();
             loop {
                 items.push(p.value()?);
                 p.ws();
                 match p.peek()? {
                     b',' => p.i += 1,
-                    b']' => return Some((items, p.i)),
+                    b']' => return Some((items, p.i, p.peak)),
                     _ => return None,
                 }
             }
@@ -397,32 +404,30 @@ struct Handoff<'a, 's> {
     taken: bool,
 }
 
-/// The first separator `,` at or after `from` of an array (outside strings), and how many
-/// containers are open there (the array included).
-fn find_split(b: &[u8], from: usize) -> Option<(usize, usize)> {
-    let mut open: Vec<u8> = Vec::new();
-    let mut i = 0;
-    while i < b.len() {
-        match b[i] {
-            b'"' => {
-                // To the closing quote, past escapes.
-                i += 1;
-                loop {
-                    i += memchr::memchr2(b'"', b'\\', b.get(i..)?)?;
-                    if b[i] == b'"' {
-                        break;
-                    }
-                    i += 2;
-                }
-            }
-            c @ (b'[' | b'{') => open.push(c),
-            b']' | b'}' => {
-                open.pop()?;
-            }
-            b',' if i >= from && open.last() == Some(&b'[') => return Some((i, open.len())),
-            _ => {}
+/// The first `,` at or after `from` that looks like a separator of an array of objects: `}`
+/// before it and `{"` after it, with white space between. It may be inside a string (`"}, {"`
+/// is one) or a separator of an array inside an item, not of the list: the first thread takes
+/// the second thread's items only when it stands at that `,` between two items of an array
+/// (see [`Parser::take_rest`]), which it then is.
+fn guess_split(b: &[u8], from: usize) -> Option<usize> {
+    // The first byte at or after `i` that is not white space.
+    let skip = |mut i: usize| {
+        while let Some(b' ' | b'\n' | b'\r' | b'\t') = b.get(i) {
+            i += 1;
         }
-        i += 1;
+        i
+    };
+    let mut i = from;
+    while let Some(k) = memchr::memchr(b'}', b.get(i..)?) {
+        i += k + 1;
+        let comma = skip(i);
+        if b.get(comma) != Some(&b',') {
+            continue;
+        }
+        let open = skip(comma + 1);
+        if b.get(open) == Some(&b'{') && b.get(skip(open + 1)) == Some(&b'"') {
+            return Some(comma);
+        }
     }
     None
 }
@@ -437,6 +442,8 @@ struct Parser<'a, 's> {
     /// Items of the arrays being read, innermost last.
     items: Vec<Node<'a>>,
     depth: usize,
+    /// The deepest `depth` reached.
+    peak: usize,
     /// The part a second thread reads (see [`parse_in_two`]).
     handoff: Option<Handoff<'a, 's>>,
 }
@@ -451,6 +458,7 @@ impl<'a, 's> Parser<'a, 's> {
             members: Vec::new(),
             items: Vec::new(),
             depth,
+            peak: depth,
             handoff: None,
         }
     }
@@ -479,13 +487,15 @@ impl<'a, 's> Parser<'a, 's> {
         }
         let Some(rest) = h.rest.take() else { return };
         match rest.join() {
-            Ok(Some((items, end))) => {
+            // The items nest from this array on, which is `self.depth` deep.
+            Ok(Some((items, end, peak))) if self.depth + peak <= MAX_DEPTH => {
                 h.taken = true;
                 self.items.extend(items);
                 self.i = end;
             }
-            // It found an error: read on from here, to the same error.
-            Ok(None) => {}
+            // It found an error, or nesting too deep from here: read on from here, to the same
+            // error.
+            Ok(_) => {}
             Err(panic) => std::panic::resume_unwind(panic),
         }
     }
@@ -667,6 +677,7 @@ impl<'a, 's> Parser<'a, 's> {
 
     fn enter(&mut self) -> Option<()> {
         self.depth += 1;
+        self.peak = self.peak.max(self.depth);
         self.i += 1;
         (self.depth <= MAX_DEPTH).then_some(())
     }
@@ -709,7 +720,15 @@ impl<'a, 's> Parser<'a, 's> {
                     return None;
                 }
                 self.i += 1;
-                let v = self.value()?;
+                // Most members are strings: read one without the dispatch of `value`.
+                self.ws();
+                let v = match self.peek()? {
+                    b'"' => Node {
+                        at: self.i,
+                        kind: Kind::String(self.string()?),
+                    },
+                    _ => self.value()?,
+                };
                 self.members.push((key, v));
                 if !self.more(b'}')? {
                     break;
@@ -837,16 +856,26 @@ mod tests {
     }
 
     #[test]
-    fn escapes_are_found_in_any_place() {
+    fn escapes_and_non_ascii_are_found_in_any_place() {
         for n in 0..20 {
-            let plain = "aé~ ".repeat(n);
-            assert!(!needs_escape(plain.as_bytes()));
-            for bad in ["\"", "\\", "\n", "\u{1f}", "\u{0}"] {
-                for at in 0..=plain.len() {
-                    if plain.is_char_boundary(at) {
-                        let t = format!("{}{bad}{}", &plain[..at], &plain[at..]);
-                        assert!(needs_escape(t.as_bytes()), "{t:?}");
-                    }
+            let plain = "a~ }".repeat(n);
+            assert!(is_plain_ascii(plain.as_bytes()));
+            for at in 0..=plain.len() {
+                // DEL and the printable ASCII are written as they are.
+                let t = format!("{}\u{7f} !~{}", &plain[..at], &plain[at..]);
+                assert!(is_plain_ascii(t.as_bytes()), "{t:?}");
+                for bad in [
+                    "\"",
+                    "\\",
+                    "\n",
+                    "\u{1f}",
+                    "\u{0}",
+                    "é",
+                    "\u{80}",
+                    "\u{10ffff}",
+                ] {
+                    let t = format!("{}{bad}{}", &plain[..at], &plain[at..]);
+                    assert!(!is_plain_ascii(t.as_bytes()), "{t:?}");
                 }
             }
         }
@@ -883,11 +912,16 @@ mod tests {
             let got = got.unwrap();
             assert_eq!(got.to_value(), want, "{from}");
             assert_eq!(offsets(&got), offsets(&single), "{from}");
-            // The second thread's part is taken over wherever there is one.
-            assert_eq!(taken, find_split(text.as_bytes(), from).is_some(), "{from}");
+            // The second thread's part is taken over wherever there is one (every `}, {"` of
+            // this text separates two tools).
+            assert_eq!(
+                taken,
+                guess_split(text.as_bytes(), from).is_some(),
+                "{from}"
+            );
         }
-        assert!(find_split(text.as_bytes(), text.len() / 2).is_some());
-        assert!(find_split(text.as_bytes(), text.len()).is_none());
+        assert!(guess_split(text.as_bytes(), text.len() / 2).is_some());
+        assert!(guess_split(text.as_bytes(), text.len()).is_none());
         // Errors on either side of the split stay errors.
         for bad in [
             text.replacen("\"t1\"", "\"t1", 1),
@@ -898,6 +932,59 @@ mod tests {
             assert!(split_parse(&bad, &arena, &mut side, bad.len() / 2)
                 .0
                 .is_none());
+        }
+    }
+
+    /// [`split_parse`] of `text` from `from`: the same value as [`parse`] (or none), and
+    /// whether the second thread's part was taken over.
+    fn split_as_one(text: &str, from: usize) -> bool {
+        let one = Bump::new();
+        let (arena, mut side) = (Bump::new(), Bump::new());
+        let (two, taken) = split_parse(text, &arena, &mut side, from);
+        let single = parse(text, &one);
+        assert_eq!(
+            two.map(|n| n.to_value()),
+            single.map(|n| n.to_value()),
+            "{text:?} from {from}"
+        );
+        taken
+    }
+
+    #[test]
+    fn a_wrong_guess_of_the_split_is_not_taken() {
+        // `}, {"` inside a string: the first thread never stands there.
+        let text = r#"{"tools": [{"d": "p}, {"}, {"d": "q"}]}"#;
+        assert_eq!(guess_split(text.as_bytes(), 0), text.find(", {\""));
+        assert!(!split_as_one(text, 0));
+        assert!(split_as_one(text, text.find("\"}").unwrap()));
+        // A separator of an array inside an item: taken, for the rest of that array.
+        let text = r#"[{"a": [{"x": 1}, {"y": 2}], "b": 1}, {"c": 3}]"#;
+        assert_eq!(guess_split(text.as_bytes(), 0), text.find(", {\"y"));
+        assert!(split_as_one(text, 0));
+        // Not a separator after all (not JSON).
+        assert!(!split_as_one(r#"[{"a": 1}, {"b" 2}]"#, 0));
+        assert!(!split_as_one(r#"[{"a": 1}, {"b": 2}"#, 0));
+    }
+
+    #[test]
+    fn the_depth_limit_holds_across_the_split() {
+        // The second thread counts depth from the array it reads on: the first one checks the
+        // limit with the array's own depth.
+        for (outer, inner) in [(50, 49), (50, 50), (1, MAX_DEPTH - 2), (1, MAX_DEPTH - 1)] {
+            let text = format!(
+                r#"{}{{"a": 1}}, {{"b": {}{}}}{}"#,
+                "[".repeat(outer),
+                "[".repeat(inner),
+                "]".repeat(inner),
+                "]".repeat(outer)
+            );
+            let fits = outer + 1 + inner <= MAX_DEPTH;
+            assert_eq!(
+                parse(&text, &Bump::new()).is_some(),
+                fits,
+                "{outer} {inner}"
+            );
+            assert_eq!(split_as_one(&text, 0), fits, "{outer} {inner}");
         }
     }
 

@@ -185,13 +185,17 @@ fn lint_object(obj: Obj<'_>, cfg: &LintConfig, sink: &mut Sink) {
         hidden(t, "/annotations/title", false, sink);
     }
 
-    lint_input_schema_field(obj.get("inputSchema"), cfg, sink);
+    // One walk over the input schema: its size for `definition_budget`, and whether it holds
+    // non-ASCII text (the only place `hidden_text` can find something).
+    let schema = obj.get("inputSchema");
+    let schema_facts = schema.map(json_facts);
+    lint_input_schema_field(schema, schema_facts.is_some_and(|f| f.non_ascii), cfg, sink);
     if let Some(out) = obj.get("outputSchema") {
         hidden_everywhere(out, "/outputSchema", sink);
     }
 
     // The whole definition.
-    let size = definition_chars(obj);
+    let size = definition_chars(obj, schema_facts.map(|f| f.chars));
     if size > cfg.definition_budget {
         sink.push(
             "definition_budget",
@@ -271,8 +275,14 @@ fn lint_description_field(field: Option<&Node<'_>>, cfg: &LintConfig, sink: &mut
     }
 }
 
-/// The `inputSchema` field: an object schema of type `object`, then the schema rules.
-fn lint_input_schema_field(field: Option<&Node<'_>>, cfg: &LintConfig, sink: &mut Sink) {
+/// The `inputSchema` field: an object schema of type `object`, then the schema rules;
+/// `non_ascii` when a string or key of it holds a non-ASCII character.
+fn lint_input_schema_field(
+    field: Option<&Node<'_>>,
+    non_ascii: bool,
+    cfg: &LintConfig,
+    sink: &mut Sink,
+) {
     let Some(schema) = field else { return };
     match schema.kind {
         Kind::Null => {}
@@ -310,7 +320,7 @@ fn lint_input_schema_field(field: Option<&Node<'_>>, cfg: &LintConfig, sink: &mu
                 );
             }
             if ok {
-                lint_schema(schema, cfg, sink);
+                lint_schema(schema, non_ascii, cfg, sink);
             }
         }
         _ => sink.push(
@@ -524,7 +534,9 @@ const BASE: &str = "/inputSchema";
 /// The pointer of the tool's parameters.
 const PARAMS: &str = "/inputSchema/properties";
 
-fn lint_schema<'a>(schema: &'a Node<'a>, cfg: &LintConfig, sink: &mut Sink) {
+/// The schema rules over the input schema; `non_ascii` when a string or key of it holds a
+/// non-ASCII character ([`json_facts`]).
+fn lint_schema<'a>(schema: &'a Node<'a>, non_ascii: bool, cfg: &LintConfig, sink: &mut Sink) {
     sink.params_shadowed = true;
     // Every subschema: descriptions, enums, consts.
     visit_schemas(schema, BASE, &mut |node, ptr| {
@@ -542,7 +554,9 @@ fn lint_schema<'a>(schema: &'a Node<'a>, cfg: &LintConfig, sink: &mut Sink) {
     for field in fields(schema, BASE) {
         lint_field(schema, &field, cfg, sink);
     }
-    hidden_everywhere(schema, BASE, sink);
+    if non_ascii {
+        hidden_walk(schema, BASE, sink);
+    }
 }
 
 /// The checks of one subschema's description.
@@ -685,8 +699,9 @@ pub fn definition_text(tool: &Value) -> String {
     }
 }
 
-/// The characters of [`definition_text`] without building it.
-fn definition_chars(obj: Obj<'_>) -> usize {
+/// The characters of [`definition_text`] without building it; `schema_chars` are the
+/// characters of the input schema ([`json_facts`]), when there is one.
+fn definition_chars(obj: Obj<'_>, schema_chars: Option<usize>) -> usize {
     let mut n = 2; // the braces
     let mut first = true;
     for key in ["name", "description", "inputSchema"] {
@@ -695,38 +710,68 @@ fn definition_chars(obj: Obj<'_>) -> usize {
                 n += 1;
             }
             first = false;
-            n += key.len() + 3 + json_chars(v); // "key":value
+            let chars = match (key, schema_chars) {
+                ("inputSchema", Some(c)) => c,
+                _ => json_facts(v).chars,
+            };
+            n += key.len() + 3 + chars; // "key":value
         }
     }
     n
 }
 
-/// The characters of a node as compact JSON, as `serde_json` writes it (numbers are kept in
-/// that form; strings escape `"`, `\` and control characters).
-fn json_chars(v: &Node<'_>) -> usize {
+/// What one walk over a node finds: its size as compact JSON, and whether it holds non-ASCII
+/// text.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+struct JsonFacts {
+    /// The characters of the node as compact JSON, as `serde_json` writes it (numbers are kept
+    /// in that form; strings escape `"`, `\` and control characters).
+    chars: usize,
+    /// Whether a string or key of the node holds a non-ASCII character.
+    non_ascii: bool,
+}
+
+/// The [`JsonFacts`] of a node.
+fn json_facts(v: &Node<'_>) -> JsonFacts {
+    let plain = |chars| JsonFacts {
+        chars,
+        non_ascii: false,
+    };
     match v.kind {
-        Kind::Null | Kind::Bool(true) => 4,
-        Kind::Bool(false) => 5,
-        Kind::Number(n) => n.len(),
-        Kind::String(s) => string_chars(s),
+        Kind::Null | Kind::Bool(true) => plain(4),
+        Kind::Bool(false) => plain(5),
+        Kind::Number(n) => plain(n.len()),
+        Kind::String(s) => string_facts(s),
         Kind::Array(items) => {
-            2 + items.len().saturating_sub(1) + items.iter().map(json_chars).sum::<usize>()
+            let mut f = plain(2 + items.len().saturating_sub(1));
+            for item in items {
+                let i = json_facts(item);
+                f.chars += i.chars;
+                f.non_ascii |= i.non_ascii;
+            }
+            f
         }
         Kind::Object(o) => {
-            2 + o.len().saturating_sub(1)
-                + o.iter()
-                    .map(|(k, v)| string_chars(k) + 1 + json_chars(v))
-                    .sum::<usize>()
+            let mut f = plain(2 + o.len().saturating_sub(1));
+            for (k, v) in o.iter() {
+                let (k, v) = (string_facts(k), json_facts(v));
+                f.chars += k.chars + 1 + v.chars;
+                f.non_ascii |= k.non_ascii | v.non_ascii;
+            }
+            f
         }
     }
 }
 
-/// The characters of a string as a JSON string literal, quotes included.
-fn string_chars(s: &str) -> usize {
-    if s.is_ascii() && !crate::doc::needs_escape(s.as_bytes()) {
-        return s.len() + 2;
+/// The [`JsonFacts`] of a string: its characters as a JSON string literal, quotes included.
+fn string_facts(s: &str) -> JsonFacts {
+    if crate::doc::is_plain_ascii(s.as_bytes()) {
+        return JsonFacts {
+            chars: s.len() + 2,
+            non_ascii: false,
+        };
     }
-    2 + s
+    let chars = 2 + s
         .bytes()
         .map(|b| match b {
             b'"' | b'\\' | 0x08 | 0x09 | 0x0A | 0x0C | 0x0D => 2,
@@ -735,7 +780,11 @@ fn string_chars(s: &str) -> usize {
             0x80..=0xBF => 0,
             _ => 1,
         })
-        .sum::<usize>()
+        .sum::<usize>();
+    JsonFacts {
+        chars,
+        non_ascii: !s.is_ascii(),
+    }
 }
 
 fn definition_text_of(obj: &Map<String, Value>) -> String {
@@ -746,4 +795,65 @@ fn definition_text_of(obj: &Map<String, Value>) -> String {
         }
     }
     Value::Object(m).to_string()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use proptest::prelude::*;
+
+    /// Any JSON value, with strings of escapes, control characters and non-ASCII text.
+    fn json() -> impl Strategy<Value = Value> {
+        let leaf = prop_oneof![
+            Just(Value::Null),
+            any::<bool>().prop_map(Value::Bool),
+            any::<i64>().prop_map(Value::from),
+            any::<f64>()
+                .prop_map(|f| serde_json::Number::from_f64(f).map_or(Value::Null, Value::Number)),
+            "[ -~\\u{7f}-\\u{10FFFF}\"\\\\\n\t\u{0}\u{1f}\u{8}]{0,20}".prop_map(Value::String),
+            "[a-z ]{0,40}".prop_map(Value::String),
+        ];
+        leaf.prop_recursive(4, 48, 6, |inner| {
+            prop_oneof![
+                proptest::collection::vec(inner.clone(), 0..6).prop_map(Value::Array),
+                proptest::collection::vec(("[a-z\"é\u{1}]{0,4}", inner), 0..6)
+                    .prop_map(|kv| Value::Object(kv.into_iter().collect())),
+            ]
+        })
+    }
+
+    /// Whether any string or key of a value holds a non-ASCII character: the walk
+    /// [`json_facts`] replaced.
+    fn any_non_ascii_value(v: &Value) -> bool {
+        match v {
+            Value::String(s) => !s.is_ascii(),
+            Value::Array(items) => items.iter().any(any_non_ascii_value),
+            Value::Object(m) => m
+                .iter()
+                .any(|(k, v)| !k.is_ascii() || any_non_ascii_value(v)),
+            _ => false,
+        }
+    }
+
+    proptest! {
+        #![proptest_config(ProptestConfig::with_cases(512))]
+
+        /// One walk finds what `serde_json`'s compact text and a walk for non-ASCII text find,
+        /// for a value and for a definition holding it.
+        #[test]
+        fn json_facts_are_the_compact_text_and_its_non_ascii(v in json(), name in "[a-zé\"]{0,6}") {
+            let arena = Bump::new();
+            let node = Node::from_value(&v, &arena);
+            let facts = json_facts(&node);
+            prop_assert_eq!(facts.chars, v.to_string().chars().count());
+            prop_assert_eq!(facts.non_ascii, any_non_ascii_value(&v));
+            prop_assert_eq!(facts.non_ascii, any_non_ascii(&node));
+            let tool = serde_json::json!({"name": name, "description": v.clone(), "inputSchema": v});
+            let node = Node::from_value(&tool, &arena);
+            let obj = node.as_object().unwrap();
+            let want = definition_text(&tool).chars().count();
+            prop_assert_eq!(definition_chars(obj, None), want);
+            prop_assert_eq!(definition_chars(obj, Some(facts.chars)), want);
+        }
+    }
 }

@@ -368,7 +368,7 @@ fn sentence_of(ws: &Words, i: usize) -> (usize, usize) {
 
 fn sentence_has(ws: &Words, i: usize, set: &[&str]) -> bool {
     let (a, b) = sentence_of(ws, i);
-    (a..=b).any(|k| set.contains(&ws.text(k)))
+    (a..=b).any(|k| set.iter().any(|w| ws.is_word(k, w)))
 }
 
 /// The word index at or after a character position (1-based `at` of words).
@@ -592,7 +592,7 @@ pub(crate) fn shadowing(
         let hit = word_at_char(ws, span.0).is_some_and(|w| {
             sentence_has(ws, w, SHADOW_CUES) || {
                 let (a, b) = sentence_of(ws, w);
-                (a..b).any(|k| ws.text(k) == "instead" && ws.text(k + 1) == "of")
+                (a..b).any(|k| ws.is_word(k, "instead") && ws.is_word(k + 1, "of"))
             }
         });
         if hit {
@@ -609,6 +609,14 @@ pub(crate) fn shadowing(
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn the_verb_lists_are_lowercase() {
+        // Words compare with them lowercased (`Words::is_word`).
+        for w in REQUEST_VERBS.iter().chain(SEND_VERBS).chain(SHADOW_CUES) {
+            assert_eq!(*w, w.to_lowercase(), "{w}");
+        }
+    }
 
     fn agent(t: &str) -> Option<String> {
         agent_instructions(t, &Words::new(t)).map(|h| h.what)

@@ -1,6 +1,8 @@
 //! Text heuristics: words and sentences, steering and prohibition phrases, "says what it returns",
 //! snake_case, and invisible characters.
 
+use std::borrow::Cow;
+
 /// [`CLASS`] of a letter or digit.
 const ALNUM: u8 = 1 | IN_WORD;
 /// [`CLASS`] bit of the bytes a word goes on with: letters, digits, `'`.
@@ -53,15 +55,18 @@ pub(crate) fn words(text: &str) -> Vec<Word> {
 
 #[derive(Debug, Clone, Copy)]
 struct WordPos {
-    /// Byte range of the lowercased word in [`Words::buf`].
+    /// Byte range of the word in [`Words::buf`].
     start: u32,
     end: u32,
-    /// 1-based character position of the word in the text.
-    at: u32,
-    /// Length of the word in characters of the text.
-    chars: u32,
-    sentence_start: bool,
     /// The word's id in the [`Lexicon`], or [`UNKNOWN`].
+    id: u16,
+    sentence_start: bool,
+}
+
+/// A word with a [`Lexicon`] id: its index among the text's words, and the id.
+#[derive(Debug, Clone, Copy)]
+struct Known {
+    index: u32,
     id: u16,
 }
 
@@ -110,15 +115,19 @@ fn marks_of(b: &[u8]) -> u8 {
     m
 }
 
-/// [`Words::new`]'s state while it reads a text.
+/// [`Words::chars`]' state while it reads a text.
 struct Splitter {
     buf: String,
     items: Vec<WordPos>,
+    /// For each word: its 1-based character position in the text and its length in characters.
+    places: Vec<(u32, u32)>,
     /// The last character read belongs to the word `cur`.
     in_word: bool,
     /// A sentence boundary was seen since the last word.
     boundary: bool,
     cur: WordPos,
+    /// The 1-based character position and the length in characters of `cur`.
+    place: (u32, u32),
 }
 
 impl Splitter {
@@ -127,16 +136,16 @@ impl Splitter {
         Splitter {
             buf: String::with_capacity(len),
             items: Vec::with_capacity(len / 5 + 1),
+            places: Vec::with_capacity(len / 5 + 1),
             in_word: false,
             boundary: true,
             cur: WordPos {
                 start: 0,
                 end: 0,
-                at: 0,
-                chars: 0,
-                sentence_start: true,
                 id: UNKNOWN,
+                sentence_start: true,
             },
+            place: (0, 0),
         }
     }
 
@@ -149,14 +158,13 @@ impl Splitter {
             self.cur = WordPos {
                 start: self.buf.len() as u32,
                 end: 0,
-                at: i as u32 + 1,
-                chars: 0,
-                sentence_start: self.boundary,
                 id: UNKNOWN,
+                sentence_start: self.boundary,
             };
+            self.place = (i as u32 + 1, 0);
         }
         push_lower(&mut self.buf);
-        self.cur.chars += 1;
+        self.place.1 += 1;
     }
 
     /// A character outside words, which `ends_sentence` when it is one of `. ! ? : ;` or a line
@@ -177,11 +185,12 @@ impl Splitter {
         let w = &mut self.cur;
         while self.buf.ends_with('\'') && self.buf.len() > w.start as usize {
             self.buf.pop();
-            w.chars -= 1;
+            self.place.1 -= 1;
         }
         w.end = self.buf.len() as u32;
         w.id = lex.id(&self.buf.as_bytes()[w.start as usize..]);
         self.items.push(*w);
+        self.places.push(self.place);
         self.in_word = false;
     }
 }
@@ -196,17 +205,25 @@ impl Splitter {
 /// all rules compare small integers over the few words that are in some list
 /// ([`Words::known`]) instead of strings over every word; the same pass records the
 /// [`Words::marks`] the token rules need.
-pub(crate) struct Words {
-    buf: String,
+pub(crate) struct Words<'t> {
+    /// The text itself when it is ASCII (each word is a byte range of it, in its own case),
+    /// else the text's words lowercased one after the other.
+    buf: Cow<'t, str>,
     items: Vec<WordPos>,
-    /// Indices of the words with a lexicon id, in order.
-    known: Vec<u32>,
+    /// For each word of a text that is not ASCII: its 1-based character position and its length
+    /// in characters (empty for an ASCII text, whose words' positions are their bytes').
+    places: Vec<(u32, u32)>,
+    /// The words with a lexicon id, in order.
+    known: Vec<Known>,
+    /// The [`Lexicon::starts`] bits of the known words, together: a phrase list none of whose
+    /// bits is set has no phrase in the text.
+    starts: u8,
     marks: u8,
 }
 
-impl Words {
+impl<'t> Words<'t> {
     /// Splits `text` (bytes of an ASCII text, characters of any other).
-    pub(crate) fn new(text: &str) -> Words {
+    pub(crate) fn new(text: &'t str) -> Words<'t> {
         let lex = lexicon();
         if text.is_ascii() {
             Words::ascii(text, lex)
@@ -216,7 +233,7 @@ impl Words {
     }
 
     /// [`Words::new`] character by character.
-    fn chars(text: &str, lex: &Lexicon) -> Words {
+    fn chars(text: &str, lex: &Lexicon) -> Words<'t> {
         let mut s = Splitter::new(text.len());
         for (i, c) in text.chars().enumerate() {
             let c = if c == '\u{2019}' { '\'' } else { c };
@@ -229,49 +246,62 @@ impl Words {
         if s.in_word {
             s.finish_word(lex);
         }
-        let known = (0..s.items.len() as u32)
+        let known: Vec<Known> = (0..s.items.len() as u32)
             .filter(|&i| s.items[i as usize].id != UNKNOWN)
+            .map(|index| Known {
+                index,
+                id: s.items[index as usize].id,
+            })
             .collect();
         Words {
-            buf: s.buf,
+            buf: Cow::Owned(s.buf),
             items: s.items,
+            places: s.places,
+            starts: known.iter().fold(0, |m, k| m | lex.starts[k.id as usize]),
             known,
             marks: marks_of(text.as_bytes()),
         }
     }
 
     /// [`Words::new`] of an ASCII text: one character per byte, so the words are ranges of the
-    /// lowercased text itself.
-    fn ascii(text: &str, lex: &Lexicon) -> Words {
-        let buf = text.to_ascii_lowercase();
-        let b = buf.as_bytes();
-        let mut items = Vec::with_capacity(text.len() / 5 + 1);
-        let mut known = Vec::with_capacity(text.len() / 16 + 1);
+    /// text itself, looked up in the lexicon as they are read, lowercased ([`Lexicon::id_folded`]).
+    fn ascii(text: &'t str, lex: &Lexicon) -> Words<'t> {
+        let b = text.as_bytes();
+        let mut items = Vec::with_capacity(b.len() / 5 + 1);
+        let mut known = Vec::with_capacity(b.len() / 16 + 1);
         let mut boundary = true;
         let mut marks = 0;
+        let mut starts = 0;
         let mut i = 0;
         while i < b.len() {
-            match CLASS[b[i] as usize] {
+            let c = b[i];
+            match CLASS[c as usize] {
                 ALNUM => {
                     let start = i;
+                    i += 1;
                     while i < b.len() && CLASS[b[i] as usize] & IN_WORD != 0 {
                         i += 1;
                     }
+                    // Without the apostrophes it ends with (it starts with a letter or digit).
                     let mut end = i;
-                    while b[end - 1] == b'\'' {
-                        end -= 1;
+                    if b[end - 1] == b'\'' {
+                        while b[end - 1] == b'\'' {
+                            end -= 1;
+                        }
                     }
-                    let id = lex.id(&b[start..end]);
+                    let id = lex.id_folded(&b[start..end]);
                     if id != UNKNOWN {
-                        known.push(items.len() as u32);
+                        known.push(Known {
+                            index: items.len() as u32,
+                            id,
+                        });
+                        starts |= lex.starts[id as usize];
                     }
                     items.push(WordPos {
                         start: start as u32,
                         end: end as u32,
-                        at: start as u32 + 1,
-                        chars: (end - start) as u32,
-                        sentence_start: boundary,
                         id,
+                        sentence_start: boundary,
                     });
                     boundary = false;
                 }
@@ -281,17 +311,24 @@ impl Words {
                     i += 1;
                 }
                 _ => {
-                    marks |= MARK[b[i] as usize];
+                    marks |= MARK[c as usize];
                     i += 1;
                 }
             }
         }
         Words {
-            buf,
+            buf: Cow::Borrowed(text),
             items,
+            places: Vec::new(),
             known,
+            starts,
             marks,
         }
+    }
+
+    /// Whether the text is ASCII: [`Words::buf`] is the text, in its own case.
+    fn is_ascii(&self) -> bool {
+        matches!(self.buf, Cow::Borrowed(_))
     }
 
     /// How many words.
@@ -299,15 +336,47 @@ impl Words {
         self.items.len()
     }
 
-    /// The lowercased text of word `i`.
-    pub(crate) fn text(&self, i: usize) -> &str {
+    /// Word `i` as it is in [`Words::buf`].
+    fn raw(&self, i: usize) -> &str {
         let w = &self.items[i];
         &self.buf[w.start as usize..w.end as usize]
     }
 
+    /// The lowercased text of word `i`.
+    pub(crate) fn text(&self, i: usize) -> Cow<'_, str> {
+        let raw = self.raw(i);
+        if self.is_ascii() && raw.bytes().any(|b| b.is_ascii_uppercase()) {
+            Cow::Owned(raw.to_ascii_lowercase())
+        } else {
+            Cow::Borrowed(raw)
+        }
+    }
+
+    /// Whether word `i` is `word`, a lowercase word.
+    pub(crate) fn is_word(&self, i: usize, word: &str) -> bool {
+        let raw = self.raw(i);
+        if self.is_ascii() {
+            // The word's bytes are ASCII letters, digits and `'`.
+            raw.eq_ignore_ascii_case(word)
+        } else {
+            raw == word
+        }
+    }
+
+    /// The 1-based character position of word `i` and its length in characters.
+    fn place(&self, i: usize) -> (usize, usize) {
+        if self.is_ascii() {
+            let w = &self.items[i];
+            (w.start as usize + 1, (w.end - w.start) as usize)
+        } else {
+            let (at, chars) = self.places[i];
+            (at as usize, chars as usize)
+        }
+    }
+
     /// The 1-based character position of word `i`.
     pub(crate) fn at(&self, i: usize) -> usize {
-        self.items[i].at as usize
+        self.place(i).0
     }
 
     /// Whether word `i` starts a sentence or clause.
@@ -324,10 +393,14 @@ impl Words {
     /// Whether a word of the text is one of the cues of `tool_shadowing` or "instead": a
     /// text without any cannot shadow a tool.
     pub(crate) fn has_shadow_cue(&self) -> bool {
-        let lex = lexicon();
+        self.starts & CUE != 0
+    }
+
+    /// Whether the first word is one of [`FETCH_VERBS`].
+    fn first_is_fetch_verb(&self) -> bool {
         self.known
-            .iter()
-            .any(|&i| lex.starts[self.items[i as usize].id as usize] & CUE != 0)
+            .first()
+            .is_some_and(|k| k.index == 0 && lexicon().fetch[k.id as usize])
     }
 
     /// Whether word `i` is `word`, one of the lexicon's [`EXTRA_WORDS`] or a word of a phrase.
@@ -337,9 +410,9 @@ impl Words {
 
     /// The character span `(start, len)` (0-based start) of words `i..=j` in the text.
     pub(crate) fn span(&self, i: usize, j: usize) -> (usize, usize) {
-        let (a, b) = (&self.items[i], &self.items[j]);
-        let start = a.at as usize - 1;
-        (start, (b.at + b.chars) as usize - 1 - start)
+        let (a, b) = (self.place(i), self.place(j));
+        let start = a.0 - 1;
+        (start, b.0 + b.1 - 1 - start)
     }
 
     /// Finds the first occurrence of any phrase of `list`: the index of its first word, its last
@@ -357,10 +430,12 @@ impl Words {
         let lex = lexicon();
         let set = &lex.sets[list as usize];
         let bit = 1u8 << list as u8;
-        let first = self.known.partition_point(|&i| (i as usize) < from);
-        for &i in &self.known[first..] {
-            let i = i as usize;
-            let id = self.items[i].id as usize;
+        if self.starts & bit == 0 {
+            return None;
+        }
+        let first = self.known.partition_point(|k| (k.index as usize) < from);
+        for k in &self.known[first..] {
+            let (i, id) = (k.index as usize, k.id as usize);
             if lex.starts[id] & bit == 0 {
                 continue;
             }
@@ -474,6 +549,8 @@ pub(crate) enum List {
 }
 
 /// The phrases of each [`List`], in its order.
+// Each list has a bit of `Lexicon::starts` below `ALWAYS_NEVER`.
+const _: () = assert!(LISTS.len() <= 6);
 const LISTS: [&[&str]; 6] = [
     STEERING_PHRASES,
     PROHIBITION_PHRASES,
@@ -489,6 +566,8 @@ const EXTRA_WORDS: &[&str] = &["always", "never", "please", "instead"];
 /// [`Lexicon::starts`] bit of the words `tool_shadowing` needs in a sentence: its cues
 /// ([`crate::poison::SHADOW_CUES`]) and the "instead" of "instead of".
 const CUE: u8 = 1 << 7;
+/// [`Lexicon::starts`] bit of "always" and "never".
+const ALWAYS_NEVER: u8 = 1 << 6;
 
 /// One [`List`], indexed by the id of each phrase's first word.
 struct PhraseSet {
@@ -510,6 +589,8 @@ pub(crate) struct Lexicon {
     /// For each word id: bit `list as u8` set when the word starts a phrase of that list.
     starts: Vec<u8>,
     sets: Vec<PhraseSet>,
+    /// For each word id: whether the word is one of [`FETCH_VERBS`].
+    fetch: Vec<bool>,
     always: u16,
     never: u16,
     please: u16,
@@ -522,11 +603,22 @@ const SLOTS: usize = 4096;
 /// computed without a loop.
 #[inline]
 fn slot_hash(w: &[u8]) -> usize {
+    slot_hash_of(w, 0)
+}
+
+/// [`slot_hash`] of `w` with the bits `fold` set in the three bytes it reads: with `fold` 0x20,
+/// the slot of the lowercased word when `w` holds only ASCII letters, digits and `'` (whose
+/// lowercase is the byte with bit 0x20 set).
+#[inline]
+fn slot_hash_of(w: &[u8], fold: u8) -> usize {
     let n = w.len();
     if n == 0 {
         return 0;
     }
-    let x = (n as u32) | (w[0] as u32) << 8 | (w[n / 2] as u32) << 16 | (w[n - 1] as u32) << 24;
+    let x = (n as u32)
+        | ((w[0] | fold) as u32) << 8
+        | ((w[n / 2] | fold) as u32) << 16
+        | ((w[n - 1] | fold) as u32) << 24;
     (x.wrapping_mul(0x9E37_79B1) >> (32 - SLOTS.trailing_zeros())) as usize
 }
 
@@ -546,6 +638,7 @@ impl Lexicon {
             always: 0,
             never: 0,
             please: 0,
+            fetch: Vec::new(),
         };
         lex.always = lex.intern("always");
         lex.never = lex.intern("never");
@@ -589,8 +682,15 @@ impl Lexicon {
             }
             lex.starts[id] |= CUE;
         }
+        let fetch: Vec<u16> = FETCH_VERBS.iter().map(|w| lex.intern(w)).collect();
         let n = lex.words.len();
+        lex.fetch = vec![false; n];
+        for id in fetch {
+            lex.fetch[id as usize] = true;
+        }
         lex.starts.resize(n, 0);
+        lex.starts[lex.always as usize] |= ALWAYS_NEVER;
+        lex.starts[lex.never as usize] |= ALWAYS_NEVER;
         for set in &mut lex.sets {
             set.by_first.resize_with(n, Vec::new);
         }
@@ -612,6 +712,26 @@ impl Lexicon {
         }
         self.slots[slot] = id + 1;
         id
+    }
+
+    /// The id of a word of ASCII letters, digits and `'`, lowercased, or [`UNKNOWN`]: the
+    /// lowercase of each byte is the byte with bit 0x20 set.
+    #[inline]
+    fn id_folded(&self, word: &[u8]) -> u16 {
+        let mut slot = slot_hash_of(word, 0x20);
+        loop {
+            match self.slots[slot] {
+                0 => return UNKNOWN,
+                s if {
+                    let w = self.words[s as usize - 1];
+                    w.len() == word.len() && w.iter().zip(word).all(|(&l, &c)| l == c | 0x20)
+                } =>
+                {
+                    return s - 1
+                }
+                _ => slot = (slot + 1) % SLOTS,
+            }
+        }
     }
 
     /// The id of a lowercased word, or [`UNKNOWN`].
@@ -715,15 +835,17 @@ pub(crate) fn find_steering(ws: &Words) -> Option<(String, usize, (usize, usize)
             && i + 1 < ws.len()
             && {
                 let n = ws.text(i + 1);
-                VERBS.binary_search(&n).is_ok() || IMPERATIVE_EXTRA.contains(&n)
+                VERBS.binary_search(&&*n).is_ok() || IMPERATIVE_EXTRA.contains(&&*n)
             }
     };
     let stop = best.as_ref().map_or(ws.len(), |(b, _, _)| *b);
-    // "always" and "never" have lexicon ids: only known words can be one.
+    // "always" and "never" have lexicon ids: only known words can be one, and only in a text
+    // that holds one of them.
     if let Some(i) = ws
         .known
         .iter()
-        .map(|&i| i as usize)
+        .take_while(|_| ws.starts & ALWAYS_NEVER != 0)
+        .map(|k| k.index as usize)
         .take_while(|&i| i < stop)
         .find(|&i| imperative(i))
     {
@@ -838,7 +960,8 @@ const FETCH_VERBS: &[&str] = &[
 /// Whether a description says what comes back: it contains one of [`RETURN_WORDS`] anywhere, or
 /// its first word is one of [`FETCH_VERBS`] (the verb's object is the result).
 pub(crate) fn says_what_it_returns(ws: &Words) -> bool {
-    if ws.len() > 0 && FETCH_VERBS.contains(&ws.text(0)) {
+    // Every fetch verb has a lexicon id: the first word is one when its id is one's.
+    if ws.first_is_fetch_verb() {
         return true;
     }
     ws.find_any(List::Returns).is_some()
@@ -1346,6 +1469,150 @@ mod tests {
                 summary(&Words::chars(t, lexicon())),
                 "{t:?}"
             );
+        }
+    }
+
+    /// Everything a rule can read of a split: each word (lowercased, its place, whether it
+    /// starts a sentence, its id), the known words, and the first hit of each list from each
+    /// word.
+    type Split = (
+        Vec<(String, usize, bool, (usize, usize), u16)>,
+        Vec<(u32, u16)>,
+        u8,
+        u8,
+        Vec<Option<(usize, usize, &'static str)>>,
+    );
+
+    fn split_of(ws: &Words) -> Split {
+        let lists = [
+            List::Steering,
+            List::Prohibition,
+            List::Returns,
+            List::Agent,
+            List::Credential,
+            List::Conversation,
+        ];
+        (
+            (0..ws.len())
+                .map(|i| {
+                    (
+                        ws.text(i).into_owned(),
+                        ws.at(i),
+                        ws.sentence_start(i),
+                        ws.span(i, i),
+                        ws.items[i].id,
+                    )
+                })
+                .collect(),
+            ws.known.iter().map(|k| (k.index, k.id)).collect(),
+            ws.starts,
+            ws.marks,
+            lists
+                .iter()
+                .flat_map(|&l| (0..=ws.len()).map(move |from| ws.find_any_from(l, from)))
+                .collect(),
+        )
+    }
+
+    mod random {
+        use super::*;
+        use proptest::prelude::*;
+
+        /// ASCII text of lexicon words in any case, other words, digits, apostrophes and the
+        /// punctuation the splitter and the marks read.
+        fn text() -> impl Strategy<Value = String> {
+            let piece = prop_oneof![
+                proptest::sample::select(vec![
+                    "you",
+                    "YOU",
+                    "Must",
+                    "always",
+                    "NEVER",
+                    "Please",
+                    "do",
+                    "Not",
+                    "tell",
+                    "the",
+                    "User",
+                    "returns",
+                    "Returns",
+                    "don't",
+                    "DON'T",
+                    "instead",
+                    "of",
+                    "before",
+                    "when",
+                    "ignore",
+                    "previous",
+                    "use",
+                    "this",
+                    "tool",
+                    "first",
+                    "call",
+                    "api",
+                    "key",
+                    "token",
+                    "conversation",
+                    "history",
+                    "send",
+                    "get",
+                    "Fetches",
+                    "READS",
+                    "find",
+                    "getter",
+                    "look",
+                    "up",
+                ])
+                .prop_map(str::to_string),
+                "[a-zA-Z0-9']{1,8}",
+                "[ .!?:;\n'/_~<@,\"()-]{1,3}",
+                Just("://".to_string()),
+            ];
+            proptest::collection::vec(piece, 0..24).prop_map(|p| p.join(" "))
+        }
+
+        proptest! {
+            #![proptest_config(ProptestConfig::with_cases(1024))]
+
+            /// The ASCII split, which reads the text in its own case, finds what the split by
+            /// characters finds, in the text and in the text lowercased.
+            #[test]
+            fn the_ascii_split_reads_what_the_character_split_reads(t in text()) {
+                let ascii = split_of(&Words::ascii(&t, lexicon()));
+                prop_assert_eq!(&ascii, &split_of(&Words::chars(&t, lexicon())), "{:?}", t);
+                let lower = t.to_ascii_lowercase();
+                let low = split_of(&Words::chars(&lower, lexicon()));
+                prop_assert_eq!(&ascii.0, &low.0, "{:?}", t);
+                prop_assert_eq!(&ascii.4, &low.4, "{:?}", t);
+                let ws = Words::ascii(&t, lexicon());
+                let first = ws.len() > 0 && FETCH_VERBS.contains(&&*ws.text(0));
+                prop_assert_eq!(ws.first_is_fetch_verb(), first, "{:?}", t);
+                for i in 0..ws.len() {
+                    let w = ws.text(i);
+                    prop_assert!(ws.is_word(i, &w));
+                    let longer = format!("{}x", w);
+                    prop_assert!(!ws.is_word(i, &longer));
+                }
+            }
+        }
+    }
+
+    #[test]
+    fn the_rules_word_lists_are_lowercase() {
+        // Words compare with them lowercased.
+        for list in [
+            FETCH_VERBS,
+            VERBS,
+            IMPERATIVE_EXTRA,
+            EXTRA_WORDS,
+            crate::poison::SHADOW_CUES,
+        ]
+        .iter()
+        .chain(LISTS.iter())
+        {
+            for w in *list {
+                assert_eq!(*w, w.to_lowercase(), "{w}");
+            }
         }
     }
 
