@@ -1007,26 +1007,7 @@ mod tests {
         use super::*;
         use proptest::prelude::*;
 
-        /// Any JSON value: every scalar kind, strings with escapes and non-ASCII, nesting.
-        fn json() -> impl Strategy<Value = Value> {
-            let leaf = prop_oneof![
-                Just(Value::Null),
-                any::<bool>().prop_map(Value::Bool),
-                any::<i64>().prop_map(Value::from),
-                any::<u64>().prop_map(Value::from),
-                any::<f64>().prop_map(
-                    |f| serde_json::Number::from_f64(f).map_or(Value::Null, Value::Number)
-                ),
-                "[ -~\\u{80}-\\u{10FFFF}\"\\\\\n\t\u{0}\u{1f}]{0,12}".prop_map(Value::String),
-            ];
-            leaf.prop_recursive(5, 64, 6, |inner| {
-                prop_oneof![
-                    proptest::collection::vec(inner.clone(), 0..6).prop_map(Value::Array),
-                    proptest::collection::vec(("[a-z~/é\\\"]{0,4}", inner), 0..6)
-                        .prop_map(|kv| Value::Object(kv.into_iter().collect())),
-                ]
-            })
-        }
+        use crate::testgen::json;
 
         /// The text of a value, compact or pretty, with one character deleted, replaced or
         /// inserted at `at` when `edit` says so.

@@ -33,6 +33,8 @@ pub mod platform;
 mod poison;
 mod rules;
 mod schema;
+#[cfg(test)]
+mod testgen;
 mod text;
 pub mod walk;
 
