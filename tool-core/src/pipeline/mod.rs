@@ -31,9 +31,9 @@
 //! `call` makes a `CallState` (tool name, caller options, operation id, the raw
 //! [`Arguments`]) and `run` loops over [`ORDER`]. Each stage reads and fills the state: lookup
 //! sets `entry`, decode sets `args` (or, on the typed fast path, `typed`: then `validate` has
-//! nothing left to do and `execute` runs the tool on them), cursor sets `page`, idempotency holds a `claim`, execute
-//! leaves a `reply` and whether the tool `ran`, and a stage that has the answer sets `env`. A
-//! stage returns a `Step`:
+//! nothing left to do and `execute` runs the tool on them), cursor sets `page` (for a tool with
+//! a cursor parameter), idempotency holds a `claim`, execute leaves a `reply` and whether the
+//! tool `ran`, and a stage that has the answer sets `env`. A stage returns a `Step`:
 //!
 //! - `Continue`: the next stage runs;
 //! - `Refuse(env)`: the call ends before an answer (unknown tool, denial, invalid arguments, a
@@ -304,7 +304,8 @@ pub(crate) struct CallState<'a> {
     /// mutex only so the call state stays `Sync` (host stages borrow it across an await): the
     /// value is only ever moved, so the lock is never taken.
     pub(crate) typed: Option<std::sync::Mutex<TypedArgs>>,
-    /// The page the call asks for, from `cursor` on.
+    /// The page the call asks for, from `cursor` on; `None` for a tool without a cursor
+    /// parameter, which shows the first page (`budget` builds it when a value must be cut).
     pub(crate) page: Option<PageRequest>,
     /// The claimed idempotency key, from `idempotency` to `idempotency_record`. Boxed: only
     /// calls with a key have one, and every call's state is moved with the call's future.
