@@ -547,7 +547,7 @@ impl Cx<'_> {
         if self.p.strict != Strict::No {
             self.strict_entries(&mut e, ptr)?;
         }
-        self.move_entries_to_description(&mut e);
+        self.move_to_description(&mut e);
         Ok(e)
     }
 
@@ -652,61 +652,6 @@ impl Cx<'_> {
             }
         }
         openai.then_some(all)
-    }
-
-    /// [`Cx::move_to_description`] on the members of a lowered object.
-    fn move_entries_to_description(&self, e: &mut Entries<'_>) {
-        let p = self.p;
-        if !e.keys().any(|k| p.may_move(k)) {
-            return;
-        }
-        let mut phrases = Vec::new();
-        for (lo, hi, unit) in [
-            ("minLength", "maxLength", " characters"),
-            ("minimum", "maximum", ""),
-            ("minItems", "maxItems", " items"),
-        ] {
-            if !(p.moves(lo) && p.moves(hi)) {
-                continue;
-            }
-            if e.contains_key(lo) && e.contains_key(hi) {
-                let (Some(a), Some(b)) = (e.remove(lo), e.remove(hi)) else {
-                    continue;
-                };
-                let (a, b) = (a.into_value(), b.into_value());
-                phrases.push(match (a == b, unit.is_empty()) {
-                    (true, _) => format!("exactly {a}{unit}"),
-                    (false, true) => format!("from {a} to {b}"),
-                    (false, false) => format!("{a} to {b}{unit}"),
-                });
-            }
-        }
-        for kw in p.move_to_description.iter().copied().flatten() {
-            if let Some(v) = e.remove(kw) {
-                phrases.extend(tree_phrase(kw, v));
-            }
-        }
-        if let (Some(formats), Some(f)) = (p.supported_formats, e.get("format")) {
-            if !f.as_str().is_some_and(|f| formats.contains(&f)) {
-                if let Some(v) = e.remove("format") {
-                    phrases.extend(tree_phrase("format", v));
-                }
-            }
-        }
-        if let Some(max) = p.max_min_items {
-            if e.get("minItems")
-                .and_then(Tree::value)
-                .and_then(Value::as_u64)
-                .is_some_and(|n| n > max)
-            {
-                if let Some(v) = e.remove("minItems") {
-                    phrases.extend(tree_phrase("minItems", v));
-                }
-            }
-        }
-        if !phrases.is_empty() {
-            append_entries_description(e, &format!("({})", phrases.join("; ")));
-        }
     }
 
     /// The value of a subschema keyword with its subschemas lowered, as
@@ -844,9 +789,11 @@ impl Cx<'_> {
         Ok(())
     }
 
-    fn move_to_description(&self, map: &mut Map<String, Value>) {
+    /// Moves the constraints the target cannot carry into the description, as phrases; on a
+    /// `Map` (the copy-and-lower path) and on a lowered object's entries alike.
+    fn move_to_description(&self, m: &mut impl Members) {
         let p = self.p;
-        if !map.keys().any(|k| p.may_move(k)) {
+        if !m.any_key(|k| p.may_move(k)) {
             return;
         }
         let mut phrases = Vec::new();
@@ -856,12 +803,10 @@ impl Cx<'_> {
             ("minimum", "maximum", ""),
             ("minItems", "maxItems", " items"),
         ] {
-            if !(p.moves(lo) && p.moves(hi)) {
+            if !(p.moves(lo) && p.moves(hi) && m.has(lo) && m.has(hi)) {
                 continue;
             }
-            if let (Some(a), Some(b)) = (get(map, lo).cloned(), get(map, hi).cloned()) {
-                map.remove(lo);
-                map.remove(hi);
+            if let (Some(a), Some(b)) = (m.take(lo), m.take(hi)) {
                 phrases.push(match (a == b, unit.is_empty()) {
                     (true, _) => format!("exactly {a}{unit}"),
                     (false, true) => format!("from {a} to {b}"),
@@ -870,30 +815,82 @@ impl Cx<'_> {
             }
         }
         for kw in p.move_to_description.iter().copied().flatten() {
-            if let Some(v) = take(map, kw) {
+            if let Some(v) = m.take(kw) {
                 phrases.extend(phrase(kw, &v));
             }
         }
-        if let (Some(formats), Some(f)) = (p.supported_formats, get(map, "format")) {
-            if !f.as_str().is_some_and(|f| formats.contains(&f)) {
-                if let Some(v) = map.remove("format") {
+        if let Some(formats) = p.supported_formats {
+            if m.has("format") && !m.str_of("format").is_some_and(|f| formats.contains(&f)) {
+                if let Some(v) = m.take("format") {
                     phrases.extend(phrase("format", &v));
                 }
             }
         }
         if let Some(max) = p.max_min_items {
-            if get(map, "minItems")
-                .and_then(Value::as_u64)
-                .is_some_and(|n| n > max)
-            {
-                if let Some(v) = map.remove("minItems") {
+            if m.u64_of("minItems").is_some_and(|n| n > max) {
+                if let Some(v) = m.take("minItems") {
                     phrases.extend(phrase("minItems", &v));
                 }
             }
         }
         if !phrases.is_empty() {
-            append_description(map, &format!("({})", phrases.join("; ")));
+            m.append_description(&format!("({})", phrases.join("; ")));
         }
+    }
+}
+
+/// The members of a schema object, as [`Cx::move_to_description`] reads and edits them: a
+/// `Map` or the entries of a lowered object (whose moved members are the spec's own values:
+/// moved keywords are not walked).
+trait Members {
+    fn any_key(&self, f: impl Fn(&str) -> bool) -> bool;
+    fn has(&self, key: &str) -> bool;
+    fn str_of(&self, key: &str) -> Option<&str>;
+    fn u64_of(&self, key: &str) -> Option<u64>;
+    /// Removes a member (in the order of removal `Map::remove` keeps) and gives its value.
+    fn take(&mut self, key: &str) -> Option<Value>;
+    fn append_description(&mut self, extra: &str);
+}
+
+impl Members for Map<String, Value> {
+    fn any_key(&self, f: impl Fn(&str) -> bool) -> bool {
+        self.keys().any(|k| f(k))
+    }
+    fn has(&self, key: &str) -> bool {
+        has(self, key)
+    }
+    fn str_of(&self, key: &str) -> Option<&str> {
+        get(self, key).and_then(Value::as_str)
+    }
+    fn u64_of(&self, key: &str) -> Option<u64> {
+        get(self, key).and_then(Value::as_u64)
+    }
+    fn take(&mut self, key: &str) -> Option<Value> {
+        take(self, key)
+    }
+    fn append_description(&mut self, extra: &str) {
+        append_description(self, extra);
+    }
+}
+
+impl Members for Entries<'_> {
+    fn any_key(&self, f: impl Fn(&str) -> bool) -> bool {
+        self.keys().any(f)
+    }
+    fn has(&self, key: &str) -> bool {
+        self.contains_key(key)
+    }
+    fn str_of(&self, key: &str) -> Option<&str> {
+        self.get(key).and_then(Tree::as_str)
+    }
+    fn u64_of(&self, key: &str) -> Option<u64> {
+        self.get(key).and_then(Tree::value).and_then(Value::as_u64)
+    }
+    fn take(&mut self, key: &str) -> Option<Value> {
+        self.remove(key).map(Tree::into_value)
+    }
+    fn append_description(&mut self, extra: &str) {
+        append_entries_description(self, extra);
     }
 }
 
@@ -919,15 +916,6 @@ fn tree_is_union(t: &Tree<'_>) -> bool {
         Tree::Ref(v) => is_union(v),
         Tree::Val(v) => is_union(v),
         Tree::Str(_) | Tree::Arr(_) => false,
-    }
-}
-
-/// [`phrase`] of a member moved out of a lowered object (the spec's own value: moved keywords
-/// are not walked).
-fn tree_phrase(keyword: &str, t: Tree<'_>) -> Option<String> {
-    match t.value() {
-        Some(v) => phrase(keyword, v),
-        None => phrase(keyword, &t.into_value()),
     }
 }
 
