@@ -109,9 +109,14 @@ async fn accept_loop(
     // request (rmcp's client pools none), waiting on the token cost about two more `futex`
     // calls per request (lock contention and wake-ups between the worker threads).
     let (stopping, _) = tokio::sync::watch::channel(());
+    // One wait on the token for the whole loop: a new one per connection registered and
+    // unregistered with the token's lock on every accept.
+    let cancelled = stop.cancelled();
+    tokio::pin!(cancelled);
     loop {
         let accepted = tokio::select! {
-            () = stop.cancelled() => break,
+            biased;
+            () = &mut cancelled => break,
             accepted = listener.accept() => accepted,
         };
         let Ok((stream, _)) = accepted else {
@@ -126,6 +131,7 @@ async fn accept_loop(
                 .serve_connection(TokioIo::new(stream), TowerToHyperService::new(routed));
             tokio::pin!(conn);
             tokio::select! {
+                biased;
                 _ = conn.as_mut() => return,
                 _ = stopped.changed() => {}
             }

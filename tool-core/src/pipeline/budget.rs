@@ -5,6 +5,7 @@
 
 use super::{CallState, Shared, Step};
 use crate::budget::{bound_channels, fit_envelope};
+use crate::envelope::Status;
 
 pub(super) fn run(sh: &Shared, call: &mut CallState<'_>) -> Step {
     let budget = sh.budget_of(call.entry.as_deref());
@@ -30,8 +31,15 @@ pub(super) fn run(sh: &Shared, call: &mut CallState<'_>) -> Step {
             fit_envelope(env, budget, page, sh.store.as_ref());
         }
         // A tool without a cursor parameter (stage `cursor` sets no page for it): only a value
-        // can need cutting (a text that fits is left as it is, above).
-        None if env.data.is_some() && call.entry.as_ref().is_some_and(|e| !e.paginated) => {
+        // can need cutting (a text that fits is left as it is, above), and its first page is
+        // built only for a value that does not fit (`fit_envelope` leaves the others alone).
+        None if env.status == Status::Ok
+            && env
+                .data
+                .as_ref()
+                .is_some_and(|d| !crate::budget::fits(d, budget.max_chars))
+            && call.entry.as_ref().is_some_and(|e| !e.paginated) =>
+        {
             fit_envelope(
                 env,
                 budget,
