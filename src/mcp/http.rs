@@ -169,19 +169,17 @@ impl tower_service::Service<::http::Request<hyper::body::Incoming>> for Routed {
     }
 
     fn call(&mut self, req: ::http::Request<hyper::body::Incoming>) -> Self::Future {
-        let service = self.0.clone();
-        Box::pin(async move {
-            if req.uri().path() != MCP_PATH {
-                use http_body_util::BodyExt;
-                let body = http_body_util::Full::new(bytes::Bytes::from_static(
-                    b"Not found: the MCP endpoint is /mcp.\n",
-                ))
-                .boxed();
-                let mut res = ::http::Response::new(body);
-                *res.status_mut() = ::http::StatusCode::NOT_FOUND;
-                return Ok(res);
-            }
-            Ok(service.handle(req).await)
-        })
+        if req.uri().path() != MCP_PATH {
+            use http_body_util::BodyExt;
+            let body = http_body_util::Full::new(bytes::Bytes::from_static(
+                b"Not found: the MCP endpoint is /mcp.\n",
+            ))
+            .boxed();
+            let mut res = ::http::Response::new(body);
+            *res.status_mut() = ::http::StatusCode::NOT_FOUND;
+            return Box::pin(std::future::ready(Ok(res)));
+        }
+        // rmcp's own future, already boxed: no second box, and no second clone of the service.
+        tower_service::Service::call(&mut self.0, req)
     }
 }
