@@ -17,6 +17,7 @@ use crate::tool::Tool;
 use serde_json::Value;
 use std::any::Any;
 use std::collections::{BTreeSet, HashMap};
+use std::future::Future;
 use std::sync::{Arc, RwLock};
 use std::time::Duration;
 
@@ -659,19 +660,22 @@ impl Toolbox {
     /// [`Envelope`].
     ///
     /// `args` is a `serde_json::Value` or JSON text (`&str`/`String`).
-    pub async fn call(&self, name: &str, args: impl Into<Arguments>) -> Envelope {
-        self.call_with(name, args, CallOptions::default()).await
+    pub fn call<'a>(
+        &'a self,
+        name: &'a str,
+        args: impl Into<Arguments>,
+    ) -> impl Future<Output = Envelope> + 'a {
+        self.call_with(name, args, CallOptions::default())
     }
 
     /// Calls a tool on behalf of `caller` (checked by the policy, recorded in the audit trail).
-    pub async fn call_as(
-        &self,
+    pub fn call_as<'a>(
+        &'a self,
         caller: &Caller,
-        name: &str,
+        name: &'a str,
         args: impl Into<Arguments>,
-    ) -> Envelope {
+    ) -> impl Future<Output = Envelope> + 'a {
         self.call_with(name, args, CallOptions::new().caller(caller.clone()))
-            .await
     }
 
     /// Calls a tool with per-call options (caller, idempotency key).
@@ -681,13 +685,13 @@ impl Toolbox {
     /// is dropped: it has no `status`, the code `CANCELLED` ([`crate::audit::CANCELLED`]), and a
     /// `detail` saying whether the tool had started (then its effects are unknown, and repeats of
     /// a keyed write are refused as `OUTCOME_UNKNOWN` for the idempotency window).
-    pub async fn call_with(
-        &self,
-        name: &str,
+    pub fn call_with<'a>(
+        &'a self,
+        name: &'a str,
         args: impl Into<Arguments>,
         options: CallOptions,
-    ) -> Envelope {
-        crate::pipeline::call(self, name, args.into(), options).await
+    ) -> impl Future<Output = Envelope> + 'a {
+        crate::pipeline::call(self, name, args.into(), options)
     }
 
     /// Calls a tool as an anonymous caller and returns the envelope as JSON text: the same
@@ -711,19 +715,22 @@ impl Toolbox {
     /// assert_eq!(envelope["status"], "invalid_input");
     /// # });
     /// ```
-    pub async fn call_json(&self, name: &str, args: impl Into<Arguments>) -> String {
+    pub fn call_json<'a>(
+        &'a self,
+        name: &'a str,
+        args: impl Into<Arguments>,
+    ) -> impl Future<Output = String> + 'a {
         self.call_json_with(name, args, CallOptions::default())
-            .await
     }
 
     /// [`Toolbox::call_json`] with per-call options (caller, idempotency key), as
     /// [`Toolbox::call_with`].
-    pub async fn call_json_with(
-        &self,
-        name: &str,
+    pub fn call_json_with<'a>(
+        &'a self,
+        name: &'a str,
         args: impl Into<Arguments>,
         options: CallOptions,
-    ) -> String {
-        crate::pipeline::call_json(self, name, args.into(), options).await
+    ) -> impl Future<Output = String> + 'a {
+        crate::pipeline::call_json(self, name, args.into(), options)
     }
 }

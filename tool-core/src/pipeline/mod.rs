@@ -418,54 +418,67 @@ pub(crate) fn materialize(
 }
 
 /// Runs one call through the pipeline. Never panics: every outcome is an envelope.
-pub(crate) async fn call(
-    tb: &Toolbox,
-    name: &str,
+///
+/// The functions from here to [`run_call`] are not `async`: each hands on the future of the
+/// next, so the call's future holds its arguments once. An `async fn` awaiting another keeps its
+/// own arguments beside the inner future, and the four levels from `Toolbox::call_with` down
+/// made the call's future (which hosts move into a task or a box) a fifth larger.
+pub(crate) fn call<'a>(
+    tb: &'a Toolbox,
+    name: &'a str,
     args: Arguments,
     options: CallOptions,
-) -> Envelope {
-    let (env, text) = traced(tb, name, args, options, Encoding::Value).await;
-    debug_assert!(text.is_none(), "a value-encoded call keeps no result text");
-    env
+) -> impl std::future::Future<Output = Envelope> + 'a {
+    Finish::new(
+        traced(tb, name, args, options, Encoding::Value),
+        |(env, text): (Envelope, Option<String>)| {
+            debug_assert!(text.is_none(), "a value-encoded call keeps no result text");
+            env
+        },
+    )
 }
 
 /// Runs one call through the pipeline and returns the envelope's JSON text. A typed tool's
 /// result is serialized once, straight to text, unless a stage needs it as a value.
-pub(crate) async fn call_json(
-    tb: &Toolbox,
-    name: &str,
+pub(crate) fn call_json<'a>(
+    tb: &'a Toolbox,
+    name: &'a str,
     args: Arguments,
     options: CallOptions,
-) -> String {
-    let (env, text) = traced(tb, name, args, options, Encoding::Text).await;
-    env.to_json_with_data_text(text.as_deref())
+) -> impl std::future::Future<Output = String> + 'a {
+    Finish::new(
+        traced(tb, name, args, options, Encoding::Text),
+        |(env, text): (Envelope, Option<String>)| env.to_json_with_data_text(text.as_deref()),
+    )
 }
 
-async fn traced(
-    tb: &Toolbox,
-    name: &str,
+fn traced<'a>(
+    tb: &'a Toolbox,
+    name: &'a str,
     args: Arguments,
     options: CallOptions,
     encoding: Encoding,
-) -> (Envelope, Option<String>) {
+) -> impl std::future::Future<Output = (Envelope, Option<String>)> + 'a {
     let operation_id = crate::audit::new_operation_id();
     let span = telemetry::span(name, &operation_id);
-    let call = run_call(tb, name, args, &options, &operation_id, encoding);
-    telemetry::instrument(call, span).await
+    telemetry::instrument(
+        run_call(tb, name, args, options, operation_id, encoding),
+        span,
+    )
 }
 
 async fn run_call(
     tb: &Toolbox,
     name: &str,
     args: Arguments,
-    options: &CallOptions,
-    operation_id: &str,
+    options: CallOptions,
+    operation_id: String,
     encoding: Encoding,
 ) -> (Envelope, Option<String>) {
     let started = std::time::Instant::now();
     let trace = audit::Trace::default();
-    let mut dropped = audit::DropAudit::new(tb, name, &options.caller, operation_id, &trace);
-    let mut call = CallState::new(name, args, options, operation_id, &trace, encoding);
+    let mut dropped = audit::DropAudit::new(tb, name, &options.caller, &operation_id, &trace);
+    let mut call = CallState::new(name, args, &options, &operation_id, &trace, encoding);
     // Host code runs inside the pipeline too (hooks, the approver, the record store): a panic
     // there becomes `failed` like a panic in a tool, so a call itself never panics. The panic
     // guard needs an `Unpin` future: the stages are pinned in place.
@@ -478,6 +491,44 @@ async fn run_call(
     let env = audit::record(tb, &mut call, started);
     telemetry::finish(&call, &env);
     (env, text)
+}
+
+pin_project_lite::pin_project! {
+    /// A future whose output is finished by a function: `future.map(f)`, holding the future
+    /// once (an `async` block awaiting it would hold it twice).
+    pub(crate) struct Finish<F, G> {
+        #[pin]
+        future: F,
+        finish: Option<G>,
+    }
+}
+
+impl<F, G> Finish<F, G> {
+    pub(crate) fn new(future: F, finish: G) -> Self {
+        Finish {
+            future,
+            finish: Some(finish),
+        }
+    }
+}
+
+impl<F, G, T> std::future::Future for Finish<F, G>
+where
+    F: std::future::Future,
+    G: FnOnce(F::Output) -> T,
+{
+    type Output = T;
+
+    fn poll(self: std::pin::Pin<&mut Self>, cx: &mut std::task::Context<'_>) -> std::task::Poll<T> {
+        let this = self.project();
+        let out = std::task::ready!(this.future.poll(cx));
+        match this.finish.take() {
+            Some(finish) => std::task::Poll::Ready(finish(out)),
+            // Polled again after it finished: not reached, since the inner future (an
+            // `async fn`'s) panics on that first.
+            None => std::task::Poll::Pending,
+        }
+    }
 }
 
 /// Runs every stage of [`ORDER`] before `audit`, with the host's stages at their places.
