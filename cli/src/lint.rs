@@ -7,7 +7,7 @@ use std::path::PathBuf;
 use bumpalo::Bump;
 use serde_json::{json, Value};
 use tool_lint::doc::Node;
-use tool_lint::{lint_nodes, lookup_rule, Finding, LintConfig, Severity, RULES};
+use tool_lint::{lint_nodes_then, lookup_rule, Finding, LintConfig, Severity, RULES};
 
 use crate::input::{self, Parsed, Shape};
 use crate::style::{self, Style};
@@ -30,6 +30,14 @@ struct Located<'s, 'a> {
     value: Option<Option<&'a str>>,
 }
 
+/// One part of a source's findings (see [`lint_nodes_then`]), located, with its diagnostics
+/// (human format) or its entries of the JSON report's `findings` (JSON format) already written
+/// on the thread that linted it; empty for SARIF, which is built from every finding at once.
+struct Part<'s, 'a> {
+    located: Vec<Located<'s, 'a>>,
+    text: Vec<u8>,
+}
+
 /// Runs the command; returns the exit code.
 pub fn run(
     files: &[PathBuf],
@@ -44,124 +52,279 @@ pub fn run(
     }
     let arena = Bump::new();
     let sources = input::load_all_nodes(files, &arena)?;
-    let mut located = Vec::new();
-    for source in &sources {
-        let all = lint_nodes(&source.defs, &cfg);
-        // Sized once: the vectors of a large list would otherwise be copied at every doubling.
-        let n: usize = all.iter().map(Vec::len).sum();
-        let mut findings = Vec::with_capacity(n);
-        let mut pointers = Vec::with_capacity(n);
-        let mut tool_of = Vec::with_capacity(n);
-        located.reserve(n);
-        for (ti, each) in all.into_iter().enumerate() {
-            for f in each {
-                if allow.iter().any(|a| a == f.rule) {
-                    continue;
-                }
-                pointers.push(source.tools[ti].source_pointer(&f.pointer));
-                tool_of.push(ti);
-                findings.push(f);
-            }
-        }
-        if findings.is_empty() {
-            continue;
-        }
-        // Each finding's offset, the columns to add for its span, and (for an MCP tool) the
-        // string at its pointer, found on the way.
-        let resolved: Vec<(usize, usize, Option<Option<&str>>)> = if source.offsets {
-            findings
-                .iter()
-                .zip(&pointers)
-                .zip(&tool_of)
-                .map(|((f, p), &ti)| {
-                    // An MCP tool's definition is its node in the document: look there.
-                    let mcp = source.tools[ti].shape == Shape::Mcp;
-                    let (node, whole) = if mcp {
-                        source.defs[ti].deepest(&f.pointer)
-                    } else {
-                        source.root.deepest(p)
-                    };
-                    let value = mcp.then(|| node.as_str().filter(|_| whole));
-                    (
-                        node.at,
-                        extra_columns(source.text, node.at, whole, f.span),
-                        value,
-                    )
-                })
-                .collect()
-        } else {
-            let wanted: Vec<&str> = pointers.iter().map(String::as_str).collect();
-            let places = input::locate(source.text, &wanted);
-            findings
-                .iter()
-                .zip(&pointers)
-                .map(|(f, p)| {
-                    let (at, extra) = resolve(source.text, &places, p, f.span);
-                    (at, extra, None)
-                })
-                .collect()
-        };
-        let offsets: Vec<usize> = resolved.iter().map(|r| r.0).collect();
-        let at = input::positions(source.text, &offsets);
-        for ((((finding, pointer), tool), (line, col)), (_, extra, value)) in findings
-            .into_iter()
-            .zip(pointers)
-            .zip(tool_of)
-            .zip(at)
-            .zip(resolved)
-        {
-            let column = col + extra;
-            located.push(Located {
-                finding,
-                source,
-                tool,
-                pointer,
-                line,
-                column,
-                value,
-            });
-        }
-    }
+    let st = Style::stdout(color);
+    let parts = lint_sources(&sources, &cfg, allow, format, st);
+    let located: Vec<&Located> = parts.iter().flat_map(|p| &p.located).collect();
     let errors = located
         .iter()
         .filter(|l| l.finding.severity == Severity::Error)
         .count();
     let warnings = located.len() - errors;
     let tools: usize = sources.iter().map(|s| s.defs.len()).sum();
-    let out = match format {
-        LintFormat::Human => human(
-            &located,
-            &sources,
-            tools,
-            errors,
-            warnings,
-            Style::stdout(color),
-        ),
-        LintFormat::Json => json_report(
-            &located,
-            &sources,
-            cfg.profile.name(),
-            tools,
-            errors,
-            warnings,
-        ),
-        LintFormat::Sarif => format!(
+    let texts: Vec<&[u8]> = parts.iter().map(|p| p.text.as_slice()).collect();
+    let written = match format {
+        LintFormat::Human => {
+            let summary = human_summary(located.is_empty(), &sources, tools, errors, warnings, st);
+            emit_all(texts.iter().copied().chain([summary.as_bytes()]))
+        }
+        LintFormat::Json => {
+            let (head, tail) = json_frame(&sources, cfg.profile.name(), tools, errors, warnings);
+            let pieces = json_pieces(&head, &texts, &tail);
+            emit_all(pieces)
+        }
+        LintFormat::Sarif => emit(&format!(
             "{}\n",
             serde_json::to_string_pretty(&sarif(&located)).expect("JSON values serialize")
-        ),
+        )),
     };
-    emit(&out)?;
+    written?;
     let code = if errors > 0 { 1 } else { 0 };
     // The process ends right after: freeing every finding and the arena piece by piece would
     // only cost time.
     std::mem::forget(located);
+    std::mem::forget(parts);
     std::mem::forget(sources);
     std::mem::forget(arena);
     Ok(code)
 }
 
-/// The JSON report, written straight from the findings (the same document, key order and
-/// pretty-printing as building it as a `serde_json::Value` first, without the intermediate tree).
+/// Writes `pieces` one after another to standard output, as [`emit`] writes one text.
+fn emit_all<'t>(pieces: impl IntoIterator<Item = &'t [u8]>) -> Result<(), CliError> {
+    use std::io::Write;
+    let mut out = std::io::stdout().lock();
+    let written = pieces
+        .into_iter()
+        .try_for_each(|p| out.write_all(p))
+        .and_then(|_| out.flush());
+    match written {
+        Ok(()) => Ok(()),
+        Err(e) if e.kind() == std::io::ErrorKind::BrokenPipe => Ok(()),
+        Err(e) => Err(CliError::input(format!("cannot write the output: {e}"))),
+    }
+}
+
+/// Lints every source: each in one or two parts (see [`lint_nodes_then`]), each part located
+/// and written in `format` on the thread that linted it. The second thread takes a little more
+/// than half of a long list: the first has read the file and gathered its tools before, and
+/// joins the parts after.
+fn lint_sources<'s, 'a>(
+    sources: &'s [Parsed<'a>],
+    cfg: &LintConfig,
+    allow: &[String],
+    format: LintFormat,
+    st: Style,
+) -> Vec<Part<'s, 'a>> {
+    let mut parts = Vec::new();
+    for source in sources {
+        let split = source.defs.len() * SPLIT_PERCENT / 100;
+        parts.extend(lint_nodes_then(&source.defs, cfg, split, |first, all| {
+            let located = locate_part(source, first, all, allow);
+            let text = match format {
+                LintFormat::Human => diagnostics(&located, st).into_bytes(),
+                LintFormat::Json => json_findings(&located),
+                LintFormat::Sarif => Vec::new(),
+            };
+            Part { located, text }
+        }));
+    }
+    parts
+}
+
+/// The share of a long list's tools, in percent, that the first thread lints (see
+/// [`lint_sources`]).
+const SPLIT_PERCENT: usize = 48;
+
+/// The findings of the tools `first..` of `source` (`all[i]` those of tool `first + i`) that
+/// `allow` does not leave out, with their positions in the source.
+fn locate_part<'s, 'a>(
+    source: &'s Parsed<'a>,
+    first: usize,
+    all: Vec<Vec<Finding>>,
+    allow: &[String],
+) -> Vec<Located<'s, 'a>> {
+    // Sized once: the vectors of a large list would otherwise be copied at every doubling.
+    let n: usize = all.iter().map(Vec::len).sum();
+    let mut findings = Vec::with_capacity(n);
+    let mut pointers = Vec::with_capacity(n);
+    let mut tool_of = Vec::with_capacity(n);
+    for (i, each) in all.into_iter().enumerate() {
+        let ti = first + i;
+        for f in each {
+            if allow.iter().any(|a| a == f.rule) {
+                continue;
+            }
+            pointers.push(source.tools[ti].source_pointer(&f.pointer));
+            tool_of.push(ti);
+            findings.push(f);
+        }
+    }
+    if findings.is_empty() {
+        return Vec::new();
+    }
+    // Each finding's offset, the columns to add for its span, and (for an MCP tool) the
+    // string at its pointer, found on the way.
+    let resolved: Vec<(usize, usize, Option<Option<&str>>)> = if source.offsets {
+        findings
+            .iter()
+            .zip(&pointers)
+            .zip(&tool_of)
+            .map(|((f, p), &ti)| {
+                // An MCP tool's definition is its node in the document: look there.
+                let mcp = source.tools[ti].shape == Shape::Mcp;
+                let (node, whole) = if mcp {
+                    source.defs[ti].deepest(&f.pointer)
+                } else {
+                    source.root.deepest(p)
+                };
+                let value = mcp.then(|| node.as_str().filter(|_| whole));
+                (
+                    node.at,
+                    extra_columns(source.text, node.at, whole, f.span),
+                    value,
+                )
+            })
+            .collect()
+    } else {
+        let wanted: Vec<&str> = pointers.iter().map(String::as_str).collect();
+        let places = input::locate(source.text, &wanted);
+        findings
+            .iter()
+            .zip(&pointers)
+            .map(|(f, p)| {
+                let (at, extra) = resolve(source.text, &places, p, f.span);
+                (at, extra, None)
+            })
+            .collect()
+    };
+    let offsets: Vec<usize> = resolved.iter().map(|r| r.0).collect();
+    let at = input::positions(source.text, &offsets);
+    let mut located = Vec::with_capacity(findings.len());
+    for ((((finding, pointer), tool), (line, col)), (_, extra, value)) in findings
+        .into_iter()
+        .zip(pointers)
+        .zip(tool_of)
+        .zip(at)
+        .zip(resolved)
+    {
+        located.push(Located {
+            finding,
+            source,
+            tool,
+            pointer,
+            line,
+            column: col + extra,
+            value,
+        });
+    }
+    located
+}
+
+/// The JSON report around its findings: everything up to the findings array's `[`, and from
+/// after its `]` to the end. The same document, key order and pretty-printing as
+/// `serde_json::to_string_pretty` of the report as a value.
+fn json_frame(
+    sources: &[Parsed],
+    profile: &str,
+    tools: usize,
+    errors: usize,
+    warnings: usize,
+) -> (Vec<u8>, Vec<u8>) {
+    let mut head = Vec::from(*b"{\n  \"profile\": ");
+    json_str(&mut head, profile);
+    head.extend_from_slice(b",\n  \"files\": [");
+    for (i, s) in sources.iter().enumerate() {
+        head.extend_from_slice(if i == 0 { &b"\n"[..] } else { b",\n" });
+        head.extend_from_slice(b"    {\n      \"file\": ");
+        json_str(&mut head, &s.label);
+        head.extend_from_slice(b",\n      \"tools\": ");
+        head.extend_from_slice(itoa::Buffer::new().format(s.defs.len()).as_bytes());
+        head.extend_from_slice(b"\n    }");
+    }
+    head.extend_from_slice(if sources.is_empty() {
+        &b"]"[..]
+    } else {
+        b"\n  ]"
+    });
+    head.extend_from_slice(b",\n  \"findings\": [");
+    let mut n = itoa::Buffer::new();
+    let mut tail = Vec::from(*b",\n  \"summary\": {\n    \"tools\": ");
+    tail.extend_from_slice(n.format(tools).as_bytes());
+    tail.extend_from_slice(b",\n    \"errors\": ");
+    tail.extend_from_slice(n.format(errors).as_bytes());
+    tail.extend_from_slice(b",\n    \"warnings\": ");
+    tail.extend_from_slice(n.format(warnings).as_bytes());
+    tail.extend_from_slice(b"\n  }\n}\n");
+    (head, tail)
+}
+
+/// The JSON report's pieces in order: `head` and `tail` of [`json_frame`] around the parts'
+/// findings ([`json_findings`]), the parts without any left out.
+fn json_pieces<'p>(head: &'p [u8], texts: &[&'p [u8]], tail: &'p [u8]) -> Vec<&'p [u8]> {
+    let mut pieces: Vec<&[u8]> = vec![head];
+    let mut any = false;
+    for t in texts.iter().filter(|t| !t.is_empty()) {
+        pieces.push(if any { &b",\n"[..] } else { b"\n" });
+        pieces.push(t);
+        any = true;
+    }
+    pieces.push(if any { &b"\n  ]"[..] } else { b"]" });
+    pieces.push(tail);
+    pieces
+}
+
+/// Appends a JSON string, escaped as `serde_json` escapes it.
+fn json_str(out: &mut Vec<u8>, s: &str) {
+    serde_json::to_writer(&mut *out, s).expect("a string serializes");
+}
+
+/// The entries of the JSON report's `findings` array for `located`, pretty-printed at its
+/// depth and separated by `,` and a line break (no break before the first or after the last).
+fn json_findings(located: &[Located]) -> Vec<u8> {
+    let mut out = Vec::with_capacity(located.len() * 400);
+    let mut n = itoa::Buffer::new();
+    for (i, l) in located.iter().enumerate() {
+        let f = &l.finding;
+        if i > 0 {
+            out.extend_from_slice(b",\n");
+        }
+        // The keys of `Finding::to_json`, then where the finding is.
+        out.extend_from_slice(b"    {\n      \"rule\": ");
+        json_str(&mut out, f.rule);
+        out.extend_from_slice(b",\n      \"severity\": \"");
+        out.extend_from_slice(f.severity.as_str().as_bytes());
+        out.extend_from_slice(b"\",\n      \"tool\": ");
+        json_str(&mut out, &f.tool);
+        out.extend_from_slice(b",\n      \"pointer\": ");
+        json_str(&mut out, &f.pointer);
+        out.extend_from_slice(b",\n      \"message\": ");
+        json_str(&mut out, &f.message);
+        out.extend_from_slice(b",\n      \"file\": ");
+        json_str(&mut out, &l.source.label);
+        out.extend_from_slice(b",\n      \"location\": ");
+        json_str(&mut out, &l.pointer);
+        out.extend_from_slice(b",\n      \"line\": ");
+        out.extend_from_slice(n.format(l.line).as_bytes());
+        out.extend_from_slice(b",\n      \"column\": ");
+        out.extend_from_slice(n.format(l.column).as_bytes());
+        match f.span {
+            Some((s, len)) => {
+                out.extend_from_slice(b",\n      \"span\": [\n        ");
+                out.extend_from_slice(n.format(s).as_bytes());
+                out.extend_from_slice(b",\n        ");
+                out.extend_from_slice(n.format(len).as_bytes());
+                out.extend_from_slice(b"\n      ]\n    }");
+            }
+            None => out.extend_from_slice(b",\n      \"span\": null\n    }"),
+        }
+    }
+    out
+}
+
+/// The JSON report through `serde_json`'s pretty printer, as it was written before
+/// [`json_frame`] and [`json_findings`]: the tests compare the two.
+/// (The same document, key order and pretty-printing as building it as a `serde_json::Value`
+/// first, without the intermediate tree.)
+#[cfg(test)]
 fn json_report(
     located: &[Located],
     sources: &[Parsed],
@@ -311,32 +474,23 @@ fn string_offset(text: &str, offset: usize, start: usize) -> Option<usize> {
     (n == start).then_some(start + 1)
 }
 
-fn human(
-    located: &[Located],
+/// The human report's summary line.
+fn human_summary(
+    empty: bool,
     sources: &[Parsed],
     tools: usize,
     errors: usize,
     warnings: usize,
     st: Style,
 ) -> String {
-    // The two halves of the findings are written side by side, then joined.
-    let (first, second) = located.split_at(located.len() / 2);
-    let (mut out, rest) = std::thread::scope(|s| {
-        let rest = s.spawn(|| diagnostics(second, st));
-        let out = diagnostics(first, st);
-        (out, rest.join())
-    });
-    match rest {
-        Ok(rest) => out.push_str(&rest),
-        Err(panic) => std::panic::resume_unwind(panic),
-    }
+    let mut out = String::new();
     let files = sources.len();
     let where_ = format!(
         "{tools} tool{} in {files} file{}",
         plural(tools),
         plural(files)
     );
-    if located.is_empty() {
+    if empty {
         let _ = writeln!(out, "{}: {where_}: no findings", st.good("toolsmith"));
     } else {
         let _ = writeln!(
@@ -547,7 +701,7 @@ fn is_invisible(c: char) -> bool {
 
 /// A SARIF 2.1.0 log with one run: every rule of the table, and one result per finding with its
 /// file, line, column and a logical location `tool/pointer`.
-fn sarif(located: &[Located]) -> Value {
+fn sarif(located: &[&Located]) -> Value {
     let rules: Vec<Value> = RULES
         .iter()
         .map(|r| {
@@ -633,6 +787,66 @@ fn uri(label: &str) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// The JSON report as `run` writes it.
+    fn written_json(sources: &[Parsed], cfg: &LintConfig, allow: &[String]) -> (String, String) {
+        let parts = lint_sources(
+            sources,
+            cfg,
+            allow,
+            LintFormat::Json,
+            Style::stdout(Color::Never),
+        );
+        let texts: Vec<&[u8]> = parts.iter().map(|p| p.text.as_slice()).collect();
+        let n: usize = parts.iter().map(|p| p.located.len()).sum();
+        let errors = parts
+            .iter()
+            .flat_map(|p| &p.located)
+            .filter(|l| l.finding.severity == Severity::Error)
+            .count();
+        let tools: usize = sources.iter().map(|s| s.defs.len()).sum();
+        let profile = cfg.profile.name();
+        let (head, tail) = json_frame(sources, profile, tools, errors, n - errors);
+        let written = json_pieces(&head, &texts, &tail).concat();
+        drop(texts);
+        let located: Vec<Located> = parts.into_iter().flat_map(|p| p.located).collect();
+        let reference = json_report(&located, sources, profile, tools, errors, n - errors);
+        (String::from_utf8(written).unwrap(), reference)
+    }
+
+    #[test]
+    fn the_written_json_report_is_serde_jsons() {
+        let arena = Bump::new();
+        let dir = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/fixtures/lint/");
+        let load = |name: &str| {
+            let text = std::fs::read_to_string(format!("{dir}{name}")).unwrap();
+            input::parse_nodes(name.to_string(), arena.alloc_str(&text), &arena).unwrap()
+        };
+        let poisoned = load("poisoned.json");
+        let shapes = load("shapes.json");
+        // A list long enough for two threads, of the poisoned tools over and over, with
+        // escapes, non-ASCII text and line breaks in its strings.
+        let tools = poisoned.root.get("tools").unwrap().to_value();
+        let many: Vec<Value> = (0..1500)
+            .map(|i| tools[i % tools.as_array().unwrap().len()].clone())
+            .collect();
+        let long_text = serde_json::to_string_pretty(&json!({"tools": many})).unwrap();
+        let long = input::parse_nodes(
+            "long \"list\".json".into(),
+            arena.alloc_str(&long_text),
+            &arena,
+        )
+        .unwrap();
+        let clean = input::parse_nodes("clean.json".into(), r#"[{"name": "get_time", "description": "Returns the time.", "inputSchema": {"type": "object"}}]"#, &arena).unwrap();
+        let cfg = LintConfig::default();
+        for sources in [vec![poisoned], vec![shapes], vec![clean], vec![long]] {
+            let (written, reference) = written_json(&sources, &cfg, &[]);
+            assert_eq!(written, reference, "{}", sources[0].label);
+            let allow = vec!["hidden_text".to_string()];
+            let (written, reference) = written_json(&sources, &cfg, &allow);
+            assert_eq!(written, reference, "{}", sources[0].label);
+        }
+    }
 
     #[test]
     fn excerpts_mark_the_span() {

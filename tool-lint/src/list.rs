@@ -157,31 +157,60 @@ pub fn lint_each(tools: &[Value], cfg: &LintConfig) -> Vec<Vec<Finding>> {
 /// assert_eq!(each[0][0].rule, "name_style");
 /// ```
 pub fn lint_nodes(tools: &[Node<'_>], cfg: &LintConfig) -> Vec<Vec<Finding>> {
+    let mut parts = lint_nodes_then(tools, cfg, tools.len() / 2, |_, each| each).into_iter();
+    let mut out = parts.next().unwrap_or_default();
+    for rest in parts {
+        out.extend(rest);
+    }
+    out
+}
+
+/// [`lint_nodes`] in parts, each part's findings handed to `then` on the thread that linted
+/// it: a long list (with a second core) in two parts, `tools[..split]` and `tools[split..]`
+/// (`split` clamped to the list), linted side by side, a short one in one part. `then` gets the
+/// index of the part's first tool and the findings of each of its tools, in order; its results
+/// come back in part order. Each tool is linted on its own, so the findings are
+/// [`lint_nodes`]'s however the list is split: the split only says how the work is shared (a
+/// caller with more to do on the first thread gives the second the larger part).
+///
+/// ```
+/// let arena = bumpalo::Bump::new();
+/// let list = tool_lint::doc::parse(r#"[{"name": "getTime", "description": "Returns the time."}]"#, &arena).unwrap();
+/// let counts = tool_lint::lint_nodes_then(list.as_array().unwrap(), &tool_lint::LintConfig::default(), 0, |first, each| {
+///     (first, each.iter().map(Vec::len).sum::<usize>())
+/// });
+/// assert_eq!(counts, vec![(0, 1)]);
+/// ```
+pub fn lint_nodes_then<R, F>(tools: &[Node<'_>], cfg: &LintConfig, split: usize, then: F) -> Vec<R>
+where
+    R: Send,
+    F: Fn(usize, Vec<Vec<Finding>>) -> R + Sync,
+{
     let names = NameSet::new(
         tools
             .iter()
             .filter_map(|t| t.get("name").and_then(Node::as_str)),
     );
-    let lint = |part: &[Node<'_>]| -> Vec<Vec<Finding>> {
-        part.iter()
+    let lint = |first: usize, part: &[Node<'_>]| -> R {
+        let each = part
+            .iter()
             .map(|tool| lint_in_list(tool, cfg, Some(&names)))
-            .collect()
+            .collect();
+        then(first, each)
     };
-    // A long list is split in two halves linted side by side (each tool on its own, so the
-    // result is the same, in the same order).
     let threads = std::thread::available_parallelism().map_or(1, |n| n.get());
     if tools.len() < PARALLEL_FROM || threads < 2 {
-        return lint(tools);
+        return vec![lint(0, tools)];
     }
-    let (a, b) = tools.split_at(tools.len() / 2);
+    let split = split.min(tools.len());
+    let (a, b) = tools.split_at(split);
     std::thread::scope(|s| {
-        let second = s.spawn(|| lint(b));
-        let mut out = lint(a);
+        let second = s.spawn(|| lint(split, b));
+        let first = lint(0, a);
         match second.join() {
-            Ok(rest) => out.extend(rest),
+            Ok(rest) => vec![first, rest],
             Err(panic) => std::panic::resume_unwind(panic),
         }
-        out
     })
 }
 

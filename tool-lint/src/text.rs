@@ -524,8 +524,14 @@ impl<'a> NameSet<'a> {
 
     /// Whether `text` may hold one of the names: `false` only when none occurs in it.
     pub(crate) fn may_occur_in(&self, text: &str) -> bool {
+        // Leftmost-first matching: whether a text holds a match is the same under every match
+        // kind, and only the leftmost kinds search with the SIMD prefilter (Teddy) for a few
+        // dozen names instead of stepping the automaton byte by byte.
         let any = self.any.get_or_init(|| {
-            aho_corasick::AhoCorasick::new(self.set.iter().filter(|n| !n.is_empty())).ok()
+            aho_corasick::AhoCorasick::builder()
+                .match_kind(aho_corasick::MatchKind::LeftmostFirst)
+                .build(self.set.iter().filter(|n| !n.is_empty()))
+                .ok()
         });
         any.as_ref().is_none_or(|ac| ac.is_match(text))
     }
@@ -1404,6 +1410,18 @@ pub(crate) fn decode_tags(text: &str) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    proptest::proptest! {
+        #[test]
+        fn a_name_may_occur_exactly_when_one_is_a_substring(
+            names in proptest::collection::vec("[a-c_]{0,4}", 0..6),
+            text in "[a-c_ ]{0,24}",
+        ) {
+            let set = NameSet::new(names.iter().map(String::as_str));
+            let any = names.iter().any(|n| !n.is_empty() && text.contains(n.as_str()));
+            proptest::prop_assert_eq!(set.may_occur_in(&text), any);
+        }
+    }
 
     fn steer(text: &str) -> Option<(String, usize)> {
         find_steering(&Words::new(text)).map(|(p, at, _)| (p, at))
