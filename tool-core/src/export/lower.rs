@@ -476,12 +476,10 @@ impl Cx<'_> {
                 Ok(Tree::Val(owned))
             }
             Value::Object(map) => {
-                let (members, changed) =
-                    self.walk_members(map.iter().map(|(k, v)| (k.as_str(), v)), ptr)?;
-                Ok(if changed {
-                    Tree::Obj(Entries::from_pairs(members))
-                } else {
-                    Tree::Ref(node)
+                let members = map.iter().map(|(k, v)| (k.as_str(), v));
+                Ok(match self.walk_members(members, ptr, false)? {
+                    Some(lowered) => Tree::Obj(lowered),
+                    None => Tree::Ref(node),
                 })
             }
             Value::Bool(true) if self.p.strict != Strict::No => {
@@ -491,17 +489,25 @@ impl Cx<'_> {
         }
     }
 
-    /// The members of a schema object with their subschemas lowered in the walk's order, and
-    /// whether any subschema changed.
-    #[allow(clippy::type_complexity)]
-    fn walk_members<'s>(
+    /// The members of a schema object with their subschemas lowered in the walk's order; `None`
+    /// when no subschema changed, unless `always` asks for the members anyway. The members are
+    /// only collected from the first change on (the unchanged ones before it are borrowed again
+    /// from a copy of the iterator), with room for the members the strict pass adds.
+    fn walk_members<'s, I>(
         &mut self,
-        members: impl Iterator<Item = (&'s str, &'s Value)>,
+        members: I,
         ptr: &Pointer<'_>,
-    ) -> Result<(Vec<(&'s str, Tree<'s>)>, bool), ExportError> {
-        let mut out = Vec::new();
-        let mut changed = false;
-        for (key, value) in members {
+        always: bool,
+    ) -> Result<Option<Entries<'s>>, ExportError>
+    where
+        I: Iterator<Item = (&'s str, &'s Value)> + Clone,
+    {
+        /// Room for what [`Cx::strict_entries`] adds to an object (`type`,
+        /// `additionalProperties`, `properties`, `required`).
+        const ROOM: usize = 4;
+        let start = members.clone();
+        let mut out: Option<Entries<'s>> = None;
+        for (i, (key, value)) in members.enumerate() {
             let lowered = match walk::keyword(key) {
                 // A keyword that moves into the description is not walked (and the object that
                 // has it is touched, so it does not come here).
@@ -510,10 +516,24 @@ impl Cx<'_> {
                 }
                 _ => Tree::Ref(value),
             };
-            changed |= !matches!(lowered, Tree::Ref(_));
-            out.push((key, lowered));
+            match &mut out {
+                Some(e) => e.push(key, lowered),
+                None if matches!(lowered, Tree::Ref(_)) && !always => {}
+                None => {
+                    let before = start.clone();
+                    let mut e = Entries::with_capacity(before.size_hint().0 + ROOM);
+                    for (k, v) in before.take(i) {
+                        e.push(k, Tree::Ref(v));
+                    }
+                    e.push(key, lowered);
+                    out = Some(e);
+                }
+            }
         }
-        Ok((out, changed))
+        if out.is_none() && always {
+            out = Some(Entries::with_capacity(ROOM));
+        }
+        Ok(out)
     }
 
     /// Whether the walk's own changes to a schema object it touches can be made on its members
@@ -538,12 +558,11 @@ impl Cx<'_> {
     fn walk_in_place<'s>(
         &mut self,
         map: &Map<String, Value>,
-        members: impl Iterator<Item = (&'s str, &'s Value)>,
+        members: impl Iterator<Item = (&'s str, &'s Value)> + Clone,
         ptr: &Pointer<'_>,
     ) -> Result<Entries<'s>, ExportError> {
         self.check(map, ptr)?;
-        let (members, _) = self.walk_members(members, ptr)?;
-        let mut e = Entries::from_pairs(members);
+        let mut e = self.walk_members(members, ptr, true)?.unwrap_or_default();
         if self.p.strict != Strict::No {
             self.strict_entries(&mut e, ptr)?;
         }
@@ -613,30 +632,32 @@ impl Cx<'_> {
             return Ok(());
         };
         let required = required.map_or(&[][..], Vec::as_slice);
-        let all = self.strict_properties(
+        self.strict_properties(
             props.iter_mut(),
             required,
             tree_is_union,
             make_tree_nullable,
         );
-        if let Some(all) = all {
-            e.insert("required", Tree::Val(Value::Array(all)));
+        if self.p.strict == Strict::OpenAi {
+            // Every property, in order, its key borrowed where the spec's is.
+            let mut all = Vec::with_capacity(props.len());
+            all.extend(props.key_nodes());
+            e.insert("required", Tree::Arr(all));
         }
         Ok(())
     }
 
     /// The properties of a strict object (lowered or copied, hence the two helpers): counts the
-    /// union-typed and the optional ones for the request limits, makes the optional ones
-    /// nullable for OpenAI, and gives OpenAI's `required` (every property, in order).
+    /// union-typed and the optional ones for the request limits and makes the optional ones
+    /// nullable for OpenAI (whose `required`, every property in order, the callers write).
     fn strict_properties<'p, P: 'p>(
         &mut self,
         props: impl Iterator<Item = (&'p str, &'p mut P)>,
         required: &[Value],
         is_union: fn(&P) -> bool,
         make_nullable: fn(&mut P),
-    ) -> Option<Vec<Value>> {
+    ) {
         let openai = self.p.strict == Strict::OpenAi;
-        let mut all = Vec::new();
         for (name, prop) in props {
             if is_union(prop) {
                 self.stats.union_params += 1;
@@ -647,11 +668,7 @@ impl Cx<'_> {
                     make_nullable(prop);
                 }
             }
-            if openai {
-                all.push(Value::String(name.to_string()));
-            }
         }
-        openai.then_some(all)
     }
 
     /// The value of a subschema keyword with its subschemas lowered, as
@@ -665,16 +682,16 @@ impl Cx<'_> {
         let step = |member| walk::Step { keyword, member };
         match (keyword.shape, value) {
             (walk::Shape::Map, Value::Object(m)) => {
-                let mut out = Vec::with_capacity(m.len());
+                let mut out = Entries::with_capacity(m.len());
                 let mut changed = false;
                 for (name, s) in m {
                     let t =
                         self.walk_child(keyword, s, &ptr.step(step(walk::Member::Name(name))))?;
                     changed |= !matches!(t, Tree::Ref(_));
-                    out.push((name.as_str(), t));
+                    out.push(name, t);
                 }
                 Ok(if changed {
-                    Tree::Obj(Entries::from_pairs(out))
+                    Tree::Obj(out)
                 } else {
                     Tree::Ref(value)
                 })
@@ -782,8 +799,10 @@ impl Cx<'_> {
             return Ok(());
         };
         let required = required.map_or(&[][..], Vec::as_slice);
-        let props = props.iter_mut().map(|(k, v)| (k.as_str(), v));
-        if let Some(all) = self.strict_properties(props, required, is_union, make_nullable) {
+        let names = props.iter_mut().map(|(k, v)| (k.as_str(), v));
+        self.strict_properties(names, required, is_union, make_nullable);
+        if self.p.strict == Strict::OpenAi {
+            let all = props.keys().map(|k| Value::String(k.clone())).collect();
             map.insert("required".into(), Value::Array(all));
         }
         Ok(())
@@ -894,13 +913,22 @@ impl Members for Entries<'_> {
     }
 }
 
-/// [`type_is`] of a lowered `type` member.
+/// [`type_is`] of a lowered `type` member. A constant (the `"object"` [`Cx::strict_entries`]
+/// adds) is not read as a type name, as before type lists were built as nodes.
 fn tree_type_is(t: &Tree<'_>, name: &str) -> bool {
-    match t.value() {
-        Some(Value::String(s)) => s == name,
-        Some(Value::Array(a)) => a.iter().any(|x| x.as_str() == Some(name)),
-        _ => false,
+    match t {
+        Tree::Arr(a) => a.iter().any(|x| x.as_str() == Some(name)),
+        _ => match t.value() {
+            Some(Value::String(s)) => s == name,
+            Some(Value::Array(a)) => a.iter().any(|x| x.as_str() == Some(name)),
+            _ => false,
+        },
     }
+}
+
+/// Whether a lowered `type` member is an array of types.
+fn tree_is_type_list(t: &Tree<'_>) -> bool {
+    matches!(t, Tree::Arr(_)) || t.value().is_some_and(Value::is_array)
 }
 
 /// [`is_union`] of a lowered subschema.
@@ -909,9 +937,7 @@ fn tree_is_union(t: &Tree<'_>) -> bool {
         Tree::Obj(e) => {
             e.contains_key("anyOf")
                 || e.contains_key("oneOf")
-                || e.get("type")
-                    .and_then(Tree::value)
-                    .is_some_and(Value::is_array)
+                || e.get("type").is_some_and(tree_is_type_list)
         }
         Tree::Ref(v) => is_union(v),
         Tree::Val(v) => is_union(v),
@@ -944,37 +970,40 @@ fn make_tree_nullable(prop: &mut Tree<'_>) {
         return;
     }
     let m = prop.make_entries();
-    let null = Value::String("null".into());
     let add_null_to_enum = |m: &mut Entries<'_>| {
         if let Some(c) = m.remove("const") {
-            m.insert("enum", Tree::Val(Value::Array(vec![c.into_value()])));
+            let mut values = Vec::with_capacity(2);
+            values.push(c);
+            m.insert("enum", Tree::Arr(values));
         }
-        if let Some(values) = m.get_mut("enum") {
-            if let Value::Array(values) = values.make_owned() {
-                if !values.contains(&Value::Null) {
-                    values.push(Value::Null);
-                }
+        if let Some(values) = m.get_mut("enum").and_then(Tree::make_array) {
+            if !values.iter().any(|v| v.value() == Some(&Value::Null)) {
+                values.push(Tree::Val(Value::Null));
             }
         }
     };
-    match m.get("type").and_then(Tree::value) {
-        Some(Value::String(t)) if t == "null" => {}
-        Some(Value::String(t)) => {
-            let t = Value::String(t.clone());
-            m.insert("type", Tree::Val(Value::Array(vec![t, null])));
+    // A single type name of the spec or built, borrowed where the lowered member is (a
+    // constant `type`, the `"object"` of `Cx::strict_entries`, is not read as one).
+    let single = match m.get("type") {
+        Some(&Tree::Ref(Value::String(t))) => Some(Tree::Str(t)),
+        Some(Tree::Val(Value::String(t))) => Some(Tree::Val(Value::String(t.clone()))),
+        _ => None,
+    };
+    match single {
+        Some(t) if t.as_str() == Some("null") => {}
+        Some(t) => {
+            m.insert("type", Tree::Arr(vec![t, Tree::Str("null")]));
             add_null_to_enum(m);
         }
-        Some(Value::Array(_)) => {
-            if let Some(ts) = m.get_mut("type") {
-                if let Value::Array(ts) = ts.make_owned() {
-                    if !ts.contains(&null) {
-                        ts.push(null);
-                    }
+        None if m.get("type").is_some_and(tree_is_type_list) => {
+            if let Some(ts) = m.get_mut("type").and_then(Tree::make_array) {
+                if !ts.iter().any(|t| t.as_str() == Some("null")) {
+                    ts.push(Tree::Str("null"));
                 }
             }
             add_null_to_enum(m);
         }
-        _ => {
+        None => {
             if let Some(branches) = m.get_mut("anyOf").and_then(Tree::make_array) {
                 if !branches.iter().any(|b| b.get_str("type") == Some("null")) {
                     branches.push(Tree::Val(json!({"type": "null"})));
@@ -1253,16 +1282,18 @@ pub(crate) fn lower_schema<'a>(
         let tree = if p.walks_nodes() && cx.touches(root) {
             Tree::Obj(cx.walk_in_place(root, members.into_iter(), &ptr)?)
         } else {
-            let (lowered, changed) = if p.walks_nodes() {
-                cx.walk_members(members.into_iter(), &ptr)?
+            let lowered = if p.walks_nodes() {
+                cx.walk_members(members.into_iter(), &ptr, removed)?
             } else {
-                let refs = members.into_iter().map(|(k, v)| (k, Tree::Ref(v)));
-                (refs.collect(), false)
+                let mut e = Entries::with_capacity(members.len());
+                for (k, v) in members {
+                    e.push(k, Tree::Ref(v));
+                }
+                Some(e)
             };
-            if changed || removed {
-                Tree::Obj(Entries::from_pairs(lowered))
-            } else {
-                Tree::Ref(schema)
+            match lowered {
+                Some(e) if removed || p.walks_nodes() => Tree::Obj(e),
+                _ => Tree::Ref(schema),
             }
         };
         return Ok((tree, cx.stats));
