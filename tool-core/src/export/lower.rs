@@ -471,6 +471,9 @@ impl Cx<'_> {
                     let members = map.iter().map(|(k, v)| (k.as_str(), v));
                     return self.walk_in_place(map, members, ptr).map(Tree::Obj);
                 }
+                if let Some(collapsed) = self.collapse_on_members(map, ptr)? {
+                    return Ok(Tree::Obj(collapsed));
+                }
                 let mut owned = node.clone();
                 self.walk(&mut owned, ptr)?;
                 Ok(Tree::Val(owned))
@@ -570,20 +573,82 @@ impl Cx<'_> {
         Ok(e)
     }
 
+    /// [`Cx::walk`] of a schema object whose only restructuring rewrite is a constant union to
+    /// collapse ([`collapse_const_union`]) and that has no other subschema, on its borrowed
+    /// members: the union's branches are not copied, the `enum` borrows their constants, and
+    /// only the description is written anew. `None` (nothing done) for any other object, which
+    /// is copied and walked as a `Map`.
+    fn collapse_on_members<'s>(
+        &mut self,
+        map: &'s Map<String, Value>,
+        ptr: &Pointer<'_>,
+    ) -> Result<Option<Entries<'s>>, ExportError> {
+        let p = self.p;
+        if !p.collapse_const_unions
+            || (p.merge_all_of && has(map, "allOf"))
+            || (p.const_to_enum && has(map, "const"))
+            || (p.strict == Strict::OpenAi && has(map, "$ref"))
+        {
+            return Ok(None);
+        }
+        let key = if has(map, "oneOf") { "oneOf" } else { "anyOf" };
+        let Some(Value::Array(branches)) = get(map, key) else {
+            return Ok(None);
+        };
+        if map.keys().any(|k| k != key && walk::keyword(k).is_some()) {
+            return Ok(None);
+        }
+        // The description's new text starts with the present one, as `append_description`
+        // would write it.
+        let prefix = match get(map, "description") {
+            Some(Value::String(d)) if !d.trim().is_empty() => d.trim_end(),
+            _ => "",
+        };
+        let Some(union) = const_union(branches, prefix) else {
+            return Ok(None);
+        };
+        // What `rewrite` checks after the collapse: the enum is of scalars and the object is
+        // typed, so only the tuple and array rules can fail (the added `type` is never
+        // "array").
+        self.check_arrays(map, ptr)?;
+        // The members after `Map::remove(key)`, which moves the last member into its place.
+        let at = map.keys().position(|k| k == key).unwrap_or_default();
+        let last = map.len() - 1;
+        let mut e = Entries::with_capacity(map.len() + 4);
+        for (i, (k, v)) in map.iter().enumerate() {
+            if i == at {
+                if let Some((k, v)) = map.iter().next_back().filter(|_| at != last) {
+                    e.push(k, Tree::Ref(v));
+                }
+            } else if i != last {
+                e.push(k, Tree::Ref(v));
+            }
+        }
+        if !e.contains_key("type") {
+            e.insert("type", Tree::Ref(type_name(union.kind)));
+        }
+        let mut values = Vec::with_capacity(branches.len() + 1);
+        values.extend(
+            branches
+                .iter()
+                .filter_map(|b| b.as_object().and_then(|o| get(o, "const")).map(Tree::Ref)),
+        );
+        e.insert("enum", Tree::Arr(values));
+        if union.any_label {
+            e.insert("description", Tree::Val(Value::String(union.text)));
+        }
+        if p.strict != Strict::No {
+            self.strict_entries(&mut e, ptr)?;
+        }
+        self.move_to_description(&mut e);
+        Ok(Some(e))
+    }
+
     /// The checks of [`Cx::rewrite`], which are all it does to an object [`Cx::in_place`]
     /// admits.
     fn check(&self, map: &Map<String, Value>, ptr: &Pointer<'_>) -> Result<(), ExportError> {
         let p = self.p;
-        if p.reject_tuples && has(map, "prefixItems") {
-            return Err(self.err(ptr.to_string(), ExportErrorKind::Tuple));
-        }
-        if p.arrays_need_items
-            && type_is(map, "array")
-            && !has(map, "items")
-            && !has(map, "prefixItems")
-        {
-            return Err(self.err(ptr.to_string(), ExportErrorKind::ArrayWithoutItems));
-        }
+        self.check_arrays(map, ptr)?;
         if p.scalar_enums_only {
             if let Some(Value::Array(values)) = get(map, "enum") {
                 if values.iter().any(|v| v.is_object() || v.is_array()) {
@@ -596,6 +661,23 @@ impl Cx<'_> {
             if !map.keys().any(|k| TYPED.contains(&k.as_str())) {
                 return Err(self.err(ptr.to_string(), ExportErrorKind::Untyped));
             }
+        }
+        Ok(())
+    }
+
+    /// The first checks of [`Cx::check`]: no tuples where the profile rejects them, `items` on
+    /// every array where the profile needs them.
+    fn check_arrays(&self, map: &Map<String, Value>, ptr: &Pointer<'_>) -> Result<(), ExportError> {
+        let p = self.p;
+        if p.reject_tuples && has(map, "prefixItems") {
+            return Err(self.err(ptr.to_string(), ExportErrorKind::Tuple));
+        }
+        if p.arrays_need_items
+            && type_is(map, "array")
+            && !has(map, "items")
+            && !has(map, "prefixItems")
+        {
+            return Err(self.err(ptr.to_string(), ExportErrorKind::ArrayWithoutItems));
         }
         Ok(())
     }
@@ -1073,29 +1155,37 @@ fn merge_all_of(map: &mut Map<String, Value>) {
     }
 }
 
-/// `oneOf`/`anyOf` of `{const, title?, description?}` scalars of one type → `type` + `enum`,
-/// with the variants' titles moved into the description.
-fn collapse_const_union(map: &mut Map<String, Value>) {
-    let key = if has(map, "oneOf") { "oneOf" } else { "anyOf" };
-    let Some(Value::Array(branches)) = get(map, key) else {
-        return;
-    };
+/// A constant union that collapses: the constants' JSON type, whether a branch has a label,
+/// and the description text (`prefix`, then "One of: low (Reply within 3 days), high (Reply
+/// today).").
+struct ConstUnion {
+    kind: &'static str,
+    any_label: bool,
+    text: String,
+}
+
+/// The [`ConstUnion`] of `branches` when each one is a `{const, title?, description?}` scalar
+/// and all are of one type; `None` otherwise. `prefix` (a description to extend) starts the
+/// text, followed by a space when it is not empty.
+fn const_union(branches: &[Value], prefix: &str) -> Option<ConstUnion> {
     if branches.is_empty() {
-        return;
+        return None;
     }
     let mut kind: Option<&'static str> = None;
     let mut any_label = false;
-    // The description's addition, written as the branches are checked:
-    // "One of: low (Reply within 3 days), high (Reply today)."
-    let mut text = String::from("One of: ");
+    // The description's addition, written as the branches are checked.
+    let mut text = String::with_capacity(prefix.len() + 64);
+    if !prefix.is_empty() {
+        text.push_str(prefix);
+        text.push(' ');
+    }
+    text.push_str("One of: ");
     for (i, b) in branches.iter().enumerate() {
-        let Some((k, c, label)) = const_branch(b) else {
-            return;
-        };
+        let (k, c, label) = const_branch(b)?;
         match kind {
             None => kind = Some(k),
             Some(prev) if prev == k => {}
-            Some(_) => return,
+            Some(_) => return None,
         }
         if i > 0 {
             text.push_str(", ");
@@ -1112,6 +1202,33 @@ fn collapse_const_union(map: &mut Map<String, Value>) {
         }
     }
     text.push('.');
+    Some(ConstUnion {
+        kind: kind?,
+        any_label,
+        text,
+    })
+}
+
+/// The JSON type name `kind` as a shared string value (what a collapsed union's added `type`
+/// borrows).
+fn type_name(kind: &'static str) -> &'static Value {
+    const NAMES: [&str; 4] = ["string", "boolean", "integer", "number"];
+    static VALUES: std::sync::LazyLock<[Value; 4]> =
+        std::sync::LazyLock::new(|| NAMES.map(|n| Value::String(n.to_string())));
+    let i = NAMES.iter().position(|n| *n == kind).unwrap_or_default();
+    &VALUES[i]
+}
+
+/// `oneOf`/`anyOf` of `{const, title?, description?}` scalars of one type → `type` + `enum`,
+/// with the variants' titles moved into the description.
+fn collapse_const_union(map: &mut Map<String, Value>) {
+    let key = if has(map, "oneOf") { "oneOf" } else { "anyOf" };
+    let Some(Value::Array(branches)) = get(map, key) else {
+        return;
+    };
+    let Some(union) = const_union(branches, "") else {
+        return;
+    };
     let Some(Value::Array(branches)) = map.remove(key) else {
         return;
     };
@@ -1124,13 +1241,11 @@ fn collapse_const_union(map: &mut Map<String, Value>) {
         })
         .collect();
     if !has(map, "type") {
-        if let Some(k) = kind {
-            map.insert("type".into(), Value::String(k.into()));
-        }
+        map.insert("type".into(), Value::String(union.kind.into()));
     }
     map.insert("enum".into(), Value::Array(values));
-    if any_label {
-        append_description(map, &text);
+    if union.any_label {
+        append_description(map, &union.text);
     }
 }
 
