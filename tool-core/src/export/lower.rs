@@ -1,7 +1,9 @@
 //! The lowering pipeline: one walk over the canonical schema, with passes switched on per target
 //! by a [`Passes`].
 
+use std::borrow::Cow;
 use std::collections::HashSet;
+use std::fmt::Write;
 
 use serde_json::{json, Map, Value};
 
@@ -313,40 +315,63 @@ fn append_description(map: &mut Map<String, Value>, extra: &str) {
     map.insert("description".into(), Value::String(extra.to_string()));
 }
 
-fn plural(n: &Value, one: &str, many: &str) -> String {
-    if n.as_u64() == Some(1) {
-        format!("{n} {one}")
-    } else {
-        format!("{n} {many}")
-    }
+/// Writes `n` and the unit that fits it ("1 character", "5 characters").
+fn write_plural(out: &mut String, n: &Value, one: &str, many: &str) {
+    let unit = if n.as_u64() == Some(1) { one } else { many };
+    let _ = write!(out, "{n} {unit}");
 }
 
-/// The phrase a constraint becomes when moved into the description text.
-fn phrase(keyword: &str, v: &Value) -> Option<String> {
-    Some(match keyword {
-        "minLength" => format!("at least {}", plural(v, "character", "characters")),
-        "maxLength" => format!("at most {}", plural(v, "character", "characters")),
-        "minimum" => format!("at least {v}"),
-        "maximum" => format!("at most {v}"),
-        "exclusiveMinimum" => format!("greater than {v}"),
-        "exclusiveMaximum" => format!("less than {v}"),
-        "multipleOf" => format!("a multiple of {v}"),
-        "minItems" => format!("at least {}", plural(v, "item", "items")),
-        "maxItems" => format!("at most {}", plural(v, "item", "items")),
-        "minProperties" => format!("at least {}", plural(v, "entry", "entries")),
-        "maxProperties" => format!("at most {}", plural(v, "entry", "entries")),
-        "uniqueItems" => {
-            if v == &Value::Bool(true) {
-                "no duplicate items".to_string()
-            } else {
-                return None;
-            }
+/// Writes the phrase a constraint becomes when moved into the description text; `false` (and
+/// nothing written) for a keyword value that says nothing (`uniqueItems: false`).
+fn write_phrase(out: &mut String, keyword: &str, v: &Value) -> bool {
+    // Writing to a String cannot fail.
+    let _ = match keyword {
+        "minLength" => {
+            out.push_str("at least ");
+            write_plural(out, v, "character", "characters");
+            Ok(())
         }
-        "pattern" => format!("matching the pattern `{}`", v.as_str().unwrap_or_default()),
-        "format" => format!("format: {}", v.as_str().unwrap_or_default()),
-        "default" => format!("default: {v}"),
-        other => format!("`{other}`: {}", crate::spec::canonical_json(v)),
-    })
+        "maxLength" => {
+            out.push_str("at most ");
+            write_plural(out, v, "character", "characters");
+            Ok(())
+        }
+        "minimum" => write!(out, "at least {v}"),
+        "maximum" => write!(out, "at most {v}"),
+        "exclusiveMinimum" => write!(out, "greater than {v}"),
+        "exclusiveMaximum" => write!(out, "less than {v}"),
+        "multipleOf" => write!(out, "a multiple of {v}"),
+        "minItems" | "maxItems" | "minProperties" | "maxProperties" => {
+            out.push_str(if keyword.starts_with("min") {
+                "at least "
+            } else {
+                "at most "
+            });
+            let (one, many) = if keyword.ends_with("Items") {
+                ("item", "items")
+            } else {
+                ("entry", "entries")
+            };
+            write_plural(out, v, one, many);
+            Ok(())
+        }
+        "uniqueItems" => {
+            if v != &Value::Bool(true) {
+                return false;
+            }
+            out.push_str("no duplicate items");
+            Ok(())
+        }
+        "pattern" => write!(
+            out,
+            "matching the pattern `{}`",
+            v.as_str().unwrap_or_default()
+        ),
+        "format" => write!(out, "format: {}", v.as_str().unwrap_or_default()),
+        "default" => write!(out, "default: {v}"),
+        other => write!(out, "`{other}`: {}", crate::spec::canonical_json(v)),
+    };
+    true
 }
 
 impl Cx<'_> {
@@ -892,12 +917,30 @@ impl Cx<'_> {
 
     /// Moves the constraints the target cannot carry into the description, as phrases; on a
     /// `Map` (the copy-and-lower path) and on a lowered object's entries alike.
-    fn move_to_description(&self, m: &mut impl Members) {
+    fn move_to_description<'s>(&self, m: &mut impl Members<'s>) {
         let p = self.p;
         if !m.any_key(|k| p.may_move(k)) {
             return;
         }
-        let mut phrases = Vec::new();
+        // The parenthetical, "(phrase; phrase)", written in one buffer with room for the
+        // description it is appended to.
+        let mut text = String::new();
+        let room = m.description_len() + 1 + 64;
+        let next = |text: &mut String| {
+            if text.is_empty() {
+                text.reserve(room);
+                text.push('(');
+            } else {
+                text.push_str("; ");
+            }
+        };
+        let phrase = |text: &mut String, kw: &str, v: &Value| {
+            let mark = text.len();
+            next(text);
+            if !write_phrase(text, kw, v) {
+                text.truncate(mark);
+            }
+        };
         // Bounds that move together read as one range: "1 to 200 characters", "from 1 to 50".
         for (lo, hi, unit) in [
             ("minLength", "maxLength", " characters"),
@@ -908,34 +951,37 @@ impl Cx<'_> {
                 continue;
             }
             if let (Some(a), Some(b)) = (m.take(lo), m.take(hi)) {
-                phrases.push(match (a == b, unit.is_empty()) {
-                    (true, _) => format!("exactly {a}{unit}"),
-                    (false, true) => format!("from {a} to {b}"),
-                    (false, false) => format!("{a} to {b}{unit}"),
-                });
+                next(&mut text);
+                // Writing to a String cannot fail.
+                let _ = match (a == b, unit.is_empty()) {
+                    (true, _) => write!(text, "exactly {a}{unit}"),
+                    (false, true) => write!(text, "from {a} to {b}"),
+                    (false, false) => write!(text, "{a} to {b}{unit}"),
+                };
             }
         }
         for kw in p.move_to_description.iter().copied().flatten() {
             if let Some(v) = m.take(kw) {
-                phrases.extend(phrase(kw, &v));
+                phrase(&mut text, kw, &v);
             }
         }
         if let Some(formats) = p.supported_formats {
             if m.has("format") && !m.str_of("format").is_some_and(|f| formats.contains(&f)) {
                 if let Some(v) = m.take("format") {
-                    phrases.extend(phrase("format", &v));
+                    phrase(&mut text, "format", &v);
                 }
             }
         }
         if let Some(max) = p.max_min_items {
             if m.u64_of("minItems").is_some_and(|n| n > max) {
                 if let Some(v) = m.take("minItems") {
-                    phrases.extend(phrase("minItems", &v));
+                    phrase(&mut text, "minItems", &v);
                 }
             }
         }
-        if !phrases.is_empty() {
-            m.append_description(&format!("({})", phrases.join("; ")));
+        if !text.is_empty() {
+            text.push(')');
+            m.append_description(text);
         }
     }
 }
@@ -943,17 +989,22 @@ impl Cx<'_> {
 /// The members of a schema object, as [`Cx::move_to_description`] reads and edits them: a
 /// `Map` or the entries of a lowered object (whose moved members are the spec's own values:
 /// moved keywords are not walked).
-trait Members {
+trait Members<'s> {
     fn any_key(&self, f: impl Fn(&str) -> bool) -> bool;
     fn has(&self, key: &str) -> bool;
     fn str_of(&self, key: &str) -> Option<&str>;
     fn u64_of(&self, key: &str) -> Option<u64>;
-    /// Removes a member (in the order of removal `Map::remove` keeps) and gives its value.
-    fn take(&mut self, key: &str) -> Option<Value>;
-    fn append_description(&mut self, extra: &str);
+    /// The length of the string `description`, 0 without one.
+    fn description_len(&self) -> usize;
+    /// Removes a member (in the order of removal `Map::remove` keeps) and gives its value,
+    /// borrowed where the member was.
+    fn take(&mut self, key: &str) -> Option<Cow<'s, Value>>;
+    /// [`append_description`], `extra` moved in (its buffer becomes the new description where
+    /// one is built).
+    fn append_description(&mut self, extra: String);
 }
 
-impl Members for Map<String, Value> {
+impl Members<'static> for Map<String, Value> {
     fn any_key(&self, f: impl Fn(&str) -> bool) -> bool {
         self.keys().any(|k| f(k))
     }
@@ -966,15 +1017,18 @@ impl Members for Map<String, Value> {
     fn u64_of(&self, key: &str) -> Option<u64> {
         get(self, key).and_then(Value::as_u64)
     }
-    fn take(&mut self, key: &str) -> Option<Value> {
-        take(self, key)
+    fn description_len(&self) -> usize {
+        self.str_of("description").map_or(0, str::len)
     }
-    fn append_description(&mut self, extra: &str) {
-        append_description(self, extra);
+    fn take(&mut self, key: &str) -> Option<Cow<'static, Value>> {
+        take(self, key).map(Cow::Owned)
+    }
+    fn append_description(&mut self, extra: String) {
+        append_description(self, &extra);
     }
 }
 
-impl Members for Entries<'_> {
+impl<'s> Members<'s> for Entries<'s> {
     fn any_key(&self, f: impl Fn(&str) -> bool) -> bool {
         self.keys().any(f)
     }
@@ -987,10 +1041,19 @@ impl Members for Entries<'_> {
     fn u64_of(&self, key: &str) -> Option<u64> {
         self.get(key).and_then(Tree::value).and_then(Value::as_u64)
     }
-    fn take(&mut self, key: &str) -> Option<Value> {
-        self.remove(key).map(Tree::into_value)
+    fn description_len(&self) -> usize {
+        self.get("description")
+            .and_then(Tree::value)
+            .and_then(Value::as_str)
+            .map_or(0, str::len)
     }
-    fn append_description(&mut self, extra: &str) {
+    fn take(&mut self, key: &str) -> Option<Cow<'s, Value>> {
+        self.remove(key).map(|t| match t {
+            Tree::Ref(v) => Cow::Borrowed(v),
+            other => Cow::Owned(other.into_value()),
+        })
+    }
+    fn append_description(&mut self, extra: String) {
         append_entries_description(self, extra);
     }
 }
@@ -1027,23 +1090,22 @@ fn tree_is_union(t: &Tree<'_>) -> bool {
     }
 }
 
-/// [`append_description`] on the members of a lowered object.
-fn append_entries_description(e: &mut Entries<'_>, extra: &str) {
+/// [`append_description`] on the members of a lowered object: the description, trimmed at the
+/// end, a space and `extra` are written into `extra`'s buffer (which has room for them when
+/// it was made with the description's length in mind).
+fn append_entries_description(e: &mut Entries<'_>, mut extra: String) {
     if let Some(d) = e
         .get("description")
         .and_then(Tree::value)
         .and_then(Value::as_str)
     {
         if !d.trim().is_empty() {
-            let mut text = String::with_capacity(d.len() + 1 + extra.len());
-            text.push_str(d.trim_end());
-            text.push(' ');
-            text.push_str(extra);
-            e.insert("description", Tree::Val(Value::String(text)));
-            return;
+            let d = d.trim_end();
+            extra.insert(0, ' ');
+            extra.insert_str(0, d);
         }
     }
-    e.insert("description", Tree::Val(Value::String(extra.to_string())));
+    e.insert("description", Tree::Val(Value::String(extra)));
 }
 
 /// [`make_nullable`] of a lowered property.
@@ -1174,7 +1236,7 @@ fn const_union(branches: &[Value], prefix: &str) -> Option<ConstUnion> {
     let mut kind: Option<&'static str> = None;
     let mut any_label = false;
     // The description's addition, written as the branches are checked.
-    let mut text = String::with_capacity(prefix.len() + 64);
+    let mut text = String::with_capacity(prefix.len() + 16 + 48 * branches.len());
     if !prefix.is_empty() {
         text.push_str(prefix);
         text.push(' ');
