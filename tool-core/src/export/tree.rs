@@ -292,6 +292,20 @@ impl<'a> Tree<'a> {
         serde_json::to_string(self).unwrap_or_default()
     }
 
+    /// [`Tree::to_text`] of one tool object, written into a buffer with room for a typical
+    /// tool (so it is not grown from serde_json's 128 bytes three or four times per tool).
+    pub(crate) fn to_tool_text(&self) -> String {
+        /// A vendor tool object of the fixtures' size (a handful of documented parameters) is
+        /// 550-600 bytes of JSON text; larger ones grow the buffer by doubling, as before.
+        const TOOL_TEXT_ROOM: usize = 1024;
+        let mut buf = Vec::with_capacity(TOOL_TEXT_ROOM);
+        // Cannot fail, as for `to_text`; serde_json writes UTF-8 only.
+        match serde_json::to_writer(&mut buf, self) {
+            Ok(()) => String::from_utf8(buf).unwrap_or_default(),
+            Err(_) => String::new(),
+        }
+    }
+
     /// The pretty JSON text, as `serde_json::to_string_pretty` writes the value.
     pub(crate) fn to_pretty_text(&self) -> String {
         // Cannot fail, as for `to_text`.
