@@ -708,9 +708,9 @@ impl Cx<'_> {
     }
 
     /// [`Cx::strict_object`] on the members of a lowered object.
-    fn strict_entries(
+    fn strict_entries<'s>(
         &mut self,
-        e: &mut Entries<'_>,
+        e: &mut Entries<'s>,
         ptr: &Pointer<'_>,
     ) -> Result<(), ExportError> {
         let has_props = e.get("properties").is_some_and(Tree::is_object);
@@ -733,6 +733,11 @@ impl Cx<'_> {
         if self.p.strict == Strict::OpenAi && !has_props {
             e.insert("properties", Tree::Val(Value::Object(Map::new())));
         }
+        // The spec's own `required`, to borrow when it already lists every property in order.
+        let spec_required = match e.get("required") {
+            Some(&Tree::Ref(r)) => Some(r),
+            _ => None,
+        };
         // `properties` (to change) and `required` (to read) at once.
         let (props, required) = e.properties_and_required();
         let Some(props) = props else {
@@ -746,10 +751,25 @@ impl Cx<'_> {
             make_tree_nullable,
         );
         if self.p.strict == Strict::OpenAi {
-            // Every property, in order, its key borrowed where the spec's is.
-            let mut all = Vec::with_capacity(props.len());
-            all.extend(props.key_nodes());
-            e.insert("required", Tree::Arr(all));
+            // Every property, in order: the spec's list when it is that already, else the keys
+            // (borrowed where the spec's are).
+            let lists_all = |r: &&Value| {
+                r.as_array().is_some_and(|r| {
+                    r.len() == props.len()
+                        && r.iter()
+                            .zip(props.keys())
+                            .all(|(a, k)| a.as_str() == Some(k))
+                })
+            };
+            let all = match spec_required.filter(lists_all) {
+                Some(r) => Tree::Ref(r),
+                None => {
+                    let mut all = Vec::with_capacity(props.len());
+                    all.extend(props.key_nodes());
+                    Tree::Arr(all)
+                }
+            };
+            e.insert("required", all);
         }
         Ok(())
     }
@@ -922,6 +942,9 @@ impl Cx<'_> {
         if !m.any_key(|k| p.may_move(k)) {
             return;
         }
+        // The members that move whatever their value: once they are all taken, the rest of
+        // the keyword list is not searched for.
+        let mut pending = m.count_keys(|k| p.moves(k));
         // The parenthetical, "(phrase; phrase)", written in one buffer with room for the
         // description it is appended to.
         let mut text = String::new();
@@ -951,6 +974,7 @@ impl Cx<'_> {
                 continue;
             }
             if let (Some(a), Some(b)) = (m.take(lo), m.take(hi)) {
+                pending = pending.saturating_sub(2);
                 next(&mut text);
                 // Writing to a String cannot fail.
                 let _ = match (a == b, unit.is_empty()) {
@@ -961,7 +985,11 @@ impl Cx<'_> {
             }
         }
         for kw in p.move_to_description.iter().copied().flatten() {
+            if pending == 0 {
+                break;
+            }
             if let Some(v) = m.take(kw) {
+                pending -= 1;
                 phrase(&mut text, kw, &v);
             }
         }
@@ -991,6 +1019,7 @@ impl Cx<'_> {
 /// moved keywords are not walked).
 trait Members<'s> {
     fn any_key(&self, f: impl Fn(&str) -> bool) -> bool;
+    fn count_keys(&self, f: impl Fn(&str) -> bool) -> usize;
     fn has(&self, key: &str) -> bool;
     fn str_of(&self, key: &str) -> Option<&str>;
     fn u64_of(&self, key: &str) -> Option<u64>;
@@ -1007,6 +1036,9 @@ trait Members<'s> {
 impl Members<'static> for Map<String, Value> {
     fn any_key(&self, f: impl Fn(&str) -> bool) -> bool {
         self.keys().any(|k| f(k))
+    }
+    fn count_keys(&self, f: impl Fn(&str) -> bool) -> usize {
+        self.keys().filter(|k| f(k)).count()
     }
     fn has(&self, key: &str) -> bool {
         has(self, key)
@@ -1031,6 +1063,9 @@ impl Members<'static> for Map<String, Value> {
 impl<'s> Members<'s> for Entries<'s> {
     fn any_key(&self, f: impl Fn(&str) -> bool) -> bool {
         self.keys().any(f)
+    }
+    fn count_keys(&self, f: impl Fn(&str) -> bool) -> usize {
+        self.keys().filter(|k| f(k)).count()
     }
     fn has(&self, key: &str) -> bool {
         self.contains_key(key)
@@ -1136,7 +1171,11 @@ fn make_tree_nullable(prop: &mut Tree<'_>) {
     match single {
         Some(t) if t.as_str() == Some("null") => {}
         Some(t) => {
-            m.insert("type", Tree::Arr(vec![t, Tree::Str("null")]));
+            let pair = match t.as_str().and_then(nullable_type) {
+                Some(shared) => Tree::Ref(shared),
+                None => Tree::Arr(vec![t, Tree::Str("null")]),
+            };
+            m.insert("type", pair);
             add_null_to_enum(m);
         }
         None if m.get("type").is_some_and(tree_is_type_list) => {
@@ -1279,6 +1318,16 @@ fn type_name(kind: &'static str) -> &'static Value {
         std::sync::LazyLock::new(|| NAMES.map(|n| Value::String(n.to_string())));
     let i = NAMES.iter().position(|n| *n == kind).unwrap_or_default();
     &VALUES[i]
+}
+
+/// The type list `[t, "null"]` of a JSON type name `t` as a shared value (what an optional
+/// property's nullable `type` borrows); `None` for any other name.
+fn nullable_type(t: &str) -> Option<&'static Value> {
+    const NAMES: [&str; 6] = ["string", "integer", "number", "boolean", "object", "array"];
+    static PAIRS: std::sync::LazyLock<[Value; 6]> = std::sync::LazyLock::new(|| {
+        NAMES.map(|n| Value::Array(vec![Value::String(n.into()), Value::String("null".into())]))
+    });
+    NAMES.iter().position(|n| *n == t).map(|i| &PAIRS[i])
 }
 
 /// `oneOf`/`anyOf` of `{const, title?, description?}` scalars of one type → `type` + `enum`,
