@@ -1,7 +1,9 @@
 //! The lowering pipeline: one walk over the canonical schema, with passes switched on per target
 //! by a [`Passes`].
 
+use std::borrow::Cow;
 use std::collections::HashSet;
+use std::fmt::Write;
 
 use serde_json::{json, Map, Value};
 
@@ -313,40 +315,63 @@ fn append_description(map: &mut Map<String, Value>, extra: &str) {
     map.insert("description".into(), Value::String(extra.to_string()));
 }
 
-fn plural(n: &Value, one: &str, many: &str) -> String {
-    if n.as_u64() == Some(1) {
-        format!("{n} {one}")
-    } else {
-        format!("{n} {many}")
-    }
+/// Writes `n` and the unit that fits it ("1 character", "5 characters").
+fn write_plural(out: &mut String, n: &Value, one: &str, many: &str) {
+    let unit = if n.as_u64() == Some(1) { one } else { many };
+    let _ = write!(out, "{n} {unit}");
 }
 
-/// The phrase a constraint becomes when moved into the description text.
-fn phrase(keyword: &str, v: &Value) -> Option<String> {
-    Some(match keyword {
-        "minLength" => format!("at least {}", plural(v, "character", "characters")),
-        "maxLength" => format!("at most {}", plural(v, "character", "characters")),
-        "minimum" => format!("at least {v}"),
-        "maximum" => format!("at most {v}"),
-        "exclusiveMinimum" => format!("greater than {v}"),
-        "exclusiveMaximum" => format!("less than {v}"),
-        "multipleOf" => format!("a multiple of {v}"),
-        "minItems" => format!("at least {}", plural(v, "item", "items")),
-        "maxItems" => format!("at most {}", plural(v, "item", "items")),
-        "minProperties" => format!("at least {}", plural(v, "entry", "entries")),
-        "maxProperties" => format!("at most {}", plural(v, "entry", "entries")),
-        "uniqueItems" => {
-            if v == &Value::Bool(true) {
-                "no duplicate items".to_string()
-            } else {
-                return None;
-            }
+/// Writes the phrase a constraint becomes when moved into the description text; `false` (and
+/// nothing written) for a keyword value that says nothing (`uniqueItems: false`).
+fn write_phrase(out: &mut String, keyword: &str, v: &Value) -> bool {
+    // Writing to a String cannot fail.
+    let _ = match keyword {
+        "minLength" => {
+            out.push_str("at least ");
+            write_plural(out, v, "character", "characters");
+            Ok(())
         }
-        "pattern" => format!("matching the pattern `{}`", v.as_str().unwrap_or_default()),
-        "format" => format!("format: {}", v.as_str().unwrap_or_default()),
-        "default" => format!("default: {v}"),
-        other => format!("`{other}`: {}", crate::spec::canonical_json(v)),
-    })
+        "maxLength" => {
+            out.push_str("at most ");
+            write_plural(out, v, "character", "characters");
+            Ok(())
+        }
+        "minimum" => write!(out, "at least {v}"),
+        "maximum" => write!(out, "at most {v}"),
+        "exclusiveMinimum" => write!(out, "greater than {v}"),
+        "exclusiveMaximum" => write!(out, "less than {v}"),
+        "multipleOf" => write!(out, "a multiple of {v}"),
+        "minItems" | "maxItems" | "minProperties" | "maxProperties" => {
+            out.push_str(if keyword.starts_with("min") {
+                "at least "
+            } else {
+                "at most "
+            });
+            let (one, many) = if keyword.ends_with("Items") {
+                ("item", "items")
+            } else {
+                ("entry", "entries")
+            };
+            write_plural(out, v, one, many);
+            Ok(())
+        }
+        "uniqueItems" => {
+            if v != &Value::Bool(true) {
+                return false;
+            }
+            out.push_str("no duplicate items");
+            Ok(())
+        }
+        "pattern" => write!(
+            out,
+            "matching the pattern `{}`",
+            v.as_str().unwrap_or_default()
+        ),
+        "format" => write!(out, "format: {}", v.as_str().unwrap_or_default()),
+        "default" => write!(out, "default: {v}"),
+        other => write!(out, "`{other}`: {}", crate::spec::canonical_json(v)),
+    };
+    true
 }
 
 impl Cx<'_> {
@@ -471,17 +496,18 @@ impl Cx<'_> {
                     let members = map.iter().map(|(k, v)| (k.as_str(), v));
                     return self.walk_in_place(map, members, ptr).map(Tree::Obj);
                 }
+                if let Some(collapsed) = self.collapse_on_members(map, ptr)? {
+                    return Ok(Tree::Obj(collapsed));
+                }
                 let mut owned = node.clone();
                 self.walk(&mut owned, ptr)?;
                 Ok(Tree::Val(owned))
             }
             Value::Object(map) => {
-                let (members, changed) =
-                    self.walk_members(map.iter().map(|(k, v)| (k.as_str(), v)), ptr)?;
-                Ok(if changed {
-                    Tree::Obj(Entries::from_pairs(members))
-                } else {
-                    Tree::Ref(node)
+                let members = map.iter().map(|(k, v)| (k.as_str(), v));
+                Ok(match self.walk_members(members, ptr, false)? {
+                    Some(lowered) => Tree::Obj(lowered),
+                    None => Tree::Ref(node),
                 })
             }
             Value::Bool(true) if self.p.strict != Strict::No => {
@@ -491,17 +517,25 @@ impl Cx<'_> {
         }
     }
 
-    /// The members of a schema object with their subschemas lowered in the walk's order, and
-    /// whether any subschema changed.
-    #[allow(clippy::type_complexity)]
-    fn walk_members<'s>(
+    /// The members of a schema object with their subschemas lowered in the walk's order; `None`
+    /// when no subschema changed, unless `always` asks for the members anyway. The members are
+    /// only collected from the first change on (the unchanged ones before it are borrowed again
+    /// from a copy of the iterator), with room for the members the strict pass adds.
+    fn walk_members<'s, I>(
         &mut self,
-        members: impl Iterator<Item = (&'s str, &'s Value)>,
+        members: I,
         ptr: &Pointer<'_>,
-    ) -> Result<(Vec<(&'s str, Tree<'s>)>, bool), ExportError> {
-        let mut out = Vec::new();
-        let mut changed = false;
-        for (key, value) in members {
+        always: bool,
+    ) -> Result<Option<Entries<'s>>, ExportError>
+    where
+        I: Iterator<Item = (&'s str, &'s Value)> + Clone,
+    {
+        /// Room for what [`Cx::strict_entries`] adds to an object (`type`,
+        /// `additionalProperties`, `properties`, `required`).
+        const ROOM: usize = 4;
+        let start = members.clone();
+        let mut out: Option<Entries<'s>> = None;
+        for (i, (key, value)) in members.enumerate() {
             let lowered = match walk::keyword(key) {
                 // A keyword that moves into the description is not walked (and the object that
                 // has it is touched, so it does not come here).
@@ -510,10 +544,24 @@ impl Cx<'_> {
                 }
                 _ => Tree::Ref(value),
             };
-            changed |= !matches!(lowered, Tree::Ref(_));
-            out.push((key, lowered));
+            match &mut out {
+                Some(e) => e.push(key, lowered),
+                None if matches!(lowered, Tree::Ref(_)) && !always => {}
+                None => {
+                    let before = start.clone();
+                    let mut e = Entries::with_capacity(before.size_hint().0 + ROOM);
+                    for (k, v) in before.take(i) {
+                        e.push(k, Tree::Ref(v));
+                    }
+                    e.push(key, lowered);
+                    out = Some(e);
+                }
+            }
         }
-        Ok((out, changed))
+        if out.is_none() && always {
+            out = Some(Entries::with_capacity(ROOM));
+        }
+        Ok(out)
     }
 
     /// Whether the walk's own changes to a schema object it touches can be made on its members
@@ -538,12 +586,11 @@ impl Cx<'_> {
     fn walk_in_place<'s>(
         &mut self,
         map: &Map<String, Value>,
-        members: impl Iterator<Item = (&'s str, &'s Value)>,
+        members: impl Iterator<Item = (&'s str, &'s Value)> + Clone,
         ptr: &Pointer<'_>,
     ) -> Result<Entries<'s>, ExportError> {
         self.check(map, ptr)?;
-        let (members, _) = self.walk_members(members, ptr)?;
-        let mut e = Entries::from_pairs(members);
+        let mut e = self.walk_members(members, ptr, true)?.unwrap_or_default();
         if self.p.strict != Strict::No {
             self.strict_entries(&mut e, ptr)?;
         }
@@ -551,20 +598,82 @@ impl Cx<'_> {
         Ok(e)
     }
 
+    /// [`Cx::walk`] of a schema object whose only restructuring rewrite is a constant union to
+    /// collapse ([`collapse_const_union`]) and that has no other subschema, on its borrowed
+    /// members: the union's branches are not copied, the `enum` borrows their constants, and
+    /// only the description is written anew. `None` (nothing done) for any other object, which
+    /// is copied and walked as a `Map`.
+    fn collapse_on_members<'s>(
+        &mut self,
+        map: &'s Map<String, Value>,
+        ptr: &Pointer<'_>,
+    ) -> Result<Option<Entries<'s>>, ExportError> {
+        let p = self.p;
+        if !p.collapse_const_unions
+            || (p.merge_all_of && has(map, "allOf"))
+            || (p.const_to_enum && has(map, "const"))
+            || (p.strict == Strict::OpenAi && has(map, "$ref"))
+        {
+            return Ok(None);
+        }
+        let key = if has(map, "oneOf") { "oneOf" } else { "anyOf" };
+        let Some(Value::Array(branches)) = get(map, key) else {
+            return Ok(None);
+        };
+        if map.keys().any(|k| k != key && walk::keyword(k).is_some()) {
+            return Ok(None);
+        }
+        // The description's new text starts with the present one, as `append_description`
+        // would write it.
+        let prefix = match get(map, "description") {
+            Some(Value::String(d)) if !d.trim().is_empty() => d.trim_end(),
+            _ => "",
+        };
+        let Some(union) = const_union(branches, prefix) else {
+            return Ok(None);
+        };
+        // What `rewrite` checks after the collapse: the enum is of scalars and the object is
+        // typed, so only the tuple and array rules can fail (the added `type` is never
+        // "array").
+        self.check_arrays(map, ptr)?;
+        // The members after `Map::remove(key)`, which moves the last member into its place.
+        let at = map.keys().position(|k| k == key).unwrap_or_default();
+        let last = map.len() - 1;
+        let mut e = Entries::with_capacity(map.len() + 4);
+        for (i, (k, v)) in map.iter().enumerate() {
+            if i == at {
+                if let Some((k, v)) = map.iter().next_back().filter(|_| at != last) {
+                    e.push(k, Tree::Ref(v));
+                }
+            } else if i != last {
+                e.push(k, Tree::Ref(v));
+            }
+        }
+        if !e.contains_key("type") {
+            e.insert("type", Tree::Ref(type_name(union.kind)));
+        }
+        let mut values = Vec::with_capacity(branches.len() + 1);
+        values.extend(
+            branches
+                .iter()
+                .filter_map(|b| b.as_object().and_then(|o| get(o, "const")).map(Tree::Ref)),
+        );
+        e.insert("enum", Tree::Arr(values));
+        if union.any_label {
+            e.insert("description", Tree::Val(Value::String(union.text)));
+        }
+        if p.strict != Strict::No {
+            self.strict_entries(&mut e, ptr)?;
+        }
+        self.move_to_description(&mut e);
+        Ok(Some(e))
+    }
+
     /// The checks of [`Cx::rewrite`], which are all it does to an object [`Cx::in_place`]
     /// admits.
     fn check(&self, map: &Map<String, Value>, ptr: &Pointer<'_>) -> Result<(), ExportError> {
         let p = self.p;
-        if p.reject_tuples && has(map, "prefixItems") {
-            return Err(self.err(ptr.to_string(), ExportErrorKind::Tuple));
-        }
-        if p.arrays_need_items
-            && type_is(map, "array")
-            && !has(map, "items")
-            && !has(map, "prefixItems")
-        {
-            return Err(self.err(ptr.to_string(), ExportErrorKind::ArrayWithoutItems));
-        }
+        self.check_arrays(map, ptr)?;
         if p.scalar_enums_only {
             if let Some(Value::Array(values)) = get(map, "enum") {
                 if values.iter().any(|v| v.is_object() || v.is_array()) {
@@ -581,10 +690,27 @@ impl Cx<'_> {
         Ok(())
     }
 
+    /// The first checks of [`Cx::check`]: no tuples where the profile rejects them, `items` on
+    /// every array where the profile needs them.
+    fn check_arrays(&self, map: &Map<String, Value>, ptr: &Pointer<'_>) -> Result<(), ExportError> {
+        let p = self.p;
+        if p.reject_tuples && has(map, "prefixItems") {
+            return Err(self.err(ptr.to_string(), ExportErrorKind::Tuple));
+        }
+        if p.arrays_need_items
+            && type_is(map, "array")
+            && !has(map, "items")
+            && !has(map, "prefixItems")
+        {
+            return Err(self.err(ptr.to_string(), ExportErrorKind::ArrayWithoutItems));
+        }
+        Ok(())
+    }
+
     /// [`Cx::strict_object`] on the members of a lowered object.
-    fn strict_entries(
+    fn strict_entries<'s>(
         &mut self,
-        e: &mut Entries<'_>,
+        e: &mut Entries<'s>,
         ptr: &Pointer<'_>,
     ) -> Result<(), ExportError> {
         let has_props = e.get("properties").is_some_and(Tree::is_object);
@@ -607,36 +733,58 @@ impl Cx<'_> {
         if self.p.strict == Strict::OpenAi && !has_props {
             e.insert("properties", Tree::Val(Value::Object(Map::new())));
         }
+        // The spec's own `required`, to borrow when it already lists every property in order.
+        let spec_required = match e.get("required") {
+            Some(&Tree::Ref(r)) => Some(r),
+            _ => None,
+        };
         // `properties` (to change) and `required` (to read) at once.
         let (props, required) = e.properties_and_required();
         let Some(props) = props else {
             return Ok(());
         };
         let required = required.map_or(&[][..], Vec::as_slice);
-        let all = self.strict_properties(
+        self.strict_properties(
             props.iter_mut(),
             required,
             tree_is_union,
             make_tree_nullable,
         );
-        if let Some(all) = all {
-            e.insert("required", Tree::Val(Value::Array(all)));
+        if self.p.strict == Strict::OpenAi {
+            // Every property, in order: the spec's list when it is that already, else the keys
+            // (borrowed where the spec's are).
+            let lists_all = |r: &&Value| {
+                r.as_array().is_some_and(|r| {
+                    r.len() == props.len()
+                        && r.iter()
+                            .zip(props.keys())
+                            .all(|(a, k)| a.as_str() == Some(k))
+                })
+            };
+            let all = match spec_required.filter(lists_all) {
+                Some(r) => Tree::Ref(r),
+                None => {
+                    let mut all = Vec::with_capacity(props.len());
+                    all.extend(props.key_nodes());
+                    Tree::Arr(all)
+                }
+            };
+            e.insert("required", all);
         }
         Ok(())
     }
 
     /// The properties of a strict object (lowered or copied, hence the two helpers): counts the
-    /// union-typed and the optional ones for the request limits, makes the optional ones
-    /// nullable for OpenAI, and gives OpenAI's `required` (every property, in order).
+    /// union-typed and the optional ones for the request limits and makes the optional ones
+    /// nullable for OpenAI (whose `required`, every property in order, the callers write).
     fn strict_properties<'p, P: 'p>(
         &mut self,
         props: impl Iterator<Item = (&'p str, &'p mut P)>,
         required: &[Value],
         is_union: fn(&P) -> bool,
         make_nullable: fn(&mut P),
-    ) -> Option<Vec<Value>> {
+    ) {
         let openai = self.p.strict == Strict::OpenAi;
-        let mut all = Vec::new();
         for (name, prop) in props {
             if is_union(prop) {
                 self.stats.union_params += 1;
@@ -647,11 +795,7 @@ impl Cx<'_> {
                     make_nullable(prop);
                 }
             }
-            if openai {
-                all.push(Value::String(name.to_string()));
-            }
         }
-        openai.then_some(all)
     }
 
     /// The value of a subschema keyword with its subschemas lowered, as
@@ -665,16 +809,16 @@ impl Cx<'_> {
         let step = |member| walk::Step { keyword, member };
         match (keyword.shape, value) {
             (walk::Shape::Map, Value::Object(m)) => {
-                let mut out = Vec::with_capacity(m.len());
+                let mut out = Entries::with_capacity(m.len());
                 let mut changed = false;
                 for (name, s) in m {
                     let t =
                         self.walk_child(keyword, s, &ptr.step(step(walk::Member::Name(name))))?;
                     changed |= !matches!(t, Tree::Ref(_));
-                    out.push((name.as_str(), t));
+                    out.push(name, t);
                 }
                 Ok(if changed {
-                    Tree::Obj(Entries::from_pairs(out))
+                    Tree::Obj(out)
                 } else {
                     Tree::Ref(value)
                 })
@@ -782,8 +926,10 @@ impl Cx<'_> {
             return Ok(());
         };
         let required = required.map_or(&[][..], Vec::as_slice);
-        let props = props.iter_mut().map(|(k, v)| (k.as_str(), v));
-        if let Some(all) = self.strict_properties(props, required, is_union, make_nullable) {
+        let names = props.iter_mut().map(|(k, v)| (k.as_str(), v));
+        self.strict_properties(names, required, is_union, make_nullable);
+        if self.p.strict == Strict::OpenAi {
+            let all = props.keys().map(|k| Value::String(k.clone())).collect();
             map.insert("required".into(), Value::Array(all));
         }
         Ok(())
@@ -791,12 +937,33 @@ impl Cx<'_> {
 
     /// Moves the constraints the target cannot carry into the description, as phrases; on a
     /// `Map` (the copy-and-lower path) and on a lowered object's entries alike.
-    fn move_to_description(&self, m: &mut impl Members) {
+    fn move_to_description<'s>(&self, m: &mut impl Members<'s>) {
         let p = self.p;
         if !m.any_key(|k| p.may_move(k)) {
             return;
         }
-        let mut phrases = Vec::new();
+        // The members that move whatever their value: once they are all taken, the rest of
+        // the keyword list is not searched for.
+        let mut pending = m.count_keys(|k| p.moves(k));
+        // The parenthetical, "(phrase; phrase)", written in one buffer with room for the
+        // description it is appended to.
+        let mut text = String::new();
+        let room = m.description_len() + 1 + 64;
+        let next = |text: &mut String| {
+            if text.is_empty() {
+                text.reserve(room);
+                text.push('(');
+            } else {
+                text.push_str("; ");
+            }
+        };
+        let phrase = |text: &mut String, kw: &str, v: &Value| {
+            let mark = text.len();
+            next(text);
+            if !write_phrase(text, kw, v) {
+                text.truncate(mark);
+            }
+        };
         // Bounds that move together read as one range: "1 to 200 characters", "from 1 to 50".
         for (lo, hi, unit) in [
             ("minLength", "maxLength", " characters"),
@@ -807,34 +974,42 @@ impl Cx<'_> {
                 continue;
             }
             if let (Some(a), Some(b)) = (m.take(lo), m.take(hi)) {
-                phrases.push(match (a == b, unit.is_empty()) {
-                    (true, _) => format!("exactly {a}{unit}"),
-                    (false, true) => format!("from {a} to {b}"),
-                    (false, false) => format!("{a} to {b}{unit}"),
-                });
+                pending = pending.saturating_sub(2);
+                next(&mut text);
+                // Writing to a String cannot fail.
+                let _ = match (a == b, unit.is_empty()) {
+                    (true, _) => write!(text, "exactly {a}{unit}"),
+                    (false, true) => write!(text, "from {a} to {b}"),
+                    (false, false) => write!(text, "{a} to {b}{unit}"),
+                };
             }
         }
         for kw in p.move_to_description.iter().copied().flatten() {
+            if pending == 0 {
+                break;
+            }
             if let Some(v) = m.take(kw) {
-                phrases.extend(phrase(kw, &v));
+                pending -= 1;
+                phrase(&mut text, kw, &v);
             }
         }
         if let Some(formats) = p.supported_formats {
             if m.has("format") && !m.str_of("format").is_some_and(|f| formats.contains(&f)) {
                 if let Some(v) = m.take("format") {
-                    phrases.extend(phrase("format", &v));
+                    phrase(&mut text, "format", &v);
                 }
             }
         }
         if let Some(max) = p.max_min_items {
             if m.u64_of("minItems").is_some_and(|n| n > max) {
                 if let Some(v) = m.take("minItems") {
-                    phrases.extend(phrase("minItems", &v));
+                    phrase(&mut text, "minItems", &v);
                 }
             }
         }
-        if !phrases.is_empty() {
-            m.append_description(&format!("({})", phrases.join("; ")));
+        if !text.is_empty() {
+            text.push(')');
+            m.append_description(text);
         }
     }
 }
@@ -842,19 +1017,28 @@ impl Cx<'_> {
 /// The members of a schema object, as [`Cx::move_to_description`] reads and edits them: a
 /// `Map` or the entries of a lowered object (whose moved members are the spec's own values:
 /// moved keywords are not walked).
-trait Members {
+trait Members<'s> {
     fn any_key(&self, f: impl Fn(&str) -> bool) -> bool;
+    fn count_keys(&self, f: impl Fn(&str) -> bool) -> usize;
     fn has(&self, key: &str) -> bool;
     fn str_of(&self, key: &str) -> Option<&str>;
     fn u64_of(&self, key: &str) -> Option<u64>;
-    /// Removes a member (in the order of removal `Map::remove` keeps) and gives its value.
-    fn take(&mut self, key: &str) -> Option<Value>;
-    fn append_description(&mut self, extra: &str);
+    /// The length of the string `description`, 0 without one.
+    fn description_len(&self) -> usize;
+    /// Removes a member (in the order of removal `Map::remove` keeps) and gives its value,
+    /// borrowed where the member was.
+    fn take(&mut self, key: &str) -> Option<Cow<'s, Value>>;
+    /// [`append_description`], `extra` moved in (its buffer becomes the new description where
+    /// one is built).
+    fn append_description(&mut self, extra: String);
 }
 
-impl Members for Map<String, Value> {
+impl Members<'static> for Map<String, Value> {
     fn any_key(&self, f: impl Fn(&str) -> bool) -> bool {
         self.keys().any(|k| f(k))
+    }
+    fn count_keys(&self, f: impl Fn(&str) -> bool) -> usize {
+        self.keys().filter(|k| f(k)).count()
     }
     fn has(&self, key: &str) -> bool {
         has(self, key)
@@ -865,17 +1049,23 @@ impl Members for Map<String, Value> {
     fn u64_of(&self, key: &str) -> Option<u64> {
         get(self, key).and_then(Value::as_u64)
     }
-    fn take(&mut self, key: &str) -> Option<Value> {
-        take(self, key)
+    fn description_len(&self) -> usize {
+        self.str_of("description").map_or(0, str::len)
     }
-    fn append_description(&mut self, extra: &str) {
-        append_description(self, extra);
+    fn take(&mut self, key: &str) -> Option<Cow<'static, Value>> {
+        take(self, key).map(Cow::Owned)
+    }
+    fn append_description(&mut self, extra: String) {
+        append_description(self, &extra);
     }
 }
 
-impl Members for Entries<'_> {
+impl<'s> Members<'s> for Entries<'s> {
     fn any_key(&self, f: impl Fn(&str) -> bool) -> bool {
         self.keys().any(f)
+    }
+    fn count_keys(&self, f: impl Fn(&str) -> bool) -> usize {
+        self.keys().filter(|k| f(k)).count()
     }
     fn has(&self, key: &str) -> bool {
         self.contains_key(key)
@@ -886,21 +1076,39 @@ impl Members for Entries<'_> {
     fn u64_of(&self, key: &str) -> Option<u64> {
         self.get(key).and_then(Tree::value).and_then(Value::as_u64)
     }
-    fn take(&mut self, key: &str) -> Option<Value> {
-        self.remove(key).map(Tree::into_value)
+    fn description_len(&self) -> usize {
+        self.get("description")
+            .and_then(Tree::value)
+            .and_then(Value::as_str)
+            .map_or(0, str::len)
     }
-    fn append_description(&mut self, extra: &str) {
+    fn take(&mut self, key: &str) -> Option<Cow<'s, Value>> {
+        self.remove(key).map(|t| match t {
+            Tree::Ref(v) => Cow::Borrowed(v),
+            other => Cow::Owned(other.into_value()),
+        })
+    }
+    fn append_description(&mut self, extra: String) {
         append_entries_description(self, extra);
     }
 }
 
-/// [`type_is`] of a lowered `type` member.
+/// [`type_is`] of a lowered `type` member. A constant (the `"object"` [`Cx::strict_entries`]
+/// adds) is not read as a type name, as before type lists were built as nodes.
 fn tree_type_is(t: &Tree<'_>, name: &str) -> bool {
-    match t.value() {
-        Some(Value::String(s)) => s == name,
-        Some(Value::Array(a)) => a.iter().any(|x| x.as_str() == Some(name)),
-        _ => false,
+    match t {
+        Tree::Arr(a) => a.iter().any(|x| x.as_str() == Some(name)),
+        _ => match t.value() {
+            Some(Value::String(s)) => s == name,
+            Some(Value::Array(a)) => a.iter().any(|x| x.as_str() == Some(name)),
+            _ => false,
+        },
     }
+}
+
+/// Whether a lowered `type` member is an array of types.
+fn tree_is_type_list(t: &Tree<'_>) -> bool {
+    matches!(t, Tree::Arr(_)) || t.value().is_some_and(Value::is_array)
 }
 
 /// [`is_union`] of a lowered subschema.
@@ -909,9 +1117,7 @@ fn tree_is_union(t: &Tree<'_>) -> bool {
         Tree::Obj(e) => {
             e.contains_key("anyOf")
                 || e.contains_key("oneOf")
-                || e.get("type")
-                    .and_then(Tree::value)
-                    .is_some_and(Value::is_array)
+                || e.get("type").is_some_and(tree_is_type_list)
         }
         Tree::Ref(v) => is_union(v),
         Tree::Val(v) => is_union(v),
@@ -919,23 +1125,22 @@ fn tree_is_union(t: &Tree<'_>) -> bool {
     }
 }
 
-/// [`append_description`] on the members of a lowered object.
-fn append_entries_description(e: &mut Entries<'_>, extra: &str) {
+/// [`append_description`] on the members of a lowered object: the description, trimmed at the
+/// end, a space and `extra` are written into `extra`'s buffer (which has room for them when
+/// it was made with the description's length in mind).
+fn append_entries_description(e: &mut Entries<'_>, mut extra: String) {
     if let Some(d) = e
         .get("description")
         .and_then(Tree::value)
         .and_then(Value::as_str)
     {
         if !d.trim().is_empty() {
-            let mut text = String::with_capacity(d.len() + 1 + extra.len());
-            text.push_str(d.trim_end());
-            text.push(' ');
-            text.push_str(extra);
-            e.insert("description", Tree::Val(Value::String(text)));
-            return;
+            let d = d.trim_end();
+            extra.insert(0, ' ');
+            extra.insert_str(0, d);
         }
     }
-    e.insert("description", Tree::Val(Value::String(extra.to_string())));
+    e.insert("description", Tree::Val(Value::String(extra)));
 }
 
 /// [`make_nullable`] of a lowered property.
@@ -944,37 +1149,44 @@ fn make_tree_nullable(prop: &mut Tree<'_>) {
         return;
     }
     let m = prop.make_entries();
-    let null = Value::String("null".into());
     let add_null_to_enum = |m: &mut Entries<'_>| {
         if let Some(c) = m.remove("const") {
-            m.insert("enum", Tree::Val(Value::Array(vec![c.into_value()])));
+            let mut values = Vec::with_capacity(2);
+            values.push(c);
+            m.insert("enum", Tree::Arr(values));
         }
-        if let Some(values) = m.get_mut("enum") {
-            if let Value::Array(values) = values.make_owned() {
-                if !values.contains(&Value::Null) {
-                    values.push(Value::Null);
-                }
+        if let Some(values) = m.get_mut("enum").and_then(Tree::make_array) {
+            if !values.iter().any(|v| v.value() == Some(&Value::Null)) {
+                values.push(Tree::Val(Value::Null));
             }
         }
     };
-    match m.get("type").and_then(Tree::value) {
-        Some(Value::String(t)) if t == "null" => {}
-        Some(Value::String(t)) => {
-            let t = Value::String(t.clone());
-            m.insert("type", Tree::Val(Value::Array(vec![t, null])));
+    // A single type name of the spec or built, borrowed where the lowered member is (a
+    // constant `type`, the `"object"` of `Cx::strict_entries`, is not read as one).
+    let single = match m.get("type") {
+        Some(&Tree::Ref(Value::String(t))) => Some(Tree::Str(t)),
+        Some(Tree::Val(Value::String(t))) => Some(Tree::Val(Value::String(t.clone()))),
+        _ => None,
+    };
+    match single {
+        Some(t) if t.as_str() == Some("null") => {}
+        Some(t) => {
+            let pair = match t.as_str().and_then(nullable_type) {
+                Some(shared) => Tree::Ref(shared),
+                None => Tree::Arr(vec![t, Tree::Str("null")]),
+            };
+            m.insert("type", pair);
             add_null_to_enum(m);
         }
-        Some(Value::Array(_)) => {
-            if let Some(ts) = m.get_mut("type") {
-                if let Value::Array(ts) = ts.make_owned() {
-                    if !ts.contains(&null) {
-                        ts.push(null);
-                    }
+        None if m.get("type").is_some_and(tree_is_type_list) => {
+            if let Some(ts) = m.get_mut("type").and_then(Tree::make_array) {
+                if !ts.iter().any(|t| t.as_str() == Some("null")) {
+                    ts.push(Tree::Str("null"));
                 }
             }
             add_null_to_enum(m);
         }
-        _ => {
+        None => {
             if let Some(branches) = m.get_mut("anyOf").and_then(Tree::make_array) {
                 if !branches.iter().any(|b| b.get_str("type") == Some("null")) {
                     branches.push(Tree::Val(json!({"type": "null"})));
@@ -1044,29 +1256,37 @@ fn merge_all_of(map: &mut Map<String, Value>) {
     }
 }
 
-/// `oneOf`/`anyOf` of `{const, title?, description?}` scalars of one type → `type` + `enum`,
-/// with the variants' titles moved into the description.
-fn collapse_const_union(map: &mut Map<String, Value>) {
-    let key = if has(map, "oneOf") { "oneOf" } else { "anyOf" };
-    let Some(Value::Array(branches)) = get(map, key) else {
-        return;
-    };
+/// A constant union that collapses: the constants' JSON type, whether a branch has a label,
+/// and the description text (`prefix`, then "One of: low (Reply within 3 days), high (Reply
+/// today).").
+struct ConstUnion {
+    kind: &'static str,
+    any_label: bool,
+    text: String,
+}
+
+/// The [`ConstUnion`] of `branches` when each one is a `{const, title?, description?}` scalar
+/// and all are of one type; `None` otherwise. `prefix` (a description to extend) starts the
+/// text, followed by a space when it is not empty.
+fn const_union(branches: &[Value], prefix: &str) -> Option<ConstUnion> {
     if branches.is_empty() {
-        return;
+        return None;
     }
     let mut kind: Option<&'static str> = None;
     let mut any_label = false;
-    // The description's addition, written as the branches are checked:
-    // "One of: low (Reply within 3 days), high (Reply today)."
-    let mut text = String::from("One of: ");
+    // The description's addition, written as the branches are checked.
+    let mut text = String::with_capacity(prefix.len() + 16 + 48 * branches.len());
+    if !prefix.is_empty() {
+        text.push_str(prefix);
+        text.push(' ');
+    }
+    text.push_str("One of: ");
     for (i, b) in branches.iter().enumerate() {
-        let Some((k, c, label)) = const_branch(b) else {
-            return;
-        };
+        let (k, c, label) = const_branch(b)?;
         match kind {
             None => kind = Some(k),
             Some(prev) if prev == k => {}
-            Some(_) => return,
+            Some(_) => return None,
         }
         if i > 0 {
             text.push_str(", ");
@@ -1083,6 +1303,43 @@ fn collapse_const_union(map: &mut Map<String, Value>) {
         }
     }
     text.push('.');
+    Some(ConstUnion {
+        kind: kind?,
+        any_label,
+        text,
+    })
+}
+
+/// The JSON type name `kind` as a shared string value (what a collapsed union's added `type`
+/// borrows).
+fn type_name(kind: &'static str) -> &'static Value {
+    const NAMES: [&str; 4] = ["string", "boolean", "integer", "number"];
+    static VALUES: std::sync::LazyLock<[Value; 4]> =
+        std::sync::LazyLock::new(|| NAMES.map(|n| Value::String(n.to_string())));
+    let i = NAMES.iter().position(|n| *n == kind).unwrap_or_default();
+    &VALUES[i]
+}
+
+/// The type list `[t, "null"]` of a JSON type name `t` as a shared value (what an optional
+/// property's nullable `type` borrows); `None` for any other name.
+fn nullable_type(t: &str) -> Option<&'static Value> {
+    const NAMES: [&str; 6] = ["string", "integer", "number", "boolean", "object", "array"];
+    static PAIRS: std::sync::LazyLock<[Value; 6]> = std::sync::LazyLock::new(|| {
+        NAMES.map(|n| Value::Array(vec![Value::String(n.into()), Value::String("null".into())]))
+    });
+    NAMES.iter().position(|n| *n == t).map(|i| &PAIRS[i])
+}
+
+/// `oneOf`/`anyOf` of `{const, title?, description?}` scalars of one type → `type` + `enum`,
+/// with the variants' titles moved into the description.
+fn collapse_const_union(map: &mut Map<String, Value>) {
+    let key = if has(map, "oneOf") { "oneOf" } else { "anyOf" };
+    let Some(Value::Array(branches)) = get(map, key) else {
+        return;
+    };
+    let Some(union) = const_union(branches, "") else {
+        return;
+    };
     let Some(Value::Array(branches)) = map.remove(key) else {
         return;
     };
@@ -1095,13 +1352,11 @@ fn collapse_const_union(map: &mut Map<String, Value>) {
         })
         .collect();
     if !has(map, "type") {
-        if let Some(k) = kind {
-            map.insert("type".into(), Value::String(k.into()));
-        }
+        map.insert("type".into(), Value::String(union.kind.into()));
     }
     map.insert("enum".into(), Value::Array(values));
-    if any_label {
-        append_description(map, &text);
+    if union.any_label {
+        append_description(map, &union.text);
     }
 }
 
@@ -1253,16 +1508,18 @@ pub(crate) fn lower_schema<'a>(
         let tree = if p.walks_nodes() && cx.touches(root) {
             Tree::Obj(cx.walk_in_place(root, members.into_iter(), &ptr)?)
         } else {
-            let (lowered, changed) = if p.walks_nodes() {
-                cx.walk_members(members.into_iter(), &ptr)?
+            let lowered = if p.walks_nodes() {
+                cx.walk_members(members.into_iter(), &ptr, removed)?
             } else {
-                let refs = members.into_iter().map(|(k, v)| (k, Tree::Ref(v)));
-                (refs.collect(), false)
+                let mut e = Entries::with_capacity(members.len());
+                for (k, v) in members {
+                    e.push(k, Tree::Ref(v));
+                }
+                Some(e)
             };
-            if changed || removed {
-                Tree::Obj(Entries::from_pairs(lowered))
-            } else {
-                Tree::Ref(schema)
+            match lowered {
+                Some(e) if removed || p.walks_nodes() => Tree::Obj(e),
+                _ => Tree::Ref(schema),
             }
         };
         return Ok((tree, cx.stats));

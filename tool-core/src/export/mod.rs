@@ -238,7 +238,7 @@ pub fn export_tool(spec: &ToolSpec, target: Target) -> Result<Value, ExportError
 /// assert_eq!(text, export_tool(&spec, target).unwrap().to_string());
 /// ```
 pub fn export_tool_text(spec: &ToolSpec, target: Target) -> Result<String, ExportError> {
-    lower::lower_tool(spec, &lower::Passes::of(target)).map(|(tool, _)| tool.to_text())
+    lower::lower_tool(spec, &lower::Passes::of(target)).map(|(tool, _)| tool.to_tool_text())
 }
 
 /// The offline shortcuts of a [`Toolbox`](crate::Toolbox): its tool list, exported.

@@ -38,14 +38,9 @@ impl<'a> Entries<'a> {
         Entries(Vec::with_capacity(n))
     }
 
-    /// Members in order (each key once).
-    pub(crate) fn from_pairs(pairs: Vec<(&'a str, Tree<'a>)>) -> Entries<'a> {
-        Entries(
-            pairs
-                .into_iter()
-                .map(|(k, v)| (Cow::Borrowed(k), v))
-                .collect(),
-        )
+    /// Appends the member `key` (which the object does not have yet).
+    pub(crate) fn push(&mut self, key: &'a str, value: Tree<'a>) {
+        self.0.push((Cow::Borrowed(key), value));
     }
 
     /// The members of a spec object, each borrowed.
@@ -83,6 +78,19 @@ impl<'a> Entries<'a> {
     /// The keys, in order.
     pub(crate) fn keys(&self) -> impl Iterator<Item = &str> {
         self.0.iter().map(|(k, _)| k.as_ref())
+    }
+
+    /// The number of members.
+    pub(crate) fn len(&self) -> usize {
+        self.0.len()
+    }
+
+    /// The keys as string nodes, in order: a borrowed key stays borrowed.
+    pub(crate) fn key_nodes(&self) -> impl Iterator<Item = Tree<'a>> + '_ {
+        self.0.iter().map(|(k, _)| match k {
+            Cow::Borrowed(k) => Tree::Str(k),
+            Cow::Owned(k) => Tree::Val(Value::String(k.clone())),
+        })
     }
 
     /// The members, in order, the values mutably.
@@ -172,18 +180,6 @@ impl<'a> Tree<'a> {
         }
     }
 
-    /// The node made an owned value (a borrowed one copied), to change.
-    pub(crate) fn make_owned(&mut self) -> &mut Value {
-        if !matches!(self, Tree::Val(_)) {
-            let t = std::mem::replace(self, Tree::Val(Value::Null));
-            *self = Tree::Val(t.into_value());
-        }
-        match self {
-            Tree::Val(v) => v,
-            _ => unreachable!("made a Tree::Val above"),
-        }
-    }
-
     /// The members of an object node, to change one by one (the unchanged ones stay
     /// borrowed); any other node becomes an empty object.
     pub(crate) fn make_entries(&mut self) -> &mut Entries<'a> {
@@ -201,7 +197,12 @@ impl<'a> Tree<'a> {
     /// borrowed); `None` for any other node.
     pub(crate) fn make_array(&mut self) -> Option<&mut Vec<Tree<'a>>> {
         match std::mem::replace(self, Tree::Arr(Vec::new())) {
-            Tree::Ref(Value::Array(a)) => *self = Tree::Arr(a.iter().map(Tree::Ref).collect()),
+            Tree::Ref(Value::Array(a)) => {
+                // Room for one more element: the callers add one (a `null`, a branch).
+                let mut elements = Vec::with_capacity(a.len() + 1);
+                elements.extend(a.iter().map(Tree::Ref));
+                *self = Tree::Arr(elements);
+            }
             Tree::Val(Value::Array(a)) => *self = Tree::Arr(a.into_iter().map(Tree::Val).collect()),
             Tree::Arr(a) => *self = Tree::Arr(a),
             other => {
@@ -289,6 +290,20 @@ impl<'a> Tree<'a> {
     pub(crate) fn to_text(&self) -> String {
         // Cannot fail: every key is a string and every leaf a JSON value, written to a String.
         serde_json::to_string(self).unwrap_or_default()
+    }
+
+    /// [`Tree::to_text`] of one tool object, written into a buffer with room for a typical
+    /// tool (so it is not grown from serde_json's 128 bytes three or four times per tool).
+    pub(crate) fn to_tool_text(&self) -> String {
+        /// A vendor tool object of the fixtures' size (a handful of documented parameters) is
+        /// 550-600 bytes of JSON text; larger ones grow the buffer by doubling, as before.
+        const TOOL_TEXT_ROOM: usize = 1024;
+        let mut buf = Vec::with_capacity(TOOL_TEXT_ROOM);
+        // Cannot fail, as for `to_text`; serde_json writes UTF-8 only.
+        match serde_json::to_writer(&mut buf, self) {
+            Ok(()) => String::from_utf8(buf).unwrap_or_default(),
+            Err(_) => String::new(),
+        }
     }
 
     /// The pretty JSON text, as `serde_json::to_string_pretty` writes the value.
