@@ -1508,6 +1508,8 @@ pub(crate) fn lower_schema<'a>(
         let tree = if p.walks_nodes() && cx.touches(root) {
             Tree::Obj(cx.walk_in_place(root, members.into_iter(), &ptr)?)
         } else {
+            // Without a walk this is reached only for a removal above, so the members are
+            // always lowered; with one, when a subschema changed or a member was removed.
             let lowered = if p.walks_nodes() {
                 cx.walk_members(members.into_iter(), &ptr, removed)?
             } else {
@@ -1518,8 +1520,8 @@ pub(crate) fn lower_schema<'a>(
                 Some(e)
             };
             match lowered {
-                Some(e) if removed || p.walks_nodes() => Tree::Obj(e),
-                _ => Tree::Ref(schema),
+                Some(e) => Tree::Obj(e),
+                None => Tree::Ref(schema),
             }
         };
         return Ok((tree, cx.stats));
