@@ -613,6 +613,11 @@ async fn over_http_bad_bodies_get_protocol_errors_and_serving_goes_on() {
         .map(|r| (r.status(), (), ()))
         .unwrap();
     assert_eq!(status, reqwest::StatusCode::NOT_FOUND);
+    // rmcp's transport settings apply to every request: a foreign `Host` is refused (DNS
+    // rebinding), and the next request is served as usual.
+    let ping = json!({"jsonrpc": "2.0", "id": 8, "method": "ping"}).to_string();
+    let (status, _, _) = s.post(&ping, &[("host", "attacker.example")]).await;
+    assert_eq!(status, reqwest::StatusCode::FORBIDDEN);
 
     let read = s
         .call(7, "read_file", json!({"path": "notes/todo.md"}), &[])

@@ -104,6 +104,10 @@ async fn accept_loop(
     service: StreamableHttpService<McpServer, LocalSessionManager>,
     stop: CancellationToken,
 ) {
+    // Shared, not cloned: rmcp's service holds its whole configuration (the allowed hosts and
+    // origins among it), and a clone per connection and another per request (rmcp's own
+    // `Service::call`) copied and dropped those lists on every call.
+    let service = Arc::new(service);
     // Connections learn of the shutdown through a watch channel (its waiters are spread over
     // several locks), not by waiting on `stop` beside the accept loop: with a connection per
     // request (rmcp's client pools none), waiting on the token cost about two more `futex`
@@ -124,7 +128,7 @@ async fn accept_loop(
             tokio::time::sleep(std::time::Duration::from_millis(50)).await;
             continue;
         };
-        let routed = Routed(service.clone());
+        let routed = Routed(Arc::clone(&service));
         let mut stopped = stopping.subscribe();
         tokio::spawn(async move {
             let conn = hyper::server::conn::http1::Builder::new()
@@ -149,7 +153,7 @@ async fn accept_loop(
 
 /// Serves the MCP endpoint at [`MCP_PATH`] and answers `404` elsewhere.
 #[derive(Clone)]
-struct Routed(StreamableHttpService<McpServer, LocalSessionManager>);
+struct Routed(Arc<StreamableHttpService<McpServer, LocalSessionManager>>);
 
 type Response =
     ::http::Response<http_body_util::combinators::BoxBody<bytes::Bytes, std::convert::Infallible>>;
@@ -179,7 +183,9 @@ impl tower_service::Service<::http::Request<hyper::body::Incoming>> for Routed {
             *res.status_mut() = ::http::StatusCode::NOT_FOUND;
             return Box::pin(std::future::ready(Ok(res)));
         }
-        // rmcp's own future, already boxed: no second box, and no second clone of the service.
-        tower_service::Service::call(&mut self.0, req)
+        // What rmcp's own `Service::call` does (one boxed future running `handle`), on the
+        // shared service instead of a clone of it.
+        let service = Arc::clone(&self.0);
+        Box::pin(async move { Ok(service.handle(req).await) })
     }
 }
