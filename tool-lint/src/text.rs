@@ -1020,15 +1020,20 @@ pub(crate) fn says_what_it_returns(ws: &Words) -> bool {
 /// Whether a name is snake_case: lowercase ASCII letters and digits in words joined by single
 /// underscores, starting with a letter.
 pub(crate) fn is_snake_case(name: &str) -> bool {
-    let mut chars = name.chars();
-    if !chars.next().is_some_and(|c| c.is_ascii_lowercase()) {
+    // Every byte must be ASCII: one pass over the bytes checks them and the underscores.
+    let b = name.as_bytes();
+    if !b.first().is_some_and(u8::is_ascii_lowercase) || b.last() == Some(&b'_') {
         return false;
     }
-    !name.ends_with('_')
-        && !name.contains("__")
-        && name
-            .chars()
-            .all(|c| c.is_ascii_lowercase() || c.is_ascii_digit() || c == '_')
+    let mut prev = 0u8;
+    for &c in b {
+        let ok = c.is_ascii_lowercase() || c.is_ascii_digit() || (c == b'_' && prev != b'_');
+        if !ok {
+            return false;
+        }
+        prev = c;
+    }
+    true
 }
 
 /// Converts a name to snake_case: camelCase and PascalCase boundaries (`HTTPServer` →
@@ -1833,9 +1838,15 @@ mod tests {
             "Search",
             "2fa",
             "",
+            "a_é",
+            "ab___c",
+            "a_",
+            "_",
         ] {
             assert!(!is_snake_case(bad), "{bad}");
         }
+        assert!(is_snake_case("a"));
+        assert!(is_snake_case("a_b_c9"));
         assert_eq!(to_snake_case("searchProducts"), "search_products");
         assert_eq!(to_snake_case("get-env"), "get_env");
         assert_eq!(to_snake_case("HTTPServerURL"), "http_server_url");
