@@ -440,9 +440,10 @@ pub fn locate<'p>(text: &str, pointers: &[&'p str]) -> HashMap<&'p str, usize, F
 /// 1-based line and column (in characters) of each byte offset, in one sweep over the text.
 pub fn positions(text: &str, offsets: &[usize]) -> Vec<(usize, usize)> {
     let mut order: Vec<usize> = (0..offsets.len()).collect();
-    // Findings mostly come in document order: sort only when they do not.
+    // Findings mostly come in document order: sort only when they do not. Each position
+    // depends on its offset alone, so the order among equal offsets does not matter.
     if !offsets.is_sorted() {
-        order.sort_by_key(|&i| offsets[i]);
+        order.sort_unstable_by_key(|&i| offsets[i]);
     }
     let mut out = vec![(1, 1); offsets.len()];
     let (mut line, mut col, mut pos) = (1usize, 1usize, 0usize);
@@ -662,6 +663,13 @@ mod tests {
             let mut back = positions(&t, &reversed);
             back.reverse();
             assert_eq!(back, want, "{t:?}");
+            // Out of order with repeats: each offset still gets its own position.
+            let mixed: Vec<usize> = (0..offsets.len() * 2)
+                .map(|k| (k * 7 + k / 3) % offsets.len())
+                .collect();
+            let got = positions(&t, &mixed.iter().map(|&k| offsets[k]).collect::<Vec<_>>());
+            let expect: Vec<(usize, usize)> = mixed.iter().map(|&k| want[k]).collect();
+            assert_eq!(got, expect, "{t:?}");
         }
     }
 

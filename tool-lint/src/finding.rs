@@ -114,16 +114,64 @@ fn tokens(pointer: &str) -> impl Iterator<Item = &str> {
 fn cmp_pointers(a: &str, b: &str) -> Ordering {
     // The tokens before the last `/` of the common prefix are the same in both: compare from
     // there (pointers of one tool mostly share a long head).
-    let common = a.bytes().zip(b.bytes()).take_while(|(x, y)| x == y).count();
+    let common = common_prefix(a.as_bytes(), b.as_bytes());
     if common == a.len() && common == b.len() {
         return Ordering::Equal;
     }
     if a.starts_with('/') && b.starts_with('/') {
         if let Some(k) = a.as_bytes()[..common].iter().rposition(|&c| c == b'/') {
+            // The first tokens after `k` differ as text (the pointers part inside them or where
+            // one ends): they decide, unless they read the same (`01` and `1`, `~` and `~0`).
+            let ord = cmp_token(first_token(&a[k + 1..]), first_token(&b[k + 1..]));
+            if ord != Ordering::Equal {
+                return ord;
+            }
             return cmp_tokens(&a[k..], &b[k..]);
         }
     }
     cmp_tokens(a, b)
+}
+
+/// How many bytes two byte strings share at their start, eight at a time.
+fn common_prefix(x: &[u8], y: &[u8]) -> usize {
+    let n = x.len().min(y.len());
+    let mut i = 0;
+    while i + 8 <= n {
+        let p = u64::from_le_bytes(x[i..i + 8].try_into().expect("eight bytes"));
+        let q = u64::from_le_bytes(y[i..i + 8].try_into().expect("eight bytes"));
+        if p != q {
+            return i + ((p ^ q).trailing_zeros() / 8) as usize;
+        }
+        i += 8;
+    }
+    while i < n && x[i] == y[i] {
+        i += 1;
+    }
+    i
+}
+
+/// The text of a pointer up to its first `/` (tokens are short: a plain loop beats `find`).
+fn first_token(rest: &str) -> &str {
+    rest.bytes()
+        .position(|c| c == b'/')
+        .map_or(rest, |i| &rest[..i])
+}
+
+/// Two reference tokens: array indices numerically (as `u64` parses them), anything else by
+/// its unescaped text.
+fn cmp_token(x: &str, y: &str) -> Ordering {
+    // Only a token that starts with a digit or `+` parses as a `u64`.
+    let number = |t: &str| {
+        matches!(t.as_bytes().first(), Some(b'0'..=b'9' | b'+'))
+            .then(|| t.parse::<u64>().ok())
+            .flatten()
+    };
+    if let Some(n) = number(x) {
+        if let Some(m) = number(y) {
+            return n.cmp(&m);
+        }
+    }
+    unescape(x).cmp(&unescape(y))
 }
 
 /// [`cmp_pointers`] token by token from the start.
@@ -137,10 +185,7 @@ fn cmp_tokens(a: &str, b: &str) -> Ordering {
             // Equal tokens compare equal however they read: skip the number parse.
             (Some(x), Some(y)) if x == y => {}
             (Some(x), Some(y)) => {
-                let ord = match (x.parse::<u64>(), y.parse::<u64>()) {
-                    (Ok(n), Ok(m)) => n.cmp(&m),
-                    _ => unescape(x).cmp(&unescape(y)),
-                };
+                let ord = cmp_token(x, y);
                 if ord != Ordering::Equal {
                     return ord;
                 }
@@ -213,10 +258,28 @@ mod tests {
             "/inputSchema/properties/q",
             "/inputSchema/properties/qq/description",
             "/inputSchema/properties/p/description",
+            "/a/~",
+            "/a/~0",
+            "/a/~/x",
+            "/a/~0/y",
+            "/a/01/x",
+            "/a/1/y",
+            "/a/+1/z",
+            "/a/1",
+            "/a/10/x/01234567/9",
+            "/a/10/x/01234567/10",
+            "/a/10/x/0123456789abcdef/q",
+            "/a/10/x/0123456789abcdeg",
+            "/a/10/x/0123456789abcdef/q~1r",
+            "/a/10/x/0123456789abcdef/q~1",
+            "~0/x",
+            "~/y",
         ];
         for a in pointers {
             for b in pointers {
                 assert_eq!(cmp_pointers(a, b), cmp_tokens(a, b), "{a:?} {b:?}");
+                let naive = a.bytes().zip(b.bytes()).take_while(|(x, y)| x == y).count();
+                assert_eq!(common_prefix(a.as_bytes(), b.as_bytes()), naive);
                 assert_eq!(
                     cmp_pointers(a, b),
                     cmp_pointers(b, a).reverse(),

@@ -14,11 +14,11 @@ pub(crate) fn tool_name_problem(name: &str) -> Option<String> {
             format!("name \"{name}\" is not snake_case; use \"{fixed}\"")
         });
     }
-    let words: Vec<&str> = name.split('_').collect();
-    let first = words.first().copied().unwrap_or_default();
+    let first = name.split('_').next().unwrap_or_default();
     // VERBS is sorted: the same answer as `contains`.
     if VERBS.binary_search(&first).is_ok() {
-        if words.len() == 1 {
+        // One word: no `_` after it.
+        if first.len() == name.len() {
             return Some(format!(
                 "name \"{name}\" is a verb alone; add what it acts on, as in \"{name}_<object>\""
             ));
@@ -189,8 +189,38 @@ const ROOT_WORDS: &[&str] = &[
 /// `api_key`, `accessToken`, `DATABASE_URL` and `workspace_root` fire while `max_tokens`,
 /// `token_count`, `next_page_token`, `sort_key` and `workspace_id` do not.
 pub(crate) fn secret_kind(name: &str) -> Option<&'static str> {
-    let snake = to_snake_case(name);
-    let segs: Vec<&str> = snake.split('_').filter(|s| !s.is_empty()).collect();
+    // A name of lowercase letters, digits and `_` has the words of its snake_case form (which
+    // only collapses and trims its underscores): split it as it is.
+    let owned;
+    let snake = if name
+        .bytes()
+        .all(|c| c.is_ascii_lowercase() || c.is_ascii_digit() || c == b'_')
+    {
+        name
+    } else {
+        owned = to_snake_case(name);
+        &owned
+    };
+    // The words on the stack: names rarely have more than a few.
+    let mut few = [""; 8];
+    let mut many = Vec::new();
+    let mut n = 0;
+    for seg in snake.split('_').filter(|s| !s.is_empty()) {
+        if n < few.len() {
+            few[n] = seg;
+        } else {
+            if many.is_empty() {
+                many.extend_from_slice(&few);
+            }
+            many.push(seg);
+        }
+        n += 1;
+    }
+    secret_kind_of(if n <= few.len() { &few[..n] } else { &many })
+}
+
+/// [`secret_kind`] of a name's snake_case words.
+fn secret_kind_of(segs: &[&str]) -> Option<&'static str> {
     let last = *segs.last()?;
     let prev = segs.len().checked_sub(2).map(|i| segs[i]);
     let pairs = || segs.windows(2).map(|w| (w[0], w[1]));
@@ -347,6 +377,45 @@ mod tests {
             "query",
         ] {
             assert_eq!(secret_kind(name), None, "{name}");
+        }
+    }
+
+    #[test]
+    fn secrets_are_found_in_the_words_of_the_snake_case_form() {
+        let words = [
+            "api",
+            "Key",
+            "TOKEN",
+            "password",
+            "policy",
+            "db",
+            "url",
+            "workspace",
+            "root",
+            "x1",
+            "access",
+            "",
+            "_",
+            "dir",
+            "home",
+            "conn",
+            "String",
+        ];
+        let mut names = Vec::new();
+        for (i, a) in words.iter().enumerate() {
+            for b in words {
+                for sep in ["_", "", "__", "-"] {
+                    names.push(format!("{a}{sep}{b}"));
+                    names.push(format!("_{a}{sep}{b}_"));
+                    // More words than fit on the stack.
+                    names.push(format!("{}{a}{sep}{b}", "w_".repeat(i)));
+                }
+            }
+        }
+        for name in names {
+            let snake = to_snake_case(&name);
+            let segs: Vec<&str> = snake.split('_').filter(|s| !s.is_empty()).collect();
+            assert_eq!(secret_kind(&name), secret_kind_of(&segs), "{name}");
         }
     }
 

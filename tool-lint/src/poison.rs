@@ -9,7 +9,7 @@
 
 use crate::text::NameSet;
 
-use crate::text::{List, Words, MARK_AT, MARK_LT, MARK_PATH, MARK_SCHEME};
+use crate::text::{List, WordSet, Words, MARK_AT, MARK_LT, MARK_PATH, MARK_SCHEME};
 
 /// One match: what was found (for the message) and where, as `(start, len)` in characters
 /// (0-based start) of the string.
@@ -169,7 +169,7 @@ pub(crate) const CONVERSATION_PHRASES: &[&str] = &[
 ];
 
 /// Verbs that ask for something to be read, handed over or put into an argument.
-const REQUEST_VERBS: &[&str] = &[
+pub(crate) const REQUEST_VERBS: &[&str] = &[
     "read",
     "include",
     "includes",
@@ -211,7 +211,7 @@ const REQUEST_VERBS: &[&str] = &[
 ];
 
 /// Verbs that send data somewhere.
-const SEND_VERBS: &[&str] = &[
+pub(crate) const SEND_VERBS: &[&str] = &[
     "send",
     "sent",
     "post",
@@ -366,9 +366,9 @@ fn sentence_of(ws: &Words, i: usize) -> (usize, usize) {
     (a, b)
 }
 
-fn sentence_has(ws: &Words, i: usize, set: &[&str]) -> bool {
+fn sentence_has(ws: &Words, i: usize, set: WordSet) -> bool {
     let (a, b) = sentence_of(ws, i);
-    (a..=b).any(|k| set.iter().any(|w| ws.is_word(k, w)))
+    (a..=b).any(|k| ws.in_set(k, set))
 }
 
 /// The word index at or after a character position (1-based `at` of words).
@@ -494,7 +494,7 @@ fn is_dotenv(tok: &str) -> bool {
 fn request_phrase(text: &str, ws: &Words, set: List) -> Option<Hit> {
     let mut from = 0;
     while let Some((i, j, _)) = ws.find_any_from(set, from) {
-        if sentence_has(ws, i, REQUEST_VERBS) {
+        if sentence_has(ws, i, WordSet::Request) {
             let span = ws.span(i, j);
             return Some(Hit {
                 what: original(text, span),
@@ -523,7 +523,7 @@ pub(crate) fn exfiltration_target(text: &str, ws: &Words) -> Option<Hit> {
             return false;
         }
         let span = char_span(text, at, at + tok.len());
-        let sends = word_at_char(ws, span.0).is_some_and(|w| sentence_has(ws, w, SEND_VERBS));
+        let sends = word_at_char(ws, span.0).is_some_and(|w| sentence_has(ws, w, WordSet::Send));
         if sends {
             found = Some(Hit {
                 what: tok.to_string(),
@@ -590,7 +590,7 @@ pub(crate) fn shadowing(
         let start = at + text[at..].find(tok).unwrap_or(0);
         let span = char_span(text, start, start + tok.len());
         let hit = word_at_char(ws, span.0).is_some_and(|w| {
-            sentence_has(ws, w, SHADOW_CUES) || {
+            sentence_has(ws, w, WordSet::ShadowCue) || {
                 let (a, b) = sentence_of(ws, w);
                 (a..b).any(|k| ws.is_word(k, "instead") && ws.is_word(k + 1, "of"))
             }

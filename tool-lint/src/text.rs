@@ -403,6 +403,13 @@ impl<'t> Words<'t> {
             .is_some_and(|k| k.index == 0 && lexicon().fetch[k.id as usize])
     }
 
+    /// Whether word `i` is one of the words of `set`: what [`Words::is_word`] says for some
+    /// word of the set, by the word's lexicon id (every word of a set has one).
+    pub(crate) fn in_set(&self, i: usize, set: WordSet) -> bool {
+        let id = self.items[i].id;
+        id != UNKNOWN && lexicon().in_sets[id as usize] & set as u8 != 0
+    }
+
     /// Whether word `i` is `word`, one of the lexicon's [`EXTRA_WORDS`] or a word of a phrase.
     fn is(&self, i: usize, word: u16) -> bool {
         self.items[i].id == word
@@ -537,6 +544,31 @@ impl<'a> NameSet<'a> {
     }
 }
 
+/// Sets of single words the rules look for in a sentence ([`Words::in_set`]); each value is
+/// its bit in [`Lexicon::in_sets`].
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum WordSet {
+    /// [`crate::poison::REQUEST_VERBS`].
+    Request = 1,
+    /// [`crate::poison::SEND_VERBS`].
+    Send = 2,
+    /// [`crate::poison::SHADOW_CUES`].
+    ShadowCue = 4,
+}
+
+impl WordSet {
+    const ALL: [WordSet; 3] = [WordSet::Request, WordSet::Send, WordSet::ShadowCue];
+
+    /// The words of the set, lowercase.
+    pub(crate) fn words(self) -> &'static [&'static str] {
+        match self {
+            WordSet::Request => crate::poison::REQUEST_VERBS,
+            WordSet::Send => crate::poison::SEND_VERBS,
+            WordSet::ShadowCue => crate::poison::SHADOW_CUES,
+        }
+    }
+}
+
 /// The phrase lists of the text rules, each searched with [`Words::find_any`].
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub(crate) enum List {
@@ -597,6 +629,8 @@ pub(crate) struct Lexicon {
     sets: Vec<PhraseSet>,
     /// For each word id: whether the word is one of [`FETCH_VERBS`].
     fetch: Vec<bool>,
+    /// For each word id: the [`WordSet`] bits of the sets that hold the word.
+    in_sets: Vec<u8>,
     always: u16,
     never: u16,
     please: u16,
@@ -645,6 +679,7 @@ impl Lexicon {
             never: 0,
             please: 0,
             fetch: Vec::new(),
+            in_sets: Vec::new(),
         };
         lex.always = lex.intern("always");
         lex.never = lex.intern("never");
@@ -689,7 +724,16 @@ impl Lexicon {
             lex.starts[id] |= CUE;
         }
         let fetch: Vec<u16> = FETCH_VERBS.iter().map(|w| lex.intern(w)).collect();
+        let members: Vec<(u16, u8)> = WordSet::ALL
+            .iter()
+            .flat_map(|&set| set.words().iter().map(move |w| (w, set as u8)))
+            .map(|(w, bit)| (lex.intern(w), bit))
+            .collect();
         let n = lex.words.len();
+        lex.in_sets = vec![0; n];
+        for (id, bit) in members {
+            lex.in_sets[id as usize] |= bit;
+        }
         lex.fetch = vec![false; n];
         for id in fetch {
             lex.fetch[id as usize] = true;
@@ -976,15 +1020,20 @@ pub(crate) fn says_what_it_returns(ws: &Words) -> bool {
 /// Whether a name is snake_case: lowercase ASCII letters and digits in words joined by single
 /// underscores, starting with a letter.
 pub(crate) fn is_snake_case(name: &str) -> bool {
-    let mut chars = name.chars();
-    if !chars.next().is_some_and(|c| c.is_ascii_lowercase()) {
+    // Every byte must be ASCII: one pass over the bytes checks them and the underscores.
+    let b = name.as_bytes();
+    if !b.first().is_some_and(u8::is_ascii_lowercase) || b.last() == Some(&b'_') {
         return false;
     }
-    !name.ends_with('_')
-        && !name.contains("__")
-        && name
-            .chars()
-            .all(|c| c.is_ascii_lowercase() || c.is_ascii_digit() || c == '_')
+    let mut prev = 0u8;
+    for &c in b {
+        let ok = c.is_ascii_lowercase() || c.is_ascii_digit() || (c == b'_' && prev != b'_');
+        if !ok {
+            return false;
+        }
+        prev = c;
+    }
+    true
 }
 
 /// Converts a name to snake_case: camelCase and PascalCase boundaries (`HTTPServer` →
@@ -1580,6 +1629,10 @@ mod tests {
                     "getter",
                     "look",
                     "up",
+                    "Forward",
+                    "PASTE",
+                    "bcc",
+                    "Whenever",
                 ])
                 .prop_map(str::to_string),
                 "[a-zA-Z0-9']{1,8}",
@@ -1610,6 +1663,17 @@ mod tests {
                     prop_assert!(ws.is_word(i, &w));
                     let longer = format!("{}x", w);
                     prop_assert!(!ws.is_word(i, &longer));
+                }
+                // A set's words are found by id as `is_word` finds them, in the text and in
+                // the same text split by characters (with a non-ASCII word beside it).
+                let wide = format!("{t} é");
+                for ws in [ws, Words::chars(&wide, lexicon())] {
+                    for i in 0..ws.len() {
+                        for set in WordSet::ALL {
+                            let by_word = set.words().iter().any(|w| ws.is_word(i, w));
+                            prop_assert_eq!(ws.in_set(i, set), by_word, "{:?} {}", t, i);
+                        }
+                    }
                 }
             }
         }
@@ -1774,9 +1838,15 @@ mod tests {
             "Search",
             "2fa",
             "",
+            "a_é",
+            "ab___c",
+            "a_",
+            "_",
         ] {
             assert!(!is_snake_case(bad), "{bad}");
         }
+        assert!(is_snake_case("a"));
+        assert!(is_snake_case("a_b_c9"));
         assert_eq!(to_snake_case("searchProducts"), "search_products");
         assert_eq!(to_snake_case("get-env"), "get_env");
         assert_eq!(to_snake_case("HTTPServerURL"), "http_server_url");
