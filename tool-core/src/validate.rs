@@ -776,11 +776,19 @@ impl Run<'_> {
         if self.full() {
             return;
         }
-        let message = if path.is_empty() {
-            format!("The arguments {what}.")
+        // `"{path}" {what}.` (or `The arguments {what}.`), then the description: written into
+        // one string with room for all of it.
+        let room = path.len() + what.len() + desc.map_or(0, |d| d.len() + 1) + 16;
+        let mut message = String::with_capacity(room);
+        if path.is_empty() {
+            message.push_str("The arguments ");
         } else {
-            format!("\"{path}\" {what}.")
-        };
+            message.push('"');
+            message.push_str(path);
+            message.push_str("\" ");
+        }
+        message.push_str(&what);
+        message.push('.');
         self.errors.push(ArgError {
             code,
             path: path.to_string(),
