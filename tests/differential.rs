@@ -1472,6 +1472,67 @@ fn typed_decoding_agrees_on_texts_the_corpus_does_not_make() {
     assert!(failures.is_empty(), "{}", failures.join("\n"));
 }
 
+/// Arguments that decode and fail the checks of one parameter are answered on the fast path from
+/// that parameter's value alone; they must get exactly the general path's envelope: one problem
+/// or several of the one parameter, a parameter with a default (left to the general path), two
+/// failing parameters (left to it too), `null`s and unknown keys beside a failing one.
+#[test]
+fn one_invalid_parameter_is_answered_as_the_general_path_answers() {
+    use tool_core::__internal::Input;
+    let (fast_tb, general_tb) = typed_toolboxes();
+    let rt = tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()
+        .expect("a runtime");
+    let cases: &[(&str, &str)] = &[
+        ("search_text", r#"{"query": "x"}"#),
+        ("search_text", r#"{"query": "a much longer query"}"#),
+        ("search_text", r#"{"query": "tent", "code": "tnt-1"}"#),
+        ("search_text", r#"{"code": "TNT-1", "query": "x"}"#),
+        ("search_text", r#"{"query": "x", "code": null}"#),
+        ("search_text", r#"{"query": "x", "code": "bad"}"#),
+        ("search_text", r#"{"query": "x", "other": 1}"#),
+        ("search_text", r#"{"query": "x", "query": "y"}"#),
+        ("tag_note", r#"{"id": "N-1234567"}"#),
+        ("tag_note", r#"{"id": "X-1234567"}"#),
+        ("tag_note", r#"{"id": "N-1", "offset": 5}"#),
+        ("tag_note", r#"{"id": "N-1", "offset": -6}"#),
+        ("tag_note", r#"{"id": "bad", "offset": 5}"#),
+        ("tag_note", r#"{"id": "N-1", "step": 0.25}"#),
+        ("list_offers", r#"{"pack": 7}"#),
+        ("list_offers", r#"{"count": 51}"#),
+        ("list_offers", r#"{"count": -6, "pack": 7}"#),
+        ("list_orders", r#"{"limit": 0}"#),
+        ("list_orders", r#"{"limit": 101, "newest_first": false}"#),
+        ("list_pages", r#"{"size": 0}"#),
+        ("list_pages", r#"{"size": 51, "tags": []}"#),
+    ];
+    let tools: Vec<toolsmith::Tool> = common::validation_tools::tools_under_test()
+        .into_iter()
+        .chain(typed_tools::all())
+        .collect();
+    let mut failures = Vec::new();
+    let mut answered = 0;
+    for (name, text) in cases {
+        let value: Value = serde_json::from_str(text).expect("JSON");
+        let tool = tools.iter().find(|t| t.name() == *name).expect("a tool");
+        if tool.typed_accepts(Input::Text(text)) == Some(false) {
+            answered += 1;
+        }
+        for args in [
+            toolsmith::Arguments::Text(text.to_string()),
+            toolsmith::Arguments::Value(value),
+        ] {
+            match both_paths(&rt, &fast_tb, &general_tb, name, args) {
+                Ok(env) => assert_eq!(env.status, toolsmith::Status::InvalidInput, "{name} {text}"),
+                Err(e) => failures.push(e),
+            }
+        }
+    }
+    assert!(answered > 10, "the cases are ones the fast path refuses");
+    assert_agreed(&failures);
+}
+
 /// JSON text of `v` where now and then an object repeats a key, with the same value or another
 /// (serde_json's parsed value keeps the last one; serde's derived structs refuse a repeat).
 fn text_with_repeats(rng: &mut XorShift, v: &Value, repeated: &mut bool) -> String {

@@ -97,6 +97,56 @@ fn call_tool(toolbox: &Toolbox, name: &str, args: toolsmith::Arguments) -> (Enve
     (env, text.contains("typed fast path"))
 }
 
+/// [`call_tool`], telling whether the call was refused from one parameter's decoded value.
+fn call_one_invalid(toolbox: &Toolbox, args: toolsmith::Arguments) -> (Envelope, bool) {
+    let lines = Lines::default();
+    let writer = lines.clone();
+    let subscriber = tracing_subscriber::fmt()
+        .with_max_level(tracing::Level::TRACE)
+        .with_ansi(false)
+        .with_writer(move || writer.clone())
+        .finish();
+    let env = tracing::subscriber::with_default(subscriber, || {
+        tokio::runtime::Builder::new_current_thread()
+            .enable_all()
+            .build()
+            .unwrap()
+            .block_on(toolbox.call("add_units", args))
+    });
+    let text = String::from_utf8(lines.0.lock().unwrap().clone()).unwrap();
+    (env, text.contains("one invalid parameter answered"))
+}
+
+#[test]
+fn one_parameter_outside_its_constraints_is_answered_without_the_general_path() {
+    let toolbox = plain();
+    let general = Toolbox::builder()
+        .tool(add_units::tool())
+        .without_typed_decoding()
+        .build()
+        .unwrap();
+    for args in [
+        toolsmith::Arguments::from(r#"{"level": 12, "units": 0}"#),
+        json!({"level": 12, "units": 0}).into(),
+    ] {
+        let (env, direct) = call_one_invalid(&toolbox, args.clone());
+        assert!(direct, "{args:?}: not answered from the decoded value");
+        let (expected, direct) = call_one_invalid(&general, args);
+        assert!(!direct);
+        let strip = |mut e: Envelope| {
+            e.operation_id = None;
+            e
+        };
+        assert_eq!(strip(env), strip(expected));
+    }
+    // Not when serde refuses the arguments (a wrong type, a missing parameter).
+    for bad in [r#"{"level": "12", "units": 3}"#, r#"{"level": 12}"#] {
+        let (env, direct) = call_one_invalid(&toolbox, bad.into());
+        assert_eq!(env.status, Status::InvalidInput);
+        assert!(!direct, "{bad}");
+    }
+}
+
 fn plain() -> Toolbox {
     Toolbox::builder().tool(add_units::tool()).build().unwrap()
 }

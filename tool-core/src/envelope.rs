@@ -200,7 +200,14 @@ impl Envelope {
     pub(crate) fn to_json_with_data_text(&self, data_text: Option<&str>) -> String {
         // Written into a `String` piece by piece, so nothing is checked for UTF-8 again (the
         // data text can be most of the answer).
-        let mut out = String::with_capacity(96 + data_text.map_or(0, str::len));
+        // Room for every field, so the text is not moved while it grows.
+        let texts = [&self.code, &self.message, &self.note, &self.cursor]
+            .into_iter()
+            .chain([&self.reference, &self.operation_id])
+            .flatten()
+            .map(String::len)
+            .sum::<usize>();
+        let mut out = String::with_capacity(160 + texts + data_text.map_or(0, str::len));
         // Fields in the order and with the omissions of the derived `Serialize`.
         let field = |out: &mut String, name: &str| {
             out.push(if out.is_empty() { '{' } else { ',' });
@@ -278,6 +285,7 @@ impl Envelope {
 /// `\b \f \n \r \t`, other control characters as `\u00xx` (lower-case hex), nothing else.
 pub(crate) fn push_json_str(out: &mut String, s: &str) {
     const HEX: &[u8; 16] = b"0123456789abcdef";
+    out.reserve(s.len() + 2);
     out.push('"');
     // Most text needs no escape: one pass without early exit (it vectorizes), then one copy.
     let plain = !s.bytes().fold(false, |escape, b| {
@@ -288,8 +296,21 @@ pub(crate) fn push_json_str(out: &mut String, s: &str) {
         out.push('"');
         return;
     }
+    let bytes = s.as_bytes();
+    // Plain bytes are skipped eight at a time and copied in runs, up to the next byte to escape
+    // (messages quote names, so most have a few).
     let mut start = 0;
-    for (i, &b) in s.as_bytes().iter().enumerate() {
+    let mut i = 0;
+    while i < bytes.len() {
+        if let Some(word) = bytes.get(i..i + 8) {
+            let mut w = [0u8; 8];
+            w.copy_from_slice(word);
+            if !word_needs_escape(u64::from_le_bytes(w)) {
+                i += 8;
+                continue;
+            }
+        }
+        let b = bytes[i];
         let short = match b {
             b'"' => "\\\"",
             b'\\' => "\\\\",
@@ -299,7 +320,10 @@ pub(crate) fn push_json_str(out: &mut String, s: &str) {
             0x08 => "\\b",
             0x0C => "\\f",
             0x00..=0x1F => "",
-            _ => continue,
+            _ => {
+                i += 1;
+                continue;
+            }
         };
         // `i` is at an ASCII byte, so both slices end on character boundaries.
         out.push_str(&s[start..i]);
@@ -310,10 +334,23 @@ pub(crate) fn push_json_str(out: &mut String, s: &str) {
         } else {
             out.push_str(short);
         }
-        start = i + 1;
+        i += 1;
+        start = i;
     }
     out.push_str(&s[start..]);
     out.push('"');
+}
+
+/// Whether one of the eight bytes of `w` is escaped in JSON: a control character (below 0x20),
+/// `"` or `\\`. Each test is exact as a whole (a borrow can only set bits above a byte that
+/// matched), so no byte is missed and none is flagged wrongly.
+fn word_needs_escape(w: u64) -> bool {
+    const ONES: u64 = 0x0101_0101_0101_0101;
+    const HIGH: u64 = 0x8080_8080_8080_8080;
+    let below = |x: u64, n: u64| x.wrapping_sub(ONES * n) & !x & HIGH;
+    let quote = w ^ (ONES * u64::from(b'"'));
+    let backslash = w ^ (ONES * u64::from(b'\\'));
+    (below(w, 0x20) | below(quote, 1) | below(backslash, 1)) != 0
 }
 
 impl Envelope {
@@ -355,6 +392,35 @@ mod tests {
             let mut ours = String::new();
             super::push_json_str(&mut ours, &text);
             assert_eq!(ours, serde_json::to_string(&text).unwrap(), "{text:?}");
+        }
+    }
+
+    #[test]
+    fn long_strings_are_escaped_at_every_position() {
+        // The escaper skips eight bytes at a time: put each kind of byte at every offset of
+        // strings longer than a few words, beside multi-byte characters.
+        let specials = [
+            '"', '\\', '\n', '\u{1}', '\u{1f}', '\u{7f}', ' ', 'é', '✓', '😀',
+        ];
+        for len in [7, 8, 9, 15, 16, 17, 40] {
+            for at in 0..len {
+                for c in specials {
+                    for fill in ['a', 'ü'] {
+                        let mut text: String = std::iter::repeat_n(fill, len).collect();
+                        let (i, _) = text.char_indices().nth(at).expect("a character");
+                        text.insert(i, c);
+                        text.push(c);
+                        let mut ours = String::new();
+                        super::push_json_str(&mut ours, &text);
+                        assert_eq!(ours, serde_json::to_string(&text).unwrap(), "{text:?}");
+                    }
+                }
+            }
+        }
+        for b in 0u8..=255 {
+            let w = u64::from_le_bytes([b'a', b'b', b, b'c', b'd', b'e', b'f', b'g']);
+            let escaped = b < 0x20 || b == b'"' || b == b'\\';
+            assert_eq!(super::word_needs_escape(w), escaped, "{b}");
         }
     }
 

@@ -157,9 +157,9 @@ pub mod __private {
     /// The typed fast path's pieces.
     pub mod typed {
         pub use crate::typed::{
-            guarded_from_str, guarded_from_value, starts_object, wrong_arguments, Fast, Known,
-            KnownType, PatternCell, Probe, TypeProbe, TypedArgs, TypedDef, Unknown, UnknownType,
-            NO_PATTERN,
+            guarded_from_str, guarded_from_value, starts_object, wrong_arguments, Decoded, Fast,
+            Known, KnownType, PatternCell, Probe, TypeProbe, TypedArgs, TypedDef, Unknown,
+            UnknownType, NO_PATTERN,
         };
         pub use serde_json::from_str;
         pub use std::marker::PhantomData;

@@ -945,20 +945,27 @@ impl Redactor {
     /// opens a PEM block counts wherever it is. Text with a backslash counts as changing.
     pub(crate) fn json_text_may_change(&self, json: &str, quiet: &QuietKeys) -> bool {
         let bytes = json.as_bytes();
-        if memchr::memchr(b'\\', bytes).is_some()
-            || (self.builtin_fields && pem_begin().find(bytes).is_some())
-        {
+        if self.builtin_fields && pem_begin().find(bytes).is_some() {
             return true;
         }
-        let mut quotes = memchr::memchr_iter(b'"', bytes);
-        while let Some(open) = quotes.next() {
-            let Some(end) = quotes.next() else {
+        // One pass over the text, from each quote to the next: every byte is looked at once, so
+        // a backslash anywhere is found on the way.
+        let mut at = 0;
+        while let Some(open) = next_quote_or_backslash(bytes, at) {
+            if bytes[open] == b'\\' {
+                return true;
+            }
+            let Some(end) = next_quote_or_backslash(bytes, open + 1) else {
                 return true;
             };
+            if bytes[end] == b'\\' {
+                return true;
+            }
             // Quotes are ASCII, so both ends are character boundaries.
             let Some(s) = json.get(open + 1..end) else {
                 return true;
             };
+            at = end + 1;
             if bytes.get(end + 1) == Some(&b':') {
                 if quiet.contains(s) {
                     continue;
@@ -973,6 +980,35 @@ impl Redactor {
         }
         false
     }
+}
+
+/// The first `"` or `\\` in `bytes` from `from` on. Eight bytes are tested at a time: the
+/// strings of a result are mostly short, where a `memchr` call costs more than it saves.
+fn next_quote_or_backslash(bytes: &[u8], from: usize) -> Option<usize> {
+    const ONES: u64 = 0x0101_0101_0101_0101;
+    const HIGH: u64 = 0x8080_8080_8080_8080;
+    let mut i = from;
+    while let Some(word) = bytes.get(i..i + 8) {
+        let mut w = [0u8; 8];
+        w.copy_from_slice(word);
+        let w = u64::from_le_bytes(w);
+        let quote = w ^ (ONES * u64::from(b'"'));
+        let backslash = w ^ (ONES * u64::from(b'\\'));
+        // A zero byte of either marks a match. A borrow can flag a byte above a match wrongly,
+        // never one below, so the lowest flag is the first match.
+        let hits = ((quote.wrapping_sub(ONES) & !quote)
+            | (backslash.wrapping_sub(ONES) & !backslash))
+            & HIGH;
+        if hits != 0 {
+            return Some(i + (hits.trailing_zeros() / 8) as usize);
+        }
+        i += 8;
+    }
+    bytes
+        .get(i..)?
+        .iter()
+        .position(|&b| b == b'"' || b == b'\\')
+        .map(|p| i + p)
 }
 
 /// Object keys this redactor leaves alone: no pattern matches them and none names a secret.
@@ -1053,6 +1089,85 @@ fn is_redacted_marker(s: &str) -> bool {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// The scan as first written (a `memchr` per quote), the reference for the one pass.
+    fn json_text_may_change_reference(r: &Redactor, json: &str, quiet: &QuietKeys) -> bool {
+        let bytes = json.as_bytes();
+        if memchr::memchr(b'\\', bytes).is_some()
+            || (r.builtin_fields && pem_begin().find(bytes).is_some())
+        {
+            return true;
+        }
+        let mut quotes = memchr::memchr_iter(b'"', bytes);
+        while let Some(open) = quotes.next() {
+            let Some(end) = quotes.next() else {
+                return true;
+            };
+            // Quotes are ASCII, so both ends are character boundaries.
+            let Some(s) = json.get(open + 1..end) else {
+                return true;
+            };
+            if bytes.get(end + 1) == Some(&b':') {
+                if quiet.contains(s) {
+                    continue;
+                }
+                if r.builtin_fields && is_secret_field(s) {
+                    return true;
+                }
+            }
+            if r.redact_str_counted(s).1 > 0 {
+                return true;
+            }
+        }
+        false
+    }
+
+    #[test]
+    fn the_one_pass_scan_agrees_with_the_quote_by_quote_scan() {
+        let r = Redactor::new();
+        let quiet = r.quiet_keys(["sku", "name", "price_nok", "in_stock"]);
+        let mut texts: Vec<String> = vec![
+            String::new(),
+            "[]".into(),
+            r#"[{"sku":"TNT-2P","name":"Fjell 2-person tent","price_nok":3499,"in_stock":true}]"#
+                .into(),
+            r#"{"password":"x"}"#.into(),
+            r#"{"note":"token ghp_0123456789abcdefghijklmnopqrstuvwxyzAB"}"#.into(),
+            r#"{"a":"b\"c"}"#.into(),
+            r#"{"a":"unterminated"#.into(),
+            r#""just a string""#.into(),
+            r#"["-----BEGIN RSA PRIVATE KEY-----","x"]"#.into(),
+            r#"{"api_key":1,"n":[1,2,{"k":"v"}]}"#.into(),
+        ];
+        // Quotes and backslashes at every offset around the eight-byte steps.
+        for len in 0..24 {
+            for c in ['"', '\\', ':', 'x'] {
+                let pad: String = std::iter::repeat_n('a', len).collect();
+                texts.push(format!(r#"{{"{pad}{c}":"{pad}","b":"{c}{pad}"}}"#));
+                texts.push(format!(r#"["{pad}", "{pad}{c}", "é{pad}"]"#));
+            }
+        }
+        for t in &texts {
+            for q in [&quiet, &QuietKeys::default()] {
+                assert_eq!(
+                    r.json_text_may_change(t, q),
+                    json_text_may_change_reference(&r, t, q),
+                    "{t}"
+                );
+            }
+            for from in 0..=t.len() {
+                let want = t.as_bytes()[from..]
+                    .iter()
+                    .position(|&b| b == b'"' || b == b'\\')
+                    .map(|p| from + p);
+                assert_eq!(
+                    next_quote_or_backslash(t.as_bytes(), from),
+                    want,
+                    "{t} {from}"
+                );
+            }
+        }
+    }
 
     #[test]
     fn secret_field_names_by_their_last_word() {

@@ -235,7 +235,7 @@ impl Tool {
     #[doc(hidden)]
     pub fn typed_accepts(&self, input: crate::typed::Input<'_>) -> Option<bool> {
         let def = self.inner.typed.as_ref()?;
-        Some(crate::typed::decode(Some(def), input).is_some())
+        Some(crate::typed::decode(Some(def), input).args().is_some())
     }
 
     /// Whether the tool's output may hold text a secret could be in, so redaction reads its

@@ -13,6 +13,14 @@
 //! has. So what is accepted and rejected does not change, and the schema validator stays the
 //! single source of error messages.
 //!
+//! One refusal is answered without the general path: arguments that decode, where every
+//! parameter passes its checks but one that was sent (no default filled in) and whose decoded
+//! value is its JSON as sent (a string, an integer). Then the validator's own check of that
+//! one value, at its name, gives the call's problems ([`Decoded::OneInvalid`],
+//! `Validator::parameter_errors`): every other parameter is valid, none is missing (serde
+//! decoded them) and none is unknown (serde refuses those), so a whole validation would find
+//! exactly these. Two failing parameters, or one of another type, go the general way.
+//!
 //! What the fast path knows:
 //!
 //! | type | checks |
@@ -98,14 +106,39 @@ pub type TypedInvokeFn = for<'a> fn(
 /// The generated executor of decoded arguments (sync tools), its result encoded as asked.
 pub type TypedBlockingFn = fn(&Context, TypedArgs, Encoding) -> Result<Reply<Encoded>, ToolError>;
 
+/// What the fast path made of a call's arguments. Built by generated code.
+#[doc(hidden)]
+pub enum Decoded {
+    /// Decoded, and every check passed.
+    Args(TypedArgs),
+    /// Decoded, and every parameter passed its checks but this one (its name, and its value as
+    /// the validator sees it): the validator's own checks of that one value are the problems
+    /// of the whole call, so it need not parse and validate everything again
+    /// ([`crate::validate::Validator::parameter_errors`]). Only a parameter that was sent
+    /// (no default filled in) of a type whose value is its JSON as sent ([`Fast::json`]).
+    OneInvalid(&'static str, Value),
+    /// The general path decides.
+    Fallback,
+}
+
+impl Decoded {
+    /// The decoded arguments, when every check passed.
+    pub fn args(self) -> Option<TypedArgs> {
+        match self {
+            Decoded::Args(args) => Some(args),
+            _ => None,
+        }
+    }
+}
+
 /// The fast path the macro generates for one tool. Built by generated code.
 #[doc(hidden)]
 #[derive(Clone, Copy)]
 pub struct TypedDef {
-    /// Decodes and checks JSON text; `None` when the general path must decide.
-    pub from_text: fn(&str) -> Option<TypedArgs>,
-    /// Decodes and checks a parsed value; `None` when the general path must decide.
-    pub from_value: fn(&Value) -> Option<TypedArgs>,
+    /// Decodes and checks JSON text.
+    pub from_text: fn(&str) -> Decoded,
+    /// Decodes and checks a parsed value.
+    pub from_value: fn(&Value) -> Decoded,
     /// Runs the tool on decoded arguments.
     pub invoke: TypedInvokeFn,
     /// For a sync tool: the same as a plain function.
@@ -121,10 +154,13 @@ pub enum Input<'a> {
     Value(&'a Value),
 }
 
-/// Tries the fast path: the decoded arguments, or `None` when the general path must decide
-/// (the tool has no fast path, or the input is not one the fast path can prove valid).
-pub fn decode(def: Option<&TypedDef>, input: Input<'_>) -> Option<TypedArgs> {
-    let def = def?;
+/// Tries the fast path: the decoded arguments, the one parameter that fails its checks, or
+/// [`Decoded::Fallback`] when the general path must decide (the tool has no fast path, or the
+/// input is not one the fast path can prove valid or invalid).
+pub fn decode(def: Option<&TypedDef>, input: Input<'_>) -> Decoded {
+    let Some(def) = def else {
+        return Decoded::Fallback;
+    };
     match input {
         Input::Text(text) => (def.from_text)(text),
         Input::Value(value) => (def.from_value)(value),
@@ -178,6 +214,13 @@ pub trait Fast {
     {
         false
     }
+
+    /// The value as the validator sees it in the arguments it came from, when that is certain
+    /// from the decoded value alone (a string, an integer); `None` otherwise. A parameter that
+    /// fails its checks is then reported from this value ([`Decoded::OneInvalid`]).
+    fn json(&self) -> Option<Value> {
+        None
+    }
 }
 
 /// The known types' check.
@@ -185,11 +228,18 @@ pub trait Fast {
 pub trait Known {
     /// See [`Fast::fast_ok`].
     fn typed_ok(self, constraints: &[Constraint], pattern: &PatternCell) -> bool;
+
+    /// See [`Fast::json`].
+    fn typed_json(self) -> Option<Value>;
 }
 
 impl<T: Fast + ?Sized> Known for &&Probe<'_, T> {
     fn typed_ok(self, constraints: &[Constraint], pattern: &PatternCell) -> bool {
         self.0.fast_ok(constraints, pattern)
+    }
+
+    fn typed_json(self) -> Option<Value> {
+        self.0.json()
     }
 }
 
@@ -198,11 +248,18 @@ impl<T: Fast + ?Sized> Known for &&Probe<'_, T> {
 pub trait Unknown {
     /// Always `false`.
     fn typed_ok(self, constraints: &[Constraint], pattern: &PatternCell) -> bool;
+
+    /// Always `None`.
+    fn typed_json(self) -> Option<Value>;
 }
 
 impl<T: ?Sized> Unknown for &Probe<'_, T> {
     fn typed_ok(self, _: &[Constraint], _: &PatternCell) -> bool {
         false
+    }
+
+    fn typed_json(self) -> Option<Value> {
+        None
     }
 }
 
@@ -266,6 +323,10 @@ impl Fast for String {
     fn json_ne(&self, other: &Self) -> bool {
         self != other
     }
+
+    fn json(&self) -> Option<Value> {
+        Some(Value::String(self.clone()))
+    }
 }
 
 /// Checks a number, as the validator sees it, against numeric constraints.
@@ -300,6 +361,11 @@ macro_rules! fast_int {
 
             fn json_ne(&self, other: &Self) -> bool {
                 self != other
+            }
+
+            // serde reads an integer type only from an integer, which parses to this number.
+            fn json(&self) -> Option<Value> {
+                Some(Value::Number(Number::from(*self)))
             }
         }
     )*};

@@ -210,6 +210,37 @@ impl Validator {
         run.verdict()
     }
 
+    /// The problems [`Validator::validate`] finds in arguments that hold `value` for the
+    /// top-level property `name` and are otherwise valid (every other property present is
+    /// valid, no required one is missing, no unknown one is sent): those of `value` alone, at
+    /// the path `name`. `None` when `value` has none the compiled checks find, or the root
+    /// schema checks more than its properties (a reference, a combinator, a fixed value), so
+    /// only a whole validation can tell.
+    pub(crate) fn parameter_errors(&self, name: &str, value: &Value) -> Option<Vec<ArgError>> {
+        let root = &self.nodes[self.root];
+        let plain_object = !root.never
+            && root.reference.is_none()
+            && root.enum_values.is_none()
+            && root.const_value.is_none()
+            && root.all_of.is_empty()
+            && root.any_of.is_empty()
+            && root.one_of.is_empty()
+            && (root.types == 0 || root.types & T_OBJ != 0);
+        if !plain_object {
+            return None;
+        }
+        // As `check_object` checks a known property: at its name, with its own description.
+        let &(_, n) = root.properties.iter().find(|(k, _)| k == name)?;
+        let mut run = Run::new(self);
+        let mut path = name.to_string();
+        run.check(n, value, &mut path, None);
+        if run.errors.is_empty() {
+            return None;
+        }
+        run.note_omitted();
+        run.verdict().err()
+    }
+
     /// Whether the arguments are valid (no messages are built).
     pub fn is_valid(&self, args: &Value) -> bool {
         self.validate(args).is_ok()
@@ -776,11 +807,19 @@ impl Run<'_> {
         if self.full() {
             return;
         }
-        let message = if path.is_empty() {
-            format!("The arguments {what}.")
+        // `"{path}" {what}.` (or `The arguments {what}.`), then the description: written into
+        // one string with room for all of it.
+        let room = path.len() + what.len() + desc.map_or(0, |d| d.len() + 1) + 16;
+        let mut message = String::with_capacity(room);
+        if path.is_empty() {
+            message.push_str("The arguments ");
         } else {
-            format!("\"{path}\" {what}.")
-        };
+            message.push('"');
+            message.push_str(path);
+            message.push_str("\" ");
+        }
+        message.push_str(&what);
+        message.push('.');
         self.errors.push(ArgError {
             code,
             path: path.to_string(),

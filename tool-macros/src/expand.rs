@@ -69,6 +69,9 @@ pub fn tool_expr(tool: &ToolFn, self_ty: Option<&Type>) -> TokenStream {
     let mut call_args = Vec::new();
     // The typed fast path: one check per parameter, and whether its type can have one.
     let mut checks = Vec::new();
+    // The same checks, run again on arguments that failed them, to find the one parameter that
+    // fails (see `typed::Decoded::OneInvalid`).
+    let mut failures = Vec::new();
     let mut fast_possible = Vec::new();
     // Whether a parameter's type needs the guarded decoding (a `#[model]` type).
     let mut guards = Vec::new();
@@ -141,6 +144,35 @@ pub fn tool_expr(tool: &ToolFn, self_ty: Option<&Type>) -> TokenStream {
                     static __RE: #p::typed::PatternCell = #p::typed::PatternCell::new();
                     const __C: &[#p::Constraint] = &[#(#check_constraints),*];
                     #check
+                }});
+                // A parameter with a default may hold the default, not what was sent: its
+                // failure is left to the general path.
+                let report = if m.arg.default.is_some() {
+                    quote!(return ::std::option::Option::None;)
+                } else {
+                    quote! {
+                        if __one.is_some() {
+                            return ::std::option::Option::None;
+                        }
+                        __one = ::std::option::Option::Some((#name, (&&#p::typed::Probe(__v)).typed_json()?));
+                    }
+                };
+                let failure = if m.optional {
+                    quote! {
+                        if let ::std::option::Option::Some(__v) = &__a.#field {
+                            if !#probe { #report }
+                        }
+                    }
+                } else {
+                    quote! {
+                        let __v = &__a.#field;
+                        if !#probe { #report }
+                    }
+                };
+                failures.push(quote! {{
+                    static __RE: #p::typed::PatternCell = #p::typed::PatternCell::new();
+                    const __C: &[#p::Constraint] = &[#(#check_constraints),*];
+                    #failure
                 }});
                 if m.optional && m.arg.default.is_some() {
                     // `null` would decode as `None` where the general path drops it and decodes
@@ -371,6 +403,26 @@ pub fn tool_expr(tool: &ToolFn, self_ty: Option<&Type>) -> TokenStream {
             #(#checks)*
             true
         }
+        /// Arguments that failed `__check`: the one parameter that fails, with its value as JSON,
+        /// or `None` when more than one fails or one cannot be reported alone.
+        #[allow(unused_variables, unused_imports, unused_mut, clippy::needless_borrow)]
+        #[cold]
+        fn __failure(__a: &__Args) -> ::std::option::Option<(&'static str, #p::Value)> {
+            use #p::typed::{Known as _, Unknown as _};
+            let mut __one: ::std::option::Option<(&'static str, #p::Value)> = ::std::option::Option::None;
+            #(#failures)*
+            __one
+        }
+        /// What the checks make of decoded arguments.
+        fn __checked(__a: __Args) -> #p::typed::Decoded {
+            if __check(&__a) {
+                return #p::typed::Decoded::Args(::std::boxed::Box::new(__a));
+            }
+            match __failure(&__a) {
+                ::std::option::Option::Some((__name, __value)) => #p::typed::Decoded::OneInvalid(__name, __value),
+                ::std::option::Option::None => #p::typed::Decoded::Fallback,
+            }
+        }
         /// Whether a parameter's type is one serde decodes more leniently than its schema
         /// allows (a `#[model]` type), so decoding goes through the guard. Constant per tool.
         #[allow(unused_imports, clippy::needless_borrow)]
@@ -379,33 +431,33 @@ pub fn tool_expr(tool: &ToolFn, self_ty: Option<&Type>) -> TokenStream {
             use #p::typed::{KnownType as _, UnknownType as _};
             false #(|| #guards)*
         }
-        fn __from_text(__text: &str) -> ::std::option::Option<#p::typed::TypedArgs> {
+        fn __from_text(__text: &str) -> #p::typed::Decoded {
             if !#p::typed::starts_object(__text) {
-                return ::std::option::Option::None;
+                return #p::typed::Decoded::Fallback;
             }
-            let __a: __Args = if __guarded() {
-                #p::typed::guarded_from_str(__text)?
+            let __a: ::std::option::Option<__Args> = if __guarded() {
+                #p::typed::guarded_from_str(__text)
             } else {
-                #p::typed::from_str(__text).ok()?
+                #p::typed::from_str(__text).ok()
             };
-            if !__check(&__a) {
-                return ::std::option::Option::None;
+            match __a {
+                ::std::option::Option::Some(__a) => __checked(__a),
+                ::std::option::Option::None => #p::typed::Decoded::Fallback,
             }
-            ::std::option::Option::Some(::std::boxed::Box::new(__a))
         }
-        fn __from_value(__v: &#p::Value) -> ::std::option::Option<#p::typed::TypedArgs> {
+        fn __from_value(__v: &#p::Value) -> #p::typed::Decoded {
             if !__v.is_object() {
-                return ::std::option::Option::None;
+                return #p::typed::Decoded::Fallback;
             }
-            let __a: __Args = if __guarded() {
-                #p::typed::guarded_from_value(__v)?
+            let __a: ::std::option::Option<__Args> = if __guarded() {
+                #p::typed::guarded_from_value(__v)
             } else {
-                <__Args as #p::serde::Deserialize>::deserialize(__v).ok()?
+                <__Args as #p::serde::Deserialize>::deserialize(__v).ok()
             };
-            if !__check(&__a) {
-                return ::std::option::Option::None;
+            match __a {
+                ::std::option::Option::Some(__a) => __checked(__a),
+                ::std::option::Option::None => #p::typed::Decoded::Fallback,
             }
-            ::std::option::Option::Some(::std::boxed::Box::new(__a))
         }
         #[allow(unused_imports, clippy::needless_borrow)]
         fn __typed_def() -> ::std::option::Option<#p::typed::TypedDef> {

@@ -13,11 +13,11 @@ use crate::toolbox::Toolbox;
 use std::sync::Arc;
 use std::time::Instant;
 
-/// Writes the call's audit record and returns its envelope, stamped with the operation id.
+/// Writes the call's audit record and returns its envelope (the caller stamps it with the
+/// operation id, which it owns).
 pub(super) fn record(tb: &Toolbox, call: &mut CallState<'_>, started: Instant) -> Envelope {
     let sh = &tb.shared;
-    let mut env = call.env.take().unwrap_or_else(super::internal_failure);
-    env.operation_id = Some(call.operation_id.to_string());
+    let env = call.env.take().unwrap_or_else(super::internal_failure);
     if let Some(sink) = &sh.audit {
         let mut rec = AuditRecord::new(AuditEvent::Call, call.operation_id, call.name);
         if let Some(entry) = &call.entry {

@@ -5,19 +5,39 @@
 //! stage reads the arguments as a value: the arguments are decoded straight into the tool's
 //! argument struct with its constraints checked, `args` stays empty and `validate` has nothing
 //! to do. Whatever the fast path cannot prove valid goes the general way, to `validate`, which
-//! builds the errors.
+//! builds the errors; except arguments that decode and fail the checks of exactly one parameter
+//! that was sent: the validator checks that one value and its problems are the answer (the
+//! same the general path gives).
 
 use super::{CallState, Shared, Step};
 use crate::codes;
 use crate::envelope::{Envelope, Status};
 use crate::toolbox::Arguments;
+use crate::typed::Decoded;
 use serde_json::Value;
 
 pub(super) fn run(sh: &Shared, call: &mut CallState<'_>) -> Step {
     if fast_path_allowed(sh, call) {
         let typed = call.entry().typed.as_ref();
         if let Some(raw) = &call.raw {
-            call.typed = crate::typed::decode(typed, raw.as_input()).map(std::sync::Mutex::new);
+            match crate::typed::decode(typed, raw.as_input()) {
+                Decoded::Args(args) => call.typed = Some(std::sync::Mutex::new(args)),
+                // One parameter fails its checks and all else is valid: its own problems, as the
+                // validator describes them, are the call's (the general path would find exactly
+                // these after parsing and validating everything).
+                Decoded::OneInvalid(name, value) => {
+                    if let Some(env) = super::validate::one_parameter(call.entry(), name, &value) {
+                        #[cfg(feature = "tracing")]
+                        tracing::trace!(
+                            target: "toolsmith::decode",
+                            "one invalid parameter answered from its decoded value"
+                        );
+                        call.raw = None;
+                        return Step::Refuse(env);
+                    }
+                }
+                Decoded::Fallback => {}
+            }
         }
         if call.typed.is_some() {
             // What `tests/fast_path.rs` watches for: no cost unless a subscriber takes `trace`.

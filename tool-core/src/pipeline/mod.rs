@@ -477,19 +477,25 @@ async fn run_call(
 ) -> (Envelope, Option<String>) {
     let started = std::time::Instant::now();
     let trace = audit::Trace::default();
-    let mut dropped = audit::DropAudit::new(tb, name, &options.caller, &operation_id, &trace);
-    let mut call = CallState::new(name, args, &options, &operation_id, &trace, encoding);
-    // Host code runs inside the pipeline too (hooks, the approver, the record store): a panic
-    // there becomes `failed` like a panic in a tool, so a call itself never panics. The panic
-    // guard needs an `Unpin` future: the stages are pinned in place.
-    let finished = execute::CatchUnwind(std::pin::pin!(run(tb, &mut call))).await;
-    dropped.disarm();
-    if let Err(panic) = finished {
-        call.panicked_with(panic);
-    }
-    let text = call.data_text.take();
-    let env = audit::record(tb, &mut call, started);
-    telemetry::finish(&call, &env);
+    // The envelope takes the operation id itself once nothing borrows it any more (the call's
+    // state and the drop guard end with this block).
+    let (mut env, text) = {
+        let mut dropped = audit::DropAudit::new(tb, name, &options.caller, &operation_id, &trace);
+        let mut call = CallState::new(name, args, &options, &operation_id, &trace, encoding);
+        // Host code runs inside the pipeline too (hooks, the approver, the record store): a
+        // panic there becomes `failed` like a panic in a tool, so a call itself never panics.
+        // The panic guard needs an `Unpin` future: the stages are pinned in place.
+        let finished = execute::CatchUnwind(std::pin::pin!(run(tb, &mut call))).await;
+        dropped.disarm();
+        if let Err(panic) = finished {
+            call.panicked_with(panic);
+        }
+        let text = call.data_text.take();
+        let env = audit::record(tb, &mut call, started);
+        telemetry::finish(&call, &env);
+        (env, text)
+    };
+    env.operation_id = Some(operation_id);
     (env, text)
 }
 

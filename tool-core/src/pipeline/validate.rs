@@ -70,6 +70,15 @@ fn contains_null(v: &Value) -> bool {
     }
 }
 
+/// The answer to arguments that the typed fast path decoded and whose every parameter but
+/// `name` passed its checks ([`crate::typed::Decoded::OneInvalid`]): the validator's problems
+/// with that one value, which are those of the whole arguments. `None` when the validator
+/// cannot tell from the one value (the general path then decides).
+pub(super) fn one_parameter(entry: &Entry, name: &str, value: &Value) -> Option<Envelope> {
+    let errors = entry.validator.parameter_errors(name, value)?;
+    Some(invalid_arguments(errors))
+}
+
 fn invalid_arguments(errors: Vec<validate::ArgError>) -> Envelope {
     let code = errors.first().map_or(codes::INVALID_ARGUMENT, |e| e.code);
     let message = errors
