@@ -431,7 +431,8 @@ impl<'t> Words<'t> {
             return None;
         }
         let first = self.known.partition_point(|k| (k.index as usize) < from);
-        for (q, k) in self.known.iter().enumerate().skip(first) {
+        for q in first..self.known.len() {
+            let k = &self.known[q];
             let (i, id) = (k.index as usize, k.word.id as usize);
             if lex.starts[id] & bit == 0 {
                 continue;
