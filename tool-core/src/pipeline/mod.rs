@@ -475,12 +475,15 @@ async fn run_call(
     operation_id: String,
     encoding: Encoding,
 ) -> (Envelope, Option<String>) {
-    let started = std::time::Instant::now();
+    // The clock is read, and the trace kept, only for the audit record (`audit`).
+    let audited = tb.shared.audit.is_some();
+    let started = audited.then(std::time::Instant::now);
     let trace = audit::Trace::default();
     // The envelope takes the operation id itself once nothing borrows it any more (the call's
     // state and the drop guard end with this block).
     let (mut env, text) = {
-        let mut dropped = audit::DropAudit::new(tb, name, &options.caller, &operation_id, &trace);
+        let mut dropped =
+            audit::DropAudit::new(tb, name, &options.caller, &operation_id, &trace, audited);
         let mut call = CallState::new(name, args, &options, &operation_id, &trace, encoding);
         // Host code runs inside the pipeline too (hooks, the approver, the record store): a
         // panic there becomes `failed` like a panic in a tool, so a call itself never panics.
