@@ -577,10 +577,24 @@ async fn a_dropped_call_is_audited_as_cancelled_and_digests_are_keyed() {
     assert_eq!(records[0].status, None);
     assert_eq!(records[0].caller.as_deref(), Some("ann"));
     assert!(records[0].detail.as_deref().unwrap().contains("dropped"));
+    // What the call had learned before it was dropped: the tool, that it ran, when it began.
+    assert_eq!(
+        records[0].detail.as_deref(),
+        Some("the host dropped the call while the tool ran; its effects are unknown")
+    );
+    assert_eq!(
+        records[0].fingerprint,
+        tb.spec("send_transfer").unwrap().fingerprint()
+    );
+    assert!(
+        records[0].duration_ms.is_some_and(|ms| ms >= 15),
+        "{records:?}"
+    );
 
     // The argument digest cannot be reversed by trying every PIN.
     let _ = tb.call("check_pin", json!({"pin": "4821"})).await;
     let digest = sink.records()[1].args_digest.clone().unwrap();
+    assert!(sink.records()[1].duration_ms.is_some());
     let found = (0..10_000)
         .map(|n| format!("{n:04}"))
         .find(|pin| args_digest(&json!({"pin": pin})) == digest);

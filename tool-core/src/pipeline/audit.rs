@@ -14,8 +14,8 @@ use std::sync::Arc;
 use std::time::Instant;
 
 /// Writes the call's audit record and returns its envelope (the caller stamps it with the
-/// operation id, which it owns).
-pub(super) fn record(tb: &Toolbox, call: &mut CallState<'_>, started: Instant) -> Envelope {
+/// operation id, which it owns). `started` is when the call began, read only for a toolbox with an audit sink.
+pub(super) fn record(tb: &Toolbox, call: &mut CallState<'_>, started: Option<Instant>) -> Envelope {
     let sh = &tb.shared;
     let env = call.env.take().unwrap_or_else(super::internal_failure);
     if let Some(sink) = &sh.audit {
@@ -27,7 +27,7 @@ pub(super) fn record(tb: &Toolbox, call: &mut CallState<'_>, started: Instant) -
         rec.caller = call.options.caller.id().map(String::from);
         rec.status = Some(env.status);
         rec.code.clone_from(&env.code);
-        rec.duration_ms = Some(elapsed_ms(started));
+        rec.duration_ms = started.map(elapsed_ms);
         rec.args_digest = call
             .args
             .as_ref()
@@ -67,7 +67,8 @@ pub(crate) fn write_audit(sink: &dyn AuditSink, faults: &Faults, rec: &AuditReco
     }
 }
 
-/// What the pipeline learned about a call so far, for the audit record of a dropped call.
+/// What the pipeline learned about a call so far, for the audit record of a dropped call: kept
+/// only by a toolbox with an audit sink (the stages skip it otherwise).
 #[derive(Default)]
 pub(crate) struct Trace(std::sync::Mutex<TraceInner>);
 
@@ -99,7 +100,8 @@ pub(super) struct DropAudit<'a> {
     tool: &'a str,
     caller: &'a Caller,
     operation_id: &'a str,
-    started: Instant,
+    /// When the call began: read only for a toolbox with an audit sink.
+    started: Option<Instant>,
     trace: &'a Trace,
     armed: bool,
 }
@@ -111,13 +113,14 @@ impl<'a> DropAudit<'a> {
         caller: &'a Caller,
         operation_id: &'a str,
         trace: &'a Trace,
+        audited: bool,
     ) -> Self {
         DropAudit {
             toolbox,
             tool,
             caller,
             operation_id,
-            started: Instant::now(),
+            started: audited.then(Instant::now),
             trace,
             armed: true,
         }
@@ -146,7 +149,7 @@ impl Drop for DropAudit<'_> {
         }
         rec.caller = self.caller.id().map(String::from);
         rec.code = Some(CANCELLED.to_string());
-        rec.duration_ms = Some(elapsed_ms(self.started));
+        rec.duration_ms = self.started.map(elapsed_ms);
         rec.args_digest.clone_from(&t.args_digest);
         rec.detail = Some(if t.started {
             "the host dropped the call while the tool ran; its effects are unknown".to_string()

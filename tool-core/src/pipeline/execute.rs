@@ -21,7 +21,9 @@ use std::time::Duration;
 
 pub(super) async fn run(sh: &Shared, call: &mut CallState<'_>) -> Step {
     idempotency::mark_started(call);
-    call.trace.mark_started();
+    if sh.audit.is_some() {
+        call.trace.mark_started();
+    }
     let entry = Arc::clone(call.entry());
     let spec = entry.tool.spec();
     let timeout = spec

@@ -21,7 +21,9 @@ pub(super) fn run(tb: &Toolbox, call: &mut CallState<'_>) -> Step {
     };
     let entry = Arc::clone(&reg.entries[i]);
     drop(reg);
-    call.trace.set_entry(&entry);
+    if tb.shared.audit.is_some() {
+        call.trace.set_entry(&entry);
+    }
     call.entry = Some(entry);
     Step::Continue
 }

@@ -29,11 +29,13 @@
 //! # How a call flows
 //!
 //! `call` makes a `CallState` (tool name, caller options, operation id, the raw
-//! [`Arguments`]) and `run` loops over [`ORDER`]. Each stage reads and fills the state: lookup
-//! sets `entry`, decode sets `args` (or, on the typed fast path, `typed`: then `validate` has
-//! nothing left to do and `execute` runs the tool on them), cursor sets `page` (for a tool with
-//! a cursor parameter), idempotency holds a `claim`, execute leaves a `reply` and whether the
-//! tool `ran`, and a stage that has the answer sets `env`. A stage returns a `Step`:
+//! [`Arguments`]) and `run` loops over [`ORDER`], passing over the stages that have nothing to do
+//! for the call's tool and toolbox (no cursor parameter, no hooks, no idempotency key, no
+//! approval, no redactor: `Idle`, known once the tool is). Each stage reads and fills the state:
+//! lookup sets `entry`, decode sets `args` (or, on the typed fast path, `typed`: then `validate`
+//! has nothing left to do and `execute` runs the tool on them), cursor sets `page` (for a tool
+//! with a cursor parameter), idempotency holds a `claim`, execute leaves a `reply` and whether
+//! the tool `ran`, and a stage that has the answer sets `env`. A stage returns a `Step`:
 //!
 //! - `Continue`: the next stage runs;
 //! - `Refuse(env)`: the call ends before an answer (unknown tool, denial, invalid arguments, a
@@ -475,12 +477,15 @@ async fn run_call(
     operation_id: String,
     encoding: Encoding,
 ) -> (Envelope, Option<String>) {
-    let started = std::time::Instant::now();
+    // The clock is read, and the trace kept, only for the audit record (`audit`).
+    let audited = tb.shared.audit.is_some();
+    let started = audited.then(std::time::Instant::now);
     let trace = audit::Trace::default();
     // The envelope takes the operation id itself once nothing borrows it any more (the call's
     // state and the drop guard end with this block).
     let (mut env, text) = {
-        let mut dropped = audit::DropAudit::new(tb, name, &options.caller, &operation_id, &trace);
+        let mut dropped =
+            audit::DropAudit::new(tb, name, &options.caller, &operation_id, &trace, audited);
         let mut call = CallState::new(name, args, &options, &operation_id, &trace, encoding);
         // Host code runs inside the pipeline too (hooks, the approver, the record store): a
         // panic there becomes `failed` like a panic in a tool, so a call itself never panics.
@@ -541,6 +546,8 @@ where
 pub(crate) async fn run<'a>(tb: &'a Toolbox, call: &mut CallState<'a>) {
     let hosts = &tb.shared.host_stages;
     let mut next_host = 0;
+    // The stages with nothing to do for this call, known once the tool is (after `lookup`).
+    let mut idle = Idle::NONE;
     for &id in ORDER {
         if id == StageId::Audit {
             break;
@@ -562,6 +569,9 @@ pub(crate) async fn run<'a>(tb: &'a Toolbox, call: &mut CallState<'a>) {
             }
             call.env = Some(internal_failure());
             call.detail = Some("no stage answered the call".to_string());
+        }
+        if idle.has(id) {
+            continue;
         }
         let sh = &tb.shared;
         // The stages that await are polled in place, each only when it has something to await:
@@ -586,6 +596,52 @@ pub(crate) async fn run<'a>(tb: &'a Toolbox, call: &mut CallState<'a>) {
             }
             Step::Answer(env) => call.env = Some(env),
         }
+        if id == StageId::Lookup {
+            idle = Idle::of(&tb.shared, call);
+        }
+    }
+}
+
+/// The stages that would only answer `Step::Continue` for a call, whatever the stages before
+/// them did: `run` does not visit them. Each condition is the stage's own first check.
+#[derive(Clone, Copy)]
+struct Idle(u32);
+
+impl Idle {
+    const NONE: Idle = Idle(0);
+
+    fn bit(id: StageId) -> u32 {
+        1 << (id as u32)
+    }
+
+    fn has(self, id: StageId) -> bool {
+        self.0 & Idle::bit(id) != 0
+    }
+
+    /// For a call whose tool is found (`lookup`); none for one that ended there.
+    fn of(sh: &Shared, call: &CallState<'_>) -> Idle {
+        let Some(entry) = &call.entry else {
+            return Idle::NONE;
+        };
+        let inner = &entry.tool.inner;
+        let mut idle = 0;
+        let mut when = |cond: bool, id: StageId| {
+            if cond {
+                idle |= Idle::bit(id);
+            }
+        };
+        // `cursor` leaves `page` unset (as it starts) and `stored_page` has no page to serve.
+        when(!entry.paginated, StageId::Cursor);
+        when(!entry.paginated, StageId::StoredPage);
+        when(sh.hooks.is_empty(), StageId::BeforeHooks);
+        // No key: nothing is claimed, so nothing is recorded.
+        let keyless = inner.idempotency_key.is_empty() && call.options.idempotency_key.is_none();
+        when(keyless, StageId::Idempotency);
+        when(keyless, StageId::IdempotencyRecord);
+        when(!inner.spec.effects.requires_approval, StageId::Approval);
+        when(sh.redactor.is_none(), StageId::Redact);
+        when(!sh.hooks.has_after(), StageId::AfterHooks);
+        Idle(idle)
     }
 }
 
