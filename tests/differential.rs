@@ -1274,10 +1274,7 @@ fn both_paths(
 fn typed_decoding_agrees_with_the_validator_on_the_random_corpus() {
     use tool_core::__internal::Input;
     let (fast_tb, general_tb) = typed_toolboxes();
-    let rt = tokio::runtime::Builder::new_current_thread()
-        .enable_all()
-        .build()
-        .expect("a runtime");
+    let rt = runtime();
     let mut tools = common::validation_tools::tools_under_test();
     tools.extend(typed_tools::all());
     let mut rng = XorShift(0xD1B5_4A32_D192_ED03);
@@ -1352,10 +1349,7 @@ fn typed_decoding_agrees_with_the_validator_on_the_random_corpus() {
 #[test]
 fn typed_decoding_agrees_on_texts_the_corpus_does_not_make() {
     let (fast_tb, general_tb) = typed_toolboxes();
-    let rt = tokio::runtime::Builder::new_current_thread()
-        .enable_all()
-        .build()
-        .expect("a runtime");
+    let rt = runtime();
     let cases: &[(&str, &str)] = &[
         ("search_text", ""),
         ("search_text", "   "),
@@ -1480,10 +1474,7 @@ fn typed_decoding_agrees_on_texts_the_corpus_does_not_make() {
 fn one_invalid_parameter_is_answered_as_the_general_path_answers() {
     use tool_core::__internal::Input;
     let (fast_tb, general_tb) = typed_toolboxes();
-    let rt = tokio::runtime::Builder::new_current_thread()
-        .enable_all()
-        .build()
-        .expect("a runtime");
+    let rt = runtime();
     let cases: &[(&str, &str)] = &[
         ("search_text", r#"{"query": "x"}"#),
         ("search_text", r#"{"query": "a much longer query"}"#),
@@ -1531,6 +1522,14 @@ fn one_invalid_parameter_is_answered_as_the_general_path_answers() {
     }
     assert!(answered > 10, "the cases are ones the fast path refuses");
     assert_agreed(&failures);
+}
+
+/// A current-thread runtime for the tests that call both toolboxes.
+fn runtime() -> tokio::runtime::Runtime {
+    tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()
+        .expect("a runtime")
 }
 
 /// JSON text of `v` where now and then an object repeats a key, with the same value or another
@@ -1686,10 +1685,7 @@ fn model_schemas_are_what_the_fast_path_assumes() {
 fn typed_decoding_agrees_on_model_parameters() {
     use tool_core::__internal::Input;
     let (fast_tb, general_tb) = typed_toolboxes();
-    let rt = tokio::runtime::Builder::new_current_thread()
-        .enable_all()
-        .build()
-        .expect("a runtime");
+    let rt = runtime();
     let mut tools = typed_tools::all();
     tools.extend(
         common::validation_tools::tools_under_test()

@@ -79,6 +79,22 @@ fn call(toolbox: &Toolbox, args: toolsmith::Arguments) -> (Envelope, bool) {
 
 /// [`call`] of the named tool.
 fn call_tool(toolbox: &Toolbox, name: &str, args: toolsmith::Arguments) -> (Envelope, bool) {
+    call_watching(toolbox, name, args, "typed fast path")
+}
+
+/// [`call_tool`], telling whether the call was refused from one parameter's decoded value.
+fn call_one_invalid(toolbox: &Toolbox, args: toolsmith::Arguments) -> (Envelope, bool) {
+    call_watching(toolbox, "add_units", args, "one invalid parameter answered")
+}
+
+/// Calls the named tool under a subscriber that takes every trace event, and tells whether one
+/// of them contained `event`.
+fn call_watching(
+    toolbox: &Toolbox,
+    name: &str,
+    args: toolsmith::Arguments,
+    event: &str,
+) -> (Envelope, bool) {
     let lines = Lines::default();
     let writer = lines.clone();
     let subscriber = tracing_subscriber::fmt()
@@ -94,27 +110,7 @@ fn call_tool(toolbox: &Toolbox, name: &str, args: toolsmith::Arguments) -> (Enve
             .block_on(toolbox.call(name, args))
     });
     let text = String::from_utf8(lines.0.lock().unwrap().clone()).unwrap();
-    (env, text.contains("typed fast path"))
-}
-
-/// [`call_tool`], telling whether the call was refused from one parameter's decoded value.
-fn call_one_invalid(toolbox: &Toolbox, args: toolsmith::Arguments) -> (Envelope, bool) {
-    let lines = Lines::default();
-    let writer = lines.clone();
-    let subscriber = tracing_subscriber::fmt()
-        .with_max_level(tracing::Level::TRACE)
-        .with_ansi(false)
-        .with_writer(move || writer.clone())
-        .finish();
-    let env = tracing::subscriber::with_default(subscriber, || {
-        tokio::runtime::Builder::new_current_thread()
-            .enable_all()
-            .build()
-            .unwrap()
-            .block_on(toolbox.call("add_units", args))
-    });
-    let text = String::from_utf8(lines.0.lock().unwrap().clone()).unwrap();
-    (env, text.contains("one invalid parameter answered"))
+    (env, text.contains(event))
 }
 
 #[test]

@@ -1565,6 +1565,16 @@ pub(crate) fn decode_tags(text: &str) -> String {
 mod tests {
     use super::*;
 
+    /// Every phrase list a text is searched for.
+    const EVERY_LIST: [List; 6] = [
+        List::Steering,
+        List::Prohibition,
+        List::Returns,
+        List::Agent,
+        List::Credential,
+        List::Conversation,
+    ];
+
     proptest::proptest! {
         #[test]
         fn a_name_may_occur_exactly_when_one_is_a_substring(
@@ -1656,14 +1666,6 @@ mod tests {
     );
 
     fn split_of(ws: &Words) -> Split {
-        let lists = [
-            List::Steering,
-            List::Prohibition,
-            List::Returns,
-            List::Agent,
-            List::Credential,
-            List::Conversation,
-        ];
         (
             (0..ws.len())
                 .map(|i| {
@@ -1679,7 +1681,7 @@ mod tests {
             ws.known.iter().map(|k| (k.index, k.word.id)).collect(),
             ws.starts,
             ws.marks,
-            lists
+            EVERY_LIST
                 .iter()
                 .flat_map(|&l| (0..=ws.len()).map(move |from| ws.find_any_from(l, from)))
                 .collect(),
@@ -1836,14 +1838,7 @@ mod tests {
                 return Err(format!("word {i}"));
             }
         }
-        for list in [
-            List::Steering,
-            List::Prohibition,
-            List::Returns,
-            List::Agent,
-            List::Credential,
-            List::Conversation,
-        ] {
+        for list in EVERY_LIST {
             for from in 0..=all.len() {
                 let (got, want) = (
                     ws.find_any_from(list, from),
