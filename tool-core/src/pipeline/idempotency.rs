@@ -15,6 +15,9 @@ use serde_json::Value;
 /// The idempotency key of a call: the declared identifying arguments, or the explicit key
 /// (bound to all the arguments), scoped to the caller and the tool.
 fn key(entry: &Entry, args: &Value, options: &CallOptions) -> Option<IdempotencyKey> {
+    if keyless(entry, options) {
+        return None;
+    }
     let name = entry.tool.name();
     let caller = options.caller.id();
     let declared = &entry.tool.inner.idempotency_key;
@@ -27,6 +30,13 @@ fn key(entry: &Entry, args: &Value, options: &CallOptions) -> Option<Idempotency
             .for_caller(caller)
             .with_request(args)
     })
+}
+
+/// Whether a call of the tool with these options has no key whatever its arguments: the tool
+/// declares no identifying arguments and the caller sent no explicit key, so there is nothing to
+/// claim or record.
+pub(super) fn keyless(entry: &Entry, options: &CallOptions) -> bool {
+    entry.tool.inner.idempotency_key.is_empty() && options.idempotency_key.is_none()
 }
 
 /// Whether repeating the tool is safe (a read, or an idempotent write): then an unknown outcome

@@ -623,7 +623,6 @@ impl Idle {
         let Some(entry) = &call.entry else {
             return Idle::NONE;
         };
-        let inner = &entry.tool.inner;
         let mut idle = 0;
         let mut when = |cond: bool, id: StageId| {
             if cond {
@@ -635,10 +634,10 @@ impl Idle {
         when(!entry.paginated, StageId::StoredPage);
         when(sh.hooks.is_empty(), StageId::BeforeHooks);
         // No key: nothing is claimed, so nothing is recorded.
-        let keyless = inner.idempotency_key.is_empty() && call.options.idempotency_key.is_none();
+        let keyless = idempotency::keyless(entry, call.options);
         when(keyless, StageId::Idempotency);
         when(keyless, StageId::IdempotencyRecord);
-        when(!inner.spec.effects.requires_approval, StageId::Approval);
+        when(!approval::needed(call), StageId::Approval);
         when(sh.redactor.is_none(), StageId::Redact);
         when(!sh.hooks.has_after(), StageId::AfterHooks);
         Idle(idle)
