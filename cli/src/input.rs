@@ -352,6 +352,47 @@ fn mcp_def<'a>(obj: Obj<'a>, schema: Option<&Node<'a>>, arena: &'a Bump) -> Node
     Node::new(Kind::Object(Obj(arena.alloc_slice_copy(&m))))
 }
 
+/// The members of a tool object that say which shape it is written in, found in one pass over
+/// its members (a list of thousands of tools would otherwise scan each object once a key).
+struct ShapeKeys<'a> {
+    function_declarations: Option<&'a Node<'a>>,
+    /// `"type": "function"` (OpenAI).
+    is_function: bool,
+    /// `function` when it is an object (OpenAI Chat).
+    function: Option<Obj<'a>>,
+    /// `input_schema` (Anthropic).
+    input_schema_snake: Option<&'a Node<'a>>,
+    parameters: Option<&'a Node<'a>>,
+    /// Whether there is an `inputSchema` (MCP).
+    input_schema: bool,
+}
+
+impl<'a> ShapeKeys<'a> {
+    fn of(obj: Obj<'a>) -> ShapeKeys<'a> {
+        let mut keys = ShapeKeys {
+            function_declarations: None,
+            is_function: false,
+            function: None,
+            input_schema_snake: None,
+            parameters: None,
+            input_schema: false,
+        };
+        // An object's keys are unique, so each is seen at most once.
+        for (k, v) in obj.0 {
+            match *k {
+                "functionDeclarations" => keys.function_declarations = Some(v),
+                "type" => keys.is_function = v.as_str() == Some("function"),
+                "function" => keys.function = v.as_object(),
+                "input_schema" => keys.input_schema_snake = Some(v),
+                "parameters" => keys.parameters = Some(v),
+                "inputSchema" => keys.input_schema = true,
+                _ => {}
+            }
+        }
+        keys
+    }
+}
+
 fn items_into<'a>(
     items: &[Node<'a>],
     at: &str,
@@ -378,26 +419,25 @@ fn items_into<'a>(
             out.1.push(tool);
             continue;
         };
-        if let Some(decls) = obj.get("functionDeclarations") {
+        let keys = ShapeKeys::of(obj);
+        if let Some(decls) = keys.function_declarations {
             let at = format!("{}/functionDeclarations", tool.at);
             gemini_into(decls, &at, arena, out)?;
             continue;
         }
-        let is_function = obj.get("type").and_then(Node::as_str) == Some("function");
-        let function = obj.get("function").and_then(Node::as_object);
-        let def = if let (true, Some(f)) = (is_function, function) {
+        let def = if let (true, Some(f)) = (keys.is_function, keys.function) {
             tool.shape = Shape::OpenAiChat;
             mcp_def(f, f.get("parameters"), arena)
-        } else if is_function {
+        } else if keys.is_function {
             tool.shape = Shape::OpenAiResponses;
-            mcp_def(obj, obj.get("parameters"), arena)
-        } else if obj.contains_key("input_schema") {
+            mcp_def(obj, keys.parameters, arena)
+        } else if let Some(schema) = keys.input_schema_snake {
             tool.shape = Shape::Anthropic;
-            mcp_def(obj, obj.get("input_schema"), arena)
-        } else if obj.contains_key("parameters") && !obj.contains_key("inputSchema") {
+            mcp_def(obj, Some(schema), arena)
+        } else if keys.parameters.is_some() && !keys.input_schema {
             tool.shape = Shape::Gemini;
             tool.schema_key = "parameters";
-            mcp_def(obj, obj.get("parameters"), arena)
+            mcp_def(obj, keys.parameters, arena)
         } else {
             *item
         };
