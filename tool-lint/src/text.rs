@@ -642,6 +642,7 @@ impl<'a> NameSet<'a> {
         let any = self.any.get_or_init(|| {
             aho_corasick::AhoCorasick::builder()
                 .match_kind(aho_corasick::MatchKind::LeftmostFirst)
+                .kind(Some(aho_corasick::AhoCorasickKind::ContiguousNFA))
                 .build(self.set.iter().filter(|n| !n.is_empty()))
                 .ok()
         });
