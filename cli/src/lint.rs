@@ -2,7 +2,9 @@
 
 use std::collections::HashMap;
 use std::fmt::Write as _;
+use std::io::Write;
 use std::path::PathBuf;
+use std::sync::{Mutex, PoisonError};
 
 use bumpalo::Bump;
 use serde_json::{json, Value};
@@ -11,7 +13,7 @@ use tool_lint::{lint_nodes_then, lookup_rule, Finding, LintConfig, Severity, RUL
 
 use crate::input::{self, Parsed, Shape};
 use crate::style::{self, Style};
-use crate::{emit, CliError, Color, LintFormat};
+use crate::{CliError, Color, LintFormat};
 
 /// One finding with where it is in its source.
 struct Located<'s, 'a> {
@@ -53,85 +55,177 @@ pub fn run(
     let arena = Bump::new();
     let sources = input::load_all_nodes(files, &arena)?;
     let st = Style::stdout(color);
-    let parts = lint_sources(&sources, &cfg, allow, format, st);
-    let located: Vec<&Located> = parts.iter().flat_map(|p| &p.located).collect();
-    let errors = located
+    let mut stdout = std::io::stdout();
+    let (parts, written) = write_report(&sources, &cfg, allow, format, st, &mut stdout);
+    match written {
+        Ok(()) => {}
+        Err(e) if e.kind() == std::io::ErrorKind::BrokenPipe => {}
+        Err(e) => return Err(CliError::input(format!("cannot write the output: {e}"))),
+    }
+    let errors = parts
         .iter()
+        .flat_map(|p| &p.located)
         .filter(|l| l.finding.severity == Severity::Error)
         .count();
-    let warnings = located.len() - errors;
-    let tools: usize = sources.iter().map(|s| s.defs.len()).sum();
-    let texts: Vec<&[u8]> = parts.iter().map(|p| p.text.as_slice()).collect();
-    let written = match format {
-        LintFormat::Human => {
-            let summary = human_summary(located.is_empty(), &sources, tools, errors, warnings, st);
-            emit_all(texts.iter().copied().chain([summary.as_bytes()]))
-        }
-        LintFormat::Json => {
-            let (head, tail) = json_frame(&sources, cfg.profile.name(), tools, errors, warnings);
-            let pieces = json_pieces(&head, &texts, &tail);
-            emit_all(pieces)
-        }
-        LintFormat::Sarif => emit(&format!(
-            "{}\n",
-            serde_json::to_string_pretty(&sarif(&located)).expect("JSON values serialize")
-        )),
-    };
-    written?;
     let code = if errors > 0 { 1 } else { 0 };
     // The process ends right after: freeing every finding and the arena piece by piece would
     // only cost time.
-    std::mem::forget(located);
     std::mem::forget(parts);
     std::mem::forget(sources);
     std::mem::forget(arena);
     Ok(code)
 }
 
-/// Writes `pieces` one after another to standard output, as [`emit`] writes one text.
-fn emit_all<'t>(pieces: impl IntoIterator<Item = &'t [u8]>) -> Result<(), CliError> {
-    use std::io::Write;
-    let mut out = std::io::stdout().lock();
-    let written = pieces
-        .into_iter()
-        .try_for_each(|p| out.write_all(p))
-        .and_then(|_| out.flush());
-    match written {
-        Ok(()) => Ok(()),
-        Err(e) if e.kind() == std::io::ErrorKind::BrokenPipe => Ok(()),
-        Err(e) => Err(CliError::input(format!("cannot write the output: {e}"))),
+/// The report as it goes out: the first write error is kept and nothing is written after it.
+struct Stream<'w, W> {
+    out: &'w mut W,
+    json: bool,
+    /// Whether a finding of the JSON report's array was written.
+    any: bool,
+    result: std::io::Result<()>,
+}
+
+impl<W: Write> Stream<'_, W> {
+    fn write(&mut self, bytes: &[u8]) {
+        if self.result.is_ok() && !bytes.is_empty() {
+            self.result = self.out.write_all(bytes);
+        }
+    }
+
+    /// Before a part's findings (none when `empty`): the JSON array's separator.
+    fn begin_part(&mut self, empty: bool) {
+        if self.json && !empty {
+            let sep: &[u8] = if self.any { b",\n" } else { b"\n" };
+            self.write(sep);
+            self.any = true;
+        }
     }
 }
 
-/// Lints every source: each in one or two parts (see [`lint_nodes_then`]), each part located
-/// and written in `format` on the thread that linted it. The second thread takes a little more
-/// than half of a long list: the first has read the file and gathered its tools before, and
-/// joins the parts after.
-fn lint_sources<'s, 'a>(
+/// Lints every source and writes the report in `format` to `out`; returns the located findings
+/// of each part and how the writing went.
+///
+/// Each source is linted in one or two parts (see [`lint_nodes_then`]), each part located and
+/// written on the thread that linted it. The second thread takes a little more than half of a
+/// long list: the first has read the file and gathered its tools before. The first part's
+/// report goes to `out` as it is written, in pieces of [`SPILL_AT`] bytes, while the second
+/// thread writes its part into a buffer that follows it: a report held whole would be several
+/// megabytes of fresh pages for the kernel to zero. SARIF is built from every finding at the end.
+fn write_report<'s, 'a, W: Write + Send>(
     sources: &'s [Parsed<'a>],
     cfg: &LintConfig,
     allow: &[String],
     format: LintFormat,
     st: Style,
-) -> Vec<Part<'s, 'a>> {
+    out: &mut W,
+) -> (Vec<Part<'s, 'a>>, std::io::Result<()>) {
+    let tools: usize = sources.iter().map(|s| s.defs.len()).sum();
+    let json = format == LintFormat::Json;
+    let mut stream = Stream {
+        out,
+        json,
+        any: false,
+        result: Ok(()),
+    };
+    if json {
+        stream.write(&json_head(sources, cfg.profile.name()));
+    }
+    let stream = Mutex::new(stream);
+    let lock = || stream.lock().unwrap_or_else(PoisonError::into_inner);
     let mut parts = Vec::new();
     for source in sources {
         let split = source.defs.len() * SPLIT_PERCENT / 100;
-        parts.extend(lint_nodes_then(&source.defs, cfg, split, |first, all| {
+        let done = lint_nodes_then(&source.defs, cfg, split, |first, all| {
             let located = locate_part(source, first, all, allow);
-            let text = match format {
-                LintFormat::Human => diagnostics(&located, st).into_bytes(),
-                LintFormat::Json => json_findings(&located),
-                LintFormat::Sarif => Vec::new(),
+            if format == LintFormat::Sarif {
+                return Part {
+                    located,
+                    text: Vec::new(),
+                };
+            }
+            // Every part of this source after the first is written once they are all done,
+            // so the first can go out now, in order.
+            let text = if first == 0 {
+                let mut s = lock();
+                s.begin_part(located.is_empty());
+                let mut spill = |b: &[u8]| s.write(b);
+                part_text(&located, format, st, Some(&mut spill));
+                Vec::new()
+            } else {
+                part_text(&located, format, st, None)
             };
             Part { located, text }
-        }));
+        });
+        let mut s = lock();
+        for p in done.iter().filter(|p| !p.text.is_empty()) {
+            s.begin_part(false);
+            s.write(&p.text);
+        }
+        drop(s);
+        parts.extend(done);
     }
-    parts
+    let mut stream = stream.into_inner().unwrap_or_else(PoisonError::into_inner);
+    let n: usize = parts.iter().map(|p| p.located.len()).sum();
+    let errors = parts
+        .iter()
+        .flat_map(|p| &p.located)
+        .filter(|l| l.finding.severity == Severity::Error)
+        .count();
+    match format {
+        LintFormat::Human => {
+            let summary = human_summary(n == 0, sources, tools, errors, n - errors, st);
+            stream.write(summary.as_bytes());
+        }
+        LintFormat::Json => {
+            let close: &[u8] = if stream.any { b"\n  ]" } else { b"]" };
+            stream.write(close);
+            stream.write(&json_tail(tools, errors, n - errors));
+        }
+        LintFormat::Sarif => {
+            let located: Vec<&Located> = parts.iter().flat_map(|p| &p.located).collect();
+            let doc =
+                serde_json::to_string_pretty(&sarif(&located)).expect("JSON values serialize");
+            stream.write(doc.as_bytes());
+            stream.write(b"\n");
+        }
+    }
+    let result = std::mem::replace(&mut stream.result, Ok(()));
+    (parts, result.and_then(|()| stream.out.flush()))
+}
+
+/// A part's human or JSON report: returned whole, or with `spill` handed each piece of about
+/// [`SPILL_AT`] bytes as it is written (then nothing is returned).
+fn part_text(
+    located: &[Located],
+    format: LintFormat,
+    st: Style,
+    spill: Option<Spill<'_>>,
+) -> Vec<u8> {
+    match format {
+        LintFormat::Human => diagnostics(located, st, spill).into_bytes(),
+        LintFormat::Json => json_findings(located, spill),
+        LintFormat::Sarif => Vec::new(),
+    }
+}
+
+/// Where a part's report goes piece by piece as it is written (see [`part_text`]).
+type Spill<'f> = &'f mut dyn FnMut(&[u8]);
+
+/// How much of a report [`write_report`] gathers before it writes it out.
+const SPILL_AT: usize = 64 * 1024;
+
+/// The room of a report buffer for `findings` findings: all of them, or one piece of
+/// [`SPILL_AT`] bytes and the finding that ends it when it spills.
+fn report_capacity(findings: usize, spills: bool) -> usize {
+    if spills {
+        SPILL_AT + 4 * REPORT_BYTES_PER_FINDING
+    } else {
+        findings * REPORT_BYTES_PER_FINDING + 128
+    }
 }
 
 /// The share of a long list's tools, in percent, that the first thread lints (see
-/// [`lint_sources`]).
+/// [`write_report`]).
 const SPLIT_PERCENT: usize = 48;
 
 /// The findings of the tools `first..` of `source` (`all[i]` those of tool `first + i`) that
@@ -219,16 +313,9 @@ fn locate_part<'s, 'a>(
     located
 }
 
-/// The JSON report around its findings: everything up to the findings array's `[`, and from
-/// after its `]` to the end. The same document, key order and pretty-printing as
-/// `serde_json::to_string_pretty` of the report as a value.
-fn json_frame(
-    sources: &[Parsed],
-    profile: &str,
-    tools: usize,
-    errors: usize,
-    warnings: usize,
-) -> (Vec<u8>, Vec<u8>) {
+/// The JSON report up to its findings array's `[`. With [`json_tail`], the same document, key
+/// order and pretty-printing as `serde_json::to_string_pretty` of the report as a value.
+fn json_head(sources: &[Parsed], profile: &str) -> Vec<u8> {
     let mut head = Vec::from(*b"{\n  \"profile\": ");
     json_str(&mut head, profile);
     head.extend_from_slice(b",\n  \"files\": [");
@@ -246,6 +333,11 @@ fn json_frame(
         b"\n  ]"
     });
     head.extend_from_slice(b",\n  \"findings\": [");
+    head
+}
+
+/// The JSON report after its findings array's `]`.
+fn json_tail(tools: usize, errors: usize, warnings: usize) -> Vec<u8> {
     let mut n = itoa::Buffer::new();
     let mut tail = Vec::from(*b",\n  \"summary\": {\n    \"tools\": ");
     tail.extend_from_slice(n.format(tools).as_bytes());
@@ -254,22 +346,7 @@ fn json_frame(
     tail.extend_from_slice(b",\n    \"warnings\": ");
     tail.extend_from_slice(n.format(warnings).as_bytes());
     tail.extend_from_slice(b"\n  }\n}\n");
-    (head, tail)
-}
-
-/// The JSON report's pieces in order: `head` and `tail` of [`json_frame`] around the parts'
-/// findings ([`json_findings`]), the parts without any left out.
-fn json_pieces<'p>(head: &'p [u8], texts: &[&'p [u8]], tail: &'p [u8]) -> Vec<&'p [u8]> {
-    let mut pieces: Vec<&[u8]> = vec![head];
-    let mut any = false;
-    for t in texts.iter().filter(|t| !t.is_empty()) {
-        pieces.push(if any { &b",\n"[..] } else { b"\n" });
-        pieces.push(t);
-        any = true;
-    }
-    pieces.push(if any { &b"\n  ]"[..] } else { b"]" });
-    pieces.push(tail);
-    pieces
+    tail
 }
 
 /// Appends a JSON string, escaped as `serde_json` escapes it.
@@ -284,13 +361,17 @@ const REPORT_BYTES_PER_FINDING: usize = 640;
 
 /// The entries of the JSON report's `findings` array for `located`, pretty-printed at its
 /// depth and separated by `,` and a line break (no break before the first or after the last).
-fn json_findings(located: &[Located]) -> Vec<u8> {
-    let mut out = Vec::with_capacity(located.len() * REPORT_BYTES_PER_FINDING + 128);
+fn json_findings(located: &[Located], mut spill: Option<Spill<'_>>) -> Vec<u8> {
+    let mut out = Vec::with_capacity(report_capacity(located.len(), spill.is_some()));
     let mut n = itoa::Buffer::new();
     for (i, l) in located.iter().enumerate() {
         let f = &l.finding;
         if i > 0 {
             out.extend_from_slice(b",\n");
+        }
+        if let Some(spill) = spill.as_mut().filter(|_| out.len() >= SPILL_AT) {
+            spill(&out);
+            out.clear();
         }
         // The keys of `Finding::to_json`, then where the finding is.
         out.extend_from_slice(b"    {\n      \"rule\": ");
@@ -322,11 +403,20 @@ fn json_findings(located: &[Located]) -> Vec<u8> {
             None => out.extend_from_slice(b",\n      \"span\": null\n    }"),
         }
     }
+    spilled(out, spill)
+}
+
+/// The rest of a report buffer: handed to `spill` (then nothing is left), or returned.
+fn spilled(mut out: Vec<u8>, spill: Option<Spill<'_>>) -> Vec<u8> {
+    if let Some(spill) = spill {
+        spill(&out);
+        out.clear();
+    }
     out
 }
 
 /// The JSON report through `serde_json`'s pretty printer, as it was written before
-/// [`json_frame`] and [`json_findings`]: the tests compare the two.
+/// [`json_head`], [`json_findings`] and [`json_tail`]: the tests compare the two.
 /// (The same document, key order and pretty-printing as building it as a `serde_json::Value`
 /// first, without the intermediate tree.)
 #[cfg(test)]
@@ -514,9 +604,13 @@ fn human_summary(
 }
 
 /// The diagnostics of `located`, one after another.
-fn diagnostics(located: &[Located], st: Style) -> String {
-    let mut out = String::with_capacity(located.len() * REPORT_BYTES_PER_FINDING + 128);
+fn diagnostics(located: &[Located], st: Style, mut spill: Option<Spill<'_>>) -> String {
+    let mut out = String::with_capacity(report_capacity(located.len(), spill.is_some()));
     for l in located {
+        if let Some(spill) = spill.as_mut().filter(|_| out.len() >= SPILL_AT) {
+            spill(out.as_bytes());
+            out.clear();
+        }
         let f = &l.finding;
         let (word, paint) = match f.severity {
             Severity::Error => ("error", style::ERROR),
@@ -584,7 +678,13 @@ fn diagnostics(located: &[Located], st: Style) -> String {
         }
         out.push('\n');
     }
-    out
+    match spill {
+        Some(spill) => {
+            spill(out.as_bytes());
+            String::new()
+        }
+        None => out,
+    }
 }
 
 fn plural(n: usize) -> &'static str {
@@ -795,14 +895,16 @@ mod tests {
 
     /// The JSON report as `run` writes it.
     fn written_json(sources: &[Parsed], cfg: &LintConfig, allow: &[String]) -> (String, String) {
-        let parts = lint_sources(
+        let mut written = Vec::new();
+        let (parts, result) = write_report(
             sources,
             cfg,
             allow,
             LintFormat::Json,
             Style::stdout(Color::Never),
+            &mut written,
         );
-        let texts: Vec<&[u8]> = parts.iter().map(|p| p.text.as_slice()).collect();
+        result.unwrap();
         let n: usize = parts.iter().map(|p| p.located.len()).sum();
         let errors = parts
             .iter()
@@ -811,9 +913,6 @@ mod tests {
             .count();
         let tools: usize = sources.iter().map(|s| s.defs.len()).sum();
         let profile = cfg.profile.name();
-        let (head, tail) = json_frame(sources, profile, tools, errors, n - errors);
-        let written = json_pieces(&head, &texts, &tail).concat();
-        drop(texts);
         let located: Vec<Located> = parts.into_iter().flat_map(|p| p.located).collect();
         let reference = json_report(&located, sources, profile, tools, errors, n - errors);
         (String::from_utf8(written).unwrap(), reference)
