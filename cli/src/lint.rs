@@ -62,11 +62,7 @@ pub fn run(
         Err(e) if e.kind() == std::io::ErrorKind::BrokenPipe => {}
         Err(e) => return Err(CliError::input(format!("cannot write the output: {e}"))),
     }
-    let errors = parts
-        .iter()
-        .flat_map(|p| &p.located)
-        .filter(|l| l.finding.severity == Severity::Error)
-        .count();
+    let (_, errors) = counts(&parts);
     let code = if errors > 0 { 1 } else { 0 };
     // The process ends right after: freeing every finding and the arena piece by piece would
     // only cost time.
@@ -165,12 +161,7 @@ fn write_report<'s, 'a, W: Write + Send>(
         parts.extend(done);
     }
     let mut stream = stream.into_inner().unwrap_or_else(PoisonError::into_inner);
-    let n: usize = parts.iter().map(|p| p.located.len()).sum();
-    let errors = parts
-        .iter()
-        .flat_map(|p| &p.located)
-        .filter(|l| l.finding.severity == Severity::Error)
-        .count();
+    let (n, errors) = counts(&parts);
     match format {
         LintFormat::Human => {
             let summary = human_summary(n == 0, sources, tools, errors, n - errors, st);
@@ -191,6 +182,16 @@ fn write_report<'s, 'a, W: Write + Send>(
     }
     let result = std::mem::replace(&mut stream.result, Ok(()));
     (parts, result.and_then(|()| stream.out.flush()))
+}
+
+/// How many findings the parts hold, and how many of them are errors.
+fn counts(parts: &[Part]) -> (usize, usize) {
+    let located = parts.iter().flat_map(|p| &p.located);
+    let errors = located
+        .clone()
+        .filter(|l| l.finding.severity == Severity::Error)
+        .count();
+    (parts.iter().map(|p| p.located.len()).sum(), errors)
 }
 
 /// A part's human or JSON report: returned whole, or with `spill` handed each piece of about
@@ -905,12 +906,7 @@ mod tests {
             &mut written,
         );
         result.unwrap();
-        let n: usize = parts.iter().map(|p| p.located.len()).sum();
-        let errors = parts
-            .iter()
-            .flat_map(|p| &p.located)
-            .filter(|l| l.finding.severity == Severity::Error)
-            .count();
+        let (n, errors) = counts(&parts);
         let tools: usize = sources.iter().map(|s| s.defs.len()).sum();
         let profile = cfg.profile.name();
         let located: Vec<Located> = parts.into_iter().flat_map(|p| p.located).collect();
