@@ -45,6 +45,7 @@ use crate::export::{mcp_call_parts, McpVersion, Target};
 use crate::serde_json::{self, Value};
 use crate::{codes, CallOptions, Caller, Envelope, Status, ToolSpec, Toolbox};
 use crate::{with_progress, ProgressReport, ProgressSink};
+use arc_swap::ArcSwap;
 use rmcp::model::{
     CallToolRequestParams, CallToolResponse, CallToolResult, ContentBlock, Implementation,
     InitializeRequestParams, InitializeResult, ListToolsResult, MetaObject, PaginatedRequestParams,
@@ -55,7 +56,7 @@ use rmcp::service::{NotificationContext, RequestContext, SubscriptionContext};
 use rmcp::{ErrorData, RoleServer, ServerHandler};
 use std::borrow::Cow;
 use std::collections::HashMap;
-use std::sync::{Arc, Mutex, RwLock};
+use std::sync::{Arc, Mutex};
 
 /// The protocol versions the server speaks: the ones the MCP export knows.
 const VERSIONS: [ProtocolVersion; 3] = [
@@ -183,7 +184,7 @@ impl WatchStarts {
 }
 
 /// What the server derives from the tool list, rebuilt only when the list changes (every
-/// register or deregister ticks [`Toolbox::watch_changes`]).
+/// register or deregister ticks [`Toolbox::generation`]).
 struct Catalog {
     generation: u64,
     specs: HashMap<String, ToolSpec>,
@@ -192,41 +193,40 @@ struct Catalog {
 }
 
 /// The current [`Catalog`], shared by every session of one server.
+///
+/// Every call reads it, so it is held in an `ArcSwap` and the generation is an atomic load: a
+/// lock or a reference count would be written on every call, on a line every thread shares.
 #[derive(Clone)]
 struct Catalogs {
-    changes: tokio::sync::watch::Receiver<u64>,
-    current: Arc<RwLock<Arc<Catalog>>>,
+    current: Arc<ArcSwap<Catalog>>,
 }
 
 impl Catalogs {
     fn new(toolbox: &Toolbox) -> Self {
-        let changes = toolbox.watch_changes();
-        let first = Catalog::of(toolbox, *changes.borrow());
         Catalogs {
-            changes,
-            current: Arc::new(RwLock::new(Arc::new(first))),
+            current: Arc::new(ArcSwap::from_pointee(Catalog::of(toolbox))),
         }
     }
 
-    fn get(&self, toolbox: &Toolbox) -> Arc<Catalog> {
-        let generation = *self.changes.borrow();
-        let cached = match self.current.read() {
-            Ok(c) => Arc::clone(&c),
-            Err(poisoned) => Arc::clone(&poisoned.into_inner()),
-        };
-        if cached.generation == generation {
+    /// The catalog of the toolbox's current tools, rebuilt when they have changed.
+    fn get(&self, toolbox: &Toolbox) -> arc_swap::Guard<Arc<Catalog>> {
+        let cached = self.current.load();
+        if cached.generation == toolbox.generation() {
             return cached;
         }
-        let fresh = Arc::new(Catalog::of(toolbox, generation));
-        if let Ok(mut c) = self.current.write() {
-            *c = Arc::clone(&fresh);
-        }
-        fresh
+        drop(cached);
+        // Sessions that see the change at once each build a catalog; the last stored stands,
+        // and every one of them is of the tools as they are now.
+        self.current.store(Arc::new(Catalog::of(toolbox)));
+        self.current.load()
     }
 }
 
 impl Catalog {
-    fn of(toolbox: &Toolbox, generation: u64) -> Self {
+    fn of(toolbox: &Toolbox) -> Self {
+        // Read before the specs: a change in between leaves this catalog one generation
+        // behind, so the next `get` rebuilds it (never the other way round).
+        let generation = toolbox.generation();
         Catalog {
             generation,
             specs: toolbox
@@ -267,7 +267,9 @@ impl Catalog {
 impl Inner {
     /// Notes the generation a change stream is acknowledged at (see [`WatchStarts`]).
     fn acknowledge_watch(&self) {
-        self.starts.acknowledged(*self.catalog.changes.borrow());
+        // The watch channel's own count, which the watchers compare against (`start_watch`).
+        self.starts
+            .acknowledged(*self.toolbox.watch_changes().borrow());
     }
 
     /// Subscribes a session's watcher to tool-list changes, and says whether the list changed

@@ -14,11 +14,13 @@ use crate::redact::Redactor;
 use crate::secret::SecretKey;
 use crate::spec::ToolSpec;
 use crate::tool::Tool;
+use arc_swap::ArcSwap;
 use serde_json::Value;
 use std::any::Any;
 use std::collections::{BTreeSet, HashMap};
 use std::future::Future;
-use std::sync::{Arc, RwLock};
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::{Arc, Mutex, PoisonError};
 use std::time::Duration;
 
 pub(crate) use crate::pipeline::panic_text;
@@ -447,8 +449,10 @@ impl ToolboxBuilder {
             }
         }
         Ok(Toolbox {
-            registry: RwLock::new(Arc::new(registry)),
+            registry: ArcSwap::from_pointee(registry),
+            writing: Mutex::new(()),
             changes: tokio::sync::watch::Sender::new(0),
+            generation: AtomicU64::new(0),
             shared: self.into_shared(faults),
         })
     }
@@ -508,9 +512,14 @@ impl Registry {
 /// A toolbox is shared by reference across concurrent calls (`Arc<Toolbox>`); registering and
 /// retiring tools take `&self`.
 pub struct Toolbox {
-    registry: RwLock<Arc<Registry>>,
+    /// The tools as a call finds them: replaced whole by `register` and `deregister`.
+    registry: ArcSwap<Registry>,
+    /// Held by the one `update` that derives the next registry from the current one.
+    writing: Mutex<()>,
     /// Counts registrations and retirements, for [`Toolbox::watch_changes`].
     changes: tokio::sync::watch::Sender<u64>,
+    /// The same count, for [`Toolbox::generation`]: read without the watch channel's lock.
+    generation: AtomicU64,
     pub(crate) shared: Shared,
 }
 
@@ -530,19 +539,18 @@ impl Toolbox {
     }
 
     pub(crate) fn snapshot(&self) -> Arc<Registry> {
-        match self.registry.read() {
-            Ok(r) => Arc::clone(&r),
-            Err(poisoned) => Arc::clone(&poisoned.into_inner()),
-        }
+        self.registry.load_full()
+    }
+
+    /// The registry for a moment's reading (a call's lookup): no reference count is taken.
+    pub(crate) fn registry_now(&self) -> arc_swap::Guard<Arc<Registry>> {
+        self.registry.load()
     }
 
     fn update(&self, f: impl FnOnce(&Registry) -> Registry) {
-        let mut guard = match self.registry.write() {
-            Ok(g) => g,
-            Err(poisoned) => poisoned.into_inner(),
-        };
-        let next = f(&guard);
-        *guard = Arc::new(next);
+        let _writing = self.writing.lock().unwrap_or_else(PoisonError::into_inner);
+        let next = f(&self.registry.load());
+        self.registry.store(Arc::new(next));
     }
 
     /// The specs of the registered tools, in registration order.
@@ -600,7 +608,7 @@ impl Toolbox {
         });
         if result.is_ok() {
             self.audit_change(AuditRecord::register(tool.spec()));
-            self.changes.send_modify(|n| *n += 1);
+            self.changed();
         }
         result
     }
@@ -632,7 +640,7 @@ impl Toolbox {
             });
         };
         self.audit_change(AuditRecord::deregister(entry.tool.spec()));
-        self.changes.send_modify(|n| *n += 1);
+        self.changed();
         Ok(())
     }
 
@@ -654,6 +662,35 @@ impl Toolbox {
     /// ```
     pub fn watch_changes(&self) -> tokio::sync::watch::Receiver<u64> {
         self.changes.subscribe()
+    }
+
+    /// How many times the tool list has changed since the toolbox was built: the value
+    /// [`watch_changes`](Self::watch_changes) reports, read without subscribing. A cache of
+    /// anything derived from the tools (their specs, an export) is current while this has not
+    /// moved; a register or deregister has replaced the tools before it counts.
+    ///
+    /// ```
+    /// # use tool_core::{Tool, Toolbox, ToolSpec, Effects};
+    /// let toolbox = Toolbox::builder().build().unwrap();
+    /// assert_eq!(toolbox.generation(), 0);
+    /// # let spec = ToolSpec::new("noop", "Does nothing. Returns null.",
+    /// #     serde_json::json!({"type": "object", "additionalProperties": false}))
+    /// #     .with_effects(Effects::none().with_read_only(true)).with_version("1.0.0");
+    /// toolbox.register(Tool::from_fn(spec, |_, _| Box::pin(async { Ok(serde_json::Value::Null) }))).unwrap();
+    /// assert_eq!(toolbox.generation(), 1);
+    /// toolbox.deregister("noop").unwrap();
+    /// assert_eq!(toolbox.generation(), 2);
+    /// ```
+    pub fn generation(&self) -> u64 {
+        self.generation.load(Ordering::Acquire)
+    }
+
+    /// Counts one change of the tool list, after the registry holds it.
+    fn changed(&self) {
+        let _writing = self.writing.lock().unwrap_or_else(PoisonError::into_inner);
+        let n = self.generation.load(Ordering::Relaxed) + 1;
+        self.generation.store(n, Ordering::Release);
+        self.changes.send_replace(n);
     }
 
     /// Calls a tool as an anonymous caller. Never panics and never fails: every outcome is an

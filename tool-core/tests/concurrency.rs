@@ -287,3 +287,71 @@ fn ten_thousand_concurrent_calls_keep_to_their_own_call() {
         assert_eq!(r.status, status_of.get(r.operation_id.as_str()).copied());
     }
 }
+
+/// Registrations and retirements from many threads at once, while other threads call: none is
+/// lost (each derives the next tool list from the one before it), the generation counts every
+/// change, and a call finds a tool exactly when the list holds it.
+#[test]
+fn concurrent_registrations_are_never_lost() {
+    const WRITERS: usize = 8;
+    const EACH: usize = 25;
+    let toolbox = Arc::new(Toolbox::builder().build().unwrap());
+    let empty = json!({"type": "object", "additionalProperties": false});
+    let rt = tokio::runtime::Builder::new_current_thread()
+        .build()
+        .unwrap();
+    std::thread::scope(|s| {
+        for w in 0..WRITERS {
+            let toolbox = Arc::clone(&toolbox);
+            let empty = empty.clone();
+            s.spawn(move || {
+                for i in 0..EACH {
+                    let name = format!("tool_{w}_{i}");
+                    let spec = spec(&name, read_only(), empty.clone());
+                    toolbox.register(common::echo_tool(spec)).unwrap();
+                    // Every other one is retired again at once.
+                    if i % 2 == 1 {
+                        toolbox.deregister(&name).unwrap();
+                    }
+                }
+            });
+        }
+        // A reader racing the writers: a call finds a tool, or names it unknown or retired.
+        let reader = Arc::clone(&toolbox);
+        s.spawn(move || {
+            let rt = tokio::runtime::Builder::new_current_thread()
+                .build()
+                .unwrap();
+            for n in 0..2_000 {
+                let name = format!("tool_{}_{}", n % WRITERS, (n / WRITERS) % EACH);
+                let env = rt.block_on(reader.call(&name, json!({})));
+                let code = env.code.as_deref();
+                assert!(
+                    env.status == Status::Ok
+                        || code == Some("UNKNOWN_TOOL")
+                        || code == Some("TOOL_RETIRED"),
+                    "{name}: {env:?}"
+                );
+            }
+        });
+    });
+    let kept = WRITERS * EACH.div_ceil(2);
+    assert_eq!(toolbox.names().len(), kept);
+    assert_eq!(
+        toolbox.generation(),
+        (WRITERS * (EACH + EACH / 2)) as u64,
+        "one change per register and per deregister"
+    );
+    assert_eq!(*toolbox.watch_changes().borrow(), toolbox.generation());
+    for w in 0..WRITERS {
+        for i in 0..EACH {
+            let name = format!("tool_{w}_{i}");
+            let env = rt.block_on(toolbox.call(&name, json!({})));
+            if i % 2 == 0 {
+                assert_eq!(env.status, Status::Ok, "{name}: {env:?}");
+            } else {
+                assert_eq!(env.code.as_deref(), Some("TOOL_RETIRED"), "{name}: {env:?}");
+            }
+        }
+    }
+}
