@@ -24,7 +24,12 @@ pub(super) async fn run(sh: &Shared, call: &mut CallState<'_>) -> Step {
     if sh.audit.is_some() {
         call.trace.mark_started();
     }
-    let entry = Arc::clone(call.entry());
+    // Moved out for the run and back after it: a clone would write the entry's reference
+    // count, a line every thread calling this tool shares. (A call dropped while its tool runs
+    // leaves it out: nothing reads the state of a dropped call.)
+    let Some(entry) = call.entry.take() else {
+        return Step::Answer(internal_failure());
+    };
     let spec = entry.tool.spec();
     let timeout = spec
         .timeout_ms
@@ -53,6 +58,7 @@ pub(super) async fn run(sh: &Shared, call: &mut CallState<'_>) -> Step {
         }
     };
     call.ran = ran;
+    call.entry = Some(entry);
     step
 }
 
