@@ -203,7 +203,7 @@ fn part_text(
     spill: Option<Spill<'_>>,
 ) -> Vec<u8> {
     match format {
-        LintFormat::Human => diagnostics(located, st, spill).into_bytes(),
+        LintFormat::Human => diagnostics(located, st, spill),
         LintFormat::Json => json_findings(located, spill),
         LintFormat::Sarif => Vec::new(),
     }
@@ -605,7 +605,7 @@ fn human_summary(
 }
 
 /// The diagnostics of `located`, one after another.
-fn diagnostics(located: &[Located], st: Style, mut spill: Option<Spill<'_>>) -> String {
+fn diagnostics(located: &[Located], st: Style, mut spill: Option<Spill<'_>>) -> Vec<u8> {
     let mut out = String::with_capacity(report_capacity(located.len(), spill.is_some()));
     for l in located {
         if let Some(spill) = spill.as_mut().filter(|_| out.len() >= SPILL_AT) {
@@ -679,13 +679,7 @@ fn diagnostics(located: &[Located], st: Style, mut spill: Option<Spill<'_>>) -> 
         }
         out.push('\n');
     }
-    match spill {
-        Some(spill) => {
-            spill(out.as_bytes());
-            String::new()
-        }
-        None => out,
-    }
+    spilled(out.into_bytes(), spill)
 }
 
 fn plural(n: usize) -> &'static str {

@@ -19,7 +19,6 @@ use serde_json::Value;
 use std::any::Any;
 use std::collections::{BTreeSet, HashMap};
 use std::future::Future;
-use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Mutex, PoisonError};
 use std::time::Duration;
 
@@ -134,6 +133,8 @@ pub(crate) struct Registry {
     pub(crate) entries: Vec<Arc<Entry>>,
     pub(crate) index: HashMap<String, usize, foldhash::fast::RandomState>,
     pub(crate) retired: BTreeSet<String>,
+    /// How many changes made this registry ([`Toolbox::generation`]).
+    pub(crate) generation: u64,
 }
 
 /// Per-call settings: who is calling, and an explicit idempotency key.
@@ -452,7 +453,6 @@ impl ToolboxBuilder {
             registry: ArcSwap::from_pointee(registry),
             writing: Mutex::new(()),
             changes: tokio::sync::watch::Sender::new(0),
-            generation: AtomicU64::new(0),
             shared: self.into_shared(faults),
         })
     }
@@ -516,16 +516,14 @@ pub struct Toolbox {
     registry: ArcSwap<Registry>,
     /// Held by the one `update` that derives the next registry from the current one.
     writing: Mutex<()>,
-    /// Counts registrations and retirements, for [`Toolbox::watch_changes`].
+    /// The registry's generation, for [`Toolbox::watch_changes`].
     changes: tokio::sync::watch::Sender<u64>,
-    /// The same count, for [`Toolbox::generation`]: read without the watch channel's lock.
-    generation: AtomicU64,
     pub(crate) shared: Shared,
 }
 
 impl std::fmt::Debug for Toolbox {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        let reg = self.snapshot();
+        let reg = self.registry();
         f.debug_struct("Toolbox")
             .field("tools", &reg.names())
             .finish()
@@ -538,24 +536,37 @@ impl Toolbox {
         ToolboxBuilder::default()
     }
 
-    pub(crate) fn snapshot(&self) -> Arc<Registry> {
-        self.registry.load_full()
-    }
-
-    /// The registry for a moment's reading (a call's lookup): no reference count is taken.
-    pub(crate) fn registry_now(&self) -> arc_swap::Guard<Arc<Registry>> {
+    /// The registry for a moment's reading: no reference count is taken.
+    pub(crate) fn registry(&self) -> arc_swap::Guard<Arc<Registry>> {
         self.registry.load()
     }
 
-    fn update(&self, f: impl FnOnce(&Registry) -> Registry) {
+    /// Replaces the registry with the one `f` derives from it (`None`: nothing changed), one
+    /// writer at a time; returns the new registry's generation.
+    fn update(&self, f: impl FnOnce(&Registry) -> Option<Registry>) -> Option<u64> {
         let _writing = self.writing.lock().unwrap_or_else(PoisonError::into_inner);
-        let next = f(&self.registry.load());
+        let current = self.registry.load();
+        let mut next = f(&current)?;
+        next.generation = current.generation + 1;
         self.registry.store(Arc::new(next));
+        Some(current.generation + 1)
+    }
+
+    /// Tells the watchers of a new generation. Writers that race may get here out of order, so
+    /// the watched value only moves forward.
+    fn announce(&self, generation: u64) {
+        self.changes.send_if_modified(|n| {
+            let newer = generation > *n;
+            if newer {
+                *n = generation;
+            }
+            newer
+        });
     }
 
     /// The specs of the registered tools, in registration order.
     pub fn specs(&self) -> Vec<ToolSpec> {
-        self.snapshot()
+        self.registry()
             .entries
             .iter()
             .map(|e| e.tool.spec().clone())
@@ -564,7 +575,7 @@ impl Toolbox {
 
     /// The spec of one registered tool.
     pub fn spec(&self, name: &str) -> Option<ToolSpec> {
-        let reg = self.snapshot();
+        let reg = self.registry();
         reg.index
             .get(name)
             .map(|&i| reg.entries[i].tool.spec().clone())
@@ -578,7 +589,7 @@ impl Toolbox {
 
     /// The names of the registered tools, in registration order.
     pub fn names(&self) -> Vec<String> {
-        self.snapshot()
+        self.registry()
             .names()
             .into_iter()
             .map(String::from)
@@ -595,20 +606,21 @@ impl Toolbox {
     /// Registers a tool on a running toolbox (with the same checks as [`ToolboxBuilder::build`]).
     pub fn register(&self, tool: Tool) -> Result<(), BuildError> {
         let mut result = Ok(());
-        self.update(|reg| {
-            let mut next = reg.clone();
-            match prepare(&tool, &self.shared.context, reg) {
-                Ok(entry) => {
-                    next.retired.remove(tool.name());
-                    next.push(entry);
-                }
-                Err(problems) => result = Err(BuildError { problems }),
+        let changed = self.update(|reg| match prepare(&tool, &self.shared.context, reg) {
+            Ok(entry) => {
+                let mut next = reg.clone();
+                next.retired.remove(tool.name());
+                next.push(entry);
+                Some(next)
             }
-            next
+            Err(problems) => {
+                result = Err(BuildError { problems });
+                None
+            }
         });
-        if result.is_ok() {
+        if let Some(generation) = changed {
             self.audit_change(AuditRecord::register(tool.spec()));
-            self.changed();
+            self.announce(generation);
         }
         result
     }
@@ -617,7 +629,7 @@ impl Toolbox {
     /// (code `TOOL_RETIRED`) naming the tools that remain.
     pub fn deregister(&self, name: &str) -> Result<(), NotRegistered> {
         let mut removed: Option<Arc<Entry>> = None;
-        self.update(|reg| {
+        let changed = self.update(|reg| {
             let mut next = Registry::default();
             for e in &reg.entries {
                 if e.tool.name() == name {
@@ -629,18 +641,16 @@ impl Toolbox {
                 }
             }
             next.retired = reg.retired.clone();
-            if removed.is_some() {
-                next.retired.insert(name.to_string());
-            }
-            next
+            next.retired.insert(name.to_string());
+            removed.is_some().then_some(next)
         });
-        let Some(entry) = removed else {
+        let (Some(entry), Some(generation)) = (removed, changed) else {
             return Err(NotRegistered {
                 name: name.to_string(),
             });
         };
         self.audit_change(AuditRecord::deregister(entry.tool.spec()));
-        self.changed();
+        self.announce(generation);
         Ok(())
     }
 
@@ -664,10 +674,10 @@ impl Toolbox {
         self.changes.subscribe()
     }
 
-    /// How many times the tool list has changed since the toolbox was built: the value
-    /// [`watch_changes`](Self::watch_changes) reports, read without subscribing. A cache of
-    /// anything derived from the tools (their specs, an export) is current while this has not
-    /// moved; a register or deregister has replaced the tools before it counts.
+    /// How many times the tool list has changed since the toolbox was built, read from the
+    /// current tools themselves (the value [`watch_changes`](Self::watch_changes) reports once
+    /// the change is announced). A cache of anything derived from the tools (their specs, an
+    /// export) is current while this has not moved.
     ///
     /// ```
     /// # use tool_core::{Tool, Toolbox, ToolSpec, Effects};
@@ -682,15 +692,7 @@ impl Toolbox {
     /// assert_eq!(toolbox.generation(), 2);
     /// ```
     pub fn generation(&self) -> u64 {
-        self.generation.load(Ordering::Acquire)
-    }
-
-    /// Counts one change of the tool list, after the registry holds it.
-    fn changed(&self) {
-        let _writing = self.writing.lock().unwrap_or_else(PoisonError::into_inner);
-        let n = self.generation.load(Ordering::Relaxed) + 1;
-        self.generation.store(n, Ordering::Release);
-        self.changes.send_replace(n);
+        self.registry().generation
     }
 
     /// Calls a tool as an anonymous caller. Never panics and never fails: every outcome is an

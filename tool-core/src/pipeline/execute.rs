@@ -27,9 +27,10 @@ pub(super) async fn run(sh: &Shared, call: &mut CallState<'_>) -> Step {
     // Moved out for the run and back after it: a clone would write the entry's reference
     // count, a line every thread calling this tool shares. (A call dropped while its tool runs
     // leaves it out: nothing reads the state of a dropped call.)
-    let Some(entry) = call.entry.take() else {
-        return Step::Answer(internal_failure());
-    };
+    let entry = call
+        .entry
+        .take()
+        .expect("stages after lookup run only on calls with a tool");
     let spec = entry.tool.spec();
     let timeout = spec
         .timeout_ms

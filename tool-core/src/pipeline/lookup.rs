@@ -9,7 +9,7 @@ use crate::toolbox::{Registry, Toolbox};
 use std::sync::Arc;
 
 pub(super) fn run(tb: &Toolbox, call: &mut CallState<'_>) -> Step {
-    let reg = tb.registry_now();
+    let reg = tb.registry();
     let Some(&i) = reg.index.get(call.name) else {
         let sh = &tb.shared;
         return Step::Refuse(unknown_tool(
