@@ -137,7 +137,7 @@ pub struct Envelope {
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub operation_id: Option<String>,
     /// The envelope format version.
-    pub schema_version: String,
+    pub schema_version: std::borrow::Cow<'static, str>,
 }
 
 impl Envelope {
@@ -155,7 +155,7 @@ impl Envelope {
             cursor: None,
             reference: None,
             operation_id: None,
-            schema_version: ENVELOPE_SCHEMA_VERSION.to_string(),
+            schema_version: std::borrow::Cow::Borrowed(ENVELOPE_SCHEMA_VERSION),
         }
     }
 
@@ -201,20 +201,13 @@ impl Envelope {
         // Written into a `String` piece by piece, so nothing is checked for UTF-8 again (the
         // data text can be most of the answer).
         // Room for every field, so the text is not moved while it grows.
-        let texts = [&self.code, &self.message, &self.note, &self.cursor]
+        let texts = [&self.code, &self.message]
             .into_iter()
-            .chain([&self.reference, &self.operation_id])
             .flatten()
             .map(String::len)
             .sum::<usize>();
-        let mut out = String::with_capacity(160 + texts + data_text.map_or(0, str::len));
-        // Fields in the order and with the omissions of the derived `Serialize`.
-        let field = |out: &mut String, name: &str| {
-            out.push(if out.is_empty() { '{' } else { ',' });
-            out.push('"');
-            out.push_str(name);
-            out.push_str("\":");
-        };
+        let mut out =
+            String::with_capacity(60 + texts + self.tail_len() + data_text.map_or(0, str::len));
         field(&mut out, "status");
         // A status name is a lower-case word: nothing to escape.
         out.push('"');
@@ -239,21 +232,60 @@ impl Envelope {
             }
             (None, None) => {}
         }
+        self.push_tail(&mut out);
+        out
+    }
+
+    /// [`Envelope::to_json_with_data_text`], in the data text's own buffer when the envelope's
+    /// text begins with the data (an `ok` envelope without code or message): the result is not
+    /// copied.
+    pub(crate) fn json_around_data_text(&self, data_text: Option<String>) -> String {
+        const HEAD: &str = r#"{"status":"ok","data":"#;
+        match data_text {
+            Some(mut out)
+                if self.status == Status::Ok && self.code.is_none() && self.message.is_none() =>
+            {
+                out.reserve(HEAD.len() + self.tail_len());
+                out.insert_str(0, HEAD);
+                self.push_tail(&mut out);
+                out
+            }
+            text => self.to_json_with_data_text(text.as_deref()),
+        }
+    }
+
+    /// Room for the fields after `data` (their texts and some to spare).
+    fn tail_len(&self) -> usize {
+        100 + [
+            &self.note,
+            &self.cursor,
+            &self.reference,
+            &self.operation_id,
+        ]
+        .into_iter()
+        .flatten()
+        .map(String::len)
+        .sum::<usize>()
+            + self.missing.iter().map(|m| m.len() + 3).sum::<usize>()
+    }
+
+    /// Writes the fields after `data` and closes the object.
+    fn push_tail(&self, out: &mut String) {
         if !self.missing.is_empty() {
-            field(&mut out, "missing");
+            field(out, "missing");
             for (i, name) in self.missing.iter().enumerate() {
                 out.push(if i == 0 { '[' } else { ',' });
-                push_json_str(&mut out, name);
+                push_json_str(out, name);
             }
             out.push(']');
         }
         if let Some(seconds) = self.retry_after {
-            field(&mut out, "retry_after");
+            field(out, "retry_after");
             use std::fmt::Write as _;
             let _ = write!(out, "{seconds}");
         }
         if self.truncated {
-            field(&mut out, "truncated");
+            field(out, "truncated");
             out.push_str("true");
         }
         for (name, text) in [
@@ -263,22 +295,30 @@ impl Envelope {
             ("operation_id", &self.operation_id),
         ] {
             if let Some(text) = text {
-                field(&mut out, name);
-                push_json_str(&mut out, text);
+                field(out, name);
+                push_json_str(out, text);
             }
         }
-        field(&mut out, "schema_version");
+        field(out, "schema_version");
         if self.schema_version == ENVELOPE_SCHEMA_VERSION {
             // The current version's digits and dots: nothing to escape.
             out.push('"');
             out.push_str(ENVELOPE_SCHEMA_VERSION);
             out.push('"');
         } else {
-            push_json_str(&mut out, &self.schema_version);
+            push_json_str(out, &self.schema_version);
         }
         out.push('}');
-        out
     }
+}
+
+/// Opens a field of the envelope's JSON, in the order and with the omissions of the derived
+/// `Serialize`.
+fn field(out: &mut String, name: &str) {
+    out.push(if out.is_empty() { '{' } else { ',' });
+    out.push('"');
+    out.push_str(name);
+    out.push_str("\":");
 }
 
 /// Writes `s` as a JSON string, escaped as serde_json escapes it: `"` and `\\`, the short forms

@@ -200,12 +200,18 @@ pub mod __private {
     /// Text is at most [`MAX_RESULT_DEPTH`](crate::limits::MAX_RESULT_DEPTH) levels deep: the
     /// depth is counted while the text is written, and a deeper result is encoded as a value
     /// instead, for the output contract to refuse as it refuses any value that deep.
-    fn encode<T: serde::Serialize>(value: &T, encoding: Encoding) -> Result<Encoded, ToolError> {
+    fn encode<T: serde::Serialize>(
+        value: &T,
+        encoding: Encoding<'_>,
+    ) -> Result<Encoded, ToolError> {
         match encoding {
             Encoding::Value => serde_json::to_value(value).map(Encoded::Value),
-            Encoding::Text => {
-                match crate::limits::to_text_within_depth(value, crate::limits::MAX_RESULT_DEPTH) {
-                    Ok(Some(text)) => Ok(Encoded::Text(text)),
+            Encoding::Text(scan) => {
+                match crate::limits::to_scanned_text(value, crate::limits::MAX_RESULT_DEPTH, scan) {
+                    Ok(Some((json, redaction_clean))) => Ok(Encoded::Text {
+                        json,
+                        redaction_clean,
+                    }),
                     Ok(None) => serde_json::to_value(value).map(Encoded::Value),
                     Err(e) => Err(e),
                 }
@@ -217,7 +223,7 @@ pub mod __private {
     /// Encodes a plain return value.
     pub fn ok_output<T: serde::Serialize>(
         value: T,
-        encoding: Encoding,
+        encoding: Encoding<'_>,
     ) -> Result<Reply<Encoded>, ToolError> {
         encode(&value, encoding).map(Reply::new)
     }
@@ -225,7 +231,7 @@ pub mod __private {
     /// Encodes a `Result` return value; the error converts into a [`ToolError`].
     pub fn result_output<T: serde::Serialize, E: Into<ToolError>>(
         result: Result<T, E>,
-        encoding: Encoding,
+        encoding: Encoding<'_>,
     ) -> Result<Reply<Encoded>, ToolError> {
         match result {
             Ok(v) => ok_output(v, encoding),
@@ -236,7 +242,7 @@ pub mod __private {
     /// Encodes a [`Reply`] return value.
     pub fn reply_output<T: serde::Serialize>(
         reply: Reply<T>,
-        encoding: Encoding,
+        encoding: Encoding<'_>,
     ) -> Result<Reply<Encoded>, ToolError> {
         Ok(Reply {
             data: encode(&reply.data, encoding)?,
@@ -248,7 +254,7 @@ pub mod __private {
     /// Encodes a `Result<Reply<T>, E>` return value.
     pub fn result_reply_output<T: serde::Serialize, E: Into<ToolError>>(
         result: Result<Reply<T>, E>,
-        encoding: Encoding,
+        encoding: Encoding<'_>,
     ) -> Result<Reply<Encoded>, ToolError> {
         match result {
             Ok(r) => reply_output(r, encoding),
@@ -257,7 +263,7 @@ pub mod __private {
     }
 
     /// The unit result (no data, whatever the encoding).
-    pub fn unit_output(encoding: Encoding) -> Result<Reply<Encoded>, ToolError> {
+    pub fn unit_output(encoding: Encoding<'_>) -> Result<Reply<Encoded>, ToolError> {
         let _ = encoding;
         Ok(Reply::new(Encoded::Value(Value::Null)))
     }
@@ -269,7 +275,7 @@ pub mod __private {
         let reply = result?;
         let data = match reply.data {
             Encoded::Value(v) => v,
-            Encoded::Text(t) => serde_json::from_str(&t).map_err(|_| unencodable())?,
+            Encoded::Text { json, .. } => serde_json::from_str(&json).map_err(|_| unencodable())?,
         };
         Ok(Reply {
             data,

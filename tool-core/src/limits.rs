@@ -12,6 +12,7 @@
 
 use crate::codes;
 use crate::envelope::{Envelope, Status};
+use crate::reply::TextScan;
 use serde_json::Value;
 
 /// The largest arguments a toolbox reads unless set with
@@ -171,23 +172,38 @@ pub(crate) fn deeper_than(value: &Value, limit: usize) -> bool {
 /// `serde_json::to_string(value)`, or `None` when the text would be nested deeper than `limit`
 /// levels, as [`deeper_than`] counts them on the value (each array and object opens one).
 /// Writing stops at the first level too many.
-pub(crate) fn to_text_within_depth<T: serde::Serialize + ?Sized>(
+///
+/// Each string is judged by `scan`, when given, as it is written: the flag is
+/// `true` when a scan ran and no string of the text is one redaction would change
+/// ([`TextScan::may_change`]), exactly as [`Redactor::json_text_may_change`] judges the text.
+/// A string written with an escape, a number or boolean written as an object key, and raw JSON
+/// count as changing (the text scan sees them only through their escaped or raw form).
+///
+/// [`Redactor::json_text_may_change`]: crate::redact::Redactor::json_text_may_change
+pub(crate) fn to_scanned_text<T: serde::Serialize + ?Sized>(
     value: &T,
     limit: usize,
-) -> Result<Option<String>, serde_json::Error> {
-    /// Compact output (the trait's defaults) that counts open arrays and objects and fails the
-    /// write past the limit.
+    scan: Option<TextScan<'_>>,
+) -> Result<Option<(String, bool)>, serde_json::Error> {
+    use serde_json::ser::{CharEscape, CompactFormatter, Formatter};
+    use std::io::{Result as IoResult, Write};
+
+    /// Compact output (serde_json's own) that counts open arrays and objects, fails the write
+    /// past the limit, and judges each string for the scan.
     struct Depth<'a> {
         open: usize,
         limit: usize,
         too_deep: &'a mut bool,
+        scan: Option<TextScan<'a>>,
+        /// Within an object key.
+        key: bool,
+        /// Pieces (fragments and escapes) of the string being written.
+        pieces: usize,
+        /// Some string may be changed by redaction (or the scan could not tell).
+        changes: &'a mut bool,
     }
     impl Depth<'_> {
-        fn enter<W: ?Sized + std::io::Write>(
-            &mut self,
-            out: &mut W,
-            b: &[u8],
-        ) -> std::io::Result<()> {
+        fn enter<W: ?Sized + Write>(&mut self, out: &mut W, b: &[u8]) -> IoResult<()> {
             self.open += 1;
             if self.open > self.limit {
                 *self.too_deep = true;
@@ -195,46 +211,133 @@ pub(crate) fn to_text_within_depth<T: serde::Serialize + ?Sized>(
             }
             out.write_all(b)
         }
+        /// A value written inside a key, other than its text: the scan cannot judge the key.
+        fn in_key(&mut self) {
+            *self.changes |= self.key;
+        }
     }
-    impl serde_json::ser::Formatter for Depth<'_> {
-        fn begin_array<W: ?Sized + std::io::Write>(&mut self, out: &mut W) -> std::io::Result<()> {
+    macro_rules! key_values {
+        ($($name:ident: $ty:ty),*) => {$(
+            fn $name<W: ?Sized + Write>(&mut self, out: &mut W, v: $ty) -> IoResult<()> {
+                self.in_key();
+                CompactFormatter.$name(out, v)
+            }
+        )*};
+    }
+    impl Formatter for Depth<'_> {
+        fn begin_array<W: ?Sized + Write>(&mut self, out: &mut W) -> IoResult<()> {
             self.enter(out, b"[")
         }
-        fn end_array<W: ?Sized + std::io::Write>(&mut self, out: &mut W) -> std::io::Result<()> {
+        fn end_array<W: ?Sized + Write>(&mut self, out: &mut W) -> IoResult<()> {
             self.open -= 1;
             out.write_all(b"]")
         }
-        fn begin_object<W: ?Sized + std::io::Write>(&mut self, out: &mut W) -> std::io::Result<()> {
+        fn begin_object<W: ?Sized + Write>(&mut self, out: &mut W) -> IoResult<()> {
             self.enter(out, b"{")
         }
-        fn end_object<W: ?Sized + std::io::Write>(&mut self, out: &mut W) -> std::io::Result<()> {
+        fn end_object<W: ?Sized + Write>(&mut self, out: &mut W) -> IoResult<()> {
             self.open -= 1;
             out.write_all(b"}")
         }
+        fn begin_object_key<W: ?Sized + Write>(
+            &mut self,
+            out: &mut W,
+            first: bool,
+        ) -> IoResult<()> {
+            self.key = true;
+            CompactFormatter.begin_object_key(out, first)
+        }
+        fn end_object_key<W: ?Sized + Write>(&mut self, _out: &mut W) -> IoResult<()> {
+            self.key = false;
+            Ok(())
+        }
+        fn begin_string<W: ?Sized + Write>(&mut self, out: &mut W) -> IoResult<()> {
+            self.pieces = 0;
+            out.write_all(b"\"")
+        }
+        fn write_string_fragment<W: ?Sized + Write>(
+            &mut self,
+            out: &mut W,
+            fragment: &str,
+        ) -> IoResult<()> {
+            // The first piece of a string without escapes is the whole string; a later piece
+            // follows an escape, which already counted.
+            if let Some(scan) = &self.scan {
+                if self.pieces == 0 && !*self.changes {
+                    *self.changes = scan.may_change(fragment, self.key);
+                }
+            }
+            self.pieces += 1;
+            out.write_all(fragment.as_bytes())
+        }
+        fn write_char_escape<W: ?Sized + Write>(
+            &mut self,
+            out: &mut W,
+            escape: CharEscape,
+        ) -> IoResult<()> {
+            *self.changes = true;
+            self.pieces += 1;
+            CompactFormatter.write_char_escape(out, escape)
+        }
+        fn end_string<W: ?Sized + Write>(&mut self, out: &mut W) -> IoResult<()> {
+            if let Some(scan) = &self.scan {
+                if self.pieces == 0 && !*self.changes {
+                    *self.changes = scan.may_change("", self.key);
+                }
+            }
+            out.write_all(b"\"")
+        }
+        fn write_raw_fragment<W: ?Sized + Write>(
+            &mut self,
+            out: &mut W,
+            raw: &str,
+        ) -> IoResult<()> {
+            *self.changes = true;
+            out.write_all(raw.as_bytes())
+        }
+        fn write_number_str<W: ?Sized + Write>(&mut self, out: &mut W, v: &str) -> IoResult<()> {
+            self.in_key();
+            out.write_all(v.as_bytes())
+        }
+        key_values!(
+            write_bool: bool, write_i8: i8, write_i16: i16, write_i32: i32, write_i64: i64,
+            write_i128: i128, write_u8: u8, write_u16: u16, write_u32: u32, write_u64: u64,
+            write_u128: u128, write_f32: f32, write_f64: f64
+        );
     }
-    let mut too_deep = false;
-    let mut out = Vec::with_capacity(128);
+    let (mut too_deep, mut changes) = (false, false);
+    let scanned = scan.is_some();
+    // Room for the envelope around a typical result, which is written into the same buffer
+    // (`Envelope::json_around_data_text`).
+    let mut out = Vec::with_capacity(256);
     let written = value.serialize(&mut serde_json::Serializer::with_formatter(
         &mut out,
         Depth {
             open: 0,
             limit,
             too_deep: &mut too_deep,
+            scan,
+            key: false,
+            pieces: 0,
+            changes: &mut changes,
         },
     ));
+    let clean = scanned && !changes;
     match written {
         Err(_) if too_deep => Ok(None),
         Err(e) => Err(e),
         // serde_json writes UTF-8 only.
-        Ok(()) => Ok(Some(String::from_utf8(out).unwrap_or_else(|e| {
-            String::from_utf8_lossy(e.as_bytes()).into_owned()
-        }))),
+        Ok(()) => Ok(Some((
+            String::from_utf8(out)
+                .unwrap_or_else(|e| String::from_utf8_lossy(e.as_bytes()).into_owned()),
+            clean,
+        ))),
     }
 }
 
 #[cfg(test)]
 mod tests {
-    use super::{check_text, check_value, deeper_than, to_text_within_depth};
+    use super::{check_text, check_value, deeper_than, to_scanned_text};
     use serde_json::{json, Value};
 
     #[test]
@@ -367,7 +470,10 @@ mod tests {
         for v in &shapes {
             let text = serde_json::to_string(v).unwrap();
             for limit in 0..15 {
-                let written = to_text_within_depth(v, limit).unwrap();
+                let written = to_scanned_text(v, limit, None).unwrap().map(|(t, clean)| {
+                    assert!(!clean, "no scan, nothing judged clean");
+                    t
+                });
                 assert_eq!(
                     written.is_none(),
                     deeper_than(v, limit),

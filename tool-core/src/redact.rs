@@ -3,6 +3,7 @@
 //! The overview is in the docs of [`Redactor`], where it is rendered.
 
 use crate::envelope::Envelope;
+use crate::reply::TextScan;
 use regex::{Captures, Regex, RegexSet};
 use serde_json::Value;
 use std::borrow::Cow;
@@ -693,6 +694,14 @@ fn pem_begin() -> &'static memchr::memmem::Finder<'static> {
         std::sync::LazyLock::new(|| memchr::memmem::Finder::new(PEM_BEGIN));
     &FINDER
 }
+/// Whether `s` holds [`PEM_BEGIN`]. Its five dashes cover every remainder of an index divided
+/// by four, so text without a dash at an index that is a multiple of four holds none: most text,
+/// told by a quarter of its bytes.
+fn holds_pem_begin(s: &[u8]) -> bool {
+    s.len() >= PEM_BEGIN.len()
+        && s.iter().step_by(4).any(|&b| b == b'-')
+        && pem_begin().find(s).is_some()
+}
 const PEM_END: &str = "-----END ";
 const PEM_PRIVATE: &str = "PRIVATE KEY";
 
@@ -940,14 +949,14 @@ impl Redactor {
     ///
     /// Without a backslash in the text every string appears in it verbatim (serde_json escapes
     /// only quotes, backslashes and control characters), between two quotes with none inside, and
-    /// a key is the string right before a `:`. Each is checked exactly as the value walk checks it
-    /// (the key of `quiet` skipped, a key naming a secret field, the patterns); a string that
-    /// opens a PEM block counts wherever it is. Text with a backslash counts as changing.
+    /// a key is the string right before a `:`. Each is judged by [`TextScan::may_change`], as a
+    /// result written with a scan judges it. Text with a backslash counts as changing.
     pub(crate) fn json_text_may_change(&self, json: &str, quiet: &QuietKeys) -> bool {
+        let scan = TextScan {
+            redactor: self,
+            quiet,
+        };
         let bytes = json.as_bytes();
-        if self.builtin_fields && pem_begin().find(bytes).is_some() {
-            return true;
-        }
         // One pass over the text, from each quote to the next: every byte is looked at once, so
         // a backslash anywhere is found on the way.
         let mut at = 0;
@@ -966,19 +975,29 @@ impl Redactor {
                 return true;
             };
             at = end + 1;
-            if bytes.get(end + 1) == Some(&b':') {
-                if quiet.contains(s) {
-                    continue;
-                }
-                if self.builtin_fields && is_secret_field(s) {
-                    return true;
-                }
-            }
-            if self.redact_str_counted(s).1 > 0 {
+            if scan.may_change(s, bytes.get(end + 1) == Some(&b':')) {
                 return true;
             }
         }
         false
+    }
+}
+
+impl TextScan<'_> {
+    /// Whether redacting a value could change its string `s` (an object key if `key`): the
+    /// value walk's checks on one string, the key of `quiet` skipped, a key naming a secret
+    /// field, the patterns, and a string that opens a PEM block (which may hide the items after
+    /// it).
+    pub(crate) fn may_change(&self, s: &str, key: bool) -> bool {
+        let r = self.redactor;
+        // A quiet key is none of these (`Redactor::quiet_keys`).
+        if key && self.quiet.contains(s) {
+            return false;
+        }
+        if r.builtin_fields && (holds_pem_begin(s.as_bytes()) || (key && is_secret_field(s))) {
+            return true;
+        }
+        r.redact_str_counted(s).1 > 0
     }
 }
 
@@ -1040,7 +1059,8 @@ impl Redactor {
         let mut keys: Vec<Box<str>> = names
             .into_iter()
             .filter(|k| {
-                !(self.builtin_fields && is_secret_field(k)) && self.redact_str_counted(k).1 == 0
+                !(self.builtin_fields && (is_secret_field(k) || holds_pem_begin(k.as_bytes())))
+                    && self.redact_str_counted(k).1 == 0
             })
             .take(QuietKeys::MAX)
             .map(Box::from)
@@ -1089,6 +1109,7 @@ fn is_redacted_marker(s: &str) -> bool {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use serde_json::json;
 
     /// The scan as first written (a `memchr` per quote), the reference for the one pass.
     fn json_text_may_change_reference(r: &Redactor, json: &str, quiet: &QuietKeys) -> bool {
@@ -1165,6 +1186,99 @@ mod tests {
                     want,
                     "{t} {from}"
                 );
+            }
+        }
+    }
+
+    /// The scan of a result as it is written (`limits::to_scanned_text`) judges exactly as the
+    /// scan of its text does, and never calls text clean that redaction would change.
+    #[test]
+    fn the_scan_while_writing_agrees_with_the_text_scan() {
+        use crate::limits::{to_scanned_text, MAX_RESULT_DEPTH};
+        let host = Redactor::empty()
+            .try_with_pattern("ticket", r"TCK-\d{4}")
+            .unwrap();
+        let mut values: Vec<Value> = vec![
+            json!(null),
+            json!([]),
+            json!(""),
+            json!({"": ""}),
+            json!([{"sku":"TNT-2P","name":"Fjell 2-person tent","price_nok":3499,"in_stock":true}]),
+            json!({"password": "x"}),
+            json!({"password": null}),
+            json!({"note": "token ghp_0123456789abcdefghijklmnopqrstuvwxyzAB"}),
+            json!({"a": "b\"c"}),
+            json!({"a\nb": 1}),
+            json!([
+                "-----BEGIN RSA PRIVATE KEY-----",
+                "x",
+                "-----END RSA PRIVATE KEY-----"
+            ]),
+            json!({"-----BEGIN RSA PRIVATE KEY-----": 1}),
+            json!({"api_key": 1, "n": [1, 2, {"k": "v"}]}),
+            json!({"ref": "TCK-1234", "sku": "é"}),
+            json!({"TCK-1234": true}),
+            json!("postgres://u:hunter2@db/x"),
+            json!({"tab": "a\tb", "ctl": "\u{1}"}),
+        ];
+        for len in 0..12 {
+            let pad: String = std::iter::repeat_n('a', len).collect();
+            values
+                .push(json!({ pad.clone(): pad.clone(), "b": [pad.clone(), format!("{pad}\\")] }));
+        }
+        for r in [Redactor::new(), host] {
+            let quiet = r.quiet_keys([
+                "sku",
+                "name",
+                "price_nok",
+                "in_stock",
+                "password",
+                "TCK-1234",
+            ]);
+            for q in [&quiet, &QuietKeys::default()] {
+                let scan = TextScan {
+                    redactor: &r,
+                    quiet: q,
+                };
+                for v in &values {
+                    let text = serde_json::to_string(v).unwrap();
+                    let (written, clean) = to_scanned_text(v, MAX_RESULT_DEPTH, Some(scan))
+                        .unwrap()
+                        .unwrap();
+                    assert_eq!(written, text);
+                    assert_eq!(clean, !r.json_text_may_change(&text, q), "{text}");
+                    if clean {
+                        let mut redacted = v.clone();
+                        assert_eq!(r.redact_value_in(&mut redacted, q), 0, "{text}");
+                        assert_eq!(&redacted, v);
+                    }
+                }
+                // Keys written as numbers or booleans are not judged: the text counts as
+                // changing.
+                let numbered: std::collections::BTreeMap<u32, &str> = [(1234, "x")].into();
+                let (_, clean) = to_scanned_text(&numbered, MAX_RESULT_DEPTH, Some(scan))
+                    .unwrap()
+                    .unwrap();
+                assert!(!clean);
+            }
+        }
+    }
+
+    #[test]
+    fn the_pem_marker_is_found_at_every_offset() {
+        for before in 0..12 {
+            for after in 0..6 {
+                for marker in [PEM_BEGIN, "-----BEGIN", "---- BEGIN ", "----BEGIN "] {
+                    let text = format!("{}{marker}{}", "-".repeat(before), "x".repeat(after));
+                    let text2 = format!("{}{marker}{}", "a".repeat(before), "-".repeat(after));
+                    for t in [text, text2] {
+                        assert_eq!(
+                            holds_pem_begin(t.as_bytes()),
+                            t.contains(PEM_BEGIN),
+                            "{t:?}"
+                        );
+                    }
+                }
             }
         }
     }

@@ -69,12 +69,22 @@ impl<T> From<T> for Reply<T> {
 /// [`Toolbox::call_json`](crate::Toolbox::call_json), which never builds the value unless a
 /// later stage needs it). Used by generated code.
 #[doc(hidden)]
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Encoding {
+#[derive(Clone, Copy, Debug)]
+pub enum Encoding<'a> {
     /// `serde_json::to_value`.
     Value,
-    /// `serde_json::to_string`.
-    Text,
+    /// `serde_json::to_string`; with a scan, each string is judged for redaction as it is
+    /// written, so the redaction stage need not read the text again.
+    Text(Option<TextScan<'a>>),
+}
+
+/// What the redaction stage asks of a result's strings while it is written as text: the
+/// toolbox's redactor and the tool's quiet keys. Made by the pipeline only.
+#[doc(hidden)]
+#[derive(Clone, Copy, Debug)]
+pub struct TextScan<'a> {
+    pub(crate) redactor: &'a crate::redact::Redactor,
+    pub(crate) quiet: &'a crate::redact::QuietKeys,
 }
 
 /// A result encoded as [`Encoding`] asked. Used by generated code.
@@ -84,5 +94,11 @@ pub enum Encoded {
     /// The result as a JSON value.
     Value(serde_json::Value),
     /// The result as compact JSON text.
-    Text(String),
+    Text {
+        /// The text.
+        json: String,
+        /// The text was scanned as it was written ([`Encoding::Text`] with a scan) and no
+        /// string in it is one redaction would change.
+        redaction_clean: bool,
+    },
 }

@@ -100,11 +100,12 @@ pub type TypedArgs = Box<dyn Any + Send>;
 pub type TypedInvokeFn = for<'a> fn(
     &'a Context,
     TypedArgs,
-    Encoding,
+    Encoding<'a>,
 ) -> BoxFuture<'a, Result<Reply<Encoded>, ToolError>>;
 
 /// The generated executor of decoded arguments (sync tools), its result encoded as asked.
-pub type TypedBlockingFn = fn(&Context, TypedArgs, Encoding) -> Result<Reply<Encoded>, ToolError>;
+pub type TypedBlockingFn =
+    fn(&Context, TypedArgs, Encoding<'_>) -> Result<Reply<Encoded>, ToolError>;
 
 /// What the fast path made of a call's arguments. Built by generated code.
 #[doc(hidden)]

@@ -322,7 +322,7 @@ pub fn tool_expr(tool: &ToolFn, self_ty: Option<&Type>) -> TokenStream {
         (
             quote! {
                 #[allow(unused_variables)]
-                async fn __run(__ctx: &#p::Context, __args: __Args, __enc: #p::Encoding) -> #encoded_ty {
+                async fn __run(__ctx: &#p::Context, __args: __Args, __enc: #p::Encoding<'_>) -> #encoded_ty {
                     #(#fetch)*
                     #finish
                 }
@@ -338,7 +338,7 @@ pub fn tool_expr(tool: &ToolFn, self_ty: Option<&Type>) -> TokenStream {
                 fn __invoke_typed<'__a>(
                     __ctx: &'__a #p::Context,
                     __typed: #p::typed::TypedArgs,
-                    __enc: #p::Encoding,
+                    __enc: #p::Encoding<'__a>,
                 ) -> #p::BoxFuture<'__a, #encoded_ty> {
                     match __typed.downcast::<__Args>() {
                         ::std::result::Result::Ok(__args) => ::std::boxed::Box::pin(__run(__ctx, *__args, __enc)),
@@ -355,7 +355,7 @@ pub fn tool_expr(tool: &ToolFn, self_ty: Option<&Type>) -> TokenStream {
         (
             quote! {
                 #[allow(unused_variables)]
-                fn __run(__ctx: &#p::Context, __args: __Args, __enc: #p::Encoding) -> #encoded_ty {
+                fn __run(__ctx: &#p::Context, __args: __Args, __enc: #p::Encoding<'_>) -> #encoded_ty {
                     #(#fetch)*
                     #finish
                 }
@@ -375,7 +375,7 @@ pub fn tool_expr(tool: &ToolFn, self_ty: Option<&Type>) -> TokenStream {
                 fn __typed_blocking(
                     __ctx: &#p::Context,
                     __typed: #p::typed::TypedArgs,
-                    __enc: #p::Encoding,
+                    __enc: #p::Encoding<'_>,
                 ) -> #encoded_ty {
                     match __typed.downcast::<__Args>() {
                         ::std::result::Result::Ok(__args) => __run(__ctx, *__args, __enc),
@@ -385,7 +385,7 @@ pub fn tool_expr(tool: &ToolFn, self_ty: Option<&Type>) -> TokenStream {
                 fn __invoke_typed<'__a>(
                     __ctx: &'__a #p::Context,
                     __typed: #p::typed::TypedArgs,
-                    __enc: #p::Encoding,
+                    __enc: #p::Encoding<'__a>,
                 ) -> #p::BoxFuture<'__a, #encoded_ty> {
                     ::std::boxed::Box::pin(async move { __typed_blocking(__ctx, __typed, __enc) })
                 }

@@ -30,7 +30,10 @@ pub(super) fn run(call: &mut CallState<'_>) -> Step {
             }
             Envelope::ok(data)
         }
-        Encoded::Text(text) => {
+        Encoded::Text {
+            json: text,
+            redaction_clean,
+        } => {
             // `encode` writes text no deeper than the limit (a deeper result comes as a value,
             // refused above). The validator reads values: in debug builds only, the text is
             // parsed for it.
@@ -50,6 +53,7 @@ pub(super) fn run(call: &mut CallState<'_>) -> Step {
             // `Envelope::ok` leaves a `null` result out; so does the text path.
             if text != "null" {
                 call.data_text = Some(text);
+                call.data_text_clean = redaction_clean;
             }
             env
         }

@@ -39,7 +39,12 @@ pub(super) async fn run(sh: &Shared, call: &mut CallState<'_>) -> Step {
     let outcome = match call.typed.take() {
         Some(typed) => {
             let typed = typed.into_inner().unwrap_or_else(PoisonError::into_inner);
-            invoke_typed(sh, &entry, typed, timeout, call.encoding).await
+            // A result written as text is judged for redaction as it is written.
+            let encoding = match call.encoding {
+                Encoding::Text(_) => Encoding::Text(super::redact::scan(sh, &entry)),
+                Encoding::Value => Encoding::Value,
+            };
+            invoke_typed(sh, &entry, typed, timeout, encoding).await
         }
         None => invoke(sh, &entry, call.args(), timeout)
             .await
@@ -163,7 +168,7 @@ async fn invoke_typed(
     entry: &Entry,
     args: TypedArgs,
     timeout: Option<Duration>,
-    encoding: Encoding,
+    encoding: Encoding<'_>,
 ) -> Executed<Reply<Encoded>> {
     let Some(def) = entry.typed else {
         return Ok(Err(crate::typed::wrong_arguments()));
@@ -172,6 +177,7 @@ async fn invoke_typed(
     match (def.blocking, runtime) {
         (Some(f), Some(rt)) if timeout.is_some() || sh.offload_sync_tools => {
             let context = Arc::clone(&sh.context);
+            let encoding = detached(encoding);
             let task = rt.spawn_blocking(move || {
                 catch_unwind(AssertUnwindSafe(|| f(&context, args, encoding))).map_err(panic_text)
             });
@@ -179,10 +185,20 @@ async fn invoke_typed(
         }
         (None, Some(rt)) if timeout.is_some() => {
             let (f, context) = (def.invoke, Arc::clone(&sh.context));
+            let encoding = detached(encoding);
             let task = rt.spawn(async move { CatchUnwind(f(&context, args, encoding)).await });
             join_task(task, timeout).await
         }
         (blocking, _) => inline_typed(sh, &def, blocking, args, timeout, encoding).await,
+    }
+}
+
+/// The encoding for a tool run in a task of its own: the redaction scan borrows the call, so
+/// the text is judged by `redact` after the run instead.
+fn detached(encoding: Encoding<'_>) -> Encoding<'static> {
+    match encoding {
+        Encoding::Text(_) => Encoding::Text(None),
+        Encoding::Value => Encoding::Value,
     }
 }
 
@@ -193,7 +209,7 @@ async fn inline_typed(
     blocking: Option<TypedBlockingFn>,
     args: TypedArgs,
     timeout: Option<Duration>,
-    encoding: Encoding,
+    encoding: Encoding<'_>,
 ) -> Executed<Reply<Encoded>> {
     let context = &sh.context;
     let fut: BoxFuture<'_, Result<Reply<Encoded>, ToolError>> = match blocking {

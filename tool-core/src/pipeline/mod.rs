@@ -316,13 +316,16 @@ pub(crate) struct CallState<'a> {
     pub(crate) ran: Ran,
     /// How a typed tool encodes its result: as a value for an [`Envelope`], as JSON text for
     /// [`Toolbox::call_json`].
-    pub(crate) encoding: Encoding,
+    pub(crate) encoding: Encoding<'static>,
     /// The tool's reply, between `execute` and `output_contract`.
     pub(crate) reply: Option<Reply<Encoded>>,
     /// The answer's `data` while it is JSON text (a typed result encoded as text): `env.data` is
     /// then `None`. Stages that read or change the data turn it into the value first
     /// ([`CallState::materialize`]); otherwise it goes into the envelope's JSON as it is.
     pub(crate) data_text: Option<String>,
+    /// The tool wrote `data_text` with the redaction scan ([`crate::reply::TextScan`]) and no
+    /// string in it is one redaction would change: `redact` need not read it again.
+    pub(crate) data_text_clean: bool,
     /// The answer, once a stage has it.
     pub(crate) env: Option<Envelope>,
     /// Host-only detail for the audit record (a panic's text, output-contract errors).
@@ -340,7 +343,7 @@ impl<'a> CallState<'a> {
         options: &'a CallOptions,
         operation_id: &'a str,
         trace: &'a audit::Trace,
-        encoding: Encoding,
+        encoding: Encoding<'static>,
     ) -> Self {
         CallState {
             name,
@@ -357,6 +360,7 @@ impl<'a> CallState<'a> {
             encoding,
             reply: None,
             data_text: None,
+            data_text_clean: false,
             env: None,
             detail: None,
             early: false,
@@ -449,8 +453,8 @@ pub(crate) fn call_json<'a>(
     options: CallOptions,
 ) -> impl std::future::Future<Output = String> + 'a {
     Finish::new(
-        traced(tb, name, args, options, Encoding::Text),
-        |(env, text): (Envelope, Option<String>)| env.to_json_with_data_text(text.as_deref()),
+        traced(tb, name, args, options, Encoding::Text(None)),
+        |(env, text): (Envelope, Option<String>)| env.json_around_data_text(text),
     )
 }
 
@@ -459,7 +463,7 @@ fn traced<'a>(
     name: &'a str,
     args: Arguments,
     options: CallOptions,
-    encoding: Encoding,
+    encoding: Encoding<'static>,
 ) -> impl std::future::Future<Output = (Envelope, Option<String>)> + 'a {
     let operation_id = crate::audit::new_operation_id();
     let span = telemetry::span(name, &operation_id);
@@ -475,7 +479,7 @@ async fn run_call(
     args: Arguments,
     options: CallOptions,
     operation_id: String,
-    encoding: Encoding,
+    encoding: Encoding<'static>,
 ) -> (Envelope, Option<String>) {
     // The clock is read, and the trace kept, only for the audit record (`audit`).
     let audited = tb.shared.audit.is_some();

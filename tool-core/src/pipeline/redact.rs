@@ -11,8 +11,31 @@
 //! Object keys that are property names of the tool's output schema are checked once per tool
 //! (on its first call) and looked up after that ([`QuietKeys`]).
 
-use super::{CallState, Shared, Step};
-use crate::redact::QuietKeys;
+use super::{CallState, Entry, Shared, Step};
+use crate::redact::{QuietKeys, Redactor};
+use crate::reply::TextScan;
+
+/// The keys of the tool's output schema that `r` leaves alone, checked on the tool's first call.
+fn quiet_keys<'e>(r: &Redactor, e: &'e Entry) -> &'e QuietKeys {
+    e.quiet_keys.get_or_init(|| {
+        let schema = e.tool.spec().output_schema.as_ref();
+        r.quiet_keys(
+            schema
+                .map(crate::output_text::property_names)
+                .unwrap_or_default(),
+        )
+    })
+}
+
+/// The scan a typed tool's text result is written with (`execute`), so this stage need not
+/// read the text again: none without a redactor, or for a tool whose results this stage skips.
+pub(super) fn scan<'a>(sh: &'a Shared, e: &'a Entry) -> Option<TextScan<'a>> {
+    let redactor = sh.redactor.as_deref()?;
+    e.tool.inner.output_may_hold_text.then(|| TextScan {
+        redactor,
+        quiet: quiet_keys(redactor, e),
+    })
+}
 
 pub(super) fn run(sh: &Shared, call: &mut CallState<'_>) -> Step {
     let may_hold_text = call.early
@@ -25,19 +48,14 @@ pub(super) fn run(sh: &Shared, call: &mut CallState<'_>) -> Step {
     };
     let none = QuietKeys::default();
     let quiet = match &call.entry {
-        Some(e) => e.quiet_keys.get_or_init(|| {
-            let schema = e.tool.spec().output_schema.as_ref();
-            r.quiet_keys(
-                schema
-                    .map(crate::output_text::property_names)
-                    .unwrap_or_default(),
-            )
-        }),
+        Some(e) => quiet_keys(r, e),
         None => &none,
     };
     // A result kept as JSON text stays text when no string in it (key or value) is one
-    // redaction would touch; otherwise it is redacted as a value.
+    // redaction would touch (judged while the tool wrote it, or here); otherwise it is
+    // redacted as a value.
     if may_hold_text
+        && !call.data_text_clean
         && call
             .data_text
             .as_deref()
