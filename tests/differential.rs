@@ -1224,9 +1224,12 @@ fn both_entries(
     text: &str,
     failures: &mut Vec<String>,
 ) {
+    // Owned and borrowed: a borrowed value is read in place on the fast path and copied on the
+    // general one, borrowed text is parsed like owned text.
     for args in [
         toolsmith::Arguments::Value(value.clone()),
-        toolsmith::Arguments::Text(text.to_string()),
+        toolsmith::Arguments::ValueRef(value),
+        toolsmith::Arguments::TextRef(text),
     ] {
         if let Err(e) = both_paths(rt, fast, general, name, args) {
             failures.push(e);

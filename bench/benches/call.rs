@@ -54,7 +54,10 @@ async fn toolsmith_value(toolbox: &Toolbox, value: Value) -> String {
 }
 
 /// `Toolbox::call_json`: the result serialized once, straight into the envelope's text.
-async fn toolsmith_json<A: Into<toolsmith::Arguments>>(toolbox: &Toolbox, args: A) -> String {
+async fn toolsmith_json<'a, A: Into<toolsmith::Arguments<'a>>>(
+    toolbox: &'a Toolbox,
+    args: A,
+) -> String {
     toolbox.call_json(TOOL, args).await
 }
 

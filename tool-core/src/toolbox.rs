@@ -88,41 +88,68 @@ pub struct NotRegistered {
     pub name: String,
 }
 
-/// The arguments of a call: an already-parsed JSON value (MCP, Anthropic) or JSON text (OpenAI).
+/// The arguments of a call: an already-parsed JSON value (MCP, Anthropic) or JSON text (OpenAI),
+/// owned or borrowed.
+///
+/// Borrowed arguments (`&str`, `&Value`) are not copied: a `#[tool]` whose arguments decode on
+/// the typed fast path reads them in place, and the general path copies a borrowed value only
+/// because validation fills in defaults. The call's future then borrows them.
 #[derive(Debug, Clone)]
-pub enum Arguments {
+pub enum Arguments<'a> {
     /// Parsed JSON.
     Value(Value),
     /// JSON text, parsed by the toolbox.
     Text(String),
+    /// Parsed JSON, borrowed.
+    ValueRef(&'a Value),
+    /// JSON text, borrowed.
+    TextRef(&'a str),
 }
 
-impl From<Value> for Arguments {
+impl From<Value> for Arguments<'_> {
     fn from(v: Value) -> Self {
         Arguments::Value(v)
     }
 }
-impl From<&Value> for Arguments {
-    fn from(v: &Value) -> Self {
-        Arguments::Value(v.clone())
+impl<'a> From<&'a Value> for Arguments<'a> {
+    fn from(v: &'a Value) -> Self {
+        Arguments::ValueRef(v)
     }
 }
-impl From<String> for Arguments {
+impl From<String> for Arguments<'_> {
     fn from(s: String) -> Self {
         Arguments::Text(s)
     }
 }
-impl From<&str> for Arguments {
-    fn from(s: &str) -> Self {
-        Arguments::Text(s.to_string())
+impl<'a> From<&'a str> for Arguments<'a> {
+    fn from(s: &'a str) -> Self {
+        Arguments::TextRef(s)
     }
 }
-impl Arguments {
+impl<'a> From<&'a String> for Arguments<'a> {
+    fn from(s: &'a String) -> Self {
+        Arguments::TextRef(s)
+    }
+}
+impl Arguments<'_> {
     /// The arguments as the typed fast path reads them.
     pub(crate) fn as_input(&self) -> crate::typed::Input<'_> {
         match self {
             Arguments::Text(text) => crate::typed::Input::Text(text),
+            Arguments::TextRef(text) => crate::typed::Input::Text(text),
             Arguments::Value(value) => crate::typed::Input::Value(value),
+            Arguments::ValueRef(value) => crate::typed::Input::Value(value),
+        }
+    }
+
+    /// The arguments as a value of their own: text parsed (its error envelope on failure), a
+    /// borrowed value copied.
+    pub(crate) fn into_value(self) -> Result<Value, Box<crate::Envelope>> {
+        match self {
+            Arguments::Value(v) => Ok(v),
+            Arguments::ValueRef(v) => Ok(v.clone()),
+            Arguments::Text(text) => crate::pipeline::parse_text(&text),
+            Arguments::TextRef(text) => crate::pipeline::parse_text(text),
         }
     }
 }
@@ -698,11 +725,12 @@ impl Toolbox {
     /// Calls a tool as an anonymous caller. Never panics and never fails: every outcome is an
     /// [`Envelope`].
     ///
-    /// `args` is a `serde_json::Value` or JSON text (`&str`/`String`).
+    /// `args` is a `serde_json::Value` or JSON text (`String`), owned or borrowed (`&Value`,
+    /// `&str`: not copied, see [`Arguments`]).
     pub fn call<'a>(
         &'a self,
         name: &'a str,
-        args: impl Into<Arguments>,
+        args: impl Into<Arguments<'a>>,
     ) -> impl Future<Output = Envelope> + 'a {
         self.call_with(name, args, CallOptions::default())
     }
@@ -712,7 +740,7 @@ impl Toolbox {
         &'a self,
         caller: &Caller,
         name: &'a str,
-        args: impl Into<Arguments>,
+        args: impl Into<Arguments<'a>>,
     ) -> impl Future<Output = Envelope> + 'a {
         self.call_with(name, args, CallOptions::new().caller(caller.clone()))
     }
@@ -727,7 +755,7 @@ impl Toolbox {
     pub fn call_with<'a>(
         &'a self,
         name: &'a str,
-        args: impl Into<Arguments>,
+        args: impl Into<Arguments<'a>>,
         options: CallOptions,
     ) -> impl Future<Output = Envelope> + 'a {
         crate::pipeline::call(self, name, args.into(), options)
@@ -757,7 +785,7 @@ impl Toolbox {
     pub fn call_json<'a>(
         &'a self,
         name: &'a str,
-        args: impl Into<Arguments>,
+        args: impl Into<Arguments<'a>>,
     ) -> impl Future<Output = String> + 'a {
         self.call_json_with(name, args, CallOptions::default())
     }
@@ -767,7 +795,7 @@ impl Toolbox {
     pub fn call_json_with<'a>(
         &'a self,
         name: &'a str,
-        args: impl Into<Arguments>,
+        args: impl Into<Arguments<'a>>,
         options: CallOptions,
     ) -> impl Future<Output = String> + 'a {
         crate::pipeline::call_json(self, name, args.into(), options)

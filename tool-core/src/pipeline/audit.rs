@@ -6,19 +6,19 @@
 
 use super::{CallState, Entry, Shared};
 use crate::audit::{keyed_args_digest, AuditEvent, AuditRecord, AuditSink, CANCELLED};
-use crate::envelope::Envelope;
 use crate::fault::{Fault, FaultKind, Faults};
 use crate::policy::Caller;
 use crate::toolbox::Toolbox;
 use std::sync::Arc;
 use std::time::Instant;
 
-/// Writes the call's audit record and returns its envelope (the caller stamps it with the
-/// operation id, which it owns). `started` is when the call began, read only for a toolbox with an audit sink.
-pub(super) fn record(tb: &Toolbox, call: &mut CallState<'_>, started: Option<Instant>) -> Envelope {
+/// Writes the call's audit record (a call without an envelope is recorded, and answered, as the
+/// generic failure). `started` is when the call began, read only for a toolbox with an audit
+/// sink.
+pub(super) fn record(tb: &Toolbox, call: &mut CallState<'_>, started: Option<Instant>) {
     let sh = &tb.shared;
-    let env = call.env.take().unwrap_or_else(super::internal_failure);
     if let Some(sink) = &sh.audit {
+        let env = call.env.get_or_insert_with(super::internal_failure);
         let mut rec = AuditRecord::new(AuditEvent::Call, call.operation_id, call.name);
         if let Some(entry) = &call.entry {
             rec.fingerprint.clone_from(&entry.fingerprint);
@@ -40,7 +40,6 @@ pub(super) fn record(tb: &Toolbox, call: &mut CallState<'_>, started: Option<Ins
         // A failing sink must not turn a finished call into a panic; its failure is a fault.
         write_audit(sink.as_ref(), &sh.faults, &rec);
     }
-    env
 }
 
 fn elapsed_ms(started: Instant) -> u64 {

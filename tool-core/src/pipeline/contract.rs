@@ -60,7 +60,9 @@ pub(super) fn run(call: &mut CallState<'_>) -> Step {
     };
     env.note = note;
     env.truncated = truncated;
-    Step::Answer(env)
+    // The answer, set in place (as `Step::Answer` would): the envelope is not moved again.
+    call.env = Some(env);
+    Step::Continue
 }
 
 /// The output schema (debug builds) and the depth bound: the answer that replaces a result that

@@ -50,12 +50,9 @@ pub(super) fn run(sh: &Shared, call: &mut CallState<'_>) -> Step {
             return Step::Continue;
         }
     }
-    let mut args = match call.raw.take() {
-        Some(Arguments::Value(v)) => v,
-        Some(Arguments::Text(text)) => match parse_text(&text) {
-            Ok(v) => v,
-            Err(env) => return Step::Refuse(*env),
-        },
+    let mut args = match call.raw.take().map(Arguments::into_value) {
+        Some(Ok(v)) => v,
+        Some(Err(env)) => return Step::Refuse(*env),
         None => Value::Null,
     };
     if args.is_null() {
@@ -86,7 +83,7 @@ fn fast_path_allowed(sh: &Shared, call: &CallState<'_>) -> bool {
 }
 
 /// Parses JSON text arguments; blank text is the empty object.
-pub(super) fn parse_text(text: &str) -> Result<Value, Box<Envelope>> {
+pub(crate) fn parse_text(text: &str) -> Result<Value, Box<Envelope>> {
     if text.trim().is_empty() {
         return Ok(Value::Object(Default::default()));
     }

@@ -92,6 +92,7 @@ pub(crate) mod validate;
 
 pub(crate) use audit::write_audit;
 pub(crate) use contract::unencodable;
+pub(crate) use decode::parse_text;
 pub(crate) use execute::panic_text;
 pub(crate) use prepare::{prepare, Entry};
 pub use stage::{Flow, Stage, StageCall, StageFuture};
@@ -296,7 +297,7 @@ pub(crate) struct CallState<'a> {
     /// What a dropped call's audit record needs to know (shared with `audit::DropAudit`).
     pub(crate) trace: &'a audit::Trace,
     /// The arguments as sent, until `decode` parses them.
-    pub(crate) raw: Option<Arguments>,
+    pub(crate) raw: Option<Arguments<'a>>,
     /// The tool, from `lookup` on.
     pub(crate) entry: Option<Arc<Entry>>,
     /// The arguments, from `decode` on (validated and complete after `validate`); `None` on
@@ -308,7 +309,9 @@ pub(crate) struct CallState<'a> {
     pub(crate) typed: Option<std::sync::Mutex<TypedArgs>>,
     /// The page the call asks for, from `cursor` on; `None` for a tool without a cursor
     /// parameter, which shows the first page (`budget` builds it when a value must be cut).
-    pub(crate) page: Option<PageRequest>,
+    /// Boxed: only calls of a paginated tool have one, and every call's state is moved with the
+    /// call's future.
+    pub(crate) page: Option<Box<PageRequest>>,
     /// The claimed idempotency key, from `idempotency` to `idempotency_record`. Boxed: only
     /// calls with a key have one, and every call's state is moved with the call's future.
     pub(crate) claim: Option<Box<Ticket<'a>>>,
@@ -339,7 +342,7 @@ pub(crate) struct CallState<'a> {
 impl<'a> CallState<'a> {
     fn new(
         name: &'a str,
-        args: Arguments,
+        args: Arguments<'a>,
         options: &'a CallOptions,
         operation_id: &'a str,
         trace: &'a audit::Trace,
@@ -432,16 +435,13 @@ pub(crate) fn materialize(
 pub(crate) fn call<'a>(
     tb: &'a Toolbox,
     name: &'a str,
-    args: Arguments,
+    args: Arguments<'a>,
     options: CallOptions,
 ) -> impl std::future::Future<Output = Envelope> + 'a {
-    Finish::new(
-        traced(tb, name, args, options, Encoding::Value),
-        |(env, text): (Envelope, Option<String>)| {
-            debug_assert!(text.is_none(), "a value-encoded call keeps no result text");
-            env
-        },
-    )
+    traced(tb, name, args, options, Encoding::Value, |env, text| {
+        debug_assert!(text.is_none(), "a value-encoded call keeps no result text");
+        env
+    })
 }
 
 /// Runs one call through the pipeline and returns the envelope's JSON text. A typed tool's
@@ -449,45 +449,59 @@ pub(crate) fn call<'a>(
 pub(crate) fn call_json<'a>(
     tb: &'a Toolbox,
     name: &'a str,
-    args: Arguments,
+    args: Arguments<'a>,
     options: CallOptions,
 ) -> impl std::future::Future<Output = String> + 'a {
-    Finish::new(
-        traced(tb, name, args, options, Encoding::Text(None)),
-        |(env, text): (Envelope, Option<String>)| env.json_around_data_text(text),
+    traced(
+        tb,
+        name,
+        args,
+        options,
+        Encoding::Text(None),
+        |env, text| env.json_around_data_text(text),
     )
 }
 
-fn traced<'a>(
+fn traced<'a, T>(
     tb: &'a Toolbox,
     name: &'a str,
-    args: Arguments,
+    args: Arguments<'a>,
     options: CallOptions,
     encoding: Encoding<'static>,
-) -> impl std::future::Future<Output = (Envelope, Option<String>)> + 'a {
+    finish: fn(Envelope, Option<String>) -> T,
+) -> impl std::future::Future<Output = T> + 'a
+where
+    T: 'a,
+{
     let operation_id = crate::audit::new_operation_id();
     let span = telemetry::span(name, &operation_id);
     telemetry::instrument(
-        run_call(tb, name, args, options, operation_id, encoding),
+        run_call(tb, name, args, options, operation_id, encoding, finish),
         span,
     )
 }
 
-async fn run_call(
-    tb: &Toolbox,
-    name: &str,
-    args: Arguments,
+/// The call's future: an `async` block, not an `async fn`, so its arguments are held once (an
+/// `async fn` moves each into a local of its own beside the argument). The answer is finished
+/// (`finish`: the envelope, or its JSON text) inside it, so only that leaves the future.
+#[allow(clippy::manual_async_fn)] // the point: an `async fn` would hold its arguments twice
+fn run_call<'a, T>(
+    tb: &'a Toolbox,
+    name: &'a str,
+    args: Arguments<'a>,
     options: CallOptions,
     operation_id: String,
     encoding: Encoding<'static>,
-) -> (Envelope, Option<String>) {
-    // The clock is read, and the trace kept, only for the audit record (`audit`).
-    let audited = tb.shared.audit.is_some();
-    let started = audited.then(std::time::Instant::now);
-    let trace = audit::Trace::default();
-    // The envelope takes the operation id itself once nothing borrows it any more (the call's
-    // state and the drop guard end with this block).
-    let (mut env, text) = {
+    finish: fn(Envelope, Option<String>) -> T,
+) -> impl std::future::Future<Output = T> + 'a
+where
+    T: 'a,
+{
+    async move {
+        // The clock is read, and the trace kept, only for the audit record (`audit`).
+        let audited = tb.shared.audit.is_some();
+        let started = audited.then(std::time::Instant::now);
+        let trace = audit::Trace::default();
         let mut dropped =
             audit::DropAudit::new(tb, name, &options.caller, &operation_id, &trace, audited);
         let mut call = CallState::new(name, args, &options, &operation_id, &trace, encoding);
@@ -499,50 +513,15 @@ async fn run_call(
         if let Err(panic) = finished {
             call.panicked_with(panic);
         }
+        audit::record(tb, &mut call, started);
         let text = call.data_text.take();
-        let env = audit::record(tb, &mut call, started);
+        let mut env = call.env.take().unwrap_or_else(internal_failure);
         telemetry::finish(&call, &env);
-        (env, text)
-    };
-    env.operation_id = Some(operation_id);
-    (env, text)
-}
-
-pin_project_lite::pin_project! {
-    /// A future whose output is finished by a function: `future.map(f)`, holding the future
-    /// once (an `async` block awaiting it would hold it twice).
-    pub(crate) struct Finish<F, G> {
-        #[pin]
-        future: F,
-        finish: Option<G>,
-    }
-}
-
-impl<F, G> Finish<F, G> {
-    pub(crate) fn new(future: F, finish: G) -> Self {
-        Finish {
-            future,
-            finish: Some(finish),
-        }
-    }
-}
-
-impl<F, G, T> std::future::Future for Finish<F, G>
-where
-    F: std::future::Future,
-    G: FnOnce(F::Output) -> T,
-{
-    type Output = T;
-
-    fn poll(self: std::pin::Pin<&mut Self>, cx: &mut std::task::Context<'_>) -> std::task::Poll<T> {
-        let this = self.project();
-        let out = std::task::ready!(this.future.poll(cx));
-        match this.finish.take() {
-            Some(finish) => std::task::Poll::Ready(finish(out)),
-            // Polled again after it finished: not reached, since the inner future (an
-            // `async fn`'s) panics on that first.
-            None => std::task::Poll::Pending,
-        }
+        // The call's state and the drop guard borrow the operation id until here.
+        drop(call);
+        drop(dropped);
+        env.operation_id = Some(operation_id);
+        finish(env, text)
     }
 }
 
@@ -648,7 +627,9 @@ impl Idle {
     }
 }
 
-/// Runs one built-in stage that does not await (those that do are awaited by `run`).
+/// Runs one built-in stage that does not await (those that do are awaited by `run`). Inlined
+/// into the loop: a call of its own per stage cost more than most stages do.
+#[inline(always)]
 fn dispatch(tb: &Toolbox, id: StageId, call: &mut CallState<'_>) -> Step {
     let sh = &tb.shared;
     match id {

@@ -27,7 +27,7 @@ pub(super) fn cursor(sh: &Shared, call: &mut CallState<'_>) -> Step {
     let args = call.args.as_ref().unwrap_or(&Value::Null);
     match page_request(sh, call.entry(), args, &call.options.caller) {
         Ok(page) => {
-            call.page = Some(page);
+            call.page = Some(Box::new(page));
             Step::Continue
         }
         Err(env) => Step::Refuse(env),

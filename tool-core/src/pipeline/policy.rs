@@ -2,8 +2,7 @@
 //! policy needs only the declared effects, so a denied caller costs no parsing or validation
 //! and learns nothing about the parameters.
 
-use super::{decode, CallState, Shared, Step};
-use crate::toolbox::Arguments;
+use super::{CallState, Shared, Step};
 
 pub(super) fn run(sh: &Shared, call: &mut CallState<'_>) -> Step {
     let Err(denial) = sh
@@ -14,10 +13,6 @@ pub(super) fn run(sh: &Shared, call: &mut CallState<'_>) -> Step {
     };
     // The audit record still gets a digest of what was sent (parsing is linear; no schema work
     // is done).
-    call.args = match call.raw.take() {
-        Some(Arguments::Value(v)) => Some(v),
-        Some(Arguments::Text(t)) => decode::parse_text(&t).ok(),
-        None => None,
-    };
+    call.args = call.raw.take().and_then(|raw| raw.into_value().ok());
     Step::Refuse(denial.into_envelope())
 }

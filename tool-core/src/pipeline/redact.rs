@@ -10,6 +10,12 @@
 //!
 //! Object keys that are property names of the tool's output schema are checked once per tool
 //! (on its first call) and looked up after that ([`QuietKeys`]).
+//!
+//! A typed tool's result written as JSON text (`call_json`) is judged while it is written: the
+//! tool's encoder gets the redactor and the quiet keys ([`scan`]), each string is checked as
+//! serde_json writes it, and a text found clean is not read again here. A tool run in a task of
+//! its own (a timeout, offloaded sync tools) writes without the scan, and its text is scanned
+//! here (`Redactor::json_text_may_change`, the same check on each string).
 
 use super::{CallState, Entry, Shared, Step};
 use crate::redact::{QuietKeys, Redactor};

@@ -7,7 +7,9 @@ use crate::toolbox::Arguments;
 pub(super) fn run(sh: &Shared, call: &mut CallState<'_>) -> Step {
     let size = match &call.raw {
         Some(Arguments::Text(text)) => crate::limits::check_text(text, sh.max_argument_bytes),
+        Some(Arguments::TextRef(text)) => crate::limits::check_text(text, sh.max_argument_bytes),
         Some(Arguments::Value(v)) => crate::limits::check_value(v, sh.max_argument_bytes),
+        Some(Arguments::ValueRef(v)) => crate::limits::check_value(v, sh.max_argument_bytes),
         None => Ok(()),
     };
     match size {
