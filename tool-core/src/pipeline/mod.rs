@@ -525,16 +525,46 @@ where
     }
 }
 
+/// The stages as bits (`1 << id as u32`: a stage's discriminant is its index in [`ORDER`]).
+const fn bits(ids: &[StageId]) -> u32 {
+    let mut m = 0;
+    let mut i = 0;
+    while i < ids.len() {
+        m |= 1 << ids[i] as u32;
+        i += 1;
+    }
+    m
+}
+
+/// Every stage `run` runs: all but `audit`, the last.
+const BEFORE_AUDIT: u32 = (1 << StageId::Audit as u32) - 1;
+
+/// The finishing stages `run` runs ([`StageId::finishes`], `audit` aside).
+const FINISHING: u32 = bits(&[
+    StageId::Redact,
+    StageId::IdempotencyRecord,
+    StageId::AfterHooks,
+    StageId::Budget,
+]);
+
 /// Runs every stage of [`ORDER`] before `audit`, with the host's stages at their places.
+///
+/// The stages still to visit are a mask, taken lowest bit first: a stage with nothing to do for
+/// the call (`Idle`, known after `lookup`) is dropped from it unless a host stage runs before
+/// it, and once the call has its envelope only the finishing stages are left.
 pub(crate) async fn run<'a>(tb: &'a Toolbox, call: &mut CallState<'a>) {
     let hosts = &tb.shared.host_stages;
     let mut next_host = 0;
+    // The stages that host stages run before: visited even when they have nothing to do.
+    let host_before = hosts.iter().fold(0, |m, (at, _)| m | Idle::bit(*at));
     // The stages with nothing to do for this call, known once the tool is (after `lookup`).
     let mut idle = Idle::NONE;
-    for &id in ORDER {
-        if id == StageId::Audit {
-            break;
-        }
+    let mut todo = BEFORE_AUDIT;
+    while todo != 0 {
+        let at = todo.trailing_zeros();
+        todo &= todo - 1;
+        let id = ORDER[at as usize];
+        let finishing = FINISHING & (1 << at) != 0;
         while let Some((_, host)) = hosts.get(next_host).filter(|(at, _)| *at == id) {
             if call.env.is_none() {
                 if let Flow::End(env) = stage::run_host(host.as_ref(), call).await {
@@ -544,10 +574,12 @@ pub(crate) async fn run<'a>(tb: &'a Toolbox, call: &mut CallState<'a>) {
             }
             next_host += 1;
         }
-        if call.env.is_some() != id.finishes() {
-            // A call stage after the call ended, or a finishing stage before it did: the latter
-            // cannot happen (the last call stage always answers) but is answered safely.
+        if call.env.is_some() != finishing {
+            // A call stage after the call ended (a host stage ended it, or a stage set the
+            // answer in place), or a finishing stage before it did: the latter cannot happen
+            // (the last call stage always answers) but is answered safely.
             if call.env.is_some() {
+                todo &= FINISHING;
                 continue;
             }
             call.env = Some(internal_failure());
@@ -576,11 +608,16 @@ pub(crate) async fn run<'a>(tb: &'a Toolbox, call: &mut CallState<'a>) {
             Step::Refuse(env) => {
                 call.env = Some(env);
                 call.early = true;
+                todo &= FINISHING;
             }
-            Step::Answer(env) => call.env = Some(env),
+            Step::Answer(env) => {
+                call.env = Some(env);
+                todo &= FINISHING;
+            }
         }
         if id == StageId::Lookup {
             idle = Idle::of(&tb.shared, call);
+            todo &= !(idle.0 & !host_before);
         }
     }
 }
@@ -660,4 +697,26 @@ pub(crate) fn internal_failure() -> Envelope {
         "The tool failed unexpectedly and did not complete. Retrying the same call is unlikely to help; tell the user the action could not be done.",
     )
     .into_envelope()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::{StageId, BEFORE_AUDIT, FINISHING, ORDER};
+
+    /// `run` walks a mask of stage bits: a stage's discriminant must be its place in [`ORDER`],
+    /// `audit` the last, and [`FINISHING`] the finishing stages before it.
+    #[test]
+    fn the_stage_masks_follow_the_order() {
+        for (i, id) in ORDER.iter().enumerate() {
+            assert_eq!(*id as usize, i, "{id}");
+            let bit = 1u32 << i;
+            assert_eq!(BEFORE_AUDIT & bit != 0, *id != StageId::Audit, "{id}");
+            assert_eq!(
+                FINISHING & bit != 0,
+                id.finishes() && *id != StageId::Audit,
+                "{id}"
+            );
+        }
+        assert_eq!(ORDER.last(), Some(&StageId::Audit));
+    }
 }
