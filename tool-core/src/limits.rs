@@ -211,6 +211,15 @@ pub(crate) fn to_scanned_text<T: serde::Serialize + ?Sized>(
             }
             out.write_all(b)
         }
+        /// Judges the string being written by its first piece, `s`: a string without escapes
+        /// is that one piece, and a later piece follows an escape, which already counted.
+        fn judge(&mut self, s: &str) {
+            if let Some(scan) = &self.scan {
+                if self.pieces == 0 && !*self.changes {
+                    *self.changes = scan.may_change(s, self.key);
+                }
+            }
+        }
         /// A value written inside a key, other than its text: the scan cannot judge the key.
         fn in_key(&mut self) {
             *self.changes |= self.key;
@@ -260,13 +269,7 @@ pub(crate) fn to_scanned_text<T: serde::Serialize + ?Sized>(
             out: &mut W,
             fragment: &str,
         ) -> IoResult<()> {
-            // The first piece of a string without escapes is the whole string; a later piece
-            // follows an escape, which already counted.
-            if let Some(scan) = &self.scan {
-                if self.pieces == 0 && !*self.changes {
-                    *self.changes = scan.may_change(fragment, self.key);
-                }
-            }
+            self.judge(fragment);
             self.pieces += 1;
             out.write_all(fragment.as_bytes())
         }
@@ -280,11 +283,8 @@ pub(crate) fn to_scanned_text<T: serde::Serialize + ?Sized>(
             CompactFormatter.write_char_escape(out, escape)
         }
         fn end_string<W: ?Sized + Write>(&mut self, out: &mut W) -> IoResult<()> {
-            if let Some(scan) = &self.scan {
-                if self.pieces == 0 && !*self.changes {
-                    *self.changes = scan.may_change("", self.key);
-                }
-            }
+            // A string of no pieces is the empty string.
+            self.judge("");
             out.write_all(b"\"")
         }
         fn write_raw_fragment<W: ?Sized + Write>(
