@@ -146,6 +146,16 @@ fn toolboxes() -> Vec<(&'static str, Toolbox)> {
                 .unwrap(),
         ),
         (
+            // Sync tools run on the blocking pool: their text is written without the
+            // redaction scan and judged by the redaction stage instead.
+            "offloaded",
+            Toolbox::builder()
+                .tools(tools())
+                .offload_sync_tools()
+                .build()
+                .unwrap(),
+        ),
+        (
             "after-hook",
             Toolbox::builder()
                 .tools(tools())
@@ -385,6 +395,16 @@ fn keyed_repeats_agree() {
 
 #[test]
 fn redaction_still_masks_what_the_text_path_keeps_as_text() {
+    for (name, tb) in toolboxes() {
+        if name == "no redaction" {
+            continue;
+        }
+        let args =
+            json!({"texts": ["token ghp_0123456789abcdefghijklmnopqrstuvwxyzAB"], "note": null});
+        let text = block_on(tb.call_json("list_rows", args));
+        assert!(!text.contains("ghp_0123"), "{name}: {text}");
+        assert!(text.contains("[REDACTED:github_token]"), "{name}: {text}");
+    }
     let (_, tb) = toolboxes().remove(0);
     let args = json!({"texts": ["token ghp_0123456789abcdefghijklmnopqrstuvwxyzAB"], "note": null});
     let text = block_on(tb.call_json("list_rows", args));
