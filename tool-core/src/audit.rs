@@ -196,41 +196,83 @@ pub fn rfc3339(t: SystemTime) -> String {
 /// The random part comes from std's per-process randomly keyed hasher; ids are identifiers, not
 /// secrets.
 pub fn new_operation_id() -> String {
-    // The process part (start time and noise) is computed once; each id adds a counter.
-    static PREFIX: std::sync::OnceLock<String> = std::sync::OnceLock::new();
-    static COUNTER: AtomicU64 = AtomicU64::new(0);
-    let prefix = PREFIX.get_or_init(|| {
-        let now = SystemTime::now()
-            .duration_since(UNIX_EPOCH)
-            .unwrap_or_default();
-        let noise = std::collections::hash_map::RandomState::new()
-            .hash_one((now.as_nanos(), std::process::id()));
-        format!("op_{:x}_{:08x}_", now.as_millis(), noise as u32)
-    });
-    let n = COUNTER.fetch_add(1, Ordering::Relaxed);
-    let mut id = String::with_capacity(prefix.len() + 16);
-    id.push_str(prefix);
-    push_hex(&mut id, n);
-    id
+    OperationId::next().into_string()
+}
+
+/// A call's operation id, made without allocating: the process's prefix and the call's number.
+/// Its text is built only when something reads it (an enabled span, a host stage or hook, the
+/// idempotency gate, an audit record; [`OperationId::as_str`]), or written straight into the
+/// envelope's JSON ([`OperationId::push_to`]).
+pub(crate) struct OperationId {
+    prefix: &'static str,
+    n: u64,
+    text: std::sync::OnceLock<String>,
+}
+
+impl OperationId {
+    /// The next id of this process (see [`new_operation_id`]).
+    pub(crate) fn next() -> OperationId {
+        // The process part (start time and noise) is computed once; each id adds a counter.
+        static PREFIX: std::sync::OnceLock<String> = std::sync::OnceLock::new();
+        static COUNTER: AtomicU64 = AtomicU64::new(0);
+        let prefix = PREFIX.get_or_init(|| {
+            let now = SystemTime::now()
+                .duration_since(UNIX_EPOCH)
+                .unwrap_or_default();
+            let noise = std::collections::hash_map::RandomState::new()
+                .hash_one((now.as_nanos(), std::process::id()));
+            format!("op_{:x}_{:08x}_", now.as_millis(), noise as u32)
+        });
+        OperationId {
+            prefix,
+            n: COUNTER.fetch_add(1, Ordering::Relaxed),
+            text: std::sync::OnceLock::new(),
+        }
+    }
+
+    /// The id's text (built on the first read).
+    pub(crate) fn as_str(&self) -> &str {
+        self.text.get_or_init(|| {
+            let mut id = String::with_capacity(self.prefix.len() + 16);
+            self.push_to(&mut id);
+            id
+        })
+    }
+
+    /// Appends the id's text: `op_`, lower-case hex digits and `_` only, so JSON needs no escape
+    /// for it.
+    pub(crate) fn push_to(&self, out: &mut String) {
+        if let Some(text) = self.text.get() {
+            out.push_str(text);
+            return;
+        }
+        out.reserve(self.prefix.len() + 16);
+        out.push_str(self.prefix);
+        push_hex(out, self.n);
+    }
+
+    /// The id's text, owned.
+    pub(crate) fn into_string(mut self) -> String {
+        match self.text.take() {
+            Some(text) => text,
+            None => {
+                let mut id = String::with_capacity(self.prefix.len() + 16);
+                self.push_to(&mut id);
+                id
+            }
+        }
+    }
 }
 
 /// Appends `n` in lower-case hexadecimal without leading zeros (as `{n:x}` writes it), without
 /// the formatting machinery: it runs on every call.
 fn push_hex(out: &mut String, n: u64) {
     const DIGITS: &[u8; 16] = b"0123456789abcdef";
-    let mut buf = [0u8; 16];
-    let mut at = buf.len();
-    let mut rest = n;
-    loop {
-        at -= 1;
-        buf[at] = DIGITS[(rest & 0xf) as usize];
-        rest >>= 4;
-        if rest == 0 {
-            break;
-        }
+    // Four bits a digit, and one digit for zero.
+    let digits = (64 - n.leading_zeros()).div_ceil(4).max(1);
+    for i in (0..digits).rev() {
+        out.push(char::from(DIGITS[((n >> (4 * i)) & 0xf) as usize]));
     }
-    // Hex digits are ASCII.
-    out.extend(buf[at..].iter().map(|&b| char::from(b)));
 }
 
 /// Where audit records go. A sink never fails a call: a sink that can fail implements
@@ -411,6 +453,36 @@ impl AuditSink for JsonLinesSink {
 
 #[cfg(test)]
 mod tests {
+    /// `op_<start>_<noise>_<counter>`, in lower-case hex, the counter rising from id to id; the
+    /// same text however it is read.
+    #[test]
+    fn an_operation_id_is_its_prefix_and_a_rising_counter() {
+        let (a, b) = (super::OperationId::next(), super::OperationId::next());
+        let mut written = String::from("x");
+        a.push_to(&mut written);
+        assert_eq!(written[1..], *a.as_str());
+        let mut again = String::new();
+        a.push_to(&mut again);
+        assert_eq!(again, a.as_str());
+        let b_text = super::OperationId::next();
+        let owned = b_text.as_str().to_owned();
+        assert_eq!(b_text.into_string(), owned);
+        let parts = |id: &str| -> Vec<String> { id.split('_').map(String::from).collect() };
+        let (pa, pb) = (parts(a.as_str()), parts(b.as_str()));
+        assert_eq!(pa.len(), 4, "{}", a.as_str());
+        assert_eq!(pa[0], "op");
+        assert_eq!(pa[2].len(), 8);
+        for part in pa.iter().chain(&pb).skip(1).filter(|p| *p != "op") {
+            assert!(
+                !part.is_empty() && part.bytes().all(|c| matches!(c, b'0'..=b'9' | b'a'..=b'f')),
+                "{part}"
+            );
+        }
+        assert_eq!(pa[..3], pb[..3], "one process prefix");
+        let counter = |p: &[String]| u64::from_str_radix(&p[3], 16).unwrap();
+        assert!(counter(&pb) > counter(&pa));
+    }
+
     #[test]
     fn hex_is_written_as_the_formatter_writes_it() {
         for n in [

@@ -6,6 +6,8 @@
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
+use crate::audit::OperationId;
+
 /// The version of the envelope format, carried in every envelope as `schema_version`.
 pub const ENVELOPE_SCHEMA_VERSION: &str = "1";
 
@@ -192,12 +194,18 @@ impl Envelope {
     /// The envelope as compact JSON text, the form the model reads: exactly
     /// `serde_json::to_string(&envelope)`.
     pub fn to_json(&self) -> String {
-        self.to_json_with_data_text(None)
+        self.to_json_with_data_text(None, None)
     }
 
     /// [`Envelope::to_json`], with `data_text` (compact JSON, when given) written as the `data`
     /// field in place of `self.data`: the form of a result serialized once, straight to text.
-    pub(crate) fn to_json_with_data_text(&self, data_text: Option<&str>) -> String {
+    /// `operation_id`, when given, is written as the envelope's own would be (see
+    /// [`Envelope::push_tail`]).
+    pub(crate) fn to_json_with_data_text(
+        &self,
+        data_text: Option<&str>,
+        operation_id: Option<&OperationId>,
+    ) -> String {
         // Written into a `String` piece by piece, so nothing is checked for UTF-8 again (the
         // data text can be most of the answer).
         // Room for every field, so the text is not moved while it grows.
@@ -232,14 +240,18 @@ impl Envelope {
             }
             (None, None) => {}
         }
-        self.push_tail(&mut out);
+        self.push_tail(&mut out, operation_id);
         out
     }
 
     /// [`Envelope::to_json_with_data_text`], in the data text's own buffer when the envelope's
     /// text begins with the data (an `ok` envelope without code or message): the result is not
     /// copied.
-    pub(crate) fn json_around_data_text(&self, data_text: Option<String>) -> String {
+    pub(crate) fn json_around_data_text(
+        &self,
+        data_text: Option<String>,
+        operation_id: Option<&OperationId>,
+    ) -> String {
         const HEAD: &str = r#"{"status":"ok","data":"#;
         match data_text {
             Some(mut out)
@@ -247,10 +259,10 @@ impl Envelope {
             {
                 out.reserve(HEAD.len() + self.tail_len());
                 out.insert_str(0, HEAD);
-                self.push_tail(&mut out);
+                self.push_tail(&mut out, operation_id);
                 out
             }
-            text => self.to_json_with_data_text(text.as_deref()),
+            text => self.to_json_with_data_text(text.as_deref(), operation_id),
         }
     }
 
@@ -270,7 +282,11 @@ impl Envelope {
     }
 
     /// Writes the fields after `data` and closes the object.
-    fn push_tail(&self, out: &mut String) {
+    ///
+    /// `operation_id`, when given, stands in for `self.operation_id` (which is then `None`): the
+    /// call's own id, of lower-case hex digits and `_` only, written without the escape check
+    /// and without becoming a `String` of its own.
+    fn push_tail(&self, out: &mut String, operation_id: Option<&OperationId>) {
         if !self.missing.is_empty() {
             field(out, "missing");
             for (i, name) in self.missing.iter().enumerate() {
@@ -298,6 +314,13 @@ impl Envelope {
                 field(out, name);
                 push_json_str(out, text);
             }
+        }
+        if let Some(id) = operation_id {
+            debug_assert!(self.operation_id.is_none(), "one operation id");
+            field(out, "operation_id");
+            out.push('"');
+            id.push_to(out);
+            out.push('"');
         }
         field(out, "schema_version");
         if self.schema_version == ENVELOPE_SCHEMA_VERSION {
@@ -502,7 +525,31 @@ mod tests {
         for mut env in envelopes() {
             let expected = serde_json::to_string(&env).unwrap();
             let text = env.data.take().map(|d| serde_json::to_string(&d).unwrap());
-            assert_eq!(env.to_json_with_data_text(text.as_deref()), expected);
+            assert_eq!(env.to_json_with_data_text(text.as_deref(), None), expected);
+        }
+    }
+
+    /// The call's operation id given beside the envelope (as the pipeline does) is written where
+    /// the envelope's own goes, in both writers.
+    #[test]
+    fn an_operation_id_given_apart_is_written_in_its_place() {
+        for mut env in envelopes() {
+            if env.operation_id.is_none() {
+                continue;
+            }
+            // Its text not yet built: written from its parts.
+            let id = crate::audit::OperationId::next();
+            let mut text = String::new();
+            id.push_to(&mut text);
+            env.operation_id = Some(text);
+            let expected = serde_json::to_string(&env).unwrap();
+            env.operation_id = None;
+            let text = env.data.take().map(|d| serde_json::to_string(&d).unwrap());
+            assert_eq!(
+                env.to_json_with_data_text(text.as_deref(), Some(&id)),
+                expected
+            );
+            assert_eq!(env.json_around_data_text(text, Some(&id)), expected);
         }
     }
 }

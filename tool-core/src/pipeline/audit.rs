@@ -19,7 +19,7 @@ pub(super) fn record(tb: &Toolbox, call: &mut CallState<'_>, started: Option<Ins
     let sh = &tb.shared;
     if let Some(sink) = &sh.audit {
         let env = call.env.get_or_insert_with(super::internal_failure);
-        let mut rec = AuditRecord::new(AuditEvent::Call, call.operation_id, call.name);
+        let mut rec = AuditRecord::new(AuditEvent::Call, call.operation_id.as_str(), call.name);
         if let Some(entry) = &call.entry {
             rec.fingerprint.clone_from(&entry.fingerprint);
             rec.version.clone_from(&entry.tool.spec().version);
@@ -98,7 +98,7 @@ pub(super) struct DropAudit<'a> {
     toolbox: &'a Toolbox,
     tool: &'a str,
     caller: &'a Caller,
-    operation_id: &'a str,
+    operation_id: &'a crate::audit::OperationId,
     /// When the call began: read only for a toolbox with an audit sink.
     started: Option<Instant>,
     trace: &'a Trace,
@@ -110,7 +110,7 @@ impl<'a> DropAudit<'a> {
         toolbox: &'a Toolbox,
         tool: &'a str,
         caller: &'a Caller,
-        operation_id: &'a str,
+        operation_id: &'a crate::audit::OperationId,
         trace: &'a Trace,
         audited: bool,
     ) -> Self {
@@ -141,7 +141,7 @@ impl Drop for DropAudit<'_> {
             return;
         };
         let t = self.trace.lock();
-        let mut rec = AuditRecord::new(AuditEvent::Call, self.operation_id, self.tool);
+        let mut rec = AuditRecord::new(AuditEvent::Call, self.operation_id.as_str(), self.tool);
         if let Some(entry) = &t.entry {
             rec.fingerprint.clone_from(&entry.fingerprint);
             rec.version.clone_from(&entry.tool.spec().version);

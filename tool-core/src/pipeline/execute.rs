@@ -44,7 +44,13 @@ pub(super) async fn run(sh: &Shared, call: &mut CallState<'_>) -> Step {
                 Encoding::Text(_) => Encoding::Text(super::redact::scan(sh, &entry)),
                 Encoding::Value => Encoding::Value,
             };
-            invoke_typed(sh, &entry, typed, timeout, encoding).await
+            match in_place(sh, &entry, timeout) {
+                // The common case, a sync tool without a timeout: called here, with no future
+                // built around it (nor the runtime looked up).
+                Some(f) => catch_unwind(AssertUnwindSafe(|| f(&sh.context, typed, encoding)))
+                    .map_err(|p| Stop::Panic(panic_text(p))),
+                None => invoke_typed(sh, &entry, typed, timeout, encoding).await,
+            }
         }
         None => invoke(sh, &entry, call.args(), timeout)
             .await
@@ -159,6 +165,15 @@ async fn guarded<R>(
         None => CatchUnwind(fut).await,
     };
     outcome.map_err(Stop::Panic)
+}
+
+/// The executor of a typed sync tool that runs in the caller's task, at the cost of a function
+/// call: no timeout, and not offloaded to the blocking pool (or no runtime to offload it to).
+/// `None` for the others, which [`invoke_typed`] runs.
+fn in_place(sh: &Shared, entry: &Entry, timeout: Option<Duration>) -> Option<TypedBlockingFn> {
+    let f = entry.typed.as_ref()?.blocking?;
+    let offloaded = sh.offload_sync_tools && tokio::runtime::Handle::try_current().is_ok();
+    (timeout.is_none() && !offloaded).then_some(f)
 }
 
 /// [`invoke`] for arguments the typed fast path decoded: the same choice of where the executor

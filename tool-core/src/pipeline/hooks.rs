@@ -10,7 +10,7 @@ fn info<'c>(call: &'c CallState<'_>) -> CallInfo<'c> {
         tool: call.name,
         arguments: call.args(),
         caller: &call.options.caller,
-        operation_id: call.operation_id,
+        operation_id: call.operation_id.as_str(),
     }
 }
 

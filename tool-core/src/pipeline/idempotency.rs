@@ -59,7 +59,7 @@ pub(super) async fn claim<'a>(
     key: IdempotencyKey,
 ) -> Step {
     let name = call.entry().tool.name();
-    match sh.gate.enter(key, call.operation_id).await {
+    match sh.gate.enter(key, call.operation_id.as_str()).await {
         Entered::Run(ticket) => {
             call.claim = Some(Box::new(ticket));
             Step::Continue

@@ -98,7 +98,7 @@ pub(crate) use prepare::{prepare, Entry};
 pub use stage::{Flow, Stage, StageCall, StageFuture};
 
 use crate::approval::{Approver, Hooks};
-use crate::audit::AuditSink;
+use crate::audit::{AuditSink, OperationId};
 use crate::budget::{OutputBudget, PageRequest};
 use crate::context::Context;
 use crate::envelope::Envelope;
@@ -293,7 +293,8 @@ pub(crate) struct CallState<'a> {
     /// The tool name the call asked for.
     pub(crate) name: &'a str,
     pub(crate) options: &'a CallOptions,
-    pub(crate) operation_id: &'a str,
+    /// The call's operation id (its text is built when a stage reads it).
+    pub(crate) operation_id: &'a OperationId,
     /// What a dropped call's audit record needs to know (shared with `audit::DropAudit`).
     pub(crate) trace: &'a audit::Trace,
     /// The arguments as sent, until `decode` parses them.
@@ -344,7 +345,7 @@ impl<'a> CallState<'a> {
         name: &'a str,
         args: Arguments<'a>,
         options: &'a CallOptions,
-        operation_id: &'a str,
+        operation_id: &'a OperationId,
         trace: &'a audit::Trace,
         encoding: Encoding<'static>,
     ) -> Self {
@@ -438,14 +439,23 @@ pub(crate) fn call<'a>(
     args: Arguments<'a>,
     options: CallOptions,
 ) -> impl std::future::Future<Output = Envelope> + 'a {
-    traced(tb, name, args, options, Encoding::Value, |env, text| {
-        debug_assert!(text.is_none(), "a value-encoded call keeps no result text");
-        env
-    })
+    traced(
+        tb,
+        name,
+        args,
+        options,
+        Encoding::Value,
+        |mut env, text, id| {
+            debug_assert!(text.is_none(), "a value-encoded call keeps no result text");
+            env.operation_id = Some(id.into_string());
+            env
+        },
+    )
 }
 
 /// Runs one call through the pipeline and returns the envelope's JSON text. A typed tool's
-/// result is serialized once, straight to text, unless a stage needs it as a value.
+/// result is serialized once, straight to text, unless a stage needs it as a value; the
+/// operation id is written from where the call holds it, never copied into a `String`.
 pub(crate) fn call_json<'a>(
     tb: &'a Toolbox,
     name: &'a str,
@@ -458,9 +468,15 @@ pub(crate) fn call_json<'a>(
         args,
         options,
         Encoding::Text(None),
-        |env, text| env.json_around_data_text(text),
+        |env, text, id| env.json_around_data_text(text, Some(&id)),
     )
 }
+
+/// How a call's answer leaves its future: from the envelope (its `operation_id` not yet set),
+/// the result's JSON text when it was kept as text, and the call's operation id. A closure, not a
+/// function pointer: inlined into the future, it takes the envelope without copying it.
+trait Finish<T>: FnOnce(Envelope, Option<String>, OperationId) -> T {}
+impl<T, F: FnOnce(Envelope, Option<String>, OperationId) -> T> Finish<T> for F {}
 
 fn traced<'a, T>(
     tb: &'a Toolbox,
@@ -468,12 +484,12 @@ fn traced<'a, T>(
     args: Arguments<'a>,
     options: CallOptions,
     encoding: Encoding<'static>,
-    finish: fn(Envelope, Option<String>) -> T,
+    finish: impl Finish<T> + 'a,
 ) -> impl std::future::Future<Output = T> + 'a
 where
     T: 'a,
 {
-    let operation_id = crate::audit::new_operation_id();
+    let operation_id = OperationId::next();
     let span = telemetry::span(name, &operation_id);
     telemetry::instrument(
         run_call(tb, name, args, options, operation_id, encoding, finish),
@@ -490,38 +506,39 @@ fn run_call<'a, T>(
     name: &'a str,
     args: Arguments<'a>,
     options: CallOptions,
-    operation_id: String,
+    operation_id: OperationId,
     encoding: Encoding<'static>,
-    finish: fn(Envelope, Option<String>) -> T,
+    finish: impl Finish<T> + 'a,
 ) -> impl std::future::Future<Output = T> + 'a
 where
     T: 'a,
 {
     async move {
-        // The clock is read, and the trace kept, only for the audit record (`audit`).
-        let audited = tb.shared.audit.is_some();
-        let started = audited.then(std::time::Instant::now);
-        let trace = audit::Trace::default();
-        let mut dropped =
-            audit::DropAudit::new(tb, name, &options.caller, &operation_id, &trace, audited);
-        let mut call = CallState::new(name, args, &options, &operation_id, &trace, encoding);
-        // Host code runs inside the pipeline too (hooks, the approver, the record store): a
-        // panic there becomes `failed` like a panic in a tool, so a call itself never panics.
-        // The panic guard needs an `Unpin` future: the stages are pinned in place.
-        let finished = execute::CatchUnwind(std::pin::pin!(run(tb, &mut call))).await;
-        dropped.disarm();
-        if let Err(panic) = finished {
-            call.panicked_with(panic);
-        }
-        audit::record(tb, &mut call, started);
-        let text = call.data_text.take();
-        let mut env = call.env.take().unwrap_or_else(internal_failure);
-        telemetry::finish(&call, &env);
-        // The call's state and the drop guard borrow the operation id until here.
-        drop(call);
-        drop(dropped);
-        env.operation_id = Some(operation_id);
-        finish(env, text)
+        // The call's state and the drop guard are dropped in place at the end of this block
+        // (a `drop(call)` would move the state out of the future first).
+        let (env, text) = {
+            // The clock is read, and the trace kept, only for the audit record (`audit`).
+            let audited = tb.shared.audit.is_some();
+            let started = audited.then(std::time::Instant::now);
+            let trace = audit::Trace::default();
+            let mut dropped =
+                audit::DropAudit::new(tb, name, &options.caller, &operation_id, &trace, audited);
+            let mut call = CallState::new(name, args, &options, &operation_id, &trace, encoding);
+            // Host code runs inside the pipeline too (hooks, the approver, the record store): a
+            // panic there becomes `failed` like a panic in a tool, so a call itself never
+            // panics. The panic guard needs an `Unpin` future: the stages are pinned in place.
+            let finished = execute::CatchUnwind(std::pin::pin!(run(tb, &mut call))).await;
+            dropped.disarm();
+            if let Err(panic) = finished {
+                call.panicked_with(panic);
+            }
+            audit::record(tb, &mut call, started);
+            let text = call.data_text.take();
+            let env = call.env.take().unwrap_or_else(internal_failure);
+            telemetry::finish(&call, &env);
+            (env, text)
+        };
+        finish(env, text, operation_id)
     }
 }
 

@@ -149,7 +149,7 @@ pub(super) async fn run_host(stage: &dyn Stage, call: &CallState<'_>) -> Flow {
     let view = StageCall {
         tool: call.name,
         caller: &call.options.caller,
-        operation_id: call.operation_id,
+        operation_id: call.operation_id.as_str(),
         spec: call.entry.as_ref().map(|e| e.tool.spec()),
         arguments: call.args.as_ref(),
     };

@@ -17,23 +17,25 @@
 //! span name is only formatted for an enabled span.
 
 use super::CallState;
+use crate::audit::OperationId;
 use crate::envelope::Envelope;
 use std::future::Future;
 
 #[cfg(feature = "tracing")]
 mod enabled {
-    use super::{CallState, Envelope, Future};
+    use super::{CallState, Envelope, Future, OperationId};
     use crate::envelope::Status;
     use tracing::field::Empty;
     use tracing::{Instrument, Level, Span};
 
-    pub(crate) fn span(tool: &str, operation_id: &str) -> Span {
+    pub(crate) fn span(tool: &str, operation_id: &OperationId) -> Span {
         let span = tracing::info_span!(
             "execute_tool",
             otel.name = Empty,
             gen_ai.operation.name = "execute_tool",
             gen_ai.tool.name = tool,
-            gen_ai.tool.call.id = operation_id,
+            // Read (and its text built) only for an enabled span.
+            gen_ai.tool.call.id = operation_id.as_str(),
             "gen_ai.tool.type" = "function",
             "error.type" = Empty,
             otel.status_code = Empty,
@@ -94,7 +96,7 @@ pub(crate) use enabled::{cancelled, finish, instrument, span};
 pub(crate) struct NoSpan;
 
 #[cfg(not(feature = "tracing"))]
-pub(crate) fn span(_tool: &str, _operation_id: &str) -> NoSpan {
+pub(crate) fn span(_tool: &str, _operation_id: &OperationId) -> NoSpan {
     NoSpan
 }
 
