@@ -49,10 +49,13 @@ pub(super) async fn run(sh: &Shared, call: &mut CallState<'_>) -> Step {
                 // built around it (nor the runtime looked up).
                 Some(f) => catch_unwind(AssertUnwindSafe(|| f(&sh.context, typed, encoding)))
                     .map_err(|p| Stop::Panic(panic_text(p))),
-                None => invoke_typed(sh, &entry, typed, timeout, encoding).await,
+                // Boxed, as below: these futures hold a timer or a task handle, and held in
+                // place they made every call's future (which hosts move into a task or a box)
+                // larger, for a run that spawns a task or builds a boxed future anyway.
+                None => Box::pin(invoke_typed(sh, &entry, typed, timeout, encoding)).await,
             }
         }
-        None => invoke(sh, &entry, call.args(), timeout)
+        None => Box::pin(invoke(sh, &entry, call.args(), timeout))
             .await
             .map(|r| r.map(|reply| reply.map_data(Encoded::Value))),
     };

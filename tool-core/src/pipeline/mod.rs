@@ -584,7 +584,9 @@ pub(crate) async fn run<'a>(tb: &'a Toolbox, call: &mut CallState<'a>) {
         let finishing = FINISHING & (1 << at) != 0;
         while let Some((_, host)) = hosts.get(next_host).filter(|(at, _)| *at == id) {
             if call.env.is_none() {
-                if let Flow::End(env) = stage::run_host(host.as_ref(), call).await {
+                // Boxed, as the stages below: held in place, a host stage's future made every
+                // call's future larger, with host stages or without.
+                if let Flow::End(env) = Box::pin(stage::run_host(host.as_ref(), call)).await {
                     call.env = Some(env);
                     call.early = true;
                 }
@@ -612,8 +614,11 @@ pub(crate) async fn run<'a>(tb: &'a Toolbox, call: &mut CallState<'a>) {
         // need approval build them, and held in place they made every call's future (which
         // hosts move, into a task or a box) a third larger.
         let step = match id {
-            StageId::Idempotency => match idempotency::key_of(call) {
-                Some(key) => Box::pin(idempotency::claim(sh, call, key)).await,
+            // The key moves into the boxed claim: only the box is held across the await.
+            StageId::Idempotency => match idempotency::key_of(call)
+                .map(|key| Box::pin(idempotency::claim(sh, call, key)))
+            {
+                Some(claim) => claim.await,
                 None => Step::Continue,
             },
             StageId::Approval if approval::needed(call) => Box::pin(approval::run(sh, call)).await,
