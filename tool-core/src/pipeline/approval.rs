@@ -20,7 +20,7 @@ pub(super) fn needed(call: &CallState<'_>) -> bool {
 pub(super) async fn run(sh: &Shared, call: &mut CallState<'_>) -> Step {
     let spec = call.entry().tool.spec();
     let Some(approver) = &sh.approver else {
-        return Step::Answer(
+        return Step::answer(
             ToolError::denied(
                 codes::APPROVAL_UNAVAILABLE,
                 format!(
@@ -34,10 +34,10 @@ pub(super) async fn run(sh: &Shared, call: &mut CallState<'_>) -> Step {
     let request = ApprovalRequest::new(spec, call.args().clone(), call.options.caller.clone());
     let approval = match ask(sh, approver.as_ref(), &request).await {
         Ok(approval) => approval,
-        Err(env) => return Step::Answer(env),
+        Err(env) => return Step::answer(env),
     };
     match approval.into_tool_error(&spec.name) {
-        Some(e) => Step::Answer(e.into_envelope()),
+        Some(e) => Step::answer(e.into_envelope()),
         None => Step::Continue,
     }
 }

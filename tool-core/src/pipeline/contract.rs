@@ -42,7 +42,7 @@ pub(super) fn run(call: &mut CallState<'_>) -> Step {
                     Ok(value) => check(call, &value, || false),
                     Err(e) => {
                         call.detail = Some(format!("result text does not parse back: {e}"));
-                        Some(Step::Answer(unencodable().into_envelope()))
+                        Some(Step::answer(unencodable().into_envelope()))
                     }
                 };
                 if let Some(step) = checked {
@@ -76,7 +76,7 @@ fn check(call: &mut CallState<'_>, data: &Value, too_deep: impl FnOnce() -> bool
                 .collect::<Vec<_>>()
                 .join(" ");
             call.detail = Some(format!("output contract: {detail}"));
-            return Some(Step::Answer(
+            return Some(Step::answer(
                 ToolError::failed(
                     codes::OUTPUT_CONTRACT,
                     "The tool returned a result that does not match its declared output, so it is not shown. Retrying will not help; tell the user the tool is not working correctly.",
@@ -94,7 +94,7 @@ fn deep(call: &mut CallState<'_>) -> Step {
         "result nests deeper than {} levels",
         crate::limits::MAX_RESULT_DEPTH
     ));
-    Step::Answer(too_deep())
+    Step::answer(too_deep())
 }
 
 /// A result that cannot be encoded as JSON: `serde_json` refused to write it (or the text it

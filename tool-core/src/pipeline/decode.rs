@@ -33,7 +33,7 @@ pub(super) fn run(sh: &Shared, call: &mut CallState<'_>) -> Step {
                             "one invalid parameter answered from its decoded value"
                         );
                         call.raw = None;
-                        return Step::Refuse(env);
+                        return Step::refuse(env);
                     }
                 }
                 Decoded::Fallback => {}
@@ -52,7 +52,7 @@ pub(super) fn run(sh: &Shared, call: &mut CallState<'_>) -> Step {
     }
     let mut args = match call.raw.take().map(Arguments::into_value) {
         Some(Ok(v)) => v,
-        Some(Err(env)) => return Step::Refuse(*env),
+        Some(Err(env)) => return Step::Refuse(env),
         None => Value::Null,
     };
     if args.is_null() {

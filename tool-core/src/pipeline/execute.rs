@@ -64,12 +64,12 @@ pub(super) async fn run(sh: &Shared, call: &mut CallState<'_>) -> Step {
             call.reply = Some(reply);
             (Ran::Returned, Step::Continue)
         }
-        Ok(Err(e)) => (Ran::Returned, Step::Answer(e.into_envelope())),
-        Err(Stop::Timeout(limit)) => (Ran::Stopped, Step::Answer(timeout_envelope(spec, limit))),
+        Ok(Err(e)) => (Ran::Returned, Step::answer(e.into_envelope())),
+        Err(Stop::Timeout(limit)) => (Ran::Stopped, Step::answer(timeout_envelope(spec, limit))),
         Err(Stop::Panic(panic)) => {
             call.detail = Some(format!("panic: {panic}"));
             call.panicked = true;
-            (Ran::Stopped, Step::Answer(internal_failure()))
+            (Ran::Stopped, Step::answer(internal_failure()))
         }
     };
     call.ran = ran;

@@ -22,7 +22,7 @@ pub(super) fn before(sh: &Shared, call: &mut CallState<'_>) -> Step {
     }
     match sh.hooks.run_before(&info(call)) {
         Ok(()) => Step::Continue,
-        Err(e) => Step::Refuse(e.into_envelope()),
+        Err(e) => Step::refuse(e.into_envelope()),
     }
 }
 

@@ -74,9 +74,9 @@ pub(super) async fn claim<'a>(
             if let (Some(original), Some(Value::Object(details))) = (original, env.data.as_mut()) {
                 details.insert("original".into(), original);
             }
-            Step::Answer(env)
+            Step::answer(env)
         }
-        Entered::Refused(refusal) => Step::Answer(refusal.into_envelope(name, &sh.gate)),
+        Entered::Refused(refusal) => Step::answer(refusal.into_envelope(name, &sh.gate)),
     }
 }
 

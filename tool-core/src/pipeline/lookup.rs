@@ -12,7 +12,7 @@ pub(super) fn run(tb: &Toolbox, call: &mut CallState<'_>) -> Step {
     let reg = tb.registry();
     let Some(&i) = reg.index.get(call.name) else {
         let sh = &tb.shared;
-        return Step::Refuse(unknown_tool(
+        return Step::refuse(unknown_tool(
             &reg,
             call.name,
             &sh.policy,

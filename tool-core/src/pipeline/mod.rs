@@ -229,14 +229,28 @@ impl std::fmt::Display for StageId {
     }
 }
 
-/// What a built-in stage decides.
+/// What a built-in stage decides. The envelope is boxed: a step is returned by every stage
+/// (and out of the futures of those that await) on every call, and the happy path, made of
+/// `Continue`s, should not copy an envelope-sized value each time.
 pub(crate) enum Step {
     /// The next stage runs.
     Continue,
     /// The call ends before an answer: only the finishing stages that sanitize and record run.
-    Refuse(Envelope),
+    Refuse(Box<Envelope>),
     /// The call has its answer: the finishing stages run.
-    Answer(Envelope),
+    Answer(Box<Envelope>),
+}
+
+impl Step {
+    /// [`Step::Refuse`] with `env`.
+    pub(crate) fn refuse(env: Envelope) -> Step {
+        Step::Refuse(Box::new(env))
+    }
+
+    /// [`Step::Answer`] with `env`.
+    pub(crate) fn answer(env: Envelope) -> Step {
+        Step::Answer(Box::new(env))
+    }
 }
 
 /// Whether the executor ran, for what the idempotency record keeps.
@@ -628,12 +642,12 @@ pub(crate) async fn run<'a>(tb: &'a Toolbox, call: &mut CallState<'a>) {
         match step {
             Step::Continue => {}
             Step::Refuse(env) => {
-                call.env = Some(env);
+                call.env = Some(*env);
                 call.early = true;
                 todo &= FINISHING;
             }
             Step::Answer(env) => {
-                call.env = Some(env);
+                call.env = Some(*env);
                 todo &= FINISHING;
             }
         }

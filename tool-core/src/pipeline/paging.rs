@@ -30,7 +30,7 @@ pub(super) fn cursor(sh: &Shared, call: &mut CallState<'_>) -> Step {
             call.page = Some(Box::new(page));
             Step::Continue
         }
-        Err(env) => Step::Refuse(env),
+        Err(env) => Step::refuse(env),
     }
 }
 
@@ -75,11 +75,11 @@ pub(super) fn stored_page(sh: &Shared, call: &mut CallState<'_>) -> Step {
     };
     let later_page = page.reference.is_some() || page.offset > 0;
     if let Some(raw) = page.reference.as_deref().and_then(|r| sh.store.get(r)) {
-        return Step::Answer(Envelope::ok(raw));
+        return Step::answer(Envelope::ok(raw));
     }
     page.reference = None;
     if later_page && !read_only {
-        Step::Refuse(page_expired(&call.entry().tool.spec().name))
+        Step::refuse(page_expired(&call.entry().tool.spec().name))
     } else {
         Step::Continue
     }

@@ -14,6 +14,6 @@ pub(super) fn run(sh: &Shared, call: &mut CallState<'_>) -> Step {
     };
     match size {
         Ok(()) => Step::Continue,
-        Err(env) => Step::Refuse(*env),
+        Err(env) => Step::Refuse(env),
     }
 }

@@ -20,7 +20,7 @@ pub(super) fn run(sh: &Shared, call: &mut CallState<'_>) -> Step {
             audit::remember_args(sh, call);
             Step::Continue
         }
-        Err(env) => Step::Refuse(env),
+        Err(env) => Step::refuse(env),
     }
 }
 
