@@ -196,7 +196,7 @@ pub fn rfc3339(t: SystemTime) -> String {
 /// The random part comes from std's per-process randomly keyed hasher; ids are identifiers, not
 /// secrets.
 pub fn new_operation_id() -> String {
-    OperationId::next().into_string()
+    OperationId::next().to_text()
 }
 
 /// A call's operation id, made without allocating: the process's prefix and the call's number.
@@ -251,16 +251,11 @@ impl OperationId {
         push_hex(out, self.n);
     }
 
-    /// The id's text, owned.
-    pub(crate) fn into_string(mut self) -> String {
-        match self.text.take() {
-            Some(text) => text,
-            None => {
-                let mut id = String::with_capacity(self.prefix.len() + 16);
-                self.push_to(&mut id);
-                id
-            }
-        }
+    /// The id's text, in a `String` of its own.
+    pub(crate) fn to_text(&self) -> String {
+        let mut id = String::with_capacity(self.prefix.len() + 16);
+        self.push_to(&mut id);
+        id
     }
 }
 
@@ -465,8 +460,9 @@ mod tests {
         a.push_to(&mut again);
         assert_eq!(again, a.as_str());
         let b_text = super::OperationId::next();
-        let owned = b_text.as_str().to_owned();
-        assert_eq!(b_text.into_string(), owned);
+        let owned = b_text.to_text();
+        assert_eq!(b_text.as_str(), owned);
+        assert_eq!(b_text.to_text(), owned);
         let parts = |id: &str| -> Vec<String> { id.split('_').map(String::from).collect() };
         let (pa, pb) = (parts(a.as_str()), parts(b.as_str()));
         assert_eq!(pa.len(), 4, "{}", a.as_str());

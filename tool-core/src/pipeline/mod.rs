@@ -459,9 +459,10 @@ pub(crate) fn call<'a>(
         args,
         options,
         Encoding::Value,
-        |mut env, text, id| {
+        |env, text, id| {
             debug_assert!(text.is_none(), "a value-encoded call keeps no result text");
-            env.operation_id = Some(id.into_string());
+            let mut env = env.take().unwrap_or_else(internal_failure);
+            env.operation_id = Some(id.to_text());
             env
         },
     )
@@ -482,15 +483,19 @@ pub(crate) fn call_json<'a>(
         args,
         options,
         Encoding::Text(None),
-        |env, text, id| env.json_around_data_text(text, Some(&id)),
+        |env, text, id| {
+            env.get_or_insert_with(internal_failure)
+                .json_around_data_text(text, Some(id))
+        },
     )
 }
 
-/// How a call's answer leaves its future: from the envelope (its `operation_id` not yet set),
-/// the result's JSON text when it was kept as text, and the call's operation id. A closure, not a
-/// function pointer: inlined into the future, it takes the envelope without copying it.
-trait Finish<T>: FnOnce(Envelope, Option<String>, OperationId) -> T {}
-impl<T, F: FnOnce(Envelope, Option<String>, OperationId) -> T> Finish<T> for F {}
+/// How a call's answer leaves its future: from the envelope where the call holds it (always
+/// `Some`; its `operation_id` not yet set), the result's JSON text when it was kept as text, and
+/// the call's operation id. A closure, not a function pointer: inlined into the future, it reads
+/// the envelope in place, and only what it returns leaves the future.
+trait Finish<T>: FnOnce(&mut Option<Envelope>, Option<String>, &OperationId) -> T {}
+impl<T, F: FnOnce(&mut Option<Envelope>, Option<String>, &OperationId) -> T> Finish<T> for F {}
 
 fn traced<'a, T>(
     tb: &'a Toolbox,
@@ -530,7 +535,7 @@ where
     async move {
         // The call's state and the drop guard are dropped in place at the end of this block
         // (a `drop(call)` would move the state out of the future first).
-        let (env, text) = {
+        {
             // The clock is read, and the trace kept, only for the audit record (`audit`).
             let audited = tb.shared.audit.is_some();
             let started = audited.then(std::time::Instant::now);
@@ -548,11 +553,10 @@ where
             }
             audit::record(tb, &mut call, started);
             let text = call.data_text.take();
-            let env = call.env.take().unwrap_or_else(internal_failure);
-            telemetry::finish(&call, &env);
-            (env, text)
-        };
-        finish(env, text, operation_id)
+            let panicked = call.panicked;
+            telemetry::finish(panicked, call.env.get_or_insert_with(internal_failure));
+            finish(&mut call.env, text, &operation_id)
+        }
     }
 }
 

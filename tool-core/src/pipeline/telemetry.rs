@@ -16,14 +16,13 @@
 //! Without a subscriber interested in the span, it is disabled and costs a relaxed load; the
 //! span name is only formatted for an enabled span.
 
-use super::CallState;
 use crate::audit::OperationId;
 use crate::envelope::Envelope;
 use std::future::Future;
 
 #[cfg(feature = "tracing")]
 mod enabled {
-    use super::{CallState, Envelope, Future, OperationId};
+    use super::{Envelope, Future, OperationId};
     use crate::envelope::Status;
     use tracing::field::Empty;
     use tracing::{Instrument, Level, Span};
@@ -50,7 +49,8 @@ mod enabled {
         future.instrument(span)
     }
 
-    pub(crate) fn finish(call: &CallState<'_>, env: &Envelope) {
+    /// Records a call's outcome on its span; `panicked`: the tool or the pipeline panicked.
+    pub(crate) fn finish(panicked: bool, env: &Envelope) {
         if env.status == Status::Ok {
             return;
         }
@@ -60,7 +60,7 @@ mod enabled {
             span.record("error.type", code);
             span.record("otel.status_code", "ERROR");
         }
-        if call.panicked {
+        if panicked {
             tracing::event!(name: "gen_ai.tool.panic", Level::ERROR, "error.type" = code, "the call panicked");
             return;
         }
@@ -106,7 +106,7 @@ pub(crate) fn instrument<F: Future>(future: F, _span: NoSpan) -> F {
 }
 
 #[cfg(not(feature = "tracing"))]
-pub(crate) fn finish(_call: &CallState<'_>, _env: &Envelope) {}
+pub(crate) fn finish(_panicked: bool, _env: &Envelope) {}
 
 #[cfg(not(feature = "tracing"))]
 pub(crate) fn cancelled() {}
