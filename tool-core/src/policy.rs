@@ -446,6 +446,16 @@ impl Policy {
                 .any(|g| g.contains(&effect))
     }
 
+    /// Whether [`Policy::check`] admits every caller to every tool (nothing is denied, no
+    /// identity or scope is required, no list of tools is set): the pipeline then skips it.
+    pub(crate) fn admits_all(&self) -> bool {
+        self.denied_tools.is_empty()
+            && self.required_scopes.is_empty()
+            && !self.require_identity
+            && self.only_tools.is_none()
+            && self.denied_effects.is_empty()
+    }
+
     /// Decides whether `caller` may call the tool `spec` describes.
     ///
     /// # Errors
@@ -487,5 +497,56 @@ impl Policy {
             return deny(DenialReason::Effect(effect));
         }
         Ok(())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::{Caller, Effect, Policy};
+    use crate::spec::{Effects, ToolSpec};
+
+    /// The pipeline skips the policy stage for a policy that `admits_all`: it must admit every
+    /// caller to every tool, and every restriction must make it not admit all.
+    #[test]
+    fn a_policy_admits_all_only_when_it_restricts_nothing() {
+        let open = [
+            Policy::allow_all(),
+            Policy::allow_all().allow_tool("t"),
+            Policy::allow_all().grant_role("admin", [Effect::Writes]),
+            Policy::read_only()
+                .allow_effect(Effect::Writes)
+                .allow_effect(Effect::Destructive),
+        ];
+        let effects = [
+            Effects::none(),
+            Effects::none().with_read_only(true),
+            Effects::none().with_writes(true).with_destructive(true),
+            Effects::none().with_network(true).with_open_world(true),
+        ];
+        let callers = [
+            Caller::anonymous(),
+            Caller::new("ann").with_role("admin").with_scope("s"),
+        ];
+        for policy in &open {
+            assert!(policy.admits_all(), "{policy:?}");
+            for e in &effects {
+                let spec = ToolSpec::new("t", "A tool.", serde_json::json!({"type": "object"}))
+                    .with_effects(*e);
+                for caller in &callers {
+                    assert!(policy.check(&spec, caller).is_ok(), "{policy:?} {e:?}");
+                }
+            }
+        }
+        let restricted = [
+            Policy::read_only(),
+            Policy::allow_all().deny_effect(Effect::Network),
+            Policy::allow_all().deny_tool("t"),
+            Policy::allow_all().only_tools(["t"]),
+            Policy::allow_all().require_scope("t", "s"),
+            Policy::allow_all().require_identity(),
+        ];
+        for policy in &restricted {
+            assert!(!policy.admits_all(), "{policy:?}");
+        }
     }
 }

@@ -453,19 +453,12 @@ pub(crate) fn call<'a>(
     args: Arguments<'a>,
     options: CallOptions,
 ) -> impl std::future::Future<Output = Envelope> + 'a {
-    traced(
-        tb,
-        name,
-        args,
-        options,
-        Encoding::Value,
-        |env, text, id| {
-            debug_assert!(text.is_none(), "a value-encoded call keeps no result text");
-            let mut env = env.take().unwrap_or_else(internal_failure);
-            env.operation_id = Some(id.to_text());
-            env
-        },
-    )
+    traced(tb, name, args, options, Encoding::Value, |env, text, id| {
+        debug_assert!(text.is_none(), "a value-encoded call keeps no result text");
+        let mut env = env.take().unwrap_or_else(internal_failure);
+        env.operation_id = Some(id.to_text());
+        env
+    })
 }
 
 /// Runs one call through the pipeline and returns the envelope's JSON text. A typed tool's
@@ -658,6 +651,10 @@ pub(crate) async fn run<'a>(tb: &'a Toolbox, call: &mut CallState<'a>) {
         if id == StageId::Lookup {
             idle = Idle::of(&tb.shared, call);
             todo &= !(idle.0 & !host_before);
+        } else if id == StageId::Decode && call.args.is_none() {
+            // The typed fast path decoded and checked the arguments: `validate` has no value
+            // to validate.
+            todo &= !(Idle::bit(StageId::Validate) & !host_before);
         }
     }
 }
@@ -689,6 +686,7 @@ impl Idle {
                 idle |= Idle::bit(id);
             }
         };
+        when(sh.policy.admits_all(), StageId::Policy);
         // `cursor` leaves `page` unset (as it starts) and `stored_page` has no page to serve.
         when(!entry.paginated, StageId::Cursor);
         when(!entry.paginated, StageId::StoredPage);
