@@ -52,6 +52,15 @@ pub(super) fn run(sh: &Shared, call: &mut CallState<'_>) -> Step {
     let Some(r) = &sh.redactor else {
         return Step::Continue;
     };
+    // An answer whose data is text judged clean as it was written, with no code, message or
+    // note (a plain `ok`): nothing in it to mask.
+    if call.data_text_clean
+        && call.env.as_ref().is_some_and(|env| {
+            env.data.is_none() && env.code.is_none() && env.message.is_none() && env.note.is_none()
+        })
+    {
+        return Step::Continue;
+    }
     let none = QuietKeys::default();
     let quiet = match &call.entry {
         Some(e) => quiet_keys(r, e),
