@@ -1036,25 +1036,55 @@ fn next_quote_or_backslash(bytes: &[u8], from: usize) -> Option<usize> {
 /// ([`Redactor::quiet_keys`]). Only the verdict on each key is cached, so a result that does not
 /// follow its schema is redacted exactly as without it.
 #[derive(Clone, Debug, Default)]
-pub(crate) struct QuietKeys(Box<[Box<str>]>);
+pub(crate) struct QuietKeys {
+    /// Each key's [`QuietKeys::probe`], sorted; a key of up to eight bytes is its probe.
+    probes: Box<[(usize, u64)]>,
+    /// The keys, in the order of their probes.
+    keys: Box<[Box<str>]>,
+}
 
 impl QuietKeys {
     /// The most keys kept: a schema with more property names keeps the first ones.
     const MAX: usize = 256;
 
     fn contains(&self, key: &str) -> bool {
-        // The keys of one length, found by length alone; most schemas have one or two of each.
-        let from = self.0.partition_point(|k| k.len() < key.len());
-        self.0[from..]
-            .iter()
-            .take_while(|k| k.len() == key.len())
-            .any(|k| k.as_bytes() == key.as_bytes())
+        let probe = Self::probe(key);
+        // A schema has a handful of property names: a scan beats a search up to a few dozen.
+        let from = if self.probes.len() <= 32 {
+            match self.probes.iter().position(|p| *p == probe) {
+                Some(i) => i,
+                None => return false,
+            }
+        } else {
+            self.probes.partition_point(|p| *p < probe)
+        };
+        // Keys of more than eight bytes with the same probe are compared whole.
+        let mut i = from;
+        while self.probes.get(i) == Some(&probe) {
+            if key.len() <= 8 || self.keys[i].as_bytes() == key.as_bytes() {
+                return true;
+            }
+            i += 1;
+        }
+        false
     }
 
-    /// The keys' order: by length, then by bytes, so a lookup compares bytes only with keys of
-    /// its own length.
-    fn order(a: &str, b: &str) -> std::cmp::Ordering {
-        a.len().cmp(&b.len()).then_with(|| a.cmp(b))
+    /// The key's length and, in one word, its first and last four bytes (its bytes, for a
+    /// shorter key): for a key of up to eight bytes that is the whole key, so most keys are
+    /// found without a byte comparison (property names are mostly short).
+    fn probe(key: &str) -> (usize, u64) {
+        let b = key.as_bytes();
+        let word = match (
+            b.get(..4),
+            b.len().checked_sub(4).and_then(|at| b.get(at..)),
+        ) {
+            (Some(head), Some(tail)) => {
+                let four = |s: &[u8]| u32::from_le_bytes([s[0], s[1], s[2], s[3]]);
+                u64::from(four(head)) | (u64::from(four(tail)) << 32)
+            }
+            _ => b.iter().fold(0u64, |w, &c| (w << 8) | u64::from(c)),
+        };
+        (b.len(), word)
     }
 }
 
@@ -1070,9 +1100,12 @@ impl Redactor {
             .take(QuietKeys::MAX)
             .map(Box::from)
             .collect();
-        keys.sort_unstable_by(|a, b| QuietKeys::order(a, b));
+        keys.sort_unstable_by(|a, b| QuietKeys::probe(a).cmp(&QuietKeys::probe(b)).then(a.cmp(b)));
         keys.dedup();
-        QuietKeys(keys.into_boxed_slice())
+        QuietKeys {
+            probes: keys.iter().map(|k| QuietKeys::probe(k)).collect(),
+            keys: keys.into_boxed_slice(),
+        }
     }
 }
 
@@ -1439,6 +1472,83 @@ mod tests {
             }
         }
         assert!(!p.may_match("x"));
+    }
+
+    /// A quiet key is found by its length and first and last four bytes, and compared whole
+    /// beyond eight bytes: the lookup must agree with set membership on keys that share a
+    /// length, a head, a tail, or all three.
+    #[test]
+    fn quiet_keys_are_found_exactly() {
+        let r = Redactor::new();
+        let names = [
+            "",
+            "a",
+            "ab",
+            "abc",
+            "abcd",
+            "abcde",
+            "abcdefgh",
+            "abcdXefgh",
+            "abcdYefgh",
+            "in_stock",
+            "in_stack",
+            "price_nok",
+            "price_eur",
+            "naïve",
+            "naïvе",
+            "x\u{0}",
+            "long_property_name_one",
+            "long_property_name_two",
+        ];
+        let quiet = r.quiet_keys(names);
+        let set: std::collections::BTreeSet<&str> = names.into_iter().collect();
+        let probes = [
+            "",
+            "a",
+            "b",
+            "ab",
+            "ba",
+            "abc",
+            "abd",
+            "abcd",
+            "abce",
+            "abcde",
+            "abcdf",
+            "abcdefgh",
+            "abcdefgi",
+            "abcdXefgh",
+            "abcdZefgh",
+            "abcdXXefgh",
+            "in_stock",
+            "in_stack",
+            "in_stick",
+            "price_nok",
+            "price_nak",
+            "naïve",
+            "naïvе",
+            "naive",
+            "x\u{0}",
+            "long_property_name_one",
+            "long_property_name_on",
+            "long_property_name_three",
+            "long_property_xame_one",
+        ];
+        for key in probes {
+            assert_eq!(quiet.contains(key), set.contains(key), "{key:?}");
+        }
+        // Enough keys for the search instead of the scan.
+        let many: Vec<String> = (0..80)
+            .map(|i| format!("{}_{i}", "p".repeat(i % 11)))
+            .chain(["abcdXefgh".into(), "abcdYefgh".into(), "ab".into()])
+            .collect();
+        let quiet = r.quiet_keys(many.iter().map(String::as_str));
+        for key in many.iter().map(String::as_str).chain(probes) {
+            assert_eq!(
+                quiet.contains(key),
+                many.iter().any(|k| k == key),
+                "{key:?}"
+            );
+        }
     }
 
     #[test]
