@@ -13,8 +13,8 @@ use crate::fault::{Fault, FaultKind};
 use std::time::Duration;
 
 /// Whether the tool needs approval (then `run` asks for it).
-pub(super) fn needed(call: &CallState<'_>) -> bool {
-    call.entry().tool.spec().effects.requires_approval
+pub(super) fn needed(entry: &super::Entry) -> bool {
+    entry.tool.spec().effects.requires_approval
 }
 
 pub(super) async fn run(sh: &Shared, call: &mut CallState<'_>) -> Step {

@@ -21,14 +21,16 @@ pub(super) fn run(call: &mut CallState<'_>) -> Step {
         note,
         truncated,
     } = reply;
-    let mut env = match data {
+    // The answer is built where the call keeps it (as `Step::Answer` would set it): an
+    // envelope is not moved again.
+    let env = match data {
         Encoded::Value(data) => {
             if let Some(step) = check(call, &data, || {
                 crate::limits::deeper_than(&data, crate::limits::MAX_RESULT_DEPTH)
             }) {
                 return step;
             }
-            Envelope::ok(data)
+            call.env.insert(Envelope::ok(data))
         }
         Encoded::Text {
             json: text,
@@ -49,19 +51,16 @@ pub(super) fn run(call: &mut CallState<'_>) -> Step {
                     return step;
                 }
             }
-            let env = Envelope::ok(Value::Null);
             // `Envelope::ok` leaves a `null` result out; so does the text path.
             if text != "null" {
                 call.data_text = Some(text);
                 call.data_text_clean = redaction_clean;
             }
-            env
+            call.env.insert(Envelope::ok(Value::Null))
         }
     };
     env.note = note;
     env.truncated = truncated;
-    // The answer, set in place (as `Step::Answer` would): the envelope is not moved again.
-    call.env = Some(env);
     Step::Continue
 }
 

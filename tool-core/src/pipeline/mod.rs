@@ -632,7 +632,9 @@ pub(crate) async fn run<'a>(tb: &'a Toolbox, call: &mut CallState<'a>) {
                 Some(claim) => claim.await,
                 None => Step::Continue,
             },
-            StageId::Approval if approval::needed(call) => Box::pin(approval::run(sh, call)).await,
+            StageId::Approval if approval::needed(call.entry()) => {
+                Box::pin(approval::run(sh, call)).await
+            }
             StageId::Execute => execute::run(sh, call).await,
             _ => dispatch(tb, id, call),
         };
@@ -680,6 +682,18 @@ impl Idle {
         let Some(entry) = &call.entry else {
             return Idle::NONE;
         };
+        // What depends on the tool and the toolbox only, worked out on the tool's first call.
+        let mut idle = *entry.idle.get_or_init(|| Idle::of_tool(sh, entry));
+        // No key: nothing is claimed, so nothing is recorded.
+        if idempotency::keyless(entry, call.options) {
+            idle |= Idle::bit(StageId::Idempotency) | Idle::bit(StageId::IdempotencyRecord);
+        }
+        Idle(idle)
+    }
+
+    /// The stages idle for every call of the tool of `entry` in the toolbox of `sh` (the
+    /// boundary settings are fixed when the toolbox is built, and an entry belongs to one).
+    fn of_tool(sh: &Shared, entry: &Entry) -> u32 {
         let mut idle = 0;
         let mut when = |cond: bool, id: StageId| {
             if cond {
@@ -691,14 +705,10 @@ impl Idle {
         when(!entry.paginated, StageId::Cursor);
         when(!entry.paginated, StageId::StoredPage);
         when(sh.hooks.is_empty(), StageId::BeforeHooks);
-        // No key: nothing is claimed, so nothing is recorded.
-        let keyless = idempotency::keyless(entry, call.options);
-        when(keyless, StageId::Idempotency);
-        when(keyless, StageId::IdempotencyRecord);
-        when(!approval::needed(call), StageId::Approval);
+        when(!approval::needed(entry), StageId::Approval);
         when(sh.redactor.is_none(), StageId::Redact);
         when(!sh.hooks.has_after(), StageId::AfterHooks);
-        Idle(idle)
+        idle
     }
 }
 

@@ -23,6 +23,9 @@ pub(crate) struct Entry {
     /// The output schema's property names the toolbox's redactor leaves alone, found on the
     /// first call (the redactor is the toolbox's; the entry is built before it is known).
     pub(crate) quiet_keys: std::sync::OnceLock<crate::redact::QuietKeys>,
+    /// The pipeline stages with nothing to do for any call of this tool in its toolbox, found
+    /// on the first call (the pipeline's `Idle`).
+    pub(crate) idle: std::sync::OnceLock<u32>,
 }
 
 /// Checks one tool against the registry so far and the context, and compiles its validators.
@@ -54,6 +57,7 @@ pub(crate) fn prepare(
             fingerprint: spec.fingerprint(),
             paginated,
             quiet_keys: std::sync::OnceLock::new(),
+            idle: std::sync::OnceLock::new(),
         }),
         _ => Err(problems),
     }
