@@ -31,7 +31,7 @@ pub(super) async fn run(sh: &Shared, call: &mut CallState<'_>) -> Step {
             .into_envelope(),
         );
     };
-    let request = ApprovalRequest::new(spec, call.args().clone(), call.options.caller.clone());
+    let request = ApprovalRequest::new(spec, call.args().clone(), call.options.who().clone());
     let approval = match ask(sh, approver.as_ref(), &request).await {
         Ok(approval) => approval,
         Err(env) => return Step::answer(env),

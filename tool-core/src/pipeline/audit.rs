@@ -24,7 +24,7 @@ pub(super) fn record(tb: &Toolbox, call: &mut CallState<'_>, started: Option<Ins
             rec.fingerprint.clone_from(&entry.fingerprint);
             rec.version.clone_from(&entry.tool.spec().version);
         }
-        rec.caller = call.options.caller.id().map(String::from);
+        rec.caller = call.options.who().id().map(String::from);
         rec.status = Some(env.status);
         rec.code.clone_from(&env.code);
         rec.duration_ms = started.map(elapsed_ms);

@@ -9,7 +9,7 @@ fn info<'c>(call: &'c CallState<'_>) -> CallInfo<'c> {
     CallInfo {
         tool: call.name,
         arguments: call.args(),
-        caller: &call.options.caller,
+        caller: call.options.who(),
         operation_id: call.operation_id.as_str(),
     }
 }

@@ -19,7 +19,7 @@ fn key(entry: &Entry, args: &Value, options: &CallOptions) -> Option<Idempotency
         return None;
     }
     let name = entry.tool.name();
-    let caller = options.caller.id();
+    let caller = options.who().id();
     let declared = &entry.tool.inner.idempotency_key;
     if !declared.is_empty() {
         let keys: Vec<&str> = declared.iter().map(String::as_str).collect();

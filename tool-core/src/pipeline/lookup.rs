@@ -16,7 +16,7 @@ pub(super) fn run(tb: &Toolbox, call: &mut CallState<'_>) -> Step {
             &reg,
             call.name,
             &sh.policy,
-            &call.options.caller,
+            call.options.who(),
         ));
     };
     let entry = Arc::clone(&reg.entries[i]);

@@ -534,7 +534,7 @@ where
             let started = audited.then(std::time::Instant::now);
             let trace = audit::Trace::default();
             let mut dropped =
-                audit::DropAudit::new(tb, name, &options.caller, &operation_id, &trace, audited);
+                audit::DropAudit::new(tb, name, options.who(), &operation_id, &trace, audited);
             let mut call = CallState::new(name, args, &options, &operation_id, &trace, encoding);
             // Host code runs inside the pipeline too (hooks, the approver, the record store): a
             // panic there becomes `failed` like a panic in a tool, so a call itself never

@@ -25,7 +25,7 @@ pub(super) fn cursor(sh: &Shared, call: &mut CallState<'_>) -> Step {
         return Step::Continue;
     }
     let args = call.args.as_ref().unwrap_or(&Value::Null);
-    match page_request(sh, call.entry(), args, &call.options.caller) {
+    match page_request(sh, call.entry(), args, call.options.who()) {
         Ok(page) => {
             call.page = Some(Box::new(page));
             Step::Continue

@@ -7,7 +7,7 @@ use super::{CallState, Shared, Step};
 pub(super) fn run(sh: &Shared, call: &mut CallState<'_>) -> Step {
     let Err(denial) = sh
         .policy
-        .check(call.entry().tool.spec(), &call.options.caller)
+        .check(call.entry().tool.spec(), call.options.who())
     else {
         return Step::Continue;
     };

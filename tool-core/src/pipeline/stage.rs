@@ -148,7 +148,7 @@ impl Future for StageFuture<'_> {
 pub(super) async fn run_host(stage: &dyn Stage, call: &CallState<'_>) -> Flow {
     let view = StageCall {
         tool: call.name,
-        caller: &call.options.caller,
+        caller: call.options.who(),
         operation_id: call.operation_id.as_str(),
         spec: call.entry.as_ref().map(|e| e.tool.spec()),
         arguments: call.args.as_ref(),
