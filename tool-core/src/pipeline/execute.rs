@@ -19,53 +19,95 @@ use std::sync::{Arc, PoisonError};
 use std::task::{Context as TaskContext, Poll};
 use std::time::Duration;
 
+/// Runs a typed sync tool without a timeout (the common case) where the stage loop stands, with
+/// no future built for the stage; `None` for every other tool, which [`run`] awaits.
+pub(super) fn run_in_place(sh: &Shared, call: &mut CallState<'_>) -> Option<Step> {
+    let entry = call.entry.as_ref()?;
+    call.typed.as_ref()?;
+    let f = in_place(sh, entry, timeout_of(sh, entry))?;
+    let (entry, typed) = start_typed(sh, call)?;
+    let encoding = encoding_of(sh, &call.encoding, &entry);
+    let outcome = catch_unwind(AssertUnwindSafe(|| f(&sh.context, typed, encoding)))
+        .map_err(|p| Stop::Panic(panic_text(p)));
+    Some(finish(call, entry, outcome))
+}
+
 pub(super) async fn run(sh: &Shared, call: &mut CallState<'_>) -> Step {
+    let timeout = call.entry.as_ref().and_then(|e| timeout_of(sh, e));
+    let outcome = match start_typed(sh, call) {
+        Some((entry, typed)) => {
+            let encoding = encoding_of(sh, &call.encoding, &entry);
+            // Boxed, as below: these futures hold a timer or a task handle, and held in place
+            // they made every call's future (which hosts move into a task or a box) larger, for
+            // a run that spawns a task or builds a boxed future anyway.
+            let outcome = Box::pin(invoke_typed(sh, &entry, typed, timeout, encoding)).await;
+            return finish(call, entry, outcome);
+        }
+        None => {
+            let entry = start(sh, call);
+            let outcome = Box::pin(invoke(sh, &entry, call.args(), timeout))
+                .await
+                .map(|r| r.map(|reply| reply.map_data(Encoded::Value)));
+            (entry, outcome)
+        }
+    };
+    finish(call, outcome.0, outcome.1)
+}
+
+/// The tool's timeout: its own, or the toolbox default.
+fn timeout_of(sh: &Shared, entry: &Entry) -> Option<Duration> {
+    entry
+        .tool
+        .spec()
+        .timeout_ms
+        .map(Duration::from_millis)
+        .or(sh.default_timeout)
+}
+
+/// Marks the call started (for the idempotency record and the audit) and takes its entry out
+/// for the run: a clone would write the entry's reference count, a line every thread calling
+/// this tool shares. [`finish`] puts it back. (A call dropped while its tool runs leaves it out:
+/// nothing reads the state of a dropped call.)
+fn start(sh: &Shared, call: &mut CallState<'_>) -> Arc<Entry> {
     idempotency::mark_started(call);
     if sh.audit.is_some() {
         call.trace.mark_started();
     }
-    // Moved out for the run and back after it: a clone would write the entry's reference
-    // count, a line every thread calling this tool shares. (A call dropped while its tool runs
-    // leaves it out: nothing reads the state of a dropped call.)
-    let entry = call
-        .entry
+    call.entry
         .take()
-        .expect("stages after lookup run only on calls with a tool");
-    let spec = entry.tool.spec();
-    let timeout = spec
-        .timeout_ms
-        .map(Duration::from_millis)
-        .or(sh.default_timeout);
-    let outcome = match call.typed.take() {
-        Some(typed) => {
-            let typed = typed.into_inner().unwrap_or_else(PoisonError::into_inner);
-            // A result written as text is judged for redaction as it is written.
-            let encoding = match call.encoding {
-                Encoding::Text(_) => Encoding::Text(super::redact::scan(sh, &entry)),
-                Encoding::Value => Encoding::Value,
-            };
-            match in_place(sh, &entry, timeout) {
-                // The common case, a sync tool without a timeout: called here, with no future
-                // built around it (nor the runtime looked up).
-                Some(f) => catch_unwind(AssertUnwindSafe(|| f(&sh.context, typed, encoding)))
-                    .map_err(|p| Stop::Panic(panic_text(p))),
-                // Boxed, as below: these futures hold a timer or a task handle, and held in
-                // place they made every call's future (which hosts move into a task or a box)
-                // larger, for a run that spawns a task or builds a boxed future anyway.
-                None => Box::pin(invoke_typed(sh, &entry, typed, timeout, encoding)).await,
-            }
-        }
-        None => Box::pin(invoke(sh, &entry, call.args(), timeout))
-            .await
-            .map(|r| r.map(|reply| reply.map_data(Encoded::Value))),
-    };
+        .expect("stages after lookup run only on calls with a tool")
+}
+
+/// [`start`] for a call the typed fast path decoded: also its arguments. `None` (and nothing
+/// done) for a call on a validated value.
+fn start_typed(sh: &Shared, call: &mut CallState<'_>) -> Option<(Arc<Entry>, TypedArgs)> {
+    let typed = call.typed.take()?;
+    let typed = typed.into_inner().unwrap_or_else(PoisonError::into_inner);
+    Some((start(sh, call), typed))
+}
+
+/// How a typed tool encodes its result for the call: a result written as text is judged for
+/// redaction as it is written.
+fn encoding_of<'e>(sh: &'e Shared, call: &Encoding<'_>, entry: &'e Entry) -> Encoding<'e> {
+    match call {
+        Encoding::Text(_) => Encoding::Text(super::redact::scan(sh, entry)),
+        Encoding::Value => Encoding::Value,
+    }
+}
+
+/// What the executor's outcome makes of the call: the reply for the output contract, or the
+/// answer; the entry goes back.
+fn finish(call: &mut CallState<'_>, entry: Arc<Entry>, outcome: Executed<Reply<Encoded>>) -> Step {
     let (ran, step) = match outcome {
         Ok(Ok(reply)) => {
             call.reply = Some(reply);
             (Ran::Returned, Step::Continue)
         }
         Ok(Err(e)) => (Ran::Returned, Step::answer(e.into_envelope())),
-        Err(Stop::Timeout(limit)) => (Ran::Stopped, Step::answer(timeout_envelope(spec, limit))),
+        Err(Stop::Timeout(limit)) => (
+            Ran::Stopped,
+            Step::answer(timeout_envelope(entry.tool.spec(), limit)),
+        ),
         Err(Stop::Panic(panic)) => {
             call.detail = Some(format!("panic: {panic}"));
             call.panicked = true;

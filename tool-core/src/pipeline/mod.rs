@@ -68,7 +68,7 @@
 //!   ([`StageId::accepts_host_stage`]). It sees a [`StageCall`] and continues or ends the call
 //!   with an envelope ([`Flow`]), which is answered like a built-in refusal.
 //! - **A built-in stage**: add a module here, a variant to [`StageId`] (with its name and
-//!   summary), its place in [`ORDER`], and its arm in `dispatch`; the README's pipeline table is
+//!   summary), its place in [`ORDER`], and its arm in `run`'s match; the README's pipeline table is
 //!   checked against [`ORDER`] by tests/readme.rs.
 
 use crate::codes;
@@ -619,12 +619,34 @@ pub(crate) async fn run<'a>(tb: &'a Toolbox, call: &mut CallState<'a>) {
             continue;
         }
         let sh = &tb.shared;
+        // Every stage in one match (one jump), the stages that learn what is idle included.
         // The stages that await are polled in place, each only when it has something to await:
         // a future as large as the executor's is not built (and moved) for every stage. Those
         // of the idempotency claim and the approval are boxed: only calls with a key or that
         // need approval build them, and held in place they made every call's future (which
         // hosts move, into a task or a box) a third larger.
         let step = match id {
+            StageId::ArgumentSize => size::run(sh, call),
+            StageId::Lookup => {
+                let step = lookup::run(tb, call);
+                idle = Idle::of(sh, call);
+                todo &= !(idle.0 & !host_before);
+                step
+            }
+            StageId::Policy => policy::run(sh, call),
+            StageId::Decode => {
+                let step = decode::run(sh, call);
+                if call.args.is_none() {
+                    // The typed fast path decoded and checked the arguments (or none could be
+                    // decoded): `validate` has no value to validate.
+                    todo &= !(Idle::bit(StageId::Validate) & !host_before);
+                }
+                step
+            }
+            StageId::Validate => validate::run(sh, call),
+            StageId::Cursor => paging::cursor(sh, call),
+            StageId::BeforeHooks => hooks::before(sh, call),
+            StageId::StoredPage => paging::stored_page(sh, call),
             // The key moves into the boxed claim: only the box is held across the await.
             StageId::Idempotency => match idempotency::key_of(call)
                 .map(|key| Box::pin(idempotency::claim(sh, call, key)))
@@ -635,8 +657,19 @@ pub(crate) async fn run<'a>(tb: &'a Toolbox, call: &mut CallState<'a>) {
             StageId::Approval if approval::needed(call.entry()) => {
                 Box::pin(approval::run(sh, call)).await
             }
-            StageId::Execute => execute::run(sh, call).await,
-            _ => dispatch(tb, id, call),
+            StageId::Approval => Step::Continue,
+            // A sync tool without a timeout runs here, with no future built for it.
+            StageId::Execute => match execute::run_in_place(sh, call) {
+                Some(step) => step,
+                None => execute::run(sh, call).await,
+            },
+            StageId::OutputContract => contract::run(call),
+            StageId::Redact => redact::run(sh, call),
+            StageId::IdempotencyRecord => idempotency::record(sh, call),
+            StageId::AfterHooks => hooks::after(sh, call),
+            StageId::Budget => budget::run(sh, call),
+            // Written by `audit::record`, outside the panic guard.
+            StageId::Audit => Step::Continue,
         };
         match step {
             Step::Continue => {}
@@ -649,14 +682,6 @@ pub(crate) async fn run<'a>(tb: &'a Toolbox, call: &mut CallState<'a>) {
                 call.env = Some(*env);
                 todo &= FINISHING;
             }
-        }
-        if id == StageId::Lookup {
-            idle = Idle::of(&tb.shared, call);
-            todo &= !(idle.0 & !host_before);
-        } else if id == StageId::Decode && call.args.is_none() {
-            // The typed fast path decoded and checked the arguments: `validate` has no value
-            // to validate.
-            todo &= !(Idle::bit(StageId::Validate) & !host_before);
         }
     }
 }
@@ -709,32 +734,6 @@ impl Idle {
         when(sh.redactor.is_none(), StageId::Redact);
         when(!sh.hooks.has_after(), StageId::AfterHooks);
         idle
-    }
-}
-
-/// Runs one built-in stage that does not await (those that do are awaited by `run`). Inlined
-/// into the loop: a call of its own per stage cost more than most stages do.
-#[inline(always)]
-fn dispatch(tb: &Toolbox, id: StageId, call: &mut CallState<'_>) -> Step {
-    let sh = &tb.shared;
-    match id {
-        StageId::ArgumentSize => size::run(sh, call),
-        StageId::Lookup => lookup::run(tb, call),
-        StageId::Policy => policy::run(sh, call),
-        StageId::Decode => decode::run(sh, call),
-        StageId::Validate => validate::run(sh, call),
-        StageId::Cursor => paging::cursor(sh, call),
-        StageId::BeforeHooks => hooks::before(sh, call),
-        StageId::StoredPage => paging::stored_page(sh, call),
-        // Awaited by `run`; `approval` reaches here only for tools that need none.
-        StageId::Idempotency | StageId::Approval | StageId::Execute => Step::Continue,
-        StageId::OutputContract => contract::run(call),
-        StageId::Redact => redact::run(sh, call),
-        StageId::IdempotencyRecord => idempotency::record(sh, call),
-        StageId::AfterHooks => hooks::after(sh, call),
-        StageId::Budget => budget::run(sh, call),
-        // Written by `audit::record`, outside the panic guard.
-        StageId::Audit => Step::Continue,
     }
 }
 
