@@ -2,21 +2,19 @@
 //! caller, status, code, duration, a keyed digest of the arguments, never their values), and its
 //! envelope gets the operation id. It runs after the panic guard, so a panic anywhere before it
 //! still leaves a record. A call whose future is dropped before it finishes is recorded by
-//! [`DropAudit`]: no status, the code `CANCELLED`, and whether the tool had started.
+//! [`record_dropped`] (from the call state's `Drop`): no status, the code `CANCELLED`, and
+//! whether the tool had started.
 
 use super::{CallState, Entry, Shared};
 use crate::audit::{keyed_args_digest, AuditEvent, AuditRecord, AuditSink, CANCELLED};
 use crate::fault::{Fault, FaultKind, Faults};
-use crate::policy::Caller;
-use crate::toolbox::Toolbox;
 use std::sync::Arc;
 use std::time::Instant;
 
 /// Writes the call's audit record (a call without an envelope is recorded, and answered, as the
-/// generic failure). `started` is when the call began, read only for a toolbox with an audit
-/// sink.
-pub(super) fn record(tb: &Toolbox, call: &mut CallState<'_>, started: Option<Instant>) {
-    let sh = &tb.shared;
+/// generic failure).
+pub(super) fn record(call: &mut CallState<'_>) {
+    let sh = &call.toolbox.shared;
     if let Some(sink) = &sh.audit {
         let env = call.env.get_or_insert_with(super::internal_failure);
         let mut rec = AuditRecord::new(AuditEvent::Call, call.operation_id.as_str(), call.name);
@@ -27,7 +25,7 @@ pub(super) fn record(tb: &Toolbox, call: &mut CallState<'_>, started: Option<Ins
         rec.caller = call.options.who().id().map(String::from);
         rec.status = Some(env.status);
         rec.code.clone_from(&env.code);
-        rec.duration_ms = started.map(elapsed_ms);
+        rec.duration_ms = call.started.map(elapsed_ms);
         rec.args_digest = call
             .args
             .as_ref()
@@ -93,69 +91,28 @@ impl Trace {
     }
 }
 
-/// Writes the audit record of a call whose future is dropped before it finishes.
-pub(super) struct DropAudit<'a> {
-    toolbox: &'a Toolbox,
-    tool: &'a str,
-    caller: &'a Caller,
-    operation_id: &'a crate::audit::OperationId,
-    /// When the call began: read only for a toolbox with an audit sink.
-    started: Option<Instant>,
-    trace: &'a Trace,
-    armed: bool,
-}
-
-impl<'a> DropAudit<'a> {
-    pub(super) fn new(
-        toolbox: &'a Toolbox,
-        tool: &'a str,
-        caller: &'a Caller,
-        operation_id: &'a crate::audit::OperationId,
-        trace: &'a Trace,
-        audited: bool,
-    ) -> Self {
-        DropAudit {
-            toolbox,
-            tool,
-            caller,
-            operation_id,
-            started: audited.then(Instant::now),
-            trace,
-            armed: true,
-        }
+/// Writes the audit record of a call whose future is dropped before it finishes (the call
+/// state's `Drop`, while `in_flight`).
+pub(super) fn record_dropped(call: &CallState<'_>) {
+    super::telemetry::cancelled();
+    let Some(sink) = &call.toolbox.shared.audit else {
+        return;
+    };
+    let t = call.trace.lock();
+    let mut rec = AuditRecord::new(AuditEvent::Call, call.operation_id.as_str(), call.name);
+    if let Some(entry) = &t.entry {
+        rec.fingerprint.clone_from(&entry.fingerprint);
+        rec.version.clone_from(&entry.tool.spec().version);
     }
-
-    /// The call finished: its record is written by [`record`].
-    pub(super) fn disarm(&mut self) {
-        self.armed = false;
-    }
-}
-
-impl Drop for DropAudit<'_> {
-    fn drop(&mut self) {
-        if !self.armed {
-            return;
-        }
-        super::telemetry::cancelled();
-        let Some(sink) = &self.toolbox.shared.audit else {
-            return;
-        };
-        let t = self.trace.lock();
-        let mut rec = AuditRecord::new(AuditEvent::Call, self.operation_id.as_str(), self.tool);
-        if let Some(entry) = &t.entry {
-            rec.fingerprint.clone_from(&entry.fingerprint);
-            rec.version.clone_from(&entry.tool.spec().version);
-        }
-        rec.caller = self.caller.id().map(String::from);
-        rec.code = Some(CANCELLED.to_string());
-        rec.duration_ms = self.started.map(elapsed_ms);
-        rec.args_digest.clone_from(&t.args_digest);
-        rec.detail = Some(if t.started {
-            "the host dropped the call while the tool ran; its effects are unknown".to_string()
-        } else {
-            "the host dropped the call before the tool ran".to_string()
-        });
-        drop(t);
-        write_audit(sink.as_ref(), &self.toolbox.shared.faults, &rec);
-    }
+    rec.caller = call.options.who().id().map(String::from);
+    rec.code = Some(CANCELLED.to_string());
+    rec.duration_ms = call.started.map(elapsed_ms);
+    rec.args_digest.clone_from(&t.args_digest);
+    rec.detail = Some(if t.started {
+        "the host dropped the call while the tool ran; its effects are unknown".to_string()
+    } else {
+        "the host dropped the call before the tool ran".to_string()
+    });
+    drop(t);
+    write_audit(sink.as_ref(), &call.toolbox.shared.faults, &rec);
 }

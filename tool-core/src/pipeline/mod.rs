@@ -58,7 +58,7 @@
 //! Everything before `audit` runs behind one panic guard: a panic in host code (a hook, the
 //! approver, the record store) becomes the generic `failed`/`INTERNAL` envelope, and the audit
 //! still writes its record; a call whose future is dropped is audited as `CANCELLED`
-//! (`audit::DropAudit`). With the `tracing` feature the whole call runs inside a span
+//! (`audit::record_dropped`). With the `tracing` feature the whole call runs inside a span
 //! (`telemetry`).
 //!
 //! # Adding a stage
@@ -303,14 +303,23 @@ impl Shared {
 }
 
 /// What flows between the stages of one call.
+///
+/// Dropped while `in_flight` (the host dropped the call's future before it finished), it writes
+/// the call's audit record as cancelled ([`audit::record_dropped`]).
 pub(crate) struct CallState<'a> {
+    /// The toolbox the call runs in.
+    pub(crate) toolbox: &'a Toolbox,
     /// The tool name the call asked for.
     pub(crate) name: &'a str,
     pub(crate) options: &'a CallOptions,
     /// The call's operation id (its text is built when a stage reads it).
     pub(crate) operation_id: &'a OperationId,
-    /// What a dropped call's audit record needs to know (shared with `audit::DropAudit`).
+    /// What a dropped call's audit record needs to know, kept as the stages learn it.
     pub(crate) trace: &'a audit::Trace,
+    /// When the call began: read only for a toolbox with an audit sink.
+    pub(crate) started: Option<std::time::Instant>,
+    /// The pipeline has not finished: a drop now is the host dropping the call.
+    pub(crate) in_flight: bool,
     /// The arguments as sent, until `decode` parses them.
     pub(crate) raw: Option<Arguments<'a>>,
     /// The tool, from `lookup` on.
@@ -356,6 +365,7 @@ pub(crate) struct CallState<'a> {
 
 impl<'a> CallState<'a> {
     fn new(
+        toolbox: &'a Toolbox,
         name: &'a str,
         args: Arguments<'a>,
         options: &'a CallOptions,
@@ -364,10 +374,14 @@ impl<'a> CallState<'a> {
         encoding: Encoding<'static>,
     ) -> Self {
         CallState {
+            toolbox,
             name,
             options,
             operation_id,
             trace,
+            // The clock is read only for the audit record.
+            started: toolbox.shared.audit.is_some().then(std::time::Instant::now),
+            in_flight: true,
             raw: Some(args),
             entry: None,
             args: None,
@@ -419,6 +433,14 @@ impl<'a> CallState<'a> {
         self.detail = Some(format!("panic in the call pipeline: {panic}"));
         self.early = false;
         self.panicked = true;
+    }
+}
+
+impl Drop for CallState<'_> {
+    fn drop(&mut self) {
+        if self.in_flight {
+            audit::record_dropped(self);
+        }
     }
 }
 
@@ -526,25 +548,21 @@ where
     T: 'a,
 {
     async move {
-        // The call's state and the drop guard are dropped in place at the end of this block
-        // (a `drop(call)` would move the state out of the future first).
+        // The call's state is dropped in place at the end of this block (a `drop(call)` would
+        // move the state out of the future first).
         {
-            // The clock is read, and the trace kept, only for the audit record (`audit`).
-            let audited = tb.shared.audit.is_some();
-            let started = audited.then(std::time::Instant::now);
             let trace = audit::Trace::default();
-            let mut dropped =
-                audit::DropAudit::new(tb, name, options.who(), &operation_id, &trace, audited);
-            let mut call = CallState::new(name, args, &options, &operation_id, &trace, encoding);
+            let mut call =
+                CallState::new(tb, name, args, &options, &operation_id, &trace, encoding);
             // Host code runs inside the pipeline too (hooks, the approver, the record store): a
             // panic there becomes `failed` like a panic in a tool, so a call itself never
             // panics. The panic guard needs an `Unpin` future: the stages are pinned in place.
             let finished = execute::CatchUnwind(std::pin::pin!(run(tb, &mut call))).await;
-            dropped.disarm();
+            call.in_flight = false;
             if let Err(panic) = finished {
                 call.panicked_with(panic);
             }
-            audit::record(tb, &mut call, started);
+            audit::record(&mut call);
             let text = call.data_text.take();
             let panicked = call.panicked;
             telemetry::finish(panicked, call.env.get_or_insert_with(internal_failure));
