@@ -158,8 +158,8 @@ pub mod __private {
     pub mod typed {
         pub use crate::typed::{
             guarded_from_str, guarded_from_value, starts_object, wrong_arguments, Decoded, Fast,
-            Known, KnownType, PatternCell, Probe, TypeProbe, TypedArgs, TypedDef, Unknown,
-            UnknownType, NO_PATTERN,
+            Fused, Input, Known, KnownType, PatternCell, Probe, TypeProbe, TypedArgs, TypedDef,
+            Unknown, UnknownType, NO_PATTERN,
         };
         pub use serde_json::from_str;
         pub use std::marker::PhantomData;

@@ -107,6 +107,21 @@ pub type TypedInvokeFn = for<'a> fn(
 pub type TypedBlockingFn =
     fn(&Context, TypedArgs, Encoding<'_>) -> Result<Reply<Encoded>, ToolError>;
 
+/// A sync tool's arguments decoded, checked and run in one call, with no boxed arguments in
+/// between (the pipeline takes it when no stage between `decode` and `execute` has work).
+pub type TypedRunFn = for<'a> fn(&'a Context, Input<'_>, Encoding<'a>) -> Fused;
+
+/// What [`TypedRunFn`] made of a call. Built by generated code.
+#[doc(hidden)]
+pub enum Fused {
+    /// The arguments decoded and passed every check, and the tool ran: its result, or the
+    /// payload of its panic.
+    Ran(std::thread::Result<Result<Reply<Encoded>, ToolError>>),
+    /// The arguments did not decode or pass the checks: what [`Decoded`] says (never
+    /// [`Decoded::Args`]); the tool did not run.
+    Declined(Decoded),
+}
+
 /// What the fast path made of a call's arguments. Built by generated code.
 #[doc(hidden)]
 pub enum Decoded {
@@ -144,6 +159,8 @@ pub struct TypedDef {
     pub invoke: TypedInvokeFn,
     /// For a sync tool: the same as a plain function.
     pub blocking: Option<TypedBlockingFn>,
+    /// For a sync tool: decoding, the checks and the run in one call.
+    pub run: Option<TypedRunFn>,
 }
 
 /// The input of a call, as the fast path sees it.

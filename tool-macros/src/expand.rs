@@ -318,7 +318,7 @@ pub fn tool_expr(tool: &ToolFn, self_ty: Option<&Type>) -> TokenStream {
     // A sync tool also gets a plain function, which the toolbox runs on the blocking pool so a
     // slow body cannot stall the host's async threads or outlive its timeout unanswered. Both
     // entry points (validated value, typed fast path) share one body.
-    let (invoke_fns, blocking, typed_blocking) = if tool.is_async {
+    let (invoke_fns, blocking, typed_blocking, typed_run) = if tool.is_async {
         (
             quote! {
                 #[allow(unused_variables)]
@@ -348,6 +348,7 @@ pub fn tool_expr(tool: &ToolFn, self_ty: Option<&Type>) -> TokenStream {
                     }
                 }
             },
+            quote!(::std::option::Option::None),
             quote!(::std::option::Option::None),
             quote!(::std::option::Option::None),
         )
@@ -389,9 +390,24 @@ pub fn tool_expr(tool: &ToolFn, self_ty: Option<&Type>) -> TokenStream {
                 ) -> #p::BoxFuture<'__a, #encoded_ty> {
                     ::std::boxed::Box::pin(async move { __typed_blocking(__ctx, __typed, __enc) })
                 }
+                fn __run_fused<'__a>(
+                    __ctx: &'__a #p::Context,
+                    __input: #p::typed::Input<'_>,
+                    __enc: #p::Encoding<'__a>,
+                ) -> #p::typed::Fused {
+                    match __decode(__input) {
+                        ::std::result::Result::Ok(__args) => #p::typed::Fused::Ran(
+                            ::std::panic::catch_unwind(::std::panic::AssertUnwindSafe(|| {
+                                __run(__ctx, __args, __enc)
+                            })),
+                        ),
+                        ::std::result::Result::Err(__why) => #p::typed::Fused::Declined(__why),
+                    }
+                }
             },
             quote!(::std::option::Option::Some(__invoke_blocking)),
             quote!(::std::option::Option::Some(__typed_blocking)),
+            quote!(::std::option::Option::Some(__run_fused)),
         )
     };
     // Typed decoding: straight into `__Args`, then the compiled checks; `None` hands the call to
@@ -413,15 +429,15 @@ pub fn tool_expr(tool: &ToolFn, self_ty: Option<&Type>) -> TokenStream {
             #(#failures)*
             __one
         }
-        /// What the checks make of decoded arguments.
-        fn __checked(__a: __Args) -> #p::typed::Decoded {
+        /// What the checks make of decoded arguments: the arguments, or why not.
+        fn __checked(__a: __Args) -> ::std::result::Result<__Args, #p::typed::Decoded> {
             if __check(&__a) {
-                return #p::typed::Decoded::Args(::std::boxed::Box::new(__a));
+                return ::std::result::Result::Ok(__a);
             }
-            match __failure(&__a) {
+            ::std::result::Result::Err(match __failure(&__a) {
                 ::std::option::Option::Some((__name, __value)) => #p::typed::Decoded::OneInvalid(__name, __value),
                 ::std::option::Option::None => #p::typed::Decoded::Fallback,
-            }
+            })
         }
         /// Whether a parameter's type is one serde decodes more leniently than its schema
         /// allows (a `#[model]` type), so decoding goes through the guard. Constant per tool.
@@ -431,33 +447,46 @@ pub fn tool_expr(tool: &ToolFn, self_ty: Option<&Type>) -> TokenStream {
             use #p::typed::{KnownType as _, UnknownType as _};
             false #(|| #guards)*
         }
-        fn __from_text(__text: &str) -> #p::typed::Decoded {
-            if !#p::typed::starts_object(__text) {
-                return #p::typed::Decoded::Fallback;
-            }
-            let __a: ::std::option::Option<__Args> = if __guarded() {
-                #p::typed::guarded_from_str(__text)
-            } else {
-                #p::typed::from_str(__text).ok()
+        /// The arguments decoded and checked, or what the general path is to make of them.
+        fn __decode(__input: #p::typed::Input<'_>) -> ::std::result::Result<__Args, #p::typed::Decoded> {
+            let __a: ::std::option::Option<__Args> = match __input {
+                #p::typed::Input::Text(__text) => {
+                    if !#p::typed::starts_object(__text) {
+                        return ::std::result::Result::Err(#p::typed::Decoded::Fallback);
+                    }
+                    if __guarded() {
+                        #p::typed::guarded_from_str(__text)
+                    } else {
+                        #p::typed::from_str(__text).ok()
+                    }
+                }
+                #p::typed::Input::Value(__v) => {
+                    if !__v.is_object() {
+                        return ::std::result::Result::Err(#p::typed::Decoded::Fallback);
+                    }
+                    if __guarded() {
+                        #p::typed::guarded_from_value(__v)
+                    } else {
+                        <__Args as #p::serde::Deserialize>::deserialize(__v).ok()
+                    }
+                }
             };
             match __a {
                 ::std::option::Option::Some(__a) => __checked(__a),
-                ::std::option::Option::None => #p::typed::Decoded::Fallback,
+                ::std::option::Option::None => ::std::result::Result::Err(#p::typed::Decoded::Fallback),
             }
         }
+        fn __decoded(__input: #p::typed::Input<'_>) -> #p::typed::Decoded {
+            match __decode(__input) {
+                ::std::result::Result::Ok(__a) => #p::typed::Decoded::Args(::std::boxed::Box::new(__a)),
+                ::std::result::Result::Err(__why) => __why,
+            }
+        }
+        fn __from_text(__text: &str) -> #p::typed::Decoded {
+            __decoded(#p::typed::Input::Text(__text))
+        }
         fn __from_value(__v: &#p::Value) -> #p::typed::Decoded {
-            if !__v.is_object() {
-                return #p::typed::Decoded::Fallback;
-            }
-            let __a: ::std::option::Option<__Args> = if __guarded() {
-                #p::typed::guarded_from_value(__v)
-            } else {
-                <__Args as #p::serde::Deserialize>::deserialize(__v).ok()
-            };
-            match __a {
-                ::std::option::Option::Some(__a) => __checked(__a),
-                ::std::option::Option::None => #p::typed::Decoded::Fallback,
-            }
+            __decoded(#p::typed::Input::Value(__v))
         }
         #[allow(unused_imports, clippy::needless_borrow)]
         fn __typed_def() -> ::std::option::Option<#p::typed::TypedDef> {
@@ -468,6 +497,7 @@ pub fn tool_expr(tool: &ToolFn, self_ty: Option<&Type>) -> TokenStream {
                 from_value: __from_value,
                 invoke: __invoke_typed,
                 blocking: #typed_blocking,
+                run: #typed_run,
             })
         }
     };

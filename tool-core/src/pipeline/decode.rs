@@ -18,6 +18,16 @@ use serde_json::Value;
 
 pub(super) fn run(sh: &Shared, call: &mut CallState<'_>) -> Step {
     if fast_path_allowed(sh, call) {
+        // No stage between here and `execute` has work (`fast_path_allowed`): a sync tool that
+        // runs in place is decoded, checked and run in one call, its arguments never boxed.
+        if let Some(step) = super::execute::run_fused(sh, call) {
+            #[cfg(feature = "tracing")]
+            tracing::trace!(
+                target: "toolsmith::decode",
+                "arguments decoded into the tool's types (typed fast path)"
+            );
+            return step;
+        }
         let typed = call.entry().typed.as_ref();
         if let Some(raw) = &call.raw {
             match crate::typed::decode(typed, raw.as_input()) {

@@ -9,7 +9,7 @@ use crate::error::ToolError;
 use crate::reply::{Encoded, Encoding, Reply};
 use crate::spec::ToolSpec;
 use crate::tool::{BoxFuture, Invoke};
-use crate::typed::{TypedArgs, TypedBlockingFn, TypedDef};
+use crate::typed::{Fused, TypedArgs, TypedBlockingFn, TypedDef};
 use serde_json::Value;
 use std::any::Any;
 use std::future::Future;
@@ -30,6 +30,34 @@ pub(super) fn run_in_place(sh: &Shared, call: &mut CallState<'_>) -> Option<Step
     let outcome = catch_unwind(AssertUnwindSafe(|| f(&sh.context, typed, encoding)))
         .map_err(|p| Stop::Panic(panic_text(p)));
     Some(finish(call, entry, outcome))
+}
+
+/// For `decode`, on a call whose stages between `decode` and `execute` have no work: a typed
+/// sync tool that runs in place ([`run_in_place`]) is decoded, checked and run in one call
+/// ([`crate::typed::TypedRunFn`]), so its arguments are never boxed. `None` when the tool has no
+/// such path, or its arguments do not decode or pass the checks (nothing was run; `decode`
+/// goes on as for any call, and finds the same). When it ran, `execute` has nothing left to do
+/// (its `ran` is set) and the answer or the reply is set as `execute` sets it.
+pub(super) fn run_fused(sh: &Shared, call: &mut CallState<'_>) -> Option<Step> {
+    let entry = call.entry.as_ref()?;
+    let f = entry.typed.as_ref()?.run?;
+    in_place(sh, entry, timeout_of(sh, entry))?;
+    let raw = call.raw.take()?;
+    let entry = start(sh, call);
+    let encoding = encoding_of(sh, &call.encoding, &entry);
+    match f(&sh.context, raw.as_input(), encoding) {
+        Fused::Ran(outcome) => {
+            let outcome = outcome.map_err(|p| Stop::Panic(panic_text(p)));
+            Some(finish(call, entry, outcome))
+        }
+        Fused::Declined(_) => {
+            // Nothing ran: the call is as it was (no audit sink and no idempotency claim on this
+            // path, so marking it started left no trace).
+            call.raw = Some(raw);
+            call.entry = Some(entry);
+            None
+        }
+    }
 }
 
 pub(super) async fn run(sh: &Shared, call: &mut CallState<'_>) -> Step {

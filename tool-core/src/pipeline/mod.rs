@@ -659,6 +659,11 @@ pub(crate) async fn run<'a>(tb: &'a Toolbox, call: &mut CallState<'a>) {
                     // decoded): `validate` has no value to validate.
                     todo &= !(Idle::bit(StageId::Validate) & !host_before);
                 }
+                if call.ran != Ran::NotRun {
+                    // The tool ran with its decoding (`execute::run_fused`; only when no host
+                    // stage is set): `execute` has nothing left to do.
+                    todo &= !Idle::bit(StageId::Execute);
+                }
                 step
             }
             StageId::Validate => validate::run(sh, call),
