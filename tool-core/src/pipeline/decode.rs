@@ -4,10 +4,12 @@
 //! The typed fast path ([`crate::typed`]) is taken here, when the tool has one and no later
 //! stage reads the arguments as a value: the arguments are decoded straight into the tool's
 //! argument struct with its constraints checked, `args` stays empty and `validate` has nothing
-//! to do. Whatever the fast path cannot prove valid goes the general way, to `validate`, which
-//! builds the errors; except arguments that decode and fail the checks of exactly one parameter
-//! that was sent: the validator checks that one value and its problems are the answer (the
-//! same the general path gives).
+//! to do. For a sync tool that runs in place the decoding, the checks and the run are one call
+//! (`execute::run_fused`), since no stage between here and `execute` has work on the fast path:
+//! the decoded arguments are never boxed. Whatever the fast path cannot prove valid goes the
+//! general way, to `validate`, which builds the errors; except arguments that decode and fail
+//! the checks of exactly one parameter that was sent: the validator checks that one value and
+//! its problems are the answer (the same the general path gives).
 
 use super::{CallState, Shared, Step};
 use crate::codes;
@@ -20,17 +22,26 @@ pub(super) fn run(sh: &Shared, call: &mut CallState<'_>) -> Step {
     if fast_path_allowed(sh, call) {
         // No stage between here and `execute` has work (`fast_path_allowed`): a sync tool that
         // runs in place is decoded, checked and run in one call, its arguments never boxed.
-        if let Some(step) = super::execute::run_fused(sh, call) {
-            #[cfg(feature = "tracing")]
-            tracing::trace!(
-                target: "toolsmith::decode",
-                "arguments decoded into the tool's types (typed fast path)"
-            );
-            return step;
-        }
-        let typed = call.entry().typed.as_ref();
-        if let Some(raw) = &call.raw {
-            match crate::typed::decode(typed, raw.as_input()) {
+        let decoded = match super::execute::run_fused(sh, call) {
+            Some(Ok(step)) => {
+                #[cfg(feature = "tracing")]
+                tracing::trace!(
+                    target: "toolsmith::decode",
+                    "arguments decoded into the tool's types (typed fast path)"
+                );
+                return step;
+            }
+            // It did not run: what its decoding made of the arguments.
+            Some(Err(decoded)) => Some(decoded),
+            None => {
+                let typed = call.entry().typed.as_ref();
+                call.raw
+                    .as_ref()
+                    .map(|raw| crate::typed::decode(typed, raw.as_input()))
+            }
+        };
+        if let Some(decoded) = decoded {
+            match decoded {
                 Decoded::Args(args) => call.typed = Some(std::sync::Mutex::new(args)),
                 // One parameter fails its checks and all else is valid: its own problems, as the
                 // validator describes them, are the call's (the general path would find exactly

@@ -9,7 +9,7 @@ use crate::error::ToolError;
 use crate::reply::{Encoded, Encoding, Reply};
 use crate::spec::ToolSpec;
 use crate::tool::{BoxFuture, Invoke};
-use crate::typed::{Fused, TypedArgs, TypedBlockingFn, TypedDef};
+use crate::typed::{Decoded, Fused, TypedArgs, TypedBlockingFn, TypedDef};
 use serde_json::Value;
 use std::any::Any;
 use std::future::Future;
@@ -34,11 +34,11 @@ pub(super) fn run_in_place(sh: &Shared, call: &mut CallState<'_>) -> Option<Step
 
 /// For `decode`, on a call whose stages between `decode` and `execute` have no work: a typed
 /// sync tool that runs in place ([`run_in_place`]) is decoded, checked and run in one call
-/// ([`crate::typed::TypedRunFn`]), so its arguments are never boxed. `None` when the tool has no
-/// such path, or its arguments do not decode or pass the checks (nothing was run; `decode`
-/// goes on as for any call, and finds the same). When it ran, `execute` has nothing left to do
-/// (its `ran` is set) and the answer or the reply is set as `execute` sets it.
-pub(super) fn run_fused(sh: &Shared, call: &mut CallState<'_>) -> Option<Step> {
+/// ([`crate::typed::TypedRunFn`]), so its arguments are never boxed. When it ran, the answer or
+/// the reply is set as `execute` sets it (and `ran` with it: `execute` has nothing left to do).
+/// `Err` with what the decoding made of the arguments when they did not decode or pass the
+/// checks (nothing ran, and the call is as it was); `None` for a tool without this path.
+pub(super) fn run_fused(sh: &Shared, call: &mut CallState<'_>) -> Option<Result<Step, Decoded>> {
     let entry = call.entry.as_ref()?;
     let f = entry.typed.as_ref()?.run?;
     in_place(sh, entry, timeout_of(sh, entry))?;
@@ -48,14 +48,14 @@ pub(super) fn run_fused(sh: &Shared, call: &mut CallState<'_>) -> Option<Step> {
     match f(&sh.context, raw.as_input(), encoding) {
         Fused::Ran(outcome) => {
             let outcome = outcome.map_err(|p| Stop::Panic(panic_text(p)));
-            Some(finish(call, entry, outcome))
+            Some(Ok(finish(call, entry, outcome)))
         }
-        Fused::Declined(_) => {
+        Fused::Declined(decoded) => {
             // Nothing ran: the call is as it was (no audit sink and no idempotency claim on this
             // path, so marking it started left no trace).
             call.raw = Some(raw);
             call.entry = Some(entry);
-            None
+            Some(Err(decoded))
         }
     }
 }
