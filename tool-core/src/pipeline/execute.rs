@@ -19,21 +19,8 @@ use std::sync::{Arc, PoisonError};
 use std::task::{Context as TaskContext, Poll};
 use std::time::Duration;
 
-/// Runs a typed sync tool without a timeout (the common case) where the stage loop stands, with
-/// no future built for the stage; `None` for every other tool, which [`run`] awaits.
-pub(super) fn run_in_place(sh: &Shared, call: &mut CallState<'_>) -> Option<Step> {
-    let entry = call.entry.as_ref()?;
-    call.typed.as_ref()?;
-    let f = in_place(sh, entry, timeout_of(sh, entry))?;
-    let (entry, typed) = start_typed(sh, call)?;
-    let encoding = encoding_of(sh, &call.encoding, &entry);
-    let outcome = catch_unwind(AssertUnwindSafe(|| f(&sh.context, typed, encoding)))
-        .map_err(|p| Stop::Panic(panic_text(p)));
-    Some(finish(call, entry, outcome))
-}
-
 /// For `decode`, on a call whose stages between `decode` and `execute` have no work: a typed
-/// sync tool that runs in place ([`run_in_place`]) is decoded, checked and run in one call
+/// sync tool that runs in the caller's task ([`runs_in_place`]) is decoded, checked and run in one call
 /// ([`crate::typed::TypedRunFn`]), so its arguments are never boxed. When it ran, the answer or
 /// the reply is set as `execute` sets it (and `ran` with it: `execute` has nothing left to do).
 /// `Err` with what the decoding made of the arguments when they did not decode or pass the
@@ -41,7 +28,9 @@ pub(super) fn run_in_place(sh: &Shared, call: &mut CallState<'_>) -> Option<Step
 pub(super) fn run_fused(sh: &Shared, call: &mut CallState<'_>) -> Option<Result<Step, Decoded>> {
     let entry = call.entry.as_ref()?;
     let f = entry.typed.as_ref()?.run?;
-    in_place(sh, entry, timeout_of(sh, entry))?;
+    if !runs_in_place(sh, entry) {
+        return None;
+    }
     let raw = call.raw.take()?;
     let entry = start(sh, call);
     let encoding = encoding_of(sh, &call.encoding, &entry);
@@ -62,24 +51,19 @@ pub(super) fn run_fused(sh: &Shared, call: &mut CallState<'_>) -> Option<Result<
 
 pub(super) async fn run(sh: &Shared, call: &mut CallState<'_>) -> Step {
     let timeout = call.entry.as_ref().and_then(|e| timeout_of(sh, e));
-    let outcome = match start_typed(sh, call) {
-        Some((entry, typed)) => {
-            let encoding = encoding_of(sh, &call.encoding, &entry);
-            // Boxed, as below: these futures hold a timer or a task handle, and held in place
-            // they made every call's future (which hosts move into a task or a box) larger, for
-            // a run that spawns a task or builds a boxed future anyway.
-            let outcome = Box::pin(invoke_typed(sh, &entry, typed, timeout, encoding)).await;
-            return finish(call, entry, outcome);
-        }
-        None => {
-            let entry = start(sh, call);
-            let outcome = Box::pin(invoke(sh, &entry, call.args(), timeout))
-                .await
-                .map(|r| r.map(|reply| reply.map_data(Encoded::Value)));
-            (entry, outcome)
-        }
-    };
-    finish(call, outcome.0, outcome.1)
+    // Boxed: these futures hold a timer or a task handle, and held in place they made every
+    // call's future (which hosts move into a task or a box) larger, for a run that spawns a
+    // task or builds a boxed future anyway (a sync tool run in place goes `run_fused`'s way).
+    if let Some((entry, typed)) = start_typed(sh, call) {
+        let encoding = encoding_of(sh, &call.encoding, &entry);
+        let outcome = Box::pin(invoke_typed(sh, &entry, typed, timeout, encoding)).await;
+        return finish(call, entry, outcome);
+    }
+    let entry = start(sh, call);
+    let outcome = Box::pin(invoke(sh, &entry, call.args(), timeout))
+        .await
+        .map(|r| r.map(|reply| reply.map_data(Encoded::Value)));
+    finish(call, entry, outcome)
 }
 
 /// The tool's timeout: its own, or the toolbox default.
@@ -240,13 +224,13 @@ async fn guarded<R>(
     outcome.map_err(Stop::Panic)
 }
 
-/// The executor of a typed sync tool that runs in the caller's task, at the cost of a function
-/// call: no timeout, and not offloaded to the blocking pool (or no runtime to offload it to).
-/// `None` for the others, which [`invoke_typed`] runs.
-fn in_place(sh: &Shared, entry: &Entry, timeout: Option<Duration>) -> Option<TypedBlockingFn> {
-    let f = entry.typed.as_ref()?.blocking?;
-    let offloaded = sh.offload_sync_tools && tokio::runtime::Handle::try_current().is_ok();
-    (timeout.is_none() && !offloaded).then_some(f)
+/// Whether the tool is a typed sync tool that runs in the caller's task, at the cost of a
+/// function call: no timeout, and not offloaded to the blocking pool (or no runtime to offload
+/// it to), as [`invoke_typed`] would run it.
+fn runs_in_place(sh: &Shared, entry: &Entry) -> bool {
+    entry.typed.as_ref().is_some_and(|d| d.blocking.is_some())
+        && timeout_of(sh, entry).is_none()
+        && !(sh.offload_sync_tools && tokio::runtime::Handle::try_current().is_ok())
 }
 
 /// [`invoke`] for arguments the typed fast path decoded: the same choice of where the executor

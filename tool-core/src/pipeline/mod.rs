@@ -683,11 +683,7 @@ pub(crate) async fn run<'a>(tb: &'a Toolbox, call: &mut CallState<'a>) {
                 Box::pin(approval::run(sh, call)).await
             }
             StageId::Approval => Step::Continue,
-            // A sync tool without a timeout runs here, with no future built for it.
-            StageId::Execute => match execute::run_in_place(sh, call) {
-                Some(step) => step,
-                None => execute::run(sh, call).await,
-            },
+            StageId::Execute => execute::run(sh, call).await,
             StageId::OutputContract => contract::run(call),
             StageId::Redact => redact::run(sh, call),
             StageId::IdempotencyRecord => idempotency::record(sh, call),
