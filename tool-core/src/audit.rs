@@ -232,11 +232,7 @@ impl OperationId {
 
     /// The id's text (built on the first read).
     pub(crate) fn as_str(&self) -> &str {
-        self.text.get_or_init(|| {
-            let mut id = String::with_capacity(self.prefix.len() + 16);
-            self.push_to(&mut id);
-            id
-        })
+        self.text.get_or_init(|| self.to_text())
     }
 
     /// Appends the id's text: `op_`, lower-case hex digits and `_` only, so JSON needs no escape

@@ -244,6 +244,13 @@ impl Envelope {
         out
     }
 
+    /// Whether the envelope says nothing beyond its status and data kept apart as text: no
+    /// data value, code, message or note (a plain `ok` of `call_json`). Such an envelope has no
+    /// text to redact or bound.
+    pub(crate) fn has_no_text(&self) -> bool {
+        self.data.is_none() && self.code.is_none() && self.message.is_none() && self.note.is_none()
+    }
+
     /// [`Envelope::to_json_with_data_text`], in the data text's own buffer when the envelope's
     /// text begins with the data (an `ok` envelope without code or message): the result is not
     /// copied.

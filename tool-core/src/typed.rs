@@ -70,7 +70,7 @@
 use crate::context::Context;
 use crate::error::ToolError;
 use crate::reply::{Encoded, Encoding, Reply};
-use crate::schema::{Constraint, Num};
+use crate::schema::Constraint;
 use crate::tool::BoxFuture;
 use crate::validate;
 use regex::Regex;
@@ -363,42 +363,18 @@ fn number_ok(n: &Number, constraints: &[Constraint]) -> bool {
             }
             _ => return false,
         };
-        match validate::Bound::of(&bound.to_value()) {
+        match validate::Bound::of_num(bound) {
             Some(b) => ok(validate::cmp_bound(n, &b)),
             None => false,
         }
     })
 }
 
-/// An integer against a bound written as an integer, compared exactly as the validator compares
-/// two integers (`validate::cmp_bound`); `None` for the other constraints (a fractional bound,
-/// `multipleOf`), which [`number_ok`] checks.
-fn int_ok(n: i128, c: &Constraint) -> Option<bool> {
-    let cmp = |bound: Num| match bound {
-        Num::Int(b) => Some(n.cmp(&i128::from(b))),
-        Num::UInt(b) => Some(n.cmp(&i128::from(b))),
-        Num::Float(_) => None,
-    };
-    match *c {
-        Constraint::Minimum(b) => cmp(b).map(|o| o != Ordering::Less),
-        Constraint::Maximum(b) => cmp(b).map(|o| o != Ordering::Greater),
-        Constraint::ExclusiveMinimum(b) => cmp(b).map(|o| o == Ordering::Greater),
-        Constraint::ExclusiveMaximum(b) => cmp(b).map(|o| o == Ordering::Less),
-        _ => None,
-    }
-}
-
 macro_rules! fast_int {
     ($($t:ty),*) => {$(
         impl Fast for $t {
             fn fast_ok(&self, constraints: &[Constraint], _: &PatternCell) -> bool {
-                // Every integer type fits `i128` (`as` is lossless here).
-                let n = *self as i128;
-                constraints.iter().all(|c| {
-                    int_ok(n, c).unwrap_or_else(|| {
-                        number_ok(&Number::from(*self), std::slice::from_ref(c))
-                    })
-                })
+                constraints.is_empty() || number_ok(&Number::from(*self), constraints)
             }
 
             fn json_ne(&self, other: &Self) -> bool {

@@ -532,9 +532,27 @@ fn as_u64(value: &Value, here: &str) -> Result<u64, SchemaError> {
 }
 
 impl Bound {
-    /// The bound a schema value compiles to (`None` for a value that is not a number).
-    pub(crate) fn of(value: &Value) -> Option<Bound> {
-        as_bound(value, "").ok()
+    /// The bound an `#[arg(...)]` number compiles to: what the schema's compilation
+    /// (`as_bound`) makes of its schema value ([`Num::to_value`](crate::schema::Num::to_value)), without building the value (`None` for a non-finite float,
+    /// whose schema value is `null`).
+    pub(crate) fn of_num(n: crate::schema::Num) -> Option<Bound> {
+        use crate::schema::Num;
+        Some(match n {
+            Num::Int(i) => Bound {
+                value: i as f64,
+                int: Some(i128::from(i)),
+            },
+            Num::UInt(u) => Bound {
+                value: u as f64,
+                int: Some(i128::from(u)),
+            },
+            // A float schema value is no integer to `as_bound` (serde_json keeps it a float).
+            Num::Float(f) if f.is_finite() => Bound {
+                value: f,
+                int: None,
+            },
+            Num::Float(_) => return None,
+        })
     }
 }
 
@@ -1707,4 +1725,33 @@ fn ecma_pattern(pattern: &str) -> Option<String> {
         }
     }
     Some(out)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::{as_bound, Bound};
+    use crate::schema::Num;
+
+    /// The typed fast path compiles `#[arg(...)]` bounds with `Bound::of_num`, the schema's
+    /// compilation reads their schema values: both must give the same bound.
+    #[test]
+    fn an_arg_bound_compiles_as_its_schema_value_does() {
+        let nums = [
+            Num::Int(i64::MIN),
+            Num::Int(-1),
+            Num::UInt(0),
+            Num::UInt(100_000),
+            Num::UInt(u64::from(u32::MAX) + 1),
+            Num::UInt(u64::MAX),
+            Num::Float(0.5),
+            Num::Float(-2.25),
+            Num::Float(3.0),
+            Num::Float(1e300),
+            Num::Float(f64::NAN),
+            Num::Float(f64::INFINITY),
+        ];
+        for n in nums {
+            assert_eq!(Bound::of_num(n), as_bound(&n.to_value(), "").ok(), "{n:?}");
+        }
+    }
 }

@@ -16,16 +16,10 @@ use std::time::Instant;
 pub(super) fn record(call: &mut CallState<'_>) {
     let sh = &call.toolbox.shared;
     if let Some(sink) = &sh.audit {
+        let mut rec = call_record(call, call.entry.as_deref());
         let env = call.env.get_or_insert_with(super::internal_failure);
-        let mut rec = AuditRecord::new(AuditEvent::Call, call.operation_id.as_str(), call.name);
-        if let Some(entry) = &call.entry {
-            rec.fingerprint.clone_from(&entry.fingerprint);
-            rec.version.clone_from(&entry.tool.spec().version);
-        }
-        rec.caller = call.options.who().id().map(String::from);
         rec.status = Some(env.status);
         rec.code.clone_from(&env.code);
-        rec.duration_ms = call.started.map(elapsed_ms);
         rec.args_digest = call
             .args
             .as_ref()
@@ -38,6 +32,19 @@ pub(super) fn record(call: &mut CallState<'_>) {
         // A failing sink must not turn a finished call into a panic; its failure is a fault.
         write_audit(sink.as_ref(), &sh.faults, &rec);
     }
+}
+
+/// What the record of `call` says in every case: its operation id, tool, caller and duration,
+/// and the fingerprint and version of its tool's `entry` when it was found.
+fn call_record(call: &CallState<'_>, entry: Option<&Entry>) -> AuditRecord {
+    let mut rec = AuditRecord::new(AuditEvent::Call, call.operation_id.as_str(), call.name);
+    if let Some(entry) = entry {
+        rec.fingerprint.clone_from(&entry.fingerprint);
+        rec.version.clone_from(&entry.tool.spec().version);
+    }
+    rec.caller = call.options.who().id().map(String::from);
+    rec.duration_ms = call.started.map(elapsed_ms);
+    rec
 }
 
 fn elapsed_ms(started: Instant) -> u64 {
@@ -99,14 +106,9 @@ pub(super) fn record_dropped(call: &CallState<'_>) {
         return;
     };
     let t = call.trace.lock();
-    let mut rec = AuditRecord::new(AuditEvent::Call, call.operation_id.as_str(), call.name);
-    if let Some(entry) = &t.entry {
-        rec.fingerprint.clone_from(&entry.fingerprint);
-        rec.version.clone_from(&entry.tool.spec().version);
-    }
-    rec.caller = call.options.who().id().map(String::from);
+    // The trace's entry: `execute` holds the call's own while the tool runs.
+    let mut rec = call_record(call, t.entry.as_deref());
     rec.code = Some(CANCELLED.to_string());
-    rec.duration_ms = call.started.map(elapsed_ms);
     rec.args_digest.clone_from(&t.args_digest);
     rec.detail = Some(if t.started {
         "the host dropped the call while the tool ran; its effects are unknown".to_string()

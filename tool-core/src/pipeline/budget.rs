@@ -50,8 +50,7 @@ pub(super) fn run(sh: &Shared, call: &mut CallState<'_>) -> Step {
         None => {}
     }
     // A plain answer (its data kept as text, no message, note or code) has no channel to bound.
-    let plain = env.data.is_none() && env.message.is_none() && env.note.is_none();
-    if !(plain && env.code.is_none()) {
+    if !env.has_no_text() {
         bound_channels(env, budget);
     }
     if call.entry.as_ref().is_some_and(|e| !e.paginated) {

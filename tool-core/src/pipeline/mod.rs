@@ -35,9 +35,9 @@
 //! lookup sets `entry`, decode sets `args` (or, on the typed fast path, `typed`: then `validate`
 //! has nothing left to do and `execute` runs the tool on them; when no stage between them has
 //! work, a sync tool is decoded and run by `decode` in one call, and `execute` is not visited),
-//! cursor sets `page` (for a tool
-//! with a cursor parameter), idempotency holds a `claim`, execute leaves a `reply` and whether
-//! the tool `ran`, and a stage that has the answer sets `env`. A stage returns a `Step`:
+//! cursor sets `page` (for a tool with a cursor parameter), idempotency holds a `claim`, execute
+//! leaves a `reply` and whether the tool `ran`, and a stage that has the answer sets `env`. A
+//! stage returns a `Step`:
 //!
 //! - `Continue`: the next stage runs;
 //! - `Refuse(env)`: the call ends before an answer (unknown tool, denial, invalid arguments, a

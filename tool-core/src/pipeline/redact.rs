@@ -18,6 +18,7 @@
 //! here (`Redactor::json_text_may_change`, the same check on each string).
 
 use super::{CallState, Entry, Shared, Step};
+use crate::envelope::Envelope;
 use crate::redact::{QuietKeys, Redactor};
 use crate::reply::TextScan;
 
@@ -54,11 +55,7 @@ pub(super) fn run(sh: &Shared, call: &mut CallState<'_>) -> Step {
     };
     // An answer whose data is text judged clean as it was written, with no code, message or
     // note (a plain `ok`): nothing in it to mask.
-    if call.data_text_clean
-        && call.env.as_ref().is_some_and(|env| {
-            env.data.is_none() && env.code.is_none() && env.message.is_none() && env.note.is_none()
-        })
-    {
+    if call.data_text_clean && call.env.as_ref().is_some_and(Envelope::has_no_text) {
         return Step::Continue;
     }
     let none = QuietKeys::default();
