@@ -38,7 +38,11 @@ impl ServerHandler for Catalog {
 
 fn serve(mode: &str) {
     match mode {
-        "exit" => std::process::exit(3),
+        "exit" => {
+            eprintln!("starting up");
+            eprintln!("test server: cannot open the database");
+            std::process::exit(3)
+        }
         "silent" => {
             // Swallow the handshake and stay quiet; bounded so no process outlives the test.
             std::thread::spawn(|| std::io::copy(&mut std::io::stdin(), &mut std::io::sink()));
@@ -111,8 +115,9 @@ fn a_server_that_exits_at_once_is_exit_code_two() {
     let o = fetch("exit", &[]);
     assert_eq!(o.status.code(), Some(2));
     let err = stderr(&o);
+    assert!(err.starts_with("toolsmith: error: the server `"), "{err}");
     assert!(
-        err.starts_with("toolsmith: error: the MCP handshake with the server `"),
+        err.ends_with("` exited (exit status: 3) before answering `initialize`; its last line on standard error: test server: cannot open the database\n"),
         "{err}"
     );
     assert_eq!(err.lines().count(), 1, "{err}");
