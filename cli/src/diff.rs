@@ -179,6 +179,40 @@ fn compare_tool(o: &Value, n: &Value, diff: &mut Diff) {
             "annotation title changed",
         );
     }
+    other_fields(o, n, diff);
+}
+
+/// The fields [`compare_tool`] reads itself; every other one is compared whole.
+const KNOWN: [&str; 6] = [
+    "name",
+    "title",
+    "description",
+    "inputSchema",
+    "outputSchema",
+    "annotations",
+];
+
+/// Changes to the other fields a server sent (`execution`, `icons`, `_meta`, vendor fields):
+/// agent-visible, since what they do to a host or an agent is not known here; they are shown
+/// for review.
+fn other_fields(o: &Value, n: &Value, diff: &mut Diff) {
+    let (Some(om), Some(nm)) = (o.as_object(), n.as_object()) else {
+        return;
+    };
+    let mut keys: Vec<&String> = om.keys().chain(nm.keys()).collect();
+    keys.sort_unstable();
+    keys.dedup();
+    for k in keys.into_iter().filter(|k| !KNOWN.contains(&k.as_str())) {
+        let at = format!("/{}", tool_lint::escape_pointer_token(k));
+        let what = match (om.get(k), nm.get(k)) {
+            (Some(a), Some(b)) if canonical_json(a) == canonical_json(b) => continue,
+            (Some(_), Some(_)) => format!("field `{k}` changed"),
+            (None, Some(_)) => format!("field `{k}` added"),
+            (Some(_), None) => format!("field `{k}` removed"),
+            (None, None) => continue,
+        };
+        diff.push(Class::AgentVisible, &at, what);
+    }
 }
 
 /// `[writes, destructive, open world, not idempotent]` under MCP's defaults (a tool that says
@@ -653,6 +687,20 @@ mod tests {
             .into_iter()
             .map(|c| (c.class, c.what))
             .collect()
+    }
+
+    #[test]
+    fn other_fields_are_compared() {
+        let a = json!({"name": "t", "execution": {"taskSupport": "optional"}, "x-vendor": 1});
+        let b = json!({"name": "t", "execution": {"taskSupport": "required"}, "icons": []});
+        assert_eq!(
+            classes(a, b),
+            vec![
+                (Class::AgentVisible, "field `execution` changed".into()),
+                (Class::AgentVisible, "field `icons` added".into()),
+                (Class::AgentVisible, "field `x-vendor` removed".into()),
+            ]
+        );
     }
 
     #[test]

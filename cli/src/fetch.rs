@@ -1,11 +1,28 @@
 //! `toolsmith fetch`: connect to an MCP server with rmcp's client, perform the handshake and
-//! print its `tools/list` result.
+//! print its `tools/list` result exactly as the server sent it.
+//!
+//! rmcp's typed `Tool` drops the fields it does not know (`execution`, vendor fields, ...), so the
+//! tools are not read through it: `tools/list` is sent as a custom request and its result is
+//! taken from the raw JSON-RPC response on the wire (a copy of the child's standard output, or
+//! the HTTP body of that request). Each tool's object is printed with every field the server sent.
 
+use std::collections::HashMap;
+use std::pin::Pin;
+use std::sync::{Arc, Mutex, PoisonError};
+use std::task::{Context, Poll};
 use std::time::Duration;
 
-use rmcp::transport::{StreamableHttpClientTransport, TokioChildProcess};
-use rmcp::ServiceExt;
-use serde_json::json;
+use reqwest::header::{HeaderName, HeaderValue, ACCEPT, CONTENT_TYPE};
+use rmcp::model::{ClientRequest, CustomRequest, RequestId};
+use rmcp::service::{PeerRequestOptions, RunningService};
+use rmcp::transport::streamable_http_client::{
+    StreamableHttpClient, StreamableHttpClientTransportConfig, StreamableHttpError,
+    StreamableHttpPostResponse, StreamableHttpResponseLimits,
+};
+use rmcp::transport::StreamableHttpClientTransport;
+use rmcp::{RoleClient, ServiceExt};
+use serde_json::{json, Value};
+use tokio::io::{AsyncBufReadExt, AsyncRead, ReadBuf};
 
 use crate::{emit, CliError};
 
@@ -13,9 +30,81 @@ fn fail(message: String) -> CliError {
     CliError { code: 2, message }
 }
 
+/// At most this many `tools/list` pages are read (a server whose cursors never end is an error).
+const MAX_PAGES: usize = 1000;
+
+/// The longest line of a server's standard error quoted in an error message, in characters.
+const STDERR_LINE_MAX: usize = 200;
+
+/// The raw `result` of each JSON-RPC response seen on the wire, by request id (its JSON text).
+#[derive(Clone, Default)]
+struct Raw(Arc<Mutex<HashMap<String, Value>>>);
+
+impl Raw {
+    /// Records the result of a JSON-RPC response message (anything else is ignored).
+    fn record(&self, message: &Value) {
+        if let (Some(id), Some(result)) = (message.get("id"), message.get("result")) {
+            self.0
+                .lock()
+                .unwrap_or_else(PoisonError::into_inner)
+                .insert(id.to_string(), result.clone());
+        }
+    }
+
+    /// Records every message of a JSON text that is one message or a batch.
+    fn record_text(&self, text: &[u8]) {
+        match serde_json::from_slice::<Value>(text) {
+            Ok(Value::Array(batch)) => batch.iter().for_each(|m| self.record(m)),
+            Ok(message) => self.record(&message),
+            Err(_) => {}
+        }
+    }
+
+    fn take(&self, id: &RequestId) -> Option<Value> {
+        let key = serde_json::to_value(id).ok()?.to_string();
+        self.0
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner)
+            .remove(&key)
+    }
+}
+
+/// The server's standard output as rmcp reads it, with each complete line also recorded in
+/// [`Raw`] before rmcp decodes it.
+struct Tee<R> {
+    inner: R,
+    line: Vec<u8>,
+    raw: Raw,
+}
+
+impl<R: AsyncRead + Unpin> AsyncRead for Tee<R> {
+    fn poll_read(
+        mut self: Pin<&mut Self>,
+        cx: &mut Context<'_>,
+        buf: &mut ReadBuf<'_>,
+    ) -> Poll<std::io::Result<()>> {
+        let before = buf.filled().len();
+        let polled = Pin::new(&mut self.inner).poll_read(cx, buf);
+        if let Poll::Ready(Ok(())) = polled {
+            let this = &mut *self;
+            let mut new = &buf.filled()[before..];
+            while let Some(i) = memchr::memchr(b'\n', new) {
+                this.line.extend_from_slice(&new[..i]);
+                if this.line.iter().any(|b| !b.is_ascii_whitespace()) {
+                    this.raw.record_text(&this.line);
+                }
+                this.line.clear();
+                new = &new[i + 1..];
+            }
+            this.line.extend_from_slice(new);
+        }
+        polled
+    }
+}
+
 /// Runs the command: a stdio server started from `command`, or a streamable-HTTP server at
 /// `url`. Every failure (the server does not start, exits, answers wrongly or not within
-/// `timeout` seconds) is exit code 2.
+/// `timeout` seconds) is exit code 2, and no process of the server is left running.
 pub fn run(url: Option<&str>, command: &[String], timeout: f64) -> Result<u8, CliError> {
     if !(timeout.is_finite() && timeout > 0.0) {
         return Err(fail(format!(
@@ -23,46 +112,515 @@ pub fn run(url: Option<&str>, command: &[String], timeout: f64) -> Result<u8, Cl
         )));
     }
     let limit = Duration::from_secs_f64(timeout.min(86_400.0));
-    let runtime = tokio::runtime::Builder::new_current_thread()
-        .enable_all()
-        .build()
-        .map_err(|e| fail(format!("cannot start the async runtime: {e}")))?;
-    let tools = match (url, command) {
+    match (url, command) {
         (Some(url), []) => {
             if !(url.starts_with("http://") || url.starts_with("https://")) {
-                return Err(fail(format!("--url must be an http:// or https:// address, not `{url}`")));
+                return Err(fail(format!(
+                    "--url must be an http:// or https:// address, not `{url}`"
+                )));
             }
-            let what = format!("the server at {url}");
-            runtime.block_on(async {
-                let transport = StreamableHttpClientTransport::from_uri(url.to_string());
-                list(transport, &what, limit).await
-            })?
         }
-        (None, [program, args @ ..]) => {
-            let what = format!("the server `{}`", command.join(" "));
-            runtime.block_on(async {
-                let mut cmd = tokio::process::Command::new(program);
-                cmd.args(args);
-                let transport = TokioChildProcess::new(cmd)
-                    .map_err(|e| fail(format!("cannot start {what}: {e}")))?;
-                list(transport, &what, limit).await
-            })?
-        }
+        (None, [_, ..]) => {}
         (None, []) => {
             return Err(fail(
                 "give a server: `toolsmith fetch -- COMMAND ARGS...` or `toolsmith fetch --url http://...`".into(),
             ))
         }
         (Some(_), _) => return Err(fail("give either --url or a command, not both".into())),
+    }
+    let runtime = tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()
+        .map_err(|e| fail(format!("cannot start the async runtime: {e}")))?;
+    let tools = match url {
+        Some(url) => runtime.block_on(fetch_http(url, limit)),
+        None => runtime.block_on(fetch_stdio(command, limit)),
     };
-    // Shut the runtime down without waiting for a server that ignores the close.
+    // The child, if any, is killed and reaped by now; do not wait for tasks that ignore the close.
     runtime.shutdown_timeout(Duration::from_millis(500));
-    let doc = json!({"tools": tools});
+    let doc = json!({"tools": tools?});
     emit(&format!(
         "{}\n",
         serde_json::to_string_pretty(&doc).expect("JSON values serialize")
     ))?;
     Ok(0)
+}
+
+/// The last non-empty line a server wrote to standard error, kept while it runs.
+type LastLine = Arc<Mutex<Option<String>>>;
+
+async fn fetch_stdio(command: &[String], limit: Duration) -> Result<Vec<Value>, CliError> {
+    let what = format!("the server `{}`", command.join(" "));
+    let mut cmd = tokio::process::Command::new(&command[0]);
+    cmd.args(&command[1..])
+        .stdin(std::process::Stdio::piped())
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .kill_on_drop(true);
+    // Its own process group, so the processes it starts are ended with it.
+    #[cfg(unix)]
+    cmd.process_group(0);
+    let mut child = cmd
+        .spawn()
+        .map_err(|e| fail(format!("cannot start {what}: {e}")))?;
+    let (stdin, stdout, stderr) = (
+        child.stdin.take().expect("piped"),
+        child.stdout.take().expect("piped"),
+        child.stderr.take().expect("piped"),
+    );
+    let last: LastLine = Arc::default();
+    let stderr_task = tokio::spawn(read_stderr(stderr, last.clone()));
+    let raw = Raw::default();
+    let tee = Tee {
+        inner: stdout,
+        line: Vec::new(),
+        raw: raw.clone(),
+    };
+    let result = async {
+        let client = match tokio::time::timeout(limit, ().serve((tee, stdin))).await {
+            Err(_) => Err(Failure::Timeout("the MCP handshake")),
+            Ok(Err(e)) => Err(Failure::Handshake(cause(&e))),
+            Ok(Ok(client)) => Ok(client),
+        }?;
+        list_and_close(client, &raw, limit).await
+    }
+    .await;
+    let result = match result {
+        Ok(tools) => Ok(tools),
+        Err(Failure::Handshake(cause)) => {
+            // A server that exited says why: its status and last line on standard error.
+            match tokio::time::timeout(Duration::from_millis(500), child.wait()).await {
+                Ok(Ok(status)) => {
+                    // Its standard error is closed once no process of it is left: read to the end.
+                    let _ = tokio::time::timeout(Duration::from_millis(500), stderr_task).await;
+                    let said = last
+                        .lock()
+                        .unwrap_or_else(PoisonError::into_inner)
+                        .take()
+                        .map_or("it wrote nothing to standard error".to_string(), |l| {
+                            format!("its last line on standard error: {l}")
+                        });
+                    Err(fail(format!(
+                        "{what} exited ({status}) before answering `initialize`; {said}"
+                    )))
+                }
+                _ => Err(fail(format!(
+                    "the MCP handshake with {what} failed: {cause}"
+                ))),
+            }
+        }
+        Err(other) => Err(other.into_error(&what, limit)),
+    };
+    end_child(&mut child).await;
+    result
+}
+
+/// Ends the server: its whole process group, then the child itself, reaped.
+async fn end_child(child: &mut tokio::process::Child) {
+    // A server that exits on the close of its input gets a moment to do so.
+    let exited = matches!(
+        tokio::time::timeout(Duration::from_millis(200), child.wait()).await,
+        Ok(Ok(_))
+    );
+    #[cfg(unix)]
+    if let Some(pid) = child.id() {
+        // Processes it started may outlive it in its group. The group id is the child's pid,
+        // which cannot be reused while the child is not yet reaped (`id()` is `None` once it is).
+        // SAFETY: kill(2) with a negative pid signals a process group; no memory is involved.
+        unsafe {
+            libc::kill(-(pid as libc::pid_t), libc::SIGKILL);
+        }
+    }
+    if !exited {
+        // SIGKILL, then wait: no zombie is left behind.
+        let _ = child.kill().await;
+    }
+}
+
+/// Keeps the last non-empty line of `stderr` (clipped to [`STDERR_LINE_MAX`] characters).
+async fn read_stderr(stderr: tokio::process::ChildStderr, last: LastLine) {
+    let mut lines = tokio::io::BufReader::new(stderr);
+    let mut buf = Vec::new();
+    loop {
+        buf.clear();
+        match lines.read_until(b'\n', &mut buf).await {
+            Ok(0) | Err(_) => return,
+            Ok(_) => {
+                let text = String::from_utf8_lossy(&buf);
+                let line = text.trim();
+                if !line.is_empty() {
+                    let mut clipped: String = line.chars().take(STDERR_LINE_MAX).collect();
+                    if line.chars().count() > STDERR_LINE_MAX {
+                        clipped.push('…');
+                    }
+                    *last.lock().unwrap_or_else(PoisonError::into_inner) = Some(clipped);
+                }
+            }
+        }
+    }
+}
+
+/// Why a fetch failed, before it is worded for the server it was.
+enum Failure {
+    /// The handshake failed with this cause.
+    Handshake(String),
+    /// This step did not finish within the limit.
+    Timeout(&'static str),
+    /// `tools/list` failed; the message says how.
+    List(String),
+}
+
+impl Failure {
+    fn into_error(self, what: &str, limit: Duration) -> CliError {
+        let secs = limit.as_secs_f64();
+        fail(match self {
+            Failure::Handshake(cause) => format!("the MCP handshake with {what} failed: {cause}"),
+            Failure::Timeout(step) => format!("{what} did not answer {step} within {secs} s"),
+            Failure::List(how) => format!("tools/list on {what} failed: {how}"),
+        })
+    }
+}
+
+/// Reads every page of `tools/list` (at most [`MAX_PAGES`], all within `limit`), then closes
+/// the session.
+async fn list_and_close(
+    client: RunningService<RoleClient, ()>,
+    raw: &Raw,
+    limit: Duration,
+) -> Result<Vec<Value>, Failure> {
+    let tools = match tokio::time::timeout(limit, list_pages(&client, raw)).await {
+        Err(_) => Err(Failure::Timeout("tools/list")),
+        Ok(r) => r,
+    };
+    let _ = tokio::time::timeout(Duration::from_secs(1), client.cancel()).await;
+    tools
+}
+
+async fn list_pages(
+    client: &RunningService<RoleClient, ()>,
+    raw: &Raw,
+) -> Result<Vec<Value>, Failure> {
+    let mut tools = Vec::new();
+    let mut cursor: Option<String> = None;
+    for _ in 0..MAX_PAGES {
+        let params = cursor.as_ref().map(|c| json!({"cursor": c}));
+        let request = ClientRequest::CustomRequest(CustomRequest::new("tools/list", params));
+        let handle = client
+            .send_cancellable_request(request, PeerRequestOptions::no_options())
+            .await
+            .map_err(|e| Failure::List(e.to_string()))?;
+        let id = handle.id.clone();
+        handle
+            .await_response()
+            .await
+            .map_err(|e| Failure::List(e.to_string()))?;
+        let result = raw
+            .take(&id)
+            .ok_or_else(|| Failure::List("its response was not seen on the wire".into()))?;
+        let Some(Value::Array(page)) = result.get("tools") else {
+            return Err(Failure::List(format!(
+                "the result has no \"tools\" array: {}",
+                tool_lint::walk::describe_value(&result, 6)
+            )));
+        };
+        tools.extend(page.iter().cloned());
+        match result.get("nextCursor") {
+            Some(Value::String(next)) if !next.is_empty() => {
+                if cursor.as_deref() == Some(next.as_str()) {
+                    return Err(Failure::List(format!(
+                        "the server sent the cursor {next:?} twice in a row"
+                    )));
+                }
+                cursor = Some(next.clone());
+            }
+            _ => return Ok(tools),
+        }
+    }
+    Err(Failure::List(format!(
+        "more than {MAX_PAGES} pages; stopped reading"
+    )))
+}
+
+/// The reqwest client of rmcp's streamable-HTTP transport, except that `tools/list` is posted
+/// here so its raw result can be recorded.
+#[derive(Clone)]
+struct RawHttp {
+    inner: reqwest::Client,
+    raw: Raw,
+}
+
+type HttpError = StreamableHttpError<reqwest::Error>;
+
+/// The event stream of a GET, as the trait names it.
+type SseStream = futures_core::stream::BoxStream<
+    'static,
+    Result<sse_stream::Sse, rmcp::transport::streamable_http_client::SseError>,
+>;
+
+impl RawHttp {
+    /// Posts a `tools/list` request; records the raw response (a JSON body or the events of an
+    /// event stream) and hands rmcp the typed message.
+    async fn post_list(
+        &self,
+        uri: Arc<str>,
+        message: rmcp::model::ClientJsonRpcMessage,
+        session_id: Option<Arc<str>>,
+        auth_header: Option<String>,
+        custom_headers: HashMap<HeaderName, HeaderValue>,
+    ) -> Result<StreamableHttpPostResponse, HttpError> {
+        let id = match &message {
+            rmcp::model::JsonRpcMessage::Request(r) => serde_json::to_value(&r.id)
+                .map(|v| v.to_string())
+                .unwrap_or_default(),
+            _ => String::new(),
+        };
+        let mut request = self
+            .inner
+            .post(uri.as_ref())
+            .header(ACCEPT, "application/json, text/event-stream")
+            .json(&message);
+        if let Some(auth) = auth_header {
+            request = request.bearer_auth(auth);
+        }
+        for (name, value) in custom_headers {
+            request = request.header(name, value);
+        }
+        if let Some(session) = &session_id {
+            request = request.header("Mcp-Session-Id", session.as_ref());
+        }
+        let mut response = request.send().await.map_err(StreamableHttpError::Client)?;
+        let status = response.status();
+        if !status.is_success() {
+            return Err(StreamableHttpError::UnexpectedServerResponse(
+                format!("HTTP {status}").into(),
+            ));
+        }
+        let session = response
+            .headers()
+            .get("Mcp-Session-Id")
+            .and_then(|v| v.to_str().ok())
+            .map(String::from);
+        let event_stream = response
+            .headers()
+            .get(CONTENT_TYPE)
+            .and_then(|v| v.to_str().ok())
+            .is_some_and(|ct| ct.starts_with("text/event-stream"));
+        const MAX_BODY: usize = 64 * 1024 * 1024;
+        let mut body = Vec::new();
+        let mut answer: Option<Value> = None;
+        while let Some(chunk) = response
+            .chunk()
+            .await
+            .map_err(StreamableHttpError::Client)?
+        {
+            body.extend_from_slice(&chunk);
+            if body.len() > MAX_BODY {
+                return Err(StreamableHttpError::ResponseBodyTooLarge { max_size: MAX_BODY });
+            }
+            if event_stream {
+                answer = sse_answer(&body, &id, &self.raw);
+                if answer.is_some() {
+                    break;
+                }
+            }
+        }
+        let message = match answer {
+            Some(m) => m,
+            None if event_stream => {
+                return Err(StreamableHttpError::UnexpectedServerResponse(
+                    "the event stream ended without the tools/list response".into(),
+                ))
+            }
+            None => {
+                let m: Value = serde_json::from_slice(&body)?;
+                self.raw.record(&m);
+                m
+            }
+        };
+        Ok(StreamableHttpPostResponse::Json(
+            serde_json::from_value(message)?,
+            session,
+        ))
+    }
+}
+
+/// Records the messages of the complete events in an event stream's text so far; returns the
+/// response to the request `id` once it is there.
+fn sse_answer(body: &[u8], id: &str, raw: &Raw) -> Option<Value> {
+    let text = String::from_utf8_lossy(body).replace("\r\n", "\n");
+    // Only complete events: those followed by a blank line.
+    let complete = &text[..text.rfind("\n\n")?];
+    for event in complete.split("\n\n") {
+        let data: Vec<&str> = event
+            .lines()
+            .filter_map(|l| l.strip_prefix("data:"))
+            .map(|d| d.strip_prefix(' ').unwrap_or(d))
+            .collect();
+        if data.is_empty() {
+            continue;
+        }
+        let Ok(message) = serde_json::from_str::<Value>(&data.join("\n")) else {
+            continue;
+        };
+        if message.get("id").map(Value::to_string).as_deref() == Some(id) {
+            raw.record(&message);
+            return Some(message);
+        }
+    }
+    None
+}
+
+impl StreamableHttpClient for RawHttp {
+    type Error = reqwest::Error;
+
+    async fn post_message(
+        &self,
+        uri: Arc<str>,
+        message: rmcp::model::ClientJsonRpcMessage,
+        session_id: Option<Arc<str>>,
+        auth_header: Option<String>,
+        custom_headers: HashMap<HeaderName, HeaderValue>,
+    ) -> Result<StreamableHttpPostResponse, HttpError> {
+        self.post_message_with_response_limits(
+            uri,
+            message,
+            session_id,
+            auth_header,
+            custom_headers,
+            StreamableHttpResponseLimits::default(),
+        )
+        .await
+    }
+
+    async fn post_message_with_response_limits(
+        &self,
+        uri: Arc<str>,
+        message: rmcp::model::ClientJsonRpcMessage,
+        session_id: Option<Arc<str>>,
+        auth_header: Option<String>,
+        custom_headers: HashMap<HeaderName, HeaderValue>,
+        limits: StreamableHttpResponseLimits,
+    ) -> Result<StreamableHttpPostResponse, HttpError> {
+        let is_list = matches!(
+            &message,
+            rmcp::model::JsonRpcMessage::Request(r)
+                if matches!(&r.request, ClientRequest::CustomRequest(c) if c.method == "tools/list")
+        );
+        if is_list {
+            return self
+                .post_list(uri, message, session_id, auth_header, custom_headers)
+                .await;
+        }
+        self.inner
+            .post_message_with_response_limits(
+                uri,
+                message,
+                session_id,
+                auth_header,
+                custom_headers,
+                limits,
+            )
+            .await
+    }
+
+    async fn delete_session(
+        &self,
+        uri: Arc<str>,
+        session_id: Arc<str>,
+        auth_header: Option<String>,
+        custom_headers: HashMap<HeaderName, HeaderValue>,
+    ) -> Result<(), HttpError> {
+        self.inner
+            .delete_session(uri, session_id, auth_header, custom_headers)
+            .await
+    }
+
+    async fn get_stream(
+        &self,
+        uri: Arc<str>,
+        session_id: Option<Arc<str>>,
+        last_event_id: Option<String>,
+        auth_header: Option<String>,
+        custom_headers: HashMap<HeaderName, HeaderValue>,
+    ) -> Result<SseStream, HttpError> {
+        self.inner
+            .get_stream(uri, session_id, last_event_id, auth_header, custom_headers)
+            .await
+    }
+}
+
+async fn fetch_http(url: &str, limit: Duration) -> Result<Vec<Value>, CliError> {
+    let what = format!("the server at {url}");
+    let raw = Raw::default();
+    let client = RawHttp {
+        inner: reqwest::Client::new(),
+        raw: raw.clone(),
+    };
+    let transport = StreamableHttpClientTransport::with_client(
+        client,
+        StreamableHttpClientTransportConfig::with_uri(url.to_string()),
+    );
+    let result = async {
+        let client = match tokio::time::timeout(limit, ().serve(transport)).await {
+            Err(_) => Err(Failure::Timeout("the MCP handshake")),
+            Ok(Err(e)) => Err(Failure::Handshake(cause(&e))),
+            Ok(Ok(client)) => Ok(client),
+        }?;
+        list_and_close(client, &raw, limit).await
+    }
+    .await;
+    match result {
+        Ok(tools) => Ok(tools),
+        Err(Failure::Handshake(cause)) => {
+            Err(fail(match tokio::time::timeout(limit, probe(url)).await {
+                Ok(Some(what_happened)) => what_happened,
+                _ => format!("the MCP handshake with {what} failed: {cause}"),
+            }))
+        }
+        Err(other) => Err(other.into_error(&what, limit)),
+    }
+}
+
+/// After a failed handshake over HTTP: what the URL does with an `initialize` request, in
+/// words, when that explains the failure (nothing listens, or it is no MCP endpoint).
+async fn probe(url: &str) -> Option<String> {
+    let body = json!({
+        "jsonrpc": "2.0", "id": 0, "method": "initialize",
+        "params": {"protocolVersion": "2025-06-18", "capabilities": {},
+                   "clientInfo": {"name": "toolsmith", "version": env!("CARGO_PKG_VERSION")}},
+    });
+    let response = reqwest::Client::new()
+        .post(url)
+        .header(ACCEPT, "application/json, text/event-stream")
+        .json(&body)
+        .send()
+        .await;
+    match response {
+        Err(e) if e.is_connect() => Some(format!(
+            "nothing listens at {url} (connection refused or unreachable)"
+        )),
+        Err(_) => None,
+        Ok(r) if !r.status().is_success() => Some(format!(
+            "{url} answered HTTP {}; it is not an MCP endpoint (check the path, e.g. /mcp)",
+            r.status()
+        )),
+        Ok(r) => {
+            let ct = r
+                .headers()
+                .get(CONTENT_TYPE)
+                .and_then(|v| v.to_str().ok())
+                .unwrap_or("none")
+                .to_string();
+            (!(ct.starts_with("application/json") || ct.starts_with("text/event-stream"))).then(
+                || {
+                    format!(
+                        "{url} answered HTTP {} with content type {ct}; it is not an MCP endpoint",
+                        r.status()
+                    )
+                },
+            )
+        }
+    }
 }
 
 /// An error's message without the transport's type name (`Transport [rmcp::...<...>] error:`),
@@ -88,46 +646,4 @@ fn cause(e: &dyn std::error::Error) -> String {
         }
     }
     text
-}
-
-async fn list<T, E, A>(
-    transport: T,
-    what: &str,
-    limit: Duration,
-) -> Result<Vec<serde_json::Value>, CliError>
-where
-    T: rmcp::transport::IntoTransport<rmcp::RoleClient, E, A>,
-    E: std::error::Error + Send + Sync + 'static,
-{
-    let secs = limit.as_secs_f64();
-    let client = match tokio::time::timeout(limit, ().serve(transport)).await {
-        Err(_) => {
-            return Err(fail(format!(
-                "{what} did not answer the MCP handshake within {secs} s"
-            )))
-        }
-        Ok(Err(e)) => {
-            return Err(fail(format!(
-                "the MCP handshake with {what} failed: {}",
-                cause(&e)
-            )))
-        }
-        Ok(Ok(client)) => client,
-    };
-    let tools = match tokio::time::timeout(limit, client.list_all_tools()).await {
-        Err(_) => Err(fail(format!(
-            "{what} did not answer tools/list within {secs} s"
-        ))),
-        Ok(Err(e)) => Err(fail(format!("tools/list on {what} failed: {e}"))),
-        Ok(Ok(tools)) => Ok(tools),
-    };
-    let _ = tokio::time::timeout(Duration::from_secs(1), client.cancel()).await;
-    let tools = tools?;
-    tools
-        .into_iter()
-        .map(|t| {
-            serde_json::to_value(t)
-                .map_err(|e| fail(format!("cannot serialize a tool of {what}: {e}")))
-        })
-        .collect()
 }

@@ -13,7 +13,22 @@ use tool_lint::{lint_nodes_then, lookup_rule, Finding, LintConfig, Severity, RUL
 
 use crate::input::{self, Parsed, Shape};
 use crate::style::{self, Style};
-use crate::{CliError, Color, LintFormat};
+use crate::{CliError, Color, LintFormat, Only};
+
+/// Whether a finding is a security finding: its rule guards against tool poisoning (the rule
+/// table's `poisoning` flag); every other finding is a style finding.
+fn is_security(rule: &str) -> bool {
+    tool_lint::rule(rule).is_some_and(|r| r.poisoning)
+}
+
+/// A finding's class as the JSON and SARIF reports name it: `security` or `style`.
+fn category(security: bool) -> &'static str {
+    if security {
+        "security"
+    } else {
+        "style"
+    }
+}
 
 /// One finding with where it is in its source.
 struct Located<'s, 'a> {
@@ -30,6 +45,8 @@ struct Located<'s, 'a> {
     /// The string at the finding's pointer in the tool's definition (`None` when that is no
     /// string), when the lookup for the position already found it.
     value: Option<Option<&'a str>>,
+    /// Whether its rule guards against tool poisoning (see [`is_security`]).
+    security: bool,
 }
 
 /// One part of a source's findings (see [`lint_nodes_then`]), located, with its diagnostics
@@ -40,12 +57,37 @@ struct Part<'s, 'a> {
     text: Vec<u8>,
 }
 
+/// What the lint reports: every finding, or one class of them (`--only`).
+#[derive(Clone, Copy)]
+struct Filter<'f> {
+    /// Rules left out (`--allow`).
+    allow: &'f [String],
+    only: Option<Only>,
+}
+
+impl Filter<'_> {
+    fn keeps(&self, f: &Finding, security: bool) -> bool {
+        !self.allow.iter().any(|a| a == f.rule)
+            && match self.only {
+                None => true,
+                Some(Only::Security) => security,
+                Some(Only::Style) => !security,
+            }
+    }
+
+    /// Whether the human report has a verdict line per tool: unless only style is asked for.
+    fn verdicts(&self) -> bool {
+        self.only != Some(Only::Style)
+    }
+}
+
 /// Runs the command; returns the exit code.
 pub fn run(
     files: &[PathBuf],
     format: LintFormat,
     profile: &str,
     allow: &[String],
+    only: Option<Only>,
     color: Color,
 ) -> Result<u8, CliError> {
     let cfg = LintConfig::profile(profile).map_err(|e| CliError::input(e.to_string()))?;
@@ -56,7 +98,8 @@ pub fn run(
     let sources = input::load_all_nodes(files, &arena)?;
     let st = Style::stdout(color);
     let mut stdout = std::io::stdout();
-    let (parts, written) = write_report(&sources, &cfg, allow, format, st, &mut stdout);
+    let filter = Filter { allow, only };
+    let (parts, written) = write_report(&sources, &cfg, filter, format, st, &mut stdout);
     match written {
         Ok(()) => {}
         Err(e) if e.kind() == std::io::ErrorKind::BrokenPipe => {}
@@ -110,7 +153,7 @@ impl<W: Write> Stream<'_, W> {
 fn write_report<'s, 'a, W: Write + Send>(
     sources: &'s [Parsed<'a>],
     cfg: &LintConfig,
-    allow: &[String],
+    filter: Filter,
     format: LintFormat,
     st: Style,
     out: &mut W,
@@ -132,7 +175,10 @@ fn write_report<'s, 'a, W: Write + Send>(
     for source in sources {
         let split = source.defs.len() * SPLIT_PERCENT / 100;
         let done = lint_nodes_then(&source.defs, cfg, split, |first, all| {
-            let located = locate_part(source, first, all, allow);
+            let tools = first..first + all.len();
+            let located = locate_part(source, first, all, filter);
+            let verdicts = (format == LintFormat::Human && filter.verdicts())
+                .then_some(Verdicts { source, tools });
             if format == LintFormat::Sarif {
                 return Part {
                     located,
@@ -145,10 +191,10 @@ fn write_report<'s, 'a, W: Write + Send>(
                 let mut s = lock();
                 s.begin_part(located.is_empty());
                 let mut spill = |b: &[u8]| s.write(b);
-                part_text(&located, format, st, Some(&mut spill));
+                part_text(&located, verdicts, format, st, Some(&mut spill));
                 Vec::new()
             } else {
-                part_text(&located, format, st, None)
+                part_text(&located, verdicts, format, st, None)
             };
             Part { located, text }
         });
@@ -164,7 +210,12 @@ fn write_report<'s, 'a, W: Write + Send>(
     let (n, errors) = counts(&parts);
     match format {
         LintFormat::Human => {
-            let summary = human_summary(n == 0, sources, tools, errors, n - errors, st);
+            let security = parts
+                .iter()
+                .flat_map(|p| &p.located)
+                .filter(|l| l.security)
+                .count();
+            let summary = human_summary(n == 0, sources, tools, errors, n - errors, security, st);
             stream.write(summary.as_bytes());
         }
         LintFormat::Json => {
@@ -198,12 +249,13 @@ fn counts(parts: &[Part]) -> (usize, usize) {
 /// [`SPILL_AT`] bytes as it is written (then nothing is returned).
 fn part_text(
     located: &[Located],
+    verdicts: Option<Verdicts>,
     format: LintFormat,
     st: Style,
     spill: Option<Spill<'_>>,
 ) -> Vec<u8> {
     match format {
-        LintFormat::Human => diagnostics(located, st, spill),
+        LintFormat::Human => diagnostics(located, verdicts, st, spill),
         LintFormat::Json => json_findings(located, spill),
         LintFormat::Sarif => Vec::new(),
     }
@@ -229,27 +281,49 @@ fn report_capacity(findings: usize, spills: bool) -> usize {
 /// [`write_report`]).
 const SPLIT_PERCENT: usize = 48;
 
+/// The tools of a part whose human report has a verdict line per tool (see [`diagnostics`]).
+struct Verdicts<'s, 'a> {
+    source: &'s Parsed<'a>,
+    tools: std::ops::Range<usize>,
+}
+
 /// The findings of the tools `first..` of `source` (`all[i]` those of tool `first + i`) that
-/// `allow` does not leave out, with their positions in the source.
+/// `filter` keeps, with their positions in the source: tool by tool, each tool's security
+/// findings first (a reviewer's report), in the order the lint found them otherwise.
 fn locate_part<'s, 'a>(
     source: &'s Parsed<'a>,
     first: usize,
     all: Vec<Vec<Finding>>,
-    allow: &[String],
+    filter: Filter,
 ) -> Vec<Located<'s, 'a>> {
     // Sized once: the vectors of a large list would otherwise be copied at every doubling.
     let n: usize = all.iter().map(Vec::len).sum();
     let mut findings = Vec::with_capacity(n);
     let mut pointers = Vec::with_capacity(n);
     let mut tool_of = Vec::with_capacity(n);
+    let mut security = Vec::with_capacity(n);
+    let mut style = Vec::new();
     for (i, each) in all.into_iter().enumerate() {
         let ti = first + i;
+        // Security findings go out at once; style findings wait for the tool's last one.
         for f in each {
-            if allow.iter().any(|a| a == f.rule) {
+            let sec = is_security(f.rule);
+            if !filter.keeps(&f, sec) {
+                continue;
+            }
+            if !sec {
+                style.push(f);
                 continue;
             }
             pointers.push(source.tools[ti].source_pointer(&f.pointer));
             tool_of.push(ti);
+            security.push(true);
+            findings.push(f);
+        }
+        for f in style.drain(..) {
+            pointers.push(source.tools[ti].source_pointer(&f.pointer));
+            tool_of.push(ti);
+            security.push(false);
             findings.push(f);
         }
     }
@@ -294,12 +368,13 @@ fn locate_part<'s, 'a>(
     let offsets: Vec<usize> = resolved.iter().map(|r| r.0).collect();
     let at = input::positions(source.text, &offsets);
     let mut located = Vec::with_capacity(findings.len());
-    for ((((finding, pointer), tool), (line, col)), (_, extra, value)) in findings
+    for (((((finding, pointer), tool), (line, col)), (_, extra, value)), security) in findings
         .into_iter()
         .zip(pointers)
         .zip(tool_of)
         .zip(at)
         .zip(resolved)
+        .zip(security)
     {
         located.push(Located {
             finding,
@@ -309,6 +384,7 @@ fn locate_part<'s, 'a>(
             line,
             column: col + extra,
             value,
+            security,
         });
     }
     located
@@ -379,6 +455,8 @@ fn json_findings(located: &[Located], mut spill: Option<Spill<'_>>) -> Vec<u8> {
         json_str(&mut out, f.rule);
         out.extend_from_slice(b",\n      \"severity\": \"");
         out.extend_from_slice(f.severity.as_str().as_bytes());
+        out.extend_from_slice(b"\",\n      \"category\": \"");
+        out.extend_from_slice(category(l.security).as_bytes());
         out.extend_from_slice(b"\",\n      \"tool\": ");
         json_str(&mut out, &f.tool);
         out.extend_from_slice(b",\n      \"pointer\": ");
@@ -459,9 +537,10 @@ fn json_report(
             let l = self.0;
             let f = &l.finding;
             // The keys of `Finding::to_json`, then where the finding is.
-            let mut m = s.serialize_map(Some(10))?;
+            let mut m = s.serialize_map(Some(11))?;
             m.serialize_entry("rule", f.rule)?;
             m.serialize_entry("severity", f.severity.as_str())?;
+            m.serialize_entry("category", category(l.security))?;
             m.serialize_entry("tool", &f.tool)?;
             m.serialize_entry("pointer", &f.pointer)?;
             m.serialize_entry("message", &f.message)?;
@@ -577,6 +656,7 @@ fn human_summary(
     tools: usize,
     errors: usize,
     warnings: usize,
+    security: usize,
     st: Style,
 ) -> String {
     let mut out = String::new();
@@ -591,95 +671,174 @@ fn human_summary(
     } else {
         let _ = writeln!(
             out,
-            "{}: {where_}: {errors} error{}, {warnings} warning{}",
+            "{}: {where_}: {errors} error{}, {warnings} warning{} ({security} security finding{})",
             if errors > 0 {
                 st.error("toolsmith")
             } else {
                 st.warning("toolsmith")
             },
             plural(errors),
-            plural(warnings)
+            plural(warnings),
+            plural(security)
         );
     }
     out
 }
 
-/// The diagnostics of `located`, one after another.
-fn diagnostics(located: &[Located], st: Style, mut spill: Option<Spill<'_>>) -> Vec<u8> {
-    let mut out = String::with_capacity(report_capacity(located.len(), spill.is_some()));
-    for l in located {
-        if let Some(spill) = spill.as_mut().filter(|_| out.len() >= SPILL_AT) {
-            spill(out.as_bytes());
-            out.clear();
-        }
-        let f = &l.finding;
-        let (word, paint) = match f.severity {
-            Severity::Error => ("error", style::ERROR),
-            Severity::Warning => ("warning", style::WARNING),
-        };
-        st.wrap(&mut out, paint, |o| {
-            o.push_str(word);
-            o.push('[');
-            o.push_str(f.rule);
-            o.push(']');
-        });
-        st.wrap(&mut out, style::BOLD, |o| {
-            o.push_str(": ");
-            o.push_str(&f.message);
-        });
-        out.push_str("\n  ");
-        st.wrap(&mut out, style::GUTTER, |o| o.push_str("-->"));
-        // ` FILE:LINE:COLUMN (tool `NAME`, POINTER)`, without the formatter.
-        let mut n = itoa::Buffer::new();
-        out.push(' ');
-        out.push_str(&l.source.label);
-        out.push(':');
-        out.push_str(n.format(l.line));
-        out.push(':');
-        out.push_str(n.format(l.column));
-        out.push_str(" (tool `");
-        out.push_str(&f.tool);
-        out.push_str("`, ");
-        out.push_str(if l.pointer.is_empty() {
-            "/"
+/// The verdict line of one tool: `verdict: NAME: no security finding`, or `verdict: NAME: N
+/// security finding(s) (RULE, RULE)` with each rule once, in order. A tool without a string name
+/// is named `<unnamed tool at POINTER>`, its pointer in the source.
+fn verdict(out: &mut String, v: &Verdicts, tool: usize, mine: &[Located], st: Style) {
+    let security: Vec<&Located> = mine.iter().take_while(|l| l.security).collect();
+    st.wrap(
+        out,
+        if security.is_empty() {
+            style::BOLD
         } else {
-            &l.pointer
-        });
-        out.push_str(")\n");
-        let value = l.value.unwrap_or_else(|| {
-            l.source.defs[l.tool]
-                .pointer(&f.pointer)
-                .and_then(Node::as_str)
-        });
-        if let Some(text) = value {
-            let (shown, marks) = excerpt(text, f.span);
-            let bar = |o: &mut String| {
-                o.push_str("   ");
-                st.wrap(o, style::GUTTER, |o| o.push('|'));
-            };
-            bar(&mut out);
-            out.push('\n');
-            bar(&mut out);
-            out.push(' ');
-            out.push_str(&shown);
-            out.push('\n');
-            if let Some(marks) = marks {
-                bar(&mut out);
-                out.push(' ');
-                st.wrap(&mut out, paint, |o| o.push_str(&marks));
-                out.push('\n');
+            style::ERROR
+        },
+        |o| o.push_str("verdict:"),
+    );
+    out.push(' ');
+    match v.source.defs[tool].get("name").and_then(Node::as_str) {
+        Some(name) if !name.is_empty() => out.push_str(name),
+        _ => {
+            out.push_str("<unnamed tool at ");
+            out.push_str(&v.source.tools[tool].at);
+            out.push('>');
+        }
+    }
+    if security.is_empty() {
+        out.push_str(": no security finding\n");
+        return;
+    }
+    let _ = write!(
+        out,
+        ": {} security finding{} (",
+        security.len(),
+        plural(security.len())
+    );
+    let mut rules: Vec<&str> = Vec::new();
+    for l in &security {
+        if !rules.contains(&l.finding.rule) {
+            rules.push(l.finding.rule);
+        }
+    }
+    out.push_str(&rules.join(", "));
+    out.push_str(")\n");
+}
+
+/// The diagnostics of `located`, one after another; with `verdicts`, each tool of the part
+/// starts with its verdict line (see [`verdict`]), a tool without findings has that line alone.
+fn diagnostics(
+    located: &[Located],
+    verdicts: Option<Verdicts>,
+    st: Style,
+    mut spill: Option<Spill<'_>>,
+) -> Vec<u8> {
+    let mut capacity = report_capacity(located.len(), spill.is_some());
+    if let Some(v) = verdicts.as_ref().filter(|_| spill.is_none()) {
+        // One verdict line a tool.
+        capacity += v.tools.len() * 64;
+    }
+    let mut out = String::with_capacity(capacity);
+    let Some(v) = verdicts else {
+        for l in located {
+            diagnostic(&mut out, l, st, &mut spill);
+        }
+        return spilled(out.into_bytes(), spill);
+    };
+    let mut rest = located;
+    for tool in v.tools.clone() {
+        let n = rest.iter().take_while(|l| l.tool == tool).count();
+        let (mine, after) = rest.split_at(n);
+        rest = after;
+        verdict(&mut out, &v, tool, mine, st);
+        for l in mine {
+            diagnostic(&mut out, l, st, &mut spill);
+        }
+        if mine.is_empty() {
+            if let Some(spill) = spill.as_mut().filter(|_| out.len() >= SPILL_AT) {
+                spill(out.as_bytes());
+                out.clear();
             }
         }
-        if let Some(rule) = tool_lint::rule(f.rule) {
-            out.push_str("   ");
-            st.wrap(&mut out, style::GUTTER, |o| o.push_str("= help:"));
-            out.push(' ');
-            out.push_str(rule.explanation);
-            out.push('\n');
-        }
-        out.push('\n');
     }
     spilled(out.into_bytes(), spill)
+}
+
+/// Appends one finding's diagnostic, handing `spill` the report so far when it is long.
+fn diagnostic(out: &mut String, l: &Located, st: Style, spill: &mut Option<Spill<'_>>) {
+    if let Some(spill) = spill.as_mut().filter(|_| out.len() >= SPILL_AT) {
+        spill(out.as_bytes());
+        out.clear();
+    }
+    let f = &l.finding;
+    let (word, paint) = match f.severity {
+        Severity::Error => ("error", style::ERROR),
+        Severity::Warning => ("warning", style::WARNING),
+    };
+    st.wrap(out, paint, |o| {
+        o.push_str(word);
+        o.push('[');
+        o.push_str(f.rule);
+        o.push(']');
+    });
+    st.wrap(out, style::BOLD, |o| {
+        o.push_str(": ");
+        o.push_str(&f.message);
+    });
+    out.push_str("\n  ");
+    st.wrap(out, style::GUTTER, |o| o.push_str("-->"));
+    // ` FILE:LINE:COLUMN (tool `NAME`, POINTER)`, without the formatter.
+    let mut n = itoa::Buffer::new();
+    out.push(' ');
+    out.push_str(&l.source.label);
+    out.push(':');
+    out.push_str(n.format(l.line));
+    out.push(':');
+    out.push_str(n.format(l.column));
+    out.push_str(" (tool `");
+    out.push_str(&f.tool);
+    out.push_str("`, ");
+    out.push_str(if l.pointer.is_empty() {
+        "/"
+    } else {
+        &l.pointer
+    });
+    out.push_str(")\n");
+    let value = l.value.unwrap_or_else(|| {
+        l.source.defs[l.tool]
+            .pointer(&f.pointer)
+            .and_then(Node::as_str)
+    });
+    if let Some(text) = value {
+        let (shown, marks) = excerpt(text, f.span);
+        let bar = |o: &mut String| {
+            o.push_str("   ");
+            st.wrap(o, style::GUTTER, |o| o.push('|'));
+        };
+        bar(out);
+        out.push('\n');
+        bar(out);
+        out.push(' ');
+        out.push_str(&shown);
+        out.push('\n');
+        if let Some(marks) = marks {
+            bar(out);
+            out.push(' ');
+            st.wrap(out, paint, |o| o.push_str(&marks));
+            out.push('\n');
+        }
+    }
+    if let Some(rule) = tool_lint::rule(f.rule) {
+        out.push_str("   ");
+        st.wrap(out, style::GUTTER, |o| o.push_str("= help:"));
+        out.push(' ');
+        out.push_str(rule.explanation);
+        out.push('\n');
+    }
+    out.push('\n');
 }
 
 fn plural(n: usize) -> &'static str {
@@ -810,7 +969,10 @@ fn sarif(located: &[&Located]) -> Value {
                 "name": r.id,
                 "shortDescription": {"text": r.explanation},
                 "defaultConfiguration": {"level": level(r.severity)},
-                "properties": {"tags": if r.poisoning { vec!["security", "tool-poisoning"] } else { vec!["tool-design"] }},
+                "properties": {
+                    "category": category(r.poisoning),
+                    "tags": if r.poisoning { vec!["security", "tool-poisoning"] } else { vec!["style", "tool-design"] },
+                },
             })
         })
         .collect();
@@ -839,7 +1001,7 @@ fn sarif(located: &[&Located]) -> Value {
                         "kind": "member",
                     }],
                 }],
-                "properties": {"pointer": l.pointer},
+                "properties": {"pointer": l.pointer, "category": category(l.security)},
             })
         })
         .collect();
@@ -891,10 +1053,11 @@ mod tests {
     /// The JSON report as `run` writes it.
     fn written_json(sources: &[Parsed], cfg: &LintConfig, allow: &[String]) -> (String, String) {
         let mut written = Vec::new();
+        let filter = Filter { allow, only: None };
         let (parts, result) = write_report(
             sources,
             cfg,
-            allow,
+            filter,
             LintFormat::Json,
             Style::stdout(Color::Never),
             &mut written,

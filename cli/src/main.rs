@@ -71,6 +71,16 @@ pub enum DiffFormat {
     Markdown,
 }
 
+/// The class of findings `lint --only` shows.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
+pub enum Only {
+    /// Security findings: the rules that guard against tool poisoning (hidden text, instructions
+    /// to the agent, requests for secrets or the conversation, places to send data, shadowing).
+    Security,
+    /// Style findings: every other rule (budgets, names, descriptions, schemas).
+    Style,
+}
+
 /// When to use colour.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
 pub enum Color {
@@ -95,7 +105,15 @@ pub enum FailOn {
 enum Command {
     /// Lint tool lists: MCP tools/list results, JSON-RPC responses, arrays of MCP, OpenAI or
     /// Anthropic tools, Gemini declarations, or directories of exported artifacts (`-` reads
-    /// standard input). Exit code 1 when an error is found.
+    /// standard input).
+    ///
+    /// The human report goes tool by tool: a verdict line (`verdict: NAME: no security finding`
+    /// or `verdict: NAME: N security findings (RULE, ...)`), then the tool's security findings,
+    /// then its style findings. JSON and SARIF give each finding's `category` (`security` or
+    /// `style`).
+    ///
+    /// Exit codes: 0 no error among the findings shown (warnings allowed); 1 at least one error
+    /// among them; 2 the input could not be read or parsed, or the command line is wrong.
     Lint {
         /// Files, directories, or `-` for standard input.
         #[arg(required = true)]
@@ -109,6 +127,10 @@ enum Command {
         /// A rule to leave out (repeatable).
         #[arg(long = "allow", value_name = "RULE")]
         allow: Vec<String>,
+        /// Show only security findings (tool poisoning) or only style findings; the exit code
+        /// counts the findings shown.
+        #[arg(long, value_enum)]
+        only: Option<Only>,
         /// Colour in the human format.
         #[arg(long, value_enum, default_value_t = Color::Auto)]
         color: Color,
@@ -164,7 +186,15 @@ enum Command {
         file: PathBuf,
     },
     /// Connect to an MCP server (stdio command or streamable HTTP URL), perform the handshake and
-    /// print its tools/list result.
+    /// print its tools/list result: each tool's JSON object exactly as the server sent it, every
+    /// field included, all pages.
+    ///
+    /// A stdio server's standard error is read, not shown: its last line is quoted if it exits
+    /// before answering. The server's processes (its process group) are ended when fetch ends.
+    ///
+    /// Exit codes: 0 the list was printed; 2 the server could not be started, exited, did not
+    /// answer within --timeout, nothing listens at the URL, the URL is no MCP endpoint, or the
+    /// command line is wrong.
     Fetch {
         /// The server's streamable-HTTP endpoint, e.g. http://127.0.0.1:8000/mcp.
         #[arg(long, conflicts_with = "command")]
@@ -185,8 +215,9 @@ fn run(cli: Cli) -> Result<u8, CliError> {
             format,
             profile,
             allow,
+            only,
             color,
-        } => lint::run(&files, format, &profile, &allow, color),
+        } => lint::run(&files, format, &profile, &allow, only, color),
         Command::Measure { files, json, color } => measure::run(&files, json, color),
         Command::Diff {
             old,

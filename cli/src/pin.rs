@@ -12,7 +12,8 @@ use tool_core::__internal::canonical_json;
 use crate::input::{self, name_of};
 use crate::{emit, CliError};
 
-/// The fields a tool's hash covers, in the order `verify` reports them.
+/// The fields every lock entry lists (with `null` when the tool has none), first and in this
+/// order; any other field the tool has follows in key order. The hash covers them all.
 pub const FIELDS: [&str; 6] = [
     "name",
     "title",
@@ -22,8 +23,10 @@ pub const FIELDS: [&str; 6] = [
     "annotations",
 ];
 
-/// The lockfile format version.
-const VERSION: u64 = 1;
+/// The lockfile format version: 2 hashes the whole tool object, every field the server sent
+/// (`execution`, `icons`, `_meta`, vendor fields, ...); 1 hashed [`FIELDS`] only and is still
+/// read (see [`compare`]).
+const VERSION: u64 = 2;
 
 fn sha256(text: &str) -> String {
     Sha256::digest(text.as_bytes())
@@ -43,20 +46,31 @@ fn field_hash(def: &Value, field: &str) -> Value {
     }
 }
 
-/// The lock entry of one tool: the hash over the canonical JSON of all [`FIELDS`] present, and
-/// each field's own hash.
+/// The fields of a definition an entry lists: [`FIELDS`], then every other key in key order.
+fn field_names(def: &Value) -> Vec<&str> {
+    let mut names: Vec<&str> = FIELDS.to_vec();
+    if let Some(obj) = def.as_object() {
+        let mut others: Vec<&str> = obj
+            .keys()
+            .map(String::as_str)
+            .filter(|k| !FIELDS.contains(k))
+            .collect();
+        others.sort_unstable();
+        names.extend(others);
+    }
+    names
+}
+
+/// The lock entry of one tool: the hash over the canonical JSON of the whole definition (every
+/// field, known or not), and each field's own hash.
 pub fn entry(def: &Value) -> Value {
-    let mut covered = Map::new();
     let mut fields = Map::new();
-    for f in FIELDS {
-        if let Some(v) = def.get(f).filter(|v| !v.is_null()) {
-            covered.insert(f.into(), v.clone());
-        }
+    for f in field_names(def) {
         fields.insert(f.into(), field_hash(def, f));
     }
     json!({
         "name": name_of(def),
-        "sha256": sha256(&canonical_json(&Value::Object(covered))),
+        "sha256": sha256(&canonical_json(def)),
         "fields": fields,
     })
 }
@@ -66,7 +80,7 @@ pub fn pin(file: &Path) -> Result<u8, CliError> {
     let source = input::load_file(file)?;
     let lock = json!({
         "toolsmithLock": VERSION,
-        "hash": "sha256 of the canonical JSON (sorted keys, compact) of name, title, description, inputSchema, outputSchema and annotations",
+        "hash": "sha256 of the canonical JSON (sorted keys, compact) of the whole tool object: every field, known or not",
         "tools": source.defs.iter().map(entry).collect::<Vec<_>>(),
     });
     emit(&format!(
@@ -84,11 +98,44 @@ pub enum Drift {
     /// A tool that is not in the lock.
     Added(String),
     /// A locked tool whose definition changed, with the fields that differ.
-    Changed(String, Vec<&'static str>),
+    Changed(String, Vec<String>),
 }
 
-/// Compares lock entries with a list's definitions.
-pub fn compare(lock: &[Value], defs: &[Value]) -> Vec<Drift> {
+/// The fields of `now` (an [`entry`]) whose hashes differ from the lock entry `locked`: over
+/// the fields of both for a version 2 lock, over the fields the entry lists for version 1 (its
+/// hash covered those alone).
+fn changed_fields(locked: &Value, now: &Value, version: u64) -> Vec<String> {
+    let null = Value::Null;
+    let hash = |e: &Value, f: &str| e["fields"].get(f).unwrap_or(&null).clone();
+    let mut names: Vec<String> = Vec::new();
+    let mut push = |e: &Value| {
+        if let Some(m) = e["fields"].as_object() {
+            for k in m.keys() {
+                if !names.contains(k) {
+                    names.push(k.clone());
+                }
+            }
+        }
+    };
+    push(locked);
+    if version >= 2 {
+        push(now);
+    }
+    // The entry's order: the known fields first, then the others by name.
+    names.sort_by_key(|n| {
+        (
+            FIELDS.iter().position(|f| f == n).unwrap_or(FIELDS.len()),
+            n.clone(),
+        )
+    });
+    names
+        .into_iter()
+        .filter(|f| hash(locked, f) != hash(now, f))
+        .collect()
+}
+
+/// Compares lock entries (of a lockfile of `version`) with a list's definitions.
+pub fn compare(lock: &[Value], defs: &[Value], version: u64) -> Vec<Drift> {
     let mut locked: HashMap<&str, Vec<&Value>> = HashMap::new();
     for e in lock {
         locked
@@ -107,12 +154,17 @@ pub fn compare(lock: &[Value], defs: &[Value]) -> Vec<Drift> {
             continue;
         };
         let now = entry(def);
-        if now["sha256"] != e["sha256"] {
-            let fields: Vec<&'static str> = FIELDS
-                .iter()
-                .copied()
-                .filter(|f| now["fields"][*f] != e["fields"][*f])
-                .collect();
+        let differs = if version >= 2 {
+            now["sha256"] != e["sha256"]
+        } else {
+            !changed_fields(e, &now, version).is_empty()
+        };
+        if differs {
+            let mut fields = changed_fields(e, &now, version);
+            if fields.is_empty() {
+                // Only possible for an entry edited by hand: its hash and fields disagree.
+                fields.push("the tool's hash".into());
+            }
             out.push(Drift::Changed(name.to_string(), fields));
         }
     }
@@ -137,11 +189,11 @@ pub fn verify(lock_path: &Path, file: &Path) -> Result<u8, CliError> {
             e.column().max(1)
         ))
     })?;
-    match lock.get("toolsmithLock").and_then(Value::as_u64) {
-        Some(VERSION) => {}
+    let version = match lock.get("toolsmithLock").and_then(Value::as_u64) {
+        Some(v @ (1 | VERSION)) => v,
         Some(v) => {
             return Err(CliError::input(format!(
-                "{label}: lockfile version {v}; this toolsmith reads version {VERSION}"
+                "{label}: lockfile version {v}; this toolsmith reads versions 1 and {VERSION}"
             )))
         }
         None => {
@@ -149,13 +201,13 @@ pub fn verify(lock_path: &Path, file: &Path) -> Result<u8, CliError> {
                 "{label}: not a toolsmith lockfile (no \"toolsmithLock\" version); write one with `toolsmith pin FILE > {label}`"
             )))
         }
-    }
+    };
     let entries = lock
         .get("tools")
         .and_then(Value::as_array)
         .ok_or_else(|| CliError::input(format!("{label}: \"tools\" is missing or not an array")))?;
     let source = input::load_file(file)?;
-    let drift = compare(entries, &source.defs);
+    let drift = compare(entries, &source.defs, version);
     let mut out = String::new();
     for d in &drift {
         let _ = match d {
@@ -201,9 +253,31 @@ mod tests {
         b["inputSchema"]["properties"] = json!({"x": {"type": "string"}});
         assert_ne!(entry(&a)["sha256"], entry(&b)["sha256"]);
         assert_eq!(
-            compare(&[entry(&a)], &[b]),
-            vec![Drift::Changed("t".into(), vec!["inputSchema"])]
+            compare(&[entry(&a)], &[b], VERSION),
+            vec![Drift::Changed("t".into(), vec!["inputSchema".into()])]
         );
+    }
+
+    #[test]
+    fn every_field_is_covered_and_named() {
+        let a = json!({"name": "t", "inputSchema": {"type": "object"},
+            "execution": {"taskSupport": "optional"}, "x-vendor": {"tier": 1}});
+        let mut b = a.clone();
+        b["execution"]["taskSupport"] = json!("required");
+        b["x-vendor"] = json!({"tier": 2});
+        b["icons"] = json!([{"src": "https://example.invalid/i.png"}]);
+        assert_eq!(
+            compare(&[entry(&a)], std::slice::from_ref(&b), VERSION),
+            vec![Drift::Changed(
+                "t".into(),
+                vec!["execution".into(), "icons".into(), "x-vendor".into()]
+            )]
+        );
+        // A version 1 entry covered the six known fields only: nothing else is a change.
+        let mut v1 = entry(&a);
+        let fields = v1["fields"].as_object_mut().unwrap();
+        fields.retain(|k, _| FIELDS.contains(&k.as_str()));
+        assert!(compare(&[v1], &[b], 1).is_empty());
     }
 
     #[test]
