@@ -49,6 +49,9 @@ struct Located<'s, 'a> {
     security: bool,
 }
 
+/// [`Located::tool`] of a finding on the whole list (`toxic_flow`), not on one tool.
+const LIST: usize = usize::MAX;
+
 /// One part of a source's findings (see [`lint_nodes_then`]), located, with its diagnostics
 /// (human format) or its entries of the JSON report's `findings` (JSON format) already written
 /// on the thread that linted it; empty for SARIF, which is built from every finding at once.
@@ -203,8 +206,32 @@ fn write_report<'s, 'a, W: Write + Send>(
             s.begin_part(false);
             s.write(&p.text);
         }
-        drop(s);
         parts.extend(done);
+        // The list rule: one finding for the source, after its tools', at the document's start.
+        if let Some(f) = tool_lint::toxic_flow_nodes(&source.defs).filter(|f| filter.keeps(f, true))
+        {
+            let (line, column) = input::positions(source.text, &[source.root.at])[0];
+            let located = vec![Located {
+                finding: f,
+                source,
+                tool: LIST,
+                pointer: String::new(),
+                line,
+                column,
+                value: Some(None),
+                security: true,
+            }];
+            let text = part_text(&located, None, format, st, None);
+            if !text.is_empty() {
+                s.begin_part(false);
+                s.write(&text);
+            }
+            parts.push(Part {
+                located,
+                text: Vec::new(),
+            });
+        }
+        drop(s);
     }
     let mut stream = stream.into_inner().unwrap_or_else(PoisonError::into_inner);
     let (n, errors) = counts(&parts);
@@ -798,9 +825,13 @@ fn diagnostic(out: &mut String, l: &Located, st: Style, spill: &mut Option<Spill
     out.push_str(n.format(l.line));
     out.push(':');
     out.push_str(n.format(l.column));
-    out.push_str(" (tool `");
-    out.push_str(&f.tool);
-    out.push_str("`, ");
+    if l.tool == LIST {
+        out.push_str(" (the whole list, ");
+    } else {
+        out.push_str(" (tool `");
+        out.push_str(&f.tool);
+        out.push_str("`, ");
+    }
     out.push_str(if l.pointer.is_empty() {
         "/"
     } else {

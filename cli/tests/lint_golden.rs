@@ -65,11 +65,13 @@ fn check(name: &str, got: &[u8]) {
 fn catalogs_and_crafted_lists_lint_exactly_as_recorded() {
     let catalogs = manifest().join("../tests/fixtures/catalogs");
     let crafted = manifest().join("tests/fixtures/lint");
-    let cases: [(&Path, &str, i32); 4] = [
+    let cases: [(&Path, &str, i32); 5] = [
         (&catalogs, "everything.json", 1),
         (&catalogs, "filesystem.json", 1),
         (&crafted, "poisoned.json", 1),
         (&crafted, "shapes.json", 1),
+        // One tool per attack class and a list that forms a toxic flow.
+        (&crafted, "attacks.json", 1),
     ];
     for (dir, file, rc) in cases {
         let stem = file.trim_end_matches(".json");
@@ -123,4 +125,34 @@ fn a_ten_thousand_tool_list_lints_exactly_as_recorded() {
         ));
     }
     check("list-10000.sha256", sums.as_bytes());
+}
+
+#[test]
+fn the_readme_quotes_real_output_of_every_security_rule() {
+    // Each security rule's section in the README shows a finding as `toolsmith lint` prints it:
+    // the line must be one the recorded reports hold, so it changes when the output does.
+    let readme = std::fs::read_to_string(manifest().join("../README.md")).unwrap();
+    let reports: String = ["attacks.txt", "poisoned.txt"]
+        .iter()
+        .map(|f| std::fs::read_to_string(golden(f)).unwrap())
+        .collect();
+    for rule in tool_lint::RULES.iter().filter(|r| r.poisoning) {
+        let heading = format!("### `{}`", rule.id);
+        let start = readme
+            .find(&heading)
+            .unwrap_or_else(|| panic!("no {heading}"));
+        let section = &readme[start + heading.len()..];
+        let section = &section[..section.find("\n#").unwrap_or(section.len())];
+        let shown: Vec<&str> = section
+            .lines()
+            .filter(|l| l.starts_with(&format!("{}[{}]", rule.severity, rule.id)))
+            .collect();
+        assert!(!shown.is_empty(), "{heading} shows no output");
+        for line in shown {
+            assert!(
+                reports.lines().any(|l| l == line),
+                "{heading} shows output the reports do not hold: {line}"
+            );
+        }
+    }
 }

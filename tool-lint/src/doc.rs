@@ -102,6 +102,14 @@ impl<'a> Node<'a> {
         }
     }
 
+    /// The boolean, if this is one.
+    pub fn as_bool(&self) -> Option<bool> {
+        match self.kind {
+            Kind::Bool(b) => Some(b),
+            _ => None,
+        }
+    }
+
     /// The members, if this is an object.
     pub fn as_object(&self) -> Option<Obj<'a>> {
         match self.kind {

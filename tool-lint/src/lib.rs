@@ -23,9 +23,11 @@
 //! ```
 #![warn(missing_docs)]
 
+mod attack;
 mod config;
 pub mod doc;
 mod finding;
+mod flow;
 mod lint;
 mod list;
 mod names;
@@ -40,6 +42,7 @@ pub mod walk;
 
 pub use config::{ConfigError, LintConfig, Profile, CONFIG_KEYS};
 pub use finding::{apply_allows, escape_pointer_token, pointer_tokens, Finding};
+pub use flow::{toxic_flow, toxic_flow_nodes};
 pub use lint::{definition_text, lint_definition};
 pub use list::{
     estimate_tokens, lint_each, lint_nodes, lint_nodes_then, lint_tool_list, lint_tools, measure,

@@ -7,6 +7,7 @@ use serde_json::{Map, Value};
 
 use crate::doc::{Kind, Node, Obj};
 
+use crate::attack::attacks;
 use crate::config::LintConfig;
 use crate::finding::{child, escape_pointer_token, sort_findings, Finding};
 use crate::names::{secret_kind, tool_name_problem};
@@ -397,6 +398,19 @@ fn steering_and_framing(ws: &Words, pointer: &str, sink: &mut Sink) {
 /// The tool-poisoning rules on one agent-facing string. `param` is the parameter or field name
 /// when the string is its description.
 fn poisoning(text: &str, ws: &Words, pointer: &str, param: Option<&str>, sink: &mut Sink) {
+    for hit in attacks(
+        text,
+        &sink.tool,
+        sink.names,
+        pointer.starts_with("/inputSchema"),
+    ) {
+        sink.push_at(
+            hit.rule,
+            pointer,
+            format!("{:?} {}", hit.quote, hit.why),
+            Some(hit.span),
+        );
+    }
     if let Some(hit) = agent_instructions(text, ws) {
         sink.push_at(
             "agent_instructions",

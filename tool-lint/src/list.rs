@@ -114,8 +114,9 @@ pub fn lint_tool_list(list: &Value, cfg: &LintConfig) -> Result<Vec<Finding>, Li
     Ok(lint_tools(tool_definitions(list)?, cfg))
 }
 
-/// Lints tool definitions as one list: every rule of [`lint_definition`](crate::lint_definition), plus the list rule
-/// `tool_shadowing` (a tool's text names another tool of the list to change how it is used).
+/// Lints tool definitions as one list: every rule of [`lint_definition`](crate::lint_definition), plus the list rules
+/// `tool_shadowing` (a tool's text names another tool of the list to change how it is used)
+/// and `toxic_flow` ([`toxic_flow`](crate::toxic_flow), one finding for the whole list, last).
 /// Findings come in tool order, and within a tool in pointer order.
 ///
 /// ```
@@ -127,7 +128,9 @@ pub fn lint_tool_list(list: &Value, cfg: &LintConfig) -> Result<Vec<Finding>, Li
 /// assert!(findings.iter().any(|f| f.rule == "tool_shadowing" && f.tool == "add"));
 /// ```
 pub fn lint_tools(tools: &[Value], cfg: &LintConfig) -> Vec<Finding> {
-    lint_each(tools, cfg).into_iter().flatten().collect()
+    let mut out: Vec<Finding> = lint_each(tools, cfg).into_iter().flatten().collect();
+    out.extend(crate::flow::toxic_flow(tools));
+    out
 }
 
 /// [`lint_tools`], with the findings of each tool apart: entry `i` holds the findings of

@@ -110,6 +110,14 @@ const PRIVATE_PATHS: &[&str] = &[
 /// Credential nouns; they count as a request only with a verb of [`REQUEST_VERBS`] in the same
 /// sentence.
 pub(crate) const CREDENTIAL_PHRASES: &[&str] = &[
+    "passport number",
+    "social security number",
+    "date of birth",
+    "home address",
+    "secret access key",
+    "ssh configuration",
+    "ssh config",
+    "credentials file",
     "api key",
     "api keys",
     "apikey",
@@ -193,12 +201,9 @@ pub(crate) const REQUEST_VERBS: &[&str] = &[
     "enter",
     "insert",
     "embed",
-    "fetch",
-    "retrieve",
     "cat",
     "fill",
     "forward",
-    "set",
     "dump",
     "list",
     "output",
@@ -490,11 +495,25 @@ fn is_dotenv(tok: &str) -> bool {
     })
 }
 
-/// A phrase of `set` in a sentence that also holds one of [`REQUEST_VERBS`].
+/// Whether the sentence of word `i` holds a verb of [`REQUEST_VERBS`] that no negation
+/// governs: "Never put API keys in the URL" warns against what "Put your API key here" asks.
+fn sentence_asks(ws: &Words, i: usize) -> bool {
+    let (a, b) = sentence_of(ws, i);
+    let negated = |k: usize| {
+        (k.saturating_sub(2).max(a)..k).any(|n| {
+            ["never", "not", "don't", "avoid", "no"]
+                .iter()
+                .any(|w| ws.is_word(n, w))
+        })
+    };
+    (a..=b).any(|k| ws.in_set(k, WordSet::Request) && !negated(k))
+}
+
+/// A phrase of `set` in a sentence that also holds one of [`REQUEST_VERBS`] (not negated).
 fn request_phrase(text: &str, ws: &Words, set: List) -> Option<Hit> {
     let mut from = 0;
     while let Some((i, j, _)) = ws.find_any_from(set, from) {
-        if sentence_has(ws, i, WordSet::Request) {
+        if sentence_asks(ws, i) {
             let span = ws.span(i, j);
             return Some(Hit {
                 what: original(text, span),
@@ -589,12 +608,15 @@ pub(crate) fn shadowing(
         };
         let start = at + text[at..].find(tok).unwrap_or(0);
         let span = char_span(text, start, start + tok.len());
+        // A cue word and a sentence that changes the other tool's use (an obligation, a fixed
+        // value, secrets, results passed on, concealment): "Call get_status after start_job
+        // to see progress" names two tools and a cue, and changes nothing.
         let hit = word_at_char(ws, span.0).is_some_and(|w| {
             sentence_has(ws, w, WordSet::ShadowCue) || {
                 let (a, b) = sentence_of(ws, w);
                 (a..b).any(|k| ws.is_word(k, "instead") && ws.is_word(k + 1, "of"))
             }
-        });
+        }) && crate::attack::changes_use(text, start);
         if hit {
             found = Some(Hit {
                 what: tok.to_string(),
