@@ -52,18 +52,9 @@ fn is_word_byte(b: u8) -> bool {
     b.is_ascii_alphanumeric() || b == b'_' || b == b'\'' || b >= 0x80
 }
 
-/// Tags that wrap a block of text addressed to the model.
+/// Tags that wrap a block of text addressed to the model, besides `agent_instructions`'s
+/// ([`crate::poison::AGENT_TAGS`]), and the markup tags that part text the same way.
 const BLOCK_TAGS: &[&str] = &[
-    "important",
-    "system",
-    "instructions",
-    "instruction",
-    "secret",
-    "hidden",
-    "admin",
-    "sudo",
-    "override",
-    "prompt",
     "policy",
     "rule",
     "rules",
@@ -146,8 +137,9 @@ impl<'t> Text<'t> {
                         .take_while(u8::is_ascii_alphabetic)
                         .map(char::from)
                         .collect();
-                    in_tag =
-                        lower[i + 1..].starts_with("!--") || BLOCK_TAGS.contains(&name.as_str());
+                    in_tag = lower[i + 1..].starts_with("!--")
+                        || crate::poison::AGENT_TAGS.contains(&name.as_str())
+                        || BLOCK_TAGS.contains(&name.as_str());
                     in_tag
                 }
                 b'>' => std::mem::take(&mut in_tag),

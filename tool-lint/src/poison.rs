@@ -67,7 +67,7 @@ pub(crate) const AGENT_PHRASES: &[&str] = &[
 ];
 
 /// Tag names of blocks that address the model (`<IMPORTANT>`, `<system>`, ...).
-const AGENT_TAGS: &[&str] = &[
+pub(crate) const AGENT_TAGS: &[&str] = &[
     "important",
     "system",
     "instructions",
