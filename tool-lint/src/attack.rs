@@ -1104,8 +1104,28 @@ pub(crate) fn changes_use(text: &str, at: usize) -> bool {
         || (literal(&t, s, 0) && t.has_word(s, &["set", "change", "pass", "use"]))
 }
 
+/// Whether the sentence of `text` around character `at` asks for the user's confirmation
+/// ("show the payout to the user and wait for confirmation before calling this tool"):
+/// `agent_instructions` leaves such advice alone.
+pub(crate) fn protects_user(text: &str, at: usize) -> bool {
+    let byte = text.char_indices().nth(at).map_or(text.len(), |(b, _)| b);
+    let t = Text::new(text);
+    let Some(s) = t.sentences.iter().find(|s| s.start <= byte && byte < s.end) else {
+        return false;
+    };
+    !conceals(&t, s)
+        && (protective(&t, s)
+            || (t.has_word(s, &["user", "user's"])
+                && t.has_word(
+                    s,
+                    &["confirm", "confirmation", "approval", "approve", "consent"],
+                )))
+}
+
 /// The first words of authority labels and their second words.
 const LABEL_HEADS: &[&str] = &[
+    "new",
+    "updated",
     "privileged",
     "kernel",
     "board",
@@ -1536,9 +1556,51 @@ const DISMISS_WEAK: &[&str] = &[
     "rather than",
 ];
 
+/// Whether `s` protects the user's say rather than taking it away: "unless the user has asked
+/// you to", "do not run it without asking the user first", "when the user has not confirmed".
+fn protective(t: &Text, s: &Sentence) -> bool {
+    let negated = t.has_phrase(s, &["do not", "don't", "never"]);
+    let without = t.has_phrase(
+        s,
+        &[
+            "without asking",
+            "without confirmation",
+            "without confirming",
+            "without the user's",
+            "without their",
+        ],
+    );
+    (negated && without)
+        || t.has_phrase(
+            s,
+            &[
+                "unless the user has",
+                "unless the user asks",
+                "unless the user explicitly",
+                "unless they ask",
+                "until the user confirms",
+                "has not confirmed",
+                "not confirmed",
+                "wait for confirmation",
+                "wait for the user",
+                "ask the user first",
+                "asking the user first",
+                "instead of guessing",
+                "confirm with the user",
+                "with the user's approval",
+                "after the user confirms",
+                "only if the user",
+                "only when the user",
+            ],
+        )
+}
+
 /// `user_override`: the user's request is to be ignored, outranked or bypassed.
 fn user_override(t: &Text, s: &Sentence) -> Option<&'static str> {
     let n = s.words.len();
+    if protective(t, s) {
+        return None;
+    }
     let user_input = t.has_word(s, USER_REF) && t.has_word(s, INPUT_REF);
     if user_input {
         let has = |p: &&str| {
@@ -1604,7 +1666,45 @@ fn user_override(t: &Text, s: &Sentence) -> Option<&'static str> {
             "blanket approval",
         ],
     );
+    // The skipping governs the consent: "do not wait for their go-ahead", "confirmation ... is
+    // unnecessary", not "do not accept X that confirms a purchase".
+    let governs = (0..n).any(|i| {
+        matches!(
+            t.word(s, i),
+            "confirmation"
+                | "confirm"
+                | "approval"
+                | "approve"
+                | "permission"
+                | "consent"
+                | "double-check"
+                | "sign-off"
+                | "authorization"
+                | "authorisation"
+                | "yes"
+                | "ask"
+                | "asking"
+                | "check"
+                | "review"
+                | "go-ahead"
+        ) && (i.saturating_sub(5)..(i + 6).min(n)).any(|j| {
+            matches!(
+                t.word(s, j),
+                "unnecessary"
+                    | "skip"
+                    | "pause"
+                    | "needless"
+                    | "without"
+                    | "no"
+                    | "never"
+                    | "don't"
+                    | "not"
+                    | "need"
+            )
+        })
+    });
     if consent
+        && (governs || claimed)
         && (skipped || claimed)
         && (directs(t, s) || claimed || t.has_phrase(s, &["go ahead", "proceed"]))
         && !third_person_start(t, s)
@@ -2212,7 +2312,7 @@ fn cross_tool(
                 "also upload",
             ],
         );
-        if obliges(t, s)
+        if (obliges(t, s) && !benign_purpose(t, s))
             || copies
             || (sensitive(t, s) && t.has_word(s, HANDOVER_VERBS))
             || forwards(t, s)
@@ -2230,6 +2330,49 @@ fn cross_tool(
         return Some("forces this tool into every task, before or after the calls the user asked for (cross-tool directive)");
     }
     None
+}
+
+/// Whether `s` gives the order a plain purpose of looking something up: "call
+/// resolve_library_id first to obtain a valid library ID" orders a workflow, not an attack.
+fn benign_purpose(t: &Text, s: &Sentence) -> bool {
+    const LOOKUP: &[&str] = &[
+        "to obtain",
+        "to get",
+        "to find",
+        "to look up",
+        "to resolve",
+        "to learn",
+        "to see",
+        "to discover",
+        "to know",
+        "to retrieve",
+        "to list",
+        "to determine",
+        "to identify",
+    ];
+    const THINGS: &[&str] = &[
+        "id",
+        "ids",
+        "identifier",
+        "identifiers",
+        "name",
+        "names",
+        "list",
+        "schema",
+        "path",
+        "paths",
+        "url",
+        "structure",
+        "format",
+        "version",
+        "details",
+        "progress",
+        "status",
+        "sku",
+        "columns",
+        "tables",
+    ];
+    t.has_phrase(s, LOOKUP) && t.has_word(s, THINGS)
 }
 
 /// Whether `s` hides something from the user.
@@ -2394,25 +2537,10 @@ fn command(t: &Text, s: &Sentence) -> Option<&'static str> {
     let runs = t.has_word(
         s,
         &[
-            "run",
-            "execute",
-            "exec",
-            "type",
-            "enter",
-            "issue",
-            "invoke",
-            "launch",
-            "paste",
-            "perform",
-            "start",
-            "spawn",
-            "pipe",
-            "open",
-            "install",
-            "executed",
-            "performed",
+            "run", "execute", "exec", "type", "enter", "issue", "invoke", "launch", "paste",
+            "perform", "start", "spawn", "pipe", "open", "install",
         ],
-    );
+    ) || (addresses_agent(t, s) && t.has_word(s, &["executed", "performed"]));
     let refused = t.has_phrase(
         s,
         &[

@@ -411,7 +411,9 @@ fn poisoning(text: &str, ws: &Words, pointer: &str, param: Option<&str>, sink: &
             Some(hit.span),
         );
     }
-    if let Some(hit) = agent_instructions(text, ws) {
+    if let Some(hit) =
+        agent_instructions(text, ws).filter(|h| !crate::attack::protects_user(text, h.span.0))
+    {
         sink.push_at(
             "agent_instructions",
             pointer,

@@ -62,7 +62,6 @@ pub(crate) const AGENT_PHRASES: &[&str] = &[
     "disregard the above",
     "forget your instructions",
     "forget all previous",
-    "new instructions",
     "you are now",
 ];
 
@@ -168,9 +167,11 @@ pub(crate) const CONVERSATION_PHRASES: &[&str] = &[
     "system prompt",
     "your instructions",
     "your system",
-    "other tools",
+    "output of other tools",
+    "results of other tools",
+    "data from other tools",
     "other tool's",
-    "another tool",
+    "another tool's",
     "previous tool",
     "all tool results",
     "tool results",

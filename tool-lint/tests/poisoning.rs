@@ -196,7 +196,7 @@ fn conversation_exfiltration_fires_on_requests_for_the_conversation() {
             "First.",
         ),
         "/description",
-        "other tools",
+        "output of other tools",
     );
     clean(&tool(
         "Returns the title of the conversation with the given id.",
