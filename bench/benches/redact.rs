@@ -32,7 +32,7 @@ const PATTERNS: &[(&str, &str)] = &[
     ("aws_access_key_id", r"\b(?:AKIA|ASIA)[0-9A-Z]{16}\b"),
     (
         "aws_secret_access_key",
-        r#"(?i:aws_secret_access_key)["']?\s*[=:]\s*["']?(?P<secret>[A-Za-z0-9/+=]{40})"#,
+        r#"(?i:aws[ _.\-]?secret(?:[ _.\-]?access)?(?:[ _.\-]?key)?|secret[ _.\-]?access[ _.\-]?key)(?:\\?["'])?\s*(?:,?\s*(?:\\?["'])?(?i:value)(?:\\?["'])?\s*)?[=:]\s*(?:\\?["'])?(?P<secret>[A-Za-z0-9/+=]{40,})"#,
     ),
     (
         "github_token",

@@ -361,7 +361,7 @@ pub enum RedactError {
 /// | `openai_api_key` | `sk-...`, `sk-proj-...` |
 /// | `stripe_key` | `sk_live_...`, `rk_live_...` (and the `_test_` forms), webhook secrets `whsec_...` |
 /// | `aws_access_key_id` | `AKIA...` / `ASIA...` followed by 16 characters |
-/// | `aws_secret_access_key` | the value after `aws_secret_access_key =` / `:` |
+/// | `aws_secret_access_key` | a value of 40 or more base64 characters after a name of the AWS secret key, `=` or `:`: `AWS_SECRET_ACCESS_KEY=`, `AWS_SECRET_KEY=`, `AWS_SECRET=`, `aws_secret_access_key =`, `aws_secret_key:`, `"secretAccessKey":`, `SecretAccessKey:`, `aws.secretKey=`, or the `value` of a `{name: AWS_SECRET_ACCESS_KEY, value: ...}` entry (the value alone is not enough: a git hash has the same shape) |
 /// | `github_token` | `ghp_`, `gho_`, `ghs_`, `ghr_`, `ghu_`, `github_pat_` |
 /// | `slack_token` | `xoxb-`, `xoxa-`, `xoxp-`, `xoxr-`, `xoxs-`, app tokens `xapp-` |
 /// | `slack_webhook` | the path of `hooks.slack.com/services/T.../B.../...` |
@@ -481,9 +481,17 @@ fn builtin_patterns() -> Vec<Builtin> {
         ),
         (
             "aws_secret_access_key",
-            r#"(?i:aws_secret_access_key)["']?\s*[=:]\s*["']?(?P<secret>[A-Za-z0-9/+=]{40})"#,
+            // A 40-character base64 value is no evidence alone (a git hash, a checksum): the
+            // name before it is. The names are the spellings AWS's tools and their users write:
+            // `AWS_SECRET_ACCESS_KEY`, `AWS_SECRET_KEY`, `AWS_SECRET` (environment),
+            // `aws_secret_access_key =`, `aws_secret_key:` (INI, YAML), `secretAccessKey`,
+            // `SecretAccessKey` (JSON of the SDKs and STS), `aws.secretKey` (properties), and
+            // `AWS_SECRET_ACCESS_KEY` as the name of a `{name, value}` environment entry
+            // (Kubernetes, ECS). The value may be quoted, its quotes escaped (JSON in a string),
+            // and longer than 40: all of it is the secret.
+            r#"(?i:aws[ _.\-]?secret(?:[ _.\-]?access)?(?:[ _.\-]?key)?|secret[ _.\-]?access[ _.\-]?key)(?:\\?["'])?\s*(?:,?\s*(?:\\?["'])?(?i:value)(?:\\?["'])?\s*)?[=:]\s*(?:\\?["'])?(?P<secret>[A-Za-z0-9/+=]{40,})"#,
             None,
-            &["aws_secret_access_key"],
+            &["secret"],
         ),
         (
             "github_token",

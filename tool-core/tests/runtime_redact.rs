@@ -71,6 +71,75 @@ fn aws_access_key_id_and_secret_key() {
     assert_redacted(&text, &secret, "aws_secret_access_key");
 }
 
+/// The AWS secret key in the spellings of environment files, INI and YAML configs, and the JSON
+/// of the SDKs: the name before the value is what makes it a secret.
+#[test]
+fn aws_secret_access_key_in_every_spelling() {
+    let secret = format!("wJalrXUtnFEMI/K7MDENG/{}", "bPxRfiCYEXAMPLEKEY");
+    let cases = [
+        // Environment variables, as `env` prints them, in a `.env` file and exported.
+        format!("AWS_SECRET_ACCESS_KEY={secret}"),
+        format!("AWS_SECRET_KEY={secret}\n"),
+        format!("AWS_SECRET={secret}"),
+        format!("export AWS_SECRET_ACCESS_KEY=\"{secret}\""),
+        format!("AWS_SECRET='{secret}'"),
+        format!("$env:AWS_SECRET_ACCESS_KEY = \"{secret}\""),
+        // INI (~/.aws/credentials, boto) and other config lines.
+        format!("[default]\naws_secret_access_key = {secret}\n"),
+        format!("[prod]\naws_secret_key: {secret}\n"),
+        format!("aws_secret = {secret}"),
+        format!("aws.secretKey={secret}"),
+        format!("aws-secret-access-key: {secret}"),
+        // JSON: the SDKs' credentials, STS's answer, JSON quoted inside a string.
+        format!("{{\"accessKeyId\": \"AKIA…\", \"secretAccessKey\": \"{secret}\"}}"),
+        format!("{{\"Credentials\": {{\"SecretAccessKey\": \"{secret}\"}}}}"),
+        format!("{{\"awsSecretAccessKey\":\"{secret}\"}}"),
+        format!("\"{{\\\"secretAccessKey\\\": \\\"{secret}\\\"}}\""),
+        // YAML keys.
+        format!("credentials:\n  aws_secret_access_key: {secret}\n"),
+        format!("Credentials:\n  SecretAccessKey: '{secret}'\n"),
+        // A {name, value} environment entry (Kubernetes, ECS task definitions).
+        format!("env:\n- name: AWS_SECRET_ACCESS_KEY\n  value: {secret}\n"),
+        format!("{{\"name\": \"AWS_SECRET_ACCESS_KEY\", \"value\": \"{secret}\"}}"),
+    ];
+    for text in &cases {
+        assert_redacted(text, &secret, "aws_secret_access_key");
+    }
+    // A longer value after the name is all secret: no tail reaches the model.
+    let long = format!("{secret}{}", "Zz09+/");
+    assert_redacted(
+        &format!("AWS_SECRET={long}"),
+        &long,
+        "aws_secret_access_key",
+    );
+}
+
+/// Values of the AWS key's shape (40 base64 characters) that no secret name introduces, and
+/// names of the AWS key followed by something that is not one, are left alone.
+#[test]
+fn aws_key_shapes_without_a_secret_name_are_left_alone() {
+    let hash = "3f786850e387550fdab836ed7e6dc881de23001b";
+    let forty = format!("wJalrXUtnFEMI/K7MDENG/{}", "bPxRfiCYEXAMPLEKEY");
+    let texts = [
+        format!("commit: {hash}"),
+        format!("commit {hash}\nAuthor: Ann <ann@example.com>"),
+        format!("sha1: {hash}"),
+        format!("{{\"etag\": \"{forty}\"}}"),
+        format!("checksum = {forty}"),
+        format!("AWS_SECRET_NAME={forty}"),
+        format!("aws_secret_arn: {forty}"),
+        format!("AWS_ACCESS_KEY_ID_FILE: {forty}"),
+        "AWS_SECRET_ACCESS_KEY=short".to_string(),
+        "aws_secret_access_key = <your secret key>".to_string(),
+        "Set AWS_SECRET_ACCESS_KEY in the environment; see the AWS docs.".to_string(),
+        format!("The secret access key is shown once. Commit {hash} adds the docs."),
+    ];
+    let r = Redactor::new();
+    for t in &texts {
+        assert_eq!(r.redact_str(t), t.as_str(), "false positive on {t:?}");
+    }
+}
+
 #[test]
 fn github_tokens() {
     for prefix in ["ghp_", "gho_", "ghs_", "ghr_", "ghu_"] {

@@ -38,6 +38,7 @@ mod schema;
 #[cfg(test)]
 mod testgen;
 mod text;
+mod verbs;
 pub mod walk;
 
 pub use config::{ConfigError, LintConfig, Profile, CONFIG_KEYS};

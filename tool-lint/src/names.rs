@@ -1,7 +1,8 @@
 //! Name heuristics: verb_object tool names, and parameter names that look like secrets or host
 //! configuration.
 
-use crate::text::{is_snake_case, to_snake_case, VERBS};
+use crate::text::{is_snake_case, to_snake_case};
+use crate::verbs::VERBS;
 
 /// What is wrong with a tool name's style, as a message, or `None` when it is snake_case
 /// verb_object.

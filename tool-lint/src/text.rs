@@ -4,6 +4,8 @@
 use std::borrow::Cow;
 use std::cell::OnceCell;
 
+use crate::verbs::{STATE_WORDS, VERBS};
+
 /// [`CLASS`] of a letter or digit.
 const ALNUM: u8 = 1 | IN_WORD;
 /// [`CLASS`] bit of the bytes a word goes on with: letters, digits, `'`.
@@ -968,11 +970,9 @@ const STEERING_PHRASES: &[&str] = &[
     "don't mention",
 ];
 
-/// Base-form verbs, besides [`VERBS`], that make "Always ..." / "Never ..." an imperative.
-const IMPERATIVE_EXTRA: &[&str] = &[
-    "ask", "assume", "consult", "include", "mention", "pass", "prefer", "provide", "rely",
-    "return", "reveal", "tell", "trust", "try", "invoke", "use", "call", "do", "make", "be",
-];
+/// Base-form verbs, besides [`VERBS`] (which tool names do not start with), that make
+/// "Always ..." / "Never ..." an imperative.
+const IMPERATIVE_EXTRA: &[&str] = &["be", "rely"];
 
 /// Finds an instruction to the agent. Returns (the phrase as found, 1-based character position).
 ///
@@ -991,7 +991,8 @@ pub(crate) fn find_steering(ws: &Words) -> Option<(String, usize, (usize, usize)
             && i + 1 < ws.len()
             && {
                 let n = ws.text(i + 1);
-                VERBS.binary_search(&&*n).is_ok() || IMPERATIVE_EXTRA.contains(&&*n)
+                (VERBS.binary_search(&&*n).is_ok() && !STATE_WORDS.contains(&&*n))
+                    || IMPERATIVE_EXTRA.contains(&&*n)
             }
     };
     let stop = best.as_ref().map_or(ws.len(), |(b, _, _)| *b);
@@ -1203,259 +1204,6 @@ fn ascii_snake_case(b: &[u8]) -> String {
     out
 }
 
-/// Verbs a tool name may start with, sorted (looked up by binary search).
-pub(crate) const VERBS: &[&str] = &[
-    "accept",
-    "activate",
-    "add",
-    "aggregate",
-    "analyse",
-    "analyze",
-    "annotate",
-    "append",
-    "apply",
-    "approve",
-    "archive",
-    "assign",
-    "attach",
-    "authorize",
-    "book",
-    "browse",
-    "build",
-    "calculate",
-    "call",
-    "cancel",
-    "capture",
-    "change",
-    "check",
-    "checkout",
-    "classify",
-    "clean",
-    "clear",
-    "click",
-    "clone",
-    "close",
-    "commit",
-    "compare",
-    "compile",
-    "complete",
-    "compose",
-    "compress",
-    "compute",
-    "configure",
-    "confirm",
-    "connect",
-    "convert",
-    "copy",
-    "count",
-    "crawl",
-    "create",
-    "debug",
-    "decline",
-    "decode",
-    "decompress",
-    "decrypt",
-    "delete",
-    "deploy",
-    "describe",
-    "detect",
-    "diff",
-    "disable",
-    "disconnect",
-    "dismiss",
-    "download",
-    "draft",
-    "draw",
-    "drop",
-    "duplicate",
-    "echo",
-    "edit",
-    "embed",
-    "enable",
-    "encode",
-    "encrypt",
-    "end",
-    "enqueue",
-    "estimate",
-    "evaluate",
-    "execute",
-    "explain",
-    "export",
-    "extract",
-    "fetch",
-    "fill",
-    "filter",
-    "find",
-    "finish",
-    "fix",
-    "flag",
-    "follow",
-    "forecast",
-    "fork",
-    "format",
-    "forward",
-    "generate",
-    "geocode",
-    "get",
-    "grant",
-    "group",
-    "gzip",
-    "hide",
-    "import",
-    "index",
-    "insert",
-    "inspect",
-    "install",
-    "invite",
-    "invoke",
-    "join",
-    "label",
-    "launch",
-    "leave",
-    "like",
-    "link",
-    "list",
-    "load",
-    "locate",
-    "lock",
-    "log",
-    "login",
-    "logout",
-    "lookup",
-    "mark",
-    "measure",
-    "merge",
-    "migrate",
-    "mount",
-    "move",
-    "mute",
-    "navigate",
-    "normalize",
-    "notify",
-    "open",
-    "order",
-    "parse",
-    "pause",
-    "pay",
-    "pin",
-    "ping",
-    "place",
-    "plan",
-    "play",
-    "plot",
-    "poll",
-    "post",
-    "predict",
-    "preview",
-    "print",
-    "process",
-    "publish",
-    "pull",
-    "purchase",
-    "push",
-    "put",
-    "query",
-    "queue",
-    "rank",
-    "rate",
-    "read",
-    "reboot",
-    "recommend",
-    "record",
-    "redo",
-    "refresh",
-    "refund",
-    "register",
-    "reject",
-    "release",
-    "reload",
-    "remind",
-    "remove",
-    "rename",
-    "render",
-    "reopen",
-    "reorder",
-    "replace",
-    "reply",
-    "report",
-    "request",
-    "reserve",
-    "reset",
-    "resize",
-    "resolve",
-    "restart",
-    "restore",
-    "resume",
-    "retrieve",
-    "retry",
-    "review",
-    "revoke",
-    "rotate",
-    "run",
-    "sample",
-    "save",
-    "scan",
-    "schedule",
-    "score",
-    "scrape",
-    "scroll",
-    "search",
-    "select",
-    "send",
-    "set",
-    "share",
-    "show",
-    "shutdown",
-    "sign",
-    "simulate",
-    "skip",
-    "snapshot",
-    "sort",
-    "split",
-    "start",
-    "stop",
-    "store",
-    "stream",
-    "submit",
-    "subscribe",
-    "suggest",
-    "summarise",
-    "summarize",
-    "suspend",
-    "switch",
-    "sync",
-    "tag",
-    "take",
-    "test",
-    "toggle",
-    "track",
-    "transcribe",
-    "transfer",
-    "transform",
-    "translate",
-    "trigger",
-    "truncate",
-    "type",
-    "undo",
-    "uninstall",
-    "unlock",
-    "unmute",
-    "unpin",
-    "unsubscribe",
-    "update",
-    "upgrade",
-    "upload",
-    "upsert",
-    "validate",
-    "verify",
-    "view",
-    "vote",
-    "wait",
-    "watch",
-    "write",
-    "zip",
-];
-
 /// The Unicode name (or a descriptive name for a range) of an invisible character, or `None` for
 /// a visible one.
 pub(crate) fn invisible_name(c: char) -> Option<String> {
@@ -1598,11 +1346,6 @@ mod tests {
 
     fn returns(text: &str) -> bool {
         says_what_it_returns(&Words::new(text))
-    }
-
-    #[test]
-    fn verbs_are_sorted_for_binary_search() {
-        assert!(VERBS.windows(2).all(|w| w[0] < w[1]));
     }
 
     #[test]
@@ -1995,6 +1738,11 @@ mod tests {
             steer("Lists files, please always call it"),
             Some(("always".into(), 21))
         );
+        // A verb tool names start with, after "Never": an imperative; a word of it that
+        // describes a value there ("empty", "free") is not.
+        assert_eq!(steer("Never disclose the key."), Some(("never".into(), 1)));
+        assert_eq!(steer("The list. Never empty."), None);
+        assert_eq!(steer("Always free of charge."), None);
     }
 
     #[test]
