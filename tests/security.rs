@@ -233,7 +233,8 @@ async fn a_retry_after_an_unknown_outcome_does_not_run_twice() {
     assert_eq!(running.await.unwrap().status, Status::Ok);
     assert_eq!(runs.of("book_room"), 1);
 
-    // A result the tool returned, an error included, is kept: the repeat is a duplicate.
+    // A failure the tool returned (it may have done part of the work) is kept: the repeat is a
+    // duplicate. (An answer that says it did nothing releases the key: runtime_idempotency.rs.)
     let failed = tb.call("pay_order", json!({"order": "O-1"})).await;
     assert_eq!(failed.code.as_deref(), Some("GATEWAY_ERROR"));
     let again = tb.call("pay_order", json!({"order": "O-1"})).await;

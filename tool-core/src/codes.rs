@@ -200,7 +200,8 @@ pub const INTERNAL: &str = "INTERNAL";
 /// The host's approver panicked; the call did not run.
 ///
 /// Status `failed`. The agent tells the user the action could not be confirmed; the host fixes
-/// its approver (the fault sink has the panic).
+/// its approver (the fault sink and the audit record's detail have the panic's text, redacted in
+/// the audit record).
 pub const APPROVER_FAILED: &str = "APPROVER_FAILED";
 
 /// A `#[context]` value the tool needs was not provided to the toolbox.

@@ -1,8 +1,8 @@
 //! Bounds on a call's arguments, checked before they are parsed or validated.
 //!
 //! Arguments as JSON text longer than the limit are refused before a byte is parsed; arguments
-//! that arrive parsed (a `serde_json::Value` from a transport) are measured with an explicit
-//! stack, stopping as soon as the limit is passed, and refused when they are larger or nest
+//! that arrive parsed (a `serde_json::Value` from a transport) are measured as the exact length of
+//! their compact JSON text, with an explicit stack, stopping as soon as the limit is passed, and refused when they are larger or nest
 //! deeper than JSON text may (serde_json's own limit of [`MAX_ARGUMENT_DEPTH`] levels).
 //!
 //! | code | status | when |
@@ -53,10 +53,67 @@ pub fn check_text(text: &str, limit: usize) -> Result<(), Box<Envelope>> {
     Ok(())
 }
 
-/// Refuses parsed arguments whose JSON text would be longer than `limit` bytes (estimated from
-/// above for numbers) or that nest deeper than [`MAX_ARGUMENT_DEPTH`]. Stops measuring as soon as
-/// a limit is passed, and never recurses. A container's scalar members are measured with it, so
-/// flat arguments (an object of strings, numbers and flags) allocate nothing.
+/// Extra bytes serde_json's escaping adds to each byte of a string: one for `"`, `\\` and the
+/// control characters with a short escape (`\b`, `\t`, `\n`, `\f`, `\r`), five for the other
+/// control characters (`\u00XX`); every other byte is written as it is.
+const ESCAPE_EXTRA: [u8; 256] = {
+    let mut table = [0u8; 256];
+    let mut b = 0;
+    while b < 0x20 {
+        table[b] = 5;
+        b += 1;
+    }
+    table[0x08] = 1;
+    table[0x09] = 1;
+    table[0x0A] = 1;
+    table[0x0C] = 1;
+    table[0x0D] = 1;
+    table[b'"' as usize] = 1;
+    table[b'\\' as usize] = 1;
+    table
+};
+
+/// The bytes of a string's JSON text as serde_json writes it: the quotes and every escape.
+fn string_len(s: &str) -> usize {
+    let escapes: usize = s
+        .bytes()
+        .map(|b| usize::from(ESCAPE_EXTRA[usize::from(b)]))
+        .sum();
+    s.len() + 2 + escapes
+}
+
+/// The bytes of a number's JSON text as serde_json writes it: integers counted by their digits,
+/// floats by their `Display` (the same shortest form serde_json writes) into a counter, so
+/// nothing is allocated.
+fn number_len(n: &serde_json::Number) -> usize {
+    fn digits(u: u64) -> usize {
+        u.checked_ilog10().map_or(1, |l| l as usize + 1)
+    }
+    if let Some(u) = n.as_u64() {
+        digits(u)
+    } else if let Some(i) = n.as_i64() {
+        usize::from(i < 0) + digits(i.unsigned_abs())
+    } else {
+        struct Count(usize);
+        impl std::fmt::Write for Count {
+            fn write_str(&mut self, s: &str) -> std::fmt::Result {
+                self.0 += s.len();
+                Ok(())
+            }
+        }
+        let mut count = Count(0);
+        // Writing to a counter cannot fail.
+        let _ = std::fmt::Write::write_fmt(&mut count, format_args!("{n}"));
+        count.0
+    }
+}
+
+/// Refuses parsed arguments whose JSON text (compact, as `serde_json::to_string` writes it)
+/// would be longer than `limit` bytes, or that nest deeper than [`MAX_ARGUMENT_DEPTH`]: the
+/// same arguments as a value and as text pass or fail alike. The text is counted, not written:
+/// strings with their escapes, numbers as serde_json writes them, and the punctuation. Stops
+/// measuring as soon as a limit is passed, and never recurses. A container's scalar members are
+/// measured with it, so flat arguments (an object of strings, numbers and flags) allocate nothing.
 pub fn check_value(value: &Value, limit: usize) -> Result<(), Box<Envelope>> {
     let too_deep = || {
         Box::new(Envelope::error(
@@ -68,14 +125,13 @@ pub fn check_value(value: &Value, limit: usize) -> Result<(), Box<Envelope>> {
             ),
         ))
     };
-    /// The size of a scalar's JSON text (from above for numbers), `None` for a container.
+    /// The size of a scalar's JSON text, `None` for a container.
     fn scalar(v: &Value) -> Option<usize> {
         match v {
-            Value::Null => Some(4),
-            Value::Bool(_) => Some(5),
-            // At most 24 characters for any number serde_json writes.
-            Value::Number(_) => Some(24),
-            Value::String(s) => Some(s.len() + 2),
+            Value::Null | Value::Bool(true) => Some(4),
+            Value::Bool(false) => Some(5),
+            Value::Number(n) => Some(number_len(n)),
+            Value::String(s) => Some(string_len(s)),
             Value::Array(_) | Value::Object(_) => None,
         }
     }
@@ -111,17 +167,19 @@ pub fn check_value(value: &Value, limit: usize) -> Result<(), Box<Envelope>> {
         // A member is one level below its container (a scalar too, as when it was measured on
         // its own): scalars are added here, containers wait on the stack.
         let fits = match v {
+            // The brackets, and a comma between two members.
             Value::Array(items) => {
-                size = size.saturating_add(2 + items.len());
+                size = size.saturating_add(2 + items.len().saturating_sub(1));
                 size <= limit
                     && items
                         .iter()
                         .all(|m| member(m, depth, limit, &mut size, &mut stack))
             }
+            // The braces, a comma between two members, and each key (a string) with its colon.
             Value::Object(map) => {
-                size = size.saturating_add(2);
+                size = size.saturating_add(2 + map.len().saturating_sub(1));
                 map.iter().all(|(k, m)| {
-                    size = size.saturating_add(k.len() + 4);
+                    size = size.saturating_add(string_len(k) + 1);
                     size <= limit && member(m, depth, limit, &mut size, &mut stack)
                 })
             }
@@ -347,32 +405,22 @@ mod tests {
         assert_eq!(env.code.as_deref(), Some("ARGUMENTS_TOO_LARGE"));
     }
 
-    /// The measure as it was written first (every node on the stack), the reference for the
-    /// allocation-free one.
+    /// The reference for the allocation-free measure: the depth with every node on the stack,
+    /// the size as the length of the text serde_json writes.
     fn check_value_reference(value: &Value, limit: usize) -> Result<(), &'static str> {
-        let mut size = 0usize;
         let mut stack: Vec<(&Value, usize)> = vec![(value, 1)];
         while let Some((v, depth)) = stack.pop() {
             if depth > super::MAX_ARGUMENT_DEPTH {
                 return Err("ARGUMENTS_TOO_DEEP");
             }
-            size = size.saturating_add(match v {
-                Value::Null => 4,
-                Value::Bool(_) => 5,
-                Value::Number(_) => 24,
-                Value::String(s) => s.len() + 2,
-                Value::Array(items) => {
-                    stack.extend(items.iter().map(|i| (i, depth + 1)));
-                    2 + items.len()
-                }
-                Value::Object(map) => {
-                    stack.extend(map.values().map(|i| (i, depth + 1)));
-                    map.keys().map(|k| k.len() + 4).sum::<usize>() + 2
-                }
-            });
-            if size > limit {
-                return Err("ARGUMENTS_TOO_LARGE");
+            match v {
+                Value::Array(items) => stack.extend(items.iter().map(|i| (i, depth + 1))),
+                Value::Object(map) => stack.extend(map.values().map(|i| (i, depth + 1))),
+                _ => {}
             }
+        }
+        if serde_json::to_string(value).unwrap().len() > limit {
+            return Err("ARGUMENTS_TOO_LARGE");
         }
         Ok(())
     }
@@ -383,12 +431,16 @@ mod tests {
             Just(Value::Null),
             any::<bool>().prop_map(Value::from),
             any::<i64>().prop_map(Value::from),
+            any::<u64>().prop_map(Value::from),
+            any::<f64>().prop_map(Value::from),
             "[a-z]{0,12}".prop_map(Value::from),
+            // Quotes, backslashes, every control character, non-ASCII text.
+            "[\\x00-\\x1f\"\\\\a\u{7f}é€😀]{0,8}".prop_map(Value::from),
         ];
         leaf.prop_recursive(6, 64, 6, |inner| {
             prop_oneof![
                 proptest::collection::vec(inner.clone(), 0..6).prop_map(Value::Array),
-                proptest::collection::btree_map("[a-z]{0,6}", inner, 0..6)
+                proptest::collection::btree_map("[a-z\"\\\\\\x00-\\x1f]{0,6}", inner, 0..6)
                     .prop_map(|m| Value::Object(m.into_iter().collect())),
             ]
         })
@@ -404,6 +456,13 @@ mod tests {
             if theirs.is_err() && check_value_reference(&v, usize::MAX).is_ok() {
                 proptest::prop_assert_eq!(ours, theirs);
             }
+            // At the edge: the text's own length passes, one byte less does not.
+            if check_value_reference(&v, usize::MAX).is_ok() {
+                let len = serde_json::to_string(&v).unwrap().len();
+                proptest::prop_assert!(check_value(&v, len).is_ok(), "{} at {}", v, len);
+                let under = check_value(&v, len - 1).unwrap_err();
+                proptest::prop_assert_eq!(under.code.as_deref(), Some("ARGUMENTS_TOO_LARGE"));
+            }
         }
     }
 
@@ -418,6 +477,52 @@ mod tests {
                 let ours = check_value(&v, usize::MAX).map_err(|e| e.code.unwrap_or_default());
                 let theirs = check_value_reference(&v, usize::MAX).map_err(str::to_string);
                 assert_eq!(ours, theirs, "{levels} levels around {leaf}");
+            }
+        }
+    }
+
+    /// A value is counted as the bytes of its JSON text, exactly: numbers of every kind, strings
+    /// with every escape, keys, nesting; the same limit passes or refuses the value and its
+    /// text alike, one byte under, at and one byte over its length.
+    #[test]
+    fn a_value_counts_as_its_text_at_the_edge_of_the_limit() {
+        let values = [
+            json!(0),
+            json!(-1),
+            json!(u64::MAX),
+            json!(i64::MIN),
+            json!(1.0),
+            json!(-0.0),
+            json!(1e300),
+            json!(2.5e-308),
+            json!(0.1),
+            json!(123_456.789),
+            json!(null),
+            json!(true),
+            json!(false),
+            json!(""),
+            json!("quote \" backslash \\ slash / tab \t nl \n cr \r bs \u{8} ff \u{c}"),
+            json!("\u{0}\u{1}\u{1f}\u{7f} é € 😀"),
+            json!([]),
+            json!({}),
+            json!([[]]),
+            json!({"": {}}),
+            json!({"k\"\u{1}": [1, -2, 3.5, "a\nb", null, {"x": [true, false]}]}),
+            json!([1, [2, [3, [4, [5.25e-7]]]], {"a\\": {"b": {"c": "\u{2028}"}}}]),
+            Value::Array(
+                (0..1000)
+                    .map(|i| json!(i * 7919 % 100_003 - 50_000))
+                    .collect(),
+            ),
+        ];
+        for v in &values {
+            let text = serde_json::to_string(v).unwrap();
+            let len = text.len();
+            for limit in [len.saturating_sub(1), len, len + 1] {
+                let as_value = check_value(v, limit).map_err(|e| e.code.unwrap_or_default());
+                let as_text = check_text(&text, limit).map_err(|e| e.code.unwrap_or_default());
+                assert_eq!(as_value, as_text, "{text} at limit {limit}");
+                assert_eq!(as_value.is_ok(), len <= limit, "{text} at limit {limit}");
             }
         }
     }

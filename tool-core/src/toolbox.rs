@@ -411,10 +411,11 @@ impl ToolboxBuilder {
         self
     }
 
-    /// The largest arguments a call may send, in bytes of JSON (default
-    /// 4 MiB). Larger
+    /// The largest arguments a call may send, in bytes of JSON (default 4 MiB). Larger
     /// arguments are refused before they are parsed, as `invalid_input` with the code
-    /// `ARGUMENTS_TOO_LARGE`.
+    /// `ARGUMENTS_TOO_LARGE`. Arguments given as a `serde_json::Value` are counted as the bytes
+    /// of their compact JSON text (as `serde_json::to_string` writes it, without writing it), so
+    /// the same arguments as a value and as that text pass or fail alike.
     ///
     /// ```
     /// # tokio::runtime::Builder::new_current_thread().build().unwrap().block_on(async {

@@ -303,3 +303,64 @@ fn parsed_arguments_that_nest_too_deep_or_are_too_large_are_refused() {
         env.to_json()
     );
 }
+
+/// The size limit counts arguments given as a value as the bytes of their JSON text: at the
+/// limit's edge (one byte under, at, one over the text's length) a value, a borrowed value and
+/// the same arguments as text are refused or run alike, for numbers of every kind, strings with
+/// escapes and nesting. And numbers are not over-counted: about 600 kB of JSON text of small
+/// numbers runs under the default limit of 4 MiB as a value, as it does as text.
+#[test]
+fn arguments_as_a_value_and_as_text_meet_the_size_limit_alike() {
+    let shapes = [
+        json!({"n": 7, "big": u64::MAX, "neg": i64::MIN, "f": 0.1, "g": -2.5e-300, "h": 1.0}),
+        json!({"s": "quote \" backslash \\ tab \t nl \n \u{1} \u{1f} \u{7f} é € 😀"}),
+        json!({"k\"\\\u{2}": {"a": [1, [2, [3, {"b": [true, false, null, "x\ny"]}]]]}, "": []}),
+        json!({"list": (0..500).map(|i| json!(i * 31 - 7000)).collect::<Vec<_>>()}),
+    ];
+    let echo = |limit: usize| {
+        Toolbox::builder()
+            .max_argument_bytes(limit)
+            .tool(Tool::from_fn(
+                spec("take_any", json!({"type": "object"})),
+                |_, _| Box::pin(async move { Ok(json!("taken")) }),
+            ))
+            .build()
+            .unwrap()
+    };
+    let refused = |env: &tool_core::Envelope| env.code.as_deref() == Some("ARGUMENTS_TOO_LARGE");
+    for args in &shapes {
+        let text = args.to_string();
+        let len = text.len();
+        for limit in [len - 1, len, len + 1] {
+            let tb = echo(limit);
+            let as_value = rt().block_on(tb.call("take_any", args.clone()));
+            let as_ref = rt().block_on(tb.call("take_any", args));
+            let as_text = rt().block_on(tb.call("take_any", text.as_str()));
+            for env in [&as_value, &as_ref, &as_text] {
+                assert_eq!(
+                    refused(env),
+                    len > limit,
+                    "{text} at {limit}: {}",
+                    env.to_json()
+                );
+                if !refused(env) {
+                    assert_eq!(env.status, Status::Ok, "{}", env.to_json());
+                }
+            }
+        }
+    }
+
+    let many = json!({"list": vec![json!(5); 300_000]});
+    let tb = Toolbox::builder()
+        .tool(Tool::from_fn(
+            spec("take_any", json!({"type": "object"})),
+            |_, _| Box::pin(async move { Ok(json!("taken")) }),
+        ))
+        .build()
+        .unwrap();
+    assert!(many.to_string().len() < 700_000);
+    let env = rt().block_on(tb.call("take_any", many.clone()));
+    assert_eq!(env.status, Status::Ok, "{}", env.to_json());
+    let env = rt().block_on(tb.call("take_any", many.to_string()));
+    assert_eq!(env.status, Status::Ok, "{}", env.to_json());
+}

@@ -186,3 +186,70 @@ fn after_hooks_may_edit_content_but_not_the_outcome() {
     assert!(!hooks.is_empty());
     assert!(Hooks::new().is_empty());
 }
+
+/// An approver that panics: the call is `failed` (`APPROVER_FAILED`) and does not run; the
+/// panic's text goes to the audit record's host-only detail, redacted like every detail (a
+/// token the panic message quotes is masked there), and never to the agent's envelope.
+#[tokio::test]
+async fn an_approver_panic_is_in_the_audit_detail_and_not_in_the_envelope() {
+    let token = format!("ghp_{}", "a1B2c3D4e5".repeat(4).get(..36).unwrap());
+    let message = format!("approval UI crashed at /opt/ui/dialog.rs with {token}");
+    let approver: Arc<dyn Approver> = Arc::new(fn_approver(move |_req: &ApprovalRequest| {
+        let message = message.clone();
+        async move {
+            if !message.is_empty() {
+                panic!("{message}");
+            }
+            Approval::Approved
+        }
+    }));
+    let runs = Arc::new(AtomicUsize::new(0));
+    let counter = Arc::clone(&runs);
+    let sink = Arc::new(tool_core::MemorySink::new());
+    let tb = tool_core::Toolbox::builder()
+        .tool(tool_core::Tool::from_fn(delete_spec(), move |_, _| {
+            counter.fetch_add(1, Ordering::SeqCst);
+            Box::pin(async move { Ok(json!(null)) })
+        }))
+        .shared_approver(approver)
+        .shared_audit(sink.clone())
+        .build()
+        .unwrap();
+
+    let env = tb
+        .call("delete_file", json!({"path": "notes/old.txt"}))
+        .await;
+    assert_eq!(env.status, Status::Failed, "{}", env.to_json());
+    assert_eq!(env.code.as_deref(), Some("APPROVER_FAILED"));
+    assert_eq!(runs.load(Ordering::SeqCst), 0);
+    let shown = env.to_json();
+    for panic_text in ["approval UI crashed", "/opt/ui", "ghp_"] {
+        assert!(
+            !shown.contains(panic_text),
+            "{panic_text} reached the agent: {shown}"
+        );
+    }
+
+    // The registration has its record too; the call's is the one that counts here.
+    let records: Vec<_> = sink
+        .records()
+        .into_iter()
+        .filter(|r| r.event == tool_core::AuditEvent::Call)
+        .collect();
+    assert_eq!(records.len(), 1);
+    let rec = &records[0];
+    assert_eq!(rec.code.as_deref(), Some("APPROVER_FAILED"));
+    let detail = rec
+        .detail
+        .as_deref()
+        .expect("the panic is in the audit detail");
+    assert!(
+        detail.contains("approval UI crashed at /opt/ui/dialog.rs"),
+        "{detail}"
+    );
+    assert!(
+        !detail.contains(&token),
+        "the token is not redacted: {detail}"
+    );
+    assert!(detail.contains("[REDACTED:github_token]"), "{detail}");
+}

@@ -1,7 +1,8 @@
 //! Stage `approval`: a `requires_approval` tool asks the host's approver, within the approval
 //! timeout, with a panic contained. Without an approver such calls are `denied`
 //! (`APPROVAL_UNAVAILABLE`); no answer in time is `denied` (`APPROVAL_TIMEOUT`); an approver that
-//! panics is `failed` (`APPROVER_FAILED`, counted as a fault). None of them runs the tool.
+//! panics is `failed` (`APPROVER_FAILED`, counted as a fault, its text in the audit record's
+//! host-only detail). None of them runs the tool.
 
 use super::execute::CatchUnwind;
 use super::{CallState, Shared, Step};
@@ -32,9 +33,13 @@ pub(super) async fn run(sh: &Shared, call: &mut CallState<'_>) -> Step {
         );
     };
     let request = ApprovalRequest::new(spec, call.args().clone(), call.options.who().clone());
-    let approval = match ask(sh, approver.as_ref(), &request).await {
+    let mut detail = None;
+    let approval = match ask(sh, approver.as_ref(), &request, &mut detail).await {
         Ok(approval) => approval,
-        Err(env) => return Step::answer(env),
+        Err(env) => {
+            call.detail = detail;
+            return Step::answer(env);
+        }
     };
     match approval.into_tool_error(&spec.name) {
         Some(e) => Step::answer(e.into_envelope()),
@@ -43,11 +48,14 @@ pub(super) async fn run(sh: &Shared, call: &mut CallState<'_>) -> Step {
 }
 
 /// Asks the approver, within the approval timeout, containing a panic. Either answer is the
-/// approver's; otherwise the envelope of a call that did not run.
+/// approver's; otherwise the envelope of a call that did not run. A panic's text goes to
+/// `detail`, the audit record's host-only detail (redacted there like every detail), so the host
+/// can find out why; the agent's envelope never holds it.
 async fn ask(
     sh: &Shared,
     approver: &dyn Approver,
     request: &ApprovalRequest,
+    detail: &mut Option<String>,
 ) -> Result<Approval, Envelope> {
     let asked = CatchUnwind(Box::pin(async move { approver.approve(request).await }));
     let answer = match sh.approval_timeout {
@@ -58,6 +66,7 @@ async fn ask(
         None => asked.await,
     };
     answer.map_err(|panic| {
+        *detail = Some(format!("approver panic: {panic}"));
         sh.faults.report(Fault {
             kind: FaultKind::Approver,
             tool: Some(request.tool.clone()),

@@ -3,7 +3,8 @@
 //! the tool) claims it before approval; a repeat of a request that returned within the window is
 //! refused as `DUPLICATE` (with the original when it fits the budget), a repeat while it runs as
 //! `IN_PROGRESS`, after an unknown outcome as `OUTCOME_UNKNOWN`. Once the answer is redacted, the
-//! record keeps it for the repeats, or releases the key.
+//! record keeps it for the repeats, or releases the key: when the tool never ran, or answered
+//! with a status that says it did nothing (`did_not_act`), so the retry that status asks for runs.
 
 use super::{CallState, Entry, Ran, Shared, Step};
 use crate::envelope::Status;
@@ -44,6 +45,26 @@ pub(super) fn keyless(entry: &Entry, options: &CallOptions) -> bool {
 fn safe_to_repeat(entry: &Entry) -> bool {
     let effects = entry.tool.spec().effects;
     effects.read_only || effects.idempotent
+}
+
+/// Whether a status the tool returned says the operation was not performed, so its key is
+/// released and a repeat runs: the statuses that, like the pipeline's own refusals before the
+/// tool (validation, policy, approval), say "nothing was done" — `invalid_input` and
+/// `needs_input` (the agent calls again with other arguments), `refused` and `denied` (a rule
+/// said no), `cancelled_by_user` (the user declined) and `temporary_failure` (wait, then call
+/// again). `ok` and `empty` did the work, `failed` may have done part of it and `timeout` does
+/// not know: those are kept. The gate trusts the status: a tool that acts and then answers one
+/// of these lets a repeat act again (a tool that may have acted says `failed` or `timeout`).
+fn did_not_act(status: Status) -> bool {
+    match status {
+        Status::InvalidInput
+        | Status::NeedsInput
+        | Status::Refused
+        | Status::Denied
+        | Status::CancelledByUser
+        | Status::TemporaryFailure => true,
+        Status::Ok | Status::Empty | Status::Failed | Status::Timeout => false,
+    }
 }
 
 /// The call's idempotency key, if it has one (then `claim` runs). A call on the typed fast path
@@ -97,6 +118,8 @@ pub(super) fn record(sh: &Shared, call: &mut CallState<'_>) -> Step {
         // result is a value already: this keeps it so if that changes).
         call.materialize();
     }
+    // Only a call with a claim has an entry here, so `entry` is asked only then.
+    let repeat_safe = call.claim.is_some() && safe_to_repeat(call.entry());
     let (Some(ticket), Some(env)) = (call.claim.take(), call.env.as_mut()) else {
         return Step::Continue;
     };
@@ -107,24 +130,26 @@ pub(super) fn record(sh: &Shared, call: &mut CallState<'_>) -> Step {
             env.reference = sh.store.keep(data.clone());
         }
     }
-    // A returned error is kept too, so a repeat answered as a duplicate can say what the
-    // original outcome was.
-    let kept = if env.is_success() {
-        env.reference.clone()
-    } else if call.ran == Ran::Returned {
-        sh.store.keep(serde_json::json!({
+    let disposition = match call.ran {
+        Ran::NotRun => Disposition::Release,
+        // The tool answered that it did nothing: the agent is told to retry (after
+        // `retry_after`, with fixed arguments, after asking the user), and a kept record would
+        // refuse that retry as a duplicate of an operation that never happened.
+        Ran::Returned if did_not_act(env.status) => Disposition::Release,
+        Ran::Returned => Disposition::Keep,
+        Ran::Stopped if repeat_safe => Disposition::Release,
+        Ran::Stopped => Disposition::Unknown,
+    };
+    // A returned error that is kept is kept with its outcome, so a repeat answered as a
+    // duplicate can say what the original outcome was.
+    let kept = match disposition {
+        Disposition::Keep if env.is_success() => env.reference.clone(),
+        Disposition::Keep => sh.store.keep(serde_json::json!({
             "status": env.status,
             "code": env.code,
             "message": env.message,
-        }))
-    } else {
-        None
-    };
-    let disposition = match call.ran {
-        Ran::NotRun => Disposition::Release,
-        Ran::Returned => Disposition::Keep,
-        Ran::Stopped if safe_to_repeat(call.entry()) => Disposition::Release,
-        Ran::Stopped => Disposition::Unknown,
+        })),
+        Disposition::Release | Disposition::Unknown => None,
     };
     ticket.finish(disposition, kept);
     Step::Continue

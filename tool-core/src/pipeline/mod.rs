@@ -260,7 +260,8 @@ impl Step {
 pub(crate) enum Ran {
     /// Refused before it started (approval rejected or unavailable).
     NotRun,
-    /// It returned a result, an error included.
+    /// It returned a result, an error included (an error that says it did nothing still
+    /// releases the key: `idempotency::did_not_act`).
     Returned,
     /// It was stopped (timeout) or crashed (panic): its effects are unknown.
     Stopped,
