@@ -333,7 +333,7 @@ fn golden_dir() -> PathBuf {
 
 #[test]
 fn golden_specs() {
-    let update = std::env::var("TOOLSMITH_UPDATE_SNAPSHOTS").is_ok_and(|v| v == "1");
+    let update = toolsmith::export::update_requested();
     let dir = golden_dir();
     let mut mismatches = Vec::new();
     for tool in all_tools() {

@@ -19,7 +19,7 @@ fn read(dir: &std::path::Path, file: &str) -> Value {
 }
 
 fn updating() -> bool {
-    std::env::var_os(UPDATE_ENV).is_some()
+    tool_core::export::update_requested()
 }
 
 #[test]

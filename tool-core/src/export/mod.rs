@@ -140,7 +140,7 @@ pub use artifacts::{default_artifact_dir, write_artifacts, ArtifactError, Artifa
 pub use error::{ExportError, ExportErrorKind};
 pub use mcp::{mcp_call_parts, mcp_call_result, McpCallParts, ENVELOPE_META_KEY};
 pub use names::{name_rejected_by, NameRule};
-pub use snapshot::{check_snapshot, SnapshotDrift, UPDATE_ENV};
+pub use snapshot::{check_snapshot, update_requested, SnapshotDrift, UPDATE_ENV};
 pub use target::{McpVersion, Target};
 
 use serde_json::Value;

@@ -46,6 +46,18 @@ pub enum SnapshotDrift {
     },
 }
 
+/// Whether the environment asks for snapshots and golden files to be rewritten: `UPDATE_ENV`
+/// set to anything but empty, `0` or `false`. The one reading of the variable: the snapshot
+/// check and every golden test of the workspace ask here.
+///
+/// ```
+/// # std::env::remove_var(tool_core::export::UPDATE_ENV);
+/// assert!(!tool_core::export::update_requested());
+/// ```
+pub fn update_requested() -> bool {
+    env_on(UPDATE_ENV)
+}
+
 fn env_on(name: &str) -> bool {
     std::env::var(name)
         .map(|v| !v.is_empty() && v != "0" && !v.eq_ignore_ascii_case("false"))
@@ -92,7 +104,7 @@ pub fn check_snapshot(specs: &[ToolSpec], dir: impl AsRef<Path>) -> Result<(), S
                 message: e.to_string(),
             })
     };
-    if env_on(UPDATE_ENV) {
+    if update_requested() {
         return write();
     }
     if !dir.join("index.json").exists() {
