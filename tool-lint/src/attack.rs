@@ -29,6 +29,36 @@ struct Sentence {
     /// Byte ranges of its words in the text (and in the lowercased text: ASCII lowercasing
     /// keeps every byte where it is).
     words: Vec<(usize, usize)>,
+    /// A bit per word, at [`word_bit`] of the word: a word whose bit is clear is not in the
+    /// sentence, so most words of a list are turned away without comparing any string.
+    bits: [u64; 4],
+    /// [`directs`] and [`obliges`] of the sentence, once asked.
+    directs: std::cell::Cell<Option<bool>>,
+    obliges: std::cell::Cell<Option<bool>>,
+}
+
+/// The bit of a lowercase word in [`Sentence::bits`]: a mix of its length and its first,
+/// second and last bytes, without a loop (the lists ask for thousands of words per text).
+#[inline]
+fn word_bit(w: &[u8]) -> u8 {
+    let n = w.len();
+    if n == 0 {
+        return 0;
+    }
+    let h = (n as u32)
+        .wrapping_mul(0x9E37_79B1)
+        .wrapping_add(u32::from(w[0]).wrapping_mul(0x85EB_CA77))
+        .wrapping_add(u32::from(w[n.min(2) - 1]).wrapping_mul(0xC2B2_AE3D))
+        .wrapping_add(u32::from(w[n - 1]).wrapping_mul(0x27D4_EB2F));
+    (h >> 24) as u8
+}
+
+impl Sentence {
+    /// Whether `w` may be a word of the sentence (`false`: it is not).
+    fn may_have(&self, w: &str) -> bool {
+        let b = word_bit(w.as_bytes());
+        self.bits[usize::from(b >> 6)] & (1 << (b & 63)) != 0
+    }
 }
 
 /// A text split for the class checks.
@@ -84,6 +114,7 @@ impl<'t> Text<'t> {
     pub(crate) fn new(text: &'t str) -> Text<'t> {
         let lower = text.to_ascii_lowercase();
         let b = lower.as_bytes();
+        let lower_bytes = b;
         let mut sentences = Vec::new();
         let mut words = Vec::new();
         let mut start = 0;
@@ -94,10 +125,19 @@ impl<'t> Text<'t> {
                 if !words.is_empty() {
                     // Up to the sentence's last non-space byte, and at least its last word.
                     let end = end.max(words.last().map_or(end, |w| w.1));
+                    let words = std::mem::take(words);
+                    let mut bits = [0u64; 4];
+                    for &(a, b) in &words {
+                        let bit = word_bit(&lower_bytes[a..b]);
+                        bits[usize::from(bit >> 6)] |= 1 << (bit & 63);
+                    }
                     out.push(Sentence {
                         start,
                         end,
-                        words: std::mem::take(words),
+                        words,
+                        bits,
+                        directs: std::cell::Cell::new(None),
+                        obliges: std::cell::Cell::new(None),
                     });
                 }
             };
@@ -188,26 +228,45 @@ impl<'t> Text<'t> {
 
     /// The index of the first word of `s` at or after `from` that is one of `set`.
     fn find_word(&self, s: &Sentence, from: usize, set: &[&str]) -> Option<usize> {
+        if !set.iter().any(|w| s.may_have(w)) {
+            return None;
+        }
         (from..s.words.len()).find(|&i| set.contains(&self.word(s, i)))
     }
 
     fn has_word(&self, s: &Sentence, set: &[&str]) -> bool {
-        self.find_word(s, 0, set).is_some()
+        set.iter()
+            .any(|w| s.may_have(w) && s.words.iter().any(|&(a, b)| &self.lower[a..b] == *w))
     }
 
     /// The index of the first word of the phrase `p` (words split by spaces, `*` any one word)
     /// in `s` at or after `from`.
     fn find_phrase(&self, s: &Sentence, from: usize, p: &str) -> Option<usize> {
-        let len = p.split(' ').count();
-        let first = p.split(' ').next().unwrap_or_default();
-        let n = s.words.len();
-        (from..n.saturating_sub(len - 1)).find(|&i| {
+        let pb = p.as_bytes();
+        let first_len = pb.iter().position(|&c| c == b' ').unwrap_or(pb.len());
+        let first = &p[..first_len];
+        if first != "*" && !s.may_have(first) {
+            return None;
+        }
+        (from..s.words.len()).find(|&i| {
             (first == "*" || self.word(s, i) == first)
-                && p.split(' ')
-                    .enumerate()
-                    .skip(1)
-                    .all(|(k, w)| w == "*" || self.word(s, i + k) == w)
+                && self.rest_matches(s, i + 1, &p[first_len..])
         })
+    }
+
+    /// Whether the words of `s` from `i` on begin with the phrase `rest` (" word word ...",
+    /// each after a space; `*` any one word), without splitting it into a vector.
+    fn rest_matches(&self, s: &Sentence, mut i: usize, mut rest: &str) -> bool {
+        while let Some(r) = rest.strip_prefix(' ') {
+            let len = r.bytes().position(|c| c == b' ').unwrap_or(r.len());
+            let (w, tail) = r.split_at(len);
+            if i >= s.words.len() || (w != "*" && self.word(s, i) != w) {
+                return false;
+            }
+            i += 1;
+            rest = tail;
+        }
+        true
     }
 
     fn has_phrase(&self, s: &Sentence, phrases: &[&str]) -> bool {
@@ -493,11 +552,22 @@ const FILLERS: &[&str] = &[
 /// Whether `s` directs the agent: an obligation, or a clause that opens with a verb of
 /// [`ACTION_VERBS`].
 fn directs(t: &Text, s: &Sentence) -> bool {
-    obliges(t, s) || imperative(t, s)
+    cached(&s.directs, || obliges(t, s) || imperative(t, s))
 }
 
 fn obliges(t: &Text, s: &Sentence) -> bool {
-    t.has_word(s, OBLIGATION_WORDS) || t.has_phrase(s, OBLIGATION_PHRASES)
+    cached(&s.obliges, || {
+        t.has_word(s, OBLIGATION_WORDS) || t.has_phrase(s, OBLIGATION_PHRASES)
+    })
+}
+
+/// A sentence's answer to a question every class asks, worked out once.
+fn cached(cell: &std::cell::Cell<Option<bool>>, f: impl FnOnce() -> bool) -> bool {
+    cell.get().unwrap_or_else(|| {
+        let v = f();
+        cell.set(Some(v));
+        v
+    })
 }
 
 /// Whether a clause of `s` opens with an action verb: the sentence's start, or the word after
@@ -2520,13 +2590,22 @@ const RUNNABLE: &[&str] = &[
 
 /// Whether `line` (lowercase) holds one of [`COMMANDS`] at the start of a word.
 fn has_command(line: &str) -> bool {
+    static AC: std::sync::OnceLock<aho_corasick::AhoCorasick> = std::sync::OnceLock::new();
+    let ac = AC.get_or_init(|| automaton(COMMANDS));
     let lb = line.as_bytes();
-    COMMANDS.iter().any(|c| {
-        line.match_indices(c).any(|(i, _)| {
-            let first = c.as_bytes()[0];
-            !first.is_ascii_alphanumeric() || i == 0 || !is_word_byte(lb[i - 1])
-        })
+    ac.find_overlapping_iter(line).any(|m| {
+        let first = COMMANDS[m.pattern().as_usize()].as_bytes()[0];
+        !first.is_ascii_alphanumeric() || m.start() == 0 || !is_word_byte(lb[m.start() - 1])
     })
+}
+
+/// One automaton for a list of lowercase patterns: every occurrence in one pass over the text
+/// (overlapping, so a match that fails its word-boundary test hides no other).
+fn automaton(patterns: &[&str]) -> aho_corasick::AhoCorasick {
+    aho_corasick::AhoCorasick::builder()
+        .match_kind(aho_corasick::MatchKind::Standard)
+        .build(patterns)
+        .expect("the patterns build an automaton")
 }
 
 /// `command_execution`: a command line of [`COMMANDS`] in an order to run it (or hidden in an
@@ -2739,19 +2818,22 @@ fn claims(lower: &str) -> usize {
             )
         })
     });
-    usize::from(best)
-        + CLAIMS
-            .iter()
-            .filter(|c| {
-                let cb = c.as_bytes();
-                lower.match_indices(*c).any(|(i, _)| {
-                    (!cb[0].is_ascii_alphanumeric() || i == 0 || !is_word_byte(b[i - 1]))
-                        && (!cb[cb.len() - 1].is_ascii_alphanumeric()
-                            || b.get(i + c.len())
-                                .is_none_or(|&n| !n.is_ascii_alphanumeric()))
-                })
-            })
-            .count()
+    static AC: std::sync::OnceLock<aho_corasick::AhoCorasick> = std::sync::OnceLock::new();
+    let ac = AC.get_or_init(|| automaton(CLAIMS));
+    // Each claim once, however often it is made.
+    let mut seen = [false; 256];
+    const _: () = assert!(CLAIMS.len() <= 256);
+    for m in ac.find_overlapping_iter(lower) {
+        let c = CLAIMS[m.pattern().as_usize()].as_bytes();
+        let (i, end) = (m.start(), m.end());
+        if (!c[0].is_ascii_alphanumeric() || i == 0 || !is_word_byte(b[i - 1]))
+            && (!c[c.len() - 1].is_ascii_alphanumeric()
+                || b.get(end).is_none_or(|&n| !n.is_ascii_alphanumeric()))
+        {
+            seen[m.pattern().as_usize()] = true;
+        }
+    }
+    usize::from(best) + seen.iter().filter(|&&x| x).count()
 }
 
 /// Words that run other tools down.
