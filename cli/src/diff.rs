@@ -183,14 +183,7 @@ fn compare_tool(o: &Value, n: &Value, diff: &mut Diff) {
 }
 
 /// The fields [`compare_tool`] reads itself; every other one is compared whole.
-const KNOWN: [&str; 6] = [
-    "name",
-    "title",
-    "description",
-    "inputSchema",
-    "outputSchema",
-    "annotations",
-];
+const KNOWN: [&str; 6] = crate::pin::FIELDS;
 
 /// Changes to the other fields a server sent (`execution`, `icons`, `_meta`, vendor fields):
 /// agent-visible, since what they do to a host or an agent is not known here; they are shown

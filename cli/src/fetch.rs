@@ -176,15 +176,7 @@ async fn fetch_stdio(command: &[String], limit: Duration) -> Result<Vec<Value>, 
         line: Vec::new(),
         raw: raw.clone(),
     };
-    let result = async {
-        let client = match tokio::time::timeout(limit, ().serve((tee, stdin))).await {
-            Err(_) => Err(Failure::Timeout("the MCP handshake")),
-            Ok(Err(e)) => Err(Failure::Handshake(cause(&e))),
-            Ok(Ok(client)) => Ok(client),
-        }?;
-        list_and_close(client, &raw, limit).await
-    }
-    .await;
+    let result = handshake_and_list((tee, stdin), &raw, limit).await;
     let result = match result {
         Ok(tools) => Ok(tools),
         Err(Failure::Handshake(cause)) => {
@@ -283,6 +275,25 @@ impl Failure {
 
 /// Reads every page of `tools/list` (at most [`MAX_PAGES`], all within `limit`), then closes
 /// the session.
+/// The MCP handshake over `transport` within `limit`, then every page of `tools/list` (see
+/// [`list_and_close`]): the one road of both transports.
+async fn handshake_and_list<T, E, A>(
+    transport: T,
+    raw: &Raw,
+    limit: Duration,
+) -> Result<Vec<Value>, Failure>
+where
+    T: rmcp::transport::IntoTransport<RoleClient, E, A>,
+    E: std::error::Error + Send + Sync + 'static,
+{
+    let client = match tokio::time::timeout(limit, ().serve(transport)).await {
+        Err(_) => Err(Failure::Timeout("the MCP handshake")),
+        Ok(Err(e)) => Err(Failure::Handshake(cause(&e))),
+        Ok(Ok(client)) => Ok(client),
+    }?;
+    list_and_close(client, raw, limit).await
+}
+
 async fn list_and_close(
     client: RunningService<RoleClient, ()>,
     raw: &Raw,
@@ -560,15 +571,7 @@ async fn fetch_http(url: &str, limit: Duration) -> Result<Vec<Value>, CliError> 
         client,
         StreamableHttpClientTransportConfig::with_uri(url.to_string()),
     );
-    let result = async {
-        let client = match tokio::time::timeout(limit, ().serve(transport)).await {
-            Err(_) => Err(Failure::Timeout("the MCP handshake")),
-            Ok(Err(e)) => Err(Failure::Handshake(cause(&e))),
-            Ok(Ok(client)) => Ok(client),
-        }?;
-        list_and_close(client, &raw, limit).await
-    }
-    .await;
+    let result = handshake_and_list(transport, &raw, limit).await;
     match result {
         Ok(tools) => Ok(tools),
         Err(Failure::Handshake(cause)) => {
