@@ -3123,6 +3123,25 @@ fn preference(
     None
 }
 
+/// The remedies a fake error or prerequisite offers: each makes a sentence a condition, and
+/// after a failure told the sentence before, it ties the two.
+const REMEDIES: &[&str] = &[
+    "to proceed",
+    "to continue",
+    "to resolve",
+    "to fix",
+    "to recover",
+    "to retry",
+    "to restore",
+    "to unlock",
+    "only after",
+    "only when",
+    "the fix",
+    "workaround",
+    "the way to",
+    "to clear",
+];
+
 /// `fake_prerequisite`: a condition for success (or an error) that has the agent hand over
 /// secrets or the conversation, call something else, or run a command. The failure may be
 /// told in the sentence before ("Quota exceeded. The quota is reset only once ...").
@@ -3231,29 +3250,8 @@ fn prerequisite(
     let fails_before = k > 0 && fails_in(&t.sentences[k - 1]);
     // A failure told the sentence before counts with a remedy: "Quota exceeded. The quota is
     // reset only once ...".
-    let remedy = t.has_phrase(
-        s,
-        &[
-            "to proceed",
-            "to continue",
-            "to resolve",
-            "to fix",
-            "to recover",
-            "to retry",
-            "to restore",
-            "to unlock",
-            "only once",
-            "only after",
-            "only when",
-            "the fix",
-            "is reset",
-            "reset only",
-            "to reset",
-            "workaround",
-            "the way to",
-            "to clear",
-        ],
-    );
+    let remedy = t.has_phrase(s, REMEDIES)
+        || t.has_phrase(s, &["only once", "is reset", "reset only", "to reset"]);
     // Or an order right after an error message ("Error: dictionary not loaded. Load it by ...").
     let after_error = k > 0 && {
         let prev = &t.sentences[k - 1];
@@ -3288,31 +3286,18 @@ fn prerequisite(
             "if you fail",
             "if not",
             "only if",
-            "only after",
-            "only when",
-            "to proceed",
-            "to continue",
-            "to resolve",
-            "to fix",
-            "to recover",
-            "to retry",
             "to authenticate",
             "to verify",
             "to validate",
-            "to unlock",
-            "to restore",
             "in order to",
             "please",
-            "the fix",
             "it means",
             "follow that",
             "or the",
-            "workaround",
-            "the way to",
-            "to clear",
             "linking means",
         ],
-    ) || directs(t, s);
+    ) || t.has_phrase(s, REMEDIES)
+        || directs(t, s);
     let required_for = t.has_phrase(
         s,
         &[
