@@ -310,6 +310,7 @@ run_instructions() {
       rows+=("$sc $e $(ir "$sc" "$e" "$calls")")
     done
   done
+  for e in json-text-isolated json-text-timeout; do rows+=("valid $e $(ir valid "$e" "$calls")"); done
   python3 - "$OUT/instructions.md" "$zero" "$calls" "${rows[@]}" <<'PY'
 import sys
 out, zero, calls = sys.argv[1], int(sys.argv[2]), int(sys.argv[3])
@@ -323,6 +324,12 @@ for sc in ["valid", "invalid_type", "invalid_constraint"]:
     for e in ["text", "value"]:
         f, t, j, r = d[(sc, "floor-" + e)], d[(sc, e)], d[(sc, "json-" + e)], d[(sc, "rmcp-" + e)]
         lines.append(f"| {sc} | {e} | {f / 1000:.1f}k | {t / 1000:.1f}k | {j / 1000:.1f}k | {r / 1000:.1f}k | {t / f:.2f}× | {j / f:.2f}× | {j / r:.2f}× |")
+base = d[("valid", "json-text")]
+lines += ["", "| valid `call_json` from text, where the tool runs | instructions / call | / in the caller's task |", "|---|---:|---:|",
+          f"| in the caller's task (no timeout; the default) | {base / 1000:.1f}k | 1.00× |"]
+for e, label in [("json-text-isolated", "on a tool thread (`isolate_all_tools`)"), ("json-text-timeout", "on a tool thread with a 5 s timeout")]:
+    n = d[("valid", e)]
+    lines.append(f"| {label} | {n / 1000:.1f}k | {n / base:.2f}× |")
 open(out, "w").write("\n".join(lines) + "\n")
 print("\n".join(lines))
 PY

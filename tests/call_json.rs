@@ -146,7 +146,7 @@ fn toolboxes() -> Vec<(&'static str, Toolbox)> {
                 .unwrap(),
         ),
         (
-            // Sync tools run on the blocking pool: their text is written without the
+            // Sync tools run on the tool threads: their text is written without the
             // redaction scan and judged by the redaction stage instead.
             "offloaded",
             Toolbox::builder()

@@ -496,8 +496,8 @@ async fn timeouts_hold_for_sync_tools_and_for_async_tools_that_block() {
         .unwrap();
     let env = tb.call("compute_numbers", json!({})).await;
     assert_eq!(env.status, Status::Timeout, "{}", env.to_json());
-    // An async tool that blocks its thread runs as a task of its own, so the caller's timer
-    // still fires (documented in SECURITY.md).
+    // An async tool that blocks its thread runs on a tool thread, so the caller's timer still
+    // fires (documented in SECURITY.md; tests/isolation.rs plays the host's side).
     let env = tb.call("compute_hash", json!({})).await;
     assert_eq!(env.status, Status::Timeout, "{}", env.to_json());
     // Two blocking calls at once do not stall each other's timers either.
@@ -508,7 +508,7 @@ async fn timeouts_hold_for_sync_tools_and_for_async_tools_that_block() {
     assert_eq!((a.status, b.status), (Status::Timeout, Status::Timeout));
 
     // Without a timeout a sync tool runs in the caller's task; offload_sync_tools moves every
-    // sync tool to the blocking pool.
+    // sync tool to the tool threads.
     let here = format!("{:?}", std::thread::current().id());
     let inline = Toolbox::builder()
         .tool(get_thread_id::tool())

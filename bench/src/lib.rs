@@ -15,7 +15,7 @@ pub mod store;
 #[cfg(feature = "rmcp")]
 pub mod rmcp_tools;
 
-use toolsmith::Toolbox;
+use toolsmith::{Toolbox, ToolboxBuilder};
 
 /// The whole number at `args[index]` of a profiling binary's command line (`default` when it is
 /// absent). Exits with status 2 and a message naming `what` when it is not a whole number.
@@ -34,12 +34,17 @@ pub fn count_arg(args: &[String], index: usize, default: usize, what: &str) -> u
 ///
 /// Panics if the toolbox cannot be built: the fixtures are fixed, so that is a bug in this crate.
 pub fn store_toolbox() -> Toolbox {
+    store_builder()
+        .build()
+        .unwrap_or_else(|e| panic!("the store fixture toolbox does not build: {e}"))
+}
+
+/// The builder of [`store_toolbox`], for a bench that changes a setting.
+pub fn store_builder() -> ToolboxBuilder {
     Toolbox::builder()
         .tool(store::search_products::tool())
         .tool(store::compare_products::tool())
         .tool(store::add_to_cart::tool())
-        .build()
-        .unwrap_or_else(|e| panic!("the store fixture toolbox does not build: {e}"))
 }
 
 /// The toolbox with the helpdesk-like tools (`search_articles`, `create_ticket`,

@@ -29,6 +29,7 @@
 //! | [`APPROVAL_TIMEOUT`] | `denied` | no one approved within the approval timeout | the agent tells the user; calls again if asked |
 //! | [`CANCELLED_BY_USER`] | `cancelled_by_user` | the user declined the call | the agent stops |
 //! | [`IDEMPOTENCY_UNAVAILABLE`] | `temporary_failure` | the record store cannot be read | the agent waits `retry_after`, then calls again |
+//! | [`TOOLS_BUSY`] | `temporary_failure` | no tool thread freed within the call's timeout; the tool did not run | the agent waits `retry_after`, then calls again |
 //! | [`INTERNAL`] | `failed` | the tool panicked | the agent tells the user; the host reads the audit |
 //! | [`APPROVER_FAILED`] | `failed` | the host's approver panicked | the host fixes its approver |
 //! | [`NOT_CONFIGURED`] | `failed` | a `#[context]` value is missing | the host provides it |
@@ -191,6 +192,15 @@ pub const CANCELLED_BY_USER: &str = "CANCELLED_BY_USER";
 /// same arguments; the host restores its store.
 pub const IDEMPOTENCY_UNAVAILABLE: &str = "IDEMPOTENCY_UNAVAILABLE";
 
+/// Every one of the toolbox's tool threads stayed taken for the whole of the call's timeout
+/// (tools that block hold them), so the tool did not run.
+///
+/// Status `temporary_failure`, with `retry_after`. The agent waits, then calls again with the
+/// same arguments (the idempotency key is released); the host raises
+/// `ToolboxBuilder::tool_threads` or fixes the tools that block (the audit record's detail
+/// says how many threads tools past their timeout hold).
+pub const TOOLS_BUSY: &str = "TOOLS_BUSY";
+
 /// The tool panicked. The message is generic; the panic text goes to the audit only.
 ///
 /// Status `failed`. The agent tells the user the action could not be done; the host reads the
@@ -349,6 +359,7 @@ pub const ALL: &[Code] = &[
     code(APPROVAL_TIMEOUT, Status::Denied),
     code(CANCELLED_BY_USER, Status::CancelledByUser),
     code(IDEMPOTENCY_UNAVAILABLE, Status::TemporaryFailure),
+    code(TOOLS_BUSY, Status::TemporaryFailure),
     code(INTERNAL, Status::Failed),
     code(APPROVER_FAILED, Status::Failed),
     code(NOT_CONFIGURED, Status::Failed),

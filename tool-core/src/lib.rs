@@ -96,7 +96,9 @@ pub use spec::{Allow, Effects, ToolSpec};
 pub use tool::Tool;
 
 // Building a toolbox.
-pub use toolbox::{BuildError, NotRegistered, Problem, Toolbox, ToolboxBuilder};
+pub use toolbox::{
+    BuildError, NotRegistered, Problem, Toolbox, ToolboxBuilder, DEFAULT_TOOL_THREADS,
+};
 
 // Calling and the envelope.
 pub use envelope::{Envelope, Status, ENVELOPE_SCHEMA_VERSION};

@@ -8,6 +8,8 @@ use crate::context::Context;
 use crate::envelope::Envelope;
 use crate::fault::{Fault, FaultCounts, FaultHandler, Faults, GuardedStore};
 use crate::idempotency::IdempotencyGate;
+pub use crate::pipeline::threads::DEFAULT_TOOL_THREADS;
+use crate::pipeline::threads::{Isolation, ToolThreads};
 use crate::pipeline::{prepare, write_audit, Entry, Shared, Stage, StageId};
 use crate::policy::{Caller, Policy};
 use crate::redact::Redactor;
@@ -225,6 +227,8 @@ pub struct ToolboxBuilder {
     idempotency_window: Duration,
     audit_key: Option<SecretKey>,
     offload_sync_tools: bool,
+    isolation: Isolation,
+    tool_threads: usize,
     typed_decoding: bool,
     max_argument_bytes: usize,
     approval_timeout: Option<Duration>,
@@ -252,6 +256,8 @@ impl Default for ToolboxBuilder {
             idempotency_window: DEFAULT_IDEMPOTENCY_WINDOW,
             audit_key: None,
             offload_sync_tools: false,
+            isolation: Isolation::None,
+            tool_threads: DEFAULT_TOOL_THREADS,
             typed_decoding: true,
             max_argument_bytes: crate::limits::DEFAULT_MAX_ARGUMENT_BYTES,
             approval_timeout: None,
@@ -367,9 +373,10 @@ impl ToolboxBuilder {
     }
 
     /// The timeout of tools that declare none (default: none). Timeouts use tokio's timer: calls
-    /// must run inside a tokio runtime with time enabled. A tool with a timeout runs apart from
-    /// the caller's task (a sync tool on the blocking pool, an async tool as its own task), so
-    /// the timeout answers on time even when the tool blocks.
+    /// must run inside a tokio runtime with time enabled. A tool with a timeout runs on the
+    /// toolbox's tool threads ([`tool_threads`](Self::tool_threads)), apart from the caller's
+    /// runtime, so the timeout answers on time and the host's other work goes on even when the
+    /// tool blocks its thread.
     #[must_use]
     pub fn default_timeout(mut self, timeout: Duration) -> Self {
         self.default_timeout = Some(timeout);
@@ -383,13 +390,61 @@ impl ToolboxBuilder {
         self
     }
 
-    /// Runs every sync tool on tokio's blocking pool, also those without a timeout, so a slow
-    /// sync tool never occupies one of the host's async threads. By default only sync tools with
-    /// a timeout (declared, or [`default_timeout`](Self::default_timeout)) go there, since the
-    /// hand-off costs about ten microseconds per call against a fraction of one inline.
+    /// Runs every sync tool on the toolbox's tool threads ([`tool_threads`](Self::tool_threads)),
+    /// also those without a timeout, so a slow sync tool never occupies one of the host's async
+    /// threads. By default only tools with a timeout (declared, or
+    /// [`default_timeout`](Self::default_timeout)) go there, since the hand-off costs about ten
+    /// microseconds per call against a fraction of one inline.
     #[must_use]
     pub fn offload_sync_tools(mut self) -> Self {
         self.offload_sync_tools = true;
+        self
+    }
+
+    /// Runs the named tools (sync or async, registered now or later) on the toolbox's tool
+    /// threads whatever their timeout, so one that blocks its thread holds a thread of the
+    /// toolbox, never one of the host's runtime. Tools with a timeout run there anyway. Give
+    /// an isolated tool a timeout too: without one, a call that finds every tool thread taken
+    /// waits until one frees.
+    ///
+    /// ```
+    /// let tb = tool_core::Toolbox::builder()
+    ///     .isolate_tools(["convert_document", "render_chart"])
+    ///     .build()
+    ///     .unwrap();
+    /// # drop(tb);
+    /// ```
+    #[must_use]
+    pub fn isolate_tools<S: Into<String>>(mut self, names: impl IntoIterator<Item = S>) -> Self {
+        let mut listed = match std::mem::take(&mut self.isolation) {
+            Isolation::Listed(names) => names,
+            Isolation::All => return self.isolate_all_tools(),
+            Isolation::None => Default::default(),
+        };
+        listed.extend(names.into_iter().map(Into::into));
+        self.isolation = Isolation::Listed(listed);
+        self
+    }
+
+    /// Runs every tool on the toolbox's tool threads (see [`isolate_tools`](Self::isolate_tools)),
+    /// for a host that cannot vouch that its tools never block. Each call then pays a hand-off
+    /// to a tool thread (recorded in BENCHMARKS.md), and at most
+    /// [`tool_threads`](Self::tool_threads) calls run at once.
+    #[must_use]
+    pub fn isolate_all_tools(mut self) -> Self {
+        self.isolation = Isolation::All;
+        self
+    }
+
+    /// The most threads the toolbox runs tools on, apart from the caller's runtime (default
+    /// [`DEFAULT_TOOL_THREADS`], 64; at least 1). Each run holds one thread, also a tool that
+    /// blocks it past its timeout, until the tool returns
+    /// ([`Toolbox::held_tool_threads`] counts those). A call that finds them all taken waits
+    /// for one within its timeout; when none frees in time, the tool did not run and the call
+    /// is `temporary_failure` with the code `TOOLS_BUSY`.
+    #[must_use]
+    pub fn tool_threads(mut self, limit: usize) -> Self {
+        self.tool_threads = limit;
         self
     }
 
@@ -522,6 +577,8 @@ impl ToolboxBuilder {
             gate,
             secret: SecretKey::random(),
             offload_sync_tools: self.offload_sync_tools,
+            isolation: self.isolation,
+            threads: ToolThreads::new(self.tool_threads),
             typed_decoding: self.typed_decoding,
             audit_key: self.audit_key.unwrap_or_else(SecretKey::random),
             max_argument_bytes: self.max_argument_bytes,
@@ -627,6 +684,15 @@ impl Toolbox {
     /// seen since it was built; see [`Fault`](crate::Fault) and [`ToolboxBuilder::on_fault`].
     pub fn faults(&self) -> FaultCounts {
         self.shared.faults.counts()
+    }
+
+    /// How many of the toolbox's tool threads ([`ToolboxBuilder::tool_threads`]) still run a
+    /// tool whose call has already ended: it passed its timeout without stopping (a sync tool,
+    /// or an async tool that blocks its thread), or the host dropped the call. Each holds its
+    /// thread until the tool returns; a figure that keeps growing names a tool that blocks. For
+    /// the host's health checks.
+    pub fn held_tool_threads(&self) -> usize {
+        self.shared.threads.held()
     }
 
     /// The names of the registered tools, in registration order.

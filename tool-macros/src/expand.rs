@@ -315,7 +315,7 @@ pub fn tool_expr(tool: &ToolFn, self_ty: Option<&Type>) -> TokenStream {
         quote!((#r, #why))
     });
 
-    // A sync tool also gets a plain function, which the toolbox runs on the blocking pool so a
+    // A sync tool also gets a plain function, which the toolbox runs on a tool thread so a
     // slow body cannot stall the host's async threads or outlive its timeout unanswered. Both
     // entry points (validated value, typed fast path) share one body.
     let (invoke_fns, blocking, typed_blocking, typed_run) = if tool.is_async {

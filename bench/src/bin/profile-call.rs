@@ -9,8 +9,10 @@
 //! Arguments: scenario (`valid`, `invalid_type`, `invalid_constraint`), entry point (`text`,
 //! `value`: `Toolbox::call` then `Envelope::to_json`; `json-text`, `json-value`:
 //! `Toolbox::call_json`; the floor: `floor-text`, `floor-value`; with `--features rmcp`, rmcp's
-//! router as the call bench runs it: `rmcp-text`, `rmcp-value`), number of calls (default
-//! 10000).
+//! router as the call bench runs it: `rmcp-text`, `rmcp-value`; what running the tool on a tool
+//! thread costs: `json-text-isolated`, `call_json` with `ToolboxBuilder::isolate_all_tools`, and
+//! `json-text-timeout`, with a 5 s default timeout (a timer too), on a runtime with time
+//! enabled), number of calls (default 10000).
 
 use serde_json::Value;
 use toolsmith_bench::store::{floor_text, floor_value};
@@ -30,8 +32,23 @@ fn main() {
         }
     };
     let value: Value = serde_json::from_str(text).unwrap_or(Value::Null);
-    let rt = toolsmith_bench::runtime();
-    let toolbox = toolsmith_bench::store_toolbox();
+    let (rt, toolbox) = match entry {
+        "json-text-isolated" => (
+            toolsmith_bench::runtime(),
+            toolsmith_bench::store_builder().isolate_all_tools(),
+        ),
+        "json-text-timeout" => (
+            tokio::runtime::Builder::new_current_thread()
+                .enable_time()
+                .build()
+                .expect("a current-thread runtime with time"),
+            toolsmith_bench::store_builder().default_timeout(std::time::Duration::from_secs(5)),
+        ),
+        _ => (toolsmith_bench::runtime(), toolsmith_bench::store_builder()),
+    };
+    let toolbox = toolbox
+        .build()
+        .unwrap_or_else(|e| panic!("the store fixture toolbox does not build: {e}"));
     // rmcp's caller starts an idle server task (for its `Peer`) inside the runtime.
     #[cfg(feature = "rmcp")]
     let rmcp = {
@@ -44,7 +61,9 @@ fn main() {
             "value" => rt
                 .block_on(toolbox.call("search_products", value.clone()))
                 .to_json(),
-            "json-text" => rt.block_on(toolbox.call_json("search_products", text)),
+            "json-text" | "json-text-isolated" | "json-text-timeout" => {
+                rt.block_on(toolbox.call_json("search_products", text))
+            }
             "json-value" => rt.block_on(toolbox.call_json("search_products", value.clone())),
             "floor-text" => rt.block_on(async { floor_text(text) }),
             "floor-value" => {

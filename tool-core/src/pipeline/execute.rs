@@ -3,6 +3,7 @@
 //! the output contract. The tool runs on the validated value, or on the arguments the typed
 //! fast path decoded (`decode`), with the same choice of where it runs.
 
+use super::threads::{Unrun, Work, ABORT_GRACE};
 use super::{idempotency, internal_failure, CallState, Entry, Ran, Shared, Step};
 use crate::envelope::Envelope;
 use crate::error::ToolError;
@@ -116,10 +117,24 @@ fn finish(call: &mut CallState<'_>, entry: Arc<Entry>, outcome: Executed<Reply<E
             (Ran::Returned, Step::Continue)
         }
         Ok(Err(e)) => (Ran::Returned, Step::answer(e.into_envelope())),
-        Err(Stop::Timeout(limit)) => (
-            Ran::Stopped,
-            Step::answer(timeout_envelope(entry.tool.spec(), limit)),
-        ),
+        Err(Stop::Timeout { limit, detail }) => {
+            call.detail = detail;
+            (
+                Ran::Stopped,
+                Step::answer(timeout_envelope(entry.tool.spec(), limit)),
+            )
+        }
+        Err(Stop::Busy { waited, detail }) => {
+            call.detail = Some(detail);
+            (
+                Ran::NotRun,
+                Step::answer(busy_envelope(entry.tool.spec(), waited)),
+            )
+        }
+        Err(Stop::Unavailable(detail)) => {
+            call.detail = Some(detail);
+            (Ran::NotRun, Step::answer(internal_failure()))
+        }
         Err(Stop::Panic(panic)) => {
             call.detail = Some(format!("panic: {panic}"));
             call.panicked = true;
@@ -133,9 +148,59 @@ fn finish(call: &mut CallState<'_>, entry: Arc<Entry>, outcome: Executed<Reply<E
 
 /// Why an executor gave no result.
 enum Stop {
-    Timeout(Duration),
+    /// It ran past its time limit; the detail (for the audit record only) says whether it
+    /// still holds its thread.
+    Timeout {
+        limit: Duration,
+        detail: Option<String>,
+    },
     /// It panicked (the message is for the audit record only).
     Panic(String),
+    /// It never ran: every tool thread stayed taken for as long as it could wait.
+    Busy { waited: Duration, detail: String },
+    /// It never ran: the tool threads could not be started (the text is for the audit record).
+    Unavailable(String),
+}
+
+impl Stop {
+    /// What a run on the tool threads that gave no result means for a call with `timeout`.
+    fn of(unrun: Unrun, timeout: Option<Duration>, sync: bool) -> Stop {
+        let limit = timeout.unwrap_or_default();
+        match unrun {
+            Unrun::Panic(text) => Stop::Panic(text),
+            Unrun::Unavailable(text) => Stop::Unavailable(text),
+            Unrun::Busy {
+                limit: threads,
+                held,
+            } => Stop::Busy {
+                waited: limit,
+                detail: format!(
+                    "the tool did not run: all {threads} tool threads stayed taken for {} ms \
+                     ({held} by tools still running after their call ended); raise \
+                     ToolboxBuilder::tool_threads, or fix the tools that block",
+                    limit.as_millis()
+                ),
+            },
+            Unrun::Timeout { blocked } => Stop::Timeout {
+                limit,
+                detail: if sync {
+                    Some(
+                        "a sync tool cannot be stopped: it runs on, on a tool thread, until it \
+                         returns (its result is discarded)"
+                            .to_string(),
+                    )
+                } else if blocked {
+                    Some(format!(
+                        "the tool did not stop at its next .await within {} ms: it blocks its \
+                         thread, and holds one of the toolbox's tool threads until it returns",
+                        ABORT_GRACE.as_millis()
+                    ))
+                } else {
+                    None
+                },
+            },
+        }
+    }
 }
 
 /// What an executor gave: its result (as the entry point encoded it) or error, or why it gave
@@ -144,17 +209,15 @@ type Executed<R = Reply<Value>> = Result<Result<R, ToolError>, Stop>;
 
 /// Calls the executor.
 ///
-/// - A sync tool with a timeout (or every sync tool, with
-///   [`ToolboxBuilder::offload_sync_tools`](crate::ToolboxBuilder::offload_sync_tools)) runs on
-///   tokio's blocking pool, so it does not stall the host's async threads and its timeout answers
-///   on time (the thread itself cannot be stopped: it runs to its end in the background, and its
-///   result is discarded). Without a timeout it runs in the caller's task, at the cost of a
-///   function call.
-/// - An async tool with a timeout runs as a task of its own, so the timer fires even when the
-///   tool blocks its thread (on a multi-threaded runtime; on a current-thread runtime a tool
-///   that blocks stalls everything until it yields). The task is aborted at the timeout or
-///   when the call is dropped.
-/// - Otherwise, and outside a tokio runtime, the executor runs in the caller's task.
+/// - A tool with a timeout (declared, or the toolbox default), a tool the host isolates
+///   ([`ToolboxBuilder::isolate_tools`](crate::ToolboxBuilder::isolate_tools)), and every sync
+///   tool with [`ToolboxBuilder::offload_sync_tools`](crate::ToolboxBuilder::offload_sync_tools)
+///   run on the toolbox's tool threads ([`super::threads`]): one that blocks its thread holds a
+///   thread of the toolbox, never one of the host's, and its timeout answers on time. A sync
+///   tool cannot be stopped (it runs to its end, its result discarded); an async tool is
+///   cancelled at its next `.await`.
+/// - Otherwise, and outside a tokio runtime, the executor runs in the caller's task, at the
+///   cost of a function call.
 async fn invoke(
     sh: &Shared,
     entry: &Arc<Entry>,
@@ -162,28 +225,36 @@ async fn invoke(
     timeout: Option<Duration>,
 ) -> Executed {
     let runtime = tokio::runtime::Handle::try_current().ok();
-    match (&entry.tool.inner.invoke, runtime) {
-        (Invoke::Blocking(f), Some(rt)) if timeout.is_some() || sh.offload_sync_tools => {
-            let (f, context, args) = (*f, Arc::clone(&sh.context), args.clone());
-            let task = rt.spawn_blocking(move || {
-                catch_unwind(AssertUnwindSafe(|| f(&context, &args))).map_err(panic_text)
-            });
-            join_task(task, timeout).await
+    let invoke = &entry.tool.inner.invoke;
+    let host = match runtime {
+        Some(rt) if isolated(sh, entry, timeout, matches!(invoke, Invoke::Blocking(_))) => rt,
+        _ => return inline(sh, invoke, args, timeout).await,
+    };
+    let (context, args) = (Arc::clone(&sh.context), args.clone());
+    let work: Work<Result<Reply<Value>, ToolError>> = match invoke {
+        Invoke::Blocking(f) => {
+            let f = *f;
+            Work::Sync(Box::new(move || f(&context, &args)))
         }
-        (Invoke::Generated(f), Some(rt)) if timeout.is_some() => {
-            let (f, context, args) = (*f, Arc::clone(&sh.context), args.clone());
-            let task = rt.spawn(async move { CatchUnwind(f(&context, &args)).await });
-            join_task(task, timeout).await
+        Invoke::Generated(f) => {
+            let f = *f;
+            Work::Async(Box::pin(async move { f(&context, &args).await }))
         }
-        (Invoke::Dynamic(f), Some(rt)) if timeout.is_some() => {
-            let (f, context, args) = (Arc::clone(f), Arc::clone(&sh.context), args.clone());
-            let fut: BoxFuture<'static, Result<Reply<Value>, ToolError>> =
-                Box::pin(async move { f(context, args).await.map(Reply::new) });
-            let task = rt.spawn(CatchUnwind(fut));
-            join_task(task, timeout).await
+        Invoke::Dynamic(f) => {
+            let f = Arc::clone(f);
+            Work::Async(Box::pin(
+                async move { f(context, args).await.map(Reply::new) },
+            ))
         }
-        (invoke, _) => inline(sh, invoke, args, timeout).await,
-    }
+    };
+    let sync = matches!(invoke, Invoke::Blocking(_));
+    (sh.threads.run(host, work, timeout).await).map_err(|u| Stop::of(u, timeout, sync))
+}
+
+/// Whether the tool runs on the toolbox's tool threads (given a runtime): it has a timeout,
+/// the host isolates it, or it is a sync tool and the host offloads every sync tool.
+fn isolated(sh: &Shared, entry: &Entry, timeout: Option<Duration>, sync: bool) -> bool {
+    timeout.is_some() || (sync && sh.offload_sync_tools) || sh.isolation.covers(entry.tool.name())
 }
 
 /// Runs the executor in the caller's task, with the timeout as a tokio timer around it.
@@ -217,7 +288,12 @@ async fn guarded<R>(
     let outcome = match timeout {
         Some(limit) => match tokio::time::timeout(limit, CatchUnwind(fut)).await {
             Ok(outcome) => outcome,
-            Err(_) => return Err(Stop::Timeout(limit)),
+            Err(_) => {
+                return Err(Stop::Timeout {
+                    limit,
+                    detail: None,
+                })
+            }
         },
         None => CatchUnwind(fut).await,
     };
@@ -230,7 +306,8 @@ async fn guarded<R>(
 fn runs_in_place(sh: &Shared, entry: &Entry) -> bool {
     entry.typed.as_ref().is_some_and(|d| d.blocking.is_some())
         && timeout_of(sh, entry).is_none()
-        && !(sh.offload_sync_tools && tokio::runtime::Handle::try_current().is_ok())
+        && !((sh.offload_sync_tools || sh.isolation.covers(entry.tool.name()))
+            && tokio::runtime::Handle::try_current().is_ok())
 }
 
 /// [`invoke`] for arguments the typed fast path decoded: the same choice of where the executor
@@ -246,23 +323,21 @@ async fn invoke_typed(
         return Ok(Err(crate::typed::wrong_arguments()));
     };
     let runtime = tokio::runtime::Handle::try_current().ok();
-    match (def.blocking, runtime) {
-        (Some(f), Some(rt)) if timeout.is_some() || sh.offload_sync_tools => {
-            let context = Arc::clone(&sh.context);
-            let encoding = detached(encoding);
-            let task = rt.spawn_blocking(move || {
-                catch_unwind(AssertUnwindSafe(|| f(&context, args, encoding))).map_err(panic_text)
-            });
-            join_task(task, timeout).await
+    let sync = def.blocking.is_some();
+    let host = match runtime {
+        Some(rt) if isolated(sh, entry, timeout, sync) => rt,
+        _ => return inline_typed(sh, &def, def.blocking, args, timeout, encoding).await,
+    };
+    let context = Arc::clone(&sh.context);
+    let encoding = detached(encoding);
+    let work: Work<Result<Reply<Encoded>, ToolError>> = match def.blocking {
+        Some(f) => Work::Sync(Box::new(move || f(&context, args, encoding))),
+        None => {
+            let f = def.invoke;
+            Work::Async(Box::pin(async move { f(&context, args, encoding).await }))
         }
-        (None, Some(rt)) if timeout.is_some() => {
-            let (f, context) = (def.invoke, Arc::clone(&sh.context));
-            let encoding = detached(encoding);
-            let task = rt.spawn(async move { CatchUnwind(f(&context, args, encoding)).await });
-            join_task(task, timeout).await
-        }
-        (blocking, _) => inline_typed(sh, &def, blocking, args, timeout, encoding).await,
-    }
+    };
+    (sh.threads.run(host, work, timeout).await).map_err(|u| Stop::of(u, timeout, sync))
 }
 
 /// The encoding for a tool run in a task of its own: the redaction scan borrows the call, so
@@ -296,48 +371,6 @@ async fn inline_typed(
     guarded(fut, timeout).await
 }
 
-/// Awaits a spawned executor with a timeout; the task is aborted when this future ends or is
-/// dropped (a blocking task cannot be aborted once it runs and finishes in the background).
-async fn join_task<R: Send + 'static>(
-    task: tokio::task::JoinHandle<Result<R, String>>,
-    timeout: Option<Duration>,
-) -> Result<R, Stop> {
-    let mut task = AbortOnDrop(task);
-    let joined = match timeout {
-        Some(limit) => match tokio::time::timeout(limit, &mut task.0).await {
-            Ok(joined) => joined,
-            Err(_) => {
-                // Stop the tool before answering: a cooperative task is cancelled at its next
-                // await, at once. One that blocks its thread cannot be; it is not waited for
-                // longer than the grace period.
-                task.0.abort();
-                let _ = tokio::time::timeout(ABORT_GRACE, &mut task.0).await;
-                return Err(Stop::Timeout(limit));
-            }
-        },
-        None => (&mut task.0).await,
-    };
-    match joined {
-        Ok(Ok(v)) => Ok(v),
-        Ok(Err(panic)) => Err(Stop::Panic(panic)),
-        Err(e) => Err(Stop::Panic(format!(
-            "the tool's task ended without a result: {e}"
-        ))),
-    }
-}
-
-/// How long a timed-out async tool is given to be cancelled before the timeout is answered.
-const ABORT_GRACE: Duration = Duration::from_millis(100);
-
-/// Aborts a spawned task when dropped.
-struct AbortOnDrop<T>(tokio::task::JoinHandle<T>);
-
-impl<T> Drop for AbortOnDrop<T> {
-    fn drop(&mut self) {
-        self.0.abort();
-    }
-}
-
 fn timeout_envelope(spec: &ToolSpec, limit: Duration) -> Envelope {
     let e = &spec.effects;
     let ms = limit.as_millis();
@@ -352,6 +385,23 @@ fn timeout_envelope(spec: &ToolSpec, limit: Duration) -> Envelope {
         "The tool \"{}\" did not finish within {ms} ms and was stopped. {advice}",
         spec.name
     ))
+    .into_envelope()
+}
+
+/// The answer to a call no tool thread took in time: nothing ran, so the key is released and
+/// the agent may call again.
+fn busy_envelope(spec: &ToolSpec, waited: Duration) -> Envelope {
+    let retry = waited.as_secs().max(1);
+    ToolError::temporary(
+        retry,
+        crate::codes::TOOLS_BUSY,
+        format!(
+            "The host was too busy to start the tool \"{}\" within {} ms; it did not run. Wait \
+             {retry} s, then call it again with the same arguments.",
+            spec.name,
+            waited.as_millis()
+        ),
+    )
     .into_envelope()
 }
 

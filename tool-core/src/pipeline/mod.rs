@@ -90,6 +90,7 @@ mod redact;
 mod size;
 mod stage;
 mod telemetry;
+pub(crate) mod threads;
 pub(crate) mod validate;
 
 pub(crate) use audit::write_audit;
@@ -282,8 +283,12 @@ pub(crate) struct Shared {
     pub(crate) gate: IdempotencyGate,
     /// Binds cursors to tool, caller and arguments.
     pub(crate) secret: SecretKey,
-    /// Run every sync tool on the blocking pool, not only those with a timeout.
+    /// Run every sync tool on the tool threads, not only those with a timeout.
     pub(crate) offload_sync_tools: bool,
+    /// The tools the host runs on the tool threads whatever their timeout.
+    pub(crate) isolation: threads::Isolation,
+    /// Where tools run apart from the caller's runtime.
+    pub(crate) threads: threads::ToolThreads,
     /// Whether the typed fast path is on (it is, except in tests comparing the two paths).
     pub(crate) typed_decoding: bool,
     /// Keys the argument digests of audit records.
