@@ -280,24 +280,98 @@ async fn list_changed_after_register(
     assert!(!tools.iter().any(|t| t.name == "get_marker"));
 }
 
+/// 2026-07-28 has no session-wide notifications: list_changed arrives on a `subscriptions/listen`
+/// stream that asked for it.
+async fn list_changed_on_a_subscription(
+    client: &RunningService<RoleClient, Watcher>,
+    toolbox: &Toolbox,
+) {
+    use rmcp::model::{ServerNotification, SubscriptionFilter};
+    let filter = SubscriptionFilter::builder().tools_list_changed().build();
+    let mut subscription = tokio::time::timeout(BOUND, client.listen(filter))
+        .await
+        .unwrap()
+        .unwrap();
+    for (change, listed) in [(true, true), (false, false)] {
+        if change {
+            toolbox.register(get_marker::tool()).unwrap();
+        } else {
+            toolbox.deregister("get_marker").unwrap();
+        }
+        let notification = tokio::time::timeout(BOUND, subscription.next())
+            .await
+            .expect("list_changed arrives on the subscription")
+            .unwrap();
+        assert!(
+            matches!(
+                notification,
+                Some(ServerNotification::ToolListChangedNotification(_))
+            ),
+            "{notification:?}"
+        );
+        let tools = client.list_all_tools().await.unwrap();
+        assert_eq!(tools.iter().any(|t| t.name == "get_marker"), listed);
+    }
+    subscription.cancel().await.unwrap();
+}
+
+/// The lifecycle rmcp's client of `version` opens with: `initialize` up to 2025-11-25; from
+/// 2026-07-28, which has no handshake, `server/discover` and the version in every request.
+fn lifecycle_of(version: &ProtocolVersion) -> rmcp::service::ClientLifecycleMode {
+    if version.has_initialize() {
+        rmcp::service::ClientLifecycleMode::Initialize
+    } else {
+        rmcp::service::ClientLifecycleMode::Discover {
+            preferred_versions: vec![version.clone()],
+        }
+    }
+}
+
+/// The session checks and list_changed for rmcp's client of `version` on `transport`.
+async fn every_version_checks<T, E, A>(
+    version: ProtocolVersion,
+    transport: T,
+    toolbox: &Toolbox,
+    dir: &Dir,
+) where
+    T: rmcp::transport::IntoTransport<RoleClient, E, A>,
+    E: std::error::Error + Send + Sync + 'static,
+{
+    let client = rmcp::service::serve_client_with_lifecycle(
+        Watcher::new(version.clone()),
+        transport,
+        lifecycle_of(&version),
+    )
+    .await
+    .unwrap();
+    assert_eq!(
+        client.peer_info().unwrap().protocol_version,
+        version,
+        "the server agrees to the client's version"
+    );
+    session_checks(&client, toolbox, dir, version.as_str()).await;
+    if version.has_initialize() {
+        list_changed_after_register(&client, toolbox).await;
+    } else {
+        list_changed_on_a_subscription(&client, toolbox).await;
+    }
+    client.cancel().await.unwrap();
+}
+
+const VERSIONS: [ProtocolVersion; 3] = [
+    ProtocolVersion::V_2025_06_18,
+    ProtocolVersion::V_2025_11_25,
+    ProtocolVersion::V_2026_07_28,
+];
+
 #[tokio::test]
 async fn rmcp_client_over_a_stdio_stream_in_every_version() {
-    for version in [ProtocolVersion::V_2025_06_18, ProtocolVersion::V_2025_11_25] {
+    for version in VERSIONS {
         let dir = Dir::new("stdio");
         let tb = toolbox(&dir, Arc::default(), Policy::allow_all());
         let (server_end, client_end) = tokio::io::duplex(1 << 20);
         let server = tokio::spawn(McpServer::new(Arc::clone(&tb)).serve(server_end));
-        let client = rmcp::serve_client(Watcher::new(version.clone()), client_end)
-            .await
-            .unwrap();
-        assert_eq!(
-            client.peer_info().unwrap().protocol_version,
-            version,
-            "the server agrees to the client's version"
-        );
-        session_checks(&client, &tb, &dir, version.as_str()).await;
-        list_changed_after_register(&client, &tb).await;
-        client.cancel().await.unwrap();
+        every_version_checks(version, client_end, &tb, &dir).await;
         tokio::time::timeout(BOUND, server)
             .await
             .unwrap()
@@ -307,21 +381,19 @@ async fn rmcp_client_over_a_stdio_stream_in_every_version() {
 }
 
 #[tokio::test]
-async fn rmcp_client_over_streamable_http() {
-    let dir = Dir::new("http");
-    let tb = toolbox(&dir, Arc::default(), Policy::allow_all());
-    let http = McpServer::new(Arc::clone(&tb))
-        .bind_http("127.0.0.1:0")
-        .await
-        .unwrap();
-    let transport = rmcp::transport::StreamableHttpClientTransport::from_uri(http.url().as_str());
-    let client = rmcp::serve_client(Watcher::new(ProtocolVersion::V_2025_11_25), transport)
-        .await
-        .unwrap();
-    session_checks(&client, &tb, &dir, "2025-11-25").await;
-    list_changed_after_register(&client, &tb).await;
-    client.cancel().await.unwrap();
-    http.shutdown().await;
+async fn rmcp_client_over_streamable_http_in_every_version() {
+    for version in VERSIONS {
+        let dir = Dir::new("http");
+        let tb = toolbox(&dir, Arc::default(), Policy::allow_all());
+        let http = McpServer::new(Arc::clone(&tb))
+            .bind_http("127.0.0.1:0")
+            .await
+            .unwrap();
+        let transport =
+            rmcp::transport::StreamableHttpClientTransport::from_uri(http.url().as_str());
+        every_version_checks(version, transport, &tb, &dir).await;
+        http.shutdown().await;
+    }
 }
 
 // ------------------------------------------------------------------ raw JSON-RPC over a stream
@@ -990,18 +1062,11 @@ where
     T: rmcp::transport::IntoTransport<RoleClient, E, A>,
     E: std::error::Error + Send + Sync + 'static,
 {
-    use rmcp::service::{serve_client_with_lifecycle, ClientLifecycleMode};
     let wanted: ProtocolVersion = serde_json::from_value(json!(version)).unwrap();
-    let lifecycle = if has_initialize(version) {
-        ClientLifecycleMode::Initialize
-    } else {
-        ClientLifecycleMode::Discover {
-            preferred_versions: vec![wanted.clone()],
-        }
-    };
+    let lifecycle = lifecycle_of(&wanted);
     let client = tokio::time::timeout(
         BOUND,
-        serve_client_with_lifecycle(Watcher::new(wanted), transport, lifecycle),
+        rmcp::service::serve_client_with_lifecycle(Watcher::new(wanted), transport, lifecycle),
     )
     .await
     .expect("the client starts within the bound")
