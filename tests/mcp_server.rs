@@ -2,6 +2,10 @@
 //! in-memory stdio-like stream and over streamable HTTP on 127.0.0.1, and by raw JSON-RPC where
 //! the wire itself is the point (cancellation, progress, bad input at the protocol edge).
 //!
+//! One test per protocol revision (2025-06-18, 2025-11-25, 2026-07-28) checks the version every
+//! client settles on and the `tools/list` result it receives against the golden file of the
+//! revision in `tests/golden/mcp/`.
+//!
 //! No Python here: `tests/mcp_interop.rs` runs the official Python SDK against the example
 //! server.
 
@@ -276,24 +280,98 @@ async fn list_changed_after_register(
     assert!(!tools.iter().any(|t| t.name == "get_marker"));
 }
 
+/// 2026-07-28 has no session-wide notifications: list_changed arrives on a `subscriptions/listen`
+/// stream that asked for it.
+async fn list_changed_on_a_subscription(
+    client: &RunningService<RoleClient, Watcher>,
+    toolbox: &Toolbox,
+) {
+    use rmcp::model::{ServerNotification, SubscriptionFilter};
+    let filter = SubscriptionFilter::builder().tools_list_changed().build();
+    let mut subscription = tokio::time::timeout(BOUND, client.listen(filter))
+        .await
+        .unwrap()
+        .unwrap();
+    for (change, listed) in [(true, true), (false, false)] {
+        if change {
+            toolbox.register(get_marker::tool()).unwrap();
+        } else {
+            toolbox.deregister("get_marker").unwrap();
+        }
+        let notification = tokio::time::timeout(BOUND, subscription.next())
+            .await
+            .expect("list_changed arrives on the subscription")
+            .unwrap();
+        assert!(
+            matches!(
+                notification,
+                Some(ServerNotification::ToolListChangedNotification(_))
+            ),
+            "{notification:?}"
+        );
+        let tools = client.list_all_tools().await.unwrap();
+        assert_eq!(tools.iter().any(|t| t.name == "get_marker"), listed);
+    }
+    subscription.cancel().await.unwrap();
+}
+
+/// The lifecycle rmcp's client of `version` opens with: `initialize` up to 2025-11-25; from
+/// 2026-07-28, which has no handshake, `server/discover` and the version in every request.
+fn lifecycle_of(version: &ProtocolVersion) -> rmcp::service::ClientLifecycleMode {
+    if version.has_initialize() {
+        rmcp::service::ClientLifecycleMode::Initialize
+    } else {
+        rmcp::service::ClientLifecycleMode::Discover {
+            preferred_versions: vec![version.clone()],
+        }
+    }
+}
+
+/// The session checks and list_changed for rmcp's client of `version` on `transport`.
+async fn every_version_checks<T, E, A>(
+    version: ProtocolVersion,
+    transport: T,
+    toolbox: &Toolbox,
+    dir: &Dir,
+) where
+    T: rmcp::transport::IntoTransport<RoleClient, E, A>,
+    E: std::error::Error + Send + Sync + 'static,
+{
+    let client = rmcp::service::serve_client_with_lifecycle(
+        Watcher::new(version.clone()),
+        transport,
+        lifecycle_of(&version),
+    )
+    .await
+    .unwrap();
+    assert_eq!(
+        client.peer_info().unwrap().protocol_version,
+        version,
+        "the server agrees to the client's version"
+    );
+    session_checks(&client, toolbox, dir, version.as_str()).await;
+    if version.has_initialize() {
+        list_changed_after_register(&client, toolbox).await;
+    } else {
+        list_changed_on_a_subscription(&client, toolbox).await;
+    }
+    client.cancel().await.unwrap();
+}
+
+const VERSIONS: [ProtocolVersion; 3] = [
+    ProtocolVersion::V_2025_06_18,
+    ProtocolVersion::V_2025_11_25,
+    ProtocolVersion::V_2026_07_28,
+];
+
 #[tokio::test]
 async fn rmcp_client_over_a_stdio_stream_in_every_version() {
-    for version in [ProtocolVersion::V_2025_06_18, ProtocolVersion::V_2025_11_25] {
+    for version in VERSIONS {
         let dir = Dir::new("stdio");
         let tb = toolbox(&dir, Arc::default(), Policy::allow_all());
         let (server_end, client_end) = tokio::io::duplex(1 << 20);
         let server = tokio::spawn(McpServer::new(Arc::clone(&tb)).serve(server_end));
-        let client = rmcp::serve_client(Watcher::new(version.clone()), client_end)
-            .await
-            .unwrap();
-        assert_eq!(
-            client.peer_info().unwrap().protocol_version,
-            version,
-            "the server agrees to the client's version"
-        );
-        session_checks(&client, &tb, &dir, version.as_str()).await;
-        list_changed_after_register(&client, &tb).await;
-        client.cancel().await.unwrap();
+        every_version_checks(version, client_end, &tb, &dir).await;
         tokio::time::timeout(BOUND, server)
             .await
             .unwrap()
@@ -303,21 +381,19 @@ async fn rmcp_client_over_a_stdio_stream_in_every_version() {
 }
 
 #[tokio::test]
-async fn rmcp_client_over_streamable_http() {
-    let dir = Dir::new("http");
-    let tb = toolbox(&dir, Arc::default(), Policy::allow_all());
-    let http = McpServer::new(Arc::clone(&tb))
-        .bind_http("127.0.0.1:0")
-        .await
-        .unwrap();
-    let transport = rmcp::transport::StreamableHttpClientTransport::from_uri(http.url().as_str());
-    let client = rmcp::serve_client(Watcher::new(ProtocolVersion::V_2025_11_25), transport)
-        .await
-        .unwrap();
-    session_checks(&client, &tb, &dir, "2025-11-25").await;
-    list_changed_after_register(&client, &tb).await;
-    client.cancel().await.unwrap();
-    http.shutdown().await;
+async fn rmcp_client_over_streamable_http_in_every_version() {
+    for version in VERSIONS {
+        let dir = Dir::new("http");
+        let tb = toolbox(&dir, Arc::default(), Policy::allow_all());
+        let http = McpServer::new(Arc::clone(&tb))
+            .bind_http("127.0.0.1:0")
+            .await
+            .unwrap();
+        let transport =
+            rmcp::transport::StreamableHttpClientTransport::from_uri(http.url().as_str());
+        every_version_checks(version, transport, &tb, &dir).await;
+        http.shutdown().await;
+    }
 }
 
 // ------------------------------------------------------------------ raw JSON-RPC over a stream
@@ -330,15 +406,9 @@ struct Raw {
 }
 
 impl Raw {
+    /// A connection to a fresh server for `toolbox`, after a 2025-11-25 handshake.
     async fn start(toolbox: Arc<Toolbox>) -> Raw {
-        let (server_end, client_end) = tokio::io::duplex(1 << 20);
-        tokio::spawn(McpServer::new(toolbox).serve(server_end));
-        let (read, write) = tokio::io::split(client_end);
-        let mut raw = Raw {
-            write,
-            lines: BufReader::new(read).lines(),
-            seen: Vec::new(),
-        };
+        let mut raw = Raw::connect(toolbox);
         raw.send(
             json!({"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {
             "protocolVersion": "2025-11-25", "capabilities": {},
@@ -349,6 +419,18 @@ impl Raw {
         raw.send(json!({"jsonrpc": "2.0", "method": "notifications/initialized"}))
             .await;
         raw
+    }
+
+    /// A connection to a fresh server for `toolbox`, before any message.
+    fn connect(toolbox: Arc<Toolbox>) -> Raw {
+        let (server_end, client_end) = tokio::io::duplex(1 << 20);
+        tokio::spawn(McpServer::new(toolbox).serve(server_end));
+        let (read, write) = tokio::io::split(client_end);
+        Raw {
+            write,
+            lines: BufReader::new(read).lines(),
+            seen: Vec::new(),
+        }
     }
 
     async fn send(&mut self, message: Value) {
@@ -716,4 +798,459 @@ async fn over_http_shutdown_cancels_calls_in_progress_and_closes_every_connectio
             "an answer was sent for the dropped call: {text}"
         );
     }
+}
+
+// ------------------------------------------------------------ one test per protocol revision
+//
+// Each revision the server speaks, as a client of that revision sees it: rmcp's client and raw
+// JSON-RPC, over a stdio-like stream and over streamable HTTP on 127.0.0.1. The version is
+// asserted exactly, and the `tools/list` result every client receives is the committed golden
+// file of its revision, `tests/golden/mcp/tools-list-<revision>.json`
+// (`TOOLSMITH_UPDATE_SNAPSHOTS=1` rewrites them; review the diff).
+//
+// The 2025 revisions negotiate in the `initialize` handshake, whose result names the version.
+// 2026-07-28 has no handshake: the client names its version in every request's `_meta`
+// (`io.modelcontextprotocol/protocolVersion`, required beside `clientCapabilities`), over HTTP
+// also in the `MCP-Protocol-Version` header (with `Mcp-Method`) and without a session; it may
+// first ask `server/discover` which versions the server supports.
+
+/// The revisions the server speaks, oldest first, as `server/discover` lists them.
+const REVISIONS: [&str; 3] = ["2025-06-18", "2025-11-25", "2026-07-28"];
+
+/// Whether `version` opens with the `initialize` handshake (the revisions before 2026-07-28).
+fn has_initialize(version: &str) -> bool {
+    version < "2026-07-28"
+}
+
+/// The `_meta` a 2026-07-28 client sends with every request.
+fn request_meta(version: &str) -> Value {
+    json!({
+        "io.modelcontextprotocol/protocolVersion": version,
+        "io.modelcontextprotocol/clientCapabilities": {},
+        "io.modelcontextprotocol/clientInfo": {"name": "raw", "version": "1"},
+    })
+}
+
+fn initialize_request(id: u64, version: &str) -> Value {
+    json!({"jsonrpc": "2.0", "id": id, "method": "initialize", "params": {
+        "protocolVersion": version, "capabilities": {},
+        "clientInfo": {"name": "raw", "version": "1"}}})
+}
+
+/// A request of the 2026-07-28 lifecycle: `params` with the request `_meta` of `version`.
+fn inline_request(id: u64, method: &str, version: &str) -> Value {
+    json!({"jsonrpc": "2.0", "id": id, "method": method,
+        "params": {"_meta": request_meta(version)}})
+}
+
+/// Asserts `value` conforms to the definition `name` of the official schema of `version`.
+#[track_caller]
+fn assert_conforms(version: &str, name: &str, value: &Value) {
+    let validator = fixture::definition_validator(version, name);
+    let errors: Vec<String> = validator
+        .iter_errors(value)
+        .map(|e| e.to_string())
+        .collect();
+    assert!(errors.is_empty(), "{version} {name}: {errors:?}\n{value}");
+}
+
+/// The checks of a `tools/list` result that do not need the golden file: the official
+/// `ListToolsResult` of the revision, and the fields that differ between revisions.
+#[track_caller]
+fn assert_revision_shape(version: &str, list: &Value) {
+    assert_conforms(version, "ListToolsResult", list);
+    let mut keys: Vec<&str> = list
+        .as_object()
+        .unwrap()
+        .keys()
+        .map(String::as_str)
+        .collect();
+    keys.sort_unstable();
+    let search_text = list["tools"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|t| t["name"] == "search_text")
+        .expect("search_text is listed");
+    if has_initialize(version) {
+        // No `resultType` and no cache hints before 2026-07-28, and every output schema is an
+        // object (a list result is wrapped as `{"result": [...]}`).
+        assert_eq!(keys, ["tools"], "{version}");
+        assert_eq!(search_text["outputSchema"]["type"], "object", "{version}");
+    } else {
+        assert_eq!(
+            keys,
+            ["cacheScope", "resultType", "tools", "ttlMs"],
+            "{version}"
+        );
+        assert_eq!(list["resultType"], "complete");
+        // The list is built on every request (`ttlMs` 0) for this caller only (`private`).
+        assert_eq!(list["ttlMs"], 0);
+        assert_eq!(list["cacheScope"], "private");
+        // Any JSON value may be a tool's output: the list of matches is not wrapped.
+        assert!(
+            search_text["outputSchema"].get("type").is_none(),
+            "{search_text}"
+        );
+    }
+}
+
+/// How a test uses a golden file under `TOOLSMITH_UPDATE_SNAPSHOTS=1`.
+#[derive(PartialEq)]
+enum Golden {
+    /// The revision's own test: it rewrites the file.
+    Writes,
+    /// Another test: it skips the comparison (the file is being rewritten).
+    Reads,
+}
+
+/// `list` is the committed `tools/list` result of `version`; with
+/// `TOOLSMITH_UPDATE_SNAPSHOTS=1` the revision's own test writes it instead.
+#[track_caller]
+fn assert_golden_tools_list(version: &str, list: &Value, golden: Golden) {
+    let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join(format!("tests/golden/mcp/tools-list-{version}.json"));
+    let actual = serde_json::to_string_pretty(list).unwrap() + "\n";
+    if toolsmith::export::update_requested() {
+        if golden == Golden::Reads {
+            return;
+        }
+        std::fs::create_dir_all(path.parent().unwrap()).unwrap();
+        std::fs::write(&path, &actual).unwrap();
+        return;
+    }
+    let expected = std::fs::read_to_string(&path).unwrap_or_else(|e| {
+        panic!(
+            "{}: {e}; TOOLSMITH_UPDATE_SNAPSHOTS=1 writes it",
+            path.display()
+        )
+    });
+    assert!(
+        expected == actual,
+        "{}: the tools/list result differs from the golden file\n--- expected\n{expected}\n+++ actual\n{actual}\n\
+         If the change is intended, rerun with TOOLSMITH_UPDATE_SNAPSHOTS=1 and review the diff.",
+        path.display()
+    );
+}
+
+/// The `tools/list` result a raw client of `version` receives over a stdio-like stream, after
+/// the version is settled: `initialize` (2025) or `server/discover` (2026-07-28).
+async fn raw_stdio_tools_list(toolbox: Arc<Toolbox>, version: &str) -> Value {
+    let mut raw = Raw::connect(toolbox);
+    if has_initialize(version) {
+        raw.send(initialize_request(1, version)).await;
+        let init = raw.response(1).await;
+        assert_eq!(init["result"]["protocolVersion"], version, "{init}");
+        assert_conforms(version, "InitializeResult", &init["result"]);
+        raw.send(json!({"jsonrpc": "2.0", "method": "notifications/initialized"}))
+            .await;
+        raw.send(json!({"jsonrpc": "2.0", "id": 2, "method": "tools/list"}))
+            .await;
+    } else {
+        raw.send(inline_request(1, "server/discover", version))
+            .await;
+        let discovered = raw.response(1).await;
+        assert_eq!(
+            discovered["result"]["supportedVersions"],
+            json!(REVISIONS),
+            "{discovered}"
+        );
+        assert_conforms(version, "DiscoverResult", &discovered["result"]);
+        raw.send(inline_request(2, "tools/list", version)).await;
+    }
+    let list = raw.response(2).await;
+    assert!(list.get("error").is_none(), "{version}: {list}");
+    list["result"].clone()
+}
+
+/// One POST of `body` to `url`: the status, the headers and the JSON-RPC messages of the body.
+async fn http_post(
+    url: &str,
+    body: &Value,
+    headers: &[(&str, &str)],
+) -> (reqwest::StatusCode, reqwest::header::HeaderMap, Vec<Value>) {
+    let mut req = reqwest::Client::new()
+        .post(url)
+        .header("content-type", "application/json")
+        .header("accept", "application/json, text/event-stream")
+        .body(body.to_string());
+    for (k, v) in headers {
+        req = req.header(*k, *v);
+    }
+    let res = tokio::time::timeout(BOUND, req.send())
+        .await
+        .unwrap()
+        .unwrap();
+    let status = res.status();
+    let headers = res.headers().clone();
+    let text = tokio::time::timeout(BOUND, res.text())
+        .await
+        .unwrap()
+        .unwrap();
+    (status, headers, messages(&text))
+}
+
+/// The response to `id` among `messages`.
+#[track_caller]
+fn response_to(messages: &[Value], id: u64) -> Value {
+    messages
+        .iter()
+        .find(|m| m["id"] == id && m.get("method").is_none())
+        .unwrap_or_else(|| panic!("no response to {id} in {messages:?}"))
+        .clone()
+}
+
+/// The `tools/list` result a raw client of `version` receives over streamable HTTP: a session
+/// opened by `initialize` (2025), or sessionless requests that carry the version in their
+/// `_meta` and in the `MCP-Protocol-Version` header (2026-07-28).
+async fn raw_http_tools_list(url: &str, version: &str) -> Value {
+    if has_initialize(version) {
+        let (status, headers, answer) = http_post(url, &initialize_request(1, version), &[]).await;
+        assert!(status.is_success(), "{status}");
+        let init = response_to(&answer, 1);
+        assert_eq!(init["result"]["protocolVersion"], version, "{init}");
+        assert_conforms(version, "InitializeResult", &init["result"]);
+        let session = headers
+            .get("mcp-session-id")
+            .expect("a session for a 2025 revision")
+            .to_str()
+            .unwrap()
+            .to_string();
+        let with = [
+            ("mcp-session-id", session.as_str()),
+            ("mcp-protocol-version", version),
+        ];
+        let initialized = json!({"jsonrpc": "2.0", "method": "notifications/initialized"});
+        let (status, _, _) = http_post(url, &initialized, &with).await;
+        assert!(status.is_success(), "{status}");
+        let list = json!({"jsonrpc": "2.0", "id": 2, "method": "tools/list"});
+        let (status, _, answer) = http_post(url, &list, &with).await;
+        assert!(status.is_success(), "{status}");
+        return response_to(&answer, 2)["result"].clone();
+    }
+    let with = |method| [("mcp-protocol-version", version), ("mcp-method", method)];
+    let discover = inline_request(1, "server/discover", version);
+    let (status, headers, answer) = http_post(url, &discover, &with("server/discover")).await;
+    assert!(status.is_success(), "{status}");
+    assert!(
+        headers.get("mcp-session-id").is_none(),
+        "no session in 2026-07-28"
+    );
+    let discovered = response_to(&answer, 1);
+    assert_eq!(
+        discovered["result"]["supportedVersions"],
+        json!(REVISIONS),
+        "{discovered}"
+    );
+    assert_conforms(version, "DiscoverResult", &discovered["result"]);
+    let list = inline_request(2, "tools/list", version);
+    let (status, headers, answer) = http_post(url, &list, &with("tools/list")).await;
+    assert!(status.is_success(), "{status}");
+    assert!(
+        headers.get("mcp-session-id").is_none(),
+        "no session in 2026-07-28"
+    );
+    let list = response_to(&answer, 2);
+    assert!(list.get("error").is_none(), "{version}: {list}");
+    list["result"].clone()
+}
+
+/// The version rmcp's client of `version` settles on, and the tools it lists: with the
+/// `initialize` handshake (2025), or with `server/discover` and per-request `_meta` (2026-07-28).
+async fn rmcp_tools_list<T, E, A>(version: &str, transport: T) -> (ProtocolVersion, Value)
+where
+    T: rmcp::transport::IntoTransport<RoleClient, E, A>,
+    E: std::error::Error + Send + Sync + 'static,
+{
+    let wanted: ProtocolVersion = serde_json::from_value(json!(version)).unwrap();
+    let lifecycle = lifecycle_of(&wanted);
+    let client = tokio::time::timeout(
+        BOUND,
+        rmcp::service::serve_client_with_lifecycle(Watcher::new(wanted), transport, lifecycle),
+    )
+    .await
+    .expect("the client starts within the bound")
+    .unwrap();
+    let settled = client.peer_info().unwrap().protocol_version.clone();
+    let tools = tokio::time::timeout(BOUND, client.list_all_tools())
+        .await
+        .unwrap()
+        .unwrap();
+    client.cancel().await.unwrap();
+    (settled, serde_json::to_value(tools).unwrap())
+}
+
+/// Every client of `version`, over both transports, settles on `version` exactly and receives
+/// the golden `tools/list` result of `version`.
+async fn revision_checks(version: &str) {
+    let dir = Dir::new("revision");
+    let tb = toolbox(&dir, Arc::default(), Policy::allow_all());
+
+    let stdio_raw = raw_stdio_tools_list(Arc::clone(&tb), version).await;
+    assert_revision_shape(version, &stdio_raw);
+    assert_golden_tools_list(version, &stdio_raw, Golden::Writes);
+    for tool in stdio_raw["tools"].as_array().unwrap() {
+        assert_conforms(version, "Tool", tool);
+    }
+
+    let http = McpServer::new(Arc::clone(&tb))
+        .bind_http("127.0.0.1:0")
+        .await
+        .unwrap();
+    let http_raw = raw_http_tools_list(&http.url(), version).await;
+    assert_eq!(
+        http_raw, stdio_raw,
+        "{version}: HTTP and stdio lists differ"
+    );
+
+    let wanted: ProtocolVersion = serde_json::from_value(json!(version)).unwrap();
+    let (server_end, client_end) = tokio::io::duplex(1 << 20);
+    let server = tokio::spawn(McpServer::new(Arc::clone(&tb)).serve(server_end));
+    let (settled, tools) = rmcp_tools_list(version, client_end).await;
+    assert_eq!(settled, wanted, "rmcp's client over a stream");
+    assert_eq!(
+        tools, stdio_raw["tools"],
+        "{version}: rmcp's client over a stream"
+    );
+    tokio::time::timeout(BOUND, server)
+        .await
+        .unwrap()
+        .unwrap()
+        .unwrap();
+
+    let transport = rmcp::transport::StreamableHttpClientTransport::from_uri(http.url().as_str());
+    let (settled, tools) = rmcp_tools_list(version, transport).await;
+    assert_eq!(settled, wanted, "rmcp's client over HTTP");
+    assert_eq!(
+        tools, stdio_raw["tools"],
+        "{version}: rmcp's client over HTTP"
+    );
+    http.shutdown().await;
+}
+
+#[tokio::test]
+async fn revision_2025_06_18_is_negotiated_exactly_and_every_client_lists_its_golden_tools() {
+    revision_checks("2025-06-18").await;
+}
+
+#[tokio::test]
+async fn revision_2025_11_25_is_negotiated_exactly_and_every_client_lists_its_golden_tools() {
+    revision_checks("2025-11-25").await;
+}
+
+#[tokio::test]
+async fn revision_2026_07_28_is_served_by_discovery_and_request_meta_and_every_client_lists_its_golden_tools(
+) {
+    revision_checks("2026-07-28").await;
+}
+
+/// `server/discover` is optional in 2026-07-28: a first request with complete `_meta` is
+/// served as 2026-07-28 on its own, over both transports.
+#[tokio::test]
+async fn a_2026_07_28_client_may_list_tools_without_discovering_first() {
+    let version = "2026-07-28";
+    let dir = Dir::new("no-discover");
+    let tb = toolbox(&dir, Arc::default(), Policy::allow_all());
+    let mut raw = Raw::connect(Arc::clone(&tb));
+    raw.send(inline_request(1, "tools/list", version)).await;
+    let list = raw.response(1).await["result"].clone();
+    assert_revision_shape(version, &list);
+    assert_golden_tools_list(version, &list, Golden::Reads);
+
+    let http = McpServer::new(tb).bind_http("127.0.0.1:0").await.unwrap();
+    let headers = [
+        ("mcp-protocol-version", version),
+        ("mcp-method", "tools/list"),
+    ];
+    let (status, _, answer) = http_post(
+        &http.url(),
+        &inline_request(1, "tools/list", version),
+        &headers,
+    )
+    .await;
+    assert!(status.is_success(), "{status}");
+    assert_eq!(response_to(&answer, 1)["result"], list);
+    http.shutdown().await;
+}
+
+/// Pins what a client gets when it names 2026-07-28 in `initialize`, a handshake that revision
+/// does not have: the server answers with 2025-11-25, the newest revision it speaks that has
+/// the handshake (the 2025 rules: a version the server supports, preferably its latest), and
+/// the session is a 2025-11-25 session. rmcp's `serve_client` does this when its
+/// `ClientConfig` names 2026-07-28; a 2026-07-28 session needs `server/discover` or
+/// per-request `_meta` (see the revision tests above).
+#[tokio::test]
+async fn initialize_naming_2026_07_28_is_answered_with_2025_11_25_the_newest_revision_with_a_handshake(
+) {
+    let dir = Dir::new("init-2026");
+    let tb = toolbox(&dir, Arc::default(), Policy::allow_all());
+
+    let mut raw = Raw::connect(Arc::clone(&tb));
+    raw.send(initialize_request(1, "2026-07-28")).await;
+    let init = raw.response(1).await;
+    assert_eq!(init["result"]["protocolVersion"], "2025-11-25", "{init}");
+    raw.send(json!({"jsonrpc": "2.0", "method": "notifications/initialized"}))
+        .await;
+    raw.send(json!({"jsonrpc": "2.0", "id": 2, "method": "tools/list"}))
+        .await;
+    let list = raw.response(2).await["result"].clone();
+    assert_golden_tools_list("2025-11-25", &list, Golden::Reads);
+
+    let http = McpServer::new(Arc::clone(&tb))
+        .bind_http("127.0.0.1:0")
+        .await
+        .unwrap();
+    let (status, headers, answer) =
+        http_post(&http.url(), &initialize_request(1, "2026-07-28"), &[]).await;
+    assert!(status.is_success(), "{status}");
+    assert!(headers.get("mcp-session-id").is_some(), "a 2025 session");
+    let init = response_to(&answer, 1);
+    assert_eq!(init["result"]["protocolVersion"], "2025-11-25", "{init}");
+    http.shutdown().await;
+
+    let (server_end, client_end) = tokio::io::duplex(1 << 20);
+    tokio::spawn(McpServer::new(tb).serve(server_end));
+    let client = rmcp::serve_client(Watcher::new(ProtocolVersion::V_2026_07_28), client_end)
+        .await
+        .unwrap();
+    assert_eq!(
+        client.peer_info().unwrap().protocol_version,
+        ProtocolVersion::V_2025_11_25
+    );
+    client.cancel().await.unwrap();
+}
+
+/// A 2026-07-28-style request naming a revision the server does not speak (2025-03-26, which
+/// rmcp knows) gets `UnsupportedProtocolVersionError` (-32022) with the requested version and
+/// the supported ones; over HTTP with status 400. Serving goes on.
+#[tokio::test]
+async fn a_request_naming_a_revision_the_server_does_not_speak_gets_unsupported_protocol_version() {
+    let old = "2025-03-26";
+    let dir = Dir::new("unsupported");
+    let tb = toolbox(&dir, Arc::default(), Policy::allow_all());
+    let expected = json!({"requested": old, "supported": REVISIONS});
+
+    let mut raw = Raw::connect(Arc::clone(&tb));
+    for (id, method) in [(1, "server/discover"), (2, "tools/list")] {
+        raw.send(inline_request(id, method, old)).await;
+        let answer = raw.response(id).await;
+        assert_eq!(answer["error"]["code"], -32022, "{method}: {answer}");
+        assert_eq!(answer["error"]["data"], expected, "{method}: {answer}");
+        assert_conforms("2026-07-28", "UnsupportedProtocolVersionError", &answer);
+    }
+    raw.send(inline_request(3, "tools/list", "2026-07-28"))
+        .await;
+    assert_eq!(raw.response(3).await["result"]["resultType"], "complete");
+
+    let http = McpServer::new(tb).bind_http("127.0.0.1:0").await.unwrap();
+    for (id, method) in [(1, "server/discover"), (2, "tools/list")] {
+        let headers = [("mcp-protocol-version", old), ("mcp-method", method)];
+        let (status, _, answer) =
+            http_post(&http.url(), &inline_request(id, method, old), &headers).await;
+        assert_eq!(status, reqwest::StatusCode::BAD_REQUEST, "{method}");
+        let answer = response_to(&answer, id);
+        assert_eq!(answer["error"]["code"], -32022, "{method}: {answer}");
+        assert_eq!(answer["error"]["data"], expected, "{method}: {answer}");
+    }
+    http.shutdown().await;
 }

@@ -73,12 +73,22 @@ fn workspace_file(rel: &str) -> Value {
 /// A validator for the official `Tool` definition of `version` (see
 /// tool-core/tests/export_mcp_schema.rs).
 pub fn tool_validator(version: &str) -> jsonschema::Validator {
+    definition_validator(version, "Tool")
+}
+
+/// A validator for the definition `name` (e.g. `ListToolsResult`) of the official schema of
+/// `version`.
+pub fn definition_validator(version: &str, name: &str) -> jsonschema::Validator {
     let mut doc = workspace_file(&format!("tests/fixtures/specs/mcp-schema-{version}.json"));
     let defs = if doc.get("definitions").is_some() {
         "definitions"
     } else {
         "$defs"
     };
-    doc["$ref"] = json!(format!("#/{defs}/Tool"));
+    assert!(
+        doc[defs].get(name).is_some(),
+        "no {name} in the {version} schema"
+    );
+    doc["$ref"] = json!(format!("#/{defs}/{name}"));
     jsonschema::validator_for(&doc).unwrap()
 }
