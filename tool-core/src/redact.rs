@@ -1450,6 +1450,26 @@ mod tests {
         }
     }
 
+    /// The proptest tests of this file read `proptest-regressions/redact.txt` (the default
+    /// `SourceParallel` naming) and replay every seed committed there.
+    #[test]
+    fn the_committed_regression_seeds_are_the_ones_replayed() {
+        let committed: Vec<String> = include_str!("../proptest-regressions/redact.txt")
+            .lines()
+            .map(|l| l.split('#').next().unwrap_or_default().trim().to_string())
+            .filter(|l| !l.is_empty())
+            .collect();
+        assert!(!committed.is_empty());
+        let loaded: Vec<String> = proptest::prelude::ProptestConfig::with_cases(64)
+            .failure_persistence
+            .expect("failure persistence is on (is PROPTEST_DISABLE_FAILURE_PERSISTENCE set?)")
+            .load_persisted_failures2(Some(file!()))
+            .iter()
+            .map(ToString::to_string)
+            .collect();
+        assert_eq!(loaded, committed);
+    }
+
     #[test]
     fn the_prefilter_finds_each_literal_in_any_ascii_case() {
         let r = Redactor::new();

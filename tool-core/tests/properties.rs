@@ -2,11 +2,16 @@
 //! `cargo test`): a call never panics and always answers with a valid envelope of a known
 //! status; the compiled validator agrees with the `jsonschema` crate; oversized arguments are
 //! refused before parsing, and only those.
+//!
+//! Failures are saved to `properties.proptest-regressions` beside this file, and the seeds
+//! committed there are replayed before any new case (checked by
+//! `the_committed_regression_seeds_are_the_ones_replayed`).
 
 mod common;
 
 use common::rt;
 use proptest::prelude::*;
+use proptest::test_runner::FileFailurePersistence;
 use serde_json::{json, Map, Value};
 use std::sync::OnceLock;
 use tool_core::__internal::Validator;
@@ -186,24 +191,89 @@ fn check_envelope(env: &tool_core::Envelope) -> Result<(), TestCaseError> {
     Ok(())
 }
 
-proptest! {
-    #![proptest_config(ProptestConfig {
+/// A call with `args` as a value answers with a valid envelope, and what a well-behaved tool ran
+/// with (the arguments after the toolbox's normalization: null as {}, nulls for optional
+/// parameters left out) is valid for its schema.
+fn call_with_value(name: &str, args: Value) -> Result<(), TestCaseError> {
+    let env = rt().block_on(toolbox().call(name, args));
+    check_envelope(&env)?;
+    if env.status == Status::Ok && name != "misbehave" {
+        let schema = schemas().into_iter().find(|(n, _)| *n == name).unwrap().1;
+        let v = Validator::new(&schema).unwrap();
+        prop_assert!(
+            v.is_valid(env.data.as_ref().unwrap()),
+            "{} ran with invalid {}",
+            name,
+            env.to_json()
+        );
+    }
+    Ok(())
+}
+
+/// The case `properties.proptest-regressions` records (null arguments, shrunk to `tree`), for
+/// every tool, whatever the strategies generate from the committed seed today.
+#[test]
+fn null_arguments_answer_with_a_valid_envelope_for_every_tool() {
+    for name in [
+        "echo_text",
+        "add_numbers",
+        "pick_size",
+        "tree",
+        "tagged",
+        "misbehave",
+    ] {
+        if let Err(e) = call_with_value(name, Value::Null) {
+            panic!("{name}: {e}");
+        }
+    }
+}
+
+/// The configuration of every property here. A failure's seed is appended to
+/// `properties.proptest-regressions` beside this file (proptest's `WithSource` naming: the
+/// source file's name with that extension), and every seed in it is replayed first.
+fn config() -> ProptestConfig {
+    ProptestConfig {
         cases: 400,
-        // Failures are reported with their minimal input; nothing is written beside the tests.
-        failure_persistence: None,
+        failure_persistence: Some(Box::new(FileFailurePersistence::WithSource(
+            "proptest-regressions",
+        ))),
         ..ProptestConfig::default()
-    })]
+    }
+}
+
+/// The seeds of a committed regression file, as proptest writes them (`cc <hex>`).
+fn committed_seeds(text: &str) -> Vec<String> {
+    text.lines()
+        .map(|l| l.split('#').next().unwrap_or_default().trim())
+        .filter(|l| !l.is_empty())
+        .map(str::to_string)
+        .collect()
+}
+
+/// The properties' configuration reads exactly the committed regression file: every seed in
+/// it, none from anywhere else. A renamed file, a moved test or persistence switched off fails.
+#[test]
+fn the_committed_regression_seeds_are_the_ones_replayed() {
+    let committed = committed_seeds(include_str!("properties.proptest-regressions"));
+    assert!(!committed.is_empty());
+    let persistence = config()
+        .failure_persistence
+        .expect("failure persistence is on (is PROPTEST_DISABLE_FAILURE_PERSISTENCE set?)");
+    // What the runner of every `proptest!` test below loads: its source file is `file!()`.
+    let loaded: Vec<String> = persistence
+        .load_persisted_failures2(Some(file!()))
+        .iter()
+        .map(ToString::to_string)
+        .collect();
+    assert_eq!(loaded, committed);
+}
+
+proptest! {
+    #![proptest_config(config())]
 
     #[test]
     fn a_call_with_any_value_answers_with_a_valid_envelope(name in arb_tool(), args in arb_json()) {
-        let env = rt().block_on(toolbox().call(&name, args.clone()));
-        check_envelope(&env)?;
-        // What a well-behaved tool ran with (the arguments after the toolbox's normalization:
-        // null as {}, nulls for optional parameters left out) is valid for its schema.
-        if env.status == Status::Ok && name != "misbehave" {
-            let v = Validator::new(&schemas().into_iter().find(|(n, _)| *n == name).unwrap().1).unwrap();
-            prop_assert!(v.is_valid(env.data.as_ref().unwrap()), "{} ran with invalid {}", name, env.to_json());
-        }
+        call_with_value(&name, args)?;
     }
 
     #[test]
