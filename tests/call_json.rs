@@ -283,8 +283,41 @@ fn piece() -> impl Strategy<Value = String> {
     ]
 }
 
+/// The configuration of the properties below. A failure's seed is appended to
+/// `call_json.proptest-regressions` beside this file (proptest's `WithSource` naming), and every
+/// seed in it is replayed first.
+fn config() -> ProptestConfig {
+    ProptestConfig {
+        cases: 32,
+        failure_persistence: Some(Box::new(
+            proptest::test_runner::FileFailurePersistence::WithSource("proptest-regressions"),
+        )),
+        ..ProptestConfig::default()
+    }
+}
+
+/// The properties' configuration reads exactly the committed regression file: every seed in
+/// it, none from anywhere else. A renamed file, a moved test or persistence switched off fails.
+#[test]
+fn the_committed_regression_seeds_are_the_ones_replayed() {
+    let committed: Vec<String> = include_str!("call_json.proptest-regressions")
+        .lines()
+        .map(|l| l.split('#').next().unwrap_or_default().trim().to_string())
+        .filter(|l| !l.is_empty())
+        .collect();
+    assert!(!committed.is_empty());
+    let loaded: Vec<String> = config()
+        .failure_persistence
+        .expect("failure persistence is on (is PROPTEST_DISABLE_FAILURE_PERSISTENCE set?)")
+        .load_persisted_failures2(Some(file!()))
+        .iter()
+        .map(ToString::to_string)
+        .collect();
+    assert_eq!(loaded, committed);
+}
+
 proptest! {
-    #![proptest_config(ProptestConfig { cases: 32, ..ProptestConfig::default() })]
+    #![proptest_config(config())]
 
     #[test]
     fn documents_agree(

@@ -16,7 +16,7 @@ mod tools;
 #[path = "mcp/fixture.rs"]
 mod fixture;
 
-use fixture::{tool_validator, Dir};
+use fixture::{tool_validator, workspace_file, Dir};
 use rmcp::model::{
     CallToolRequestParams, CallToolResult, ClientConfig, ErrorCode, ProtocolVersion,
 };
@@ -162,6 +162,38 @@ fn text_of(result: &CallToolResult) -> String {
         .to_string()
 }
 
+/// Compares the tools a client listed with the committed
+/// `tests/golden/mcp-server/tools-<version>.json`; `TOOLSMITH_UPDATE_SNAPSHOTS=1` rewrites it.
+fn check_listed_golden(listed: &[Value], version: &str) {
+    let rel = format!("tests/golden/mcp-server/tools-{version}.json");
+    let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join(&rel);
+    let actual = serde_json::to_string_pretty(listed).unwrap() + "\n";
+    if toolsmith::export::update_requested() {
+        std::fs::create_dir_all(path.parent().unwrap()).unwrap();
+        std::fs::write(&path, &actual).unwrap();
+        return;
+    }
+    let expected = std::fs::read_to_string(&path).unwrap_or_else(|e| {
+        panic!("{rel}: {e}. Run with TOOLSMITH_UPDATE_SNAPSHOTS=1, review and commit it.")
+    });
+    if expected != actual {
+        // The first line that differs, with its neighbours.
+        let (e, a): (Vec<&str>, Vec<&str>) = (expected.lines().collect(), actual.lines().collect());
+        let at = (0..e.len().max(a.len()))
+            .find(|&i| e.get(i) != a.get(i))
+            .unwrap_or(0);
+        let around =
+            |l: &[&str]| l[at.saturating_sub(3).min(l.len())..(at + 4).min(l.len())].join("\n");
+        panic!(
+            "tools/list ({version}) differs from {rel} at line {}:\n--- {rel}\n{}\n+++ listed\n{}\n\
+             If the change is intended, rerun with TOOLSMITH_UPDATE_SNAPSHOTS=1 and review the diff.",
+            at + 1,
+            around(&e),
+            around(&a)
+        );
+    }
+}
+
 /// The checks every transport and version must pass.
 async fn session_checks(
     client: &RunningService<RoleClient, Watcher>,
@@ -183,6 +215,19 @@ async fn session_checks(
         "2025-11-25" => toolsmith::export::McpVersion::V2025_11_25,
         _ => toolsmith::export::McpVersion::V2026_07_28,
     };
+    // The reviewed list: the committed golden file, and the workspace example's reviewed
+    // export for its three tools (kept by tests/tool_specs.rs).
+    check_listed_golden(&listed, version);
+    let reviewed = workspace_file(&format!(
+        "tests/golden/examples/workspace/mcp-{version}.json"
+    ));
+    let reviewed = reviewed["tools"].as_array().expect("a tools list");
+    assert_eq!(reviewed.len(), 3, "{version}");
+    for tool in reviewed {
+        let served = listed.iter().find(|t| t["name"] == tool["name"]);
+        assert_eq!(served, Some(tool), "{version}: {}", tool["name"]);
+    }
+    // And what the server lists is the toolbox's export for the version.
     let export = toolbox.export(toolsmith::export::Target::Mcp(v)).unwrap();
     assert_eq!(Value::Array(listed.clone()), export["tools"], "{version}");
     let validator = tool_validator(version);

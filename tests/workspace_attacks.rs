@@ -11,7 +11,7 @@ mod common;
 use std::fs;
 use std::os::unix::fs::symlink;
 use std::path::PathBuf;
-use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use std::sync::Arc;
 use toolsmith::workspace::{SearchLimits, Workspace, WorkspaceError};
 
@@ -407,10 +407,11 @@ fn writes_are_atomic_and_leave_no_temporary_files() {
 }
 
 /// Runs `step` (which flips a path between inside and a link out) until `stop` is set or `limit`
-/// steps are done; returns the number of steps.
+/// steps are done, counting the finished steps in `done`; returns the number of steps.
 fn swapper(
     step: impl Fn(bool) + Send + 'static,
     stop: Arc<AtomicBool>,
+    done: Arc<AtomicUsize>,
     limit: usize,
 ) -> std::thread::JoinHandle<usize> {
     std::thread::spawn(move || {
@@ -418,9 +419,23 @@ fn swapper(
         while !stop.load(Ordering::Relaxed) && swaps < limit {
             step(swaps % 2 == 0);
             swaps += 1;
+            done.fetch_add(1, Ordering::SeqCst);
         }
         swaps
     })
+}
+
+/// What the reads of one raced path met.
+#[derive(Debug, Default)]
+struct RaceTally {
+    /// Reads that returned the inside file.
+    inside: usize,
+    /// Reads refused as leading outside the workspace: they met the swapped link.
+    met_link: usize,
+    /// Reads during which at least one swap of the path finished.
+    during_swap: usize,
+    /// Refusals by code.
+    codes: std::collections::BTreeMap<&'static str, usize>,
 }
 
 #[test]
@@ -432,6 +447,7 @@ fn a_file_swapped_for_a_link_to_the_canary_during_reads_never_leaks() {
     // The file: renamed over atomically, a regular file one moment and a link to the canary the
     // next, so every open sees one or the other.
     let (root, secret) = (fx.ws(), fx.secret());
+    let file_swaps = Arc::new(AtomicUsize::new(0));
     let files = swapper(
         move |inside| {
             let tmp = root.join(".race.next");
@@ -444,12 +460,14 @@ fn a_file_swapped_for_a_link_to_the_canary_during_reads_never_leaks() {
             let _ = fs::rename(&tmp, root.join("race.txt"));
         },
         Arc::clone(&stop),
-        200_000,
+        Arc::clone(&file_swaps),
+        2_000_000,
     );
     // The folder: moved aside and replaced by a link to the canary's folder, then moved back.
     fs::create_dir_all(fx.ws().join("racedir")).unwrap();
     fs::write(fx.ws().join("racedir/secret.txt"), "inside\n").unwrap();
     let (root, outside) = (fx.ws(), fx.base.join("outside"));
+    let dir_swaps = Arc::new(AtomicUsize::new(0));
     let dirs = swapper(
         move |inside| {
             let (dir, aside) = (root.join("racedir"), root.join(".racedir.aside"));
@@ -462,45 +480,86 @@ fn a_file_swapped_for_a_link_to_the_canary_during_reads_never_leaks() {
             }
         },
         Arc::clone(&stop),
-        200_000,
+        Arc::clone(&dir_swaps),
+        2_000_000,
     );
-    let (mut ok, mut refused, mut leaked) = (0usize, 0usize, 0usize);
-    let mut codes = std::collections::BTreeMap::new();
-    for i in 0..6000 {
-        let path = if i % 2 == 0 {
-            "race.txt"
-        } else {
-            "racedir/secret.txt"
-        };
-        match ws.read_text(path, 1000) {
-            Ok(f) => {
-                ok += 1;
-                if f.content.contains("CANARY") {
-                    leaked += 1;
-                }
-            }
-            Err(e) => {
-                refused += 1;
-                *codes.entry(e.code()).or_insert(0usize) += 1;
-                if e.to_string().contains("CANARY") {
-                    leaked += 1;
-                }
-            }
+    let targets = [
+        ("race.txt", &file_swaps),
+        ("racedir/secret.txt", &dir_swaps),
+    ];
+    let mut tallies = [RaceTally::default(), RaceTally::default()];
+    let mut leaked = Vec::new();
+    // Rounds of 1,000 reads and 1,000 searches: at least 6, then more (at most 60) until each
+    // path has had reads that met its link and reads that a swap overlapped. The bound keeps a
+    // machine that never interleaves the threads from looping: it fails below instead.
+    const ROUND: usize = 1000;
+    let (min_rounds, max_rounds) = (6, 60);
+    let mut reads = 0usize;
+    for round in 0..max_rounds {
+        let proven = tallies.iter().all(|t| t.met_link > 0 && t.during_swap > 0);
+        if round >= min_rounds && proven {
+            break;
         }
-        if let Ok(found) = ws.search(Some("racedir"), "CANARY", SearchLimits::default()) {
-            leaked += found.len();
+        for i in 0..ROUND {
+            let which = i % 2;
+            let (path, swaps) = targets[which];
+            let tally = &mut tallies[which];
+            let before = swaps.load(Ordering::SeqCst);
+            let result = ws.read_text(path, 1000);
+            if swaps.load(Ordering::SeqCst) != before {
+                tally.during_swap += 1;
+            }
+            reads += 1;
+            match result {
+                Ok(f) => {
+                    tally.inside += 1;
+                    // The only text inside the workspace at either path.
+                    if f.content != "inside\n" {
+                        leaked.push(format!("{path} read {:?}", f.content));
+                    }
+                }
+                Err(e) => {
+                    if e.code() == "OUTSIDE_WORKSPACE" {
+                        tally.met_link += 1;
+                    }
+                    *tally.codes.entry(e.code()).or_insert(0) += 1;
+                    if e.to_string().contains("CANARY") {
+                        leaked.push(format!("{path} refused with {e}"));
+                    }
+                }
+            }
+            if let Ok(found) = ws.search(Some("racedir"), "CANARY", SearchLimits::default()) {
+                if !found.is_empty() {
+                    leaked.push(format!("search found {found:?}"));
+                }
+            }
         }
     }
     stop.store(true, Ordering::Relaxed);
     let swaps = files.join().unwrap() + dirs.join().unwrap();
     let _ = fs::remove_file(fx.ws().join("racedir"));
-    println!(
-        "race: 6000 reads and 6000 searches during {swaps} swaps: {ok} read the inside file, \
-         {refused} refused {codes:?}, {leaked} returned canary bytes"
-    );
-    assert_eq!(leaked, 0, "canary bytes were returned");
-    assert_eq!(ok + refused, 6000);
-    assert!(swaps > 0);
+    println!("race: {reads} reads and {reads} searches during {swaps} swaps");
+    for ((path, _), t) in targets.iter().zip(&tallies) {
+        println!(
+            "  {path}: {} read the inside file, {} met the link (refused as outside), \
+             {} overlapped a swap; refusals {:?}",
+            t.inside, t.met_link, t.during_swap, t.codes
+        );
+    }
+    assert!(leaked.is_empty(), "canary bytes were returned: {leaked:?}");
+    for ((path, _), t) in targets.iter().zip(&tallies) {
+        // The race happened: reads met the swapped link, and swaps finished during reads.
+        assert!(t.met_link > 0, "no read of {path} met the link: {t:?}");
+        assert!(
+            t.during_swap > 0,
+            "no swap of {path} finished during a read: {t:?}"
+        );
+        assert_eq!(
+            t.inside + t.codes.values().sum::<usize>(),
+            reads / 2,
+            "{path}: {t:?}"
+        );
+    }
     assert_eq!(
         fs::read_to_string(fx.secret()).unwrap(),
         format!("{}\n", fx.canary)

@@ -65,7 +65,8 @@ impl Dir {
     }
 }
 
-fn workspace_file(rel: &str) -> Value {
+/// A JSON file of the repository, by its path from the root.
+pub fn workspace_file(rel: &str) -> Value {
     let path = Path::new(env!("CARGO_MANIFEST_DIR")).join(rel);
     serde_json::from_slice(&fs::read(&path).unwrap()).unwrap()
 }

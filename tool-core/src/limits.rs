@@ -466,6 +466,26 @@ mod tests {
         }
     }
 
+    /// The property above reads `proptest-regressions/limits.txt` (the default `SourceParallel`
+    /// naming) and replays every seed committed there.
+    #[test]
+    fn the_committed_regression_seeds_are_the_ones_replayed() {
+        let committed: Vec<String> = include_str!("../proptest-regressions/limits.txt")
+            .lines()
+            .map(|l| l.split('#').next().unwrap_or_default().trim().to_string())
+            .filter(|l| !l.is_empty())
+            .collect();
+        assert!(!committed.is_empty());
+        let loaded: Vec<String> = proptest::prelude::ProptestConfig::default()
+            .failure_persistence
+            .expect("failure persistence is on (is PROPTEST_DISABLE_FAILURE_PERSISTENCE set?)")
+            .load_persisted_failures2(Some(file!()))
+            .iter()
+            .map(ToString::to_string)
+            .collect();
+        assert_eq!(loaded, committed);
+    }
+
     #[test]
     fn the_depth_bound_counts_scalars_below_the_deepest_container_as_before() {
         for levels in [126, 127, 128, 129] {

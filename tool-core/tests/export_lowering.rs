@@ -644,13 +644,191 @@ fn null_optionals_are_stripped_for_the_runtime() {
     );
 }
 
+/// A file of the committed golden export of `fixtures::all()` (`tests/golden/export/`, kept by
+/// `export_golden.rs`).
+fn golden(file: &str) -> Value {
+    let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("tests/golden/export")
+        .join(file);
+    let text = std::fs::read_to_string(&path).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
+    serde_json::from_str(&text).unwrap_or_else(|e| panic!("{}: {e}", path.display()))
+}
+
+/// The tool entries of a target's list document.
+fn entries(target: Target, doc: &Value) -> &Vec<Value> {
+    let list = match target {
+        Target::Mcp(_) => &doc["tools"],
+        Target::Gemini => &doc["functionDeclarations"],
+        _ => doc,
+    };
+    list.as_array()
+        .unwrap_or_else(|| panic!("{target}: no tool list in {doc}"))
+}
+
+/// A tool entry's name, at the top or under `function` (OpenAI chat).
+fn entry_name(entry: &Value) -> &str {
+    entry
+        .get("name")
+        .or_else(|| entry.pointer("/function/name"))
+        .and_then(Value::as_str)
+        .unwrap_or_else(|| panic!("no name in {entry}"))
+}
+
+/// What the committed golden export says of the representative specs: per target its document,
+/// and per tool the slugs of the targets it exports to.
+struct Golden {
+    docs: Vec<(Target, Value)>,
+    exported: Vec<(String, Vec<String>)>,
+}
+
+impl Golden {
+    fn load() -> Golden {
+        let index = golden("index.json");
+        let exported = index["tools"]
+            .as_array()
+            .expect("the index lists tools")
+            .iter()
+            .map(|t| {
+                let slugs = t["exported"].as_array().expect("exported targets");
+                (
+                    t["name"].as_str().unwrap().to_string(),
+                    slugs
+                        .iter()
+                        .map(|s| s.as_str().unwrap().to_string())
+                        .collect(),
+                )
+            })
+            .collect();
+        let docs = Target::all()
+            .iter()
+            .map(|&t| (t, golden(&format!("{}.json", t.slug()))))
+            .collect();
+        Golden { docs, exported }
+    }
+
+    fn doc(&self, target: Target) -> &Value {
+        &self.docs.iter().find(|(t, _)| *t == target).unwrap().1
+    }
+
+    fn exports(&self, tool: &str, target: Target) -> bool {
+        self.exported
+            .iter()
+            .find(|(name, _)| name == tool)
+            .unwrap_or_else(|| panic!("{tool} is not in the golden index"))
+            .1
+            .iter()
+            .any(|s| s == target.slug())
+    }
+
+    /// The golden document for `target` with only the entries of `names`.
+    fn doc_of(&self, target: Target, names: &[&str]) -> Value {
+        let mut doc = self.doc(target).clone();
+        let list = match target {
+            Target::Mcp(_) => &mut doc["tools"],
+            Target::Gemini => &mut doc["functionDeclarations"],
+            _ => &mut doc,
+        };
+        list.as_array_mut()
+            .unwrap()
+            .retain(|e| names.contains(&entry_name(e)));
+        doc
+    }
+
+    /// A list exported for `target`: the golden document of its tools when every one exports
+    /// there, an error otherwise; and the tools that export there, alone as a list, give it.
+    fn check_list(&self, specs: &[ToolSpec], target: Target, order: &str) {
+        let exporting: Vec<ToolSpec> = specs
+            .iter()
+            .filter(|s| self.exports(&s.name, target))
+            .cloned()
+            .collect();
+        let names: Vec<&str> = exporting.iter().map(|s| s.name.as_str()).collect();
+        let expected = self.doc_of(target, &names);
+        match export(specs, target) {
+            Ok(doc) => {
+                assert_eq!(
+                    exporting.len(),
+                    specs.len(),
+                    "{order}: {target} exported {doc}"
+                );
+                assert_eq!(doc, expected, "{order}: the list for {target}");
+            }
+            Err(e) => assert!(exporting.len() < specs.len(), "{order}: {target}: {e}"),
+        }
+        if !exporting.is_empty() {
+            let doc =
+                export(&exporting, target).unwrap_or_else(|e| panic!("{order}: {target}: {e}"));
+            assert_eq!(doc, expected, "{order}: the exporting tools for {target}");
+        }
+    }
+
+    /// One tool exported for `target`: its entry in the golden document, or an error where the
+    /// index says it does not export.
+    fn check_tool(&self, spec: &ToolSpec, target: Target, order: &str) {
+        let entry = entries(target, self.doc(target))
+            .iter()
+            .find(|e| entry_name(e) == spec.name);
+        match export_tool(spec, target) {
+            Ok(v) => {
+                assert!(
+                    self.exports(&spec.name, target),
+                    "{order}: {} for {target}",
+                    spec.name
+                );
+                assert_eq!(Some(&v), entry, "{order}: {} for {target}", spec.name);
+            }
+            Err(e) => {
+                assert!(
+                    !self.exports(&spec.name, target),
+                    "{order}: {}: {e}",
+                    spec.name
+                );
+                assert!(entry.is_none(), "{order}: {} for {target}", spec.name);
+            }
+        }
+    }
+}
+
+/// Exports leave the specs as they were, and no export leaks into another: run in three orders
+/// (targets forward, backward, and each tool through every target in turn), every list and every
+/// tool gives what the committed golden export (made by `export_golden.rs`) says.
 #[test]
 fn exports_do_not_change_the_canonical_spec_or_each_other() {
     let specs = fixtures::all();
     let before = specs.clone();
-    for t in Target::all() {
-        let _ = export(&specs, *t);
+    if update_requested() {
+        // The golden files are being rewritten (export_golden.rs does too): from this export.
+        check_snapshot(
+            &specs,
+            format!("{}/tests/golden/export", env!("CARGO_MANIFEST_DIR")),
+        )
+        .unwrap();
     }
+    let golden = Golden::load();
+    for &t in Target::all() {
+        golden.check_list(&specs, t, "forward");
+    }
+    for &t in Target::all().iter().rev() {
+        golden.check_list(&specs, t, "backward");
+    }
+    for (i, spec) in specs.iter().enumerate() {
+        let targets: Vec<Target> = if i % 2 == 0 {
+            Target::all().to_vec()
+        } else {
+            Target::all().iter().rev().copied().collect()
+        };
+        for t in targets {
+            golden.check_tool(spec, t, "tool by tool");
+            golden.check_list(std::slice::from_ref(spec), t, "tool by tool")
+        }
+    }
+    // Every target exports some of the tools and some targets refuse some: both paths ran.
+    assert!(Target::all()
+        .iter()
+        .all(|&t| specs.iter().any(|s| golden.exports(&s.name, t))));
+    assert!(specs
+        .iter()
+        .any(|s| Target::all().iter().any(|&t| !golden.exports(&s.name, t))));
     assert_eq!(specs, before);
 }
 

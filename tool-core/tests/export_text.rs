@@ -81,9 +81,13 @@ fn text_matches_the_value_for_failures() {
 }
 
 proptest! {
+    // A failure's seed is appended to `export_text.proptest-regressions` beside this file
+    // (proptest's `WithSource` naming), and the seeds committed there are replayed first.
     #![proptest_config(ProptestConfig {
         cases: 256,
-        failure_persistence: None,
+        failure_persistence: Some(Box::new(
+            proptest::test_runner::FileFailurePersistence::WithSource("proptest-regressions"),
+        )),
         ..ProptestConfig::default()
     })]
 

@@ -1,16 +1,22 @@
 //! Properties checked on generated inputs (proptest, a bounded number of cases in every
 //! `cargo test`): a call never panics and always answers with a valid envelope of a known
 //! status; the compiled validator agrees with the `jsonschema` crate; oversized arguments are
-//! refused before parsing, and only those.
+//! refused before parsing, and only those; every built-in redaction pattern redacts its secret
+//! whatever text surrounds it.
+//!
+//! Failures are saved to `properties.proptest-regressions` beside this file, and the seeds
+//! committed there are replayed before any new case (checked by
+//! `the_committed_regression_seeds_are_the_ones_replayed`).
 
 mod common;
 
 use common::rt;
 use proptest::prelude::*;
+use proptest::test_runner::FileFailurePersistence;
 use serde_json::{json, Map, Value};
 use std::sync::OnceLock;
 use tool_core::__internal::Validator;
-use tool_core::{Status, Tool, ToolError, ToolSpec, Toolbox};
+use tool_core::{Redactor, Status, Tool, ToolError, ToolSpec, Toolbox};
 
 const STATUSES: &[&str] = &[
     "ok",
@@ -186,24 +192,208 @@ fn check_envelope(env: &tool_core::Envelope) -> Result<(), TestCaseError> {
     Ok(())
 }
 
-proptest! {
-    #![proptest_config(ProptestConfig {
+/// A call with `args` as a value answers with a valid envelope, and what a well-behaved tool ran
+/// with (the arguments after the toolbox's normalization: null as {}, nulls for optional
+/// parameters left out) is valid for its schema.
+fn call_with_value(name: &str, args: Value) -> Result<(), TestCaseError> {
+    let env = rt().block_on(toolbox().call(name, args));
+    check_envelope(&env)?;
+    if env.status == Status::Ok && name != "misbehave" {
+        let schema = schemas().into_iter().find(|(n, _)| *n == name).unwrap().1;
+        let v = Validator::new(&schema).unwrap();
+        prop_assert!(
+            v.is_valid(env.data.as_ref().unwrap()),
+            "{} ran with invalid {}",
+            name,
+            env.to_json()
+        );
+    }
+    Ok(())
+}
+
+/// The case `properties.proptest-regressions` records (null arguments, shrunk to `tree`), for
+/// every tool, whatever the strategies generate from the committed seed today.
+#[test]
+fn null_arguments_answer_with_a_valid_envelope_for_every_tool() {
+    for name in [
+        "echo_text",
+        "add_numbers",
+        "pick_size",
+        "tree",
+        "tagged",
+        "misbehave",
+    ] {
+        if let Err(e) = call_with_value(name, Value::Null) {
+            panic!("{name}: {e}");
+        }
+    }
+}
+
+/// The configuration of every property here. A failure's seed is appended to
+/// `properties.proptest-regressions` beside this file (proptest's `WithSource` naming: the
+/// source file's name with that extension), and every seed in it is replayed first.
+fn config() -> ProptestConfig {
+    ProptestConfig {
         cases: 400,
-        // Failures are reported with their minimal input; nothing is written beside the tests.
-        failure_persistence: None,
+        failure_persistence: Some(Box::new(FileFailurePersistence::WithSource(
+            "proptest-regressions",
+        ))),
         ..ProptestConfig::default()
-    })]
+    }
+}
+
+/// The seeds of a committed regression file, as proptest writes them (`cc <hex>`).
+fn committed_seeds(text: &str) -> Vec<String> {
+    text.lines()
+        .map(|l| l.split('#').next().unwrap_or_default().trim())
+        .filter(|l| !l.is_empty())
+        .map(str::to_string)
+        .collect()
+}
+
+/// The properties' configuration reads exactly the committed regression file: every seed in
+/// it, none from anywhere else. A renamed file, a moved test or persistence switched off fails.
+#[test]
+fn the_committed_regression_seeds_are_the_ones_replayed() {
+    let committed = committed_seeds(include_str!("properties.proptest-regressions"));
+    assert!(!committed.is_empty());
+    let persistence = config()
+        .failure_persistence
+        .expect("failure persistence is on (is PROPTEST_DISABLE_FAILURE_PERSISTENCE set?)");
+    // What the runner of every `proptest!` test below loads: its source file is `file!()`.
+    let loaded: Vec<String> = persistence
+        .load_persisted_failures2(Some(file!()))
+        .iter()
+        .map(ToString::to_string)
+        .collect();
+    assert_eq!(loaded, committed);
+}
+
+/// One secret per built-in redaction pattern, in the order of `Redactor::kinds()`: (kind, text,
+/// the part of the text that is replaced). Written by hand: what each pattern must catch.
+const SECRETS: &[(&str, &str, &str)] = &[
+    (
+        "private_key",
+        "-----BEGIN RSA PRIVATE KEY-----\nMIIEpAIBAAKCAQEA7bq3\n-----END RSA PRIVATE KEY-----",
+        "-----BEGIN RSA PRIVATE KEY-----\nMIIEpAIBAAKCAQEA7bq3\n-----END RSA PRIVATE KEY-----",
+    ),
+    (
+        "anthropic_api_key",
+        "sk-ant-api03-abcdefghijklmnopqrstuvwxyz012345",
+        "sk-ant-api03-abcdefghijklmnopqrstuvwxyz012345",
+    ),
+    (
+        "openai_api_key",
+        "sk-proj-abcdefghijklmnopqrstuvwxyz0123456789ABCD",
+        "sk-proj-abcdefghijklmnopqrstuvwxyz0123456789ABCD",
+    ),
+    (
+        "stripe_key",
+        "sk_live_0123456789abcdefABCDEF",
+        "sk_live_0123456789abcdefABCDEF",
+    ),
+    (
+        "aws_access_key_id",
+        "AKIAIOSFODNN7EXAMPLE",
+        "AKIAIOSFODNN7EXAMPLE",
+    ),
+    (
+        "aws_secret_access_key",
+        "aws_secret_access_key = wJalrXUtnFEMI/K7MDENG/bPxRfiCYEXAMPLEKEY",
+        "wJalrXUtnFEMI/K7MDENG/bPxRfiCYEXAMPLEKEY",
+    ),
+    (
+        "github_token",
+        "ghp_0123456789abcdefghijklmnopqrstuvwxyzAB",
+        "ghp_0123456789abcdefghijklmnopqrstuvwxyzAB",
+    ),
+    (
+        "slack_token",
+        "xoxb-1234567890-abcdefghij",
+        "xoxb-1234567890-abcdefghij",
+    ),
+    (
+        "slack_webhook",
+        "https://hooks.slack.com/services/T0AB12CD3/B0EF45GH6/abcdefghij0123456789ABCD",
+        "T0AB12CD3/B0EF45GH6/abcdefghij0123456789ABCD",
+    ),
+    (
+        "gitlab_token",
+        "glpat-abcdefghij0123456789",
+        "glpat-abcdefghij0123456789",
+    ),
+    (
+        "npm_token",
+        "npm_abcdefghijklmnopqrstuvwxyz0123456789",
+        "npm_abcdefghijklmnopqrstuvwxyz0123456789",
+    ),
+    (
+        "sendgrid_api_key",
+        "SG.abcdefghij0123456789AB.abcdefghijklmnopqrstuvwxyz0123456789ABCDEFG",
+        "SG.abcdefghij0123456789AB.abcdefghijklmnopqrstuvwxyz0123456789ABCDEFG",
+    ),
+    (
+        "google_api_key",
+        "AIzaSyA-abcdefghijklmnopqrstuvwxyz01234",
+        "AIzaSyA-abcdefghijklmnopqrstuvwxyz01234",
+    ),
+    (
+        "bearer_token",
+        "Authorization: Bearer abc123.def456",
+        "abc123.def456",
+    ),
+    ("bearer_token", "token Bearer 9f8e7d6c5b4a", "9f8e7d6c5b4a"),
+    (
+        "jwt",
+        "eyJhbGciOiJIUzI1NiJ9.eyJzdWIiOiIxMjM0NTY3ODkwIn0.dozjgNryP4J3jVmNHl0w5N_XgL0n3I9PlFUP0THsR8U",
+        "eyJhbGciOiJIUzI1NiJ9.eyJzdWIiOiIxMjM0NTY3ODkwIn0.dozjgNryP4J3jVmNHl0w5N_XgL0n3I9PlFUP0THsR8U",
+    ),
+    (
+        "url_password",
+        "postgres://admin:hunter2@db.example.com/app",
+        "hunter2",
+    ),
+    (
+        "connection_string_password",
+        "Server=db;User Id=sa;Password=Hunter2Pass;",
+        "Hunter2Pass",
+    ),
+];
+
+/// Text around a secret: words, digits, punctuation that starts no secret and non-ASCII text
+/// (which moves the pattern set to its Unicode word boundaries), and a separator that is not a
+/// word character next to the secret.
+fn surrounding() -> impl Strategy<Value = String> {
+    (
+        "[a-zA-Z0-9 ,;!?()'\"\n\téüß漢字😀\u{301}]{0,40}",
+        prop::sample::select(vec![" ", "\n", "\t", " (", "\"", "'", ", ", " é "]),
+    )
+        .prop_map(|(text, separator)| format!("{text}{separator}"))
+}
+
+fn reversed(s: &str) -> String {
+    s.chars().rev().collect()
+}
+
+#[test]
+fn every_builtin_redaction_pattern_has_a_secret_here() {
+    let kinds: Vec<&str> = SECRETS.iter().map(|(kind, _, _)| *kind).collect();
+    assert_eq!(
+        Redactor::new().kinds(),
+        kinds,
+        "a built-in pattern was added, removed or moved: give it a secret in SECRETS"
+    );
+    for (kind, text, secret) in SECRETS {
+        assert!(text.contains(secret), "{kind}");
+    }
+}
+
+proptest! {
+    #![proptest_config(config())]
 
     #[test]
     fn a_call_with_any_value_answers_with_a_valid_envelope(name in arb_tool(), args in arb_json()) {
-        let env = rt().block_on(toolbox().call(&name, args.clone()));
-        check_envelope(&env)?;
-        // What a well-behaved tool ran with (the arguments after the toolbox's normalization:
-        // null as {}, nulls for optional parameters left out) is valid for its schema.
-        if env.status == Status::Ok && name != "misbehave" {
-            let v = Validator::new(&schemas().into_iter().find(|(n, _)| *n == name).unwrap().1).unwrap();
-            prop_assert!(v.is_valid(env.data.as_ref().unwrap()), "{} ran with invalid {}", name, env.to_json());
-        }
+        call_with_value(&name, args)?;
     }
 
     #[test]
@@ -234,6 +424,34 @@ proptest! {
                 reference.is_valid(&instance),
                 "schema {} instance {}", schema, instance
             );
+        }
+    }
+
+    /// Every built-in pattern, in every case: only the text around its secret varies, and the
+    /// result is exactly that text with the secret replaced by `[REDACTED:<kind>]`.
+    #[test]
+    fn every_builtin_pattern_redacts_its_secret_in_any_surrounding_text(
+        before in surrounding(),
+        after in surrounding().prop_map(|s| reversed(&s)),
+    ) {
+        static REDACTOR: OnceLock<Redactor> = OnceLock::new();
+        let redactor = REDACTOR.get_or_init(Redactor::new);
+        for (i, (kind, text, secret)) in SECRETS.iter().enumerate() {
+            let input = format!("{before}{text}{after}");
+            let expected = format!(
+                "{before}{}{after}",
+                text.replace(secret, &format!("[REDACTED:{kind}]"))
+            );
+            let (redacted, count) = redactor.redact_str_counted(&input);
+            prop_assert_eq!(
+                redacted.as_ref(),
+                expected.as_str(),
+                "built-in pattern {} ({}) in {:?}",
+                i,
+                kind,
+                input
+            );
+            prop_assert_eq!(count, 1, "built-in pattern {} ({})", i, kind);
         }
     }
 
