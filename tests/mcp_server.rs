@@ -162,36 +162,30 @@ fn text_of(result: &CallToolResult) -> String {
         .to_string()
 }
 
-/// Compares the tools a client listed with the committed
-/// `tests/golden/mcp-server/tools-<version>.json`; `TOOLSMITH_UPDATE_SNAPSHOTS=1` rewrites it.
+/// Compares the tools a client listed with the `tools` of the committed
+/// `tests/golden/mcp/tools-list-<version>.json` (written by the revision's own test with
+/// `TOOLSMITH_UPDATE_SNAPSHOTS=1`; this check skips in that mode).
+#[track_caller]
 fn check_listed_golden(listed: &[Value], version: &str) {
-    let rel = format!("tests/golden/mcp-server/tools-{version}.json");
-    let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join(&rel);
-    let actual = serde_json::to_string_pretty(listed).unwrap() + "\n";
     if toolsmith::export::update_requested() {
-        std::fs::create_dir_all(path.parent().unwrap()).unwrap();
-        std::fs::write(&path, &actual).unwrap();
         return;
     }
-    let expected = std::fs::read_to_string(&path).unwrap_or_else(|e| {
-        panic!("{rel}: {e}. Run with TOOLSMITH_UPDATE_SNAPSHOTS=1, review and commit it.")
-    });
-    if expected != actual {
-        // The first line that differs, with its neighbours.
-        let (e, a): (Vec<&str>, Vec<&str>) = (expected.lines().collect(), actual.lines().collect());
-        let at = (0..e.len().max(a.len()))
-            .find(|&i| e.get(i) != a.get(i))
-            .unwrap_or(0);
-        let around =
-            |l: &[&str]| l[at.saturating_sub(3).min(l.len())..(at + 4).min(l.len())].join("\n");
-        panic!(
-            "tools/list ({version}) differs from {rel} at line {}:\n--- {rel}\n{}\n+++ listed\n{}\n\
-             If the change is intended, rerun with TOOLSMITH_UPDATE_SNAPSHOTS=1 and review the diff.",
-            at + 1,
-            around(&e),
-            around(&a)
-        );
+    let rel = format!("tests/golden/mcp/tools-list-{version}.json");
+    let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join(&rel);
+    let expected: Value =
+        serde_json::from_str(&std::fs::read_to_string(&path).unwrap_or_else(|e| {
+            panic!("{rel}: {e}. Run with TOOLSMITH_UPDATE_SNAPSHOTS=1, review and commit it.")
+        }))
+        .unwrap_or_else(|e| panic!("{rel}: {e}"));
+    let expected = expected["tools"].as_array().expect("a tools list");
+    for (i, (e, a)) in expected.iter().zip(listed).enumerate() {
+        assert_eq!(a, e, "tools/list ({version}) item {i} differs from {rel}");
     }
+    assert_eq!(
+        listed.len(),
+        expected.len(),
+        "tools/list ({version}) has another number of tools than {rel}"
+    );
 }
 
 /// The checks every transport and version must pass.
