@@ -669,31 +669,13 @@ impl HttpSession {
         body: &str,
         headers: &[(&str, &str)],
     ) -> (reqwest::StatusCode, reqwest::header::HeaderMap, String) {
-        let mut req = self
-            .http
-            .post(&self.url)
-            .header("content-type", "application/json")
-            .header("accept", "application/json, text/event-stream")
-            .body(body.to_string());
+        let mut req = self.http.post(&self.url);
         if let Some(s) = &self.session {
             req = req
                 .header("mcp-session-id", s)
                 .header("mcp-protocol-version", "2025-11-25");
         }
-        for (k, v) in headers {
-            req = req.header(*k, *v);
-        }
-        let res = tokio::time::timeout(BOUND, req.send())
-            .await
-            .unwrap()
-            .unwrap();
-        let status = res.status();
-        let headers = res.headers().clone();
-        let text = tokio::time::timeout(BOUND, res.text())
-            .await
-            .unwrap()
-            .unwrap();
-        (status, headers, text)
+        send_post(req, body, headers).await
     }
 
     async fn call(&self, id: u64, name: &str, arguments: Value, headers: &[(&str, &str)]) -> Value {
@@ -1008,8 +990,19 @@ async fn http_post(
     body: &Value,
     headers: &[(&str, &str)],
 ) -> (reqwest::StatusCode, reqwest::header::HeaderMap, Vec<Value>) {
-    let mut req = reqwest::Client::new()
-        .post(url)
+    let (status, headers, text) =
+        send_post(reqwest::Client::new().post(url), &body.to_string(), headers).await;
+    (status, headers, messages(&text))
+}
+
+/// Sends `req` with `body` as a JSON-RPC POST with `headers`: the status, the headers and the
+/// body's text.
+async fn send_post(
+    req: reqwest::RequestBuilder,
+    body: &str,
+    headers: &[(&str, &str)],
+) -> (reqwest::StatusCode, reqwest::header::HeaderMap, String) {
+    let mut req = req
         .header("content-type", "application/json")
         .header("accept", "application/json, text/event-stream")
         .body(body.to_string());
@@ -1026,7 +1019,7 @@ async fn http_post(
         .await
         .unwrap()
         .unwrap();
-    (status, headers, messages(&text))
+    (status, headers, text)
 }
 
 /// The response to `id` among `messages`.

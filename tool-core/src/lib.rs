@@ -304,3 +304,32 @@ pub mod __internal {
     pub use crate::typed::Input;
     pub use crate::validate::Validator;
 }
+
+/// Helpers of this crate's unit tests.
+#[cfg(test)]
+mod test_support {
+    /// Asserts that `config`, for the test file `source` (`file!()`), replays exactly the seeds
+    /// of the committed regression file whose text is `committed`: a renamed file, a moved test
+    /// or persistence switched off fails.
+    #[track_caller]
+    pub(crate) fn assert_replays(
+        committed: &str,
+        config: proptest::prelude::ProptestConfig,
+        source: &'static str,
+    ) {
+        let committed: Vec<String> = committed
+            .lines()
+            .map(|l| l.split('#').next().unwrap_or_default().trim().to_string())
+            .filter(|l| !l.is_empty())
+            .collect();
+        assert!(!committed.is_empty());
+        let loaded: Vec<String> = config
+            .failure_persistence
+            .expect("failure persistence is on (is PROPTEST_DISABLE_FAILURE_PERSISTENCE set?)")
+            .load_persisted_failures2(Some(source))
+            .iter()
+            .map(ToString::to_string)
+            .collect();
+        assert_eq!(loaded, committed);
+    }
+}
