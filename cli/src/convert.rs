@@ -4,8 +4,8 @@
 use std::path::Path;
 
 use serde_json::Value;
-use tool_core::export::{export, export_tool, McpVersion, Target};
-use tool_core::{Effects, ToolSpec};
+use tool_spec::export::{export, export_tool, McpVersion, Target};
+use tool_spec::{Effects, ToolSpec};
 
 use crate::input;
 use crate::{emit, CliError};

@@ -5,7 +5,7 @@ use std::fmt::Write as _;
 use std::path::Path;
 
 use serde_json::{json, Value};
-use tool_core::__internal::canonical_json;
+use tool_spec::canonical_json;
 
 use crate::input::{self, name_of};
 use crate::measure::{tokenizer, tool_cost, TOKENIZER};

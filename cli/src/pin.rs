@@ -7,7 +7,7 @@ use std::path::Path;
 
 use serde_json::{json, Map, Value};
 use sha2::{Digest, Sha256};
-use tool_core::__internal::canonical_json;
+use tool_spec::canonical_json;
 
 use crate::input::{self, name_of};
 use crate::{emit, CliError};

@@ -38,7 +38,7 @@ fn lint(dir: &Path, args: &[&str]) -> (i32, Vec<u8>) {
 
 fn check(name: &str, got: &[u8]) {
     let path = golden(name);
-    if tool_core::export::update_requested() {
+    if tool_spec::export::update_requested() {
         std::fs::create_dir_all(path.parent().unwrap()).unwrap();
         std::fs::write(&path, got).unwrap();
         return;

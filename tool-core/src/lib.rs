@@ -68,15 +68,14 @@ mod fault;
 mod idempotency;
 mod limits;
 pub mod lint;
+mod mcp_result;
 mod output_text;
 pub mod pipeline;
 mod policy;
 mod progress;
 mod redact;
 mod reply;
-mod schema;
 mod secret;
-mod spec;
 #[cfg(feature = "sqlite")]
 pub mod sqlite;
 mod store;
@@ -94,6 +93,9 @@ pub use progress::{with_progress, Progress, ProgressReport, ProgressSink};
 pub use reply::Reply;
 pub use spec::{Allow, Effects, ToolSpec};
 pub use tool::Tool;
+/// The agent-facing definition and schema generation are tool-spec's; the runtime reads them
+/// through these paths.
+use tool_spec::{schema, spec};
 
 // Building a toolbox.
 pub use toolbox::{

@@ -107,24 +107,17 @@ impl Tool {
         let (input_schema, problems) = schema::input_schema(def.params);
         let output_schema = def.output.map(schema::output_schema);
         let output_may_hold_text = crate::output_text::may_hold_text(output_schema.as_ref());
-        let spec = ToolSpec {
-            name: def.name.to_string(),
-            title: def.title.map(String::from),
-            description: def.description.to_string(),
-            input_schema,
-            output_schema,
-            effects: def.effects,
-            allows: def
-                .allows
-                .iter()
-                .map(|(rule, reason)| Allow {
-                    rule: rule.to_string(),
-                    reason: reason.to_string(),
-                })
-                .collect(),
-            timeout_ms: def.timeout_ms,
-            version: def.version.to_string(),
-        };
+        let mut spec = ToolSpec::new(def.name, def.description, input_schema)
+            .with_effects(def.effects)
+            .with_allows(
+                def.allows
+                    .iter()
+                    .map(|(rule, reason)| Allow::new(*rule, *reason)),
+            )
+            .with_version(def.version);
+        spec.title = def.title.map(String::from);
+        spec.output_schema = output_schema;
+        spec.timeout_ms = def.timeout_ms;
         Tool {
             inner: Arc::new(ToolInner {
                 spec,

@@ -24,7 +24,7 @@ impl NameRule {
     /// Whether `name` satisfies the rule.
     ///
     /// ```
-    /// use tool_core::export::NameRule;
+    /// use tool_spec::export::NameRule;
     /// const OK: bool = NameRule::OpenAi.accepts("search_products");
     /// assert!(OK);
     /// assert!(!NameRule::OpenAi.accepts("files.read"));
@@ -58,7 +58,7 @@ impl NameRule {
 /// accepted everywhere.
 ///
 /// ```
-/// use tool_core::export::{name_rejected_by, Target};
+/// use tool_spec::export::{name_rejected_by, Target};
 /// assert!(name_rejected_by("search_products").is_empty());
 /// let rejected = name_rejected_by("files.read");
 /// assert!(rejected.contains(&Target::OpenAiChat { strict: false }));

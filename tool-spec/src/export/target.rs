@@ -27,7 +27,7 @@ impl McpVersion {
     /// The revision date as MCP spells it, e.g. `"2025-11-25"`.
     ///
     /// ```
-    /// use tool_core::export::McpVersion;
+    /// use tool_spec::export::McpVersion;
     /// assert_eq!(McpVersion::V2025_11_25.as_str(), "2025-11-25");
     /// ```
     pub const fn as_str(self) -> &'static str {
@@ -52,7 +52,7 @@ impl fmt::Display for McpVersion {
 /// used in error messages.
 ///
 /// ```
-/// use tool_core::export::{McpVersion, Target};
+/// use tool_spec::export::{McpVersion, Target};
 /// let t = Target::OpenAiChat { strict: true };
 /// assert_eq!(t.slug(), "openai-chat-strict");
 /// assert_eq!(t.to_string(), "OpenAI Chat Completions (strict)");

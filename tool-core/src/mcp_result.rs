@@ -1,12 +1,10 @@
-//! The MCP side of a call: a tool's published `outputSchema` and the `CallToolResult` of an
-//! envelope, kept together because each must fit the other on every status.
+//! The MCP `CallToolResult` of an envelope, the runtime's side of what tool-spec's
+//! [`output_schema`](tool_spec::export::mcp) publishes: the two must fit each other on every
+//! status.
 //!
-//! A tool publishes its own output type, as rmcp and FastMCP do, object-wrapped as
-//! `{"result": ...}` where the protocol version needs an object at the root (2025-06-18 and
-//! 2025-11-25) and the type is not one. `structuredContent` is the tool's data on `ok`; on every
-//! other status it is the status alone, `{"status": "denied"}` (`status` is reserved: domain data
-//! never uses that field name). The output schema admits both: the data's `required` list and a
-//! `{"required": ["status"]}` branch are the two arms of one `anyOf`.
+//! `structuredContent` is the tool's data on `ok`; on every other status it is the status alone,
+//! `{"status": "denied"}` (`status` is reserved: domain data never uses that field name). The
+//! output schema admits both.
 //!
 //! The envelope reaches the client without sending the data twice. When the data is the whole
 //! answer (an `ok` with no note, cut, cursor, reference, message or code: a *plain* `ok`), the
@@ -18,83 +16,14 @@
 //! fields to act; `isError` is set for every status other than `ok` and `empty`; and `_meta`
 //! carries the envelope without its data under [`ENVELOPE_META_KEY`].
 
-use serde_json::{json, Map, Value};
-
-use super::target::McpVersion;
-use super::tree::{Entries, Tree};
 use crate::envelope::{Envelope, Status};
-use crate::spec::ToolSpec;
+use serde_json::{json, Map, Value};
+use tool_spec::export::mcp::{output_wrapped, WRAP_KEY};
+use tool_spec::export::McpVersion;
+use tool_spec::ToolSpec;
 
 /// The `_meta` key of a `CallToolResult` under which the envelope (without `data`) travels.
 pub const ENVELOPE_META_KEY: &str = "dev.toolsmith/envelope";
-
-/// The property a non-object output is wrapped in where the protocol needs an object.
-const WRAP_KEY: &str = "result";
-
-/// Whether a tool's output (its canonical output schema) is wrapped as `{"result": ...}` for
-/// `version`: the 2025 revisions need an object at the root of `outputSchema` and
-/// `structuredContent`; 2026-07-28 takes any type.
-pub fn output_wrapped(output_schema: &Value, version: McpVersion) -> bool {
-    version != McpVersion::V2026_07_28
-        && output_schema.get("type").and_then(Value::as_str) != Some("object")
-}
-
-/// The published `outputSchema` for a lowered data schema: the data (wrapped where needed) or a
-/// status-only object. The data's members stay borrowed where the lowering borrowed them.
-pub(crate) fn output_schema(data: Tree<'_>, version: McpVersion) -> Tree<'_> {
-    let (data, defs) = if data.is_object() && data.has_member("$defs") {
-        let mut m = data.into_entries().unwrap_or_default();
-        let defs = m.remove("$defs");
-        (Tree::Obj(m), defs)
-    } else {
-        (data, None)
-    };
-    let status_only = || Tree::Val(json!({"required": ["status"]}));
-    let is_object = data.get_str("type") == Some("object");
-    let mut root = if version != McpVersion::V2026_07_28 && !is_object {
-        let mut m = Entries::with_capacity(3);
-        m.insert("type", Tree::Str("object"));
-        // `result` is not required: it is absent exactly when the call did not succeed (the
-        // status-only object), so no second arm is needed.
-        m.insert("properties", Tree::object([(WRAP_KEY, data)]));
-        m
-    } else if !is_object {
-        // 2026-07-28, a non-object output: the type itself, or the status object.
-        let mut m = Entries::with_capacity(2);
-        m.insert(
-            "anyOf",
-            Tree::Arr(vec![
-                data,
-                Tree::Val(json!({"type": "object", "required": ["status"]})),
-            ]),
-        );
-        m
-    } else {
-        let mut m = data.into_entries().unwrap_or_default();
-        let closed = m
-            .get("additionalProperties")
-            .is_some_and(|v| v.is_bool(false));
-        if closed || m.contains_key("anyOf") {
-            // The status object cannot share the root's keywords: keep the data whole as one arm.
-            let mut branch = std::mem::take(&mut m);
-            branch.remove("type");
-            m.insert("type", Tree::Str("object"));
-            m.insert("anyOf", Tree::Arr(vec![Tree::Obj(branch), status_only()]));
-        } else if let Some(required) = m.remove("required") {
-            if required.is_non_empty_array() {
-                m.insert(
-                    "anyOf",
-                    Tree::Arr(vec![Tree::object([("required", required)]), status_only()]),
-                );
-            }
-        }
-        m
-    };
-    if let Some(defs) = defs {
-        root.insert("$defs", defs);
-    }
-    Tree::Obj(root)
-}
 
 /// The MCP `CallToolResult` of `env`, a result of the tool `spec` (`None`: a tool not known to
 /// the server, or one without an output schema), for the negotiated `version`.

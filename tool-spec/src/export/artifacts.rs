@@ -104,12 +104,12 @@ fn pretty(v: &Value) -> String {
 /// out of that target's file and reported, never silently dropped.
 ///
 /// ```
-/// # use tool_core::ToolSpec;
+/// # use tool_spec::ToolSpec;
 /// # let spec = ToolSpec::new("get_time", "Returns the current UTC time.",
 /// #     serde_json::json!({"type": "object", "additionalProperties": false}))
 /// #     .with_version("1.0.0");
 /// let dir = std::env::temp_dir().join(format!("toolsmith-doc-{}", std::process::id()));
-/// let report = tool_core::export::write_artifacts(&[spec], &dir).unwrap();
+/// let report = tool_spec::export::write_artifacts(&[spec], &dir).unwrap();
 /// assert_eq!(report.files.len(), 12);
 /// assert!(report.failures.is_empty());
 /// assert!(dir.join("openai-chat-strict.json").exists());
@@ -147,7 +147,7 @@ pub fn write_artifacts(
 /// `[workspace]` table, else that directory itself.
 ///
 /// ```
-/// let dir = tool_core::export::default_artifact_dir();
+/// let dir = tool_spec::export::default_artifact_dir();
 /// assert!(dir.ends_with("tool-specs"));
 /// ```
 pub fn default_artifact_dir() -> PathBuf {

@@ -18,7 +18,7 @@ use serde_json::Value;
 /// setters are `const`, so a set of effects can be a constant. The fields stay public for reading.
 ///
 /// ```
-/// use tool_core::Effects;
+/// use tool_spec::Effects;
 /// const DELETE: Effects = Effects::none()
 ///     .with_writes(true)
 ///     .with_destructive(true)
@@ -128,7 +128,7 @@ impl Effects {
     /// The names of the declared effects, in declaration-keyword form (`read_only`, `writes`, ...).
     ///
     /// ```
-    /// let e = tool_core::Effects::none().with_read_only(true).with_untrusted_output(true);
+    /// let e = tool_spec::Effects::none().with_read_only(true).with_untrusted_output(true);
     /// assert_eq!(e.names(), vec!["read_only", "untrusted_output"]);
     /// ```
     pub fn names(&self) -> Vec<&'static str> {
@@ -152,7 +152,7 @@ impl Effects {
 /// [`Allow::new`]; the fields stay public for reading.
 ///
 /// ```
-/// use tool_core::Allow;
+/// use tool_spec::Allow;
 /// let allow = Allow::new("description_budget", "legal text must be quoted in full");
 /// assert_eq!(allow.rule, "description_budget");
 /// ```
@@ -180,13 +180,13 @@ impl Allow {
 /// Serialized with camelCase keys (`inputSchema`, `outputSchema`), the shape MCP uses.
 ///
 /// `#[tool]` builds the spec of a declared tool. A spec written by hand (for a tool only known at
-/// run time, see [`Tool::from_fn`](crate::Tool::from_fn)) starts from [`ToolSpec::new`] with the
+/// run time, see tool-core's `Tool::from_fn`) starts from [`ToolSpec::new`] with the
 /// three parts every tool has, and the `with_*` setters add the rest. More fields may be added, so
 /// the struct cannot be built with a literal outside this crate; the fields stay public for
 /// reading and for changing an existing spec.
 ///
 /// ```
-/// use tool_core::{Allow, Effects, ToolSpec};
+/// use tool_spec::{Allow, Effects, ToolSpec};
 /// let spec = ToolSpec::new(
 ///     "delete_file",
 ///     "Deletes one file in the workspace. Returns nothing.",
@@ -310,7 +310,7 @@ impl ToolSpec {
     /// The names of the model-facing parameters, in declaration order.
     ///
     /// ```
-    /// # use tool_core::ToolSpec;
+    /// # use tool_spec::ToolSpec;
     /// let spec = ToolSpec::new(
     ///     "greet",
     ///     "Greets. Returns the greeting.",
@@ -363,7 +363,7 @@ impl ToolSpec {
     /// recorded in audit records and artifact indexes.
     ///
     /// ```
-    /// # use tool_core::ToolSpec;
+    /// # use tool_spec::ToolSpec;
     /// let mut spec = ToolSpec::new(
     ///     "greet",
     ///     "Greets. Returns the greeting.",

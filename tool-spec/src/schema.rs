@@ -258,7 +258,7 @@ pub fn output_schema(schema: SchemaFn) -> Value {
 ///     "type": "object",
 ///     "properties": {"n": {"type": "integer", "format": "uint32", "minimum": 0}},
 /// });
-/// let clean = tool_core::__internal::clean_document(raw);
+/// let clean = tool_spec::schema::clean_document(raw);
 /// assert_eq!(clean, serde_json::json!({
 ///     "type": "object",
 ///     "properties": {"n": {"type": "integer", "minimum": 0}},

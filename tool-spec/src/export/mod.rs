@@ -62,9 +62,9 @@
 //! **MCP.** The schema is passed through (it is already clean 2020-12). `outputSchema` is the
 //! tool's own output type, object-wrapped as `{"result": ...}` where the protocol version needs
 //! an object (2025-06-18, 2025-11-25), with one `anyOf` arm that admits the status-only
-//! `structuredContent` of a non-ok call; [`mcp_call_result`] is the call side of the same rule,
+//! `structuredContent` of a non-ok call; tool-core's `export::mcp_call_result` is the call side of the same rule,
 //! and, on every outcome but an `ok` whose data is the whole answer, carries the envelope in the
-//! text block and in `_meta` under [`ENVELOPE_META_KEY`].
+//! text block and in `_meta` under `ENVELOPE_META_KEY`.
 //! Annotations are always explicit because the
 //! protocol's defaults are pessimistic: `title` (when the spec has one), `readOnlyHint` =
 //! `read_only`, `destructiveHint` = `destructive` and not `read_only`, `idempotentHint` =
@@ -105,15 +105,15 @@
 //! committed snapshot:
 //!
 //! ```no_run
-//! # fn specs() -> Vec<tool_core::ToolSpec> { vec![] }
+//! # fn specs() -> Vec<tool_spec::ToolSpec> { vec![] }
 //! #[test]
 //! fn tool_specs_are_exported_and_unchanged() {
 //!     let specs = specs(); // e.g. toolbox.specs()
-//!     tool_core::export::write_artifacts(&specs, tool_core::export::default_artifact_dir())
+//!     tool_spec::export::write_artifacts(&specs, tool_spec::export::default_artifact_dir())
 //!         .unwrap();
 //!     // Fails with a per-tool diff when an exported definition changed;
 //!     // `TOOLSMITH_UPDATE_SNAPSHOTS=1 cargo test` accepts the change.
-//!     if let Err(drift) = tool_core::export::check_snapshot(
+//!     if let Err(drift) = tool_spec::export::check_snapshot(
 //!         &specs,
 //!         concat!(env!("CARGO_MANIFEST_DIR"), "/tool-specs"),
 //!     ) {
@@ -129,7 +129,7 @@
 mod artifacts;
 mod error;
 mod lower;
-mod mcp;
+pub mod mcp;
 mod names;
 mod snapshot;
 mod target;
@@ -138,7 +138,6 @@ mod tree;
 /// The host side of OpenAI strict mode lives with the argument clean-up of the call pipeline.
 pub use artifacts::{default_artifact_dir, write_artifacts, ArtifactError, ArtifactReport};
 pub use error::{ExportError, ExportErrorKind};
-pub use mcp::{mcp_call_parts, mcp_call_result, McpCallParts, ENVELOPE_META_KEY};
 pub use names::{name_rejected_by, NameRule};
 pub use snapshot::{check_snapshot, update_requested, SnapshotDrift, UPDATE_ENV};
 pub use target::{McpVersion, Target};
@@ -154,8 +153,8 @@ use crate::spec::ToolSpec;
 /// Fails with the first [`ExportError`] in spec order.
 ///
 /// ```
-/// use tool_core::export::{export, McpVersion, Target};
-/// use tool_core::{Effects, ToolSpec};
+/// use tool_spec::export::{export, McpVersion, Target};
+/// use tool_spec::{Effects, ToolSpec};
 /// let spec = ToolSpec::new(
 ///     "get_time",
 ///     "Returns the current UTC time as RFC 3339 text.",
@@ -183,8 +182,8 @@ pub fn export(specs: &[ToolSpec], target: Target) -> Result<Value, ExportError> 
 /// Fails with the first [`ExportError`] in spec order, the same error [`export`] returns.
 ///
 /// ```
-/// use tool_core::export::{export, export_text, Target};
-/// use tool_core::ToolSpec;
+/// use tool_spec::export::{export, export_text, Target};
+/// use tool_spec::ToolSpec;
 /// let spec = ToolSpec::new(
 ///     "get_time",
 ///     "Returns the current UTC time as RFC 3339 text.",
@@ -225,8 +224,8 @@ pub fn export_tool(spec: &ToolSpec, target: Target) -> Result<Value, ExportError
 /// (see [`export_text`]).
 ///
 /// ```
-/// use tool_core::export::{export_tool, export_tool_text, Target};
-/// use tool_core::ToolSpec;
+/// use tool_spec::export::{export_tool, export_tool_text, Target};
+/// use tool_spec::ToolSpec;
 /// let spec = ToolSpec::new(
 ///     "get_time",
 ///     "Returns the current UTC time as RFC 3339 text.",
@@ -239,34 +238,4 @@ pub fn export_tool(spec: &ToolSpec, target: Target) -> Result<Value, ExportError
 /// ```
 pub fn export_tool_text(spec: &ToolSpec, target: Target) -> Result<String, ExportError> {
     lower::lower_tool(spec, &lower::Passes::of(target)).map(|(tool, _)| tool.to_tool_text())
-}
-
-/// The offline shortcuts of a [`Toolbox`](crate::Toolbox): its tool list, exported.
-impl crate::Toolbox {
-    /// The tool list lowered for one agent platform (see [`crate::export`]).
-    pub fn export(&self, target: Target) -> Result<Value, ExportError> {
-        export(&self.specs(), target)
-    }
-
-    /// The tool list lowered for one agent platform, as JSON text (see [`export_text`]): the
-    /// same bytes as `serde_json::to_string(&toolbox.export(target)?)`.
-    pub fn export_text(&self, target: Target) -> Result<String, ExportError> {
-        export_text(&self.specs(), target)
-    }
-
-    /// Writes one file per export target plus `index.json` into `dir` (see
-    /// [`write_artifacts`]); [`default_artifact_dir`] is `target/tool-specs/`.
-    pub fn write_artifacts(
-        &self,
-        dir: impl AsRef<std::path::Path>,
-    ) -> Result<ArtifactReport, ArtifactError> {
-        write_artifacts(&self.specs(), dir)
-    }
-
-    /// Compares the current exports with a committed snapshot directory and fails with a
-    /// readable diff on drift; `TOOLSMITH_UPDATE_SNAPSHOTS=1` accepts the new snapshot (see
-    /// [`check_snapshot`]).
-    pub fn check_snapshot(&self, dir: impl AsRef<std::path::Path>) -> Result<(), SnapshotDrift> {
-        check_snapshot(&self.specs(), dir)
-    }
 }

@@ -51,8 +51,8 @@ pub enum SnapshotDrift {
 /// check and every golden test of the workspace ask here.
 ///
 /// ```
-/// # std::env::remove_var(tool_core::export::UPDATE_ENV);
-/// assert!(!tool_core::export::update_requested());
+/// # std::env::remove_var(tool_spec::export::UPDATE_ENV);
+/// assert!(!tool_spec::export::update_requested());
 /// ```
 pub fn update_requested() -> bool {
     env_on(UPDATE_ENV)
@@ -79,16 +79,16 @@ fn env_on(name: &str) -> bool {
 ///   artifacts are ignored.
 ///
 /// ```
-/// # use tool_core::ToolSpec;
+/// # use tool_spec::ToolSpec;
 /// # let mut spec = ToolSpec::new("get_time", "Returns the current UTC time.",
 /// #     serde_json::json!({"type": "object", "additionalProperties": false}))
 /// #     .with_version("1.0.0");
-/// use tool_core::export::{check_snapshot, write_artifacts};
+/// use tool_spec::export::{check_snapshot, write_artifacts};
 /// let dir = std::env::temp_dir().join(format!("toolsmith-snap-doc-{}", std::process::id()));
 /// write_artifacts(&[spec.clone()], &dir).unwrap();
 /// assert!(check_snapshot(&[spec.clone()], &dir).is_ok());
 /// spec.description = "Returns the current time in UTC.".into();
-/// # if std::env::var_os(tool_core::export::UPDATE_ENV).is_none() {
+/// # if std::env::var_os(tool_spec::export::UPDATE_ENV).is_none() {
 /// let drift = check_snapshot(&[spec], &dir).unwrap_err().to_string();
 /// assert!(drift.contains("tool `get_time`: changed"));
 /// # }

@@ -12,8 +12,8 @@ use super::target::Target;
 /// what to do about it.
 ///
 /// ```
-/// use tool_core::export::{export, Target};
-/// use tool_core::ToolSpec;
+/// use tool_spec::export::{export, Target};
+/// use tool_spec::ToolSpec;
 /// let spec = ToolSpec::new(
 ///     "files.read",
 ///     "Reads a file. Returns its text.",
