@@ -45,6 +45,7 @@
 //! artifacts, the snapshot check), [`lint`] and [`pipeline`] (host stages); with features also
 //! `mcp`, `workspace` and `sqlite`.
 
+#![deny(unreachable_pub)]
 // The curated surface of tool-core: its root items and its public namespaces (`codes`, `export`,
 // `lint`, `pipeline`, and `workspace`, `sqlite` with their features).
 pub use tool_core::*;

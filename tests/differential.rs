@@ -1,4 +1,4 @@
-//! Differential tests: the compiled validator (`tool_core::__internal::Validator`) must agree with
+//! Differential tests: the compiled validator (`tool_core::validate::Validator`) must agree with
 //! a full JSON Schema 2020-12 validator (the `jsonschema` crate, formats asserted) on every
 //! keyword the schema generator emits, on edge values, and on pseudo-random instances against
 //! the schemas of real `#[tool]` declarations.
@@ -9,7 +9,7 @@ mod common;
 
 use common::instances::{instance_for, XorShift};
 use serde_json::{json, Value};
-use tool_core::__internal::Validator;
+use tool_core::validate::Validator;
 
 /// The reference verdict.
 fn reference(schema: &Value, instance: &Value) -> bool {
@@ -1240,7 +1240,7 @@ fn general_accepts(spec: &tool_core::ToolSpec, args: &Value) -> bool {
     } else {
         args.clone()
     };
-    tool_core::__internal::strip_null_optionals(&spec.input_schema, &mut args);
+    tool_core::validate::strip_null_optionals(&spec.input_schema, &mut args);
     Validator::new(&spec.input_schema)
         .expect("the tool's schema compiles")
         .is_valid(&args)
@@ -1340,7 +1340,6 @@ fn both_paths(
 
 #[test]
 fn typed_decoding_agrees_with_the_validator_on_the_random_corpus() {
-    use tool_core::__internal::Input;
     let (fast_tb, general_tb) = typed_toolboxes();
     let rt = runtime();
     let mut tools = common::validation_tools::tools_under_test();
@@ -1354,18 +1353,18 @@ fn typed_decoding_agrees_with_the_validator_on_the_random_corpus() {
         // A user type among the parameters (enums, structs): the fast path leaves it to the
         // validator when sent.
         let has_user_types = !typed_tools::FULLY_TYPED.contains(&tool.name())
-            && (tool.typed_accepts(Input::Value(&json!({}))).is_none()
+            && (tool.typed_accepts(json!({})).is_none()
                 || schema.to_string().contains("\"enum\"")
                 || schema.to_string().contains("\"oneOf\""));
-        if tool.typed_accepts(Input::Value(&json!({}))).is_some() {
+        if tool.typed_accepts(json!({})).is_some() {
             with_fast_path += 1;
         }
         for _ in 0..400 {
             let x = instance_for(&mut rng, schema, schema, 0);
             let text = x.to_string();
             let accepts = general_accepts(spec, &x);
-            let by_value = tool.typed_accepts(Input::Value(&x));
-            let by_text = tool.typed_accepts(Input::Text(&text));
+            let by_value = tool.typed_accepts(&x);
+            let by_text = tool.typed_accepts(text.as_str());
             if by_value != by_text {
                 failures.push(format!(
                     "{}: {x}: value {by_value:?}, text {by_text:?}",
@@ -1540,7 +1539,6 @@ fn typed_decoding_agrees_on_texts_the_corpus_does_not_make() {
 /// failing parameters (left to it too), `null`s and unknown keys beside a failing one.
 #[test]
 fn one_invalid_parameter_is_answered_as_the_general_path_answers() {
-    use tool_core::__internal::Input;
     let (fast_tb, general_tb) = typed_toolboxes();
     let rt = runtime();
     let cases: &[(&str, &str)] = &[
@@ -1575,7 +1573,7 @@ fn one_invalid_parameter_is_answered_as_the_general_path_answers() {
     for (name, text) in cases {
         let value: Value = serde_json::from_str(text).expect("JSON");
         let tool = tools.iter().find(|t| t.name() == *name).expect("a tool");
-        if tool.typed_accepts(Input::Text(text)) == Some(false) {
+        if tool.typed_accepts(*text) == Some(false) {
             answered += 1;
         }
         for args in [
@@ -1751,7 +1749,6 @@ fn model_schemas_are_what_the_fast_path_assumes() {
 
 #[test]
 fn typed_decoding_agrees_on_model_parameters() {
-    use tool_core::__internal::Input;
     let (fast_tb, general_tb) = typed_toolboxes();
     let rt = runtime();
     let mut tools = typed_tools::all();
@@ -1798,8 +1795,8 @@ fn typed_decoding_agrees_on_model_parameters() {
             // What the general path sees: the text parsed (a repeated key keeps its last value).
             let parsed: Value = serde_json::from_str(&text).expect("the text is JSON");
             let accepts = general_accepts(spec, &parsed);
-            let by_text = tool.typed_accepts(Input::Text(&text));
-            let by_value = tool.typed_accepts(Input::Value(&parsed));
+            let by_text = tool.typed_accepts(text.as_str());
+            let by_value = tool.typed_accepts(&parsed);
             if !repeated && by_value != by_text {
                 failures.push(format!(
                     "{}: {text}: value {by_value:?}, text {by_text:?}",

@@ -13,7 +13,7 @@ use common::{create_ticket, Runs, SharedStore};
 use serde_json::{json, Value};
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
-use toolsmith::__internal::{encode_cursor, page_digest};
+use toolsmith::budget::{encode_cursor, page_digest};
 use toolsmith::{args_digest, MemorySink};
 use toolsmith::{fn_approver, Approval, ApprovalRequest, CallInfo, Hooks};
 use toolsmith::{tool, CallOptions, Effects, Envelope, Status, Tool, ToolError, Toolbox};

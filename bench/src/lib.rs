@@ -5,6 +5,7 @@
 //! Everything timed lives in `benches/` (criterion, feature `bench`); the context-cost report is
 //! the `context-cost` binary; compile times are measured by `scripts/bench.sh compile`.
 //! `scripts/bench.sh` runs all of them and rewrites the tables in `BENCHMARKS.md`.
+#![deny(unreachable_pub)]
 #![warn(missing_docs)]
 
 pub mod facts;

@@ -52,7 +52,7 @@ impl ApprovalRequest {
 
 /// The longest argument value shown in a summary, in characters; a longer value is cut and the
 /// summary says how many characters are not shown.
-pub const SUMMARY_VALUE_CHARS: usize = 80;
+pub(crate) const SUMMARY_VALUE_CHARS: usize = 80;
 
 fn summarize(spec: &ToolSpec, args: &Value) -> String {
     let head = match &spec.title {

@@ -179,9 +179,9 @@ pub fn args_digest(args: &Value) -> String {
 /// ```
 /// use std::time::{Duration, UNIX_EPOCH};
 /// let t = UNIX_EPOCH + Duration::from_millis(951_782_400_123); // 2000-02-29
-/// assert_eq!(tool_core::__internal::rfc3339(t), "2000-02-29T00:00:00.123Z");
+/// assert_eq!(tool_core::audit::rfc3339(t), "2000-02-29T00:00:00.123Z");
 /// let far = UNIX_EPOCH + Duration::from_secs(400_000_000_000);
-/// assert_eq!(tool_core::__internal::rfc3339(far), "9999-12-31T23:59:59.999Z");
+/// assert_eq!(tool_core::audit::rfc3339(far), "9999-12-31T23:59:59.999Z");
 /// ```
 pub fn rfc3339(t: SystemTime) -> String {
     // humantime formats the years 1970 to 9999; times outside are clamped here.

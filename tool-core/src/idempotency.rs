@@ -17,7 +17,7 @@
 //!
 //! ```
 //! use std::time::Duration;
-//! use tool_core::__internal::{Gate, IdempotencyGate, IdempotencyKey};
+//! use tool_core::idempotency::{Gate, IdempotencyGate, IdempotencyKey};
 //! use tool_core::Envelope;
 //! # tokio::runtime::Builder::new_current_thread().enable_time().build().unwrap().block_on(async {
 //! let gate = IdempotencyGate::new(Duration::from_secs(600));
@@ -82,7 +82,7 @@ impl IdempotencyKey {
     /// absent counts as absent (distinct from `null`), so leaving it out is a different key.
     ///
     /// ```
-    /// use tool_core::__internal::IdempotencyKey;
+    /// use tool_core::idempotency::IdempotencyKey;
     /// let a = IdempotencyKey::from_args("pay", &serde_json::json!({"invoice": 9, "note": "a"}), &["invoice"]);
     /// let b = IdempotencyKey::from_args("pay", &serde_json::json!({"note": "b", "invoice": 9}), &["invoice"]);
     /// assert_eq!(a, b);
@@ -124,7 +124,7 @@ impl IdempotencyKey {
     /// Anonymous callers (`None`) share one scope.
     ///
     /// ```
-    /// use tool_core::__internal::IdempotencyKey;
+    /// use tool_core::idempotency::IdempotencyKey;
     /// let a = IdempotencyKey::explicit("pay", "k").for_caller(Some("ann"));
     /// let b = IdempotencyKey::explicit("pay", "k").for_caller(Some("bob"));
     /// assert_ne!(a, b);
@@ -155,7 +155,7 @@ impl IdempotencyKey {
     /// characters of SHA-256, under which a durable store keeps its record.
     ///
     /// ```
-    /// use tool_core::__internal::IdempotencyKey;
+    /// use tool_core::idempotency::IdempotencyKey;
     /// let a = IdempotencyKey::explicit("pay", "k").for_caller(Some("ann"));
     /// assert_eq!(a.id(), a.clone().with_request(&serde_json::json!({"x": 1})).id());
     /// assert_ne!(a.id(), IdempotencyKey::explicit("pay", "k").id());

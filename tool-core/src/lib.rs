@@ -54,18 +54,19 @@
 //! [`build`]: ToolboxBuilder::build
 //! [`call_as`]: Toolbox::call_as
 //! [`call_with`]: Toolbox::call_with
+#![deny(unreachable_pub)]
 #![warn(missing_docs)]
 
 mod approval;
-mod audit;
-mod budget;
+pub mod audit;
+pub mod budget;
 pub mod codes;
 mod context;
 mod envelope;
 mod error;
 pub mod export;
 mod fault;
-mod idempotency;
+pub mod idempotency;
 mod limits;
 pub mod lint;
 mod mcp_result;
@@ -82,7 +83,7 @@ mod store;
 mod tool;
 mod toolbox;
 mod typed;
-mod validate;
+pub mod validate;
 #[cfg(feature = "workspace")]
 pub mod workspace;
 
@@ -287,24 +288,6 @@ pub mod __private {
             truncated: reply.truncated,
         })
     }
-}
-
-/// Internals the workspace's own tests, benches, fuzz target and CLI reach into. Not public API:
-/// anything here may change or go in any release.
-#[doc(hidden)]
-pub mod __internal {
-    pub use crate::audit::{new_operation_id, rfc3339};
-    pub use crate::budget::{
-        decode_cursor, encode_cursor, fit, fit_envelope, fits, json_chars, page_digest,
-        CursorError, CursorPosition, Fitted, OutputBudget, PageRequest, DEFAULT_HINT,
-        DEFAULT_MAX_CHARS,
-    };
-    pub use crate::idempotency::{Gate, IdempotencyGate, IdempotencyKey, Refusal};
-    pub use crate::pipeline::validate::strip_null_optionals;
-    pub use crate::schema::{clean_document, input_schema, ParamDef, STANDARD_FORMATS};
-    pub use crate::spec::canonical_json;
-    pub use crate::typed::Input;
-    pub use crate::validate::Validator;
 }
 
 /// Helpers of this crate's unit tests.

@@ -18,17 +18,17 @@ use serde_json::Value;
 /// The largest arguments a toolbox reads unless set with
 /// [`ToolboxBuilder::max_argument_bytes`](crate::ToolboxBuilder::max_argument_bytes): 4 MiB,
 /// room for the largest text parameter with every character escaped.
-pub const DEFAULT_MAX_ARGUMENT_BYTES: usize = 4 * 1024 * 1024;
+pub(crate) const DEFAULT_MAX_ARGUMENT_BYTES: usize = 4 * 1024 * 1024;
 
 /// The deepest nesting of arrays and objects accepted in parsed arguments; JSON text deeper than
 /// this is refused by the parser itself.
-pub const MAX_ARGUMENT_DEPTH: usize = 128;
+pub(crate) const MAX_ARGUMENT_DEPTH: usize = 128;
 
 /// The deepest a tool's result may nest. The envelope and a transport wrap the result in a few
 /// more levels (`data`, MCP's `structuredContent`, `result`), and serde_json, like many JSON
 /// readers, refuses text nested deeper than 128 levels: a deeper result would reach the client as
 /// an answer it cannot read, so it is replaced by a `failed` envelope (`OUTPUT_NOT_ENCODABLE`).
-pub const MAX_RESULT_DEPTH: usize = 100;
+pub(crate) const MAX_RESULT_DEPTH: usize = 100;
 
 fn too_large(size: Option<usize>, limit: usize) -> Box<Envelope> {
     let size = match size {
@@ -46,7 +46,7 @@ fn too_large(size: Option<usize>, limit: usize) -> Box<Envelope> {
 }
 
 /// Refuses JSON text longer than `limit` bytes, before it is parsed.
-pub fn check_text(text: &str, limit: usize) -> Result<(), Box<Envelope>> {
+pub(crate) fn check_text(text: &str, limit: usize) -> Result<(), Box<Envelope>> {
     if text.len() > limit {
         return Err(too_large(Some(text.len()), limit));
     }
@@ -114,7 +114,7 @@ fn number_len(n: &serde_json::Number) -> usize {
 /// strings with their escapes, numbers as serde_json writes them, and the punctuation. Stops
 /// measuring as soon as a limit is passed, and never recurses. A container's scalar members are
 /// measured with it, so flat arguments (an object of strings, numbers and flags) allocate nothing.
-pub fn check_value(value: &Value, limit: usize) -> Result<(), Box<Envelope>> {
+pub(crate) fn check_value(value: &Value, limit: usize) -> Result<(), Box<Envelope>> {
     let too_deep = || {
         Box::new(Envelope::error(
             Status::InvalidInput,

@@ -77,7 +77,7 @@ const CHECKED: &[&str] = &[
 
 /// Whether results of a tool with this output schema may hold text a secret could be in
 /// (`None`: no output schema, so yes). See the [module docs](self).
-pub fn may_hold_text(schema: Option<&Value>) -> bool {
+pub(crate) fn may_hold_text(schema: Option<&Value>) -> bool {
     match schema {
         None => true,
         Some(root) => walk(root, root, 0),

@@ -204,7 +204,7 @@ pub struct Denial {
 }
 
 /// The code every policy denial carries.
-pub use crate::codes::POLICY_DENIED;
+pub(crate) use crate::codes::POLICY_DENIED;
 
 impl Denial {
     /// A refusal of a call to `tool` for `reason`.

@@ -11,7 +11,7 @@ use std::borrow::Cow;
 /// The name of the capture group that, when a pattern has it, marks the part to replace.
 ///
 /// A pattern without this group has its whole match replaced.
-pub const SECRET_GROUP: &str = "secret";
+pub(crate) const SECRET_GROUP: &str = "secret";
 
 /// A check on a candidate secret that rules out false positives a regex cannot express.
 type Validator = fn(&str) -> bool;
@@ -607,7 +607,7 @@ const PAGE_TOKEN_QUALIFIERS: &[&str] = &["page", "next", "continuation", "cursor
 /// `encryption`, `master`, `auth` or `session`. A pagination token (`next_page_token`) is not a
 /// secret, and neither is a key of more than four space-separated words (a sentence used as a
 /// key, `"ghp is a prefix, not a token"`); secrets in such keys are still found by the patterns.
-pub fn is_secret_field(key: &str) -> bool {
+pub(crate) fn is_secret_field(key: &str) -> bool {
     // Runs on every object key of every result, and almost every key is not a secret: the last
     // word's last letter already rules most of them out.
     if !may_end_a_secret_word(key) {

@@ -84,7 +84,7 @@ pub(crate) fn hex(bytes: &[u8]) -> String {
 }
 
 /// `n` random bytes as lowercase hex: identifiers nobody can guess or step through.
-pub fn random_hex(n: usize) -> String {
+pub(crate) fn random_hex(n: usize) -> String {
     let mut bytes = vec![0u8; n];
     fill_random(&mut bytes);
     hex(&bytes)

@@ -109,7 +109,7 @@ struct StoreInner {
 }
 
 /// The default number of records a [`MemoryRecordStore`] keeps.
-pub const DEFAULT_RECORD_CAPACITY: usize = 256;
+pub(crate) const DEFAULT_RECORD_CAPACITY: usize = 256;
 
 impl Default for MemoryRecordStore {
     fn default() -> Self {

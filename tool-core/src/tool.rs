@@ -16,14 +16,14 @@ pub type BoxFuture<'a, T> = Pin<Box<dyn Future<Output = T> + Send + 'a>>;
 
 /// The executor the macro generates: decodes validated arguments, fetches context, runs the
 /// function and serializes its output.
-pub type InvokeFn =
+pub(crate) type InvokeFn =
     for<'a> fn(&'a Context, &'a Value) -> BoxFuture<'a, Result<Reply<Value>, ToolError>>;
 
 /// The executor the macro generates for a sync function: run on the blocking pool.
-pub type BlockingFn = fn(&Context, &Value) -> Result<Reply<Value>, ToolError>;
+pub(crate) type BlockingFn = fn(&Context, &Value) -> Result<Reply<Value>, ToolError>;
 
 /// An executor written by hand (see [`Tool::from_fn`]).
-pub type DynInvoke =
+pub(crate) type DynInvoke =
     Arc<dyn Fn(Arc<Context>, Value) -> BoxFuture<'static, Result<Value, ToolError>> + Send + Sync>;
 
 /// A context value a tool needs (a `#[context]` parameter or the `&self` of a method tool).
@@ -223,12 +223,19 @@ impl Tool {
         }
     }
 
-    /// Whether the typed fast path ([`crate::typed`]) accepts these arguments: `None` when the
-    /// tool has none. For tests proving it never accepts what the validator rejects.
-    #[doc(hidden)]
-    pub fn typed_accepts(&self, input: crate::typed::Input<'_>) -> Option<bool> {
+    /// Whether the tool's typed fast path (the decoding `#[tool]` generates for a fully typed
+    /// tool, which skips the general validator) takes these arguments as valid: `None` when the
+    /// tool has none (a `Tool::from_fn` tool, or one whose schema the fast path leaves to the
+    /// validator). The fast path must never take what the validator refuses; this lets a test
+    /// check that on its own tools.
+    pub fn typed_accepts<'a>(&self, args: impl Into<crate::Arguments<'a>>) -> Option<bool> {
         let def = self.inner.typed.as_ref()?;
-        Some(crate::typed::decode(Some(def), input).args().is_some())
+        let args = args.into();
+        Some(
+            crate::typed::decode(Some(def), args.as_input())
+                .args()
+                .is_some(),
+        )
     }
 
     /// Whether the tool's output may hold text a secret could be in, so redaction reads its

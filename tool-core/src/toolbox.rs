@@ -269,7 +269,7 @@ impl Default for ToolboxBuilder {
 
 /// How long a completed request identifies its repeats, unless set with
 /// [`ToolboxBuilder::idempotency_window`]: one hour.
-pub const DEFAULT_IDEMPOTENCY_WINDOW: Duration = Duration::from_secs(3600);
+pub(crate) const DEFAULT_IDEMPOTENCY_WINDOW: Duration = Duration::from_secs(3600);
 
 impl ToolboxBuilder {
     /// Registers one tool (`my_fn::tool()` for a `#[tool]` function).

@@ -97,19 +97,19 @@ pub fn guarded_from_value<'de, T: serde::Deserialize<'de>>(value: &'de Value) ->
 pub type TypedArgs = Box<dyn Any + Send>;
 
 /// The generated executor of decoded arguments (async form), its result encoded as asked.
-pub type TypedInvokeFn = for<'a> fn(
+pub(crate) type TypedInvokeFn = for<'a> fn(
     &'a Context,
     TypedArgs,
     Encoding<'a>,
 ) -> BoxFuture<'a, Result<Reply<Encoded>, ToolError>>;
 
 /// The generated executor of decoded arguments (sync tools), its result encoded as asked.
-pub type TypedBlockingFn =
+pub(crate) type TypedBlockingFn =
     fn(&Context, TypedArgs, Encoding<'_>) -> Result<Reply<Encoded>, ToolError>;
 
 /// A sync tool's arguments decoded, checked and run in one call, with no boxed arguments in
 /// between (the pipeline takes it when no stage between `decode` and `execute` has work).
-pub type TypedRunFn = for<'a> fn(&'a Context, Input<'_>, Encoding<'a>) -> Fused;
+pub(crate) type TypedRunFn = for<'a> fn(&'a Context, Input<'_>, Encoding<'a>) -> Fused;
 
 /// What [`TypedRunFn`] made of a call. Built by generated code.
 #[doc(hidden)]
@@ -175,7 +175,7 @@ pub enum Input<'a> {
 /// Tries the fast path: the decoded arguments, the one parameter that fails its checks, or
 /// [`Decoded::Fallback`] when the general path must decide (the tool has no fast path, or the
 /// input is not one the fast path can prove valid or invalid).
-pub fn decode(def: Option<&TypedDef>, input: Input<'_>) -> Decoded {
+pub(crate) fn decode(def: Option<&TypedDef>, input: Input<'_>) -> Decoded {
     let Some(def) = def else {
         return Decoded::Fallback;
     };

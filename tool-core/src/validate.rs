@@ -17,6 +17,8 @@
 //! | `UNKNOWN_ARGUMENT` | a parameter or field the schema does not have |
 //! | `INVALID_ARGUMENT` | a value of the wrong type or outside a constraint |
 
+pub use crate::pipeline::validate::strip_null_optionals;
+
 use crate::codes::{INVALID_ARGUMENT, INVALID_INPUT, MISSING_ARGUMENT, UNKNOWN_ARGUMENT};
 use regex::Regex;
 use serde_json::{Map, Value};
@@ -136,7 +138,7 @@ impl Validator {
     /// Compiles a schema.
     ///
     /// ```
-    /// use tool_core::__internal::Validator;
+    /// use tool_core::validate::Validator;
     /// let schema = serde_json::json!({
     ///     "type": "object",
     ///     "properties": {"max_price": {"type": "number", "description": "Highest price in NOK, e.g. 2500."}},

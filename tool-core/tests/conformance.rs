@@ -10,7 +10,7 @@
 
 use serde_json::{json, Map, Value};
 use std::path::{Path, PathBuf};
-use tool_core::__internal::Validator;
+use tool_core::validate::Validator;
 
 /// (file, group description or `*` for every group, test description or `*` for the whole
 /// group, reason).

@@ -6,7 +6,7 @@ mod common;
 
 use common::rt;
 use serde_json::{json, Value};
-use tool_core::__internal::Validator;
+use tool_core::validate::Validator;
 use tool_core::{Status, Tool, ToolSpec, Toolbox};
 
 fn spec(name: &str, input_schema: Value) -> ToolSpec {

@@ -5,8 +5,8 @@ mod fixtures;
 
 use fixtures::spec;
 use serde_json::{json, Value};
-use tool_core::__internal::strip_null_optionals;
 use tool_core::export::*;
+use tool_core::validate::strip_null_optionals;
 use tool_core::{Allow, Effects, ToolSpec};
 
 fn obj(props: Value) -> Value {

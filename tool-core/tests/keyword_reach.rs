@@ -10,11 +10,11 @@
 use std::cell::RefCell;
 
 use serde_json::{json, Value};
-use tool_core::__internal::Validator;
-use tool_core::__internal::{clean_document, input_schema, ParamDef};
 use tool_core::export::{export_tool, Target};
+use tool_core::validate::Validator;
 use tool_core::ToolSpec;
 use tool_lint::walk::{Keyword, Pass, Shape, KEYWORDS};
+use tool_spec::schema::{clean_document, input_schema, ParamDef};
 
 /// `marker` placed under `kw`, and the pointer suffix that leads to it.
 fn nest(kw: &Keyword, marker: Value, array_items: bool) -> (Value, String) {

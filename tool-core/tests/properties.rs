@@ -15,7 +15,7 @@ use proptest::prelude::*;
 use proptest::test_runner::FileFailurePersistence;
 use serde_json::{json, Map, Value};
 use std::sync::OnceLock;
-use tool_core::__internal::Validator;
+use tool_core::validate::Validator;
 use tool_core::{Redactor, Status, Tool, ToolError, ToolSpec, Toolbox};
 
 const STATUSES: &[&str] = &[

@@ -5,7 +5,7 @@ mod common;
 use serde_json::json;
 use std::collections::HashSet;
 use std::time::{Duration, UNIX_EPOCH};
-use tool_core::__internal::{new_operation_id, rfc3339};
+use tool_core::audit::{new_operation_id, rfc3339};
 use tool_core::Caller;
 use tool_core::{args_digest, AuditEvent, AuditRecord, AuditSink, JsonLinesSink, MemorySink};
 use tool_core::{Effects, ToolSpec};

@@ -2,7 +2,7 @@
 //! every page and every shape, and cursors that refuse to be misused.
 
 use serde_json::{json, Value};
-use tool_core::__internal::{
+use tool_core::budget::{
     decode_cursor, encode_cursor, fit, fit_envelope, json_chars, page_digest, CursorError,
     OutputBudget, PageRequest, DEFAULT_HINT, DEFAULT_MAX_CHARS,
 };
@@ -495,7 +495,7 @@ fn the_memory_store_evicts_the_oldest_records() {
 
 #[test]
 fn fits_agrees_with_the_exact_size_at_the_boundary() {
-    use tool_core::__internal::{fits, json_chars};
+    use tool_core::budget::{fits, json_chars};
     let samples = [
         serde_json::json!(null),
         serde_json::json!("plain"),

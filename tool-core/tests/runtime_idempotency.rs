@@ -9,7 +9,7 @@ use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 use tokio::sync::Notify;
-use tool_core::__internal::{Gate, IdempotencyGate, IdempotencyKey};
+use tool_core::idempotency::{Gate, IdempotencyGate, IdempotencyKey};
 use tool_core::{Effects, Envelope, Status, Tool, ToolError, Toolbox};
 
 fn key(title: &str) -> IdempotencyKey {
@@ -288,7 +288,7 @@ async fn duplicates_become_refused_envelopes_naming_the_original() {
 
 #[tokio::test]
 async fn keys_are_scoped_to_the_caller_and_explicit_keys_to_their_arguments() {
-    use tool_core::__internal::Refusal;
+    use tool_core::idempotency::Refusal;
     let gate = IdempotencyGate::new(Duration::from_secs(600));
     let ann = || key("printer").for_caller(Some("ann"));
     let bob = || key("printer").for_caller(Some("bob"));
@@ -339,7 +339,7 @@ async fn keys_are_scoped_to_the_caller_and_explicit_keys_to_their_arguments() {
 
 #[tokio::test(start_paused = true)]
 async fn a_started_run_that_is_dropped_leaves_its_outcome_unknown() {
-    use tool_core::__internal::Refusal;
+    use tool_core::idempotency::Refusal;
     let gate = IdempotencyGate::new(Duration::from_secs(600)).refusing_in_progress();
     let slow = gate.run_tracked(key("t"), "op_1", |started| async move {
         started.mark();
@@ -370,7 +370,7 @@ async fn a_started_run_that_is_dropped_leaves_its_outcome_unknown() {
 
 #[tokio::test]
 async fn a_gate_refusing_in_progress_answers_repeats_at_once() {
-    use tool_core::__internal::Refusal;
+    use tool_core::idempotency::Refusal;
     let gate = IdempotencyGate::new(Duration::from_secs(600)).refusing_in_progress();
     let release = Arc::new(Notify::new());
     let first = {

@@ -21,6 +21,7 @@
 //! assert_eq!(findings[0].to_string(),
 //!     "warning[name_style] searchProducts /name: name \"searchProducts\" is not snake_case; use \"search_products\"");
 //! ```
+#![deny(unreachable_pub)]
 #![warn(missing_docs)]
 
 mod attack;

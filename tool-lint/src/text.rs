@@ -597,7 +597,7 @@ impl std::hash::Hasher for Fnv {
 /// A `BuildHasher` for [`Fnv`].
 pub type FnvBuild = std::hash::BuildHasherDefault<Fnv>;
 /// A `HashSet` with [`Fnv`].
-pub type FastSet<K> = std::collections::HashSet<K, FnvBuild>;
+pub(crate) type FastSet<K> = std::collections::HashSet<K, FnvBuild>;
 
 /// The tool names of a list, with a filter on (first byte, length) that turns most words of a
 /// text away before hashing them.

@@ -8,7 +8,7 @@ use syn::{FnArg, GenericArgument, Ident, Pat, PathArguments, Signature, Type};
 /// What the macro can tell about a type from its syntax; constraints are checked against it.
 /// For `Other` (user types, aliases) the toolbox checks them against the generated schema.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Class {
+pub(crate) enum Class {
     Text,
     Integer,
     Number,
@@ -18,7 +18,7 @@ pub enum Class {
 }
 
 impl Class {
-    pub fn of(ty: &Type) -> Class {
+    pub(crate) fn of(ty: &Type) -> Class {
         match ty {
             Type::Array(_) | Type::Slice(_) => Class::Array,
             Type::Paren(p) => Class::of(&p.elem),
@@ -44,7 +44,7 @@ impl Class {
     }
 
     /// How an error message names the class.
-    pub fn noun(self) -> &'static str {
+    pub(crate) fn noun(self) -> &'static str {
         match self {
             Class::Text => "text",
             Class::Integer => "an integer",
@@ -57,7 +57,7 @@ impl Class {
 }
 
 /// A model-facing parameter.
-pub struct ModelParam {
+pub(crate) struct ModelParam {
     pub ident: Ident,
     pub name: String,
     pub name_span: Span,
@@ -72,20 +72,20 @@ pub struct ModelParam {
 }
 
 /// A parameter injected by the host.
-pub struct ContextParam {
+pub(crate) struct ContextParam {
     pub ident: Ident,
     /// The referenced type (`T` in `&T`).
     pub target: Type,
 }
 
 #[allow(clippy::large_enum_variant)] // a handful per function, built once at compile time
-pub enum Param {
+pub(crate) enum Param {
     Model(ModelParam),
     Context(ContextParam),
 }
 
 /// The return type.
-pub enum Output {
+pub(crate) enum Output {
     /// `()` or no return type.
     Unit,
     /// A plain `T`; `reply` when it is `Reply<T>` (then `T` is the inner type).
@@ -112,7 +112,7 @@ fn reply_inner(ty: &Type) -> (Type, bool) {
     (ty.clone(), false)
 }
 
-pub struct ToolFn {
+pub(crate) struct ToolFn {
     pub attr: ToolAttr,
     pub ident: Ident,
     pub name: String,
@@ -181,7 +181,7 @@ fn strip_param_attrs(attrs: &mut Vec<syn::Attribute>) {
 
 /// Parses a tool function's signature. The signature is modified in place: parameter attributes
 /// that only the macro understands are removed, so the function can be emitted unchanged otherwise.
-pub fn parse(
+pub(crate) fn parse(
     cx: &Ctxt,
     attr: ToolAttr,
     fn_attrs: &[syn::Attribute],
@@ -355,7 +355,7 @@ fn contains_impl_trait(ty: &Type) -> bool {
 }
 
 /// The range of a primitive integer type, by its name: `(min, max)`.
-pub fn int_range(ty: &Type) -> Option<(&'static str, i128, i128)> {
+pub(crate) fn int_range(ty: &Type) -> Option<(&'static str, i128, i128)> {
     let Type::Path(p) = ty else { return None };
     let name = p.path.get_ident()?.to_string();
     Some(match name.as_str() {
@@ -374,14 +374,14 @@ pub fn int_range(ty: &Type) -> Option<(&'static str, i128, i128)> {
 }
 
 /// An identifier's text without a raw prefix (`r#type` → `type`).
-pub fn unraw(ident: &Ident) -> String {
+pub(crate) fn unraw(ident: &Ident) -> String {
     let s = ident.to_string();
     s.strip_prefix("r#").map(String::from).unwrap_or(s)
 }
 
 impl ModelParam {
     /// The span to report problems with the parameter as a whole.
-    pub fn span(&self) -> Span {
+    pub(crate) fn span(&self) -> Span {
         self.ident.span()
     }
 }

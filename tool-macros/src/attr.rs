@@ -13,24 +13,24 @@ macro_rules! keys {
     ($(#[$doc:meta])* $name:ident { $($variant:ident = $text:literal,)* }) => {
         $(#[$doc])*
         #[derive(Clone, Copy, PartialEq, Eq, Debug)]
-        pub enum $name { $($variant,)* }
+        pub(crate) enum $name { $($variant,)* }
 
         impl $name {
             /// Every key, in the order the error message lists them.
-            pub const ALL: &'static [$name] = &[$($name::$variant,)*];
+            pub(crate) const ALL: &'static [$name] = &[$($name::$variant,)*];
 
             /// The key as the user writes it.
-            pub fn as_str(self) -> &'static str {
+            pub(crate) fn as_str(self) -> &'static str {
                 match self { $($name::$variant => $text,)* }
             }
 
             /// The key written `text`, if there is one.
-            pub fn lookup(text: &str) -> Option<$name> {
+            pub(crate) fn lookup(text: &str) -> Option<$name> {
                 Self::ALL.iter().copied().find(|k| k.as_str() == text)
             }
 
             /// `a, b, c`: the list an "unknown key" error shows.
-            pub fn expected() -> String {
+            pub(crate) fn expected() -> String {
                 Self::ALL.iter().map(|k| k.as_str()).collect::<Vec<_>>().join(", ")
             }
         }
@@ -80,16 +80,16 @@ keys! {
 
 /// A declared side-effect flag with the span of its keyword.
 #[derive(Default, Clone, Copy)]
-pub struct Flag(pub Option<Span>);
+pub(crate) struct Flag(pub Option<Span>);
 
 impl Flag {
-    pub fn on(&self) -> bool {
+    pub(crate) fn on(&self) -> bool {
         self.0.is_some()
     }
 }
 
 /// One `allow(rule, reason = "...")`.
-pub struct AllowAttr {
+pub(crate) struct AllowAttr {
     pub rule: String,
     pub rule_span: Span,
     pub reason: String,
@@ -97,7 +97,7 @@ pub struct AllowAttr {
 
 /// Everything in `#[tool(...)]`.
 #[derive(Default)]
-pub struct ToolAttr {
+pub(crate) struct ToolAttr {
     pub name: Option<LitStr>,
     pub title: Option<LitStr>,
     pub read_only: Flag,
@@ -134,7 +134,7 @@ fn unknown_key(meta: &ParseNestedMeta, what: &str, expected: &str) -> syn::Error
 
 impl ToolAttr {
     /// Parses the arguments of `#[tool(...)]`, reporting every problem into `cx`.
-    pub fn parse(cx: &Ctxt, args: TokenStream) -> ToolAttr {
+    pub(crate) fn parse(cx: &Ctxt, args: TokenStream) -> ToolAttr {
         let mut attr = ToolAttr::default();
         let parser = syn::meta::parser(|meta| {
             let ident = meta.path.get_ident().map(ToString::to_string);
@@ -285,7 +285,7 @@ impl ToolAttr {
 
 /// A number written in `#[arg(...)]`, kept as JSON text.
 #[derive(Clone)]
-pub struct NumLit {
+pub(crate) struct NumLit {
     pub json: String,
     pub value: f64,
     pub span: Span,
@@ -293,7 +293,7 @@ pub struct NumLit {
 
 /// Everything in the `#[arg(...)]` attributes of one parameter.
 #[derive(Default)]
-pub struct ArgAttr {
+pub(crate) struct ArgAttr {
     pub description: Option<LitStr>,
     pub name: Option<LitStr>,
     pub min_length: Option<(u64, Span)>,
@@ -361,7 +361,7 @@ fn parse_count(meta: &ParseNestedMeta, key: &str) -> syn::Result<(u64, Span)> {
 
 impl ArgAttr {
     /// Parses one `#[arg(...)]` attribute into `self`.
-    pub fn parse_into(&mut self, cx: &Ctxt, attr: &Attribute) {
+    pub(crate) fn parse_into(&mut self, cx: &Ctxt, attr: &Attribute) {
         self.attr.get_or_insert_with(|| attr.clone());
         let result = attr.parse_nested_meta(|meta| {
             let ident = meta.path.get_ident().map(ToString::to_string);
@@ -466,7 +466,7 @@ impl ArgAttr {
     }
 
     /// The constraints, in schema order.
-    pub fn constraints(&self) -> Vec<ConstraintAttr> {
+    pub(crate) fn constraints(&self) -> Vec<ConstraintAttr> {
         let mut out = Vec::new();
         let mut push = |key, value, span| out.push(ConstraintAttr { key, value, span });
         let counts = [
@@ -515,14 +515,14 @@ impl ArgAttr {
 
 /// One constraint of `#[arg(...)]`: its key (whose variant name is the runtime's
 /// `Constraint` variant), its value and where it was written.
-pub struct ConstraintAttr {
+pub(crate) struct ConstraintAttr {
     pub key: ArgKey,
     pub value: ConstraintValue,
     pub span: Span,
 }
 
 /// The value of a constraint.
-pub enum ConstraintValue {
+pub(crate) enum ConstraintValue {
     Count(u64),
     Num(NumLit),
     Pattern(String),
@@ -531,7 +531,7 @@ pub enum ConstraintValue {
 
 impl NumLit {
     /// The literal as a whole number when it is one: negative as `i64`, else `u64`.
-    pub fn whole(&self) -> Option<Result<i64, u64>> {
+    pub(crate) fn whole(&self) -> Option<Result<i64, u64>> {
         if let Ok(n) = self.json.parse::<u64>() {
             return Some(Err(n));
         }
@@ -552,7 +552,7 @@ fn first_line(s: &str) -> String {
 /// The text of `///` doc comments (or `#[doc = "..."]`), paragraphs kept, lines joined.
 ///
 /// Returns the text and the span of the first doc attribute.
-pub fn doc_text(attrs: &[Attribute]) -> Option<(String, Span)> {
+pub(crate) fn doc_text(attrs: &[Attribute]) -> Option<(String, Span)> {
     let mut lines = Vec::new();
     let mut span = None;
     for attr in attrs {

@@ -6,10 +6,10 @@ use crate::ctxt::Ctxt;
 use proc_macro2::Span;
 
 /// Rule ids `allow(...)` accepts besides the lint rules.
-pub const DECLARATION_RULES: &[&str] = &["destructive_without_approval"];
+pub(crate) const DECLARATION_RULES: &[&str] = &["destructive_without_approval"];
 
 /// Runs every rule, reporting errors into `cx`; returns the lint warnings to emit.
-pub fn check(cx: &Ctxt, tool: &ToolFn, attr_span: Span) -> Vec<proc_macro2::TokenStream> {
+pub(crate) fn check(cx: &Ctxt, tool: &ToolFn, attr_span: Span) -> Vec<proc_macro2::TokenStream> {
     descriptions(cx, tool);
     name(cx, tool);
     constraints(cx, tool);

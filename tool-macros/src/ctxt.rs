@@ -9,13 +9,13 @@ use std::cell::RefCell;
 use std::fmt::Display;
 
 /// Collects errors; [`Ctxt::check`] combines them into one compile error.
-pub struct Ctxt {
+pub(crate) struct Ctxt {
     /// `None` once checked.
     errors: RefCell<Option<Vec<syn::Error>>>,
 }
 
 impl Ctxt {
-    pub fn new() -> Self {
+    pub(crate) fn new() -> Self {
         Ctxt {
             errors: RefCell::new(Some(Vec::new())),
         }
@@ -30,22 +30,22 @@ impl Ctxt {
     }
 
     /// Adds an error pointing at `tokens`.
-    pub fn error_spanned_by<A: ToTokens, T: Display>(&self, tokens: A, msg: T) {
+    pub(crate) fn error_spanned_by<A: ToTokens, T: Display>(&self, tokens: A, msg: T) {
         self.push(syn::Error::new_spanned(tokens.into_token_stream(), msg));
     }
 
     /// Adds an error at a span.
-    pub fn error_at<T: Display>(&self, span: proc_macro2::Span, msg: T) {
+    pub(crate) fn error_at<T: Display>(&self, span: proc_macro2::Span, msg: T) {
         self.push(syn::Error::new(span, msg));
     }
 
     /// Adds a parse error.
-    pub fn syn_error(&self, err: syn::Error) {
+    pub(crate) fn syn_error(&self, err: syn::Error) {
         self.push(err);
     }
 
     /// All errors combined, or `Ok` when there are none.
-    pub fn check(self) -> Result<(), syn::Error> {
+    pub(crate) fn check(self) -> Result<(), syn::Error> {
         let errors = self.errors.borrow_mut().take().unwrap_or_default();
         let mut errors = errors.into_iter();
         let Some(mut combined) = errors.next() else {

@@ -51,7 +51,7 @@ fn constraint_tokens(c: &ConstraintAttr) -> TokenStream {
 /// An expression that evaluates to the tool's `::toolsmith::Tool`.
 ///
 /// `self_ty` is the impl's self type for tools declared inside a `#[tools]` impl block.
-pub fn tool_expr(tool: &ToolFn, self_ty: Option<&Type>) -> TokenStream {
+pub(crate) fn tool_expr(tool: &ToolFn, self_ty: Option<&Type>) -> TokenStream {
     let p = quote!(::toolsmith::__private);
     let self_tokens = self_ty.map(|t| quote!(#t));
     let fix = |ty: &Type| -> TokenStream {

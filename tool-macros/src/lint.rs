@@ -11,11 +11,11 @@ use std::collections::HashMap;
 use std::sync::Mutex;
 use tool_lint::{LintConfig, Severity};
 
-pub fn is_rule(id: &str) -> bool {
+pub(crate) fn is_rule(id: &str) -> bool {
     tool_lint::rule(id).is_some()
 }
 
-pub fn rule_ids() -> Vec<&'static str> {
+pub(crate) fn rule_ids() -> Vec<&'static str> {
     tool_lint::rule_ids()
 }
 
@@ -89,7 +89,7 @@ fn span_for(tool: &ToolFn, pointer: &str) -> Span {
 }
 
 /// Runs the compile-time rules. Errors go into `cx`; warnings come back as tokens to emit.
-pub fn lint(cx: &Ctxt, tool: &ToolFn) -> Vec<TokenStream> {
+pub(crate) fn lint(cx: &Ctxt, tool: &ToolFn) -> Vec<TokenStream> {
     let cfg = match config() {
         Ok(cfg) => cfg,
         Err(e) => {

@@ -20,7 +20,7 @@ use quote::quote;
 use syn::{Attribute, Data, DeriveInput, Fields, Meta};
 
 /// The generated impl, or nothing when the shape is not one the check can prove.
-pub fn fast_impl(input: &TokenStream) -> TokenStream {
+pub(crate) fn fast_impl(input: &TokenStream) -> TokenStream {
     let Ok(item) = syn::parse2::<DeriveInput>(input.clone()) else {
         return TokenStream::new();
     };

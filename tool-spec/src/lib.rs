@@ -29,6 +29,7 @@
 //! assert_eq!(tools[0]["name"], "get_weather");
 //! ```
 
+#![deny(unreachable_pub)]
 pub mod export;
 pub mod lint;
 pub mod schema;

@@ -50,7 +50,7 @@ impl PageRequest {
     /// present and not null) and binds the page to the digest of the other arguments.
     ///
     /// ```
-    /// use tool_core::__internal::PageRequest;
+    /// use tool_core::budget::PageRequest;
     /// let args = serde_json::json!({"query": "boots"});
     /// let first = PageRequest::from_args(&args, "cursor").unwrap();
     /// assert_eq!(first.offset, 0);
@@ -179,7 +179,7 @@ pub fn encode_cursor(offset: usize, args_digest: &str, reference: Option<&str>) 
 /// Decodes a cursor and checks that it was issued for a request with `args_digest`.
 ///
 /// ```
-/// use tool_core::__internal::{decode_cursor, encode_cursor, CursorError};
+/// use tool_core::budget::{decode_cursor, encode_cursor, CursorError};
 /// let c = encode_cursor(40, "abc", Some("rec_1"));
 /// assert_eq!(decode_cursor(&c, "abc").unwrap().offset, 40);
 /// assert_eq!(decode_cursor(&c, "other"), Err(CursorError::Foreign));

@@ -22,7 +22,7 @@
 //! another tool, another caller, or a reference it guessed.
 //!
 //! ```
-//! use tool_core::__internal::{fit, OutputBudget, PageRequest};
+//! use tool_core::budget::{fit, OutputBudget, PageRequest};
 //! let data = serde_json::json!({"items": (0..200).map(|i| format!("item number {i}")).collect::<Vec<_>>()});
 //! let page = PageRequest::first("digest-of-args");
 //! let fitted = fit(data, OutputBudget::new(300), &page);
@@ -138,7 +138,7 @@ fn bound_text(text: &mut String, max: usize) -> bool {
 /// kept ahead of the note saying what was cut. Returns whether the data was cut.
 ///
 /// ```
-/// use tool_core::__internal::*;
+/// use tool_core::budget::*;
 /// use tool_core::{MemoryRecordStore, RecordStore};
 /// use tool_core::Envelope;
 /// let store = MemoryRecordStore::default();

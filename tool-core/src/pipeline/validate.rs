@@ -108,7 +108,7 @@ fn invalid_arguments(errors: Vec<validate::ArgError>) -> Envelope {
 /// let schema = json!({"type": "object", "properties": {"q": {"type": "string"},
 ///     "limit": {"type": "integer"}}, "required": ["q"], "additionalProperties": false});
 /// let mut args = json!({"q": "shoes", "limit": null});
-/// tool_core::__internal::strip_null_optionals(&schema, &mut args);
+/// tool_core::validate::strip_null_optionals(&schema, &mut args);
 /// assert_eq!(args, json!({"q": "shoes"}));
 /// ```
 pub fn strip_null_optionals(input_schema: &Value, args: &mut Value) {
