@@ -60,10 +60,13 @@ mod in_toolsmith {
     use toolsmith::WorkspaceError;
     use toolsmith::approve_all;
     use toolsmith::args_digest;
+    use toolsmith::audit;
+    use toolsmith::budget;
     use toolsmith::codes;
     use toolsmith::escape_for_display;
     use toolsmith::export;
     use toolsmith::fn_approver;
+    use toolsmith::idempotency;
     use toolsmith::keyed_args_digest;
     use toolsmith::lint;
     use toolsmith::mcp;
@@ -78,8 +81,43 @@ mod in_toolsmith {
     use toolsmith::sync_approver;
     use toolsmith::tool;
     use toolsmith::tools;
+    use toolsmith::validate;
     use toolsmith::with_progress;
     use toolsmith::workspace;
+}
+
+mod in_toolsmith_audit {
+    use toolsmith::audit::AuditEvent;
+    use toolsmith::audit::AuditRecord;
+    use toolsmith::audit::AuditSink;
+    use toolsmith::audit::CANCELLED;
+    use toolsmith::audit::JsonLinesSink;
+    use toolsmith::audit::MemorySink;
+    use toolsmith::audit::args_digest;
+    use toolsmith::audit::keyed_args_digest;
+    use toolsmith::audit::new_operation_id;
+    use toolsmith::audit::rfc3339;
+}
+
+mod in_toolsmith_budget {
+    use toolsmith::budget::CursorError;
+    use toolsmith::budget::CursorPosition;
+    use toolsmith::budget::DEFAULT_HINT;
+    use toolsmith::budget::DEFAULT_MAX_CHARS;
+    use toolsmith::budget::Fitted;
+    use toolsmith::budget::MAX_CODE_CHARS;
+    use toolsmith::budget::MemoryRecordStore;
+    use toolsmith::budget::OutputBudget;
+    use toolsmith::budget::PageRequest;
+    use toolsmith::budget::RecordStore;
+    use toolsmith::budget::bound_channels;
+    use toolsmith::budget::decode_cursor;
+    use toolsmith::budget::encode_cursor;
+    use toolsmith::budget::fit;
+    use toolsmith::budget::fit_envelope;
+    use toolsmith::budget::fits;
+    use toolsmith::budget::json_chars;
+    use toolsmith::budget::page_digest;
 }
 
 mod in_toolsmith_codes {
@@ -149,11 +187,31 @@ mod in_toolsmith_export {
     use toolsmith::export::export_text;
     use toolsmith::export::export_tool;
     use toolsmith::export::export_tool_text;
+    use toolsmith::export::mcp;
     use toolsmith::export::mcp_call_parts;
     use toolsmith::export::mcp_call_result;
     use toolsmith::export::name_rejected_by;
     use toolsmith::export::update_requested;
     use toolsmith::export::write_artifacts;
+}
+
+mod in_toolsmith_export_mcp {
+    use toolsmith::export::mcp::WRAP_KEY;
+    use toolsmith::export::mcp::output_wrapped;
+}
+
+mod in_toolsmith_idempotency {
+    use toolsmith::idempotency::Disposition;
+    use toolsmith::idempotency::Duplicate;
+    use toolsmith::idempotency::Gate;
+    use toolsmith::idempotency::GateOutcome;
+    use toolsmith::idempotency::IN_PROGRESS_RETRY_AFTER_SECS;
+    use toolsmith::idempotency::IdempotencyGate;
+    use toolsmith::idempotency::IdempotencyKey;
+    use toolsmith::idempotency::Refusal;
+    use toolsmith::idempotency::Started;
+    use toolsmith::idempotency::StoredOutcome;
+    use toolsmith::idempotency::UNAVAILABLE_RETRY_AFTER_SECS;
 }
 
 mod in_toolsmith_lint {
@@ -202,6 +260,16 @@ mod in_toolsmith_sqlite {
     use toolsmith::sqlite::DEFAULT_SQLITE_CAPACITY;
     use toolsmith::sqlite::OpenError;
     use toolsmith::sqlite::SqliteRecordStore;
+}
+
+mod in_toolsmith_validate {
+    use toolsmith::validate::ArgError;
+    use toolsmith::validate::MAX_ERRORS;
+    use toolsmith::validate::SchemaError;
+    use toolsmith::validate::Valid;
+    use toolsmith::validate::Validator;
+    use toolsmith::validate::normalize_integers;
+    use toolsmith::validate::strip_null_optionals;
 }
 
 mod in_toolsmith_workspace {
