@@ -6,7 +6,7 @@
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
-use crate::audit::OperationId;
+use crate::operation::OperationId;
 
 /// The version of the envelope format, carried in every envelope as `schema_version`.
 pub const ENVELOPE_SCHEMA_VERSION: &str = "1";
@@ -423,27 +423,6 @@ fn word_needs_escape(w: u64) -> bool {
     (below(w, 0x20) | below(quote, 1) | below(backslash, 1)) != 0
 }
 
-impl Envelope {
-    /// The MCP `CallToolResult` for this envelope when the tool is not known (no output schema):
-    /// a text block with the envelope's JSON, `isError: true` for every status other than `ok`
-    /// and `empty`, the envelope without its data in `_meta`, and on non-ok statuses
-    /// `structuredContent: {"status": ...}`; an `ok` whose data is the whole answer is the
-    /// data's JSON as text and nothing else. Business and validation failures are results, not
-    /// JSON-RPC errors. [`export::mcp_call_result`](crate::export::mcp_call_result) is the form
-    /// that fits a tool's published output schema.
-    ///
-    /// ```
-    /// let env = tool_core::Envelope::error(tool_core::Status::Refused, "LIMIT", "Limit reached.");
-    /// let result = env.to_mcp_result();
-    /// assert_eq!(result["isError"], true);
-    /// assert_eq!(result["structuredContent"]["status"], "refused");
-    /// assert_eq!(result["content"][0]["type"], "text");
-    /// ```
-    pub fn to_mcp_result(&self) -> Value {
-        crate::export::mcp_call_result(None, self, crate::export::McpVersion::V2025_11_25)
-    }
-}
-
 #[cfg(test)]
 mod tests {
     use super::{Envelope, Status};
@@ -545,7 +524,7 @@ mod tests {
                 continue;
             }
             // Its text not yet built: written from its parts.
-            let id = crate::audit::OperationId::next();
+            let id = crate::operation::OperationId::next();
             let mut text = String::new();
             id.push_to(&mut text);
             env.operation_id = Some(text);

@@ -165,7 +165,7 @@ pub(crate) fn contained<T>(f: impl FnOnce() -> Result<T, BackendError>) -> Resul
         Ok(r) => r,
         Err(payload) => Err(BackendError::new(format!(
             "panic: {}",
-            crate::toolbox::panic_text(payload)
+            crate::unwind::panic_text(payload)
         ))),
     }
 }

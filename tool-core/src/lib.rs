@@ -58,6 +58,7 @@
 #![warn(missing_docs)]
 
 mod approval;
+mod arguments;
 pub mod audit;
 pub mod budget;
 pub mod codes;
@@ -70,6 +71,8 @@ pub mod idempotency;
 mod limits;
 pub mod lint;
 mod mcp_result;
+mod operation;
+mod options;
 mod output_text;
 pub mod pipeline;
 mod policy;
@@ -83,6 +86,7 @@ mod store;
 mod tool;
 mod toolbox;
 mod typed;
+mod unwind;
 pub mod validate;
 #[cfg(feature = "workspace")]
 pub mod workspace;

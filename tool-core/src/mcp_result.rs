@@ -226,3 +226,24 @@ fn parts(
         meta,
     }
 }
+
+impl Envelope {
+    /// The MCP `CallToolResult` for this envelope when the tool is not known (no output schema):
+    /// a text block with the envelope's JSON, `isError: true` for every status other than `ok`
+    /// and `empty`, the envelope without its data in `_meta`, and on non-ok statuses
+    /// `structuredContent: {"status": ...}`; an `ok` whose data is the whole answer is the
+    /// data's JSON as text and nothing else. Business and validation failures are results, not
+    /// JSON-RPC errors. [`export::mcp_call_result`](crate::export::mcp_call_result) is the form
+    /// that fits a tool's published output schema.
+    ///
+    /// ```
+    /// let env = tool_core::Envelope::error(tool_core::Status::Refused, "LIMIT", "Limit reached.");
+    /// let result = env.to_mcp_result();
+    /// assert_eq!(result["isError"], true);
+    /// assert_eq!(result["structuredContent"]["status"], "refused");
+    /// assert_eq!(result["content"][0]["type"], "text");
+    /// ```
+    pub fn to_mcp_result(&self) -> Value {
+        mcp_call_result(None, self, McpVersion::V2025_11_25)
+    }
+}

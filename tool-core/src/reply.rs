@@ -1,5 +1,8 @@
 //! [`Reply`]: a successful result that also tells the model something.
 
+/// A boxed, sendable future: what an async executor returns.
+pub type BoxFuture<'a, T> = std::pin::Pin<Box<dyn std::future::Future<Output = T> + Send + 'a>>;
+
 /// A successful result with a note for the model, e.g. "Showing 10 of 37. Add category or
 /// max_price to narrow the search."
 ///

@@ -7,12 +7,9 @@ use crate::schema::{self, ParamDef, SchemaFn};
 use crate::spec::{Allow, Effects, ToolSpec};
 use serde_json::Value;
 use std::any::TypeId;
-use std::future::Future;
-use std::pin::Pin;
 use std::sync::Arc;
 
-/// A boxed, sendable future.
-pub type BoxFuture<'a, T> = Pin<Box<dyn Future<Output = T> + Send + 'a>>;
+pub use crate::reply::BoxFuture;
 
 /// The executor the macro generates: decodes validated arguments, fetches context, runs the
 /// function and serializes its output.
@@ -228,7 +225,10 @@ impl Tool {
     /// tool has none (a `Tool::from_fn` tool, or one whose schema the fast path leaves to the
     /// validator). The fast path must never take what the validator refuses; this lets a test
     /// check that on its own tools.
-    pub fn typed_accepts<'a>(&self, args: impl Into<crate::Arguments<'a>>) -> Option<bool> {
+    pub fn typed_accepts<'a>(
+        &self,
+        args: impl Into<crate::arguments::Arguments<'a>>,
+    ) -> Option<bool> {
         let def = self.inner.typed.as_ref()?;
         let args = args.into();
         Some(

@@ -2,12 +2,16 @@
 //! ([`crate::pipeline`]); build-time checks live in `pipeline::prepare`.
 
 use crate::approval::{Approver, Hooks};
+pub use crate::arguments::Arguments;
 use crate::audit::{AuditRecord, AuditSink};
 use crate::budget::{MemoryRecordStore, OutputBudget, RecordStore};
 use crate::context::Context;
 use crate::envelope::Envelope;
 use crate::fault::{Fault, FaultCounts, FaultHandler, Faults, GuardedStore};
 use crate::idempotency::IdempotencyGate;
+pub use crate::options::CallOptions;
+pub use crate::pipeline::prepare::Problem;
+use crate::pipeline::registry::{Engine, Registry};
 pub use crate::pipeline::threads::DEFAULT_TOOL_THREADS;
 use crate::pipeline::threads::{Isolation, ToolThreads};
 use crate::pipeline::{prepare, write_audit, Entry, Shared, Stage, StageId};
@@ -17,60 +21,10 @@ use crate::secret::SecretKey;
 use crate::spec::ToolSpec;
 use crate::tool::Tool;
 use arc_swap::ArcSwap;
-use serde_json::Value;
 use std::any::Any;
-use std::collections::{BTreeSet, HashMap};
 use std::future::Future;
 use std::sync::{Arc, Mutex, PoisonError};
 use std::time::Duration;
-
-pub(crate) use crate::pipeline::panic_text;
-
-/// One problem found while building a toolbox or registering a tool.
-#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
-#[non_exhaustive]
-pub enum Problem {
-    /// Two tools share a name.
-    #[error("two tools are named `{name}`; tool names must be unique (rename one with #[tool(name = \"...\")])")]
-    DuplicateTool {
-        /// The shared name.
-        name: String,
-    },
-    /// A tool needs a context value that was not supplied.
-    #[error("tool `{tool}` needs a context value of type `{type_name}` for `{param}`; supply it with .context(...) on the builder")]
-    MissingContext {
-        /// The tool.
-        tool: String,
-        /// The parameter that receives the value.
-        param: String,
-        /// The type, as written in the tool's signature.
-        type_name: String,
-    },
-    /// A tool's declared effects break a declaration rule `#[tool]` enforces at compile time
-    /// (checked again for tools built at run time).
-    #[error("tool `{tool}`: {reason}")]
-    InvalidDeclaration {
-        /// The tool.
-        tool: String,
-        /// What is wrong.
-        reason: String,
-    },
-    /// A tool's schema is unusable.
-    #[error("tool `{tool}`: {reason}")]
-    InvalidSchema {
-        /// The tool.
-        tool: String,
-        /// What is wrong.
-        reason: String,
-    },
-    /// A host stage was placed where host stages cannot run
-    /// ([`StageId::accepts_host_stage`]).
-    #[error("a host stage cannot run before `{before}`: host stages run before one of the stages from `lookup` to `output_contract`")]
-    InvalidStage {
-        /// The stage it was placed before.
-        before: StageId,
-    },
-}
 
 /// Error returned by [`ToolboxBuilder::build`] and [`Toolbox::register`]: every problem found.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
@@ -88,127 +42,6 @@ pub struct BuildError {
 pub struct NotRegistered {
     /// The name asked for.
     pub name: String,
-}
-
-/// The arguments of a call: an already-parsed JSON value (MCP, Anthropic) or JSON text (OpenAI),
-/// owned or borrowed.
-///
-/// Borrowed arguments (`&str`, `&Value`) are not copied: a `#[tool]` whose arguments decode on
-/// the typed fast path reads them in place, and the general path copies a borrowed value only
-/// because validation fills in defaults. The call's future then borrows them.
-#[derive(Debug, Clone)]
-pub enum Arguments<'a> {
-    /// Parsed JSON.
-    Value(Value),
-    /// JSON text, parsed by the toolbox.
-    Text(String),
-    /// Parsed JSON, borrowed.
-    ValueRef(&'a Value),
-    /// JSON text, borrowed.
-    TextRef(&'a str),
-}
-
-impl From<Value> for Arguments<'_> {
-    fn from(v: Value) -> Self {
-        Arguments::Value(v)
-    }
-}
-impl<'a> From<&'a Value> for Arguments<'a> {
-    fn from(v: &'a Value) -> Self {
-        Arguments::ValueRef(v)
-    }
-}
-impl From<String> for Arguments<'_> {
-    fn from(s: String) -> Self {
-        Arguments::Text(s)
-    }
-}
-impl<'a> From<&'a str> for Arguments<'a> {
-    fn from(s: &'a str) -> Self {
-        Arguments::TextRef(s)
-    }
-}
-impl<'a> From<&'a String> for Arguments<'a> {
-    fn from(s: &'a String) -> Self {
-        Arguments::TextRef(s)
-    }
-}
-impl Arguments<'_> {
-    /// The arguments as the typed fast path reads them.
-    pub(crate) fn as_input(&self) -> crate::typed::Input<'_> {
-        match self {
-            Arguments::Text(text) => crate::typed::Input::Text(text),
-            Arguments::TextRef(text) => crate::typed::Input::Text(text),
-            Arguments::Value(value) => crate::typed::Input::Value(value),
-            Arguments::ValueRef(value) => crate::typed::Input::Value(value),
-        }
-    }
-
-    /// The arguments as a value of their own: text parsed (its error envelope on failure), a
-    /// borrowed value copied.
-    pub(crate) fn into_value(self) -> Result<Value, Box<crate::Envelope>> {
-        match self {
-            Arguments::Value(v) => Ok(v),
-            Arguments::ValueRef(v) => Ok(v.clone()),
-            Arguments::Text(text) => crate::pipeline::parse_text(&text),
-            Arguments::TextRef(text) => crate::pipeline::parse_text(text),
-        }
-    }
-}
-
-/// The registered tools: a snapshot, replaced whole on each change.
-#[derive(Default, Clone)]
-pub(crate) struct Registry {
-    pub(crate) entries: Vec<Arc<Entry>>,
-    pub(crate) index: HashMap<String, usize, foldhash::fast::RandomState>,
-    pub(crate) retired: BTreeSet<String>,
-    /// How many changes made this registry ([`Toolbox::generation`]).
-    pub(crate) generation: u64,
-}
-
-/// Per-call settings: who is calling, and an explicit idempotency key.
-#[derive(Clone, Debug, Default)]
-pub struct CallOptions {
-    /// `None` for the anonymous caller of [`CallOptions::new`]: most calls have no caller, and
-    /// an anonymous `Caller` (two empty sets) costs a drop of its own on every call.
-    caller: Option<Caller>,
-    pub(crate) idempotency_key: Option<String>,
-}
-
-/// The caller of calls made without one.
-static ANONYMOUS: Caller = Caller {
-    id: None,
-    roles: BTreeSet::new(),
-    scopes: BTreeSet::new(),
-};
-
-impl CallOptions {
-    /// The caller, anonymous unless one was set.
-    pub(crate) fn who(&self) -> &Caller {
-        self.caller.as_ref().unwrap_or(&ANONYMOUS)
-    }
-
-    /// Anonymous caller, no idempotency key.
-    pub fn new() -> Self {
-        Self::default()
-    }
-
-    /// The caller's identity, checked by the [`Policy`] and recorded in the audit trail.
-    #[must_use]
-    pub fn caller(mut self, caller: Caller) -> Self {
-        self.caller = Some(caller);
-        self
-    }
-
-    /// An explicit idempotency key: a repeat of a completed call to the same tool with the same
-    /// key and the same arguments, by the same caller, within the window is refused as
-    /// `DUPLICATE` without running again; the key reused with other arguments is `invalid_input`
-    /// (`IDEMPOTENCY_KEY_REUSED`).
-    #[must_use]
-    pub fn idempotency_key(mut self, key: impl Into<String>) -> Self {
-        self.idempotency_key = Some(key.into());
-        self
-    }
 }
 
 /// Builds a [`Toolbox`]: register tools, the context values they need, and the boundary settings
@@ -547,10 +380,12 @@ impl ToolboxBuilder {
             }
         }
         Ok(Toolbox {
-            registry: ArcSwap::from_pointee(registry),
+            engine: Engine {
+                registry: ArcSwap::from_pointee(registry),
+                shared: self.into_shared(faults),
+            },
             writing: Mutex::new(()),
             changes: tokio::sync::watch::Sender::new(0),
-            shared: self.into_shared(faults),
         })
     }
 
@@ -589,18 +424,6 @@ impl ToolboxBuilder {
     }
 }
 
-impl Registry {
-    fn names(&self) -> Vec<&str> {
-        self.entries.iter().map(|e| e.tool.name()).collect()
-    }
-
-    fn push(&mut self, entry: Entry) {
-        self.index
-            .insert(entry.tool.name().to_string(), self.entries.len());
-        self.entries.push(Arc::new(entry));
-    }
-}
-
 /// The registry of tools. Calls run through the pipeline of [`crate::pipeline`]: argument size
 /// limit → lookup → policy → decoding → validation (defaults filled in) → cursor →
 /// before-hooks → stored page → idempotency → approval → execution (timeout, panics caught) →
@@ -611,13 +434,12 @@ impl Registry {
 /// A toolbox is shared by reference across concurrent calls (`Arc<Toolbox>`); registering and
 /// retiring tools take `&self`.
 pub struct Toolbox {
-    /// The tools as a call finds them: replaced whole by `register` and `deregister`.
-    registry: ArcSwap<Registry>,
+    /// The registry and the boundary settings every call reads.
+    pub(crate) engine: Engine,
     /// Held by the one `update` that derives the next registry from the current one.
     writing: Mutex<()>,
     /// The registry's generation, for [`Toolbox::watch_changes`].
     changes: tokio::sync::watch::Sender<u64>,
-    pub(crate) shared: Shared,
 }
 
 impl std::fmt::Debug for Toolbox {
@@ -637,17 +459,17 @@ impl Toolbox {
 
     /// The registry for a moment's reading: no reference count is taken.
     pub(crate) fn registry(&self) -> arc_swap::Guard<Arc<Registry>> {
-        self.registry.load()
+        self.engine.registry()
     }
 
     /// Replaces the registry with the one `f` derives from it (`None`: nothing changed), one
     /// writer at a time; returns the new registry's generation.
     fn update(&self, f: impl FnOnce(&Registry) -> Option<Registry>) -> Option<u64> {
         let _writing = self.writing.lock().unwrap_or_else(PoisonError::into_inner);
-        let current = self.registry.load();
+        let current = self.engine.registry.load();
         let mut next = f(&current)?;
         next.generation = current.generation + 1;
-        self.registry.store(Arc::new(next));
+        self.engine.registry.store(Arc::new(next));
         Some(current.generation + 1)
     }
 
@@ -683,7 +505,7 @@ impl Toolbox {
     /// How many faults of the host's parts (audit sink, record store, approver) this toolbox has
     /// seen since it was built; see [`Fault`](crate::Fault) and [`ToolboxBuilder::on_fault`].
     pub fn faults(&self) -> FaultCounts {
-        self.shared.faults.counts()
+        self.engine.shared.faults.counts()
     }
 
     /// How many of the toolbox's tool threads ([`ToolboxBuilder::tool_threads`]) still run a
@@ -692,7 +514,7 @@ impl Toolbox {
     /// thread until the tool returns; a figure that keeps growing names a tool that blocks. For
     /// the host's health checks.
     pub fn held_tool_threads(&self) -> usize {
-        self.shared.threads.held()
+        self.engine.shared.threads.held()
     }
 
     /// The names of the registered tools, in registration order.
@@ -706,26 +528,28 @@ impl Toolbox {
 
     /// Writes a register or deregister record, when the toolbox has an audit sink.
     fn audit_change(&self, rec: AuditRecord) {
-        if let Some(sink) = &self.shared.audit {
-            write_audit(sink.as_ref(), &self.shared.faults, &rec);
+        if let Some(sink) = &self.engine.shared.audit {
+            write_audit(sink.as_ref(), &self.engine.shared.faults, &rec);
         }
     }
 
     /// Registers a tool on a running toolbox (with the same checks as [`ToolboxBuilder::build`]).
     pub fn register(&self, tool: Tool) -> Result<(), BuildError> {
         let mut result = Ok(());
-        let changed = self.update(|reg| match prepare(&tool, &self.shared.context, reg) {
-            Ok(entry) => {
-                let mut next = reg.clone();
-                next.retired.remove(tool.name());
-                next.push(entry);
-                Some(next)
-            }
-            Err(problems) => {
-                result = Err(BuildError { problems });
-                None
-            }
-        });
+        let changed = self.update(
+            |reg| match prepare(&tool, &self.engine.shared.context, reg) {
+                Ok(entry) => {
+                    let mut next = reg.clone();
+                    next.retired.remove(tool.name());
+                    next.push(entry);
+                    Some(next)
+                }
+                Err(problems) => {
+                    result = Err(BuildError { problems });
+                    None
+                }
+            },
+        );
         if let Some(generation) = changed {
             self.audit_change(AuditRecord::register(tool.spec()));
             self.announce(generation);
@@ -839,7 +663,7 @@ impl Toolbox {
         args: impl Into<Arguments<'a>>,
         options: CallOptions,
     ) -> impl Future<Output = Envelope> + 'a {
-        crate::pipeline::call(self, name, args.into(), options)
+        crate::pipeline::call(&self.engine, name, args.into(), options)
     }
 
     /// Calls a tool as an anonymous caller and returns the envelope as JSON text: the same
@@ -879,6 +703,6 @@ impl Toolbox {
         args: impl Into<Arguments<'a>>,
         options: CallOptions,
     ) -> impl Future<Output = String> + 'a {
-        crate::pipeline::call_json(self, name, args.into(), options)
+        crate::pipeline::call_json(&self.engine, name, args.into(), options)
     }
 }

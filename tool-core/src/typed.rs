@@ -69,9 +69,9 @@
 
 use crate::context::Context;
 use crate::error::ToolError;
+use crate::reply::BoxFuture;
 use crate::reply::{Encoded, Encoding, Reply};
 use crate::schema::Constraint;
-use crate::tool::BoxFuture;
 use crate::validate;
 use regex::Regex;
 use serde_json::{Number, Value};
@@ -515,6 +515,18 @@ pub fn wrong_arguments() -> ToolError {
         "INTERNAL",
         "The tool failed unexpectedly and did not complete. Retrying the same call is unlikely to help; tell the user the action could not be done.",
     )
+}
+
+impl crate::arguments::Arguments<'_> {
+    /// The arguments as the typed fast path reads them.
+    pub(crate) fn as_input(&self) -> Input<'_> {
+        match self {
+            crate::arguments::Arguments::Text(text) => Input::Text(text),
+            crate::arguments::Arguments::TextRef(text) => Input::Text(text),
+            crate::arguments::Arguments::Value(value) => Input::Value(value),
+            crate::arguments::Arguments::ValueRef(value) => Input::Value(value),
+        }
+    }
 }
 
 #[cfg(test)]

@@ -17,8 +17,6 @@
 //! | `UNKNOWN_ARGUMENT` | a parameter or field the schema does not have |
 //! | `INVALID_ARGUMENT` | a value of the wrong type or outside a constraint |
 
-pub use crate::pipeline::validate::strip_null_optionals;
-
 use crate::codes::{INVALID_ARGUMENT, INVALID_INPUT, MISSING_ARGUMENT, UNKNOWN_ARGUMENT};
 use regex::Regex;
 use serde_json::{Map, Value};
@@ -1727,6 +1725,57 @@ fn ecma_pattern(pattern: &str) -> Option<String> {
         }
     }
     Some(out)
+}
+
+/// Removes `null` values of optional properties from call arguments, recursively: the host side
+/// of OpenAI strict mode, where an optional parameter is nullable and `null` means absent.
+///
+/// `input_schema` is the canonical schema (the one the runtime validates against); a property
+/// counts as optional when it is not in its object's `required`. Local `$ref`s are followed.
+///
+/// ```
+/// use serde_json::json;
+/// let schema = json!({"type": "object", "properties": {"q": {"type": "string"},
+///     "limit": {"type": "integer"}}, "required": ["q"], "additionalProperties": false});
+/// let mut args = json!({"q": "shoes", "limit": null});
+/// tool_core::validate::strip_null_optionals(&schema, &mut args);
+/// assert_eq!(args, json!({"q": "shoes"}));
+/// ```
+pub fn strip_null_optionals(input_schema: &Value, args: &mut Value) {
+    fn walk(root: &Value, schema: &Value, value: &mut Value, depth: usize) {
+        if depth > 64 {
+            return;
+        }
+        let schema = tool_lint::walk::follow_refs(root, schema).unwrap_or(schema);
+        match value {
+            Value::Object(map) => {
+                let Some(props) = schema.get("properties").and_then(Value::as_object) else {
+                    return;
+                };
+                let required: Vec<&str> = schema
+                    .as_object()
+                    .map(|s| tool_lint::walk::required(s).collect())
+                    .unwrap_or_default();
+                map.retain(|k, v| {
+                    !(v.is_null() && props.contains_key(k) && !required.contains(&k.as_str()))
+                });
+                for (k, v) in map.iter_mut() {
+                    if let Some(s) = props.get(k) {
+                        walk(root, s, v, depth + 1);
+                    }
+                }
+            }
+            Value::Array(items) => {
+                if let Some(s) = schema.get("items") {
+                    for v in items {
+                        walk(root, s, v, depth + 1);
+                    }
+                }
+            }
+            _ => {}
+        }
+    }
+    walk(input_schema, input_schema, args, 0);
 }
 
 #[cfg(test)]

@@ -4,13 +4,13 @@
 //! panics is `failed` (`APPROVER_FAILED`, counted as a fault, its text in the audit record's
 //! host-only detail). None of them runs the tool.
 
-use super::execute::CatchUnwind;
 use super::{CallState, Shared, Step};
 use crate::approval::{Approval, ApprovalRequest, Approver};
 use crate::codes;
 use crate::envelope::Envelope;
 use crate::error::ToolError;
 use crate::fault::{Fault, FaultKind};
+use crate::unwind::CatchUnwind;
 use std::time::Duration;
 
 /// Whether the tool needs approval (then `run` asks for it).

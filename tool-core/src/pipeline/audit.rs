@@ -14,7 +14,7 @@ use std::time::Instant;
 /// Writes the call's audit record (a call without an envelope is recorded, and answered, as the
 /// generic failure).
 pub(super) fn record(call: &mut CallState<'_>) {
-    let sh = &call.toolbox.shared;
+    let sh = &call.engine.shared;
     if let Some(sink) = &sh.audit {
         let mut rec = call_record(call, call.entry.as_deref());
         let env = call.env.get_or_insert_with(super::internal_failure);
@@ -102,7 +102,7 @@ impl Trace {
 /// state's `Drop`, while `in_flight`).
 pub(super) fn record_dropped(call: &CallState<'_>) {
     super::telemetry::cancelled();
-    let Some(sink) = &call.toolbox.shared.audit else {
+    let Some(sink) = &call.engine.shared.audit else {
         return;
     };
     let t = call.trace.lock();
@@ -116,5 +116,5 @@ pub(super) fn record_dropped(call: &CallState<'_>) {
         "the host dropped the call before the tool ran".to_string()
     });
     drop(t);
-    write_audit(sink.as_ref(), &call.toolbox.shared.faults, &rec);
+    write_audit(sink.as_ref(), &call.engine.shared.faults, &rec);
 }

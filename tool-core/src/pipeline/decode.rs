@@ -12,9 +12,9 @@
 //! its problems are the answer (the same the general path gives).
 
 use super::{CallState, Shared, Step};
+use crate::arguments::Arguments;
 use crate::codes;
 use crate::envelope::{Envelope, Status};
-use crate::toolbox::Arguments;
 use crate::typed::Decoded;
 use serde_json::Value;
 
@@ -71,7 +71,7 @@ pub(super) fn run(sh: &Shared, call: &mut CallState<'_>) -> Step {
             return Step::Continue;
         }
     }
-    let mut args = match call.raw.take().map(Arguments::into_value) {
+    let mut args = match call.raw.take().map(into_value) {
         Some(Ok(v)) => v,
         Some(Err(env)) => return Step::Refuse(env),
         None => Value::Null,
@@ -117,4 +117,15 @@ pub(crate) fn parse_text(text: &str) -> Result<Value, Box<Envelope>> {
             ),
         ))
     })
+}
+
+/// The arguments as a value of their own: text parsed (its error envelope on failure), a
+/// borrowed value copied.
+pub(crate) fn into_value(args: Arguments<'_>) -> Result<Value, Box<crate::Envelope>> {
+    match args {
+        Arguments::Value(v) => Ok(v),
+        Arguments::ValueRef(v) => Ok(v.clone()),
+        Arguments::Text(text) => parse_text(&text),
+        Arguments::TextRef(text) => parse_text(text),
+    }
 }

@@ -9,8 +9,8 @@
 use super::{CallState, Entry, Ran, Shared, Step};
 use crate::envelope::Status;
 use crate::idempotency::{Disposition, Entered, IdempotencyKey};
+use crate::options::CallOptions;
 use crate::store::RecordStore;
-use crate::toolbox::CallOptions;
 use serde_json::Value;
 
 /// The idempotency key of a call: the declared identifying arguments, or the explicit key

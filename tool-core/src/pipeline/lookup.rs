@@ -1,14 +1,14 @@
 //! Stage `lookup`: finds the tool by name. An unknown or retired name is `invalid_input`, naming
 //! only the tools the caller may call.
 
+use super::registry::{Engine, Registry};
 use super::{CallState, Step};
 use crate::codes;
 use crate::envelope::{Envelope, Status};
 use crate::policy::{Caller, Policy};
-use crate::toolbox::{Registry, Toolbox};
 use std::sync::Arc;
 
-pub(super) fn run(tb: &Toolbox, call: &mut CallState<'_>) -> Step {
+pub(super) fn run(tb: &Engine, call: &mut CallState<'_>) -> Step {
     let reg = tb.registry();
     let Some(&i) = reg.index.get(call.name) else {
         let sh = &tb.shared;

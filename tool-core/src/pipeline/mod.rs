@@ -1,4 +1,4 @@
-//! The call pipeline: every call to a [`Toolbox`] runs the same ordered list of
+//! The call pipeline: every call to a [`Toolbox`](crate::Toolbox) runs the same ordered list of
 //! stages, written once in [`ORDER`].
 //!
 //! # The stages and their order
@@ -49,7 +49,7 @@
 //!   tool's result or error): the remaining call stages are skipped, and every finishing stage
 //!   runs.
 //!
-//! [`Toolbox::call_json`] runs the same stages and asks a `#[tool]`'s generated executor for its
+//! [`Toolbox::call_json`](crate::Toolbox::call_json) runs the same stages and asks a `#[tool]`'s generated executor for its
 //! result as JSON text (`encoding`) instead of a value: `output_contract` checks the text's depth
 //! (and, in debug builds, parses it for the schema), and the answer keeps it in `data_text`
 //! while `env.data` stays empty. A stage that reads or changes the data turns it into the value
@@ -87,6 +87,7 @@ mod paging;
 mod policy;
 pub(crate) mod prepare;
 mod redact;
+pub(crate) mod registry;
 mod size;
 mod stage;
 mod telemetry;
@@ -95,25 +96,26 @@ pub(crate) mod validate;
 
 pub(crate) use audit::write_audit;
 pub(crate) use contract::unencodable;
-pub(crate) use decode::parse_text;
-pub(crate) use execute::panic_text;
 pub(crate) use prepare::{prepare, Entry};
 pub use stage::{Flow, Stage, StageCall, StageFuture};
 
 use crate::approval::{Approver, Hooks};
-use crate::audit::{AuditSink, OperationId};
+use crate::arguments::Arguments;
+use crate::audit::AuditSink;
 use crate::budget::{OutputBudget, PageRequest};
 use crate::context::Context;
 use crate::envelope::Envelope;
 use crate::error::ToolError;
 use crate::fault::{Faults, GuardedStore};
 use crate::idempotency::{IdempotencyGate, Ticket};
+use crate::operation::OperationId;
+use crate::options::CallOptions;
 use crate::policy::Policy;
 use crate::redact::Redactor;
 use crate::reply::{Encoded, Encoding, Reply};
 use crate::secret::SecretKey;
-use crate::toolbox::{Arguments, CallOptions, Toolbox};
 use crate::typed::TypedArgs;
+use registry::Engine;
 use serde_json::Value;
 use std::sync::Arc;
 use std::time::Duration;
@@ -316,7 +318,7 @@ impl Shared {
 /// the call's audit record as cancelled ([`audit::record_dropped`]).
 pub(crate) struct CallState<'a> {
     /// The toolbox the call runs in.
-    pub(crate) toolbox: &'a Toolbox,
+    pub(crate) engine: &'a Engine,
     /// The tool name the call asked for.
     pub(crate) name: &'a str,
     pub(crate) options: &'a CallOptions,
@@ -350,7 +352,7 @@ pub(crate) struct CallState<'a> {
     /// Whether the tool ran.
     pub(crate) ran: Ran,
     /// How a typed tool encodes its result: as a value for an [`Envelope`], as JSON text for
-    /// [`Toolbox::call_json`].
+    /// [`Toolbox::call_json`](crate::Toolbox::call_json).
     pub(crate) encoding: Encoding<'static>,
     /// The tool's reply, between `execute` and `output_contract`.
     pub(crate) reply: Option<Reply<Encoded>>,
@@ -373,7 +375,7 @@ pub(crate) struct CallState<'a> {
 
 impl<'a> CallState<'a> {
     fn new(
-        toolbox: &'a Toolbox,
+        engine: &'a Engine,
         name: &'a str,
         args: Arguments<'a>,
         options: &'a CallOptions,
@@ -382,13 +384,13 @@ impl<'a> CallState<'a> {
         encoding: Encoding<'static>,
     ) -> Self {
         CallState {
-            toolbox,
+            engine,
             name,
             options,
             operation_id,
             trace,
             // The clock is read only for the audit record.
-            started: toolbox.shared.audit.is_some().then(std::time::Instant::now),
+            started: engine.shared.audit.is_some().then(std::time::Instant::now),
             in_flight: true,
             raw: Some(args),
             entry: None,
@@ -425,7 +427,7 @@ impl<'a> CallState<'a> {
     /// Makes a result kept as JSON text the envelope's `data` value, for a stage that reads or
     /// changes it (redaction that has something to mask, the idempotency record, after-hooks,
     /// cutting to the budget). The text is serde_json's own, so it parses to the value
-    /// `serde_json::to_value` gives for all but exotic results (see [`Toolbox::call_json`]).
+    /// `serde_json::to_value` gives for all but exotic results (see [`Toolbox::call_json`](crate::Toolbox::call_json)).
     pub(crate) fn materialize(&mut self) {
         materialize(&mut self.data_text, &mut self.env, &mut self.detail);
     }
@@ -478,7 +480,7 @@ pub(crate) fn materialize(
 /// own arguments beside the inner future, and the four levels from `Toolbox::call_with` down
 /// made the call's future (which hosts move into a task or a box) a fifth larger.
 pub(crate) fn call<'a>(
-    tb: &'a Toolbox,
+    tb: &'a Engine,
     name: &'a str,
     args: Arguments<'a>,
     options: CallOptions,
@@ -495,7 +497,7 @@ pub(crate) fn call<'a>(
 /// result is serialized once, straight to text, unless a stage needs it as a value; the
 /// operation id is written from where the call holds it, never copied into a `String`.
 pub(crate) fn call_json<'a>(
-    tb: &'a Toolbox,
+    tb: &'a Engine,
     name: &'a str,
     args: Arguments<'a>,
     options: CallOptions,
@@ -521,7 +523,7 @@ trait Finish<T>: FnOnce(&mut Option<Envelope>, Option<String>, &OperationId) -> 
 impl<T, F: FnOnce(&mut Option<Envelope>, Option<String>, &OperationId) -> T> Finish<T> for F {}
 
 fn traced<'a, T>(
-    tb: &'a Toolbox,
+    tb: &'a Engine,
     name: &'a str,
     args: Arguments<'a>,
     options: CallOptions,
@@ -544,7 +546,7 @@ where
 /// (`finish`: the envelope, or its JSON text) inside it, so only that leaves the future.
 #[allow(clippy::manual_async_fn)] // the point: an `async fn` would hold its arguments twice
 fn run_call<'a, T>(
-    tb: &'a Toolbox,
+    tb: &'a Engine,
     name: &'a str,
     args: Arguments<'a>,
     options: CallOptions,
@@ -565,7 +567,7 @@ where
             // Host code runs inside the pipeline too (hooks, the approver, the record store): a
             // panic there becomes `failed` like a panic in a tool, so a call itself never
             // panics. The panic guard needs an `Unpin` future: the stages are pinned in place.
-            let finished = execute::CatchUnwind(std::pin::pin!(run(tb, &mut call))).await;
+            let finished = crate::unwind::CatchUnwind(std::pin::pin!(run(tb, &mut call))).await;
             call.in_flight = false;
             if let Err(panic) = finished {
                 call.panicked_with(panic);
@@ -606,7 +608,7 @@ const FINISHING: u32 = bits(&[
 /// The stages still to visit are a mask, taken lowest bit first: a stage with nothing to do for
 /// the call (`Idle`, known after `lookup`) is dropped from it unless a host stage runs before
 /// it, and once the call has its envelope only the finishing stages are left.
-pub(crate) async fn run<'a>(tb: &'a Toolbox, call: &mut CallState<'a>) {
+pub(crate) async fn run<'a>(tb: &'a Engine, call: &mut CallState<'a>) {
     let hosts = &tb.shared.host_stages;
     let mut next_host = 0;
     // The stages that host stages run before: visited even when they have nothing to do.

@@ -13,6 +13,9 @@ pub(super) fn run(sh: &Shared, call: &mut CallState<'_>) -> Step {
     };
     // The audit record still gets a digest of what was sent (parsing is linear; no schema work
     // is done).
-    call.args = call.raw.take().and_then(|raw| raw.into_value().ok());
+    call.args = call
+        .raw
+        .take()
+        .and_then(|raw| super::decode::into_value(raw).ok());
     Step::refuse(denial.into_envelope())
 }

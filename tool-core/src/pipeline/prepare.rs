@@ -3,9 +3,10 @@
 //! by [`ToolboxBuilder::build`](crate::ToolboxBuilder::build) and
 //! [`Toolbox::register`](crate::Toolbox::register), which report every problem at once.
 
+use super::registry::Registry;
+use super::StageId;
 use crate::context::Context;
 use crate::tool::Tool;
-use crate::toolbox::{Problem, Registry};
 use crate::validate::Validator;
 
 /// A registered tool, with what the pipeline needs of it precomputed.
@@ -122,4 +123,50 @@ fn output_validator(tool: &Tool, problems: &mut Vec<Problem>) -> Option<Validato
         }
         None => None,
     }
+}
+
+/// One problem found while building a toolbox or registering a tool.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[non_exhaustive]
+pub enum Problem {
+    /// Two tools share a name.
+    #[error("two tools are named `{name}`; tool names must be unique (rename one with #[tool(name = \"...\")])")]
+    DuplicateTool {
+        /// The shared name.
+        name: String,
+    },
+    /// A tool needs a context value that was not supplied.
+    #[error("tool `{tool}` needs a context value of type `{type_name}` for `{param}`; supply it with .context(...) on the builder")]
+    MissingContext {
+        /// The tool.
+        tool: String,
+        /// The parameter that receives the value.
+        param: String,
+        /// The type, as written in the tool's signature.
+        type_name: String,
+    },
+    /// A tool's declared effects break a declaration rule `#[tool]` enforces at compile time
+    /// (checked again for tools built at run time).
+    #[error("tool `{tool}`: {reason}")]
+    InvalidDeclaration {
+        /// The tool.
+        tool: String,
+        /// What is wrong.
+        reason: String,
+    },
+    /// A tool's schema is unusable.
+    #[error("tool `{tool}`: {reason}")]
+    InvalidSchema {
+        /// The tool.
+        tool: String,
+        /// What is wrong.
+        reason: String,
+    },
+    /// A host stage was placed where host stages cannot run
+    /// ([`StageId::accepts_host_stage`]).
+    #[error("a host stage cannot run before `{before}`: host stages run before one of the stages from `lookup` to `output_contract`")]
+    InvalidStage {
+        /// The stage it was placed before.
+        before: StageId,
+    },
 }

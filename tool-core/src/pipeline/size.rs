@@ -2,7 +2,7 @@
 //! the tool.
 
 use super::{CallState, Shared, Step};
-use crate::toolbox::Arguments;
+use crate::arguments::Arguments;
 
 pub(super) fn run(sh: &Shared, call: &mut CallState<'_>) -> Step {
     let size = match &call.raw {

@@ -16,8 +16,8 @@
 //! Without a subscriber interested in the span, it is disabled and costs a relaxed load; the
 //! span name is only formatted for an enabled span.
 
-use crate::audit::OperationId;
 use crate::envelope::Envelope;
+use crate::operation::OperationId;
 use std::future::Future;
 
 #[cfg(feature = "tracing")]

@@ -24,8 +24,8 @@
 //! [`ToolboxBuilder::offload_sync_tools`]: crate::ToolboxBuilder::offload_sync_tools
 //! [`ToolboxBuilder::tool_threads`]: crate::ToolboxBuilder::tool_threads
 
-use super::execute::{panic_text, CatchUnwind};
 use crate::tool::BoxFuture;
+use crate::unwind::{panic_text, CatchUnwind};
 use std::future::Future;
 use std::panic::{catch_unwind, AssertUnwindSafe};
 use std::pin::Pin;

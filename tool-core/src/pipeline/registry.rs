@@ -1,0 +1,44 @@
+//! The registered tools as a call finds them ([`Registry`], a snapshot replaced whole on each
+//! change) and what every call reads: the registry and the boundary settings ([`Engine`]). The
+//! toolbox owns an engine and changes its registry; the pipeline runs on the engine alone.
+
+use super::{Entry, Shared};
+use arc_swap::ArcSwap;
+use std::collections::{BTreeSet, HashMap};
+use std::sync::Arc;
+
+/// The registered tools: a snapshot, replaced whole on each change.
+#[derive(Default, Clone)]
+pub(crate) struct Registry {
+    pub(crate) entries: Vec<Arc<Entry>>,
+    pub(crate) index: HashMap<String, usize, foldhash::fast::RandomState>,
+    pub(crate) retired: BTreeSet<String>,
+    /// How many changes made this registry ([`Toolbox::generation`](crate::Toolbox::generation)).
+    pub(crate) generation: u64,
+}
+
+impl Registry {
+    pub(crate) fn names(&self) -> Vec<&str> {
+        self.entries.iter().map(|e| e.tool.name()).collect()
+    }
+
+    pub(crate) fn push(&mut self, entry: Entry) {
+        self.index
+            .insert(entry.tool.name().to_string(), self.entries.len());
+        self.entries.push(Arc::new(entry));
+    }
+}
+
+/// What a call reads: the registry (loaded once per call) and the settings fixed at build time.
+pub(crate) struct Engine {
+    /// The tools as a call finds them: replaced whole by `register` and `deregister`.
+    pub(crate) registry: ArcSwap<Registry>,
+    pub(crate) shared: Shared,
+}
+
+impl Engine {
+    /// The current registry.
+    pub(crate) fn registry(&self) -> arc_swap::Guard<Arc<Registry>> {
+        self.registry.load()
+    }
+}
