@@ -47,12 +47,19 @@
 
 #![deny(unreachable_pub)]
 // The curated surface of tool-core: its root items and its public namespaces (`codes`, `export`,
-// `lint`, `pipeline`, and `workspace`, `sqlite` with their features).
+// `lint`, `pipeline`, and `workspace` with its feature); `sqlite` is its own crate, below.
 pub use tool_core::*;
 
 #[cfg(feature = "mcp")]
 pub mod mcp;
 pub use tool_macros::{model, tool, tools};
+/// The durable record store on SQLite (feature `sqlite`; the `tool-sqlite` crate): kept results
+/// and idempotency records survive a restart.
+#[cfg(feature = "sqlite")]
+pub mod sqlite {
+    #[doc(inline)]
+    pub use tool_sqlite::{OpenError, SqliteRecordStore, DEFAULT_SQLITE_CAPACITY};
+}
 
 /// The regex version toolsmith uses (for host redaction patterns, `Redactor::with_pattern`).
 pub use tool_core::__deps::regex;

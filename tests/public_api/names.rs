@@ -71,6 +71,7 @@ mod in_toolsmith {
     use toolsmith::lint;
     use toolsmith::mcp;
     use toolsmith::model;
+    use toolsmith::new_reference;
     use toolsmith::pipeline;
     use toolsmith::regex;
     use toolsmith::reject_all;

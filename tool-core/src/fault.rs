@@ -205,8 +205,7 @@ impl GuardedStore {
 
 impl RecordStore for GuardedStore {
     fn put(&self, value: Value) -> String {
-        self.keep(value)
-            .unwrap_or_else(|| format!("rec_{}", crate::secret::random_hex(16)))
+        self.keep(value).unwrap_or_else(crate::store::new_reference)
     }
 
     fn get(&self, reference: &str) -> Option<Value> {

@@ -80,8 +80,6 @@ mod progress;
 mod redact;
 mod reply;
 mod secret;
-#[cfg(feature = "sqlite")]
-pub mod sqlite;
 mod store;
 mod tool;
 mod toolbox;
@@ -123,7 +121,7 @@ pub use approval::{
 
 // The boundary: idempotency, budgets and record stores.
 pub use idempotency::StoredOutcome;
-pub use store::{MemoryRecordStore, RecordStore};
+pub use store::{new_reference, MemoryRecordStore, RecordStore};
 
 // The boundary: redaction.
 pub use redact::{RedactError, Redactor};

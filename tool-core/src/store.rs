@@ -145,7 +145,7 @@ impl MemoryRecordStore {
 
 impl RecordStore for MemoryRecordStore {
     fn put(&self, value: Value) -> String {
-        let reference = format!("rec_{}", crate::secret::random_hex(16));
+        let reference = new_reference();
         let mut inner = self.lock();
         inner.order.push_back(reference.clone());
         inner.records.insert(reference.clone(), value);
@@ -160,4 +160,11 @@ impl RecordStore for MemoryRecordStore {
     fn get(&self, reference: &str) -> Option<Value> {
         self.lock().records.get(reference).cloned()
     }
+}
+
+/// A fresh record reference: `rec_` and 128 random bits in hex, from the operating system's
+/// random source. Every store that makes its own references (this crate's, a durable backend's)
+/// makes them this way, so a reference cannot be guessed from another.
+pub fn new_reference() -> String {
+    format!("rec_{}", crate::secret::random_hex(16))
 }

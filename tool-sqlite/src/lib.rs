@@ -1,5 +1,5 @@
-//! A durable [`RecordStore`] on SQLite (feature `sqlite`; SQLite is compiled in, no system
-//! library is needed).
+//! A durable [`RecordStore`] on SQLite for toolsmith (the facade's feature `sqlite`; SQLite is
+//! compiled in, no system library is needed).
 //!
 //! It keeps the full results cut to the budget (so their `ref`s and cursors work after a
 //! restart) and the idempotency records of the toolbox's gate: a new toolbox on the same file
@@ -10,7 +10,7 @@
 //!
 //! ```
 //! use tool_core::RecordStore;
-//! use tool_core::sqlite::SqliteRecordStore;
+//! use tool_sqlite::SqliteRecordStore;
 //! let dir = std::env::temp_dir().join(format!("toolsmith-doc-{}", std::process::id()));
 //! std::fs::create_dir_all(&dir).unwrap();
 //! let path = dir.join("records.db");
@@ -20,14 +20,15 @@
 //! # drop(reopened); let _ = std::fs::remove_dir_all(&dir);
 //! ```
 
-use crate::budget::RecordStore;
-use crate::fault::BackendError;
-use crate::idempotency::StoredOutcome;
+#![deny(unreachable_pub)]
+#![warn(missing_docs)]
+
 use rusqlite::{params, Connection, OptionalExtension};
 use serde_json::Value;
 use std::path::Path;
 use std::sync::{Mutex, MutexGuard};
 use std::time::Duration;
+use tool_core::{new_reference, BackendError, RecordStore, StoredOutcome};
 
 /// How many results a [`SqliteRecordStore`] keeps unless told otherwise; the oldest go first.
 pub const DEFAULT_SQLITE_CAPACITY: u64 = 10_000;
@@ -120,8 +121,7 @@ fn backend(e: impl std::fmt::Display) -> BackendError {
 
 impl RecordStore for SqliteRecordStore {
     fn put(&self, value: Value) -> String {
-        self.try_put(value)
-            .unwrap_or_else(|_| format!("rec_{}", crate::secret::random_hex(16)))
+        self.try_put(value).unwrap_or_else(|_| new_reference())
     }
 
     fn get(&self, reference: &str) -> Option<Value> {
@@ -129,7 +129,7 @@ impl RecordStore for SqliteRecordStore {
     }
 
     fn try_put(&self, value: Value) -> Result<String, BackendError> {
-        let reference = format!("rec_{}", crate::secret::random_hex(16));
+        let reference = new_reference();
         let text = serde_json::to_string(&value).map_err(backend)?;
         let conn = self.lock();
         conn.execute(
