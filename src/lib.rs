@@ -47,12 +47,24 @@
 
 #![deny(unreachable_pub)]
 // The curated surface of tool-core: its root items and its public namespaces (`codes`, `export`,
-// `lint`, `pipeline`, and `workspace` with its feature); `sqlite` is its own crate, below.
+// `lint`, `pipeline`); `workspace` and `sqlite` are crates of their own, below.
 pub use tool_core::*;
 
 #[cfg(feature = "mcp")]
 pub mod mcp;
 pub use tool_macros::{model, tool, tools};
+/// A directory tools may read, search and write, its boundary enforced by the operating system
+/// (feature `workspace`; the `tool-workspace` crate).
+#[cfg(feature = "workspace")]
+pub mod workspace {
+    #[doc(inline)]
+    pub use tool_workspace::{
+        Entry, EntryKind, Match, SearchLimits, TextFile, Workspace, WorkspaceError, Written,
+        MAX_NAME_BYTES, MAX_PATH_BYTES, MAX_SEARCH_DEPTH,
+    };
+}
+#[cfg(feature = "workspace")]
+pub use workspace::{Workspace, WorkspaceError};
 /// The durable record store on SQLite (feature `sqlite`; the `tool-sqlite` crate): kept results
 /// and idempotency records survive a restart.
 #[cfg(feature = "sqlite")]

@@ -9,7 +9,8 @@
 //! Everything a user writes against is at the crate root, except four namespaces named on
 //! purpose: [`codes`] (the stable error codes), [`export`] (targets, artifacts, the snapshot
 //! check, the MCP result), [`lint`] (the rule set) and [`pipeline`] (the order of the call
-//! pipeline and host stages); with their features, `workspace` and `sqlite` as well.
+//! pipeline and host stages). The hardened workspace and the SQLite record store are crates of
+//! their own (`tool-workspace`, `tool-sqlite`), re-exported by the facade behind its features.
 //!
 //! **Defining tools.** [`Tool`] (what `#[tool]` produces, or [`Tool::from_fn`] at run time),
 //! [`ToolSpec`] with its [`Effects`] and [`Allow`]s, [`ToolError`] (one constructor per
@@ -86,8 +87,6 @@ mod toolbox;
 mod typed;
 mod unwind;
 pub mod validate;
-#[cfg(feature = "workspace")]
-pub mod workspace;
 
 // Defining tools.
 pub use context::Context;
@@ -134,9 +133,6 @@ pub use secret::SecretKey;
 
 // The boundary: faults.
 pub use fault::{BackendError, Fault, FaultCounts, FaultHandler, FaultKind};
-
-#[cfg(feature = "workspace")]
-pub use workspace::{Workspace, WorkspaceError};
 
 /// The dependencies whose types appear in the public API, re-exported so users need no direct
 /// dependency on them.

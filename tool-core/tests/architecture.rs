@@ -45,7 +45,6 @@ const LAYERS: &[(&str, &[&str])] = &[
             "budget",
             "redact",
             "limits",
-            "workspace",
             "mcp_result",
             "options",
         ],

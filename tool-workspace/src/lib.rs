@@ -1,5 +1,5 @@
 //! A directory that tools may read, search and write, with the boundary enforced by the
-//! operating system (feature `workspace`).
+//! operating system: the `tool-workspace` crate of toolsmith (the facade's feature `workspace`).
 //!
 //! A [`Workspace`] holds an open handle to its root and opens every path the model gives
 //! *beneath* that handle with [`cap_std`] (on Linux through `openat2` with `RESOLVE_BENEATH`
@@ -14,7 +14,7 @@
 //! workspace as a context value (`#[context] ws: &Workspace`).
 //!
 //! ```
-//! use tool_core::workspace::Workspace;
+//! use tool_workspace::Workspace;
 //! let root = std::env::temp_dir().join(format!("toolsmith-ws-doc-{}", std::process::id()));
 //! std::fs::create_dir_all(root.join("notes")).unwrap();
 //! let ws = Workspace::open(&root).unwrap();
@@ -27,14 +27,15 @@
 //! std::fs::remove_dir_all(&root).unwrap();
 //! ```
 
-use crate::codes;
-use crate::envelope::Status;
-use crate::error::ToolError;
+#![deny(unreachable_pub)]
+#![warn(missing_docs)]
+
 use cap_std::ambient_authority;
 use cap_std::fs::{Dir, File, Metadata, OpenOptions};
 use std::io::{self, ErrorKind, Read, Write};
 use std::path::{Component, Path, PathBuf};
 use std::sync::atomic::{AtomicU64, Ordering};
+use tool_core::{codes, Status, ToolError};
 
 /// The longest path accepted, in bytes (the usual `PATH_MAX`).
 pub const MAX_PATH_BYTES: usize = 4096;
