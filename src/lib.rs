@@ -50,8 +50,16 @@
 // `lint`, `pipeline`); `workspace` and `sqlite` are crates of their own, below.
 pub use tool_core::*;
 
+/// Serve a [`Toolbox`] over the Model Context Protocol (feature `mcp`; the `toolsmith-mcp`
+/// crate, with rmcp as the protocol stack): stdio and streamable HTTP.
 #[cfg(feature = "mcp")]
-pub mod mcp;
+pub mod mcp {
+    #[doc(inline)]
+    pub use toolsmith_mcp::{
+        HttpCallerFn, HttpServer, McpServer, ServeError, MAX_REQUEST_BODY_BYTES, MCP_PATH,
+        SHUTDOWN_GRACE,
+    };
+}
 pub use tool_macros::{model, tool, tools};
 /// A directory tools may read, search and write, its boundary enforced by the operating system
 /// (feature `workspace`; the `tool-workspace` crate).

@@ -1,5 +1,6 @@
 //! Serve a [`Toolbox`] over the Model Context Protocol, with rmcp (the official Rust SDK) as
-//! the protocol stack. Feature `mcp`.
+//! the protocol stack: the `toolsmith-mcp` crate (the facade's feature `mcp`, as
+//! `toolsmith::mcp`).
 //!
 //! [`McpServer`] implements rmcp's `ServerHandler` for a toolbox; [`McpServer::serve_stdio`]
 //! and [`McpServer::bind_http`] run it over rmcp's stdio and streamable-HTTP transports.
@@ -7,7 +8,7 @@
 //! - `tools/list` is [`Toolbox::export`] for the protocol version the client negotiated
 //!   (2025-06-18, 2025-11-25 or 2026-07-28), in registration order.
 //! - `tools/call` runs the whole toolbox pipeline; the envelope becomes the result with
-//!   [`export::mcp_call_result`](crate::export::mcp_call_result). An unknown or retired tool is
+//!   [`export::mcp_call_result`](tool_core::export::mcp_call_result). An unknown or retired tool is
 //!   the JSON-RPC error `-32602` (invalid params) in every version; arguments that fail the
 //!   schema are that error too in 2025-06-18, and a result with `isError` from 2025-11-25 on,
 //!   which made input errors tool results.
@@ -25,26 +26,25 @@
 //!   anonymous: the policy sees no identity, roles or scopes.
 //!
 //! ```no_run
-//! # async fn run(toolbox: toolsmith::Toolbox) -> Result<(), toolsmith::mcp::ServeError> {
-//! use toolsmith::mcp::McpServer;
+//! # async fn run(toolbox: tool_core::Toolbox) -> Result<(), toolsmith_mcp::ServeError> {
+//! use toolsmith_mcp::McpServer;
 //! // stdio: the process is the server of one client.
 //! McpServer::new(toolbox).serve_stdio().await?;
 //! # Ok(()) }
-//! # async fn run_http(toolbox: toolsmith::Toolbox) -> Result<(), toolsmith::mcp::ServeError> {
-//! # use toolsmith::mcp::McpServer;
+//! # async fn run_http(toolbox: tool_core::Toolbox) -> Result<(), toolsmith_mcp::ServeError> {
+//! # use toolsmith_mcp::McpServer;
 //! // Streamable HTTP at http://127.0.0.1:8080/mcp, until the process ends.
 //! McpServer::new(toolbox).bind_http("127.0.0.1:8080").await?.wait().await?;
 //! # Ok(()) }
 //! ```
 
+#![deny(unreachable_pub)]
+#![warn(missing_docs)]
+
 mod http;
 
 pub use self::http::{HttpServer, MAX_REQUEST_BODY_BYTES, MCP_PATH, SHUTDOWN_GRACE};
 
-use crate::export::{mcp_call_parts, McpVersion, Target};
-use crate::serde_json::{self, Value};
-use crate::{codes, CallOptions, Caller, Envelope, Status, ToolSpec, Toolbox};
-use crate::{with_progress, ProgressReport, ProgressSink};
 use arc_swap::ArcSwap;
 use rmcp::model::{
     CallToolRequestParams, CallToolResponse, CallToolResult, ContentBlock, Implementation,
@@ -54,9 +54,13 @@ use rmcp::model::{
 };
 use rmcp::service::{NotificationContext, RequestContext, SubscriptionContext};
 use rmcp::{ErrorData, RoleServer, ServerHandler};
+use serde_json::{self, Value};
 use std::borrow::Cow;
 use std::collections::HashMap;
 use std::sync::{Arc, Mutex};
+use tool_core::export::{mcp_call_parts, McpVersion, Target};
+use tool_core::{codes, CallOptions, Caller, Envelope, Status, ToolSpec, Toolbox};
+use tool_core::{with_progress, ProgressReport, ProgressSink};
 
 /// The protocol versions the server speaks: the ones the MCP export knows.
 const VERSIONS: [ProtocolVersion; 3] = [
@@ -677,7 +681,7 @@ mod tests {
 
     #[tokio::test]
     async fn the_watchers_of_ended_sessions_are_aborted_when_a_new_session_starts() {
-        let server = McpServer::new(crate::Toolbox::builder().build().unwrap());
+        let server = McpServer::new(tool_core::Toolbox::builder().build().unwrap());
         let mut ended = Vec::new();
         for _ in 0..3 {
             let (server_end, client_end) = tokio::io::duplex(1 << 16);
