@@ -285,6 +285,20 @@ impl Diff {
     fn push_key(&mut self, class: Class, site: &Site<'_>, key: &str, what: impl Into<String>) {
         self.push(class, &format!("{}/{key}", site.at), what);
     }
+
+    /// Pushes a change of the value of `key` at `site`: "`key` of `label` `how` from `a` to `b`".
+    fn push_from_to(
+        &mut self,
+        class: Class,
+        site: &Site<'_>,
+        key: &str,
+        how: &str,
+        a: &str,
+        b: &str,
+    ) {
+        let what = format!("{key} of {} {how} from {a} to {b}", site.label);
+        self.push_key(class, site, key, what);
+    }
 }
 
 /// The changes from schema `o` to schema `n`, both at `at` and describing `param`: their own
@@ -314,25 +328,29 @@ fn compare_schema(o: &Value, n: &Value, at: &Pointer<'_>, param: &str, diff: &mu
 
 /// `type`: a wider set of types is compatible, any other change breaking.
 fn compare_types(o: &Value, n: &Value, site: &Site<'_>, diff: &mut Diff) {
-    let label = &site.label;
-    let (class, what) = match (types(o), types(n)) {
+    match (types(o), types(n)) {
         (Some(a), Some(b)) if a != b => {
             let (class, how) = if a.is_subset(&b) {
                 (Class::Compatible, "widened")
             } else {
                 (Class::Breaking, "changed")
             };
-            let (from, to) = (show_type(o), show_type(n));
-            (class, format!("type of {label} {how} from {from} to {to}"))
+            diff.push_from_to(class, site, "type", how, &show_type(o), &show_type(n));
         }
-        (None, Some(_)) => (
+        (None, Some(_)) => diff.push_from_to(
             Class::Breaking,
-            format!("type of {label} narrowed from any to {}", show_type(n)),
+            site,
+            "type",
+            "narrowed",
+            "any",
+            &show_type(n),
         ),
-        (Some(_), None) => (Class::Compatible, format!("type of {label} widened to any")),
-        _ => return,
-    };
-    diff.push_key(class, site, "type", what);
+        (Some(_), None) => {
+            let what = format!("type of {} widened to any", site.label);
+            diff.push_key(Class::Compatible, site, "type", what);
+        }
+        _ => {}
+    }
 }
 
 /// `enum`: a value removed (or a new enumeration) is breaking, a value added (or the
@@ -424,13 +442,7 @@ fn compare_bounds(o: &Value, n: &Value, site: &Site<'_>, diff: &mut Diff) {
         } else {
             (Class::Compatible, "widened")
         };
-        let what = format!(
-            "{key} of {} {how} from {} to {}",
-            site.label,
-            show(a),
-            show(b)
-        );
-        diff.push_key(class, site, key, what);
+        diff.push_from_to(class, site, key, how, &show(a), &show(b));
     }
 }
 
@@ -445,13 +457,7 @@ fn compare_texts(o: &Value, n: &Value, site: &Site<'_>, diff: &mut Diff) {
                 Class::Compatible
             };
             let show = |s: Option<&str>| s.map_or("none".into(), |s| format!("{s:?}"));
-            let what = format!(
-                "{key} of {} changed from {} to {}",
-                site.label,
-                show(a),
-                show(b)
-            );
-            diff.push_key(class, site, key, what);
+            diff.push_from_to(class, site, key, "changed", &show(a), &show(b));
         }
     }
 }
