@@ -87,9 +87,9 @@ async fn convert_price(
     (amount_nok * 0.086 * 100.0).round() / 100.0
 }
 
-#[tokio::main]
-async fn main() -> Result<(), Box<dyn std::error::Error>> {
-    let catalogue = Catalogue {
+/// The catalogue of the demo: four products.
+fn demo_catalogue() -> Catalogue {
+    Catalogue {
         products: vec![
             (
                 Category::Tents,
@@ -124,22 +124,19 @@ async fn main() -> Result<(), Box<dyn std::error::Error>> {
                 },
             ),
         ],
-    };
+    }
+}
 
-    // 1. Declare: the functions above are the tools. Register them with the context they need.
-    let toolbox = Toolbox::builder()
-        .tool(search_products::tool())
-        .tool(convert_price::tool())
-        .context(catalogue)
-        .build()?;
-
-    // 2. The specs the model reads, as an MCP server would list them.
+/// Prints the toolbox's MCP `tools/list`.
+fn print_tools_list(toolbox: &Toolbox) -> Result<(), Box<dyn std::error::Error>> {
     println!("== tools/list (MCP 2025-11-25) ==");
     let mcp = toolbox.export(Target::Mcp(McpVersion::V2025_11_25))?;
     println!("{}", serde_json::to_string_pretty(&mcp)?);
+    Ok(())
+}
 
-    // 3. Lint: the compiler already enforced the rules on the text it saw; the runtime lint also
-    //    sees the full schemas (nested types, enums). A clean tool list has no findings.
+/// Prints the runtime lint's findings and the list's context cost.
+fn print_lint(toolbox: &Toolbox) {
     println!("\n== lint ==");
     let findings = toolbox.lint(&LintConfig::default());
     println!("{} finding(s)", findings.len());
@@ -151,8 +148,10 @@ async fn main() -> Result<(), Box<dyn std::error::Error>> {
         "context cost: {} characters, about {} tokens",
         cost.total_chars, cost.estimated_tokens
     );
+}
 
-    // 4. Build artifacts: one file per platform plus an index of fingerprints.
+/// Writes the build artifacts to the default directory and lists what was not exported.
+fn write_artifacts(toolbox: &Toolbox) -> Result<(), Box<dyn std::error::Error>> {
     let dir = default_artifact_dir();
     let report = toolbox.write_artifacts(&dir)?;
     println!(
@@ -163,8 +162,11 @@ async fn main() -> Result<(), Box<dyn std::error::Error>> {
     for failure in &report.failures {
         println!("  not exported: {failure}");
     }
+    Ok(())
+}
 
-    // 5. Calls, valid and invalid, and the envelopes the model reads back.
+/// Makes each demo call and prints the envelope it answers.
+async fn show_calls(toolbox: &Toolbox) {
     println!("\n== calls ==");
     let calls = [
         ("search_products", r#"{"query": "tent", "max_price": 3000}"#),
@@ -190,5 +192,28 @@ async fn main() -> Result<(), Box<dyn std::error::Error>> {
         let env = toolbox.call(name, args).await;
         println!("{name} {args}\n  -> {}", env.to_json());
     }
+}
+
+#[tokio::main]
+async fn main() -> Result<(), Box<dyn std::error::Error>> {
+    // 1. Declare: the functions above are the tools. Register them with the context they need.
+    let toolbox = Toolbox::builder()
+        .tool(search_products::tool())
+        .tool(convert_price::tool())
+        .context(demo_catalogue())
+        .build()?;
+
+    // 2. The specs the model reads, as an MCP server would list them.
+    print_tools_list(&toolbox)?;
+
+    // 3. Lint: the compiler already enforced the rules on the text it saw; the runtime lint also
+    //    sees the full schemas (nested types, enums). A clean tool list has no findings.
+    print_lint(&toolbox);
+
+    // 4. Build artifacts: one file per platform plus an index of fingerprints.
+    write_artifacts(&toolbox)?;
+
+    // 5. Calls, valid and invalid, and the envelopes the model reads back.
+    show_calls(&toolbox).await;
     Ok(())
 }

@@ -138,87 +138,10 @@ pub fn run(to: &str, file: &Path) -> Result<u8, CliError> {
     let target = target(to)?;
     let source = input::load_file(file)?;
     let mut report: Vec<String> = Vec::new();
-    let mut specs: Vec<(usize, ToolSpec)> = Vec::new();
-    for (i, def) in source.defs.iter().enumerate() {
-        match spec_of(def) {
-            Ok(spec) => match export_tool(&spec, target) {
-                Ok(_) => specs.push((i, spec)),
-                Err(e) => report.push(format!(
-                    "`{}` left out: {}; {}",
-                    spec.name,
-                    e.problem(),
-                    e.fix()
-                )),
-            },
-            Err(why) => report.push(format!(
-                "tool {} ({}) left out: {why}",
-                i, source.tools[i].at
-            )),
-        }
-    }
-    // List rules (duplicate names, per-request limits): leave out the tool each failure names.
-    let doc = loop {
-        let list: Vec<ToolSpec> = specs.iter().map(|(_, s)| s.clone()).collect();
-        match export(&list, target) {
-            Ok(doc) => break doc,
-            Err(e) => {
-                report.push(format!(
-                    "`{}` left out: {}; {}",
-                    e.tool,
-                    e.problem(),
-                    e.fix()
-                ));
-                let before = specs.len();
-                if let Some(k) = specs.iter().rposition(|(_, s)| s.name == e.tool) {
-                    specs.remove(k);
-                }
-                if specs.len() == before {
-                    return Err(CliError::input(format!("cannot convert to {target}: {e}")));
-                }
-            }
-        }
-    };
+    let mut specs = exportable(&source, target, &mut report);
+    let mut doc = export_list(&mut specs, target, &mut report)?;
     let left_out = report.len();
-    let mut doc = doc;
-    // What was carried with losses: each loss once, with the tools it applies to.
-    let mut dropped: Vec<(String, Vec<String>)> = Vec::new();
-    // Carried tools, in order, for the loss notes; MCP keeps each tool's own output schema
-    // (toolsmith's envelope schema describes toolsmith results, not this server's).
-    {
-        let items: Option<&mut Vec<Value>> = match &mut doc {
-            Value::Array(items) => Some(items),
-            Value::Object(m) => {
-                let key = if m.contains_key("tools") {
-                    "tools"
-                } else {
-                    "functionDeclarations"
-                };
-                m.get_mut(key).and_then(Value::as_array_mut)
-            }
-            _ => None,
-        };
-        if let Some(items) = items {
-            for (tool, (i, spec)) in items.iter_mut().zip(&specs) {
-                let def = &source.defs[*i];
-                if let (Target::Mcp(_), Some(obj)) = (target, tool.as_object_mut()) {
-                    match def.get("outputSchema") {
-                        Some(s) => {
-                            obj.insert("outputSchema".into(), s.clone());
-                        }
-                        None => {
-                            obj.remove("outputSchema");
-                        }
-                    }
-                }
-                for loss in losses(def, tool, target) {
-                    match dropped.iter_mut().find(|(l, _)| *l == loss) {
-                        Some((_, names)) => names.push(spec.name.clone()),
-                        None => dropped.push((loss, vec![spec.name.clone()])),
-                    }
-                }
-            }
-        }
-    }
+    let dropped = carry(&mut doc, &specs, &source.defs, target);
     emit(&format!(
         "{}\n",
         serde_json::to_string_pretty(&doc).expect("JSON values serialize")
@@ -249,4 +172,107 @@ pub fn run(to: &str, file: &Path) -> Result<u8, CliError> {
         }
     );
     Ok(u8::from(left_out > 0))
+}
+
+/// The spec of each definition of `source` that `target` can carry on its own, with the
+/// definition's index; each one left out is told in `report`.
+fn exportable(
+    source: &input::Source,
+    target: Target,
+    report: &mut Vec<String>,
+) -> Vec<(usize, ToolSpec)> {
+    let mut specs = Vec::new();
+    for (i, def) in source.defs.iter().enumerate() {
+        match spec_of(def) {
+            Ok(spec) => match export_tool(&spec, target) {
+                Ok(_) => specs.push((i, spec)),
+                Err(e) => report.push(format!(
+                    "`{}` left out: {}; {}",
+                    spec.name,
+                    e.problem(),
+                    e.fix()
+                )),
+            },
+            Err(why) => report.push(format!(
+                "tool {} ({}) left out: {why}",
+                i, source.tools[i].at
+            )),
+        }
+    }
+    specs
+}
+
+/// The list of `specs` exported to `target`. A list rule that fails (duplicate names,
+/// per-request limits) leaves out the tool it names, told in `report`, and the export is tried
+/// again.
+fn export_list(
+    specs: &mut Vec<(usize, ToolSpec)>,
+    target: Target,
+    report: &mut Vec<String>,
+) -> Result<Value, CliError> {
+    loop {
+        let list: Vec<ToolSpec> = specs.iter().map(|(_, s)| s.clone()).collect();
+        match export(&list, target) {
+            Ok(doc) => return Ok(doc),
+            Err(e) => {
+                report.push(format!(
+                    "`{}` left out: {}; {}",
+                    e.tool,
+                    e.problem(),
+                    e.fix()
+                ));
+                let before = specs.len();
+                if let Some(k) = specs.iter().rposition(|(_, s)| s.name == e.tool) {
+                    specs.remove(k);
+                }
+                if specs.len() == before {
+                    return Err(CliError::input(format!("cannot convert to {target}: {e}")));
+                }
+            }
+        }
+    }
+}
+
+/// Finishes the carried tools of `doc`, in order, and returns what was carried with losses:
+/// each loss once, with the tools it applies to. MCP keeps each tool's own output schema
+/// (toolsmith's envelope schema describes toolsmith results, not this server's).
+fn carry(
+    doc: &mut Value,
+    specs: &[(usize, ToolSpec)],
+    defs: &[Value],
+    target: Target,
+) -> Vec<(String, Vec<String>)> {
+    let mut dropped: Vec<(String, Vec<String>)> = Vec::new();
+    let items: Option<&mut Vec<Value>> = match doc {
+        Value::Array(items) => Some(items),
+        Value::Object(m) => {
+            let key = if m.contains_key("tools") {
+                "tools"
+            } else {
+                "functionDeclarations"
+            };
+            m.get_mut(key).and_then(Value::as_array_mut)
+        }
+        _ => None,
+    };
+    for (tool, (i, spec)) in items.into_iter().flatten().zip(specs) {
+        let def = &defs[*i];
+        if let (Target::Mcp(_), Some(obj)) = (target, tool.as_object_mut()) {
+            match def.get("outputSchema") {
+                Some(s) => {
+                    obj.insert("outputSchema".into(), s.clone());
+                }
+                None => {
+                    obj.remove("outputSchema");
+                }
+            }
+        }
+        for loss in losses(def, tool, target) {
+            match dropped.iter_mut().find(|(l, _)| *l == loss) {
+                Some((_, names)) => names.push(spec.name.clone()),
+                None => dropped.push((loss, vec![spec.name.clone()])),
+            }
+        }
+    }
+    dropped
 }

@@ -5,6 +5,7 @@ use std::fmt::Write as _;
 use std::path::Path;
 
 use serde_json::{json, Value};
+use tool_lint::walk::{self, Member, Pass, Pointer};
 use tool_spec::canonical_json;
 
 use crate::input::{self, name_of};
@@ -134,7 +135,7 @@ fn compare_tool(o: &Value, n: &Value, diff: &mut Diff) {
     compare_schema(
         o.get("inputSchema").unwrap_or(&empty),
         n.get("inputSchema").unwrap_or(&empty),
-        "/inputSchema",
+        &Pointer::root("/inputSchema"),
         "",
         diff,
     );
@@ -270,258 +271,339 @@ fn param_label(param: &str) -> String {
     }
 }
 
-fn compare_schema(o: &Value, n: &Value, at: &str, param: &str, diff: &mut Diff) {
-    let label = param_label(param);
+/// Where two versions of a schema sit, and the parameter they describe: `""` for the input
+/// itself, `a.b` for a nested property, `a[]` for the items of an array.
+struct Site<'p> {
+    at: &'p Pointer<'p>,
+    param: &'p str,
+    /// [`param_label`] of `param`.
+    label: String,
+}
+
+impl Diff {
+    /// Pushes a change to the keyword `key` of the schemas at `site`.
+    fn push_key(&mut self, class: Class, site: &Site<'_>, key: &str, what: impl Into<String>) {
+        self.push(class, &format!("{}/{key}", site.at), what);
+    }
+
+    /// Pushes a change of the value of `key` at `site`: "`key` of `label` `how` from `a` to `b`".
+    fn push_from_to(
+        &mut self,
+        class: Class,
+        site: &Site<'_>,
+        key: &str,
+        how: &str,
+        a: &str,
+        b: &str,
+    ) {
+        let what = format!("{key} of {} {how} from {a} to {b}", site.label);
+        self.push_key(class, site, key, what);
+    }
+}
+
+/// The changes from schema `o` to schema `n`, both at `at` and describing `param`: their own
+/// keywords, then the subschemas the diff walks ([`Pass::Diff`]: properties and items).
+fn compare_schema(o: &Value, n: &Value, at: &Pointer<'_>, param: &str, diff: &mut Diff) {
+    let site = Site {
+        at,
+        param,
+        label: param_label(param),
+    };
     if text(o.get("description")) != text(n.get("description")) && !param.is_empty() {
-        diff.push(
+        diff.push_key(
             Class::AgentVisible,
-            &format!("{at}/description"),
-            format!("description of {label} changed"),
+            &site,
+            "description",
+            format!("description of {} changed", site.label),
         );
     }
+    compare_types(o, n, &site, diff);
+    compare_enums(o, n, &site, diff);
+    compare_const(o, n, &site, diff);
+    compare_bounds(o, n, &site, diff);
+    compare_texts(o, n, &site, diff);
+    compare_closed(o, n, &site, diff);
+    compare_subschemas(o, n, &site, diff);
+}
+
+/// `type`: a wider set of types is compatible, any other change breaking.
+fn compare_types(o: &Value, n: &Value, site: &Site<'_>, diff: &mut Diff) {
     match (types(o), types(n)) {
         (Some(a), Some(b)) if a != b => {
-            if a.is_subset(&b) {
-                diff.push(
-                    Class::Compatible,
-                    &format!("{at}/type"),
-                    format!(
-                        "type of {label} widened from {} to {}",
-                        show_type(o),
-                        show_type(n)
-                    ),
-                );
+            let (class, how) = if a.is_subset(&b) {
+                (Class::Compatible, "widened")
             } else {
-                diff.push(
-                    Class::Breaking,
-                    &format!("{at}/type"),
-                    format!(
-                        "type of {label} changed from {} to {}",
-                        show_type(o),
-                        show_type(n)
-                    ),
-                );
-            }
+                (Class::Breaking, "changed")
+            };
+            diff.push_from_to(class, site, "type", how, &show_type(o), &show_type(n));
         }
-        (None, Some(_)) => diff.push(
+        (None, Some(_)) => diff.push_from_to(
             Class::Breaking,
-            &format!("{at}/type"),
-            format!("type of {label} narrowed from any to {}", show_type(n)),
+            site,
+            "type",
+            "narrowed",
+            "any",
+            &show_type(n),
         ),
-        (Some(_), None) => diff.push(
-            Class::Compatible,
-            &format!("{at}/type"),
-            format!("type of {label} widened to any"),
-        ),
+        (Some(_), None) => {
+            let what = format!("type of {} widened to any", site.label);
+            diff.push_key(Class::Compatible, site, "type", what);
+        }
         _ => {}
     }
-    // Enumerations and constants.
+}
+
+/// `enum`: a value removed (or a new enumeration) is breaking, a value added (or the
+/// enumeration dropped) compatible.
+fn compare_enums(o: &Value, n: &Value, site: &Site<'_>, diff: &mut Diff) {
     let values = |s: &Value| {
         s.get("enum")
             .and_then(Value::as_array)
             .map(|a| a.iter().map(canonical_json).collect::<Vec<_>>())
     };
+    let label = &site.label;
     match (values(o), values(n)) {
         (Some(a), Some(b)) => {
             let removed: Vec<&String> = a.iter().filter(|v| !b.contains(v)).collect();
             let added: Vec<&String> = b.iter().filter(|v| !a.contains(v)).collect();
-            if !removed.is_empty() {
-                diff.push(
-                    Class::Breaking,
-                    &format!("{at}/enum"),
-                    format!(
-                        "enum value{} {} removed from {label}",
-                        if removed.len() == 1 { "" } else { "s" },
-                        join(&removed)
-                    ),
-                );
-            }
-            if !added.is_empty() {
-                diff.push(
-                    Class::Compatible,
-                    &format!("{at}/enum"),
-                    format!(
-                        "enum value{} {} added to {label}",
-                        if added.len() == 1 { "" } else { "s" },
-                        join(&added)
-                    ),
-                );
+            for (vs, class, how) in [
+                (removed, Class::Breaking, "removed from"),
+                (added, Class::Compatible, "added to"),
+            ] {
+                if !vs.is_empty() {
+                    let s = if vs.len() == 1 { "" } else { "s" };
+                    let what = format!("enum value{s} {} {how} {label}", join(&vs));
+                    diff.push_key(class, site, "enum", what);
+                }
             }
         }
-        (None, Some(_)) => diff.push(
+        (None, Some(_)) => diff.push_key(
             Class::Breaking,
-            &format!("{at}/enum"),
+            site,
+            "enum",
             format!("{label} narrowed to an enumeration"),
         ),
-        (Some(_), None) => diff.push(
+        (Some(_), None) => diff.push_key(
             Class::Compatible,
-            &format!("{at}/enum"),
+            site,
+            "enum",
             format!("{label} no longer limited to an enumeration"),
         ),
         (None, None) => {}
     }
+}
+
+/// `const`: a new or changed constant is breaking, a dropped one compatible.
+fn compare_const(o: &Value, n: &Value, site: &Site<'_>, diff: &mut Diff) {
     if o.get("const").map(canonical_json) != n.get("const").map(canonical_json) {
         let class = if n.get("const").is_some() {
             Class::Breaking
         } else {
             Class::Compatible
         };
-        diff.push(
-            class,
-            &format!("{at}/const"),
-            format!("constant of {label} changed"),
-        );
+        let what = format!("constant of {} changed", site.label);
+        diff.push_key(class, site, "const", what);
     }
-    // Bounds: a tighter bound is breaking, a looser one compatible.
-    for (key, upper) in [
-        ("maxLength", true),
-        ("maximum", true),
-        ("exclusiveMaximum", true),
-        ("maxItems", true),
-        ("maxProperties", true),
-        ("minLength", false),
-        ("minimum", false),
-        ("exclusiveMinimum", false),
-        ("minItems", false),
-        ("minProperties", false),
-    ] {
+}
+
+/// The numeric bounds, each with whether it is an upper bound.
+const BOUNDS: [(&str, bool); 10] = [
+    ("maxLength", true),
+    ("maximum", true),
+    ("exclusiveMaximum", true),
+    ("maxItems", true),
+    ("maxProperties", true),
+    ("minLength", false),
+    ("minimum", false),
+    ("exclusiveMinimum", false),
+    ("minItems", false),
+    ("minProperties", false),
+];
+
+/// Bounds: a tighter bound is breaking, a looser one compatible.
+fn compare_bounds(o: &Value, n: &Value, site: &Site<'_>, diff: &mut Diff) {
+    for (key, upper) in BOUNDS {
         let (a, b) = (num(o, key), num(n, key));
         let tighter = match (a, b) {
-            (None, Some(_)) => Some(true),
-            (Some(_), None) => Some(false),
-            (Some(x), Some(y)) if x != y => Some(if upper { y < x } else { y > x }),
-            _ => None,
-        };
-        if let Some(t) = tighter {
-            let show = |v: Option<f64>| v.map_or("none".into(), |v| v.to_string());
-            diff.push(
-                if t {
-                    Class::Breaking
+            (None, Some(_)) => true,
+            (Some(_), None) => false,
+            (Some(x), Some(y)) if x != y => {
+                if upper {
+                    y < x
                 } else {
-                    Class::Compatible
-                },
-                &format!("{at}/{key}"),
-                format!(
-                    "{key} of {label} {} from {} to {}",
-                    if t { "narrowed" } else { "widened" },
-                    show(a),
-                    show(b)
-                ),
-            );
-        }
+                    y > x
+                }
+            }
+            _ => continue,
+        };
+        let show = |v: Option<f64>| v.map_or("none".into(), |v| v.to_string());
+        let (class, how) = if tighter {
+            (Class::Breaking, "narrowed")
+        } else {
+            (Class::Compatible, "widened")
+        };
+        diff.push_from_to(class, site, key, how, &show(a), &show(b));
     }
+}
+
+/// `pattern` and `format`: a new or changed one is breaking, a dropped one compatible.
+fn compare_texts(o: &Value, n: &Value, site: &Site<'_>, diff: &mut Diff) {
     for key in ["pattern", "format"] {
         let (a, b) = (text(o.get(key)), text(n.get(key)));
         if a != b {
-            diff.push(
-                if b.is_some() {
-                    Class::Breaking
-                } else {
-                    Class::Compatible
-                },
-                &format!("{at}/{key}"),
-                format!(
-                    "{key} of {label} changed from {} to {}",
-                    a.map_or("none".into(), |s| format!("{s:?}")),
-                    b.map_or("none".into(), |s| format!("{s:?}"))
-                ),
-            );
+            let class = if b.is_some() {
+                Class::Breaking
+            } else {
+                Class::Compatible
+            };
+            let show = |s: Option<&str>| s.map_or("none".into(), |s| format!("{s:?}"));
+            diff.push_from_to(class, site, key, "changed", &show(a), &show(b));
         }
     }
+}
+
+/// `additionalProperties: false`: closing an object is breaking, opening it compatible.
+fn compare_closed(o: &Value, n: &Value, site: &Site<'_>, diff: &mut Diff) {
     let closed = |s: &Value| s.get("additionalProperties") == Some(&Value::Bool(false));
-    if !closed(o) && closed(n) {
-        diff.push(
-            Class::Breaking,
-            &format!("{at}/additionalProperties"),
-            format!("{label} no longer accepts other properties"),
-        );
-    } else if closed(o) && !closed(n) {
-        diff.push(
-            Class::Compatible,
-            &format!("{at}/additionalProperties"),
-            format!("{label} now accepts other properties"),
-        );
-    }
-    // Properties.
-    let empty = serde_json::Map::new();
-    let props = |s: &'_ Value| {
-        s.get("properties")
-            .and_then(Value::as_object)
-            .cloned()
-            .unwrap_or_else(|| empty.clone())
+    let (class, how) = match (closed(o), closed(n)) {
+        (false, true) => (Class::Breaking, "no longer accepts"),
+        (true, false) => (Class::Compatible, "now accepts"),
+        _ => return,
     };
+    let what = format!("{} {how} other properties", site.label);
+    diff.push_key(class, site, "additionalProperties", what);
+}
+
+/// The subschemas below `o` and `n` that the diff walks ([`Pass::Diff`]), paired by the
+/// walker: each property (removed, added, newly required or optional, then compared), and the
+/// items of an array when both versions have one schema for them.
+fn compare_subschemas(o: &Value, n: &Value, site: &Site<'_>, diff: &mut Diff) {
     fn required(s: &Value) -> HashSet<&str> {
         s.as_object()
-            .map(|m| tool_lint::walk::required(m).collect())
+            .map(|m| walk::required(m).collect())
             .unwrap_or_default()
     }
-    let (po, pn) = (props(o), props(n));
     let (ro, rn) = (required(o), required(n));
-    let child = |name: &str| {
-        let path = if param.is_empty() {
-            name.to_string()
-        } else {
-            format!("{param}.{name}")
-        };
-        (
-            format!("{at}/properties/{}", tool_lint::escape_pointer_token(name)),
-            path,
-        )
-    };
-    for (name, s) in &po {
-        let (ptr, path) = child(name);
-        match pn.get(name) {
-            None => diff.push(
-                Class::Breaking,
-                &ptr,
-                format!("{} removed", param_label(&path)),
-            ),
-            Some(t) => {
-                if !ro.contains(name.as_str()) && rn.contains(name.as_str()) {
-                    diff.push(
-                        Class::Breaking,
-                        &ptr,
-                        format!("{} is now required", param_label(&path)),
-                    );
-                } else if ro.contains(name.as_str()) && !rn.contains(name.as_str()) {
-                    diff.push(
-                        Class::Compatible,
-                        &ptr,
-                        format!("{} is now optional", param_label(&path)),
-                    );
-                }
-                compare_schema(s, t, &ptr, &path, diff);
+    walk::for_each_child_pair(o, n, |step, a, b| {
+        if !step.keyword.walked_by(Pass::Diff) {
+            return;
+        }
+        let at = site.at.step(step);
+        match (step.keyword.name, step.member, a, b) {
+            ("properties", Member::Name(name), _, _) => {
+                let path = if site.param.is_empty() {
+                    name.to_string()
+                } else {
+                    format!("{}.{name}", site.param)
+                };
+                let required = (ro.contains(name), rn.contains(name));
+                compare_property(a, b, required, &at, &path, diff);
             }
+            ("items", Member::Whole, Some(a), Some(b)) => {
+                let path = format!("{}[]", site.param);
+                compare_schema(a, b, &at, &path, diff);
+            }
+            // `items` added or removed, and its array form, are not compared (`Pass::Diff`).
+            _ => {}
         }
-    }
-    for name in pn.keys().filter(|k| !po.contains_key(*k)) {
-        let (ptr, path) = child(name);
-        if rn.contains(name.as_str()) {
-            diff.push(
-                Class::Breaking,
-                &ptr,
-                format!("new required {}", param_label(&path)),
-            );
-        } else {
-            diff.push(
-                Class::Compatible,
-                &ptr,
-                format!("new optional {}", param_label(&path)),
-            );
+    });
+}
+
+/// The property `path` at `at`, in the old schema (`o`) and the new (`n`), and whether each
+/// schema requires it.
+fn compare_property(
+    o: Option<&Value>,
+    n: Option<&Value>,
+    (was_required, is_required): (bool, bool),
+    at: &Pointer<'_>,
+    path: &str,
+    diff: &mut Diff,
+) {
+    let (ptr, label) = (at.to_string(), param_label(path));
+    let (class, what) = match (o, n) {
+        (Some(s), Some(t)) => {
+            if !was_required && is_required {
+                diff.push(Class::Breaking, &ptr, format!("{label} is now required"));
+            } else if was_required && !is_required {
+                diff.push(Class::Compatible, &ptr, format!("{label} is now optional"));
+            }
+            return compare_schema(s, t, at, path, diff);
         }
-    }
-    if let (Some(a), Some(b)) = (o.get("items"), n.get("items")) {
-        let path = if param.is_empty() {
-            "[]".to_string()
-        } else {
-            format!("{param}[]")
-        };
-        compare_schema(a, b, &format!("{at}/items"), &path, diff);
-    }
+        (Some(_), None) => (Class::Breaking, format!("{label} removed")),
+        (None, Some(_)) if is_required => (Class::Breaking, format!("new required {label}")),
+        (None, Some(_)) => (Class::Compatible, format!("new optional {label}")),
+        (None, None) => return,
+    };
+    diff.push(class, &ptr, what);
 }
 
 fn join(vs: &[&String]) -> String {
     vs.iter().map(|s| s.as_str()).collect::<Vec<_>>().join(", ")
+}
+
+/// The token cost of the tools of each list, and of each tool whose cost changed.
+struct Tokens {
+    before: usize,
+    after: usize,
+    /// Each tool whose cost changed, in new-list order then removed tools: its name and its
+    /// cost before and after (`None` where the list does not have it).
+    tools: Vec<(String, Option<usize>, Option<usize>)>,
+}
+
+impl Tokens {
+    fn of(old: &[Value], new: &[Value]) -> Result<Self, CliError> {
+        let bpe = tokenizer()?;
+        let tokens = |defs: &[Value]| -> HashMap<String, usize> {
+            defs.iter()
+                .map(|d| (name_of(d).to_string(), tool_cost(&bpe, d).1.tokens))
+                .collect()
+        };
+        let (ta, tb) = (tokens(old), tokens(new));
+        let mut names: Vec<String> = new.iter().map(|d| name_of(d).to_string()).collect();
+        names.extend(
+            old.iter()
+                .map(|d| name_of(d).to_string())
+                .filter(|n| !tb.contains_key(n)),
+        );
+        names.dedup();
+        let tools = names
+            .into_iter()
+            .map(|n| {
+                let (x, y) = (ta.get(&n).copied(), tb.get(&n).copied());
+                (n, x, y)
+            })
+            .filter(|(_, x, y)| x != y)
+            .collect();
+        Ok(Tokens {
+            before: ta.values().sum(),
+            after: tb.values().sum(),
+            tools,
+        })
+    }
+
+    fn delta(&self) -> i64 {
+        self.after as i64 - self.before as i64
+    }
+}
+
+/// `after - before`, a missing cost counted as 0.
+fn signed(x: Option<usize>, y: Option<usize>) -> i64 {
+    y.unwrap_or(0) as i64 - x.unwrap_or(0) as i64
+}
+
+/// A cost, or `-` where the list does not have the tool.
+fn show_cost(x: Option<usize>) -> String {
+    x.map_or("-".to_string(), |v| v.to_string())
+}
+
+/// How many changes of each class: `[breaking, agent-visible, compatible]`.
+fn counts(changes: &[Change]) -> [usize; 3] {
+    let count = |c: Class| changes.iter().filter(|x| x.class == c).count();
+    [
+        count(Class::Breaking),
+        count(Class::AgentVisible),
+        count(Class::Compatible),
+    ]
 }
 
 /// Runs the command.
@@ -533,142 +615,130 @@ pub fn run(
 ) -> Result<u8, CliError> {
     let (a, b) = (input::load_file(old)?, input::load_file(new)?);
     let changes = changes(&a.defs, &b.defs);
-    let bpe = tokenizer()?;
-    let tokens = |defs: &[Value]| -> HashMap<String, usize> {
-        defs.iter()
-            .map(|d| (name_of(d).to_string(), tool_cost(&bpe, d).1.tokens))
-            .collect()
+    let tokens = Tokens::of(&a.defs, &b.defs)?;
+    let out = match format {
+        DiffFormat::Json => json_report(&changes, &tokens),
+        DiffFormat::Markdown => markdown_report(&changes, &tokens),
+        DiffFormat::Human => human_report(&changes, &tokens),
     };
-    let (ta, tb) = (tokens(&a.defs), tokens(&b.defs));
-    // Token delta per tool, in new-list order then removed tools.
-    let mut names: Vec<String> = b.defs.iter().map(|d| name_of(d).to_string()).collect();
-    names.extend(
-        a.defs
-            .iter()
-            .map(|d| name_of(d).to_string())
-            .filter(|n| !tb.contains_key(n)),
-    );
-    names.dedup();
-    let deltas: Vec<(String, Option<usize>, Option<usize>)> = names
-        .into_iter()
-        .map(|n| {
-            let (x, y) = (ta.get(&n).copied(), tb.get(&n).copied());
-            (n, x, y)
-        })
-        .filter(|(_, x, y)| x != y)
-        .collect();
-    let (total_a, total_b): (usize, usize) = (ta.values().sum(), tb.values().sum());
-    let count = |c: Class| changes.iter().filter(|x| x.class == c).count();
-    let (nb, nv, nc) = (
-        count(Class::Breaking),
-        count(Class::AgentVisible),
-        count(Class::Compatible),
-    );
-    let signed = |x: Option<usize>, y: Option<usize>| y.unwrap_or(0) as i64 - x.unwrap_or(0) as i64;
-    let show = |x: Option<usize>| x.map_or("-".to_string(), |v| v.to_string());
-    let mut out = String::new();
-    match format {
-        DiffFormat::Json => {
-            let doc = json!({
-                "changes": changes.iter().map(|c| json!({"class": c.class.as_str(), "tool": c.tool, "at": c.at, "change": c.what})).collect::<Vec<_>>(),
-                "tokens": {
-                    "tokenizer": TOKENIZER,
-                    "before": total_a, "after": total_b, "delta": total_b as i64 - total_a as i64,
-                    "tools": deltas.iter().map(|(n, x, y)| json!({"name": n, "before": x, "after": y, "delta": signed(*x, *y)})).collect::<Vec<_>>(),
-                },
-                "summary": {"breaking": nb, "agent-visible": nv, "compatible": nc},
-            });
-            out = format!(
-                "{}\n",
-                serde_json::to_string_pretty(&doc).expect("JSON values serialize")
-            );
-        }
-        DiffFormat::Markdown => {
-            let _ = writeln!(
-                out,
-                "### Tool list changes: {nb} breaking, {nv} agent-visible, {nc} compatible\n"
-            );
-            if !changes.is_empty() {
-                let _ = writeln!(out, "| Class | Tool | Where | Change |\n|---|---|---|---|");
-                for c in &changes {
-                    let icon = match c.class {
-                        Class::Breaking => "🔴 breaking",
-                        Class::AgentVisible => "🟡 agent-visible",
-                        Class::Compatible => "🟢 compatible",
-                    };
-                    let _ = writeln!(
-                        out,
-                        "| {icon} | `{}` | `{}` | {} |",
-                        c.tool,
-                        if c.at.is_empty() { "/" } else { &c.at },
-                        c.what.replace('|', "\\|")
-                    );
-                }
-                out.push('\n');
-            }
-            let _ = writeln!(
-                out,
-                "Tokens ({TOKENIZER}): {total_a} → {total_b} ({:+})\n",
-                total_b as i64 - total_a as i64
-            );
-            if !deltas.is_empty() {
-                let _ = writeln!(
-                    out,
-                    "| Tool | Before | After | Delta |\n|---|---:|---:|---:|"
-                );
-                for (n, x, y) in &deltas {
-                    let _ = writeln!(
-                        out,
-                        "| `{n}` | {} | {} | {:+} |",
-                        show(*x),
-                        show(*y),
-                        signed(*x, *y)
-                    );
-                }
-            }
-        }
-        DiffFormat::Human => {
-            for c in &changes {
-                let _ = writeln!(
-                    out,
-                    "{:<14} {}{}: {}",
-                    c.class.as_str(),
-                    c.tool,
-                    if c.at.is_empty() {
-                        String::new()
-                    } else {
-                        format!(" {}", c.at)
-                    },
-                    c.what
-                );
-            }
-            if !deltas.is_empty() {
-                out.push('\n');
-                for (n, x, y) in &deltas {
-                    let _ = writeln!(
-                        out,
-                        "tokens {n}: {} → {} ({:+})",
-                        show(*x),
-                        show(*y),
-                        signed(*x, *y)
-                    );
-                }
-            }
-            let _ = writeln!(
-                out,
-                "{}toolsmith: {nb} breaking, {nv} agent-visible, {nc} compatible; tokens ({TOKENIZER}) {total_a} → {total_b} ({:+})",
-                if changes.is_empty() && deltas.is_empty() { "" } else { "\n" },
-                total_b as i64 - total_a as i64
-            );
-        }
-    }
     emit(&out)?;
+    let [nb, nv, _] = counts(&changes);
     let failed = match fail_on {
         None => false,
         Some(FailOn::Breaking) => nb > 0,
         Some(FailOn::AgentVisible) => nb + nv > 0,
     };
     Ok(u8::from(failed))
+}
+
+/// The report as JSON: the changes, the token costs and the count of each class.
+fn json_report(changes: &[Change], tokens: &Tokens) -> String {
+    let [nb, nv, nc] = counts(changes);
+    let doc = json!({
+        "changes": changes.iter().map(|c| json!({"class": c.class.as_str(), "tool": c.tool, "at": c.at, "change": c.what})).collect::<Vec<_>>(),
+        "tokens": {
+            "tokenizer": TOKENIZER,
+            "before": tokens.before, "after": tokens.after, "delta": tokens.delta(),
+            "tools": tokens.tools.iter().map(|(n, x, y)| json!({"name": n, "before": x, "after": y, "delta": signed(*x, *y)})).collect::<Vec<_>>(),
+        },
+        "summary": {"breaking": nb, "agent-visible": nv, "compatible": nc},
+    });
+    format!(
+        "{}\n",
+        serde_json::to_string_pretty(&doc).expect("JSON values serialize")
+    )
+}
+
+/// The report as Markdown (for a pull request comment): a headline, a table of the changes and
+/// one of the token costs that changed.
+fn markdown_report(changes: &[Change], tokens: &Tokens) -> String {
+    let [nb, nv, nc] = counts(changes);
+    let mut out = String::new();
+    let _ = writeln!(
+        out,
+        "### Tool list changes: {nb} breaking, {nv} agent-visible, {nc} compatible\n"
+    );
+    if !changes.is_empty() {
+        let _ = writeln!(out, "| Class | Tool | Where | Change |\n|---|---|---|---|");
+        for c in changes {
+            let icon = match c.class {
+                Class::Breaking => "🔴 breaking",
+                Class::AgentVisible => "🟡 agent-visible",
+                Class::Compatible => "🟢 compatible",
+            };
+            let _ = writeln!(
+                out,
+                "| {icon} | `{}` | `{}` | {} |",
+                c.tool,
+                if c.at.is_empty() { "/" } else { &c.at },
+                c.what.replace('|', "\\|")
+            );
+        }
+        out.push('\n');
+    }
+    let (total_a, total_b) = (tokens.before, tokens.after);
+    let _ = writeln!(
+        out,
+        "Tokens ({TOKENIZER}): {total_a} → {total_b} ({:+})\n",
+        tokens.delta()
+    );
+    if !tokens.tools.is_empty() {
+        let _ = writeln!(
+            out,
+            "| Tool | Before | After | Delta |\n|---|---:|---:|---:|"
+        );
+        for (n, x, y) in &tokens.tools {
+            let _ = writeln!(
+                out,
+                "| `{n}` | {} | {} | {:+} |",
+                show_cost(*x),
+                show_cost(*y),
+                signed(*x, *y)
+            );
+        }
+    }
+    out
+}
+
+/// The report for a terminal: a line per change, a line per token cost that changed, and a
+/// summary.
+fn human_report(changes: &[Change], tokens: &Tokens) -> String {
+    let [nb, nv, nc] = counts(changes);
+    let mut out = String::new();
+    for c in changes {
+        let _ = writeln!(
+            out,
+            "{:<14} {}{}: {}",
+            c.class.as_str(),
+            c.tool,
+            if c.at.is_empty() {
+                String::new()
+            } else {
+                format!(" {}", c.at)
+            },
+            c.what
+        );
+    }
+    if !tokens.tools.is_empty() {
+        out.push('\n');
+        for (n, x, y) in &tokens.tools {
+            let _ = writeln!(
+                out,
+                "tokens {n}: {} → {} ({:+})",
+                show_cost(*x),
+                show_cost(*y),
+                signed(*x, *y)
+            );
+        }
+    }
+    let (total_a, total_b) = (tokens.before, tokens.after);
+    let _ = writeln!(
+        out,
+        "{}toolsmith: {nb} breaking, {nv} agent-visible, {nc} compatible; tokens ({TOKENIZER}) {total_a} → {total_b} ({:+})",
+        if changes.is_empty() && tokens.tools.is_empty() { "" } else { "\n" },
+        tokens.delta()
+    );
+    out
 }
 
 #[cfg(test)]
@@ -694,6 +764,40 @@ mod tests {
                 (Class::AgentVisible, "field `x-vendor` removed".into()),
             ]
         );
+    }
+
+    /// The diff reports a change under a keyword exactly when the keyword table says it walks
+    /// it ([`Pass::Diff`]); `items` only in its one-schema form.
+    #[test]
+    fn the_diff_walks_the_keywords_the_table_says() {
+        for kw in walk::KEYWORDS {
+            for array in [false, true] {
+                if array && kw.shape != walk::Shape::SingleOrArray {
+                    continue;
+                }
+                let nest = |marker: Value| {
+                    let name = kw.name;
+                    let under = match kw.shape {
+                        walk::Shape::Map => json!({ name: {"m": marker} }),
+                        walk::Shape::Array => json!({ name: [marker] }),
+                        walk::Shape::SingleOrArray if array => json!({ name: [marker] }),
+                        walk::Shape::Single | walk::Shape::SingleOrArray => json!({ name: marker }),
+                    };
+                    json!({"name": "t", "inputSchema": {"properties": {"p": under}}})
+                };
+                let found = classes(
+                    nest(json!({"type": "string"})),
+                    nest(json!({"type": "integer"})),
+                );
+                let walked = kw.walked_by(Pass::Diff) && !array;
+                assert_eq!(
+                    !found.is_empty(),
+                    walked,
+                    "{} (array form: {array}): {found:?}",
+                    kw.name
+                );
+            }
+        }
     }
 
     #[test]

@@ -399,7 +399,7 @@ impl RawHttp {
         if let Some(session) = &session_id {
             request = request.header("Mcp-Session-Id", session.as_ref());
         }
-        let mut response = request.send().await.map_err(StreamableHttpError::Client)?;
+        let response = request.send().await.map_err(StreamableHttpError::Client)?;
         let status = response.status();
         if !status.is_success() {
             return Err(StreamableHttpError::UnexpectedServerResponse(
@@ -416,6 +416,21 @@ impl RawHttp {
             .get(CONTENT_TYPE)
             .and_then(|v| v.to_str().ok())
             .is_some_and(|ct| ct.starts_with("text/event-stream"));
+        let message = self.read_answer(response, &id, event_stream).await?;
+        Ok(StreamableHttpPostResponse::Json(
+            serde_json::from_value(message)?,
+            session,
+        ))
+    }
+
+    /// Reads the answer to the request `id` from `response`: from its event stream (recording
+    /// each message, and stopping at the answer), or its JSON body (recorded).
+    async fn read_answer(
+        &self,
+        mut response: reqwest::Response,
+        id: &str,
+        event_stream: bool,
+    ) -> Result<Value, HttpError> {
         const MAX_BODY: usize = 64 * 1024 * 1024;
         let mut body = Vec::new();
         let mut answer: Option<Value> = None;
@@ -429,13 +444,13 @@ impl RawHttp {
                 return Err(StreamableHttpError::ResponseBodyTooLarge { max_size: MAX_BODY });
             }
             if event_stream {
-                answer = sse_answer(&body, &id, &self.raw);
+                answer = sse_answer(&body, id, &self.raw);
                 if answer.is_some() {
                     break;
                 }
             }
         }
-        let message = match answer {
+        Ok(match answer {
             Some(m) => m,
             None if event_stream => {
                 return Err(StreamableHttpError::UnexpectedServerResponse(
@@ -447,11 +462,7 @@ impl RawHttp {
                 self.raw.record(&m);
                 m
             }
-        };
-        Ok(StreamableHttpPostResponse::Json(
-            serde_json::from_value(message)?,
-            session,
-        ))
+        })
     }
 }
 

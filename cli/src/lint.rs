@@ -161,7 +161,6 @@ fn write_report<'s, 'a, W: Write + Send>(
     st: Style,
     out: &mut W,
 ) -> (Vec<Part<'s, 'a>>, std::io::Result<()>) {
-    let tools: usize = sources.iter().map(|s| s.defs.len()).sum();
     let json = format == LintFormat::Json;
     let mut stream = Stream {
         out,
@@ -207,34 +206,61 @@ fn write_report<'s, 'a, W: Write + Send>(
             s.write(&p.text);
         }
         parts.extend(done);
-        // The list rule: one finding for the source, after its tools', at the document's start.
-        if let Some(f) = tool_lint::toxic_flow_nodes(&source.defs).filter(|f| filter.keeps(f, true))
-        {
-            let (line, column) = input::positions(source.text, &[source.root.at])[0];
-            let located = vec![Located {
-                finding: f,
-                source,
-                tool: LIST,
-                pointer: String::new(),
-                line,
-                column,
-                value: Some(None),
-                security: true,
-            }];
-            let text = part_text(&located, None, format, st, None);
+        // The list rule: one finding for the source, after its tools'.
+        if let Some((part, text)) = list_part(source, filter, format, st) {
             if !text.is_empty() {
                 s.begin_part(false);
                 s.write(&text);
             }
-            parts.push(Part {
-                located,
-                text: Vec::new(),
-            });
+            parts.push(part);
         }
         drop(s);
     }
     let mut stream = stream.into_inner().unwrap_or_else(PoisonError::into_inner);
-    let (n, errors) = counts(&parts);
+    write_end(&mut stream, &parts, sources, format, st);
+    let result = std::mem::replace(&mut stream.result, Ok(()));
+    (parts, result.and_then(|()| stream.out.flush()))
+}
+
+/// The finding of the list rule (`toxic_flow`) on `source`, if `filter` keeps it, located at the
+/// document's start, and its report in `format`.
+fn list_part<'s, 'a>(
+    source: &'s Parsed<'a>,
+    filter: Filter,
+    format: LintFormat,
+    st: Style,
+) -> Option<(Part<'s, 'a>, Vec<u8>)> {
+    let f = tool_lint::toxic_flow_nodes(&source.defs).filter(|f| filter.keeps(f, true))?;
+    let (line, column) = input::positions(source.text, &[source.root.at])[0];
+    let located = vec![Located {
+        finding: f,
+        source,
+        tool: LIST,
+        pointer: String::new(),
+        line,
+        column,
+        value: Some(None),
+        security: true,
+    }];
+    let text = part_text(&located, None, format, st, None);
+    let part = Part {
+        located,
+        text: Vec::new(),
+    };
+    Some((part, text))
+}
+
+/// The end of the report, after every part: the human summary, the JSON report's close, or
+/// the whole SARIF document.
+fn write_end<W: Write>(
+    stream: &mut Stream<'_, W>,
+    parts: &[Part],
+    sources: &[Parsed],
+    format: LintFormat,
+    st: Style,
+) {
+    let tools: usize = sources.iter().map(|s| s.defs.len()).sum();
+    let (n, errors) = counts(parts);
     match format {
         LintFormat::Human => {
             let security = parts
@@ -258,8 +284,6 @@ fn write_report<'s, 'a, W: Write + Send>(
             stream.write(b"\n");
         }
     }
-    let result = std::mem::replace(&mut stream.result, Ok(()));
-    (parts, result.and_then(|()| stream.out.flush()))
 }
 
 /// How many findings the parts hold, and how many of them are errors.
@@ -323,78 +347,20 @@ fn locate_part<'s, 'a>(
     all: Vec<Vec<Finding>>,
     filter: Filter,
 ) -> Vec<Located<'s, 'a>> {
-    // Sized once: the vectors of a large list would otherwise be copied at every doubling.
-    let n: usize = all.iter().map(Vec::len).sum();
-    let mut findings = Vec::with_capacity(n);
-    let mut pointers = Vec::with_capacity(n);
-    let mut tool_of = Vec::with_capacity(n);
-    let mut security = Vec::with_capacity(n);
-    let mut style = Vec::new();
-    for (i, each) in all.into_iter().enumerate() {
-        let ti = first + i;
-        // Security findings go out at once; style findings wait for the tool's last one.
-        for f in each {
-            let sec = is_security(f.rule);
-            if !filter.keeps(&f, sec) {
-                continue;
-            }
-            if !sec {
-                style.push(f);
-                continue;
-            }
-            pointers.push(source.tools[ti].source_pointer(&f.pointer));
-            tool_of.push(ti);
-            security.push(true);
-            findings.push(f);
-        }
-        for f in style.drain(..) {
-            pointers.push(source.tools[ti].source_pointer(&f.pointer));
-            tool_of.push(ti);
-            security.push(false);
-            findings.push(f);
-        }
-    }
-    if findings.is_empty() {
+    let kept = Kept::of(source, first, all, filter);
+    if kept.findings.is_empty() {
         return Vec::new();
     }
-    // Each finding's offset, the columns to add for its span, and (for an MCP tool) the
-    // string at its pointer, found on the way.
-    let resolved: Vec<(usize, usize, Option<Option<&str>>)> = if source.offsets {
-        findings
-            .iter()
-            .zip(&pointers)
-            .zip(&tool_of)
-            .map(|((f, p), &ti)| {
-                // An MCP tool's definition is its node in the document: look there.
-                let mcp = source.tools[ti].shape == Shape::Mcp;
-                let (node, whole) = if mcp {
-                    source.defs[ti].deepest(&f.pointer)
-                } else {
-                    source.root.deepest(p)
-                };
-                let value = mcp.then(|| node.as_str().filter(|_| whole));
-                (
-                    node.at,
-                    extra_columns(source.text, node.at, whole, f.span),
-                    value,
-                )
-            })
-            .collect()
-    } else {
-        let wanted: Vec<&str> = pointers.iter().map(String::as_str).collect();
-        let places = input::locate(source.text, &wanted);
-        findings
-            .iter()
-            .zip(&pointers)
-            .map(|(f, p)| {
-                let (at, extra) = resolve(source.text, &places, p, f.span);
-                (at, extra, None)
-            })
-            .collect()
-    };
+    let resolved = resolve_kept(source, &kept);
     let offsets: Vec<usize> = resolved.iter().map(|r| r.0).collect();
     let at = input::positions(source.text, &offsets);
-    let mut located = Vec::with_capacity(findings.len());
+    let mut located = Vec::with_capacity(kept.findings.len());
+    let Kept {
+        findings,
+        pointers,
+        tool_of,
+        security,
+    } = kept;
     for (((((finding, pointer), tool), (line, col)), (_, extra, value)), security) in findings
         .into_iter()
         .zip(pointers)
@@ -415,6 +381,99 @@ fn locate_part<'s, 'a>(
         });
     }
     located
+}
+
+/// The findings of a part that a filter keeps, in report order, side by side with each one's
+/// pointer into the source, its tool and whether it is a security finding.
+struct Kept {
+    findings: Vec<Finding>,
+    pointers: Vec<String>,
+    tool_of: Vec<usize>,
+    security: Vec<bool>,
+}
+
+impl Kept {
+    /// See [`locate_part`]: tool by tool, each tool's security findings first.
+    fn of(source: &Parsed, first: usize, all: Vec<Vec<Finding>>, filter: Filter) -> Kept {
+        // Sized once: the vectors of a large list would otherwise be copied at every doubling.
+        let n: usize = all.iter().map(Vec::len).sum();
+        let mut kept = Kept {
+            findings: Vec::with_capacity(n),
+            pointers: Vec::with_capacity(n),
+            tool_of: Vec::with_capacity(n),
+            security: Vec::with_capacity(n),
+        };
+        let mut style = Vec::new();
+        for (i, each) in all.into_iter().enumerate() {
+            let ti = first + i;
+            // Security findings go out at once; style findings wait for the tool's last one.
+            for f in each {
+                let sec = is_security(f.rule);
+                if !filter.keeps(&f, sec) {
+                    continue;
+                }
+                if !sec {
+                    style.push(f);
+                    continue;
+                }
+                kept.push(source, ti, f, true);
+            }
+            for f in style.drain(..) {
+                kept.push(source, ti, f, false);
+            }
+        }
+        kept
+    }
+
+    #[inline]
+    fn push(&mut self, source: &Parsed, tool: usize, f: Finding, security: bool) {
+        self.pointers
+            .push(source.tools[tool].source_pointer(&f.pointer));
+        self.tool_of.push(tool);
+        self.security.push(security);
+        self.findings.push(f);
+    }
+}
+
+/// Each kept finding's offset, the columns to add for its span, and (for an MCP tool) the
+/// string at its pointer, found on the way.
+fn resolve_kept<'a>(
+    source: &Parsed<'a>,
+    kept: &Kept,
+) -> Vec<(usize, usize, Option<Option<&'a str>>)> {
+    if source.offsets {
+        return kept
+            .findings
+            .iter()
+            .zip(&kept.pointers)
+            .zip(&kept.tool_of)
+            .map(|((f, p), &ti)| {
+                // An MCP tool's definition is its node in the document: look there.
+                let mcp = source.tools[ti].shape == Shape::Mcp;
+                let (node, whole) = if mcp {
+                    source.defs[ti].deepest(&f.pointer)
+                } else {
+                    source.root.deepest(p)
+                };
+                let value = mcp.then(|| node.as_str().filter(|_| whole));
+                (
+                    node.at,
+                    extra_columns(source.text, node.at, whole, f.span),
+                    value,
+                )
+            })
+            .collect();
+    }
+    let wanted: Vec<&str> = kept.pointers.iter().map(String::as_str).collect();
+    let places = input::locate(source.text, &wanted);
+    kept.findings
+        .iter()
+        .zip(&kept.pointers)
+        .map(|(f, p)| {
+            let (at, extra) = resolve(source.text, &places, p, f.span);
+            (at, extra, None)
+        })
+        .collect()
 }
 
 /// The JSON report up to its findings array's `[`. With [`json_tail`], the same document, key

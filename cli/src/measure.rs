@@ -75,19 +75,21 @@ pub fn tool_cost(bpe: &tiktoken_rs::CoreBPE, def: &Value) -> ([Cost; 6], Cost) {
     (parts, total)
 }
 
-/// Runs the command.
-pub fn run(files: &[PathBuf], as_json: bool, color: Color) -> Result<u8, CliError> {
-    let sources = input::load_all(files)?;
-    let bpe = tokenizer()?;
-    let st = Style::stdout(color);
-    let mut out = String::new();
-    let mut docs = Vec::new();
-    for source in &sources {
-        let mut rows: Vec<(String, [Cost; 6], Cost)> = source
-            .defs
+/// The cost of each tool of a list, most tokens first, with the sum of each part and the
+/// total.
+struct Costs {
+    /// Each tool's name, the cost of each part, and its whole cost.
+    rows: Vec<(String, [Cost; 6], Cost)>,
+    sum: [Cost; 6],
+    total: Cost,
+}
+
+impl Costs {
+    fn of(bpe: &tiktoken_rs::CoreBPE, defs: &[Value]) -> Costs {
+        let mut rows: Vec<(String, [Cost; 6], Cost)> = defs
             .iter()
             .map(|d| {
-                let (parts, total) = tool_cost(&bpe, d);
+                let (parts, total) = tool_cost(bpe, d);
                 (name_of(d).to_string(), parts, total)
             })
             .collect();
@@ -100,69 +102,24 @@ pub fn run(files: &[PathBuf], as_json: bool, color: Color) -> Result<u8, CliErro
             }
             total += *t;
         }
+        Costs { rows, sum, total }
+    }
+}
+
+/// Runs the command.
+pub fn run(files: &[PathBuf], as_json: bool, color: Color) -> Result<u8, CliError> {
+    let sources = input::load_all(files)?;
+    let bpe = tokenizer()?;
+    let st = Style::stdout(color);
+    let mut out = String::new();
+    let mut docs = Vec::new();
+    for source in &sources {
+        let costs = Costs::of(&bpe, &source.defs);
         if as_json {
-            let part_json = |parts: &[Cost; 6]| {
-                let mut m = serde_json::Map::new();
-                for (i, (label, _)) in PARTS.iter().enumerate() {
-                    m.insert(
-                        (*label).into(),
-                        json!({"chars": parts[i].chars, "tokens": parts[i].tokens}),
-                    );
-                }
-                Value::Object(m)
-            };
-            docs.push(json!({
-                "file": source.label,
-                "tokenizer": TOKENIZER,
-                "tools": rows.iter().map(|(name, parts, t)| json!({
-                    "name": name,
-                    "parts": part_json(parts),
-                    "chars": t.chars,
-                    "tokens": t.tokens,
-                    "share": share(t.tokens, total.tokens),
-                })).collect::<Vec<_>>(),
-                "total": {"parts": part_json(&sum), "chars": total.chars, "tokens": total.tokens},
-            }));
-            continue;
+            docs.push(json_doc(&source.label, &costs));
+        } else {
+            write_table(&mut out, &st, &source.label, &costs);
         }
-        let _ = writeln!(
-            out,
-            "{}: {} tool{}; tokens by {TOKENIZER} (tiktoken-rs, the GPT-4o tokenizer), characters are Unicode scalar values; each cell is tokens/characters",
-            st.bold(&source.label),
-            rows.len(),
-            if rows.len() == 1 { "" } else { "s" }
-        );
-        let width = rows
-            .iter()
-            .map(|r| r.0.chars().count())
-            .max()
-            .unwrap_or(4)
-            .clamp(5, 40);
-        let _ = write!(out, "{:<width$}", "tool");
-        for (label, _) in PARTS {
-            let _ = write!(out, " {label:>12}");
-        }
-        let _ = writeln!(out, " {:>12}  share", "total");
-        for (name, parts, t) in &rows {
-            let _ = write!(out, "{:<width$}", clip(name, width));
-            for p in parts {
-                let _ = write!(out, " {:>12}", cell(*p));
-            }
-            let s = share(t.tokens, total.tokens);
-            let _ = writeln!(
-                out,
-                " {:>12}  {} {:>5.1}%",
-                cell(*t),
-                st.good(&bar(s, 24)),
-                s * 100.0
-            );
-        }
-        let _ = write!(out, "{:<width$}", "total");
-        for p in &sum {
-            let _ = write!(out, " {:>12}", cell(*p));
-        }
-        let _ = writeln!(out, " {:>12}", cell(total));
-        out.push('\n');
     }
     if as_json {
         let doc = if docs.len() == 1 {
@@ -177,6 +134,77 @@ pub fn run(files: &[PathBuf], as_json: bool, color: Color) -> Result<u8, CliErro
     }
     emit(&out)?;
     Ok(0)
+}
+
+/// The costs of the list `label` as a JSON document.
+fn json_doc(label: &str, costs: &Costs) -> Value {
+    let part_json = |parts: &[Cost; 6]| {
+        let mut m = serde_json::Map::new();
+        for (i, (label, _)) in PARTS.iter().enumerate() {
+            m.insert(
+                (*label).into(),
+                json!({"chars": parts[i].chars, "tokens": parts[i].tokens}),
+            );
+        }
+        Value::Object(m)
+    };
+    let total = costs.total;
+    json!({
+        "file": label,
+        "tokenizer": TOKENIZER,
+        "tools": costs.rows.iter().map(|(name, parts, t)| json!({
+            "name": name,
+            "parts": part_json(parts),
+            "chars": t.chars,
+            "tokens": t.tokens,
+            "share": share(t.tokens, total.tokens),
+        })).collect::<Vec<_>>(),
+        "total": {"parts": part_json(&costs.sum), "chars": total.chars, "tokens": total.tokens},
+    })
+}
+
+/// The costs of the list `label` as a table for a terminal: a row per tool, with a bar of its
+/// share, and the total.
+fn write_table(out: &mut String, st: &Style, label: &str, costs: &Costs) {
+    let (rows, total) = (&costs.rows, costs.total);
+    let _ = writeln!(
+        out,
+        "{}: {} tool{}; tokens by {TOKENIZER} (tiktoken-rs, the GPT-4o tokenizer), characters are Unicode scalar values; each cell is tokens/characters",
+        st.bold(label),
+        rows.len(),
+        if rows.len() == 1 { "" } else { "s" }
+    );
+    let width = rows
+        .iter()
+        .map(|r| r.0.chars().count())
+        .max()
+        .unwrap_or(4)
+        .clamp(5, 40);
+    let _ = write!(out, "{:<width$}", "tool");
+    for (label, _) in PARTS {
+        let _ = write!(out, " {label:>12}");
+    }
+    let _ = writeln!(out, " {:>12}  share", "total");
+    for (name, parts, t) in rows {
+        let _ = write!(out, "{:<width$}", clip(name, width));
+        for p in parts {
+            let _ = write!(out, " {:>12}", cell(*p));
+        }
+        let s = share(t.tokens, total.tokens);
+        let _ = writeln!(
+            out,
+            " {:>12}  {} {:>5.1}%",
+            cell(*t),
+            st.good(&bar(s, 24)),
+            s * 100.0
+        );
+    }
+    let _ = write!(out, "{:<width$}", "total");
+    for p in &costs.sum {
+        let _ = write!(out, " {:>12}", cell(*p));
+    }
+    let _ = writeln!(out, " {:>12}", cell(total));
+    out.push('\n');
 }
 
 fn cell(c: Cost) -> String {

@@ -399,96 +399,18 @@ pub fn add_to_cart(
         return Err(unknown_skus(&[sku]));
     };
     // Which size, and how many the store has of it (private).
-    let (size, stock) = match (&product.stock, size) {
-        (Stock::Units(n), None) => (None, *n),
-        (Stock::Units(_), Some(_)) => {
-            return Err(ToolError::invalid_input(
-                "NOT_SIZED",
-                format!("{} is not sold in sizes. Leave out size.", product.sku),
-            ))
-        }
-        (Stock::Sizes(sizes), None) => {
-            let available: Vec<&str> = sizes
-                .iter()
-                .filter(|(_, n)| *n > 0)
-                .map(|(s, _)| s.as_str())
-                .collect();
-            if available.is_empty() {
-                return Err(refused_fewer(
-                    "OUT_OF_STOCK",
-                    format!("{} is sold out in every size.", product.name),
-                ));
-            }
-            return Err(ToolError::needs_input(
-                ["size"],
-                format!(
-                    "Which size? {} is sold in sizes; in stock now: {}. Ask the user, then call \
-                     again with size.",
-                    product.name,
-                    available.join(", ")
-                ),
-            )
-            .with_details(serde_json::json!({ "sku": product.sku, "sizes": available })));
-        }
-        (Stock::Sizes(sizes), Some(want)) => {
-            let offered: Vec<&str> = sizes.iter().map(|(s, _)| s.as_str()).collect();
-            match sizes
-                .iter()
-                .find(|(s, _)| s.eq_ignore_ascii_case(want.trim()))
-            {
-                Some((s, n)) => (Some(s.clone()), *n),
-                None => {
-                    return Err(ToolError::invalid_input(
-                        "UNKNOWN_SIZE",
-                        format!(
-                            "{} is not sold in size {want:?}. Sizes: {}.",
-                            product.name,
-                            offered.join(", ")
-                        ),
-                    )
-                    .with_details(serde_json::json!({ "sizes": offered })))
-                }
-            }
-        }
-    };
+    let (size, stock) = size_in_stock(product, size)?;
     let mut all = carts
         .by_customer
         .lock()
         .unwrap_or_else(std::sync::PoisonError::into_inner);
     let cart = all.entry(customer.id.clone()).or_default();
+    within_limit(product, customer, cart, quantity)?;
     let in_cart_this: u32 = cart
         .iter()
         .filter(|l| l.sku == product.sku && l.size == size)
         .map(|l| l.quantity)
         .sum();
-    if let Some(limit) = product.limit_per_customer {
-        let in_cart: u32 = cart
-            .iter()
-            .filter(|l| l.sku == product.sku)
-            .map(|l| l.quantity)
-            .sum();
-        let bought: u32 = customer
-            .purchased
-            .iter()
-            .filter(|(s, _)| *s == product.sku)
-            .map(|(_, q)| *q)
-            .sum();
-        let already = in_cart + bought;
-        if already + quantity > limit {
-            let room = limit.saturating_sub(already);
-            return Err(refused_fewer(
-                "PER_CUSTOMER_LIMIT",
-                format!(
-                    "{} is limited to {limit} per customer; this customer already has {already} \
-                     (in the cart or bought earlier), so at most {room} more can be added.",
-                    product.name
-                ),
-            )
-            .with_details(
-                serde_json::json!({ "limit": limit, "already": already, "room": room }),
-            ));
-        }
-    }
     if in_cart_this + quantity > stock {
         let what = match &size {
             Some(s) => format!("{} in size {s}", product.name),
@@ -499,24 +421,7 @@ pub fn add_to_cart(
             format!("There is not enough {what} in stock for {quantity} more."),
         ));
     }
-    let line = match cart
-        .iter_mut()
-        .find(|l| l.sku == product.sku && l.size == size)
-    {
-        Some(l) => {
-            l.quantity += quantity;
-            l.clone()
-        }
-        None => {
-            let l = Line {
-                sku: product.sku.clone(),
-                size: size.clone(),
-                quantity,
-            };
-            cart.push(l.clone());
-            l
-        }
-    };
+    let line = add_line(cart, product, size, quantity);
     let price_of = |sku: &str| catalogue.find(sku).map_or(0, |p| p.price_nok);
     let cart_total: u32 = cart.iter().map(|l| price_of(&l.sku) * l.quantity).sum();
     let cart_items: u32 = cart.iter().map(|l| l.quantity).sum();
@@ -532,6 +437,123 @@ pub fn add_to_cart(
         cart_items,
         cart_total: nok(cart_total),
     })
+}
+
+/// The size of `product` to add (none for a product not sold in sizes) and how many the store
+/// has of it; a size missing, given for a product without sizes, or unknown is an error.
+fn size_in_stock(
+    product: &Product,
+    size: Option<String>,
+) -> Result<(Option<String>, u32), ToolError> {
+    match (&product.stock, size) {
+        (Stock::Units(n), None) => Ok((None, *n)),
+        (Stock::Units(_), Some(_)) => Err(ToolError::invalid_input(
+            "NOT_SIZED",
+            format!("{} is not sold in sizes. Leave out size.", product.sku),
+        )),
+        (Stock::Sizes(sizes), None) => {
+            let available: Vec<&str> = sizes
+                .iter()
+                .filter(|(_, n)| *n > 0)
+                .map(|(s, _)| s.as_str())
+                .collect();
+            if available.is_empty() {
+                return Err(refused_fewer(
+                    "OUT_OF_STOCK",
+                    format!("{} is sold out in every size.", product.name),
+                ));
+            }
+            Err(ToolError::needs_input(
+                ["size"],
+                format!(
+                    "Which size? {} is sold in sizes; in stock now: {}. Ask the user, then call \
+                     again with size.",
+                    product.name,
+                    available.join(", ")
+                ),
+            )
+            .with_details(serde_json::json!({ "sku": product.sku, "sizes": available })))
+        }
+        (Stock::Sizes(sizes), Some(want)) => {
+            let offered: Vec<&str> = sizes.iter().map(|(s, _)| s.as_str()).collect();
+            match sizes
+                .iter()
+                .find(|(s, _)| s.eq_ignore_ascii_case(want.trim()))
+            {
+                Some((s, n)) => Ok((Some(s.clone()), *n)),
+                None => Err(ToolError::invalid_input(
+                    "UNKNOWN_SIZE",
+                    format!(
+                        "{} is not sold in size {want:?}. Sizes: {}.",
+                        product.name,
+                        offered.join(", ")
+                    ),
+                )
+                .with_details(serde_json::json!({ "sizes": offered }))),
+            }
+        }
+    }
+}
+
+/// Refuses `quantity` more of a product limited per customer when the customer's cart and
+/// earlier purchases already hold too many.
+fn within_limit(
+    product: &Product,
+    customer: &Customer,
+    cart: &[Line],
+    quantity: u32,
+) -> Result<(), ToolError> {
+    let Some(limit) = product.limit_per_customer else {
+        return Ok(());
+    };
+    let in_cart: u32 = cart
+        .iter()
+        .filter(|l| l.sku == product.sku)
+        .map(|l| l.quantity)
+        .sum();
+    let bought: u32 = customer
+        .purchased
+        .iter()
+        .filter(|(s, _)| *s == product.sku)
+        .map(|(_, q)| *q)
+        .sum();
+    let already = in_cart + bought;
+    if already + quantity <= limit {
+        return Ok(());
+    }
+    let room = limit.saturating_sub(already);
+    Err(refused_fewer(
+        "PER_CUSTOMER_LIMIT",
+        format!(
+            "{} is limited to {limit} per customer; this customer already has {already} \
+             (in the cart or bought earlier), so at most {room} more can be added.",
+            product.name
+        ),
+    )
+    .with_details(serde_json::json!({ "limit": limit, "already": already, "room": room })))
+}
+
+/// Adds `quantity` of `product` in `size` to the cart (to its line, or a new one); returns the
+/// line as it is now.
+fn add_line(cart: &mut Vec<Line>, product: &Product, size: Option<String>, quantity: u32) -> Line {
+    match cart
+        .iter_mut()
+        .find(|l| l.sku == product.sku && l.size == size)
+    {
+        Some(l) => {
+            l.quantity += quantity;
+            l.clone()
+        }
+        None => {
+            let l = Line {
+                sku: product.sku.clone(),
+                size,
+                quantity,
+            };
+            cart.push(l.clone());
+            l
+        }
+    }
 }
 
 fn sized(sizes: &[(&str, u32)]) -> Stock {

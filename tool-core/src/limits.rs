@@ -108,6 +108,54 @@ fn number_len(n: &serde_json::Number) -> usize {
     }
 }
 
+/// The refusal of arguments nested deeper than [`MAX_ARGUMENT_DEPTH`].
+fn too_deep() -> Box<Envelope> {
+    Box::new(Envelope::error(
+        Status::InvalidInput,
+        codes::ARGUMENTS_TOO_DEEP,
+        format!(
+            "The arguments nest arrays and objects deeper than {MAX_ARGUMENT_DEPTH} \
+             levels, so they were not read. Send flatter data."
+        ),
+    ))
+}
+
+/// The size of a scalar's JSON text, `None` for a container ([`check_value`]).
+#[inline]
+fn scalar(v: &Value) -> Option<usize> {
+    match v {
+        Value::Null | Value::Bool(true) => Some(4),
+        Value::Bool(false) => Some(5),
+        Value::Number(n) => Some(number_len(n)),
+        Value::String(s) => Some(string_len(s)),
+        Value::Array(_) | Value::Object(_) => None,
+    }
+}
+
+/// Adds a scalar member of a container at `depth` to `size`, or puts a container member on
+/// the stack; `false` when a scalar member is too deep or `size` passes `limit` (measuring
+/// stops there).
+#[inline]
+fn member<'a>(
+    m: &'a Value,
+    depth: usize,
+    limit: usize,
+    size: &mut usize,
+    stack: &mut Vec<(&'a Value, usize)>,
+) -> bool {
+    match scalar(m) {
+        Some(_) if depth + 1 > MAX_ARGUMENT_DEPTH => false,
+        Some(n) => {
+            *size = size.saturating_add(n);
+            *size <= limit
+        }
+        None => {
+            stack.push((m, depth + 1));
+            true
+        }
+    }
+}
+
 /// Refuses parsed arguments whose JSON text (compact, as `serde_json::to_string` writes it)
 /// would be longer than `limit` bytes, or that nest deeper than [`MAX_ARGUMENT_DEPTH`]: the
 /// same arguments as a value and as text pass or fail alike. The text is counted, not written:
@@ -115,48 +163,6 @@ fn number_len(n: &serde_json::Number) -> usize {
 /// measuring as soon as a limit is passed, and never recurses. A container's scalar members are
 /// measured with it, so flat arguments (an object of strings, numbers and flags) allocate nothing.
 pub(crate) fn check_value(value: &Value, limit: usize) -> Result<(), Box<Envelope>> {
-    let too_deep = || {
-        Box::new(Envelope::error(
-            Status::InvalidInput,
-            codes::ARGUMENTS_TOO_DEEP,
-            format!(
-                "The arguments nest arrays and objects deeper than {MAX_ARGUMENT_DEPTH} \
-                 levels, so they were not read. Send flatter data."
-            ),
-        ))
-    };
-    /// The size of a scalar's JSON text, `None` for a container.
-    fn scalar(v: &Value) -> Option<usize> {
-        match v {
-            Value::Null | Value::Bool(true) => Some(4),
-            Value::Bool(false) => Some(5),
-            Value::Number(n) => Some(number_len(n)),
-            Value::String(s) => Some(string_len(s)),
-            Value::Array(_) | Value::Object(_) => None,
-        }
-    }
-    /// Adds a scalar member of a container at `depth` to `size`, or puts a container member on
-    /// the stack; `false` when a scalar member is too deep or `size` passes `limit` (measuring
-    /// stops there).
-    fn member<'a>(
-        m: &'a Value,
-        depth: usize,
-        limit: usize,
-        size: &mut usize,
-        stack: &mut Vec<(&'a Value, usize)>,
-    ) -> bool {
-        match scalar(m) {
-            Some(_) if depth + 1 > MAX_ARGUMENT_DEPTH => false,
-            Some(n) => {
-                *size = size.saturating_add(n);
-                *size <= limit
-            }
-            None => {
-                stack.push((m, depth + 1));
-                true
-            }
-        }
-    }
     let mut size = 0usize;
     let mut stack: Vec<(&Value, usize)> = Vec::new();
     let mut next = Some((value, 1));
@@ -227,38 +233,25 @@ pub(crate) fn deeper_than(value: &Value, limit: usize) -> bool {
     false
 }
 
-/// `serde_json::to_string(value)`, or `None` when the text would be nested deeper than `limit`
-/// levels, as [`deeper_than`] counts them on the value (each array and object opens one).
-/// Writing stops at the first level too many.
-///
-/// Each string is judged by `scan`, when given, as it is written: the flag is
-/// `true` when a scan ran and no string of the text is one redaction would change
-/// ([`TextScan::may_change`]), exactly as [`Redactor::json_text_may_change`] judges the text.
-/// A string written with an escape, a number or boolean written as an object key, and raw JSON
-/// count as changing (the text scan sees them only through their escaped or raw form).
-///
-/// [`Redactor::json_text_may_change`]: crate::redact::Redactor::json_text_may_change
-pub(crate) fn to_scanned_text<T: serde::Serialize + ?Sized>(
-    value: &T,
-    limit: usize,
-    scan: Option<TextScan<'_>>,
-) -> Result<Option<(String, bool)>, serde_json::Error> {
+/// The JSON writer of [`to_scanned_text`].
+mod scanned_text {
+    use crate::reply::TextScan;
     use serde_json::ser::{CharEscape, CompactFormatter, Formatter};
     use std::io::{Result as IoResult, Write};
 
     /// Compact output (serde_json's own) that counts open arrays and objects, fails the write
     /// past the limit, and judges each string for the scan.
-    struct Depth<'a> {
-        open: usize,
-        limit: usize,
-        too_deep: &'a mut bool,
-        scan: Option<TextScan<'a>>,
+    pub(super) struct Depth<'a> {
+        pub(super) open: usize,
+        pub(super) limit: usize,
+        pub(super) too_deep: &'a mut bool,
+        pub(super) scan: Option<TextScan<'a>>,
         /// Within an object key.
-        key: bool,
+        pub(super) key: bool,
         /// Pieces (fragments and escapes) of the string being written.
-        pieces: usize,
+        pub(super) pieces: usize,
         /// Some string may be changed by redaction (or the scan could not tell).
-        changes: &'a mut bool,
+        pub(super) changes: &'a mut bool,
     }
     impl Depth<'_> {
         fn enter<W: ?Sized + Write>(&mut self, out: &mut W, b: &[u8]) -> IoResult<()> {
@@ -363,6 +356,24 @@ pub(crate) fn to_scanned_text<T: serde::Serialize + ?Sized>(
             write_u128: u128, write_f32: f32, write_f64: f64
         );
     }
+}
+
+/// `serde_json::to_string(value)`, or `None` when the text would be nested deeper than `limit`
+/// levels, as [`deeper_than`] counts them on the value (each array and object opens one).
+/// Writing stops at the first level too many.
+///
+/// Each string is judged by `scan`, when given, as it is written: the flag is
+/// `true` when a scan ran and no string of the text is one redaction would change
+/// ([`TextScan::may_change`]), exactly as [`Redactor::json_text_may_change`] judges the text.
+/// A string written with an escape, a number or boolean written as an object key, and raw JSON
+/// count as changing (the text scan sees them only through their escaped or raw form).
+///
+/// [`Redactor::json_text_may_change`]: crate::redact::Redactor::json_text_may_change
+pub(crate) fn to_scanned_text<T: serde::Serialize + ?Sized>(
+    value: &T,
+    limit: usize,
+    scan: Option<TextScan<'_>>,
+) -> Result<Option<(String, bool)>, serde_json::Error> {
     let (mut too_deep, mut changes) = (false, false);
     let scanned = scan.is_some();
     // Room for the envelope around a typical result, which is written into the same buffer
@@ -370,7 +381,7 @@ pub(crate) fn to_scanned_text<T: serde::Serialize + ?Sized>(
     let mut out = Vec::with_capacity(256);
     let written = value.serialize(&mut serde_json::Serializer::with_formatter(
         &mut out,
-        Depth {
+        scanned_text::Depth {
             open: 0,
             limit,
             too_deep: &mut too_deep,

@@ -72,6 +72,23 @@ enum Format {
     Hostname,
 }
 
+impl Format {
+    /// The format a `format` keyword names, if the compiled checks know it.
+    fn named(name: &str) -> Option<Format> {
+        Some(match name {
+            "date-time" => Format::DateTime,
+            "date" => Format::Date,
+            "time" => Format::Time,
+            "email" => Format::Email,
+            "uuid" => Format::Uuid,
+            "ipv4" => Format::Ipv4,
+            "ipv6" => Format::Ipv6,
+            "hostname" => Format::Hostname,
+            _ => return None,
+        })
+    }
+}
+
 #[derive(Debug, Default)]
 enum Additional {
     #[default]
@@ -344,102 +361,12 @@ impl<'s> Compiler<'s> {
         for (key, value) in obj {
             let mut here = pointer.to_string();
             walk::push_token(&mut here, key);
+            if self.value_keyword(&mut node, key, value, &here)?
+                || self.subschema_keyword(&mut node, key, value, &here)?
+            {
+                continue;
+            }
             match key.as_str() {
-                "type" => node.types = parse_types(value, &here)?,
-                "enum" => node.enum_values = Some(as_array(value, &here)?.clone()),
-                "const" => node.const_value = Some(value.clone()),
-                "minLength" => node.min_len = Some(as_u64(value, &here)?),
-                "maxLength" => node.max_len = Some(as_u64(value, &here)?),
-                "minItems" => node.min_items = Some(as_u64(value, &here)?),
-                "maxItems" => node.max_items = Some(as_u64(value, &here)?),
-                "uniqueItems" => node.unique = value.as_bool().unwrap_or(false),
-                "pattern" => {
-                    let text = value.as_str().ok_or_else(|| SchemaError {
-                        pointer: here.clone(),
-                        reason: "pattern must be a string".into(),
-                    })?;
-                    match ecma_pattern(text).map(|p| Regex::new(&p)) {
-                        Some(Ok(re)) => node.pattern = Some((re, text.to_string())),
-                        // An ECMA-262 feature the regex crate lacks: the full validator checks it.
-                        _ => self.defer(&mut node),
-                    }
-                }
-                "format" => match value.as_str() {
-                    Some("date-time") => node.format = Some(Format::DateTime),
-                    Some("date") => node.format = Some(Format::Date),
-                    Some("time") => node.format = Some(Format::Time),
-                    Some("email") => node.format = Some(Format::Email),
-                    Some("uuid") => node.format = Some(Format::Uuid),
-                    Some("ipv4") => node.format = Some(Format::Ipv4),
-                    Some("ipv6") => node.format = Some(Format::Ipv6),
-                    Some("hostname") => node.format = Some(Format::Hostname),
-                    _ => self.defer(&mut node),
-                },
-                "minimum" => node.minimum = Some(as_bound(value, &here)?),
-                "maximum" => node.maximum = Some(as_bound(value, &here)?),
-                "exclusiveMinimum" => node.excl_min = Some(as_bound(value, &here)?),
-                "exclusiveMaximum" => node.excl_max = Some(as_bound(value, &here)?),
-                "multipleOf" => {
-                    let b = as_bound(value, &here)?;
-                    if b.value <= 0.0 {
-                        return Err(SchemaError {
-                            pointer: here,
-                            reason: "multipleOf must be greater than 0".into(),
-                        });
-                    }
-                    node.multiple_of = Some(b.value);
-                }
-                "items" => match value {
-                    Value::Bool(false) => node.items_false = true,
-                    _ => node.items = Some(self.compile(value, &here)?),
-                },
-                "prefixItems" => {
-                    for (i, s) in as_array(value, &here)?.iter().enumerate() {
-                        let n = self.compile(s, &format!("{here}/{i}"))?;
-                        node.prefix_items.push(n);
-                    }
-                }
-                "properties" => {
-                    let props = value.as_object().ok_or_else(|| SchemaError {
-                        pointer: here.clone(),
-                        reason: "properties must be an object".into(),
-                    })?;
-                    for (name, s) in props {
-                        let mut at = here.clone();
-                        walk::push_token(&mut at, name);
-                        let n = self.compile(s, &at)?;
-                        node.properties.push((name.clone(), n));
-                    }
-                }
-                "required" => {
-                    node.required = as_array(value, &here)?
-                        .iter()
-                        .filter_map(|v| v.as_str().map(String::from))
-                        .collect()
-                }
-                "additionalProperties" => {
-                    node.additional = match value {
-                        Value::Bool(true) => Additional::Any,
-                        Value::Bool(false) => Additional::Deny,
-                        other => Additional::Schema(self.compile(other, &here)?),
-                    }
-                }
-                "oneOf" | "anyOf" | "allOf" => {
-                    let mut list = Vec::new();
-                    for (i, s) in as_array(value, &here)?.iter().enumerate() {
-                        list.push(self.compile(s, &format!("{here}/{i}"))?);
-                    }
-                    match key.as_str() {
-                        "oneOf" => node.one_of = list,
-                        "anyOf" => node.any_of = list,
-                        _ => node.all_of = list,
-                    }
-                }
-                "$ref" => {
-                    let reference = value.as_str().unwrap_or_default();
-                    node.reference = Some(self.resolve(reference, &here)?);
-                }
-                "description" => node.description = value.as_str().map(String::from),
                 // Annotations that do not constrain a value by themselves.
                 "title" | "default" | "examples" | "deprecated" | "readOnly" | "writeOnly"
                 | "$comment" | "$schema" | "$id" | "$anchor" | "contentEncoding"
@@ -456,6 +383,125 @@ impl<'s> Compiler<'s> {
         }
         self.nodes[idx] = node;
         Ok(idx)
+    }
+
+    /// Reads a keyword that constrains the value itself (its type, length, bounds, pattern,
+    /// format; and its description) into `node`, at `here`; `false` when `key` is none of them.
+    fn value_keyword(
+        &mut self,
+        node: &mut Node,
+        key: &str,
+        value: &'s Value,
+        here: &str,
+    ) -> Result<bool, SchemaError> {
+        match key {
+            "type" => node.types = parse_types(value, here)?,
+            "enum" => node.enum_values = Some(as_array(value, here)?.clone()),
+            "const" => node.const_value = Some(value.clone()),
+            "minLength" => node.min_len = Some(as_u64(value, here)?),
+            "maxLength" => node.max_len = Some(as_u64(value, here)?),
+            "minItems" => node.min_items = Some(as_u64(value, here)?),
+            "maxItems" => node.max_items = Some(as_u64(value, here)?),
+            "uniqueItems" => node.unique = value.as_bool().unwrap_or(false),
+            "pattern" => {
+                let text = value.as_str().ok_or_else(|| SchemaError {
+                    pointer: here.to_string(),
+                    reason: "pattern must be a string".into(),
+                })?;
+                match ecma_pattern(text).map(|p| Regex::new(&p)) {
+                    Some(Ok(re)) => node.pattern = Some((re, text.to_string())),
+                    // An ECMA-262 feature the regex crate lacks: the full validator checks it.
+                    _ => self.defer(node),
+                }
+            }
+            "format" => match value.as_str().and_then(Format::named) {
+                Some(format) => node.format = Some(format),
+                None => self.defer(node),
+            },
+            "minimum" => node.minimum = Some(as_bound(value, here)?),
+            "maximum" => node.maximum = Some(as_bound(value, here)?),
+            "exclusiveMinimum" => node.excl_min = Some(as_bound(value, here)?),
+            "exclusiveMaximum" => node.excl_max = Some(as_bound(value, here)?),
+            "multipleOf" => {
+                let b = as_bound(value, here)?;
+                if b.value <= 0.0 {
+                    return Err(SchemaError {
+                        pointer: here.to_string(),
+                        reason: "multipleOf must be greater than 0".into(),
+                    });
+                }
+                node.multiple_of = Some(b.value);
+            }
+            "description" => node.description = value.as_str().map(String::from),
+            _ => return Ok(false),
+        }
+        Ok(true)
+    }
+
+    /// Compiles a keyword that holds subschemas (items, properties, branches, a reference), or
+    /// names the required properties, into `node`, at `here`; `false` when `key` is none of
+    /// them.
+    fn subschema_keyword(
+        &mut self,
+        node: &mut Node,
+        key: &str,
+        value: &'s Value,
+        here: &str,
+    ) -> Result<bool, SchemaError> {
+        match key {
+            "items" => match value {
+                Value::Bool(false) => node.items_false = true,
+                _ => node.items = Some(self.compile(value, here)?),
+            },
+            "prefixItems" => {
+                for (i, s) in as_array(value, here)?.iter().enumerate() {
+                    let n = self.compile(s, &format!("{here}/{i}"))?;
+                    node.prefix_items.push(n);
+                }
+            }
+            "properties" => {
+                let props = value.as_object().ok_or_else(|| SchemaError {
+                    pointer: here.to_string(),
+                    reason: "properties must be an object".into(),
+                })?;
+                for (name, s) in props {
+                    let mut at = here.to_string();
+                    walk::push_token(&mut at, name);
+                    let n = self.compile(s, &at)?;
+                    node.properties.push((name.clone(), n));
+                }
+            }
+            "required" => {
+                node.required = as_array(value, here)?
+                    .iter()
+                    .filter_map(|v| v.as_str().map(String::from))
+                    .collect()
+            }
+            "additionalProperties" => {
+                node.additional = match value {
+                    Value::Bool(true) => Additional::Any,
+                    Value::Bool(false) => Additional::Deny,
+                    other => Additional::Schema(self.compile(other, here)?),
+                }
+            }
+            "oneOf" | "anyOf" | "allOf" => {
+                let mut list = Vec::new();
+                for (i, s) in as_array(value, here)?.iter().enumerate() {
+                    list.push(self.compile(s, &format!("{here}/{i}"))?);
+                }
+                match key {
+                    "oneOf" => node.one_of = list,
+                    "anyOf" => node.any_of = list,
+                    _ => node.all_of = list,
+                }
+            }
+            "$ref" => {
+                let reference = value.as_str().unwrap_or_default();
+                node.reference = Some(self.resolve(reference, here)?);
+            }
+            _ => return Ok(false),
+        }
+        Ok(true)
     }
 
     fn resolve(&mut self, reference: &str, here: &str) -> Result<usize, SchemaError> {

@@ -114,49 +114,17 @@ impl<'t> Text<'t> {
     pub(crate) fn new(text: &'t str) -> Text<'t> {
         let lower = text.to_ascii_lowercase();
         let b = lower.as_bytes();
-        let lower_bytes = b;
         let mut sentences = Vec::new();
         let mut words = Vec::new();
         let mut start = 0;
         let mut i = 0;
         let mut in_tag = false;
-        let flush =
-            |start: usize, end: usize, words: &mut Vec<(usize, usize)>, out: &mut Vec<Sentence>| {
-                if !words.is_empty() {
-                    // Up to the sentence's last non-space byte, and at least its last word.
-                    let end = end.max(words.last().map_or(end, |w| w.1));
-                    let words = std::mem::take(words);
-                    let mut bits = [0u64; 4];
-                    for &(a, b) in &words {
-                        let bit = word_bit(&lower_bytes[a..b]);
-                        bits[usize::from(bit >> 6)] |= 1 << (bit & 63);
-                    }
-                    out.push(Sentence {
-                        start,
-                        end,
-                        words,
-                        bits,
-                        directs: std::cell::Cell::new(None),
-                        obliges: std::cell::Cell::new(None),
-                    });
-                }
-            };
         while i < b.len() {
             let c = b[i];
             if is_word_byte(c) {
                 let s = i;
-                // An inner `-` joins ("read-file"); every step moves on by one byte.
-                while i < b.len()
-                    && (is_word_byte(b[i])
-                        || (b[i] == b'-' && b.get(i + 1).is_some_and(u8::is_ascii_alphanumeric)))
-                {
-                    i += 1;
-                }
-                // Trailing apostrophes belong to no word.
-                let mut e = i;
-                while e > s && b[e - 1] == b'\'' {
-                    e -= 1;
-                }
+                let e;
+                (e, i) = scan_word(b, i);
                 if e > s {
                     if words.is_empty() {
                         start = s;
@@ -165,50 +133,19 @@ impl<'t> Text<'t> {
                 }
                 continue;
             }
-            let ends = match c {
-                b'\n' | b';' => true,
-                // The tags that wrap orders to the model (`<IMPORTANT>`, `</system>`,
-                // `<policy ...>`, `<!-- ... -->`) part sentences; a placeholder such as
-                // `<conversation>` and a shell's `>&` do not.
-                b'<' => {
-                    let name: String = lower[i + 1..]
-                        .trim_start_matches(['/', '!'])
-                        .bytes()
-                        .take_while(u8::is_ascii_alphabetic)
-                        .map(char::from)
-                        .collect();
-                    in_tag = lower[i + 1..].starts_with("!--")
-                        || crate::poison::AGENT_TAGS.contains(&name.as_str())
-                        || BLOCK_TAGS.contains(&name.as_str());
-                    in_tag
-                }
-                b'>' => std::mem::take(&mut in_tag),
-                b'.' | b'!' | b'?' => {
-                    let next = b.get(i + 1).copied();
-                    let at_end = next.is_none_or(|n| {
-                        n.is_ascii_whitespace() || matches!(n, b'"' | b'\'' | b')' | b'<' | b'*')
-                    });
-                    // "e.g." and "i.e." end no sentence.
-                    let abbrev = words.last().is_some_and(|&(s, e)| {
-                        matches!(&lower[s..e], "e" | "g" | "i" | "eg" | "ie" | "etc" | "vs")
-                    });
-                    at_end && !abbrev
-                }
-                _ => false,
-            };
-            if ends {
+            if ends_sentence(&lower, i, &words, &mut in_tag) {
                 let end = if matches!(c, b'.' | b'!' | b'?' | b';') {
                     i + 1
                 } else {
                     words.last().map_or(i, |w| w.1)
                 };
-                flush(start, end, &mut words, &mut sentences);
+                push_sentence(b, start, end, &mut words, &mut sentences);
             }
             i += 1;
         }
         let end = words.last().map_or(b.len(), |w| w.1);
         let end = end.max(lower.trim_end().len().min(b.len()));
-        flush(start, end, &mut words, &mut sentences);
+        push_sentence(b, start, end, &mut words, &mut sentences);
         Text {
             orig: text,
             lower,
@@ -290,6 +227,94 @@ impl<'t> Text<'t> {
             quote,
         }
     }
+}
+
+/// The word that starts at byte `i` of the lowercased text `b`: where it ends without its
+/// trailing apostrophes (which belong to no word), and where the scan goes on. An inner `-`
+/// joins ("read-file"); every step moves on by one byte.
+#[inline]
+fn scan_word(b: &[u8], i: usize) -> (usize, usize) {
+    let s = i;
+    let mut i = i;
+    while i < b.len()
+        && (is_word_byte(b[i])
+            || (b[i] == b'-' && b.get(i + 1).is_some_and(u8::is_ascii_alphanumeric)))
+    {
+        i += 1;
+    }
+    let mut e = i;
+    while e > s && b[e - 1] == b'\'' {
+        e -= 1;
+    }
+    (e, i)
+}
+
+/// Whether the byte at `i` of the lowercased text (not a word byte) ends the sentence whose
+/// words so far are `words`. `in_tag` is whether a tag that parts sentences is open.
+#[inline]
+fn ends_sentence(lower: &str, i: usize, words: &[(usize, usize)], in_tag: &mut bool) -> bool {
+    let b = lower.as_bytes();
+    match b[i] {
+        b'\n' | b';' => true,
+        // The tags that wrap orders to the model (`<IMPORTANT>`, `</system>`,
+        // `<policy ...>`, `<!-- ... -->`) part sentences; a placeholder such as
+        // `<conversation>` and a shell's `>&` do not.
+        b'<' => {
+            let name: String = lower[i + 1..]
+                .trim_start_matches(['/', '!'])
+                .bytes()
+                .take_while(u8::is_ascii_alphabetic)
+                .map(char::from)
+                .collect();
+            *in_tag = lower[i + 1..].starts_with("!--")
+                || crate::poison::AGENT_TAGS.contains(&name.as_str())
+                || BLOCK_TAGS.contains(&name.as_str());
+            *in_tag
+        }
+        b'>' => std::mem::take(in_tag),
+        b'.' | b'!' | b'?' => {
+            let next = b.get(i + 1).copied();
+            let at_end = next.is_none_or(|n| {
+                n.is_ascii_whitespace() || matches!(n, b'"' | b'\'' | b')' | b'<' | b'*')
+            });
+            // "e.g." and "i.e." end no sentence.
+            let abbrev = words.last().is_some_and(|&(s, e)| {
+                matches!(&lower[s..e], "e" | "g" | "i" | "eg" | "ie" | "etc" | "vs")
+            });
+            at_end && !abbrev
+        }
+        _ => false,
+    }
+}
+
+/// Ends the sentence of `words` (if it has any) at `start..end` of the lowercased text `lower`:
+/// up to its last non-space byte, and at least its last word.
+#[inline]
+fn push_sentence(
+    lower: &[u8],
+    start: usize,
+    end: usize,
+    words: &mut Vec<(usize, usize)>,
+    out: &mut Vec<Sentence>,
+) {
+    if words.is_empty() {
+        return;
+    }
+    let end = end.max(words.last().map_or(end, |w| w.1));
+    let words = std::mem::take(words);
+    let mut bits = [0u64; 4];
+    for &(a, b) in &words {
+        let bit = word_bit(&lower[a..b]);
+        bits[usize::from(bit >> 6)] |= 1 << (bit & 63);
+    }
+    out.push(Sentence {
+        start,
+        end,
+        words,
+        bits,
+        directs: std::cell::Cell::new(None),
+        obliges: std::cell::Cell::new(None),
+    });
 }
 
 fn char_span(text: &str, start: usize, end: usize) -> (usize, usize) {
@@ -614,108 +639,110 @@ fn addresses_agent(t: &Text, s: &Sentence) -> bool {
     ) || t.has_phrase(s, &["the model", "language model", "language models"])
 }
 
+/// Paths and names of files and settings that hold secrets, found anywhere in a sentence.
+const SENSITIVE_PATHS: &[&str] = &[
+    "~/",
+    ".ssh",
+    "id_rsa",
+    "id_ed25519",
+    "/etc/passwd",
+    "/etc/shadow",
+    ".aws",
+    ".env",
+    ".npmrc",
+    ".netrc",
+    ".pgpass",
+    ".git-credentials",
+    ".kube",
+    "wallet",
+    ".bash_history",
+    ".zsh_history",
+    "keychain",
+    ".gnupg",
+    "mcp.json",
+    "_api_key",
+    "api_key",
+    "_token",
+    "_secret",
+    "password",
+];
+
+/// Words that name what an attack wants handed over.
+const SENSITIVE_WORDS: &[&str] = &[
+    "password",
+    "passwords",
+    "token",
+    "tokens",
+    "secret",
+    "secrets",
+    "credential",
+    "credentials",
+    "apikey",
+    "ssn",
+    "cvv",
+    "cvc",
+    "pin",
+    "otp",
+    "2fa",
+    "mfa",
+    "cookie",
+    "cookies",
+    "private",
+    "confidential",
+    "conversation",
+    "transcript",
+    "iban",
+    "passport",
+];
+
+/// Phrases that name what an attack wants handed over.
+const SENSITIVE_PHRASES: &[&str] = &[
+    "api key",
+    "credit card",
+    "card number",
+    "card's",
+    "social security",
+    "bank account",
+    "system prompt",
+    "previous messages",
+    "recent messages",
+    "earlier messages",
+    "all messages",
+    "chat history",
+    "full chat",
+    "environment variable",
+    "environment variables",
+    "saved files",
+    "home address",
+    "phone number",
+    "date of birth",
+    "login data",
+    "saved logins",
+    "every message",
+    "messages exchanged",
+    "user's inbox",
+    "user's emails",
+    "user's e-mails",
+    "user's messages",
+    "passport number",
+    "saved contacts",
+    "ssh configuration",
+    "credentials file",
+    "secret access key",
+    "~/.config",
+    "saved passwords",
+    "browser passwords",
+];
+
 /// What an attack wants handed over: credentials, private files, payment data, the
 /// conversation.
 fn sensitive(t: &Text, s: &Sentence) -> bool {
     let line = t.line(s);
-    const PATHS: &[&str] = &[
-        "~/",
-        ".ssh",
-        "id_rsa",
-        "id_ed25519",
-        "/etc/passwd",
-        "/etc/shadow",
-        ".aws",
-        ".env",
-        ".npmrc",
-        ".netrc",
-        ".pgpass",
-        ".git-credentials",
-        ".kube",
-        "wallet",
-        ".bash_history",
-        ".zsh_history",
-        "keychain",
-        ".gnupg",
-        "mcp.json",
-        "_api_key",
-        "api_key",
-        "_token",
-        "_secret",
-        "password",
-    ];
-    PATHS.iter().any(|p| line.contains(p))
+    SENSITIVE_PATHS.iter().any(|p| line.contains(p))
         || t.has_phrase(s, crate::poison::CREDENTIAL_PHRASES)
         || t.has_phrase(s, crate::poison::CONVERSATION_PHRASES)
-        || t.has_word(
-            s,
-            &[
-                "password",
-                "passwords",
-                "token",
-                "tokens",
-                "secret",
-                "secrets",
-                "credential",
-                "credentials",
-                "apikey",
-                "ssn",
-                "cvv",
-                "cvc",
-                "pin",
-                "otp",
-                "2fa",
-                "mfa",
-                "cookie",
-                "cookies",
-                "private",
-                "confidential",
-                "conversation",
-                "transcript",
-                "iban",
-                "passport",
-            ],
-        )
-        || t.has_phrase(
-            s,
-            &[
-                "api key",
-                "credit card",
-                "card number",
-                "card's",
-                "social security",
-                "bank account",
-                "system prompt",
-                "previous messages",
-                "recent messages",
-                "earlier messages",
-                "all messages",
-                "chat history",
-                "full chat",
-                "environment variable",
-                "environment variables",
-                "saved files",
-                "home address",
-                "phone number",
-                "date of birth",
-                "login data",
-                "saved logins",
-                "every message",
-                "messages exchanged",
-                "user's inbox",
-                "user's emails",
-                "user's e-mails",
-                "user's messages",
-                "passport number",
-                "saved contacts",
-                "ssh configuration",
-                "credentials file",
-                "secret access key",
-                "~/.config",
-                "saved passwords",
-                "browser passwords",
-            ],
-        )
+        || t.has_word(s, SENSITIVE_WORDS)
+        || t.has_phrase(s, SENSITIVE_PHRASES)
 }
 
 /// Verbs that hand something over or put it somewhere.
@@ -1293,161 +1320,162 @@ const STRONG_TAILS: &[&str] = &[
     "procedure",
 ];
 
+/// Phrases that cite a policy: "per the security policy", "as required by our Data Handling
+/// Policy".
+const CITING_PHRASES: &[&str] = &[
+    "per",
+    "according to",
+    "as required by",
+    "in accordance with",
+    "as mandated by",
+    "under the",
+];
+
+/// Words of authority that, over an order to the agent, frame it without a heading.
+const AUTHORITY_WORDS: &[&str] = &[
+    "authority",
+    "privileged",
+    "ordered",
+    "mandate",
+    "mandated",
+    "directive",
+    "kernel",
+    "system-level",
+    "board",
+    "department",
+    "administrator",
+    "compliance",
+    "governance",
+    "regulation",
+    "regulations",
+    "decree",
+    "order",
+    "terms",
+    "notice",
+    "vendor",
+];
+
 /// `authority_framing`: sentence `k` holds an authority label that is set off as a heading (a
 /// colon or dash after it, brackets, `#` or `**` around it, capitals, a tag), or is cited ("per
 /// the security policy", "as required by our Data Handling Policy"), and it or the next
 /// sentence directs the agent to act.
 fn authority(t: &Text, k: usize) -> Option<&'static str> {
+    const WHY: &str = "an authority label over an order to the agent: a tool's text carries no policy the agent must obey (authority framing)";
     let s = &t.sentences[k];
-    let n = s.words.len();
-    let bytes = t.orig.as_bytes();
-    let mut label_end = None;
-    // A sentence that a tag opens: `<policy authority="system">`.
-    if s.start > 0 && bytes[s.start - 1] == b'<' {
-        let w = t.word(s, 0);
-        if LABEL_TAILS.contains(&w) || LABEL_HEADS.contains(&w) {
-            label_end = Some(0);
-        }
-    }
-    for i in 0..n {
-        if label_end.is_some() {
-            break;
-        }
-        let w = t.word(s, i);
-        let two = i + 1 < n && LABEL_HEADS.contains(&w) && LABEL_TAILS.contains(&t.word(s, i + 1));
-        let tail = STRONG_TAILS.contains(&w);
-        let one = matches!(w, "system" | "admin" | "sysadmin" | "root" | "developer")
-            && (i + 1 == n || !LABEL_TAILS.contains(&t.word(s, i + 1)));
-        // "note to the assistant", "attention ai".
-        let to_agent = matches!(w, "note" | "attention" | "message" | "instructions")
-            && (i + 1..(i + 4).min(n)).any(|j| {
-                matches!(
-                    t.word(s, j),
-                    "assistant" | "ai" | "agent" | "model" | "llm" | "assistants" | "agents"
-                )
-            });
-        if !(two || one || tail || to_agent) {
-            continue;
-        }
-        let last = if two { i + 1 } else { i };
-        let (a, _) = s.words[i];
-        let (_, b) = s.words[last];
-        let after = t.orig[b..]
-            .trim_start_matches([' ', '*', '_'])
-            .bytes()
-            .next();
-        let before = t.orig[..a].trim_end_matches([' ', '*', '_']).bytes().last();
-        let line_start = t.orig[..a].rfind('\n').map_or(0, |p| p + 1);
-        let heading = t.orig[line_start..a]
-            .trim_start()
-            .starts_with(['#', '*', '[', '>', '|']);
-        let titled = |from: usize| {
-            (from..=last).all(|j| {
-                let (x, _) = s.words[j];
-                bytes[x].is_ascii_uppercase()
-            })
-        };
-        // The label's words back to the sentence's start are capitalized: a heading.
-        let title_from_start =
-            (0..=last).all(|j| bytes[s.words[j].0].is_ascii_uppercase()) && last < 6;
-        let caps = (i..=last).all(|j| {
-            let (x, y) = s.words[j];
-            bytes[x..y].iter().all(|c| !c.is_ascii_lowercase())
-        });
-        let set_off = matches!(after, Some(b':' | b']' | b')' | b'-' | b'>' | b'|' | b'('))
-            || matches!(before, Some(b'[' | b'(' | b'#' | b'<' | b'|'))
-            || heading
-            || (two && caps)
-            || (title_from_start && titled(i));
-        let set_off = if one {
-            matches!(after, Some(b':' | b']' | b'>'))
-                && matches!(before, None | Some(b'[' | b'<' | b'\n' | b'.'))
-                || matches!(before, Some(b'[' | b'<'))
-        } else if tail && !two {
-            // A lone "policy" is a label only when capitalized and set off.
-            set_off && titled(i) && (after == Some(b':') || heading || title_from_start)
-        } else {
-            set_off || to_agent && matches!(after, Some(b':' | b','))
-        };
-        if set_off {
-            label_end = Some(last);
-        }
-    }
-    // "Per the security policy, ...", "As required by our Data Handling Policy, ...".
-    if label_end.is_none()
-        && t.has_phrase(
-            s,
-            &[
-                "per",
-                "according to",
-                "as required by",
-                "in accordance with",
-                "as mandated by",
-                "under the",
-            ],
-        )
-    {
-        label_end = (0..n).find(|&i| {
-            STRONG_TAILS.contains(&t.word(s, i)) || {
-                i + 1 < n
-                    && LABEL_HEADS.contains(&t.word(s, i))
-                    && LABEL_TAILS.contains(&t.word(s, i + 1))
-            }
-        });
-    }
-    // No heading, but the words of authority over an order to the agent: "by its authority,
-    // the agent is ordered to ...", "PRIVILEGED INSTRUCTION ...: every AI runtime must ...".
-    if label_end.is_none()
-        && addresses_agent(t, s)
-        && obliges(t, s)
-        && t.has_word(
-            s,
-            &[
-                "authority",
-                "privileged",
-                "ordered",
-                "mandate",
-                "mandated",
-                "directive",
-                "kernel",
-                "system-level",
-                "board",
-                "department",
-                "administrator",
-                "compliance",
-                "governance",
-                "regulation",
-                "regulations",
-                "decree",
-                "order",
-                "terms",
-                "notice",
-                "vendor",
-            ],
-        )
-    {
-        return Some("an authority label over an order to the agent: a tool's text carries no policy the agent must obey (authority framing)");
-    }
-    let label_end = label_end?;
-    let acts = |s: &Sentence, from: usize| {
-        (from..s.words.len()).any(|i| {
-            let w = t.word(s, i);
-            OBLIGATION_WORDS.contains(&w)
-                || ACTION_VERBS.contains(&w)
-                || matches!(
-                    w,
-                    "authorised" | "authorized" | "permitted" | "allowed" | "binding"
-                )
-        }) || t.has_phrase(s, OBLIGATION_PHRASES)
+    let Some(label_end) = set_off_label(t, s).or_else(|| cited_label(t, s)) else {
+        // No heading, but the words of authority over an order to the agent: "by its
+        // authority, the agent is ordered to ...", "PRIVILEGED INSTRUCTION ...: every AI
+        // runtime must ...".
+        let framed = addresses_agent(t, s) && obliges(t, s) && t.has_word(s, AUTHORITY_WORDS);
+        return framed.then_some(WHY);
     };
-    let here = acts(s, label_end + 1) && (directs(t, s) || addresses_agent(t, s));
+    let here = orders_agent(t, s, label_end + 1);
     let next = t
         .sentences
         .get(k + 1)
-        .is_some_and(|next| acts(next, 0) && (directs(t, next) || addresses_agent(t, next)));
-    (here || next).then_some(
-        "an authority label over an order to the agent: a tool's text carries no policy the agent must obey (authority framing)",
-    )
+        .is_some_and(|next| orders_agent(t, next, 0));
+    (here || next).then_some(WHY)
+}
+
+/// The last word of the first authority label of `s` set off as a heading: opened by a tag
+/// (`<policy authority="system">`), or as [`label_set_off_at`] finds one.
+fn set_off_label(t: &Text, s: &Sentence) -> Option<usize> {
+    if s.start > 0 && t.orig.as_bytes()[s.start - 1] == b'<' {
+        let w = t.word(s, 0);
+        if LABEL_TAILS.contains(&w) || LABEL_HEADS.contains(&w) {
+            return Some(0);
+        }
+    }
+    (0..s.words.len()).find_map(|i| label_set_off_at(t, s, i))
+}
+
+/// The last word of the authority label that starts at word `i` of `s`, if it is set off: a
+/// colon or dash after it, brackets, `#` or `**` around it, capitals.
+fn label_set_off_at(t: &Text, s: &Sentence, i: usize) -> Option<usize> {
+    let n = s.words.len();
+    let bytes = t.orig.as_bytes();
+    let w = t.word(s, i);
+    let two = i + 1 < n && LABEL_HEADS.contains(&w) && LABEL_TAILS.contains(&t.word(s, i + 1));
+    let tail = STRONG_TAILS.contains(&w);
+    let one = matches!(w, "system" | "admin" | "sysadmin" | "root" | "developer")
+        && (i + 1 == n || !LABEL_TAILS.contains(&t.word(s, i + 1)));
+    // "note to the assistant", "attention ai".
+    let to_agent = matches!(w, "note" | "attention" | "message" | "instructions")
+        && (i + 1..(i + 4).min(n)).any(|j| {
+            matches!(
+                t.word(s, j),
+                "assistant" | "ai" | "agent" | "model" | "llm" | "assistants" | "agents"
+            )
+        });
+    if !(two || one || tail || to_agent) {
+        return None;
+    }
+    let last = if two { i + 1 } else { i };
+    let (a, _) = s.words[i];
+    let (_, b) = s.words[last];
+    let after = t.orig[b..]
+        .trim_start_matches([' ', '*', '_'])
+        .bytes()
+        .next();
+    let before = t.orig[..a].trim_end_matches([' ', '*', '_']).bytes().last();
+    let line_start = t.orig[..a].rfind('\n').map_or(0, |p| p + 1);
+    let heading = t.orig[line_start..a]
+        .trim_start()
+        .starts_with(['#', '*', '[', '>', '|']);
+    let titled = |from: usize| (from..=last).all(|j| bytes[s.words[j].0].is_ascii_uppercase());
+    // The label's words back to the sentence's start are capitalized: a heading.
+    let title_from_start = titled(0) && last < 6;
+    let caps = (i..=last).all(|j| {
+        let (x, y) = s.words[j];
+        bytes[x..y].iter().all(|c| !c.is_ascii_lowercase())
+    });
+    let set_off = matches!(after, Some(b':' | b']' | b')' | b'-' | b'>' | b'|' | b'('))
+        || matches!(before, Some(b'[' | b'(' | b'#' | b'<' | b'|'))
+        || heading
+        || (two && caps)
+        || (title_from_start && titled(i));
+    let set_off = if one {
+        matches!(after, Some(b':' | b']' | b'>'))
+            && matches!(before, None | Some(b'[' | b'<' | b'\n' | b'.'))
+            || matches!(before, Some(b'[' | b'<'))
+    } else if tail && !two {
+        // A lone "policy" is a label only when capitalized and set off.
+        set_off && titled(i) && (after == Some(b':') || heading || title_from_start)
+    } else {
+        set_off || to_agent && matches!(after, Some(b':' | b','))
+    };
+    set_off.then_some(last)
+}
+
+/// The last word of an authority label that `s` cites ("Per the security policy, ...", "As
+/// required by our Data Handling Policy, ...").
+fn cited_label(t: &Text, s: &Sentence) -> Option<usize> {
+    if !t.has_phrase(s, CITING_PHRASES) {
+        return None;
+    }
+    let n = s.words.len();
+    (0..n).find(|&i| {
+        STRONG_TAILS.contains(&t.word(s, i)) || {
+            i + 1 < n
+                && LABEL_HEADS.contains(&t.word(s, i))
+                && LABEL_TAILS.contains(&t.word(s, i + 1))
+        }
+    })
+}
+
+/// Whether `s`, from word `from` on, orders something (an obligation, an action, a grant) and
+/// directs or addresses the agent.
+fn orders_agent(t: &Text, s: &Sentence, from: usize) -> bool {
+    let acts = (from..s.words.len()).any(|i| {
+        let w = t.word(s, i);
+        OBLIGATION_WORDS.contains(&w)
+            || ACTION_VERBS.contains(&w)
+            || matches!(
+                w,
+                "authorised" | "authorized" | "permitted" | "allowed" | "binding"
+            )
+    }) || t.has_phrase(s, OBLIGATION_PHRASES);
+    acts && (directs(t, s) || addresses_agent(t, s))
 }
 
 const USERISH: &[&str] = &[
@@ -1665,77 +1693,192 @@ fn protective(t: &Text, s: &Sentence) -> bool {
         )
 }
 
+/// Words that ask for the user's consent.
+const CONSENT_WORDS: &[&str] = &[
+    "confirmation",
+    "confirm",
+    "approval",
+    "approve",
+    "permission",
+    "consent",
+    "double-check",
+    "sign-off",
+    "authorization",
+    "authorisation",
+    "yes",
+];
+
+/// Phrases that ask for the user's consent.
+const CONSENT_PHRASES: &[&str] = &["check with", "ask the user", "ask them", "asking the user"];
+
+/// Words that skip a step.
+const SKIP_WORDS: &[&str] = &["unnecessary", "skip", "pause", "needless"];
+
+/// Phrases that skip a step or say it is not needed.
+const SKIP_PHRASES: &[&str] = &[
+    "not needed",
+    "need not",
+    "needs no",
+    "no further",
+    "do not",
+    "don't",
+    "never",
+    "no need",
+    "not required",
+    "is not necessary",
+    "without",
+];
+
+/// Phrases that claim the user's consent was given.
+const CONSENT_CLAIMED: &[&str] = &[
+    "signed off",
+    "agreed to",
+    "said yes",
+    "already approved",
+    "already agreed",
+    "already consented",
+    "already confirmed",
+    "approved in advance",
+    "blanket approval",
+];
+
+/// Phrases that set an order against what the user asked.
+const AGAINST_USER: &[&str] = &[
+    "no matter what the user",
+    "no matter what they",
+    "even if the user",
+    "even if they",
+    "whatever the user",
+    "instead of what the user",
+    "not what the user",
+    "than the user",
+    "more important than the user",
+    "the user's request is",
+    "knows better",
+    "do not follow the user",
+    "don't follow the user",
+    "not follow the user",
+    "pay no attention",
+    "not authoritative",
+    "is not binding",
+];
+
+/// Phrases that skip asking the user.
+const SKIP_ASKING: &[&str] = &[
+    "do not ask",
+    "don't ask",
+    "never ask",
+    "no need to ask",
+    "do not confirm",
+    "don't confirm",
+    "never confirm",
+    "no need to confirm",
+    "do not wait for",
+    "don't wait for",
+    "never wait for",
+    "without waiting",
+    "do not seek",
+    "skip the confirmation",
+    "skip confirmation",
+    "skip the approval",
+    "without asking the user",
+    "without asking for",
+    "without the user's",
+    "without user",
+    "without confirmation",
+    "without confirming",
+    "without approval",
+    "without permission",
+    "without consent",
+];
+
+/// Words that, beside a phrase of [`SKIP_ASKING`], name the user or their consent.
+const SKIPPED_CONSENT: &[&str] = &[
+    "user",
+    "user's",
+    "confirmation",
+    "approval",
+    "permission",
+    "consent",
+    "customer",
+    "yes",
+];
+
+/// Phrases that claim the user's approval in advance.
+const APPROVAL_IN_ADVANCE: &[&str] = &[
+    "user has already approved",
+    "user has already authorized",
+    "user has already consented",
+    "user has approved",
+    "user has authorized",
+    "user already approved",
+    "already been approved by the user",
+    "already approved by the user",
+    "pre-approved",
+    "preapproved",
+    "pre-authorized",
+    "preauthorized",
+    "consent is implied",
+    "implied consent",
+    "implicit consent",
+    "consent is assumed",
+    "assume consent",
+    "assume the user agrees",
+    "assume approval",
+];
+
 /// `user_override`: the user's request is to be ignored, outranked or bypassed.
 fn user_override(t: &Text, s: &Sentence) -> Option<&'static str> {
-    let n = s.words.len();
     if protective(t, s) {
         return None;
     }
-    let user_input = t.has_word(s, USER_REF) && t.has_word(s, INPUT_REF);
-    if user_input {
-        let has = |p: &&str| {
-            if p.contains(' ') {
-                t.find_phrase(s, 0, p).is_some()
-            } else {
-                t.has_word(s, &[p])
-            }
-        };
-        let ordering = directs(t, s) && !third_person_start(t, s);
-        if DISMISS_STRONG.iter().any(has) || (ordering && DISMISS_WEAK.iter().any(has)) {
-            return Some("tells the agent to set aside what the user asked for (user override)");
-        }
+    dismisses_request(t, s)
+        .or_else(|| waives_consent(t, s))
+        .or_else(|| overrides_user(t, s))
+        .or_else(|| {
+            (t.has_phrase(s, AGAINST_USER)
+                && (directs(t, s) || t.has_word(s, &["ignore", "ignored"])))
+            .then_some("orders an action against what the user asked (user override)")
+        })
+        .or_else(|| {
+            // Skipping the user's consent.
+            (t.has_phrase(s, SKIP_ASKING)
+                && t.has_word(s, SKIPPED_CONSENT)
+                && directs(t, s)
+                && !third_person_start(t, s))
+            .then_some("tells the agent to act without the user's confirmation (user override)")
+        })
+        .or_else(|| {
+            t.has_phrase(s, APPROVAL_IN_ADVANCE)
+                .then_some("claims the user's approval in advance (user override)")
+        })
+}
+
+/// `user_override` by a dismissal of what the user asked for: "the user's instructions are
+/// irrelevant", or a weaker one ("ignore", "instead") in an order.
+fn dismisses_request(t: &Text, s: &Sentence) -> Option<&'static str> {
+    if !(t.has_word(s, USER_REF) && t.has_word(s, INPUT_REF)) {
+        return None;
     }
-    // Consent skipped: "confirmation ... is unnecessary", "do not pause to double-check".
-    let consent = t.has_word(
-        s,
-        &[
-            "confirmation",
-            "confirm",
-            "approval",
-            "approve",
-            "permission",
-            "consent",
-            "double-check",
-            "sign-off",
-            "authorization",
-            "authorisation",
-            "yes",
-        ],
-    ) || t.has_phrase(
-        s,
-        &["check with", "ask the user", "ask them", "asking the user"],
-    );
-    let skipped = t.has_word(s, &["unnecessary", "skip", "pause", "needless"])
-        || t.has_phrase(
-            s,
-            &[
-                "not needed",
-                "need not",
-                "needs no",
-                "no further",
-                "do not",
-                "don't",
-                "never",
-                "no need",
-                "not required",
-                "is not necessary",
-                "without",
-            ],
-        );
-    let claimed = t.has_phrase(
-        s,
-        &[
-            "signed off",
-            "agreed to",
-            "said yes",
-            "already approved",
-            "already agreed",
-            "already consented",
-            "already confirmed",
-            "approved in advance",
-            "blanket approval",
-        ],
-    );
+    let has = |p: &&str| {
+        if p.contains(' ') {
+            t.find_phrase(s, 0, p).is_some()
+        } else {
+            t.has_word(s, &[p])
+        }
+    };
+    let ordering = directs(t, s) && !third_person_start(t, s);
+    (DISMISS_STRONG.iter().any(has) || (ordering && DISMISS_WEAK.iter().any(has)))
+        .then_some("tells the agent to set aside what the user asked for (user override)")
+}
+
+/// `user_override` by consent skipped or claimed: "confirmation ... is unnecessary", "do not
+/// pause to double-check", "the user already agreed to this".
+fn waives_consent(t: &Text, s: &Sentence) -> Option<&'static str> {
+    let n = s.words.len();
+    let consent = t.has_word(s, CONSENT_WORDS) || t.has_phrase(s, CONSENT_PHRASES);
+    let skipped = t.has_word(s, SKIP_WORDS) || t.has_phrase(s, SKIP_PHRASES);
+    let claimed = t.has_phrase(s, CONSENT_CLAIMED);
     // The skipping governs the consent: "do not wait for their go-ahead", "confirmation ... is
     // unnecessary", not "do not accept X that confirms a purchase".
     let governs = (0..n).any(|i| {
@@ -1773,18 +1916,21 @@ fn user_override(t: &Text, s: &Sentence) -> Option<&'static str> {
             )
         })
     });
-    if consent
+    (consent
         && (governs || claimed)
         && (skipped || claimed)
         && (directs(t, s) || claimed || t.has_phrase(s, &["go ahead", "proceed"]))
-        && !third_person_start(t, s)
-    {
-        return Some("tells the agent to act without the user's confirmation (user override)");
-    }
+        && !third_person_start(t, s))
+    .then_some("tells the agent to act without the user's confirmation (user override)")
+}
+
+/// `user_override` by a word that sets the user aside in an order: ignore, override, priority
+/// over, regardless.
+fn overrides_user(t: &Text, s: &Sentence) -> Option<&'static str> {
+    let n = s.words.len();
     let userish = |k: usize| USERISH.contains(&t.word(s, k));
     for i in 0..n {
         let w = t.word(s, i);
-        let prev = (i > 0).then(|| t.word(s, i - 1));
         let window = |len: usize| i + 1..(i + 1 + len).min(n);
         match w {
             "ignore" | "ignoring" | "ignored" | "disregard" | "disregarding" | "disregarded"
@@ -1796,35 +1942,12 @@ fn user_override(t: &Text, s: &Sentence) -> Option<&'static str> {
                 return Some("tells the agent to ignore what the user asked for (user override)");
             }
             "override" | "overrides" | "overridden" | "overriding" | "overrule" | "overrules"
-            | "supersede" | "supersedes" | "outrank" | "outranks" => {
-                // "a feature-flag override" is a noun.
-                let noun = prev.is_some_and(|p| {
-                    matches!(
-                        p,
-                        "a" | "an" | "the" | "this" | "that" | "any" | "each" | "its"
-                    ) || p.ends_with("-flag")
-                        || p == "flag"
-                });
-                if !noun
-                    && (w == "overridden"
-                        || window(8).any(|k| {
-                            matches!(
-                                t.word(s, k),
-                                "user"
-                                    | "user's"
-                                    | "users"
-                                    | "human"
-                                    | "instructions"
-                                    | "prompt"
-                                    | "anything"
-                            )
-                        }))
-                    && (0..n).any(userish)
-                {
-                    return Some(
-                        "claims to override the user's request or instructions (user override)",
-                    );
-                }
+            | "supersede" | "supersedes" | "outrank" | "outranks"
+                if overrides_at(t, s, i) && (0..n).any(userish) =>
+            {
+                return Some(
+                    "claims to override the user's request or instructions (user override)",
+                );
             }
             "priority" | "precedence" | "priorities"
                 if window(2).any(|k| matches!(t.word(s, k), "over" | "above"))
@@ -1846,105 +1969,29 @@ fn user_override(t: &Text, s: &Sentence) -> Option<&'static str> {
             _ => {}
         }
     }
-    const PHRASES: &[&str] = &[
-        "no matter what the user",
-        "no matter what they",
-        "even if the user",
-        "even if they",
-        "whatever the user",
-        "instead of what the user",
-        "not what the user",
-        "than the user",
-        "more important than the user",
-        "the user's request is",
-        "knows better",
-        "do not follow the user",
-        "don't follow the user",
-        "not follow the user",
-        "pay no attention",
-        "not authoritative",
-        "is not binding",
-    ];
-    if t.has_phrase(s, PHRASES) && (directs(t, s) || t.has_word(s, &["ignore", "ignored"])) {
-        return Some("orders an action against what the user asked (user override)");
-    }
-    // Skipping the user's consent.
-    let skip = t.has_phrase(
-        s,
-        &[
-            "do not ask",
-            "don't ask",
-            "never ask",
-            "no need to ask",
-            "do not confirm",
-            "don't confirm",
-            "never confirm",
-            "no need to confirm",
-            "do not wait for",
-            "don't wait for",
-            "never wait for",
-            "without waiting",
-            "do not seek",
-            "skip the confirmation",
-            "skip confirmation",
-            "skip the approval",
-            "without asking the user",
-            "without asking for",
-            "without the user's",
-            "without user",
-            "without confirmation",
-            "without confirming",
-            "without approval",
-            "without permission",
-            "without consent",
-        ],
-    );
-    if skip
-        && t.has_word(
-            s,
-            &[
-                "user",
-                "user's",
-                "confirmation",
-                "approval",
-                "permission",
-                "consent",
-                "customer",
-                "yes",
-            ],
-        )
-        && directs(t, s)
-        && !third_person_start(t, s)
-    {
-        return Some("tells the agent to act without the user's confirmation (user override)");
-    }
-    if t.has_phrase(
-        s,
-        &[
-            "user has already approved",
-            "user has already authorized",
-            "user has already consented",
-            "user has approved",
-            "user has authorized",
-            "user already approved",
-            "already been approved by the user",
-            "already approved by the user",
-            "pre-approved",
-            "preapproved",
-            "pre-authorized",
-            "preauthorized",
-            "consent is implied",
-            "implied consent",
-            "implicit consent",
-            "consent is assumed",
-            "assume consent",
-            "assume the user agrees",
-            "assume approval",
-        ],
-    ) {
-        return Some("claims the user's approval in advance (user override)");
-    }
     None
+}
+
+/// Whether the override word at `i` of `s` is a verb ("a feature-flag override" is a noun) that
+/// overrides the user or their instructions within eight words ("overridden" on its own).
+fn overrides_at(t: &Text, s: &Sentence, i: usize) -> bool {
+    let w = t.word(s, i);
+    let prev = (i > 0).then(|| t.word(s, i - 1));
+    let noun = prev.is_some_and(|p| {
+        matches!(
+            p,
+            "a" | "an" | "the" | "this" | "that" | "any" | "each" | "its"
+        ) || p.ends_with("-flag")
+            || p == "flag"
+    });
+    !noun
+        && (w == "overridden"
+            || (i + 1..(i + 9).min(s.words.len())).any(|k| {
+                matches!(
+                    t.word(s, k),
+                    "user" | "user's" | "users" | "human" | "instructions" | "prompt" | "anything"
+                )
+            }))
 }
 
 /// Whether the sentence opens with a verb in the third person ("Deletes ...", "Returns ..."):
@@ -2110,6 +2157,158 @@ const STEERED_PARAMS: &[&str] = &[
     "reviewer",
 ];
 
+/// Words that, beside an address in an order, add it to what the agent sends.
+const ADDRESS_ADDED: &[&str] = &[
+    "bcc",
+    "cc",
+    "recipient",
+    "recipients",
+    "copy",
+    "forward",
+    "add",
+    "include",
+    "also",
+    "attendee",
+    "attendees",
+    "guest",
+    "guests",
+    "among",
+    "invite",
+    "slip",
+    "besides",
+];
+
+/// Verbs that set a parameter to a value.
+const SET_VERBS: &[&str] = &[
+    "set",
+    "change",
+    "replace",
+    "override",
+    "overwrite",
+    "substitute",
+    "modify",
+    "force",
+    "hardcode",
+    "use",
+    "put",
+    "pass",
+    "fill",
+    "specify",
+    "setting",
+    "changing",
+    "replacing",
+    "changed",
+    "replaced",
+    "rewritten",
+    "rewrite",
+    "be",
+    "route",
+    "send",
+    "direct",
+    "point",
+    "redirect",
+    "post",
+    "write",
+    "save",
+    "increase",
+    "increased",
+    "multiply",
+    "raise",
+    "raised",
+    "swap",
+    "become",
+    "becomes",
+    "exchanged",
+    "exchange",
+    "slip",
+];
+
+/// Words that make a value fixed whatever was asked.
+const ALWAYS_WORDS: &[&str] = &[
+    "always",
+    "regardless",
+    "whatever",
+    "whichever",
+    "automatically",
+    "silently",
+    "secretly",
+    "quietly",
+    "instead",
+    "every",
+    "override",
+    "overwrite",
+];
+
+/// Phrases that make a value fixed whatever was asked.
+const ALWAYS_PHRASES: &[&str] = &[
+    "no matter",
+    "in all cases",
+    "each time",
+    "rather than",
+    "in place of",
+    "whenever",
+    "on each",
+];
+
+/// Phrases that put one value in place of another.
+const SUBSTITUTE_PHRASES: &[&str] = &[
+    "in place of",
+    "rather than",
+    "instead of",
+    "exchanged for",
+    "swap",
+];
+
+/// Words that put one value in place of another.
+const SUBSTITUTE_WORDS: &[&str] = &[
+    "instead",
+    "change",
+    "replace",
+    "substitute",
+    "swap",
+    "route",
+    "redirect",
+    "rewrite",
+];
+
+/// Words that multiply or raise a value.
+const MULTIPLIED: &[&str] = &[
+    "times",
+    "double",
+    "triple",
+    "maximum",
+    "increased",
+    "increase",
+    "multiply",
+    "multiplied",
+    "raised",
+];
+
+/// Verbs that change a value whatever it was.
+const STRONG_SET_VERBS: &[&str] = &[
+    "change",
+    "replace",
+    "override",
+    "overwrite",
+    "substitute",
+    "modify",
+    "changed",
+    "replaced",
+    "rewritten",
+    "rewrite",
+];
+
+/// Phrases that aim an order at calls of a tool.
+const WHEN_CALLING: &[&str] = &[
+    "when you call",
+    "when calling",
+    "when you use",
+    "when using",
+    "whenever you",
+    "when sending",
+    "when you send",
+];
+
 /// `parameter_tampering`: an address of its own added to what the agent sends, or a parameter
 /// set to a fixed value always, for another tool, or against what was given.
 fn tampering(
@@ -2121,149 +2320,39 @@ fn tampering(
 ) -> Option<&'static str> {
     if names_address(t, s)
         && tokens(&t.orig[s.start..s.end]).any(|(_, tok)| is_email(tok))
-        && (obliges(t, s)
-            || (imperative(t, s)
-                && t.has_word(
-                    s,
-                    &[
-                        "bcc",
-                        "cc",
-                        "recipient",
-                        "recipients",
-                        "copy",
-                        "forward",
-                        "add",
-                        "include",
-                        "also",
-                        "attendee",
-                        "attendees",
-                        "guest",
-                        "guests",
-                        "among",
-                        "invite",
-                        "slip",
-                        "besides",
-                    ],
-                )))
+        && (obliges(t, s) || (imperative(t, s) && t.has_word(s, ADDRESS_ADDED)))
     {
         return Some("adds an address of its own to what the agent sends (parameter tampering)");
     }
-    const SET_VERBS: &[&str] = &[
-        "set",
-        "change",
-        "replace",
-        "override",
-        "overwrite",
-        "substitute",
-        "modify",
-        "force",
-        "hardcode",
-        "use",
-        "put",
-        "pass",
-        "fill",
-        "specify",
-        "setting",
-        "changing",
-        "replacing",
-        "changed",
-        "replaced",
-        "rewritten",
-        "rewrite",
-        "be",
-        "route",
-        "send",
-        "direct",
-        "point",
-        "redirect",
-        "post",
-        "write",
-        "save",
-        "increase",
-        "increased",
-        "multiply",
-        "raise",
-        "raised",
-        "swap",
-        "become",
-        "becomes",
-        "exchanged",
-        "exchange",
-        "slip",
-    ];
-    let always = t.has_word(
-        s,
-        &[
-            "always",
-            "regardless",
-            "whatever",
-            "whichever",
-            "automatically",
-            "silently",
-            "secretly",
-            "quietly",
-            "instead",
-            "every",
-            "override",
-            "overwrite",
-        ],
-    ) || t.has_phrase(
-        s,
-        &[
-            "no matter",
-            "in all cases",
-            "each time",
-            "rather than",
-            "in place of",
-            "whenever",
-            "on each",
-        ],
-    ) || universal(t, s);
-    let substitutes = t.has_phrase(
-        s,
-        &[
-            "in place of",
-            "rather than",
-            "instead of",
-            "exchanged for",
-            "swap",
-        ],
-    ) || t.has_word(
-        s,
-        &[
-            "instead",
-            "change",
-            "replace",
-            "substitute",
-            "swap",
-            "route",
-            "redirect",
-            "rewrite",
-        ],
-    );
+    let always = t.has_word(s, ALWAYS_WORDS) || t.has_phrase(s, ALWAYS_PHRASES) || universal(t, s);
+    let substitutes = t.has_phrase(s, SUBSTITUTE_PHRASES) || t.has_word(s, SUBSTITUTE_WORDS);
     // In a parameter's own description the parameter is the one set.
     if in_param && (always || substitutes) && literal(t, s, 0) && directs(t, s) {
         return Some(
             "sets this parameter to a fixed value the user did not ask for (parameter tampering)",
         );
     }
-    let verb = t.find_word(s, 0, SET_VERBS)?;
-    let multiplied = t.has_word(
-        s,
-        &[
-            "times",
-            "double",
-            "triple",
-            "maximum",
-            "increased",
-            "increase",
-            "multiply",
-            "multiplied",
-            "raised",
-        ],
-    );
+    fixes_parameter(t, s, own, others, always).then_some(
+        "sets a parameter to a fixed value the user did not ask for (parameter tampering)",
+    )
+}
+
+/// Whether `s` orders a parameter set to a literal (or multiplied) value, and the order is
+/// aimed: always (with `always`) or for another tool, at a parameter, or with a verb that
+/// overrides; or money multiplied or fixed.
+fn fixes_parameter(
+    t: &Text,
+    s: &Sentence,
+    own: &str,
+    others: Option<&NameSet<'_>>,
+    always: bool,
+) -> bool {
+    let Some(verb) = t.find_word(s, 0, SET_VERBS) else {
+        return false;
+    };
+    let multiplied = t.has_word(s, MULTIPLIED);
     if !(literal(t, s, verb + 1) || multiplied) || !directs(t, s) {
-        return None;
+        return false;
     }
     let linked = (verb + 1..s.words.len()).any(|k| {
         matches!(
@@ -2273,52 +2362,21 @@ fn tampering(
     }) || t.orig[s.start..s.end].contains('=')
         || t.word(s, verb) == "be";
     if !linked {
-        return None;
+        return false;
     }
-    let strong_verb = t.has_word(
-        s,
-        &[
-            "change",
-            "replace",
-            "override",
-            "overwrite",
-            "substitute",
-            "modify",
-            "changed",
-            "replaced",
-            "rewritten",
-            "rewrite",
-        ],
-    );
+    let strong_verb = t.has_word(s, STRONG_SET_VERBS);
     let steered = (verb..s.words.len()).any(|k| STEERED_PARAMS.contains(&t.word(s, k)))
         || (0..verb).any(|k| STEERED_PARAMS.contains(&t.word(s, k)))
         || t.orig[s.start..s.end].contains('`');
-    let other_tool = names_other_tool(t, s, own, others)
-        || t.has_phrase(
-            s,
-            &[
-                "when you call",
-                "when calling",
-                "when you use",
-                "when using",
-                "whenever you",
-                "when sending",
-                "when you send",
-            ],
-        );
+    let other_tool = names_other_tool(t, s, own, others) || t.has_phrase(s, WHEN_CALLING);
     let money = t.has_word(
         s,
         &["amount", "payout", "account", "wallet", "iban", "payee"],
     );
-    if (always && steered)
+    (always && steered)
         || (other_tool && (steered || strong_verb))
         || (strong_verb && steered)
         || (money && (multiplied || always))
-    {
-        Some("sets a parameter to a fixed value the user did not ask for (parameter tampering)")
-    } else {
-        None
-    }
 }
 
 /// Whether `s` passes another call's results on: "include what it finds", "with the results".
@@ -2681,124 +2739,126 @@ fn command(t: &Text, s: &Sentence) -> Option<&'static str> {
     ((runnable || fetched) && runs && directs(t, s) && !refused).then_some(WHY)
 }
 
+/// The promotional claims [`claims`] counts (lowercase; each match on word boundaries).
+const CLAIMS: &[&str] = &[
+    "most advanced",
+    "most reliable",
+    "most accurate",
+    "most powerful",
+    "most trusted",
+    "most trustworthy",
+    "most secure",
+    "most comprehensive",
+    "most efficient",
+    "most sophisticated",
+    "most capable",
+    "most intelligent",
+    "most complete",
+    "most authoritative",
+    "most effective",
+    "most robust",
+    "most precise",
+    "most recommended",
+    "most respected",
+    "most innovative",
+    "best tool",
+    "best choice",
+    "best option",
+    "best solution",
+    "best in class",
+    "best-in-class",
+    "best in the world",
+    "best available",
+    "best on the market",
+    "world's best",
+    "world's leading",
+    "world's most",
+    "world's first",
+    "industry-leading",
+    "industry leading",
+    "industry standard",
+    "trusted by",
+    "used by millions",
+    "millions of users",
+    "million agents",
+    "million users",
+    "million developers",
+    "fortune 500",
+    "award-winning",
+    "award winning",
+    "number one",
+    "no. 1",
+    "officially endorsed",
+    "officially recommended",
+    "officially approved",
+    "officially verified",
+    "endorsed by",
+    "recommended by",
+    "certified by",
+    "guaranteed",
+    "100%",
+    "unmatched",
+    "unrivaled",
+    "unrivalled",
+    "unparalleled",
+    "superior to",
+    "outperforms",
+    "better than any",
+    "better than all",
+    "better than other",
+    "state-of-the-art",
+    "state of the art",
+    "cutting-edge",
+    "enterprise-grade",
+    "military-grade",
+    "bank-grade",
+    "top-rated",
+    "top rated",
+    "highest rated",
+    "highest accuracy",
+    "highest quality",
+    "99.9%",
+    "perfect accuracy",
+    "never fails",
+    "always accurate",
+    "always correct",
+    "#1",
+    "gold standard",
+    "top choice",
+    "safest",
+    "most popular",
+    "experts recommend",
+    "expert developers",
+    "rated the",
+    "certified and verified",
+    "the leading",
+    "number-one",
+    "ranked the",
+    "ranked first",
+    "ranked #1",
+    "endorsed",
+    "fortune 100",
+    "every major",
+    "the only",
+    "unbiased",
+    "verified sources",
+    "award",
+    "most reliable",
+    "far ahead",
+    "far more",
+    "comes close",
+    "dependable choice",
+    "sensible default",
+    "top security",
+    "audited by",
+    "trusted by millions",
+    "no other",
+    "rely on",
+    "the dependable",
+];
+
 /// Promotional claims: how many different ones `lower` (a lowercased text) makes.
 fn claims(lower: &str) -> usize {
-    const CLAIMS: &[&str] = &[
-        "most advanced",
-        "most reliable",
-        "most accurate",
-        "most powerful",
-        "most trusted",
-        "most trustworthy",
-        "most secure",
-        "most comprehensive",
-        "most efficient",
-        "most sophisticated",
-        "most capable",
-        "most intelligent",
-        "most complete",
-        "most authoritative",
-        "most effective",
-        "most robust",
-        "most precise",
-        "most recommended",
-        "most respected",
-        "most innovative",
-        "best tool",
-        "best choice",
-        "best option",
-        "best solution",
-        "best in class",
-        "best-in-class",
-        "best in the world",
-        "best available",
-        "best on the market",
-        "world's best",
-        "world's leading",
-        "world's most",
-        "world's first",
-        "industry-leading",
-        "industry leading",
-        "industry standard",
-        "trusted by",
-        "used by millions",
-        "millions of users",
-        "million agents",
-        "million users",
-        "million developers",
-        "fortune 500",
-        "award-winning",
-        "award winning",
-        "number one",
-        "no. 1",
-        "officially endorsed",
-        "officially recommended",
-        "officially approved",
-        "officially verified",
-        "endorsed by",
-        "recommended by",
-        "certified by",
-        "guaranteed",
-        "100%",
-        "unmatched",
-        "unrivaled",
-        "unrivalled",
-        "unparalleled",
-        "superior to",
-        "outperforms",
-        "better than any",
-        "better than all",
-        "better than other",
-        "state-of-the-art",
-        "state of the art",
-        "cutting-edge",
-        "enterprise-grade",
-        "military-grade",
-        "bank-grade",
-        "top-rated",
-        "top rated",
-        "highest rated",
-        "highest accuracy",
-        "highest quality",
-        "99.9%",
-        "perfect accuracy",
-        "never fails",
-        "always accurate",
-        "always correct",
-        "#1",
-        "gold standard",
-        "top choice",
-        "safest",
-        "most popular",
-        "experts recommend",
-        "expert developers",
-        "rated the",
-        "certified and verified",
-        "the leading",
-        "number-one",
-        "ranked the",
-        "ranked first",
-        "ranked #1",
-        "endorsed",
-        "fortune 100",
-        "every major",
-        "the only",
-        "unbiased",
-        "verified sources",
-        "award",
-        "most reliable",
-        "far ahead",
-        "far more",
-        "comes close",
-        "dependable choice",
-        "sensible default",
-        "top security",
-        "audited by",
-        "trusted by millions",
-        "no other",
-        "rely on",
-        "the dependable",
-    ];
     let b = lower.as_bytes();
     // "the best calendar tool", "best translation engine".
     let best = lower.match_indices("best ").any(|(i, _)| {
@@ -2878,6 +2938,180 @@ const DISPARAGING: &[&str] = &[
     "failed",
 ];
 
+/// Phrases that point at this tool.
+const THIS_TOOL_PHRASES: &[&str] = &[
+    "this tool",
+    "this function",
+    "this one",
+    "this connector",
+    "this service",
+    "this server",
+    "this api",
+    "our tool",
+    "our service",
+    "use it",
+    "it should",
+    "it must",
+    "this is the",
+    "select this",
+    "choose this",
+    "pick this",
+    "prefer this",
+    "favour it",
+    "favor it",
+    "prefer it",
+    "choose it",
+    "pick it",
+    "reach for",
+    "picking this",
+    "favour this",
+    "favor this",
+    "request here",
+    "requests here",
+];
+
+/// Words that choose a tool.
+const CHOOSE_WORDS: &[&str] = &[
+    "prefer",
+    "preferred",
+    "choose",
+    "chosen",
+    "select",
+    "selected",
+    "pick",
+    "picked",
+    "picking",
+    "route",
+    "favor",
+    "favour",
+    "prioritize",
+    "prioritise",
+    "prioritized",
+    "prioritised",
+    "use",
+    "used",
+    "call",
+    "trust",
+    "go",
+];
+
+/// Phrases that set a tool against the others.
+const OVER_OTHERS: &[&str] = &[
+    "over any",
+    "over all",
+    "over other",
+    "over the other",
+    "instead of any",
+    "instead of other",
+    "instead of the other",
+    "instead of them",
+    "rather than any",
+    "rather than other",
+    "rather than the",
+    "any other",
+    "all other",
+    "other tools",
+    "alternative tools",
+    "the alternatives",
+    "alternatives",
+    "competing",
+    "other similar",
+    "similar tools",
+    "first choice",
+    "only tool",
+    "go-to",
+    "default choice",
+    "above",
+    "ahead of",
+    "in preference to",
+    "the others",
+    "several",
+    "over the",
+    "another",
+    "ignore it",
+    "built-in",
+    "under any circumstances",
+    "any other",
+    "for all",
+];
+
+/// Words that make a choice exclusive.
+const EXCLUSIVE_WORDS: &[&str] = &[
+    "always",
+    "only",
+    "exclusively",
+    "whenever",
+    "ever",
+    "choice",
+];
+
+/// Phrases that point at the other tools.
+const OTHERS_REF: &[&str] = &[
+    "other",
+    "others",
+    "the alternatives",
+    "competing",
+    "them",
+    "no longer be used",
+    "should not be used",
+];
+
+/// Phrases that run other tools down.
+const RUN_DOWN: &[&str] = &[
+    "no longer be used",
+    "should not be used",
+    "do not use them",
+    "be avoided",
+];
+
+/// Phrases of an honest deprecation notice.
+const DEPRECATION: &[&str] = &[
+    "this tool is deprecated",
+    "is deprecated: use",
+    "deprecated: use",
+];
+
+/// Phrases that turn the agent away from other tools.
+const TURN_AWAY: &[&str] = &[
+    "do not use other",
+    "don't use other",
+    "never use other",
+    "do not use any other",
+    "don't use any other",
+    "never use any other",
+    "avoid other tools",
+    "avoid using other",
+    "the only tool you",
+    "the only one you",
+    "the only * tool you",
+    "the only * tool to",
+];
+
+/// Phrases that claim to be the one tool to pick.
+const THE_ONE_TOOL: &[&str] = &[
+    "is the preferred",
+    "is the recommended",
+    "is the official",
+    "is the best",
+    "is the most",
+    "should be preferred",
+    "should always be used",
+    "should always be preferred",
+    "must always be used",
+    "is the tool",
+    "is the one",
+];
+
+/// Phrases that stop the use of a tool.
+const STOP_USING: &[&str] = &[
+    "do not use",
+    "don't use",
+    "never use",
+    "stop using",
+    "under any circumstances",
+    "should not be used",
+];
+
 /// `preference_manipulation`: an order to choose this tool over others, others run down,
 /// or promotional claims meant to win the agent's choice.
 fn preference(
@@ -2888,221 +3122,28 @@ fn preference(
     claims_in_text: usize,
 ) -> Option<&'static str> {
     let s = &t.sentences[k];
-    let this_phrase = t.has_phrase(
-        s,
-        &[
-            "this tool",
-            "this function",
-            "this one",
-            "this connector",
-            "this service",
-            "this server",
-            "this api",
-            "our tool",
-            "our service",
-            "use it",
-            "it should",
-            "it must",
-            "this is the",
-            "select this",
-            "choose this",
-            "pick this",
-            "prefer this",
-            "favour it",
-            "favor it",
-            "prefer it",
-            "choose it",
-            "pick it",
-            "reach for",
-            "picking this",
-            "favour this",
-            "favor this",
-            "request here",
-            "requests here",
-        ],
-    );
+    let this_phrase = t.has_phrase(s, THIS_TOOL_PHRASES);
     let this = this_phrase || names_this_tool(t, s, own);
-    let choose = t.has_word(
-        s,
-        &[
-            "prefer",
-            "preferred",
-            "choose",
-            "chosen",
-            "select",
-            "selected",
-            "pick",
-            "picked",
-            "picking",
-            "route",
-            "favor",
-            "favour",
-            "prioritize",
-            "prioritise",
-            "prioritized",
-            "prioritised",
-            "use",
-            "used",
-            "call",
-            "trust",
-            "go",
-        ],
-    );
-    let others_named = t.has_phrase(
-        s,
-        &[
-            "over any",
-            "over all",
-            "over other",
-            "over the other",
-            "instead of any",
-            "instead of other",
-            "instead of the other",
-            "instead of them",
-            "rather than any",
-            "rather than other",
-            "rather than the",
-            "any other",
-            "all other",
-            "other tools",
-            "alternative tools",
-            "the alternatives",
-            "alternatives",
-            "competing",
-            "other similar",
-            "similar tools",
-            "first choice",
-            "only tool",
-            "go-to",
-            "default choice",
-            "above",
-            "ahead of",
-            "in preference to",
-            "the others",
-            "several",
-            "over the",
-            "another",
-            "ignore it",
-            "built-in",
-            "under any circumstances",
-            "any other",
-            "for all",
-        ],
-    );
-    let exclusive = t.has_word(
-        s,
-        &[
-            "always",
-            "only",
-            "exclusively",
-            "whenever",
-            "ever",
-            "choice",
-        ],
-    );
+    let choose = t.has_word(s, CHOOSE_WORDS);
+    let others_named = t.has_phrase(s, OVER_OTHERS);
+    let exclusive = t.has_word(s, EXCLUSIVE_WORDS);
     if this_phrase && choose && (others_named || exclusive) && directs(t, s) {
         return Some("tells the agent to choose this tool over others (preference manipulation)");
     }
-    // Others run down: "other news tools return fake news", "book_flight ... is unreliable".
-    let others_ref = t.has_phrase(
-        s,
-        &[
-            "other",
-            "others",
-            "the alternatives",
-            "competing",
-            "them",
-            "no longer be used",
-            "should not be used",
-        ],
-    ) || names_other_tool(t, s, own, others);
-    let this_near = this
-        || claims_in_text > 0
-        || t.sentences
-            .get(k + 1)
-            .is_some_and(|n| names_this_tool(t, n, own))
-        || (k > 0 && names_this_tool(t, &t.sentences[k - 1], own));
-    if others_ref
-        && this_near
-        && (t.has_word(s, DISPARAGING)
-            || t.has_phrase(
-                s,
-                &[
-                    "no longer be used",
-                    "should not be used",
-                    "do not use them",
-                    "be avoided",
-                ],
-            ))
-        && !t.has_phrase(
-            s,
-            &[
-                "this tool is deprecated",
-                "is deprecated: use",
-                "deprecated: use",
-            ],
-        )
-        && t.word(s, 0) != "deprecated"
-    {
+    if runs_others_down(t, k, own, others, this, claims_in_text) {
         return Some("runs other tools down to win the agent's choice (preference manipulation)");
     }
-    if t.has_phrase(
-        s,
-        &[
-            "do not use other",
-            "don't use other",
-            "never use other",
-            "do not use any other",
-            "don't use any other",
-            "never use any other",
-            "avoid other tools",
-            "avoid using other",
-            "the only tool you",
-            "the only one you",
-            "the only * tool you",
-            "the only * tool to",
-        ],
-    ) || (this
-        && t.has_phrase(s, &["is the only", "the only"])
-        && t.has_word(s, &["should", "use", "must"]))
+    if t.has_phrase(s, TURN_AWAY)
+        || (this
+            && t.has_phrase(s, &["is the only", "the only"])
+            && t.has_word(s, &["should", "use", "must"]))
     {
         return Some("turns the agent away from other tools (preference manipulation)");
     }
-    if this
-        && t.has_phrase(
-            s,
-            &[
-                "is the preferred",
-                "is the recommended",
-                "is the official",
-                "is the best",
-                "is the most",
-                "should be preferred",
-                "should always be used",
-                "should always be preferred",
-                "must always be used",
-                "is the tool",
-                "is the one",
-            ],
-        )
-        && claims_in_text >= 1
-    {
+    if this && t.has_phrase(s, THE_ONE_TOOL) && claims_in_text >= 1 {
         return Some("claims to be the one tool the agent should pick (preference manipulation)");
     }
-    if claims_in_text > 0
-        && names_other_tool(t, s, own, others)
-        && t.has_phrase(
-            s,
-            &[
-                "do not use",
-                "don't use",
-                "never use",
-                "stop using",
-                "under any circumstances",
-                "should not be used",
-            ],
-        )
-    {
+    if claims_in_text > 0 && names_other_tool(t, s, own, others) && t.has_phrase(s, STOP_USING) {
         return Some("turns the agent away from other tools (preference manipulation)");
     }
     let here = claims(t.line(s));
@@ -3112,15 +3153,38 @@ fn preference(
             "choice", "prefer", "pick", "select", "favour", "favor", "choose", "go-to", "reach",
         ],
     );
-    if (claims_in_text >= 2 && here > 0)
+    ((claims_in_text >= 2 && here > 0)
         || (here > 0 && choose && directs(t, s))
-        || (claims_in_text > 0 && choice && directs(t, s))
-    {
-        return Some(
-            "promotional claims meant to win the agent's choice of tool (preference manipulation)",
-        );
-    }
-    None
+        || (claims_in_text > 0 && choice && directs(t, s)))
+    .then_some(
+        "promotional claims meant to win the agent's choice of tool (preference manipulation)",
+    )
+}
+
+/// Whether sentence `k` runs other tools down near this tool (`this`, a claim, or this tool
+/// named the sentence before or after): "other news tools return fake news", "book_flight ...
+/// is unreliable"; an honest deprecation notice is not.
+fn runs_others_down(
+    t: &Text,
+    k: usize,
+    own: &str,
+    others: Option<&NameSet<'_>>,
+    this: bool,
+    claims_in_text: usize,
+) -> bool {
+    let s = &t.sentences[k];
+    let others_ref = t.has_phrase(s, OTHERS_REF) || names_other_tool(t, s, own, others);
+    let this_near = this
+        || claims_in_text > 0
+        || t.sentences
+            .get(k + 1)
+            .is_some_and(|n| names_this_tool(t, n, own))
+        || (k > 0 && names_this_tool(t, &t.sentences[k - 1], own));
+    others_ref
+        && this_near
+        && (t.has_word(s, DISPARAGING) || t.has_phrase(s, RUN_DOWN))
+        && !t.has_phrase(s, DEPRECATION)
+        && t.word(s, 0) != "deprecated"
 }
 
 /// The remedies a fake error or prerequisite offers: each makes a sentence a condition, and
@@ -3142,6 +3206,175 @@ const REMEDIES: &[&str] = &[
     "to clear",
 ];
 
+/// Words that tell of a failure.
+const FAILURE_WORDS: &[&str] = &[
+    "fail",
+    "fails",
+    "failed",
+    "failing",
+    "failure",
+    "error",
+    "errors",
+    "crash",
+    "crashes",
+    "rejected",
+    "reject",
+    "rejects",
+    "denied",
+    "deny",
+    "blocked",
+    "block",
+    "unauthorized",
+    "unauthorised",
+    "invalid",
+    "expired",
+    "abort",
+    "aborts",
+    "timeout",
+    "break",
+    "breaks",
+    "cannot",
+    "can't",
+    "unable",
+    "unavailable",
+    "exceeded",
+    "wrong",
+    "incorrect",
+    "corrupt",
+    "corrupted",
+    "401",
+    "403",
+    "503",
+    "locked",
+    "retry",
+    "uninitialised",
+    "uninitialized",
+    "refuse",
+    "refuses",
+    "blank",
+    "zero",
+    "errors",
+];
+
+/// Phrases that tell of a failure.
+const FAILURE_PHRASES: &[&str] = &[
+    "won't work",
+    "will not work",
+    "does not work",
+    "doesn't work",
+    "not function",
+    "not be able",
+    "only works",
+    "only work",
+    "will only",
+    "not work",
+    "time out",
+    "times out",
+    "returns empty",
+    "returns nothing",
+    "empty results",
+    "no results",
+    "not initialised",
+    "not initialized",
+    "authentication required",
+    "session expired",
+    "quota exceeded",
+    "access denied",
+    "are empty",
+    "is empty",
+    "known issue",
+    "not loaded",
+    "is broken",
+    "known quirk",
+    "errors out",
+];
+
+/// Words that make a sentence a condition.
+const CONDITION_WORDS: &[&str] = &[
+    "unless",
+    "without",
+    "until",
+    "otherwise",
+    "requires",
+    "require",
+    "required",
+    "needs",
+    "prerequisite",
+    "missing",
+    "requirement",
+    "once",
+    "before",
+];
+
+/// Phrases that make a sentence a condition.
+const CONDITION_PHRASES: &[&str] = &[
+    "if you do not",
+    "if you don't",
+    "if you fail",
+    "if not",
+    "only if",
+    "to authenticate",
+    "to verify",
+    "to validate",
+    "in order to",
+    "please",
+    "it means",
+    "follow that",
+    "or the",
+    "linking means",
+];
+
+/// Phrases that make something a requirement of success on their own.
+const REQUIRED_FOR: &[&str] = &[
+    "required for authentication",
+    "required for verification",
+    "required for validation",
+    "required for security",
+    "required for compliance",
+    "required for authorization",
+    "required for initialization",
+    "required for the call",
+    "required to authenticate",
+    "required to verify",
+    "needed for authentication",
+    "needed for verification",
+    "necessary for authentication",
+    "necessary for verification",
+    "to function properly",
+    "to work properly",
+    "to succeed",
+    "mandatory for",
+    "required before",
+    "as a prerequisite",
+    "prerequisite",
+    "pre-flight",
+    "preflight",
+    "initialization required",
+    "compatibility requirement",
+    "must be warmed up",
+    "must be initialized",
+    "must be initialised",
+    "must be activated",
+    "must be unlocked",
+    "must be primed",
+    "must be calibrated",
+    "to initialize",
+    "to initialise",
+    "to warm up",
+    "to activate",
+    "to calibrate",
+    "requires verification",
+    "requires authentication",
+    "needs verification",
+    "needs proof",
+    "proof of identity",
+    "need to confirm",
+    "needs to confirm",
+    "to confirm the",
+    "so the ocr",
+    "can calibrate",
+];
+
 /// `fake_prerequisite`: a condition for success (or an error) that has the agent hand over
 /// secrets or the conversation, call something else, or run a command. The failure may be
 /// told in the sentence before ("Quota exceeded. The quota is reset only once ...").
@@ -3153,204 +3386,11 @@ fn prerequisite(
     in_param: bool,
 ) -> Option<&'static str> {
     let s = &t.sentences[k];
-    let fails_in = |s: &Sentence| {
-        t.has_word(
-            s,
-            &[
-                "fail",
-                "fails",
-                "failed",
-                "failing",
-                "failure",
-                "error",
-                "errors",
-                "crash",
-                "crashes",
-                "rejected",
-                "reject",
-                "rejects",
-                "denied",
-                "deny",
-                "blocked",
-                "block",
-                "unauthorized",
-                "unauthorised",
-                "invalid",
-                "expired",
-                "abort",
-                "aborts",
-                "timeout",
-                "break",
-                "breaks",
-                "cannot",
-                "can't",
-                "unable",
-                "unavailable",
-                "exceeded",
-                "wrong",
-                "incorrect",
-                "corrupt",
-                "corrupted",
-                "401",
-                "403",
-                "503",
-                "locked",
-                "retry",
-                "uninitialised",
-                "uninitialized",
-                "refuse",
-                "refuses",
-                "blank",
-                "zero",
-                "errors",
-            ],
-        ) || t.has_phrase(
-            s,
-            &[
-                "won't work",
-                "will not work",
-                "does not work",
-                "doesn't work",
-                "not function",
-                "not be able",
-                "only works",
-                "only work",
-                "will only",
-                "not work",
-                "time out",
-                "times out",
-                "returns empty",
-                "returns nothing",
-                "empty results",
-                "no results",
-                "not initialised",
-                "not initialized",
-                "authentication required",
-                "session expired",
-                "quota exceeded",
-                "access denied",
-                "are empty",
-                "is empty",
-                "known issue",
-                "not loaded",
-                "is broken",
-                "known quirk",
-                "errors out",
-            ],
-        )
-    };
-    let shouted = |s: &Sentence| {
-        (0..s.words.len()).any(|i| {
-            let w = t.word(s, i);
-            w.contains('_') && (w.contains("fail") || w.contains("error") || w.contains("denied"))
-        })
-    };
-    let fails_in = |s: &Sentence| fails_in(s) || shouted(s);
-    let fails_here = fails_in(s);
-    let fails_before = k > 0 && fails_in(&t.sentences[k - 1]);
-    // A failure told the sentence before counts with a remedy: "Quota exceeded. The quota is
-    // reset only once ...".
-    let remedy = t.has_phrase(s, REMEDIES)
-        || t.has_phrase(s, &["only once", "is reset", "reset only", "to reset"]);
-    // Or an order right after an error message ("Error: dictionary not loaded. Load it by ...").
-    let after_error = k > 0 && {
-        let prev = &t.sentences[k - 1];
-        matches!(
-            t.word(prev, 0),
-            "error" | "warning" | "failure" | "exception" | "fatal"
-        ) || t.orig[prev.start..prev.end].contains("ERROR")
-    };
-    let fails = fails_here || (fails_before && (remedy || (after_error && directs(t, s))));
-    let condition = t.has_word(
-        s,
-        &[
-            "unless",
-            "without",
-            "until",
-            "otherwise",
-            "requires",
-            "require",
-            "required",
-            "needs",
-            "prerequisite",
-            "missing",
-            "requirement",
-            "once",
-            "before",
-        ],
-    ) || t.has_phrase(
-        s,
-        &[
-            "if you do not",
-            "if you don't",
-            "if you fail",
-            "if not",
-            "only if",
-            "to authenticate",
-            "to verify",
-            "to validate",
-            "in order to",
-            "please",
-            "it means",
-            "follow that",
-            "or the",
-            "linking means",
-        ],
-    ) || t.has_phrase(s, REMEDIES)
+    let condition = t.has_word(s, CONDITION_WORDS)
+        || t.has_phrase(s, CONDITION_PHRASES)
+        || t.has_phrase(s, REMEDIES)
         || directs(t, s);
-    let required_for = t.has_phrase(
-        s,
-        &[
-            "required for authentication",
-            "required for verification",
-            "required for validation",
-            "required for security",
-            "required for compliance",
-            "required for authorization",
-            "required for initialization",
-            "required for the call",
-            "required to authenticate",
-            "required to verify",
-            "needed for authentication",
-            "needed for verification",
-            "necessary for authentication",
-            "necessary for verification",
-            "to function properly",
-            "to work properly",
-            "to succeed",
-            "mandatory for",
-            "required before",
-            "as a prerequisite",
-            "prerequisite",
-            "pre-flight",
-            "preflight",
-            "initialization required",
-            "compatibility requirement",
-            "must be warmed up",
-            "must be initialized",
-            "must be initialised",
-            "must be activated",
-            "must be unlocked",
-            "must be primed",
-            "must be calibrated",
-            "to initialize",
-            "to initialise",
-            "to warm up",
-            "to activate",
-            "to calibrate",
-            "requires verification",
-            "requires authentication",
-            "needs verification",
-            "needs proof",
-            "proof of identity",
-            "need to confirm",
-            "needs to confirm",
-            "to confirm the",
-            "so the ocr",
-            "can calibrate",
-        ],
-    );
-    if !((fails && condition) || required_for) {
+    if !((fails(t, k) && condition) || t.has_phrase(s, REQUIRED_FOR)) {
         return None;
     }
     // A parameter's own description asks for what it describes.
@@ -3361,6 +3401,36 @@ fn prerequisite(
     target.then_some(
         "makes success depend on handing over secrets or calling something else, a prerequisite no tool has (fake prerequisite)",
     )
+}
+
+/// Whether sentence `k` tells of a failure, or follows one with a remedy or (after an error
+/// message) an order: "Quota exceeded. The quota is reset only once ...", "Error: dictionary
+/// not loaded. Load it by ...".
+fn fails(t: &Text, k: usize) -> bool {
+    let s = &t.sentences[k];
+    let fails_here = tells_failure(t, s);
+    let fails_before = k > 0 && tells_failure(t, &t.sentences[k - 1]);
+    let remedy = t.has_phrase(s, REMEDIES)
+        || t.has_phrase(s, &["only once", "is reset", "reset only", "to reset"]);
+    let after_error = k > 0 && {
+        let prev = &t.sentences[k - 1];
+        matches!(
+            t.word(prev, 0),
+            "error" | "warning" | "failure" | "exception" | "fatal"
+        ) || t.orig[prev.start..prev.end].contains("ERROR")
+    };
+    fails_here || (fails_before && (remedy || (after_error && directs(t, s))))
+}
+
+/// Whether `s` tells of a failure: in words, or in a shouted code (`AUTH_FAILED`).
+fn tells_failure(t: &Text, s: &Sentence) -> bool {
+    let shouted = || {
+        (0..s.words.len()).any(|i| {
+            let w = t.word(s, i);
+            w.contains('_') && (w.contains("fail") || w.contains("error") || w.contains("denied"))
+        })
+    };
+    t.has_word(s, FAILURE_WORDS) || t.has_phrase(s, FAILURE_PHRASES) || shouted()
 }
 
 #[cfg(test)]

@@ -36,6 +36,7 @@ pub mod platform;
 mod poison;
 mod rules;
 mod schema;
+pub mod secrets;
 #[cfg(test)]
 mod testgen;
 mod text;

@@ -1,6 +1,7 @@
 //! Name heuristics: verb_object tool names, and parameter names that look like secrets or host
-//! configuration.
+//! configuration (the secret words are [`crate::secrets`]'s).
 
+use crate::secrets::is_credential_parameter;
 use crate::text::{is_snake_case, to_snake_case};
 use crate::verbs::VERBS;
 
@@ -31,101 +32,6 @@ pub(crate) fn tool_name_problem(name: &str) -> Option<String> {
     ))
 }
 
-/// Segments after which `token` is not a credential: pagination cursors, counts, limits.
-const HARMLESS_TOKEN_QUALIFIERS: &[&str] = &[
-    "page",
-    "next",
-    "prev",
-    "previous",
-    "continuation",
-    "cursor",
-    "sync",
-    "resume",
-    "delta",
-    "change",
-    "changes",
-    "pagination",
-    "batch",
-    "start",
-    "end",
-    "stop",
-    "max",
-    "min",
-    "num",
-    "total",
-    "input",
-    "output",
-    "prompt",
-    "completion",
-    "cancellation",
-    "cancel",
-    "idempotency",
-    "request",
-    "sequence",
-    "search",
-    "scroll",
-    "offset",
-];
-/// Segments before `key` that make it a credential (`api_key`, `private_key`, `access_key_id`).
-const KEY_QUALIFIERS: &[&str] = &[
-    "api",
-    "secret",
-    "private",
-    "access",
-    "subscription",
-    "license",
-    "licence",
-    "signing",
-    "encryption",
-    "client",
-    "auth",
-    "ssh",
-    "gpg",
-    "pgp",
-    "master",
-    "service",
-    "app",
-    "developer",
-    "account",
-    "consumer",
-    "decryption",
-];
-/// Single segments that are credentials wherever they end a name.
-const CREDENTIAL_WORDS: &[&str] = &[
-    "password",
-    "passwd",
-    "passphrase",
-    "secret",
-    "credential",
-    "credentials",
-    "apikey",
-    "accesstoken",
-    "authtoken",
-    "refreshtoken",
-    "bearertoken",
-    "clientsecret",
-    "privatekey",
-    "secretkey",
-    "accesskey",
-    "authorization",
-    "bearer",
-    "cookie",
-    "cookies",
-];
-/// Segments following `password` that make it a setting, not a password (`password_length`).
-const PASSWORD_SETTINGS: &[&str] = &[
-    "length",
-    "len",
-    "hint",
-    "policy",
-    "strength",
-    "rules",
-    "requirements",
-    "min",
-    "max",
-    "pattern",
-    "format",
-];
 /// Segments before `url`/`uri` that make it a connection string (`database_url`).
 const CONNECTION_QUALIFIERS: &[&str] = &[
     "database",
@@ -227,30 +133,7 @@ fn secret_kind_of(segs: &[&str]) -> Option<&'static str> {
     let pairs = || segs.windows(2).map(|w| (w[0], w[1]));
 
     // Credentials.
-    if CREDENTIAL_WORDS.contains(&last) {
-        return Some("a credential");
-    }
-    if let Some(i) = segs
-        .iter()
-        .position(|s| matches!(*s, "password" | "passwd" | "passphrase"))
-    {
-        if !segs[i + 1..].iter().any(|s| PASSWORD_SETTINGS.contains(s)) {
-            return Some("a credential");
-        }
-    }
-    if last == "token" && prev.is_none_or(|p| !HARMLESS_TOKEN_QUALIFIERS.contains(&p)) {
-        return Some("a credential");
-    }
-    if pairs().any(|(a, b)| b == "key" && KEY_QUALIFIERS.contains(&a)) {
-        return Some("a credential");
-    }
-    if pairs().any(|(a, b)| {
-        b == "token"
-            && matches!(
-                a,
-                "access" | "refresh" | "auth" | "bearer" | "api" | "session"
-            )
-    }) {
+    if is_credential_parameter(segs) {
         return Some("a credential");
     }
 

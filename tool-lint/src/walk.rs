@@ -1,12 +1,12 @@
 //! The one schema walker of the workspace: the table of subschema keywords, a read-only and a
 //! mutable visitor over it, the local `$ref` resolver and JSON-pointer escaping.
 //!
-//! Every pass that walks a JSON Schema (cleaning and closing objects in `tool-core::schema`, the
+//! Every pass that walks a JSON Schema (cleaning and closing objects in `tool-spec::schema`, the
 //! export lowering, the lint rules, the validator's compiler, the CLI's schema diff) reads the
 //! keyword list from [`KEYWORDS`]. A pass that deliberately leaves some keywords alone lists
 //! itself in their [`Keyword::skipped_by`], with the reason in [`Pass`]'s rustdoc; the
-//! keyword-reach test (`tool-core/tests/keyword_reach.rs`) checks that every other keyword is
-//! reached by every pass.
+//! keyword-reach test (`tool-core/tests/keyword_reach.rs`; the diff's own in `cli/src/diff.rs`)
+//! checks that every other keyword is reached by every pass.
 //!
 //! Pointers are built lazily: the visitors hand out a [`Pointer`], a chain of borrowed steps on
 //! the stack, which becomes a string (escaped per RFC 6901) only when a pass needs one.
@@ -53,15 +53,15 @@ pub enum Role {
 /// A pass over schemas, as named in [`Keyword::skipped_by`].
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Pass {
-    /// Inlining definitions and the hygiene rules (`tool-core::schema`): reaches every keyword.
+    /// Inlining definitions and the hygiene rules (`tool-spec::schema`): reaches every keyword.
     Clean,
-    /// Closing input objects with `additionalProperties: false` (`tool-core::schema`). It leaves
+    /// Closing input objects with `additionalProperties: false` (`tool-spec::schema`). It leaves
     /// `not`, `if`, `then`, `else` and `dependentSchemas` open: they describe the same instance
     /// as their parent (a condition, a negation or an addition to the parent's fields), so
     /// closing them would reject the parent's own fields or turn a negation around. (`allOf`,
     /// `anyOf` and `oneOf` branches are closed; their parent stays open instead.)
     Close,
-    /// The export lowering (`tool-core::export`): reaches every keyword, except that a target
+    /// The export lowering (`tool-spec::export`): reaches every keyword, except that a target
     /// may move a keyword into the description text instead of walking it (its profile's list),
     /// and a boolean `additionalProperties` has nothing to lower.
     Lower,
@@ -78,6 +78,12 @@ pub enum Pass {
     /// keyword and `items` is one schema); every other keyword is checked, by the compiled
     /// checks or the full validator behind them.
     Validate,
+    /// The CLI's schema diff (`toolsmith diff`), which classifies each change by whether calls
+    /// made to the old schema still work. It compares `properties` (each property removed,
+    /// added, newly required or optional, and its schema) and the one-schema form of `items`;
+    /// every other keyword is skipped, and so is the array form of `items`: the diff has no
+    /// rule yet for what a change under them does to old calls, so it reports none there.
+    Diff,
 }
 
 /// One keyword whose value holds subschemas.
@@ -102,8 +108,9 @@ const fn kw(name: &'static str, shape: Shape, role: Role, skipped_by: &'static [
     }
 }
 
-const DEFS_SKIPPED: &[Pass] = &[Pass::LintFields, Pass::Validate];
-const SAME_INSTANCE: &[Pass] = &[Pass::Close];
+const DEFS_SKIPPED: &[Pass] = &[Pass::LintFields, Pass::Validate, Pass::Diff];
+const SAME_INSTANCE: &[Pass] = &[Pass::Close, Pass::Diff];
+const DIFF_SKIPPED: &[Pass] = &[Pass::Diff];
 
 /// Writes [`KEYWORDS`] and [`keyword`] from one list, so that the lookup rejects every other
 /// key with one `match` (most keys of a schema are no subschema keyword).
@@ -134,25 +141,25 @@ macro_rules! keyword_table {
 
 keyword_table! {
     "properties": Map, Member, &[];
-    "patternProperties": Map, Member, &[];
+    "patternProperties": Map, Member, DIFF_SKIPPED;
     "$defs": Map, Definitions, DEFS_SKIPPED;
     "definitions": Map, Definitions, DEFS_SKIPPED;
     "dependentSchemas": Map, InPlace, SAME_INSTANCE;
     "items": SingleOrArray, Member, &[];
-    "additionalProperties": Single, Member, &[];
+    "additionalProperties": Single, Member, DIFF_SKIPPED;
     "not": Single, InPlace, SAME_INSTANCE;
     "if": Single, InPlace, SAME_INSTANCE;
     "then": Single, InPlace, SAME_INSTANCE;
     "else": Single, InPlace, SAME_INSTANCE;
-    "contains": Single, Member, &[];
-    "propertyNames": Single, Names, &[];
-    "additionalItems": Single, Member, &[Pass::Validate];
-    "unevaluatedItems": Single, Member, &[];
-    "unevaluatedProperties": Single, Member, &[];
-    "prefixItems": Array, Member, &[];
-    "oneOf": Array, InPlace, &[];
-    "anyOf": Array, InPlace, &[];
-    "allOf": Array, InPlace, &[];
+    "contains": Single, Member, DIFF_SKIPPED;
+    "propertyNames": Single, Names, DIFF_SKIPPED;
+    "additionalItems": Single, Member, &[Pass::Validate, Pass::Diff];
+    "unevaluatedItems": Single, Member, DIFF_SKIPPED;
+    "unevaluatedProperties": Single, Member, DIFF_SKIPPED;
+    "prefixItems": Array, Member, DIFF_SKIPPED;
+    "oneOf": Array, InPlace, DIFF_SKIPPED;
+    "anyOf": Array, InPlace, DIFF_SKIPPED;
+    "allOf": Array, InPlace, DIFF_SKIPPED;
 }
 
 impl Keyword {
@@ -465,6 +472,76 @@ pub fn for_each_child_mut(
     });
 }
 
+/// Calls `f(step, old, new)` for every subschema directly below either of two versions of a
+/// schema, paired by where it sits, for a pass that compares them (the CLI's diff). Keywords come
+/// in [`KEYWORDS`] order; under a map keyword, the names of `old` in its order, then the names
+/// only `new` has; under an array keyword, index by index; a single subschema whole, and so is
+/// `items` unless it is an array on each side that has it. A side without the subschema gets
+/// `None`; a side that is not an object (`true`, or no schema at all) has no subschemas.
+///
+/// ```
+/// use tool_lint::walk::{self, Pointer};
+/// let old = serde_json::json!({"items": {}, "properties": {"a": {}, "b": {}}});
+/// let new = serde_json::json!({"items": [{}], "properties": {"c": {}, "a": {}}});
+/// let root = Pointer::root("");
+/// let mut seen = Vec::new();
+/// walk::for_each_child_pair(&old, &new, |step, o, n| {
+///     seen.push(format!("{} {} {}", root.step(step), o.is_some(), n.is_some()))
+/// });
+/// assert_eq!(seen, [
+///     "/properties/a true true",
+///     "/properties/b true false",
+///     "/properties/c false true",
+///     "/items true true",
+/// ]);
+/// ```
+pub fn for_each_child_pair<'a>(
+    old: &'a Value,
+    new: &'a Value,
+    mut f: impl FnMut(Step<'a>, Option<&'a Value>, Option<&'a Value>),
+) {
+    for keyword in KEYWORDS {
+        let (o, n) = (old.get(keyword.name), new.get(keyword.name));
+        if o.is_none() && n.is_none() {
+            continue;
+        }
+        let step = |member| Step { keyword, member };
+        let array = |v: Option<&'a Value>| v.and_then(Value::as_array);
+        match keyword.shape {
+            Shape::Map => {
+                let (om, nm) = (o.and_then(Value::as_object), n.and_then(Value::as_object));
+                for (name, s) in om.into_iter().flatten() {
+                    f(
+                        step(Member::Name(name)),
+                        Some(s),
+                        nm.and_then(|m| m.get(name)),
+                    );
+                }
+                for (name, s) in nm.into_iter().flatten() {
+                    if !om.is_some_and(|m| m.contains_key(name)) {
+                        f(step(Member::Name(name)), None, Some(s));
+                    }
+                }
+            }
+            Shape::SingleOrArray
+                if !(o.is_none_or(Value::is_array) && n.is_none_or(Value::is_array)) =>
+            {
+                f(step(Member::Whole), o, n)
+            }
+            Shape::Array | Shape::SingleOrArray => {
+                let (oa, na) = (
+                    array(o).map_or(&[][..], Vec::as_slice),
+                    array(n).map_or(&[][..], Vec::as_slice),
+                );
+                for i in 0..oa.len().max(na.len()) {
+                    f(step(Member::Index(i)), oa.get(i), na.get(i));
+                }
+            }
+            Shape::Single => f(step(Member::Whole), o, n),
+        }
+    }
+}
+
 /// Calls `f(schema, pointer)` for every subschema object of `node` (itself included), each once,
 /// in document order. `$ref`s are not followed: definitions are visited where they are written.
 pub fn visit<'a>(
@@ -721,6 +798,37 @@ mod tests {
                 "/additionalProperties"
             ]
         );
+    }
+
+    #[test]
+    fn child_pairs_follow_each_shape() {
+        let old =
+            json!({"anyOf": [{}, {}], "not": {}, "items": [{}], "prefixItems": {}, "if": true});
+        let new = json!({"anyOf": [{}], "items": [{}, {}], "prefixItems": [{}], "x": {}});
+        let mut seen = Vec::new();
+        let root = Pointer::root("");
+        for_each_child_pair(&old, &new, |step, o, n| {
+            seen.push((root.step(step).to_string(), o.is_some(), n.is_some()))
+        });
+        let seen: Vec<(&str, bool, bool)> =
+            seen.iter().map(|(p, o, n)| (p.as_str(), *o, *n)).collect();
+        assert_eq!(
+            seen,
+            [
+                ("/items/0", true, true),
+                ("/items/1", false, true),
+                ("/not", true, false),
+                ("/if", true, false),
+                ("/prefixItems/0", false, true),
+                ("/anyOf/0", true, true),
+                ("/anyOf/1", true, false),
+            ]
+        );
+        let mut seen = Vec::new();
+        for_each_child_pair(&json!(true), &json!({"items": {}}), |step, o, n| {
+            seen.push((root.step(step).to_string(), o.is_some(), n.is_some()))
+        });
+        assert_eq!(seen, [("/items".to_string(), false, true)]);
     }
 
     #[test]
