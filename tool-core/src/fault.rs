@@ -5,33 +5,13 @@
 //!
 //! The overview is in the docs of [`Fault`], where it is rendered.
 
-use crate::budget::RecordStore;
-use crate::idempotency::StoredOutcome;
+use crate::store::{RecordStore, StoredOutcome};
 use serde_json::Value;
 use std::panic::{catch_unwind, AssertUnwindSafe};
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::Arc;
 
-/// An error a host backend (an audit sink, a record store) reports instead of panicking.
-#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
-#[error("{message}")]
-pub struct BackendError {
-    message: String,
-}
-
-impl BackendError {
-    /// An error with a message for the host (never shown to the model).
-    pub fn new(message: impl Into<String>) -> Self {
-        BackendError {
-            message: message.into(),
-        }
-    }
-
-    /// The message.
-    pub fn message(&self) -> &str {
-        &self.message
-    }
-}
+pub use crate::store::BackendError;
 
 /// Which part of the host failed.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]

@@ -171,23 +171,7 @@ impl IdempotencyKey {
     }
 }
 
-/// The idempotency record of one key as a durable [`RecordStore`](crate::budget::RecordStore) keeps it, so the repeats of a
-/// request are answered after a restart exactly as before it.
-#[derive(Clone, Debug, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
-pub struct StoredOutcome {
-    /// The operation id of the request.
-    pub operation_id: String,
-    /// The record-store reference of its result, when it has one.
-    pub reference: Option<String>,
-    /// Whether its outcome is unknown (it started and did not report): repeats are refused as
-    /// `OUTCOME_UNKNOWN` rather than answered as duplicates.
-    pub unknown: bool,
-    /// The request fingerprint of an explicit key ([`IdempotencyKey::with_request`]).
-    pub request: Option<String>,
-    /// When it was recorded, in milliseconds since the Unix epoch (the window is counted from
-    /// here, on the wall clock, since a restart loses the monotonic one).
-    pub at_unix_ms: u64,
-}
+pub use crate::store::StoredOutcome;
 
 fn unix_ms() -> u64 {
     std::time::SystemTime::now()
@@ -503,7 +487,7 @@ pub struct IdempotencyGate {
     refuse_in_progress: bool,
     inner: Arc<Mutex<Inner>>,
     /// Keeps the records of completed and started requests across restarts.
-    durable: Option<Arc<dyn crate::budget::RecordStore>>,
+    durable: Option<Arc<dyn crate::store::RecordStore>>,
 }
 
 impl std::fmt::Debug for IdempotencyGate {
@@ -676,7 +660,7 @@ impl IdempotencyGate {
     /// refused ([`Refusal::Unavailable`]) rather than risk running twice; when a record cannot
     /// be written, the store's error is the store's to report (the toolbox counts it as a fault).
     #[must_use]
-    pub fn with_durable_store(mut self, store: Arc<dyn crate::budget::RecordStore>) -> Self {
+    pub fn with_durable_store(mut self, store: Arc<dyn crate::store::RecordStore>) -> Self {
         self.durable = store.keeps_outcomes().then_some(store);
         self
     }

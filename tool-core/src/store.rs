@@ -5,6 +5,45 @@ use serde_json::Value;
 use std::collections::{HashMap, VecDeque};
 use std::sync::Mutex;
 
+/// An error a host backend (an audit sink, a record store) reports instead of panicking.
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+#[error("{message}")]
+pub struct BackendError {
+    message: String,
+}
+
+impl BackendError {
+    /// An error with a message for the host (never shown to the model).
+    pub fn new(message: impl Into<String>) -> Self {
+        BackendError {
+            message: message.into(),
+        }
+    }
+
+    /// The message.
+    pub fn message(&self) -> &str {
+        &self.message
+    }
+}
+
+/// The idempotency record of one key as a durable [`RecordStore`] keeps it, so the repeats of a
+/// request are answered after a restart exactly as before it.
+#[derive(Clone, Debug, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+pub struct StoredOutcome {
+    /// The operation id of the request.
+    pub operation_id: String,
+    /// The record-store reference of its result, when it has one.
+    pub reference: Option<String>,
+    /// Whether its outcome is unknown (it started and did not report): repeats are refused as
+    /// `OUTCOME_UNKNOWN` rather than answered as duplicates.
+    pub unknown: bool,
+    /// The request fingerprint of an explicit key ([`IdempotencyKey::with_request`](crate::idempotency::IdempotencyKey::with_request)).
+    pub request: Option<String>,
+    /// When it was recorded, in milliseconds since the Unix epoch (the window is counted from
+    /// here, on the wall clock, since a restart loses the monotonic one).
+    pub at_unix_ms: u64,
+}
+
 /// Where full results are kept when a result is cut, so the host (or a next page) can reach them,
 /// and the results a refused repeat of a keyed write points at.
 ///
@@ -27,8 +66,8 @@ pub trait RecordStore: Send + Sync {
     /// Stores `value`, or says why it could not. The default calls [`put`](RecordStore::put).
     ///
     /// # Errors
-    /// A [`BackendError`](crate::fault::BackendError) when the value was not kept.
-    fn try_put(&self, value: Value) -> Result<String, crate::fault::BackendError> {
+    /// A [`BackendError`](BackendError) when the value was not kept.
+    fn try_put(&self, value: Value) -> Result<String, BackendError> {
         Ok(self.put(value))
     }
 
@@ -36,8 +75,8 @@ pub trait RecordStore: Send + Sync {
     /// [`get`](RecordStore::get).
     ///
     /// # Errors
-    /// A [`BackendError`](crate::fault::BackendError) when the store could not be read.
-    fn try_get(&self, reference: &str) -> Result<Option<Value>, crate::fault::BackendError> {
+    /// A [`BackendError`](BackendError) when the store could not be read.
+    fn try_get(&self, reference: &str) -> Result<Option<Value>, BackendError> {
         Ok(self.get(reference))
     }
 
@@ -50,12 +89,8 @@ pub trait RecordStore: Send + Sync {
     /// Keeps the idempotency record of `key` (an opaque id), replacing any earlier one.
     ///
     /// # Errors
-    /// A [`BackendError`](crate::fault::BackendError) when it was not kept.
-    fn put_outcome(
-        &self,
-        key: &str,
-        outcome: &crate::idempotency::StoredOutcome,
-    ) -> Result<(), crate::fault::BackendError> {
+    /// A [`BackendError`](BackendError) when it was not kept.
+    fn put_outcome(&self, key: &str, outcome: &StoredOutcome) -> Result<(), BackendError> {
         let _ = (key, outcome);
         Ok(())
     }
@@ -63,11 +98,8 @@ pub trait RecordStore: Send + Sync {
     /// The idempotency record of `key`, if one is kept.
     ///
     /// # Errors
-    /// A [`BackendError`](crate::fault::BackendError) when the store could not be read.
-    fn get_outcome(
-        &self,
-        key: &str,
-    ) -> Result<Option<crate::idempotency::StoredOutcome>, crate::fault::BackendError> {
+    /// A [`BackendError`](BackendError) when the store could not be read.
+    fn get_outcome(&self, key: &str) -> Result<Option<StoredOutcome>, BackendError> {
         let _ = key;
         Ok(None)
     }
@@ -75,8 +107,8 @@ pub trait RecordStore: Send + Sync {
     /// Forgets the idempotency record of `key`.
     ///
     /// # Errors
-    /// A [`BackendError`](crate::fault::BackendError) when it could not be removed.
-    fn remove_outcome(&self, key: &str) -> Result<(), crate::fault::BackendError> {
+    /// A [`BackendError`](BackendError) when it could not be removed.
+    fn remove_outcome(&self, key: &str) -> Result<(), BackendError> {
         let _ = key;
         Ok(())
     }
