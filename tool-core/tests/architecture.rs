@@ -133,14 +133,15 @@ fn root_exports(lib: &str) -> BTreeMap<String, Module> {
     while let Some(at) = rest.find("pub use ") {
         rest = &rest[at + "pub use ".len()..];
         let end = rest.find(';').unwrap_or(rest.len());
-        let item = rest[..end].replace(char::is_whitespace, "");
+        let item = rest[..end].split_whitespace().collect::<Vec<_>>().join(" ");
         rest = &rest[end..];
         let Some((module, names)) = item.split_once("::") else {
             continue;
         };
         let names = names.trim_start_matches('{').trim_end_matches('}');
-        for name in names.split(',').filter(|n| !n.is_empty()) {
-            let name = name.rsplit("as").next().unwrap_or(name);
+        for name in names.split(',').map(str::trim).filter(|n| !n.is_empty()) {
+            // `Other as Renamed` is known by its new name.
+            let name = name.rsplit(" as ").next().unwrap_or(name);
             out.insert(name.to_string(), module.to_string());
         }
     }
@@ -451,12 +452,15 @@ fn the_reader_resolves_groups_root_exports_and_skips_comments_and_tests() {
     let mut mods = BTreeMap::new();
     mods.insert(
         "lib".to_string(),
-        "mod a;\nmod b;\nmod c;\npub use c::{Thing, Other as Renamed};\n".to_string(),
+        "mod a;\nmod b;\nmod c;\npub use c::{Thing, Other as Renamed};\npub use b::Alias;\n"
+            .to_string(),
     );
     mods.insert(
         "a".to_string(),
         "use crate::{b::X, c};\n// crate::d::Y\nfn f(_: crate::Renamed) {}\n#[cfg(test)]\nmod tests { use crate::d; }\n".to_string(),
     );
+    // A root export whose name holds the letters `as` is resolved by its whole name.
+    mods.insert("e".to_string(), "fn g(_: crate::Alias) {}\n".to_string());
     mods.insert("b".to_string(), String::new());
     mods.insert("c".to_string(), "use super::b;".to_string());
     mods.insert("d".to_string(), String::new());
@@ -466,4 +470,5 @@ fn the_reader_resolves_groups_root_exports_and_skips_comments_and_tests() {
         ["b", "c"]
     );
     assert_eq!(g["c"].iter().map(String::as_str).collect::<Vec<_>>(), ["b"]);
+    assert_eq!(g["e"].iter().map(String::as_str).collect::<Vec<_>>(), ["b"]);
 }

@@ -303,8 +303,7 @@ async fn guarded<R>(
 fn runs_in_place(sh: &Shared, entry: &Entry) -> bool {
     entry.typed.as_ref().is_some_and(|d| d.blocking.is_some())
         && timeout_of(sh, entry).is_none()
-        && !((sh.offload_sync_tools || sh.isolation.covers(entry.tool.name()))
-            && tokio::runtime::Handle::try_current().is_ok())
+        && !(isolated(sh, entry, None, true) && tokio::runtime::Handle::try_current().is_ok())
 }
 
 /// [`invoke`] for arguments the typed fast path decoded: the same choice of where the executor

@@ -221,10 +221,11 @@ impl Claim {
 
 impl Drop for Claim {
     fn drop(&mut self) {
-        if self.withdraw() {
+        if self.withdraw() || self.state.load(Ordering::Acquire) == DONE {
             return;
         }
-        // Counted before the state says so, so the thread's decrement never comes first.
+        // Running (or just finishing): counted before the state says so, so the thread's
+        // decrement never comes first.
         self.held.fetch_add(1, Ordering::AcqRel);
         if self
             .state
