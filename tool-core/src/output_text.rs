@@ -2,7 +2,7 @@
 //! redaction can skip the data of results that cannot (numbers, booleans, enums, dates).
 //!
 //! Redaction replaces text that looks like a secret and the whole value of a field whose *key*
-//! names one (`password`, `pin`, `api_key`, … — [`crate::redact::is_secret_field`]), numbers
+//! names one (`password`, `pin`, `api_key`, … — [`tool_lint::secrets::is_secret_field`]), numbers
 //! included. So a schema "may hold text" unless every value it admits is one of:
 //!
 //! - `null`, a boolean, an integer or a number, under a key that does not name a secret;
@@ -25,9 +25,8 @@
 //! output contract checks it in debug builds). A hand-written `Tool::from_fn` result is not tied
 //! to its spec's output schema, so such tools are always redacted.
 
-use crate::envelope::{Envelope, Status};
-use crate::redact::{is_secret_field, QuietKeys, Redactor};
 use serde_json::{Map, Value};
+use tool_lint::secrets::is_secret_field;
 
 /// Formats whose strings cannot hold a secret.
 const SAFE_FORMATS: &[&str] = &["date-time", "date", "time", "duration"];
@@ -81,29 +80,6 @@ pub(crate) fn may_hold_text(schema: Option<&Value>) -> bool {
     match schema {
         None => true,
         Some(root) => walk(root, root, 0),
-    }
-}
-
-/// Redacts a tool's envelope: its texts (code, message, note) always, its data unless it is a
-/// result (`ok`) of a tool whose output cannot hold text ([`may_hold_text`]). Error details and
-/// refusals carry the toolbox's or the tool's own text, so they are always redacted.
-pub(crate) fn redact_result(
-    r: &Redactor,
-    env: &mut Envelope,
-    may_hold_text: bool,
-    quiet: &QuietKeys,
-) {
-    if may_hold_text || env.status != Status::Ok {
-        r.redact_envelope_in(env, quiet);
-        return;
-    }
-    for text in [env.code.as_mut(), env.message.as_mut(), env.note.as_mut()]
-        .into_iter()
-        .flatten()
-    {
-        if let std::borrow::Cow::Owned(clean) = r.redact_str(text) {
-            *text = clean;
-        }
     }
 }
 

@@ -3,7 +3,7 @@
 //! The overview is in the docs of [`Redactor`], where it is rendered.
 
 use crate::envelope::Envelope;
-use crate::reply::TextScan;
+use crate::reply::StringScan;
 use regex::{Captures, Regex, RegexSet};
 use serde_json::Value;
 use std::borrow::Cow;
@@ -833,10 +833,10 @@ impl Redactor {
     ///
     /// Without a backslash in the text every string appears in it verbatim (serde_json escapes
     /// only quotes, backslashes and control characters), between two quotes with none inside, and
-    /// a key is the string right before a `:`. Each is judged by [`TextScan::may_change`], as a
+    /// a key is the string right before a `:`. Each is judged by [`ResultScan::may_change`], as a
     /// result written with a scan judges it. Text with a backslash counts as changing.
     pub(crate) fn json_text_may_change(&self, json: &str, quiet: &QuietKeys) -> bool {
-        let scan = TextScan {
+        let scan = ResultScan {
             redactor: self,
             quiet,
         };
@@ -867,7 +867,15 @@ impl Redactor {
     }
 }
 
-impl TextScan<'_> {
+/// The redaction check a result's strings get while the result is written as JSON text
+/// ([`crate::reply::TextScan`]): the toolbox's redactor and the tool's quiet keys.
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct ResultScan<'a> {
+    pub(crate) redactor: &'a Redactor,
+    pub(crate) quiet: &'a QuietKeys,
+}
+
+impl ResultScan<'_> {
     /// Whether redacting a value could change its string `s` (an object key if `key`): the
     /// value walk's checks on one string, the key of `quiet` skipped, a key naming a secret
     /// field, the patterns, and a string that opens a PEM block (which may hide the items after
@@ -882,6 +890,12 @@ impl TextScan<'_> {
             return true;
         }
         r.redact_str_counted(s).1 > 0
+    }
+}
+
+impl StringScan for ResultScan<'_> {
+    fn may_change(&self, s: &str, key: bool) -> bool {
+        ResultScan::may_change(self, s, key)
     }
 }
 
@@ -1117,6 +1131,7 @@ mod tests {
     #[test]
     fn the_scan_while_writing_agrees_with_the_text_scan() {
         use crate::limits::{to_scanned_text, MAX_RESULT_DEPTH};
+        use crate::reply::TextScan;
         let host = Redactor::empty()
             .try_with_pattern("ticket", r"TCK-\d{4}")
             .unwrap();
@@ -1158,15 +1173,16 @@ mod tests {
                 "TCK-1234",
             ]);
             for q in [&quiet, &QuietKeys::default()] {
-                let scan = TextScan {
+                let scan = ResultScan {
                     redactor: &r,
                     quiet: q,
                 };
                 for v in &values {
                     let text = serde_json::to_string(v).unwrap();
-                    let (written, clean) = to_scanned_text(v, MAX_RESULT_DEPTH, Some(scan))
-                        .unwrap()
-                        .unwrap();
+                    let (written, clean) =
+                        to_scanned_text(v, MAX_RESULT_DEPTH, Some(TextScan(&scan)))
+                            .unwrap()
+                            .unwrap();
                     assert_eq!(written, text);
                     assert_eq!(clean, !r.json_text_may_change(&text, q), "{text}");
                     if clean {
@@ -1178,9 +1194,10 @@ mod tests {
                 // Keys written as numbers or booleans are not judged: the text counts as
                 // changing.
                 let numbered: std::collections::BTreeMap<u32, &str> = [(1234, "x")].into();
-                let (_, clean) = to_scanned_text(&numbered, MAX_RESULT_DEPTH, Some(scan))
-                    .unwrap()
-                    .unwrap();
+                let (_, clean) =
+                    to_scanned_text(&numbered, MAX_RESULT_DEPTH, Some(TextScan(&scan)))
+                        .unwrap()
+                        .unwrap();
                 assert!(!clean);
             }
         }

@@ -81,13 +81,31 @@ pub enum Encoding<'a> {
     Text(Option<TextScan<'a>>),
 }
 
-/// What the redaction stage asks of a result's strings while it is written as text: the
-/// toolbox's redactor and the tool's quiet keys. Made by the pipeline only.
+/// What the redaction stage asks of each string of a result written as text
+/// ([`Encoding::Text`]): whether redacting the result could change it. The redaction service
+/// implements it; this layer only carries it from the pipeline to the encoder.
+pub(crate) trait StringScan: Sync {
+    /// Whether redaction could change `s` (an object key if `key`).
+    fn may_change(&self, s: &str, key: bool) -> bool;
+}
+
+/// The scan a result's strings are judged by while it is written as text. Made by the pipeline
+/// only; generated code passes it on.
 #[doc(hidden)]
-#[derive(Clone, Copy, Debug)]
-pub struct TextScan<'a> {
-    pub(crate) redactor: &'a crate::redact::Redactor,
-    pub(crate) quiet: &'a crate::redact::QuietKeys,
+#[derive(Clone, Copy)]
+pub struct TextScan<'a>(pub(crate) &'a dyn StringScan);
+
+impl TextScan<'_> {
+    /// Whether redaction could change `s` (an object key if `key`).
+    pub(crate) fn may_change(&self, s: &str, key: bool) -> bool {
+        self.0.may_change(s, key)
+    }
+}
+
+impl std::fmt::Debug for TextScan<'_> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str("TextScan")
+    }
 }
 
 /// A result encoded as [`Encoding`] asked. Used by generated code.

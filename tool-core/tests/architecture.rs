@@ -55,26 +55,10 @@ const LAYERS: &[(&str, &[&str])] = &[
 ];
 
 /// Upward imports still to be removed (`from -> to`), each with the step that removes it.
-const KNOWN: &[(&str, &str, &str)] = &[
-    (
-        "reply",
-        "redact",
-        "the typed path's text encoding carries the redaction scan (`Encoding::Text`); the scan \
-         becomes a contract-level interface the redactor implements",
-    ),
-    (
-        "output_text",
-        "redact",
-        "whether an output may hold text reads the redactor's secret-field names; they move to \
-         tool-lint's one list of secret-looking words",
-    ),
-];
+const KNOWN: &[(&str, &str, &str)] = &[];
 
 /// Import cycles still to be broken (their modules), each with the step that breaks it.
-const KNOWN_CYCLES: &[(&[&str], &str)] = &[(
-    &["redact", "reply"],
-    "goes with the `reply -> redact` entry of KNOWN",
-)];
+const KNOWN_CYCLES: &[(&[&str], &str)] = &[];
 
 /// A module of the crate, by its path below the root (`pipeline::execute`; the root is `lib`).
 type Module = String;

@@ -7,7 +7,8 @@ use super::threads::{Unrun, Work, ABORT_GRACE};
 use super::{idempotency, internal_failure, CallState, Entry, Ran, Shared, Step};
 use crate::envelope::Envelope;
 use crate::error::ToolError;
-use crate::reply::{Encoded, Encoding, Reply};
+use crate::redact::ResultScan;
+use crate::reply::{Encoded, Encoding, Reply, TextScan};
 use crate::spec::ToolSpec;
 use crate::tool::{BoxFuture, Invoke};
 use crate::typed::{Decoded, Fused, TypedArgs, TypedBlockingFn, TypedDef};
@@ -31,7 +32,8 @@ pub(super) fn run_fused(sh: &Shared, call: &mut CallState<'_>) -> Option<Result<
     }
     let raw = call.raw.take()?;
     let entry = start(sh, call);
-    let encoding = encoding_of(sh, &call.encoding, &entry);
+    let scan = super::redact::scan(sh, &entry);
+    let encoding = encoding_of(&call.encoding, scan.as_ref());
     match f(&sh.context, raw.as_input(), encoding) {
         Fused::Ran(outcome) => {
             let outcome = outcome.map_err(|p| Stop::Panic(panic_text(p)));
@@ -53,7 +55,8 @@ pub(super) async fn run(sh: &Shared, call: &mut CallState<'_>) -> Step {
     // call's future (which hosts move into a task or a box) larger, for a run that spawns a
     // task or builds a boxed future anyway (a sync tool run in place goes `run_fused`'s way).
     if let Some((entry, typed)) = start_typed(sh, call) {
-        let encoding = encoding_of(sh, &call.encoding, &entry);
+        let scan = super::redact::scan(sh, &entry);
+        let encoding = encoding_of(&call.encoding, scan.as_ref());
         let outcome = Box::pin(invoke_typed(sh, &entry, typed, timeout, encoding)).await;
         return finish(call, entry, outcome);
     }
@@ -97,10 +100,10 @@ fn start_typed(sh: &Shared, call: &mut CallState<'_>) -> Option<(Arc<Entry>, Typ
 }
 
 /// How a typed tool encodes its result for the call: a result written as text is judged for
-/// redaction as it is written.
-fn encoding_of<'e>(sh: &'e Shared, call: &Encoding<'_>, entry: &'e Entry) -> Encoding<'e> {
+/// redaction as it is written, by `scan` ([`super::redact::scan`]).
+fn encoding_of<'e>(call: &Encoding<'_>, scan: Option<&'e ResultScan<'e>>) -> Encoding<'e> {
     match call {
-        Encoding::Text(_) => Encoding::Text(super::redact::scan(sh, entry)),
+        Encoding::Text(_) => Encoding::Text(scan.map(|s| TextScan(s))),
         Encoding::Value => Encoding::Value,
     }
 }

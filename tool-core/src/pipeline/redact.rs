@@ -18,9 +18,8 @@
 //! here (`Redactor::json_text_may_change`, the same check on each string).
 
 use super::{CallState, Entry, Shared, Step};
-use crate::envelope::Envelope;
-use crate::redact::{QuietKeys, Redactor};
-use crate::reply::TextScan;
+use crate::envelope::{Envelope, Status};
+use crate::redact::{QuietKeys, Redactor, ResultScan};
 
 /// The keys of the tool's output schema that `r` leaves alone, checked on the tool's first call.
 fn quiet_keys<'e>(r: &Redactor, e: &'e Entry) -> &'e QuietKeys {
@@ -36,9 +35,9 @@ fn quiet_keys<'e>(r: &Redactor, e: &'e Entry) -> &'e QuietKeys {
 
 /// The scan a typed tool's text result is written with (`execute`), so this stage need not
 /// read the text again: none without a redactor, or for a tool whose results this stage skips.
-pub(super) fn scan<'a>(sh: &'a Shared, e: &'a Entry) -> Option<TextScan<'a>> {
+pub(super) fn scan<'a>(sh: &'a Shared, e: &'a Entry) -> Option<ResultScan<'a>> {
     let redactor = sh.redactor.as_deref()?;
-    e.tool.inner.output_may_hold_text.then(|| TextScan {
+    e.tool.inner.output_may_hold_text.then(|| ResultScan {
         redactor,
         quiet: quiet_keys(redactor, e),
     })
@@ -77,7 +76,26 @@ pub(super) fn run(sh: &Shared, call: &mut CallState<'_>) -> Step {
         super::materialize(&mut call.data_text, &mut call.env, &mut call.detail);
     }
     if let Some(env) = call.env.as_mut() {
-        crate::output_text::redact_result(r, env, may_hold_text, quiet);
+        redact_result(r, env, may_hold_text, quiet);
     }
     Step::Continue
+}
+
+/// Redacts a tool's envelope: its texts (code, message, note) always, its data unless it is a
+/// result (`ok`) of a tool whose output cannot hold text
+/// ([`crate::output_text::may_hold_text`]). Error details and
+/// refusals carry the toolbox's or the tool's own text, so they are always redacted.
+fn redact_result(r: &Redactor, env: &mut Envelope, may_hold_text: bool, quiet: &QuietKeys) {
+    if may_hold_text || env.status != Status::Ok {
+        r.redact_envelope_in(env, quiet);
+        return;
+    }
+    for text in [env.code.as_mut(), env.message.as_mut(), env.note.as_mut()]
+        .into_iter()
+        .flatten()
+    {
+        if let std::borrow::Cow::Owned(clean) = r.redact_str(text) {
+            *text = clean;
+        }
+    }
 }
