@@ -10,11 +10,21 @@ use crate::envelope::Envelope;
 use crate::fault::{Fault, FaultCounts, FaultHandler, Faults, GuardedStore};
 use crate::idempotency::IdempotencyGate;
 pub use crate::options::CallOptions;
+use crate::pipeline::approval::Approve;
+use crate::pipeline::audit::AuditTrail;
+use crate::pipeline::budget::OutputCut;
+use crate::pipeline::decode::Decode;
+use crate::pipeline::execute::Execute;
+use crate::pipeline::idempotency::Claims;
+use crate::pipeline::paging::Paging;
+use crate::pipeline::policy::PolicyCheck;
 pub use crate::pipeline::prepare::Problem;
+use crate::pipeline::redact::Redact;
 use crate::pipeline::registry::{Engine, Registry};
+use crate::pipeline::size::ArgumentSize;
 pub use crate::pipeline::threads::DEFAULT_TOOL_THREADS;
 use crate::pipeline::threads::{Isolation, ToolThreads};
-use crate::pipeline::{prepare, write_audit, Entry, Shared, Stage, StageId};
+use crate::pipeline::{prepare, Entry, Stage, StageId, Stages};
 use crate::policy::{Caller, Policy};
 use crate::redact::Redactor;
 use crate::secret::SecretKey;
@@ -373,53 +383,80 @@ impl ToolboxBuilder {
             return Err(BuildError { problems });
         }
         let faults = Arc::new(Faults::new(self.on_fault.clone()));
-        if let Some(sink) = &self.audit {
-            for e in &registry.entries {
-                let rec = AuditRecord::register(e.tool.spec());
-                write_audit(sink.as_ref(), &faults, &rec);
-            }
+        let stages = self.into_stages(&faults);
+        for e in &registry.entries {
+            stages.audit.write(&AuditRecord::register(e.tool.spec()));
         }
         Ok(Toolbox {
             engine: Engine {
                 registry: ArcSwap::from_pointee(registry),
-                shared: self.into_shared(faults),
+                stages,
+                faults,
             },
             writing: Mutex::new(()),
             changes: tokio::sync::watch::Sender::new(0),
         })
     }
 
-    /// The boundary settings every call shares.
-    fn into_shared(self, faults: Arc<Faults>) -> Shared {
-        let store = Arc::new(GuardedStore::new(self.store, Arc::clone(&faults)));
+    /// The stages, each given the settings it owns: what several stages need (the record
+    /// store, the fault counter, the redactor) each gets a handle to.
+    fn into_stages(self, faults: &Arc<Faults>) -> Stages {
+        let store = Arc::new(GuardedStore::new(self.store, Arc::clone(faults)));
         let gate = IdempotencyGate::new(self.idempotency_window)
             .refusing_in_progress()
             .with_durable_store(Arc::clone(&store) as Arc<dyn RecordStore>);
-        let mut host_stages = self.host_stages;
+        let mut host = self.host_stages;
         // In pipeline order; a stable sort keeps the order of stages at one point.
-        host_stages
-            .sort_by_key(|(before, _)| crate::pipeline::ORDER.iter().position(|id| id == before));
-        Shared {
-            context: Arc::new(self.context),
-            policy: self.policy,
-            approver: self.approver,
+        host.sort_by_key(|(before, _)| crate::pipeline::ORDER.iter().position(|id| id == before));
+        // The fast path skips the argument value, which the audit digest, the hooks and the
+        // host's stages read.
+        let typed =
+            self.typed_decoding && self.audit.is_none() && self.hooks.is_empty() && host.is_empty();
+        Stages {
+            size: ArgumentSize {
+                max_bytes: self.max_argument_bytes,
+            },
+            policy: PolicyCheck {
+                policy: self.policy,
+            },
+            decode: Decode { typed },
+            paging: Paging {
+                secret: SecretKey::random(),
+                store: Arc::clone(&store),
+            },
             hooks: self.hooks,
-            audit: self.audit,
-            redactor: self.redactor,
-            budget: self.budget,
-            store,
-            default_timeout: self.default_timeout,
-            gate,
-            secret: SecretKey::random(),
-            offload_sync_tools: self.offload_sync_tools,
-            isolation: self.isolation,
-            threads: ToolThreads::new(self.tool_threads),
-            typed_decoding: self.typed_decoding,
-            audit_key: self.audit_key.unwrap_or_else(SecretKey::random),
-            max_argument_bytes: self.max_argument_bytes,
-            approval_timeout: self.approval_timeout,
-            faults,
-            host_stages,
+            claims: Claims {
+                gate,
+                store: Arc::clone(&store),
+                budget: self.budget,
+            },
+            approval: Approve {
+                approver: self.approver,
+                timeout: self.approval_timeout,
+                faults: Arc::clone(faults),
+            },
+            execute: Execute {
+                context: Arc::new(self.context),
+                default_timeout: self.default_timeout,
+                offload_sync_tools: self.offload_sync_tools,
+                isolation: self.isolation,
+                threads: ToolThreads::new(self.tool_threads),
+                redactor: self.redactor.clone(),
+            },
+            redact: Redact {
+                redactor: self.redactor.clone(),
+            },
+            cut: OutputCut {
+                budget: self.budget,
+                store,
+            },
+            audit: AuditTrail {
+                sink: self.audit,
+                key: self.audit_key.unwrap_or_else(SecretKey::random),
+                redactor: self.redactor,
+                faults: Arc::clone(faults),
+            },
+            host,
         }
     }
 }
@@ -434,7 +471,7 @@ impl ToolboxBuilder {
 /// A toolbox is shared by reference across concurrent calls (`Arc<Toolbox>`); registering and
 /// retiring tools take `&self`.
 pub struct Toolbox {
-    /// The registry and the boundary settings every call reads.
+    /// The registry and the stages every call runs through.
     pub(crate) engine: Engine,
     /// Held by the one `update` that derives the next registry from the current one.
     writing: Mutex<()>,
@@ -505,7 +542,7 @@ impl Toolbox {
     /// How many faults of the host's parts (audit sink, record store, approver) this toolbox has
     /// seen since it was built; see [`Fault`](crate::Fault) and [`ToolboxBuilder::on_fault`].
     pub fn faults(&self) -> FaultCounts {
-        self.engine.shared.faults.counts()
+        self.engine.faults.counts()
     }
 
     /// How many of the toolbox's tool threads ([`ToolboxBuilder::tool_threads`]) still run a
@@ -514,7 +551,7 @@ impl Toolbox {
     /// thread until the tool returns; a figure that keeps growing names a tool that blocks. For
     /// the host's health checks.
     pub fn held_tool_threads(&self) -> usize {
-        self.engine.shared.threads.held()
+        self.engine.stages.execute.threads.held()
     }
 
     /// The names of the registered tools, in registration order.
@@ -528,28 +565,27 @@ impl Toolbox {
 
     /// Writes a register or deregister record, when the toolbox has an audit sink.
     fn audit_change(&self, rec: AuditRecord) {
-        if let Some(sink) = &self.engine.shared.audit {
-            write_audit(sink.as_ref(), &self.engine.shared.faults, &rec);
-        }
+        self.engine.stages.audit.write(&rec);
     }
 
     /// Registers a tool on a running toolbox (with the same checks as [`ToolboxBuilder::build`]).
     pub fn register(&self, tool: Tool) -> Result<(), BuildError> {
         let mut result = Ok(());
-        let changed = self.update(
-            |reg| match prepare(&tool, &self.engine.shared.context, reg) {
-                Ok(entry) => {
-                    let mut next = reg.clone();
-                    next.retired.remove(tool.name());
-                    next.push(entry);
-                    Some(next)
-                }
-                Err(problems) => {
-                    result = Err(BuildError { problems });
-                    None
-                }
-            },
-        );
+        let changed =
+            self.update(
+                |reg| match prepare(&tool, &self.engine.stages.execute.context, reg) {
+                    Ok(entry) => {
+                        let mut next = reg.clone();
+                        next.retired.remove(tool.name());
+                        next.push(entry);
+                        Some(next)
+                    }
+                    Err(problems) => {
+                        result = Err(BuildError { problems });
+                        None
+                    }
+                },
+            );
         if let Some(generation) = changed {
             self.audit_change(AuditRecord::register(tool.spec()));
             self.announce(generation);

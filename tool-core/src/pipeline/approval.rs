@@ -4,21 +4,30 @@
 //! panics is `failed` (`APPROVER_FAILED`, counted as a fault, its text in the audit record's
 //! host-only detail). None of them runs the tool.
 
-use super::{CallState, Shared, Step};
+use super::{CallState, Step};
 use crate::approval::{Approval, ApprovalRequest, Approver};
 use crate::codes;
 use crate::envelope::Envelope;
 use crate::error::ToolError;
-use crate::fault::{Fault, FaultKind};
+use crate::fault::{Fault, FaultKind, Faults};
 use crate::unwind::CatchUnwind;
+use std::sync::Arc;
 use std::time::Duration;
+
+/// Stage `approval`, with the host's approver, how long it may take, and where its panics are
+/// counted.
+pub(crate) struct Approve {
+    pub(crate) approver: Option<Arc<dyn Approver>>,
+    pub(crate) timeout: Option<Duration>,
+    pub(crate) faults: Arc<Faults>,
+}
 
 /// Whether the tool needs approval (then `run` asks for it).
 pub(super) fn needed(entry: &super::Entry) -> bool {
     entry.tool.spec().effects.requires_approval
 }
 
-pub(super) async fn run(sh: &Shared, call: &mut CallState<'_>) -> Step {
+pub(super) async fn run(sh: &Approve, call: &mut CallState<'_>) -> Step {
     let spec = call.entry().tool.spec();
     let Some(approver) = &sh.approver else {
         return Step::answer(
@@ -52,13 +61,13 @@ pub(super) async fn run(sh: &Shared, call: &mut CallState<'_>) -> Step {
 /// `detail`, the audit record's host-only detail (redacted there like every detail), so the host
 /// can find out why; the agent's envelope never holds it.
 async fn ask(
-    sh: &Shared,
+    sh: &Approve,
     approver: &dyn Approver,
     request: &ApprovalRequest,
     detail: &mut Option<String>,
 ) -> Result<Approval, Envelope> {
     let asked = CatchUnwind(Box::pin(async move { approver.approve(request).await }));
-    let answer = match sh.approval_timeout {
+    let answer = match sh.timeout {
         Some(limit) => match tokio::time::timeout(limit, asked).await {
             Ok(answer) => answer,
             Err(_) => return Err(approval_timeout_envelope(&request.tool, limit)),

@@ -5,25 +5,44 @@
 //! [`record_dropped`] (from the call state's `Drop`): no status, the code `CANCELLED`, and
 //! whether the tool had started.
 
-use super::{CallState, Entry, Shared};
+use super::{CallState, Entry};
 use crate::audit::{keyed_args_digest, AuditEvent, AuditRecord, AuditSink, CANCELLED};
 use crate::fault::{Fault, FaultKind, Faults};
+use crate::redact::Redactor;
+use crate::secret::SecretKey;
 use std::sync::Arc;
+
+/// Stage `audit`, with the host's audit sink, the key of the argument digests, the redactor
+/// of host-only detail, and where the sink's failures are counted.
+pub(crate) struct AuditTrail {
+    pub(crate) sink: Option<Arc<dyn AuditSink>>,
+    /// Keys the argument digests of audit records.
+    pub(crate) key: SecretKey,
+    pub(crate) redactor: Option<Arc<Redactor>>,
+    pub(crate) faults: Arc<Faults>,
+}
+
+impl AuditTrail {
+    /// Writes a record that is not a call's (a tool registered or retired), when there is a
+    /// sink.
+    pub(crate) fn write(&self, rec: &AuditRecord) {
+        if let Some(sink) = &self.sink {
+            write_audit(sink.as_ref(), &self.faults, rec);
+        }
+    }
+}
 use std::time::Instant;
 
 /// Writes the call's audit record (a call without an envelope is recorded, and answered, as the
 /// generic failure).
 pub(super) fn record(call: &mut CallState<'_>) {
-    let sh = &call.engine.shared;
-    if let Some(sink) = &sh.audit {
+    let sh = &call.engine.stages.audit;
+    if let Some(sink) = &sh.sink {
         let mut rec = call_record(call, call.entry.as_deref());
         let env = call.env.get_or_insert_with(super::internal_failure);
         rec.status = Some(env.status);
         rec.code.clone_from(&env.code);
-        rec.args_digest = call
-            .args
-            .as_ref()
-            .map(|a| keyed_args_digest(&sh.audit_key, a));
+        rec.args_digest = call.args.as_ref().map(|a| keyed_args_digest(&sh.key, a));
         // Host-only detail (a panic's text, output-contract errors) can quote secrets too.
         rec.detail = match (call.detail.take(), &sh.redactor) {
             (Some(d), Some(r)) => Some(r.redact_str(&d).into_owned()),
@@ -52,15 +71,14 @@ fn elapsed_ms(started: Instant) -> u64 {
 }
 
 /// Keeps the digest of the validated arguments for the record of a call dropped from here on.
-pub(super) fn remember_args(sh: &Shared, call: &CallState<'_>) {
-    if let (Some(_), Some(args)) = (&sh.audit, &call.args) {
-        call.trace
-            .set_args_digest(keyed_args_digest(&sh.audit_key, args));
+pub(super) fn remember_args(sh: &AuditTrail, call: &CallState<'_>) {
+    if let (Some(_), Some(args)) = (&sh.sink, &call.args) {
+        call.trace.set_args_digest(keyed_args_digest(&sh.key, args));
     }
 }
 
 /// Writes one audit record; an error or a panic of the sink is counted as a fault.
-pub(crate) fn write_audit(sink: &dyn AuditSink, faults: &Faults, rec: &AuditRecord) {
+fn write_audit(sink: &dyn AuditSink, faults: &Faults, rec: &AuditRecord) {
     if let Err(e) = crate::fault::contained(|| sink.try_record(rec)) {
         faults.report(Fault {
             kind: FaultKind::AuditSink,
@@ -102,7 +120,8 @@ impl Trace {
 /// state's `Drop`, while `in_flight`).
 pub(super) fn record_dropped(call: &CallState<'_>) {
     super::telemetry::cancelled();
-    let Some(sink) = &call.engine.shared.audit else {
+    let sh = &call.engine.stages.audit;
+    let Some(sink) = &sh.sink else {
         return;
     };
     let t = call.trace.lock();
@@ -116,5 +135,5 @@ pub(super) fn record_dropped(call: &CallState<'_>) {
         "the host dropped the call before the tool ran".to_string()
     });
     drop(t);
-    write_audit(sink.as_ref(), &call.engine.shared.faults, &rec);
+    write_audit(sink.as_ref(), &sh.faults, &rec);
 }

@@ -3,12 +3,28 @@
 //! data, after the hooks, which may have added to them. A call that ended before an answer has
 //! only its channels bounded.
 
-use super::{CallState, Shared, Step};
-use crate::budget::{bound_channels, fit_envelope};
+use super::{CallState, Entry, Step};
+use crate::budget::{bound_channels, fit_envelope, OutputBudget};
 use crate::envelope::Status;
+use crate::fault::GuardedStore;
+use std::sync::Arc;
 
-pub(super) fn run(sh: &Shared, call: &mut CallState<'_>) -> Step {
-    let budget = sh.budget_of(call.entry.as_deref());
+/// Stage `budget`, with the toolbox's default output budget and the record store cut results
+/// are kept in.
+pub(crate) struct OutputCut {
+    pub(crate) budget: OutputBudget,
+    pub(crate) store: Arc<GuardedStore>,
+}
+
+/// The output budget of a call: its tool's own, or the toolbox's `default`.
+pub(super) fn budget_of(default: OutputBudget, entry: Option<&Entry>) -> OutputBudget {
+    entry
+        .and_then(|e| e.tool.inner.output_budget)
+        .map_or(default, OutputBudget::new)
+}
+
+pub(super) fn run(sh: &OutputCut, call: &mut CallState<'_>) -> Step {
+    let budget = budget_of(sh.budget, call.entry.as_deref());
     if call.early {
         if let Some(env) = call.env.as_mut() {
             bound_channels(env, budget);

@@ -11,18 +11,28 @@
 //! the checks of exactly one parameter that was sent: the validator checks that one value and
 //! its problems are the answer (the same the general path gives).
 
-use super::{CallState, Shared, Step};
+use super::execute::Execute;
+use super::{CallState, Step};
 use crate::arguments::Arguments;
 use crate::codes;
 use crate::envelope::{Envelope, Status};
 use crate::typed::Decoded;
 use serde_json::Value;
 
-pub(super) fn run(sh: &Shared, call: &mut CallState<'_>) -> Step {
+/// Stage `decode`: whether the typed fast path is open in this toolbox.
+pub(crate) struct Decode {
+    /// The typed fast path is on (it is, except in tests comparing the two paths) and no stage
+    /// the toolbox configures reads the argument value for every call: no audit sink (its
+    /// digest), no hooks, no host stages (which see the arguments).
+    pub(crate) typed: bool,
+}
+
+/// Stage `decode`; a sync tool on the fast path runs here, as `ex` runs it.
+pub(super) fn run(sh: &Decode, ex: &Execute, call: &mut CallState<'_>) -> Step {
     if fast_path_allowed(sh, call) {
         // No stage between here and `execute` has work (`fast_path_allowed`): a sync tool that
         // runs in place is decoded, checked and run in one call, its arguments never boxed.
-        let decoded = match super::execute::run_fused(sh, call) {
+        let decoded = match super::execute::run_fused(ex, call) {
             Some(Ok(step)) => {
                 #[cfg(feature = "tracing")]
                 tracing::trace!(
@@ -87,15 +97,12 @@ pub(super) fn run(sh: &Shared, call: &mut CallState<'_>) -> Step {
 /// Whether the call may skip the argument value: the tool has a fast path and no stage
 /// configured for the call reads the value. Keep this in step with the pipeline: every stage
 /// that reads `args` must be named here.
-fn fast_path_allowed(sh: &Shared, call: &CallState<'_>) -> bool {
+fn fast_path_allowed(sh: &Decode, call: &CallState<'_>) -> bool {
     let entry = call.entry();
     let effects = &entry.tool.spec().effects;
-    sh.typed_decoding
+    // The audit digest (`audit`), the hooks, the host's stages: `Decode::typed`.
+    sh.typed
         && entry.typed.is_some()
-        // The audit digest (`audit`), the hooks, the host's stages (which see the arguments).
-        && sh.audit.is_none()
-        && sh.hooks.is_empty()
-        && sh.host_stages.is_empty()
         // `cursor`, `idempotency`, `approval`.
         && !entry.paginated
         && entry.tool.inner.idempotency_key.is_empty()

@@ -3,11 +3,12 @@
 //! the output contract. The tool runs on the validated value, or on the arguments the typed
 //! fast path decoded (`decode`), with the same choice of where it runs.
 
-use super::threads::{Unrun, Work, ABORT_GRACE};
-use super::{idempotency, internal_failure, CallState, Entry, Ran, Shared, Step};
+use super::threads::{Isolation, ToolThreads, Unrun, Work, ABORT_GRACE};
+use super::{idempotency, internal_failure, CallState, Entry, Ran, Step};
+use crate::context::Context;
 use crate::envelope::Envelope;
 use crate::error::ToolError;
-use crate::redact::ResultScan;
+use crate::redact::{Redactor, ResultScan};
 use crate::reply::{Encoded, Encoding, Reply, TextScan};
 use crate::spec::ToolSpec;
 use crate::tool::{BoxFuture, Invoke};
@@ -18,21 +19,36 @@ use std::panic::{catch_unwind, AssertUnwindSafe};
 use std::sync::{Arc, PoisonError};
 use std::time::Duration;
 
+/// Stage `execute`, with what running a tool takes: the toolbox's context, the default timeout,
+/// which tools run on the toolbox's tool threads, and the redactor a typed tool's text result is
+/// judged by as it is written.
+pub(crate) struct Execute {
+    pub(crate) context: Arc<Context>,
+    pub(crate) default_timeout: Option<Duration>,
+    /// Run every sync tool on the tool threads, not only those with a timeout.
+    pub(crate) offload_sync_tools: bool,
+    /// The tools the host runs on the tool threads whatever their timeout.
+    pub(crate) isolation: Isolation,
+    /// Where tools run apart from the caller's runtime.
+    pub(crate) threads: ToolThreads,
+    pub(crate) redactor: Option<Arc<Redactor>>,
+}
+
 /// For `decode`, on a call whose stages between `decode` and `execute` have no work: a typed
 /// sync tool that runs in the caller's task ([`runs_in_place`]) is decoded, checked and run in one call
 /// ([`crate::typed::TypedRunFn`]), so its arguments are never boxed. When it ran, the answer or
 /// the reply is set as `execute` sets it (and `ran` with it: `execute` has nothing left to do).
 /// `Err` with what the decoding made of the arguments when they did not decode or pass the
 /// checks (nothing ran, and the call is as it was); `None` for a tool without this path.
-pub(super) fn run_fused(sh: &Shared, call: &mut CallState<'_>) -> Option<Result<Step, Decoded>> {
+pub(super) fn run_fused(sh: &Execute, call: &mut CallState<'_>) -> Option<Result<Step, Decoded>> {
     let entry = call.entry.as_ref()?;
     let f = entry.typed.as_ref()?.run?;
     if !runs_in_place(sh, entry) {
         return None;
     }
     let raw = call.raw.take()?;
-    let entry = start(sh, call);
-    let scan = super::redact::scan(sh, &entry);
+    let entry = start(call);
+    let scan = super::redact::scan(sh.redactor.as_deref(), &entry);
     let encoding = encoding_of(&call.encoding, scan.as_ref());
     match f(&sh.context, raw.as_input(), encoding) {
         Fused::Ran(outcome) => {
@@ -49,18 +65,18 @@ pub(super) fn run_fused(sh: &Shared, call: &mut CallState<'_>) -> Option<Result<
     }
 }
 
-pub(super) async fn run(sh: &Shared, call: &mut CallState<'_>) -> Step {
+pub(super) async fn run(sh: &Execute, call: &mut CallState<'_>) -> Step {
     let timeout = call.entry.as_ref().and_then(|e| timeout_of(sh, e));
     // Boxed: these futures hold a timer or a task handle, and held in place they made every
     // call's future (which hosts move into a task or a box) larger, for a run that spawns a
     // task or builds a boxed future anyway (a sync tool run in place goes `run_fused`'s way).
-    if let Some((entry, typed)) = start_typed(sh, call) {
-        let scan = super::redact::scan(sh, &entry);
+    if let Some((entry, typed)) = start_typed(call) {
+        let scan = super::redact::scan(sh.redactor.as_deref(), &entry);
         let encoding = encoding_of(&call.encoding, scan.as_ref());
         let outcome = Box::pin(invoke_typed(sh, &entry, typed, timeout, encoding)).await;
         return finish(call, entry, outcome);
     }
-    let entry = start(sh, call);
+    let entry = start(call);
     let outcome = Box::pin(invoke(sh, &entry, call.args(), timeout))
         .await
         .map(|r| r.map(|reply| reply.map_data(Encoded::Value)));
@@ -68,7 +84,7 @@ pub(super) async fn run(sh: &Shared, call: &mut CallState<'_>) -> Step {
 }
 
 /// The tool's timeout: its own, or the toolbox default.
-fn timeout_of(sh: &Shared, entry: &Entry) -> Option<Duration> {
+fn timeout_of(sh: &Execute, entry: &Entry) -> Option<Duration> {
     entry
         .tool
         .spec()
@@ -81,9 +97,9 @@ fn timeout_of(sh: &Shared, entry: &Entry) -> Option<Duration> {
 /// for the run: a clone would write the entry's reference count, a line every thread calling
 /// this tool shares. [`finish`] puts it back. (A call dropped while its tool runs leaves it out:
 /// nothing reads the state of a dropped call.)
-fn start(sh: &Shared, call: &mut CallState<'_>) -> Arc<Entry> {
+fn start(call: &mut CallState<'_>) -> Arc<Entry> {
     idempotency::mark_started(call);
-    if sh.audit.is_some() {
+    if call.audited() {
         call.trace.mark_started();
     }
     call.entry
@@ -93,10 +109,10 @@ fn start(sh: &Shared, call: &mut CallState<'_>) -> Arc<Entry> {
 
 /// [`start`] for a call the typed fast path decoded: also its arguments. `None` (and nothing
 /// done) for a call on a validated value.
-fn start_typed(sh: &Shared, call: &mut CallState<'_>) -> Option<(Arc<Entry>, TypedArgs)> {
+fn start_typed(call: &mut CallState<'_>) -> Option<(Arc<Entry>, TypedArgs)> {
     let typed = call.typed.take()?;
     let typed = typed.into_inner().unwrap_or_else(PoisonError::into_inner);
-    Some((start(sh, call), typed))
+    Some((start(call), typed))
 }
 
 /// How a typed tool encodes its result for the call: a result written as text is judged for
@@ -219,7 +235,7 @@ type Executed<R = Reply<Value>> = Result<Result<R, ToolError>, Stop>;
 /// - Otherwise, and outside a tokio runtime, the executor runs in the caller's task, at the
 ///   cost of a function call.
 async fn invoke(
-    sh: &Shared,
+    sh: &Execute,
     entry: &Arc<Entry>,
     args: &Value,
     timeout: Option<Duration>,
@@ -253,12 +269,17 @@ async fn invoke(
 
 /// Whether the tool runs on the toolbox's tool threads (given a runtime): it has a timeout,
 /// the host isolates it, or it is a sync tool and the host offloads every sync tool.
-fn isolated(sh: &Shared, entry: &Entry, timeout: Option<Duration>, sync: bool) -> bool {
+fn isolated(sh: &Execute, entry: &Entry, timeout: Option<Duration>, sync: bool) -> bool {
     timeout.is_some() || (sync && sh.offload_sync_tools) || sh.isolation.covers(entry.tool.name())
 }
 
 /// Runs the executor in the caller's task, with the timeout as a tokio timer around it.
-async fn inline(sh: &Shared, invoke: &Invoke, args: &Value, timeout: Option<Duration>) -> Executed {
+async fn inline(
+    sh: &Execute,
+    invoke: &Invoke,
+    args: &Value,
+    timeout: Option<Duration>,
+) -> Executed {
     // The executor is called inside the future, so a panic while it builds its own future
     // (possible in a hand-written `Tool::from_fn` closure) is caught like one while polling.
     let fut: BoxFuture<'_, Result<Reply<Value>, ToolError>> = match invoke {
@@ -303,7 +324,7 @@ async fn guarded<R>(
 /// Whether the tool is a typed sync tool that runs in the caller's task, at the cost of a
 /// function call: no timeout, and not offloaded to the blocking pool (or no runtime to offload
 /// it to), as [`invoke_typed`] would run it.
-fn runs_in_place(sh: &Shared, entry: &Entry) -> bool {
+fn runs_in_place(sh: &Execute, entry: &Entry) -> bool {
     entry.typed.as_ref().is_some_and(|d| d.blocking.is_some())
         && timeout_of(sh, entry).is_none()
         && !(isolated(sh, entry, None, true) && tokio::runtime::Handle::try_current().is_ok())
@@ -312,7 +333,7 @@ fn runs_in_place(sh: &Shared, entry: &Entry) -> bool {
 /// [`invoke`] for arguments the typed fast path decoded: the same choice of where the executor
 /// runs.
 async fn invoke_typed(
-    sh: &Shared,
+    sh: &Execute,
     entry: &Entry,
     args: TypedArgs,
     timeout: Option<Duration>,
@@ -350,7 +371,7 @@ fn detached(encoding: Encoding<'_>) -> Encoding<'static> {
 
 /// [`inline`] for arguments the typed fast path decoded.
 async fn inline_typed(
-    sh: &Shared,
+    sh: &Execute,
     def: &TypedDef,
     blocking: Option<TypedBlockingFn>,
     args: TypedArgs,

@@ -2,8 +2,8 @@
 //! arguments. A before-hook's error stops the call; after-hooks see the answer (not a call that
 //! ended before one) and cannot change its outcome.
 
-use super::{CallState, Shared, Step};
-use crate::approval::CallInfo;
+use super::{CallState, Step};
+use crate::approval::{CallInfo, Hooks};
 
 fn info<'c>(call: &'c CallState<'_>) -> CallInfo<'c> {
     CallInfo {
@@ -15,29 +15,29 @@ fn info<'c>(call: &'c CallState<'_>) -> CallInfo<'c> {
 }
 
 /// Stage `before_hooks`.
-pub(super) fn before(sh: &Shared, call: &mut CallState<'_>) -> Step {
-    if sh.hooks.is_empty() {
+pub(super) fn before(hooks: &Hooks, call: &mut CallState<'_>) -> Step {
+    if hooks.is_empty() {
         // Nothing to run (and on the typed fast path, no argument value to show).
         return Step::Continue;
     }
-    match sh.hooks.run_before(&info(call)) {
+    match hooks.run_before(&info(call)) {
         Ok(()) => Step::Continue,
         Err(e) => Step::refuse(e.into_envelope()),
     }
 }
 
 /// Stage `after_hooks`.
-pub(super) fn after(sh: &Shared, call: &mut CallState<'_>) -> Step {
+pub(super) fn after(hooks: &Hooks, call: &mut CallState<'_>) -> Step {
     if call.early || call.args.is_none() {
         return Step::Continue;
     }
-    if sh.hooks.has_after() {
+    if hooks.has_after() {
         // The hooks see the result as a value (a call with hooks takes the general path, whose
         // result is a value already: this keeps it so if that changes).
         call.materialize();
     }
     if let Some(mut env) = call.env.take() {
-        sh.hooks.run_after(&info(call), &mut env);
+        hooks.run_after(&info(call), &mut env);
         call.env = Some(env);
     }
     Step::Continue

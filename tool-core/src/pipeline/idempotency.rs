@@ -6,12 +6,24 @@
 //! record keeps it for the repeats, or releases the key: when the tool never ran, or answered
 //! with a status that says it did nothing (`did_not_act`), so the retry that status asks for runs.
 
-use super::{CallState, Entry, Ran, Shared, Step};
+use super::{CallState, Entry, Ran, Step};
+use crate::budget::OutputBudget;
 use crate::envelope::Status;
-use crate::idempotency::{Disposition, Entered, IdempotencyKey};
+use crate::fault::GuardedStore;
+use crate::idempotency::{Disposition, Entered, IdempotencyGate, IdempotencyKey};
 use crate::options::CallOptions;
 use crate::store::RecordStore;
 use serde_json::Value;
+use std::sync::Arc;
+
+/// Stages `idempotency` and `idempotency_record`, with the gate that holds the claims, the
+/// record store that keeps what a repeat is shown, and the default output budget (a repeat is
+/// shown its original only when it fits).
+pub(crate) struct Claims {
+    pub(crate) gate: IdempotencyGate,
+    pub(crate) store: Arc<GuardedStore>,
+    pub(crate) budget: OutputBudget,
+}
 
 /// The idempotency key of a call: the declared identifying arguments, or the explicit key
 /// (bound to all the arguments), scoped to the caller and the tool.
@@ -75,7 +87,7 @@ pub(super) fn key_of(call: &CallState<'_>) -> Option<IdempotencyKey> {
 
 /// Stage `idempotency`, for a call with a key.
 pub(super) async fn claim<'a>(
-    sh: &'a Shared,
+    sh: &'a Claims,
     call: &mut CallState<'a>,
     key: IdempotencyKey,
 ) -> Step {
@@ -89,7 +101,7 @@ pub(super) async fn claim<'a>(
             let original = dup.reference.as_deref().and_then(|r| sh.store.get(r));
             // The original is shown only when it fits the output budget (a refused envelope is
             // not cut); its `ref` always names it.
-            let budget = sh.budget_of(call.entry.as_deref());
+            let budget = super::budget::budget_of(sh.budget, call.entry.as_deref());
             let original = original.filter(|o| crate::budget::fits(o, budget.max_chars));
             let mut env = dup.into_envelope(name, &sh.gate);
             if let (Some(original), Some(Value::Object(details))) = (original, env.data.as_mut()) {
@@ -112,7 +124,7 @@ pub(super) fn mark_started(call: &CallState<'_>) {
 }
 
 /// Stage `idempotency_record`.
-pub(super) fn record(sh: &Shared, call: &mut CallState<'_>) -> Step {
+pub(super) fn record(sh: &Claims, call: &mut CallState<'_>) -> Step {
     if call.claim.is_some() {
         // What is kept for a repeat is the value (a keyed call takes the general path, whose
         // result is a value already: this keeps it so if that changes).

@@ -8,20 +8,16 @@ use crate::envelope::{Envelope, Status};
 use crate::policy::{Caller, Policy};
 use std::sync::Arc;
 
-pub(super) fn run(tb: &Engine, call: &mut CallState<'_>) -> Step {
+/// Finds the tool in the engine's registry; an unknown name's error names the tools `policy`
+/// lets the caller call.
+pub(super) fn run(tb: &Engine, policy: &Policy, call: &mut CallState<'_>) -> Step {
     let reg = tb.registry();
     let Some(&i) = reg.index.get(call.name) else {
-        let sh = &tb.shared;
-        return Step::refuse(unknown_tool(
-            &reg,
-            call.name,
-            &sh.policy,
-            call.options.who(),
-        ));
+        return Step::refuse(unknown_tool(&reg, call.name, policy, call.options.who()));
     };
     let entry = Arc::clone(&reg.entries[i]);
     drop(reg);
-    if tb.shared.audit.is_some() {
+    if call.audited() {
         call.trace.set_entry(&entry);
     }
     call.entry = Some(entry);

@@ -69,56 +69,50 @@
 //!   [`ToolboxBuilder::stage`](crate::ToolboxBuilder::stage) before one of the call stages
 //!   ([`StageId::accepts_host_stage`]). It sees a [`StageCall`] and continues or ends the call
 //!   with an envelope ([`Flow`]), which is answered like a built-in refusal.
-//! - **A built-in stage**: add a module here, a variant to [`StageId`] (with its name and
-//!   summary), its place in [`ORDER`], and its arm in `run`'s match; the README's pipeline table is
-//!   checked against [`ORDER`] by tests/readme.rs.
+//! - **A built-in stage**: add a module here with the struct of the settings it owns, a field
+//!   for it in `Stages` (filled in by the builder's `into_stages`), a variant to [`StageId`]
+//!   (with its name and summary), its place in [`ORDER`], and its arm in `run`'s match, which
+//!   hands it its settings; the README's pipeline table is checked against [`ORDER`] by
+//!   tests/readme.rs.
 
 use crate::codes;
-mod approval;
-mod audit;
-mod budget;
+pub(crate) mod approval;
+pub(crate) mod audit;
+pub(crate) mod budget;
 mod contract;
-mod decode;
-mod execute;
+pub(crate) mod decode;
+pub(crate) mod execute;
 mod hooks;
-mod idempotency;
+pub(crate) mod idempotency;
 mod lookup;
-mod paging;
-mod policy;
+pub(crate) mod paging;
+pub(crate) mod policy;
 pub(crate) mod prepare;
-mod redact;
+pub(crate) mod redact;
 pub(crate) mod registry;
-mod size;
+pub(crate) mod size;
 mod stage;
 mod telemetry;
 pub(crate) mod threads;
 pub(crate) mod validate;
 
-pub(crate) use audit::write_audit;
 pub(crate) use contract::unencodable;
 pub(crate) use prepare::{prepare, Entry};
 pub use stage::{Flow, Stage, StageCall, StageFuture};
 
-use crate::approval::{Approver, Hooks};
+use crate::approval::Hooks;
 use crate::arguments::Arguments;
-use crate::audit::AuditSink;
-use crate::budget::{OutputBudget, PageRequest};
-use crate::context::Context;
+use crate::budget::PageRequest;
 use crate::envelope::Envelope;
 use crate::error::ToolError;
-use crate::fault::{Faults, GuardedStore};
-use crate::idempotency::{IdempotencyGate, Ticket};
+use crate::idempotency::Ticket;
 use crate::operation::OperationId;
 use crate::options::CallOptions;
-use crate::policy::Policy;
-use crate::redact::Redactor;
 use crate::reply::{Encoded, Encoding, Reply};
-use crate::secret::SecretKey;
 use crate::typed::TypedArgs;
 use registry::Engine;
 use serde_json::Value;
 use std::sync::Arc;
-use std::time::Duration;
 
 /// One stage of the call pipeline. [`ORDER`] lists them in the order they run.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
@@ -270,46 +264,24 @@ pub(crate) enum Ran {
     Stopped,
 }
 
-/// The boundary settings shared by every call, fixed at build time.
-pub(crate) struct Shared {
-    pub(crate) context: Arc<Context>,
-    pub(crate) policy: Policy,
-    pub(crate) approver: Option<Arc<dyn Approver>>,
+/// The built-in stages, each with the configuration it owns, and the host's stages: assembled
+/// by [`ToolboxBuilder::build`](crate::ToolboxBuilder::build), fixed for the toolbox's life.
+/// A stage reads its own settings only (what two stages both need, such as the record store,
+/// each holds a handle to); the call loop ([`run`]) hands each its part.
+pub(crate) struct Stages {
+    pub(crate) size: size::ArgumentSize,
+    pub(crate) policy: policy::PolicyCheck,
+    pub(crate) decode: decode::Decode,
+    pub(crate) paging: paging::Paging,
     pub(crate) hooks: Hooks,
-    pub(crate) audit: Option<Arc<dyn AuditSink>>,
-    pub(crate) redactor: Option<Arc<Redactor>>,
-    pub(crate) budget: OutputBudget,
-    /// The host's record store, with its failures counted as faults.
-    pub(crate) store: Arc<GuardedStore>,
-    pub(crate) default_timeout: Option<Duration>,
-    pub(crate) gate: IdempotencyGate,
-    /// Binds cursors to tool, caller and arguments.
-    pub(crate) secret: SecretKey,
-    /// Run every sync tool on the tool threads, not only those with a timeout.
-    pub(crate) offload_sync_tools: bool,
-    /// The tools the host runs on the tool threads whatever their timeout.
-    pub(crate) isolation: threads::Isolation,
-    /// Where tools run apart from the caller's runtime.
-    pub(crate) threads: threads::ToolThreads,
-    /// Whether the typed fast path is on (it is, except in tests comparing the two paths).
-    pub(crate) typed_decoding: bool,
-    /// Keys the argument digests of audit records.
-    pub(crate) audit_key: SecretKey,
-    /// The largest arguments a call may send, in bytes of JSON.
-    pub(crate) max_argument_bytes: usize,
-    pub(crate) approval_timeout: Option<Duration>,
-    pub(crate) faults: Arc<Faults>,
+    pub(crate) claims: idempotency::Claims,
+    pub(crate) approval: approval::Approve,
+    pub(crate) execute: execute::Execute,
+    pub(crate) redact: redact::Redact,
+    pub(crate) cut: budget::OutputCut,
+    pub(crate) audit: audit::AuditTrail,
     /// The host's stages, each with the built-in stage it runs before, in [`ORDER`].
-    pub(crate) host_stages: Vec<(StageId, Arc<dyn Stage>)>,
-}
-
-impl Shared {
-    /// The output budget of a call: its tool's own, or the toolbox default.
-    pub(crate) fn budget_of(&self, entry: Option<&Entry>) -> OutputBudget {
-        entry
-            .and_then(|e| e.tool.inner.output_budget)
-            .map_or(self.budget, OutputBudget::new)
-    }
+    pub(crate) host: Vec<(StageId, Arc<dyn Stage>)>,
 }
 
 /// What flows between the stages of one call.
@@ -390,7 +362,12 @@ impl<'a> CallState<'a> {
             operation_id,
             trace,
             // The clock is read only for the audit record.
-            started: engine.shared.audit.is_some().then(std::time::Instant::now),
+            started: engine
+                .stages
+                .audit
+                .sink
+                .is_some()
+                .then(std::time::Instant::now),
             in_flight: true,
             raw: Some(args),
             entry: None,
@@ -408,6 +385,12 @@ impl<'a> CallState<'a> {
             early: false,
             panicked: false,
         }
+    }
+
+    /// Whether the call is audited (the toolbox has an audit sink): the stages then keep its
+    /// trace, for the record of a call dropped before it finishes.
+    pub(crate) fn audited(&self) -> bool {
+        self.started.is_some()
     }
 
     /// The tool, for stages after `lookup` (which ends every call it cannot resolve).
@@ -609,7 +592,7 @@ const FINISHING: u32 = bits(&[
 /// the call (`Idle`, known after `lookup`) is dropped from it unless a host stage runs before
 /// it, and once the call has its envelope only the finishing stages are left.
 pub(crate) async fn run<'a>(tb: &'a Engine, call: &mut CallState<'a>) {
-    let hosts = &tb.shared.host_stages;
+    let hosts = &tb.stages.host;
     let mut next_host = 0;
     // The stages that host stages run before: visited even when they have nothing to do.
     let host_before = hosts.iter().fold(0, |m, (at, _)| m | Idle::bit(*at));
@@ -646,7 +629,7 @@ pub(crate) async fn run<'a>(tb: &'a Engine, call: &mut CallState<'a>) {
         if idle.has(id) {
             continue;
         }
-        let sh = &tb.shared;
+        let st = &tb.stages;
         // Every stage in one match (one jump), the stages that learn what is idle included.
         // The stages that await are polled in place, each only when it has something to await:
         // a future as large as the executor's is not built (and moved) for every stage. Those
@@ -654,16 +637,16 @@ pub(crate) async fn run<'a>(tb: &'a Engine, call: &mut CallState<'a>) {
         // need approval build them, and held in place they made every call's future (which
         // hosts move, into a task or a box) a third larger.
         let step = match id {
-            StageId::ArgumentSize => size::run(sh, call),
+            StageId::ArgumentSize => st.size.run(call),
             StageId::Lookup => {
-                let step = lookup::run(tb, call);
-                idle = Idle::of(sh, call);
+                let step = lookup::run(tb, &st.policy.policy, call);
+                idle = Idle::of(st, call);
                 todo &= !(idle.0 & !host_before);
                 step
             }
-            StageId::Policy => policy::run(sh, call),
+            StageId::Policy => st.policy.run(call),
             StageId::Decode => {
-                let step = decode::run(sh, call);
+                let step = decode::run(&st.decode, &st.execute, call);
                 if call.args.is_none() {
                     // The typed fast path decoded and checked the arguments (or none could be
                     // decoded): `validate` has no value to validate.
@@ -676,27 +659,27 @@ pub(crate) async fn run<'a>(tb: &'a Engine, call: &mut CallState<'a>) {
                 }
                 step
             }
-            StageId::Validate => validate::run(sh, call),
-            StageId::Cursor => paging::cursor(sh, call),
-            StageId::BeforeHooks => hooks::before(sh, call),
-            StageId::StoredPage => paging::stored_page(sh, call),
+            StageId::Validate => validate::run(&st.audit, call),
+            StageId::Cursor => paging::cursor(&st.paging, call),
+            StageId::BeforeHooks => hooks::before(&st.hooks, call),
+            StageId::StoredPage => paging::stored_page(&st.paging, call),
             // The key moves into the boxed claim: only the box is held across the await.
             StageId::Idempotency => match idempotency::key_of(call)
-                .map(|key| Box::pin(idempotency::claim(sh, call, key)))
+                .map(|key| Box::pin(idempotency::claim(&st.claims, call, key)))
             {
                 Some(claim) => claim.await,
                 None => Step::Continue,
             },
             StageId::Approval if approval::needed(call.entry()) => {
-                Box::pin(approval::run(sh, call)).await
+                Box::pin(approval::run(&st.approval, call)).await
             }
             StageId::Approval => Step::Continue,
-            StageId::Execute => execute::run(sh, call).await,
+            StageId::Execute => execute::run(&st.execute, call).await,
             StageId::OutputContract => contract::run(call),
-            StageId::Redact => redact::run(sh, call),
-            StageId::IdempotencyRecord => idempotency::record(sh, call),
-            StageId::AfterHooks => hooks::after(sh, call),
-            StageId::Budget => budget::run(sh, call),
+            StageId::Redact => redact::run(&st.redact, call),
+            StageId::IdempotencyRecord => idempotency::record(&st.claims, call),
+            StageId::AfterHooks => hooks::after(&st.hooks, call),
+            StageId::Budget => budget::run(&st.cut, call),
             // Written by `audit::record`, outside the panic guard.
             StageId::Audit => Step::Continue,
         };
@@ -732,12 +715,12 @@ impl Idle {
     }
 
     /// For a call whose tool is found (`lookup`); none for one that ended there.
-    fn of(sh: &Shared, call: &CallState<'_>) -> Idle {
+    fn of(st: &Stages, call: &CallState<'_>) -> Idle {
         let Some(entry) = &call.entry else {
             return Idle::NONE;
         };
         // What depends on the tool and the toolbox only, worked out on the tool's first call.
-        let mut idle = *entry.idle.get_or_init(|| Idle::of_tool(sh, entry));
+        let mut idle = *entry.idle.get_or_init(|| Idle::of_tool(st, entry));
         // No key: nothing is claimed, so nothing is recorded.
         if idempotency::keyless(entry, call.options) {
             idle |= Idle::bit(StageId::Idempotency) | Idle::bit(StageId::IdempotencyRecord);
@@ -745,23 +728,23 @@ impl Idle {
         Idle(idle)
     }
 
-    /// The stages idle for every call of the tool of `entry` in the toolbox of `sh` (the
-    /// boundary settings are fixed when the toolbox is built, and an entry belongs to one).
-    fn of_tool(sh: &Shared, entry: &Entry) -> u32 {
+    /// The stages idle for every call of the tool of `entry` among `st` (the stages are fixed
+    /// when the toolbox is built, and an entry belongs to one toolbox).
+    fn of_tool(st: &Stages, entry: &Entry) -> u32 {
         let mut idle = 0;
         let mut when = |cond: bool, id: StageId| {
             if cond {
                 idle |= Idle::bit(id);
             }
         };
-        when(sh.policy.admits_all(), StageId::Policy);
+        when(st.policy.idle(), StageId::Policy);
         // `cursor` leaves `page` unset (as it starts) and `stored_page` has no page to serve.
         when(!entry.paginated, StageId::Cursor);
         when(!entry.paginated, StageId::StoredPage);
-        when(sh.hooks.is_empty(), StageId::BeforeHooks);
+        when(st.hooks.is_empty(), StageId::BeforeHooks);
         when(!approval::needed(entry), StageId::Approval);
-        when(sh.redactor.is_none(), StageId::Redact);
-        when(!sh.hooks.has_after(), StageId::AfterHooks);
+        when(st.redact.redactor.is_none(), StageId::Redact);
+        when(!st.hooks.has_after(), StageId::AfterHooks);
         idle
     }
 }

@@ -6,20 +6,31 @@
 //! caller. A later page of a kept result is served from the store; a later page of a write whose
 //! result is no longer kept is refused, as a write is never run again just to show a page.
 
-use super::{CallState, Entry, Shared, Step};
+use super::{CallState, Entry, Step};
 use crate::budget::{page_digest, CursorError, PageRequest};
 use crate::codes;
 use crate::envelope::Envelope;
 use crate::error::ToolError;
+use crate::fault::GuardedStore;
 use crate::policy::Caller;
+use crate::secret::SecretKey;
 use crate::store::RecordStore;
 use serde_json::Value;
+use std::sync::Arc;
+
+/// Stages `cursor` and `stored_page`, with the key cursors are bound with and the record store
+/// kept results are read from.
+pub(crate) struct Paging {
+    /// Binds cursors to tool, caller and arguments.
+    pub(crate) secret: SecretKey,
+    pub(crate) store: Arc<GuardedStore>,
+}
 
 /// Stage `cursor`: reads and checks the `cursor` argument. A tool without a cursor parameter
 /// gets no page request here: its result is cut, when it must be, from the first page with
 /// [`unpaginated`]'s hint (stage `budget`), and nothing is built for the results that fit. (A
 /// call on the typed fast path has no argument value; it is never one of a paginated tool.)
-pub(super) fn cursor(sh: &Shared, call: &mut CallState<'_>) -> Step {
+pub(super) fn cursor(sh: &Paging, call: &mut CallState<'_>) -> Step {
     if !call.entry().paginated {
         call.page = None;
         return Step::Continue;
@@ -36,7 +47,7 @@ pub(super) fn cursor(sh: &Shared, call: &mut CallState<'_>) -> Step {
 
 #[allow(clippy::result_large_err)]
 fn page_request(
-    sh: &Shared,
+    sh: &Paging,
     entry: &Entry,
     args: &Value,
     caller: &Caller,
@@ -68,7 +79,7 @@ pub(super) fn unpaginated() -> PageRequest {
 /// Stage `stored_page`: where the requested page comes from. A later page of a kept result is
 /// the answer, read from the record store; a later page of a write whose result is no longer
 /// kept is refused; anything else runs the tool.
-pub(super) fn stored_page(sh: &Shared, call: &mut CallState<'_>) -> Step {
+pub(super) fn stored_page(sh: &Paging, call: &mut CallState<'_>) -> Step {
     let read_only = call.entry().tool.spec().effects.read_only;
     let Some(page) = call.page.as_mut() else {
         return Step::Continue;

@@ -17,9 +17,10 @@
 //! its own (a timeout, offloaded sync tools) writes without the scan, and its text is scanned
 //! here (`Redactor::json_text_may_change`, the same check on each string).
 
-use super::{CallState, Entry, Shared, Step};
+use super::{CallState, Entry, Step};
 use crate::envelope::{Envelope, Status};
 use crate::redact::{QuietKeys, Redactor, ResultScan};
+use std::sync::Arc;
 
 /// The keys of the tool's output schema that `r` leaves alone, checked on the tool's first call.
 fn quiet_keys<'e>(r: &Redactor, e: &'e Entry) -> &'e QuietKeys {
@@ -35,15 +36,20 @@ fn quiet_keys<'e>(r: &Redactor, e: &'e Entry) -> &'e QuietKeys {
 
 /// The scan a typed tool's text result is written with (`execute`), so this stage need not
 /// read the text again: none without a redactor, or for a tool whose results this stage skips.
-pub(super) fn scan<'a>(sh: &'a Shared, e: &'a Entry) -> Option<ResultScan<'a>> {
-    let redactor = sh.redactor.as_deref()?;
+pub(super) fn scan<'a>(redactor: Option<&'a Redactor>, e: &'a Entry) -> Option<ResultScan<'a>> {
+    let redactor = redactor?;
     e.tool.inner.output_may_hold_text.then(|| ResultScan {
         redactor,
         quiet: quiet_keys(redactor, e),
     })
 }
 
-pub(super) fn run(sh: &Shared, call: &mut CallState<'_>) -> Step {
+/// Stage `redact`, with the toolbox's redactor (none: the stage has nothing to do).
+pub(crate) struct Redact {
+    pub(crate) redactor: Option<Arc<Redactor>>,
+}
+
+pub(super) fn run(sh: &Redact, call: &mut CallState<'_>) -> Step {
     let may_hold_text = call.early
         || call
             .entry

@@ -1,8 +1,9 @@
 //! The registered tools as a call finds them ([`Registry`], a snapshot replaced whole on each
-//! change) and what every call reads: the registry and the boundary settings ([`Engine`]). The
+//! change) and what every call reads: the registry and the stages ([`Engine`]). The
 //! toolbox owns an engine and changes its registry; the pipeline runs on the engine alone.
 
-use super::{Entry, Shared};
+use super::{Entry, Stages};
+use crate::fault::Faults;
 use arc_swap::ArcSwap;
 use std::collections::{BTreeSet, HashMap};
 use std::sync::Arc;
@@ -33,7 +34,11 @@ impl Registry {
 pub(crate) struct Engine {
     /// The tools as a call finds them: replaced whole by `register` and `deregister`.
     pub(crate) registry: ArcSwap<Registry>,
-    pub(crate) shared: Shared,
+    /// The stages a call runs through, each with its configuration.
+    pub(crate) stages: Stages,
+    /// The faults of the host's parts, counted for [`Toolbox::faults`](crate::Toolbox::faults)
+    /// (the stages that meet them hold the same counter).
+    pub(crate) faults: Arc<Faults>,
 }
 
 impl Engine {

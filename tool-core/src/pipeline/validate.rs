@@ -3,13 +3,15 @@
 //! exact schema the model was given, integers written as floats are normalized, and declared
 //! defaults are filled in.
 
-use super::{audit, CallState, Entry, Shared, Step};
+use super::{audit, CallState, Entry, Step};
 use crate::codes;
 use crate::envelope::{Envelope, Status};
 use crate::validate::{self, Valid};
 use serde_json::Value;
 
-pub(super) fn run(sh: &Shared, call: &mut CallState<'_>) -> Step {
+/// Stage `validate`; the audit trail keeps the digest of the validated arguments (for the
+/// record of a call dropped later).
+pub(super) fn run(trail: &audit::AuditTrail, call: &mut CallState<'_>) -> Step {
     let Some(mut args) = call.args.take() else {
         return Step::Continue;
     };
@@ -17,7 +19,7 @@ pub(super) fn run(sh: &Shared, call: &mut CallState<'_>) -> Step {
     call.args = Some(args);
     match result {
         Ok(()) => {
-            audit::remember_args(sh, call);
+            audit::remember_args(trail, call);
             Step::Continue
         }
         Err(env) => Step::refuse(env),
