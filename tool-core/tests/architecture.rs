@@ -99,14 +99,69 @@ fn module_of(src: &Path, file: &Path) -> Module {
     }
 }
 
-/// The code of a module: no comment lines, nothing from its `#[cfg(test)] mod tests` on.
+/// The code of a module: no comment lines, and without its `#[cfg(test)] mod tests { ... }`
+/// block (code after the block is kept).
 fn code_of(text: &str) -> String {
-    let end = text.find("#[cfg(test)]\nmod tests").unwrap_or(text.len());
-    text[..end]
-        .lines()
+    let mut code = text.to_string();
+    if let Some(start) = text.find("#[cfg(test)]\nmod tests") {
+        let end = text[start..]
+            .find('{')
+            .and_then(|open| block_end(&text[start + open..]).map(|len| start + open + len))
+            .unwrap_or(text.len());
+        code.replace_range(start..end, "");
+    }
+    code.lines()
         .filter(|l| !l.trim_start().starts_with("//"))
         .collect::<Vec<_>>()
         .join("\n")
+}
+
+/// The length of the block `text` opens with (`{` to its matching `}`), skipping braces in
+/// strings, raw strings, character literals and comments; `None` when it is not closed.
+fn block_end(text: &str) -> Option<usize> {
+    let b = text.as_bytes();
+    let (mut i, mut depth) = (0, 0usize);
+    while i < b.len() {
+        match b[i] {
+            b'{' => depth += 1,
+            b'}' => {
+                depth -= 1;
+                if depth == 0 {
+                    return Some(i + 1);
+                }
+            }
+            b'/' if b.get(i + 1) == Some(&b'/') => {
+                i += text[i..].find('\n').unwrap_or(text.len() - i);
+            }
+            b'/' if b.get(i + 1) == Some(&b'*') => {
+                i += text[i..].find("*/").map_or(text.len() - i, |e| e + 1);
+            }
+            b'r' if matches!(b.get(i + 1), Some(b'"' | b'#'))
+                && !b[i.saturating_sub(1)].is_ascii_alphanumeric() =>
+            {
+                let hashes = b[i + 1..].iter().take_while(|c| **c == b'#').count();
+                if b.get(i + 1 + hashes) == Some(&b'"') {
+                    let close = format!("\"{}", "#".repeat(hashes));
+                    let body = i + 2 + hashes;
+                    i = body + text[body..].find(&close)? + close.len() - 1;
+                }
+            }
+            b'"' => {
+                i += 1;
+                while i < b.len() && b[i] != b'"' {
+                    i += if b[i] == b'\\' { 2 } else { 1 };
+                }
+            }
+            // A character literal (`'{'`, `'\''`), not a lifetime (`'a`).
+            b'\'' if b.get(i + 2) == Some(&b'\'') => i += 2,
+            b'\'' if b.get(i + 1) == Some(&b'\\') => {
+                i += 2 + text[i + 2..].find('\'')?;
+            }
+            _ => {}
+        }
+        i += 1;
+    }
+    None
 }
 
 /// `name -> module` for the crate root's `pub use module::{...}` re-exports.
@@ -441,7 +496,13 @@ fn the_reader_resolves_groups_root_exports_and_skips_comments_and_tests() {
     );
     mods.insert(
         "a".to_string(),
-        "use crate::{b::X, c};\n// crate::d::Y\nfn f(_: crate::Renamed) {}\n#[cfg(test)]\nmod tests { use crate::d; }\n".to_string(),
+        "use crate::{b::X, c};\n// crate::d::Y\nfn f(_: crate::Renamed) {}\n#[cfg(test)]\nmod tests { use crate::d; const S: &str = \"}\"; const C: char = '}'; const R: &str = r#\"}\"#; }\n".to_string(),
+    );
+    // Code after the test module is read.
+    mods.insert(
+        "f".to_string(),
+        "#[cfg(test)]\nmod tests {\n    fn t() { let _ = \"{\"; }\n}\nuse crate::b::Y;\n"
+            .to_string(),
     );
     // A root export whose name holds the letters `as` is resolved by its whole name.
     mods.insert("e".to_string(), "fn g(_: crate::Alias) {}\n".to_string());
@@ -455,4 +516,5 @@ fn the_reader_resolves_groups_root_exports_and_skips_comments_and_tests() {
     );
     assert_eq!(g["c"].iter().map(String::as_str).collect::<Vec<_>>(), ["b"]);
     assert_eq!(g["e"].iter().map(String::as_str).collect::<Vec<_>>(), ["b"]);
+    assert_eq!(g["f"].iter().map(String::as_str).collect::<Vec<_>>(), ["b"]);
 }
