@@ -1463,97 +1463,152 @@ pub(crate) fn lower_schema<'a>(
         _ => return Ok((Tree::Ref(schema), cx.stats)),
     };
     if is_input {
-        if get(root, "type").and_then(Value::as_str) != Some("object") {
-            return Err(cx.err(format!("{base}/type"), ExportErrorKind::NonObjectRoot));
+        cx.check_input_root(root, base)?;
+    }
+    let tree = if cx.copies_root(schema, root) {
+        let mut owned = schema.clone();
+        cx.lower_copy(&mut owned, base)?;
+        Tree::Val(owned)
+    } else {
+        cx.lower_borrowed(schema, root, base)?
+    };
+    Ok((tree, cx.stats))
+}
+
+impl SchemaUri {
+    /// Whether the root object `root` loses its `$schema` under this rule.
+    fn drops(self, root: &Map<String, Value>) -> bool {
+        match self {
+            SchemaUri::Keep => false,
+            SchemaUri::StripDefault => {
+                get(root, "$schema").and_then(Value::as_str) == Some(DIALECT_2020_12)
+            }
+            SchemaUri::Strip => has(root, "$schema"),
         }
-        if let Some(kw) = p.root_forbidden.iter().find(|k| has(root, k)) {
-            return Err(cx.err(
+    }
+}
+
+impl Passes {
+    /// Whether boolean property schemas become objects ([`normalize_boolean_properties`]):
+    /// everywhere but MCP 2026-07-28, whose schemas keep them.
+    fn normalizes_boolean_properties(&self) -> bool {
+        self.target != Target::Mcp(McpVersion::V2026_07_28)
+    }
+}
+
+impl Cx<'_> {
+    /// The checks on the root of an input schema at `base`: it is typed `object` and has none
+    /// of the keywords the profile forbids at the root.
+    fn check_input_root(&self, root: &Map<String, Value>, base: &str) -> Result<(), ExportError> {
+        if get(root, "type").and_then(Value::as_str) != Some("object") {
+            return Err(self.err(format!("{base}/type"), ExportErrorKind::NonObjectRoot));
+        }
+        if let Some(kw) = self.p.root_forbidden.iter().find(|k| has(root, k)) {
+            return Err(self.err(
                 format!("{base}/{kw}"),
                 ExportErrorKind::RootKeyword {
                     keyword: kw.to_string(),
                 },
             ));
         }
+        Ok(())
     }
-    let normalizes = p.target != Target::Mcp(McpVersion::V2026_07_28);
-    // Copy on write unless `$ref`s are to be inlined, boolean property schemas normalized (rare
-    // in a canonical schema) or the walk touches the root object itself.
-    let copies = (p.inline_refs && has_key(schema, "$ref"))
-        || (normalizes && has_boolean_property(schema))
-        || (p.walks_nodes() && cx.touches(root) && !cx.in_place(root));
-    if !copies {
-        // The removals of the owned path, which move the last member into the gap (as
-        // `Map::remove` does): `$schema`, then `$defs` where `$ref`s are inlined (there are
-        // none, so the definitions are dropped).
-        let drop_uri = match p.schema_uri {
-            SchemaUri::Keep => false,
-            SchemaUri::StripDefault => {
-                get(root, "$schema").and_then(Value::as_str) == Some(DIALECT_2020_12)
-            }
-            SchemaUri::Strip => has(root, "$schema"),
-        };
+
+    /// Whether the schema (its root object `root`) is lowered on an owned copy
+    /// ([`Cx::lower_copy`]) rather than borrowed ([`Cx::lower_borrowed`]): when `$ref`s are to
+    /// be inlined, boolean property schemas normalized (rare in a canonical schema) or the walk
+    /// touches the root object itself in a way it cannot do on borrowed members.
+    fn copies_root(&self, schema: &Value, root: &Map<String, Value>) -> bool {
+        let p = self.p;
+        (p.inline_refs && has_key(schema, "$ref"))
+            || (p.normalizes_boolean_properties() && has_boolean_property(schema))
+            || (p.walks_nodes() && self.touches(root) && !self.in_place(root))
+    }
+
+    /// The copy-on-write lowering of a schema whose root object `root` [`Cx::copies_root`]
+    /// leaves borrowed: the schema itself when the profile changes nothing, else the root's
+    /// members, less the removals of the owned path ([`root_members`]), with the subschemas the
+    /// walk changes lowered and the others borrowed.
+    fn lower_borrowed<'s>(
+        &mut self,
+        schema: &'s Value,
+        root: &'s Map<String, Value>,
+        base: &str,
+    ) -> Result<Tree<'s>, ExportError> {
+        let p = self.p;
+        let drop_uri = p.schema_uri.drops(root);
         let drop_defs = p.inline_refs && has(root, "$defs");
         if !(p.walks_nodes() || drop_uri || drop_defs) {
-            return Ok((Tree::Ref(schema), cx.stats));
+            return Ok(Tree::Ref(schema));
         }
-        let mut members: Vec<(&str, &Value)> = root.iter().map(|(k, v)| (k.as_str(), v)).collect();
-        let mut removed = false;
-        for (drop, key) in [(drop_uri, "$schema"), (p.inline_refs, "$defs")] {
-            if let Some(i) = members.iter().position(|(k, _)| drop && *k == key) {
-                members.swap_remove(i);
-                removed = true;
-            }
-        }
+        let (members, removed) = root_members(root, drop_uri, drop_defs);
         let ptr = Pointer::root(base);
-        let tree = if p.walks_nodes() && cx.touches(root) {
-            Tree::Obj(cx.walk_in_place(root, members.into_iter(), &ptr)?)
+        if p.walks_nodes() && self.touches(root) {
+            let e = self.walk_in_place(root, members.into_iter(), &ptr)?;
+            return Ok(Tree::Obj(e));
+        }
+        // Without a walk this is reached only for a removal above, so the members are always
+        // lowered; with one, when a subschema changed or a member was removed.
+        let lowered = if p.walks_nodes() {
+            self.walk_members(members.into_iter(), &ptr, removed)?
         } else {
-            // Without a walk this is reached only for a removal above, so the members are
-            // always lowered; with one, when a subschema changed or a member was removed.
-            let lowered = if p.walks_nodes() {
-                cx.walk_members(members.into_iter(), &ptr, removed)?
-            } else {
-                let mut e = Entries::with_capacity(members.len());
-                for (k, v) in members {
-                    e.push(k, Tree::Ref(v));
-                }
-                Some(e)
-            };
-            match lowered {
-                Some(e) => Tree::Obj(e),
-                None => Tree::Ref(schema),
+            let mut e = Entries::with_capacity(members.len());
+            for (k, v) in members {
+                e.push(k, Tree::Ref(v));
             }
+            Some(e)
         };
-        return Ok((tree, cx.stats));
+        Ok(match lowered {
+            Some(e) => Tree::Obj(e),
+            None => Tree::Ref(schema),
+        })
     }
-    let mut s = schema.clone();
-    let Value::Object(root) = &mut s else {
-        return Ok((Tree::Val(s), cx.stats));
-    };
-    match p.schema_uri {
-        SchemaUri::Keep => {}
-        SchemaUri::StripDefault => {
-            if get(root, "$schema").and_then(Value::as_str) == Some(DIALECT_2020_12) {
-                root.remove("$schema");
+
+    /// The lowering of an owned copy `s` of a schema at `base`, in place: the root's `$schema`
+    /// dropped where the profile says so, `$ref`s inlined (the root's `$defs` taken out as the
+    /// definitions), boolean property schemas normalized, then the walk over every subschema.
+    fn lower_copy(&mut self, s: &mut Value, base: &str) -> Result<(), ExportError> {
+        let p = self.p;
+        let Value::Object(root) = s else {
+            return Ok(());
+        };
+        if p.schema_uri.drops(root) {
+            root.remove("$schema");
+        }
+        if p.inline_refs {
+            if let Some(Value::Object(defs)) = take(root, "$defs") {
+                self.defs = defs;
             }
+            self.inline(s, &Pointer::root(base), &mut RefStack::default())?;
         }
-        SchemaUri::Strip => {
-            take(root, "$schema");
+        if p.normalizes_boolean_properties() {
+            normalize_boolean_properties(s);
+        }
+        if p.walks_nodes() {
+            self.walk(s, &Pointer::root(base))?;
+        }
+        Ok(())
+    }
+}
+
+/// The members of a borrowed root object with the removals of the owned path made as it makes
+/// them, each moving the last member into the gap (as `Map::remove` does): `$schema` when
+/// `drop_uri`, then `$defs` when `drop_defs` (`$ref`s are inlined and there are none, so the
+/// definitions are dropped). The flag tells whether a member was removed.
+fn root_members(
+    root: &Map<String, Value>,
+    drop_uri: bool,
+    drop_defs: bool,
+) -> (Vec<(&str, &Value)>, bool) {
+    let mut members: Vec<(&str, &Value)> = root.iter().map(|(k, v)| (k.as_str(), v)).collect();
+    let mut removed = false;
+    for (drop, key) in [(drop_uri, "$schema"), (drop_defs, "$defs")] {
+        if let Some(i) = members.iter().position(|(k, _)| drop && *k == key) {
+            members.swap_remove(i);
+            removed = true;
         }
     }
-    if p.inline_refs {
-        if let Some(Value::Object(defs)) = take(root, "$defs") {
-            cx.defs = defs;
-        }
-        cx.inline(&mut s, &Pointer::root(base), &mut RefStack::default())?;
-    }
-    if normalizes {
-        normalize_boolean_properties(&mut s);
-    }
-    if p.walks_nodes() {
-        cx.walk(&mut s, &Pointer::root(base))?;
-    }
-    Ok((Tree::Val(s), cx.stats))
+    (members, removed)
 }
 
 /// Whether any object anywhere in `node` has a member `key`.
