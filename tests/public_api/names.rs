@@ -79,6 +79,7 @@ mod in_toolsmith {
     use toolsmith::serde;
     use toolsmith::serde_json;
     use toolsmith::sqlite;
+    use toolsmith::state;
     use toolsmith::sync_approver;
     use toolsmith::tool;
     use toolsmith::tools;
@@ -261,6 +262,14 @@ mod in_toolsmith_sqlite {
     use toolsmith::sqlite::DEFAULT_SQLITE_CAPACITY;
     use toolsmith::sqlite::OpenError;
     use toolsmith::sqlite::SqliteRecordStore;
+}
+
+mod in_toolsmith_state {
+    use toolsmith::state::ClaimRequest;
+    use toolsmith::state::ClaimState;
+    use toolsmith::state::MAX_KEPT_BYTES;
+    use toolsmith::state::MemoryStateStore;
+    use toolsmith::state::StateStore;
 }
 
 mod in_toolsmith_validate {

@@ -171,13 +171,8 @@ impl IdempotencyKey {
     }
 }
 
+use crate::store::unix_ms;
 pub use crate::store::StoredOutcome;
-
-fn unix_ms() -> u64 {
-    std::time::SystemTime::now()
-        .duration_since(std::time::UNIX_EPOCH)
-        .map_or(0, |d| u64::try_from(d.as_millis()).unwrap_or(u64::MAX))
-}
 
 /// What a finished run means for the repeats of its key.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]

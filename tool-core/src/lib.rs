@@ -81,6 +81,7 @@ mod progress;
 mod redact;
 mod reply;
 mod secret;
+pub mod state;
 mod store;
 mod tool;
 mod toolbox;

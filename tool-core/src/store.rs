@@ -200,3 +200,11 @@ impl RecordStore for MemoryRecordStore {
 pub fn new_reference() -> String {
     format!("rec_{}", crate::secret::random_hex(16))
 }
+
+/// Milliseconds since the Unix epoch on the wall clock (what outcomes are stamped with: a
+/// restart, or another replica, has no monotonic clock in common with this process).
+pub(crate) fn unix_ms() -> u64 {
+    std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map_or(0, |d| u64::try_from(d.as_millis()).unwrap_or(u64::MAX))
+}

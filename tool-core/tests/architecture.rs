@@ -41,6 +41,7 @@ const LAYERS: &[(&str, &[&str])] = &[
             "audit",
             "fault",
             "store",
+            "state",
             "idempotency",
             "budget",
             "redact",

@@ -1,0 +1,294 @@
+//! The conformance suite every [`StateStore`] passes (feature `testkit`): the promises of the
+//! [module table](super) checked on a real store, through two handles to the same state (two
+//! connections, as two replicas hold them; for a store of one process, the same store twice).
+//!
+//! ```
+//! # tokio::runtime::Builder::new_current_thread().enable_time().build().unwrap().block_on(async {
+//! let store = tool_core::state::MemoryStateStore::default();
+//! tool_core::state::conformance::check(&store, &store).await;
+//! # });
+//! ```
+//!
+//! Each check uses keys of its own (a random prefix), so the suite can run against a store that
+//! holds other data, and more than once. It sleeps for short leases to lapse (a few hundred
+//! milliseconds in all) and panics with the promise that failed.
+
+use super::{ClaimRequest, ClaimState, StateStore, MAX_KEPT_BYTES};
+use crate::store::StoredOutcome;
+use serde_json::json;
+use std::time::Duration;
+
+/// A lease long enough that no check sees it lapse by accident.
+const LONG: Duration = Duration::from_secs(60);
+/// A lease checks wait out.
+const SHORT: Duration = Duration::from_millis(150);
+
+fn request<'a>(token: &'a str, operation_id: &'a str, lease: Duration) -> ClaimRequest<'a> {
+    ClaimRequest {
+        token,
+        operation_id,
+        request: None,
+        lease,
+        window: LONG,
+    }
+}
+
+fn outcome(operation_id: &str, reference: Option<&str>) -> StoredOutcome {
+    StoredOutcome {
+        operation_id: operation_id.to_string(),
+        reference: reference.map(str::to_string),
+        unknown: false,
+        request: None,
+        at_unix_ms: crate::store::unix_ms(),
+    }
+}
+
+async fn claim(store: &dyn StateStore, key: &str, req: ClaimRequest<'_>) -> ClaimState {
+    store
+        .claim(key, req)
+        .await
+        .unwrap_or_else(|e| panic!("claim of {key} failed: {e}"))
+}
+
+/// Runs every check on `a` and `b`, two handles to one shared state.
+pub async fn check(a: &dyn StateStore, b: &dyn StateStore) {
+    let prefix = format!("conformance:{}:", crate::secret::random_hex(6));
+    let key = |name: &str| format!("{prefix}{name}");
+    one_claim_wins(a, b, &key("one")).await;
+    finish_is_seen_everywhere(a, b, &key("finish")).await;
+    release_frees_the_key(a, b, &key("release")).await;
+    only_the_holder_acts(a, b, &key("holder")).await;
+    a_lapsed_lease_frees_an_unstarted_run(a, b, &key("lapsed")).await;
+    a_lapsed_started_run_is_unknown(a, b, &key("crashed")).await;
+    renewal_keeps_the_lease(a, b, &key("renew")).await;
+    the_request_fingerprint_is_kept(a, b, &key("request")).await;
+    outcomes_end_with_the_window(a, b, &key("window")).await;
+    kept_values_are_shared_and_expire(a, b).await;
+    concurrent_claims_have_one_winner(a, b, &key("race")).await;
+}
+
+async fn one_claim_wins(a: &dyn StateStore, b: &dyn StateStore, key: &str) {
+    assert_eq!(
+        claim(a, key, request("t1", "op_1", LONG)).await,
+        ClaimState::Claimed
+    );
+    // The same token claiming again (a retried claim whose answer was lost) holds it still.
+    assert_eq!(
+        claim(b, key, request("t1", "op_1", LONG)).await,
+        ClaimState::Claimed,
+        "a claim repeated by its own token must be granted"
+    );
+    match claim(b, key, request("t2", "op_2", LONG)).await {
+        ClaimState::Running { operation_id, .. } => assert_eq!(operation_id, "op_1"),
+        other => panic!("a second claim must see the run of op_1, got {other:?}"),
+    }
+}
+
+async fn finish_is_seen_everywhere(a: &dyn StateStore, b: &dyn StateStore, key: &str) {
+    assert_eq!(
+        claim(a, key, request("t1", "op_1", LONG)).await,
+        ClaimState::Claimed
+    );
+    let done = outcome("op_1", Some("rec_1"));
+    assert!(a.finish(key, "t1", &done, LONG).await.unwrap());
+    match claim(b, key, request("t2", "op_2", LONG)).await {
+        ClaimState::Recorded(kept) => {
+            assert_eq!(kept.operation_id, "op_1");
+            assert_eq!(kept.reference.as_deref(), Some("rec_1"));
+            assert!(!kept.unknown);
+        }
+        other => panic!("a finished outcome must answer the next claim, got {other:?}"),
+    }
+    // Finishing is the holder's once: the lease is gone.
+    assert!(!a.finish(key, "t1", &done, LONG).await.unwrap());
+}
+
+async fn release_frees_the_key(a: &dyn StateStore, b: &dyn StateStore, key: &str) {
+    assert_eq!(
+        claim(a, key, request("t1", "op_1", LONG)).await,
+        ClaimState::Claimed
+    );
+    assert!(a.release(key, "t1").await.unwrap());
+    assert_eq!(
+        claim(b, key, request("t2", "op_2", LONG)).await,
+        ClaimState::Claimed,
+        "a released key must be claimable"
+    );
+}
+
+async fn only_the_holder_acts(a: &dyn StateStore, b: &dyn StateStore, key: &str) {
+    assert_eq!(
+        claim(a, key, request("t1", "op_1", LONG)).await,
+        ClaimState::Claimed
+    );
+    let forged = outcome("op_x", None);
+    assert!(!b.finish(key, "t2", &forged, LONG).await.unwrap());
+    assert!(!b.release(key, "t2").await.unwrap());
+    assert!(!b.renew(key, "t2", LONG).await.unwrap());
+    assert!(!b.mark_started(key, "t2").await.unwrap());
+    match claim(b, key, request("t3", "op_3", LONG)).await {
+        ClaimState::Running { operation_id, .. } => assert_eq!(operation_id, "op_1"),
+        other => panic!("another token must change nothing, got {other:?}"),
+    }
+}
+
+async fn a_lapsed_lease_frees_an_unstarted_run(a: &dyn StateStore, b: &dyn StateStore, key: &str) {
+    assert_eq!(
+        claim(a, key, request("t1", "op_1", SHORT)).await,
+        ClaimState::Claimed
+    );
+    tokio::time::sleep(SHORT * 2).await;
+    assert_eq!(
+        claim(b, key, request("t2", "op_2", LONG)).await,
+        ClaimState::Claimed,
+        "the lapsed lease of a run that never started must free the key"
+    );
+    // The old holder has lost it.
+    assert!(!a.renew(key, "t1", LONG).await.unwrap());
+    assert!(!a
+        .finish(key, "t1", &outcome("op_1", None), LONG)
+        .await
+        .unwrap());
+}
+
+async fn a_lapsed_started_run_is_unknown(a: &dyn StateStore, b: &dyn StateStore, key: &str) {
+    assert_eq!(
+        claim(a, key, request("t1", "op_1", SHORT)).await,
+        ClaimState::Claimed
+    );
+    assert!(a.mark_started(key, "t1").await.unwrap());
+    // The holder dies: no renewal, no finish.
+    tokio::time::sleep(SHORT * 2).await;
+    for (store, token) in [(b, "t2"), (a, "t3")] {
+        match claim(store, key, request(token, "op_2", LONG)).await {
+            ClaimState::Recorded(kept) => {
+                assert!(kept.unknown, "a run that started and lapsed is unknown");
+                assert_eq!(kept.operation_id, "op_1");
+            }
+            other => panic!("a lapsed started run must be an unknown outcome, got {other:?}"),
+        }
+    }
+}
+
+async fn renewal_keeps_the_lease(a: &dyn StateStore, b: &dyn StateStore, key: &str) {
+    assert_eq!(
+        claim(a, key, request("t1", "op_1", SHORT)).await,
+        ClaimState::Claimed
+    );
+    for _ in 0..3 {
+        tokio::time::sleep(SHORT / 2).await;
+        assert!(a.renew(key, "t1", SHORT).await.unwrap());
+    }
+    match claim(b, key, request("t2", "op_2", LONG)).await {
+        ClaimState::Running { operation_id, .. } => assert_eq!(operation_id, "op_1"),
+        other => panic!("a renewed lease must stay live, got {other:?}"),
+    }
+}
+
+async fn the_request_fingerprint_is_kept(a: &dyn StateStore, b: &dyn StateStore, key: &str) {
+    let mut req = request("t1", "op_1", LONG);
+    req.request = Some("fp_1");
+    assert_eq!(claim(a, key, req).await, ClaimState::Claimed);
+    match claim(b, key, request("t2", "op_2", LONG)).await {
+        ClaimState::Running { request, .. } => assert_eq!(request.as_deref(), Some("fp_1")),
+        other => panic!("the running claim must carry its fingerprint, got {other:?}"),
+    }
+    let mut done = outcome("op_1", None);
+    done.request = Some("fp_1".into());
+    assert!(a.finish(key, "t1", &done, LONG).await.unwrap());
+    match claim(b, key, request("t2", "op_2", LONG)).await {
+        ClaimState::Recorded(kept) => assert_eq!(kept.request.as_deref(), Some("fp_1")),
+        other => panic!("the outcome must carry its fingerprint, got {other:?}"),
+    }
+}
+
+async fn outcomes_end_with_the_window(a: &dyn StateStore, b: &dyn StateStore, key: &str) {
+    assert_eq!(
+        claim(a, key, request("t1", "op_1", LONG)).await,
+        ClaimState::Claimed
+    );
+    assert!(a
+        .finish(key, "t1", &outcome("op_1", None), SHORT)
+        .await
+        .unwrap());
+    tokio::time::sleep(SHORT * 2).await;
+    assert_eq!(
+        claim(b, key, request("t2", "op_2", LONG)).await,
+        ClaimState::Claimed,
+        "an outcome past its window must free the key"
+    );
+}
+
+async fn kept_values_are_shared_and_expire(a: &dyn StateStore, b: &dyn StateStore) {
+    let value = json!({"items": [1, 2, 3], "note": "kept"});
+    let reference = a.keep(&value, LONG).await.unwrap();
+    assert!(
+        reference.starts_with("rec_") && reference.len() == 36,
+        "{reference}"
+    );
+    assert_eq!(b.read(&reference).await.unwrap(), Some(value.clone()));
+    assert_eq!(
+        b.read("rec_00000000000000000000000000000000")
+            .await
+            .unwrap(),
+        None
+    );
+    let short = a.keep(&value, SHORT).await.unwrap();
+    tokio::time::sleep(SHORT * 2).await;
+    assert_eq!(
+        b.read(&short).await.unwrap(),
+        None,
+        "a kept value must expire"
+    );
+    // The bound is the caller's to apply; a store need only keep values up to it.
+    let big = json!("x".repeat(MAX_KEPT_BYTES.min(1 << 20)));
+    let big_ref = a.keep(&big, LONG).await.unwrap();
+    assert_eq!(b.read(&big_ref).await.unwrap(), Some(big));
+}
+
+async fn concurrent_claims_have_one_winner(a: &dyn StateStore, b: &dyn StateStore, key: &str) {
+    let tokens: Vec<String> = (0..20).map(|i| format!("t{i}")).collect();
+    let claims = tokens.iter().enumerate().map(|(i, token)| {
+        let store = if i % 2 == 0 { a } else { b };
+        async move { claim(store, key, request(token, "op", LONG)).await }
+    });
+    let answers = futures_join_all(claims).await;
+    let winners = answers
+        .iter()
+        .filter(|s| **s == ClaimState::Claimed)
+        .count();
+    assert_eq!(
+        winners, 1,
+        "exactly one of 20 concurrent claims wins: {answers:?}"
+    );
+}
+
+/// Polls every future to its end, concurrently, in order.
+async fn futures_join_all<F: std::future::Future>(futs: impl Iterator<Item = F>) -> Vec<F::Output> {
+    let handles: Vec<_> = futs.map(Box::pin).collect();
+    let mut out: Vec<Option<F::Output>> = handles.iter().map(|_| None).collect();
+    let mut handles: Vec<_> = handles.into_iter().map(Some).collect();
+    std::future::poll_fn(|cx| {
+        let mut pending = false;
+        for (slot, out) in handles.iter_mut().zip(out.iter_mut()) {
+            if let Some(fut) = slot {
+                match fut.as_mut().poll(cx) {
+                    std::task::Poll::Ready(v) => {
+                        *out = Some(v);
+                        *slot = None;
+                    }
+                    std::task::Poll::Pending => pending = true,
+                }
+            }
+        }
+        if pending {
+            std::task::Poll::Pending
+        } else {
+            std::task::Poll::Ready(())
+        }
+    })
+    .await;
+    out.into_iter()
+        .map(|o| o.expect("every future finished"))
+        .collect()
+}
