@@ -265,6 +265,7 @@ mod in_toolsmith_sqlite {
 }
 
 mod in_toolsmith_state {
+    use toolsmith::state::BoxFuture;
     use toolsmith::state::ClaimRequest;
     use toolsmith::state::ClaimState;
     use toolsmith::state::MAX_KEPT_BYTES;

@@ -36,6 +36,8 @@
 use crate::codes;
 use crate::envelope::Envelope;
 use crate::error::ToolError;
+use crate::state::{ClaimRequest, ClaimState, StateStore};
+use crate::store::BackendError;
 use serde_json::{Map, Value};
 use std::collections::HashMap;
 use std::future::Future;
@@ -374,16 +376,7 @@ impl Refusal {
             )
             .with_details(serde_json::json!({ "original_operation_id": original_operation_id }))
             .into_envelope(),
-            Refusal::Unavailable => ToolError::temporary(
-                UNAVAILABLE_RETRY_AFTER_SECS,
-                code,
-                format!(
-                    "Whether an identical call to \"{tool}\" already ran cannot be checked \
-                         right now (the host's record store is unavailable), so this one was not \
-                         run. Wait, then call again with the same arguments."
-                ),
-            )
-            .into_envelope(),
+            Refusal::Unavailable => unavailable_envelope(tool),
             Refusal::KeyReused => ToolError::invalid_input(
                 code,
                 format!(
@@ -395,6 +388,22 @@ impl Refusal {
             .into_envelope(),
         }
     }
+}
+
+/// The envelope of a call refused because the idempotency records could not be read or written
+/// ([`Refusal::Unavailable`]): `temporary_failure`, `IDEMPOTENCY_UNAVAILABLE`, with
+/// `retry_after`.
+pub(crate) fn unavailable_envelope(tool: &str) -> Envelope {
+    ToolError::temporary(
+        UNAVAILABLE_RETRY_AFTER_SECS,
+        codes::IDEMPOTENCY_UNAVAILABLE,
+        format!(
+            "Whether an identical call to \"{tool}\" already ran cannot be checked right now \
+             (the host's record store is unavailable), so this one was not run. Wait, then call \
+             again with the same arguments."
+        ),
+    )
+    .into_envelope()
 }
 
 /// What waiters learn when the running request ends.
@@ -483,6 +492,32 @@ pub struct IdempotencyGate {
     inner: Arc<Mutex<Inner>>,
     /// Keeps the records of completed and started requests across restarts.
     durable: Option<Arc<dyn crate::store::RecordStore>>,
+    /// The state shared with the other replicas: every run also claims its key there.
+    shared: Option<SharedState>,
+    /// Alive as long as a handle to the gate: a claim's renewal stops when the gate is gone
+    /// (its toolbox dropped), and its lease lapses as when the process dies.
+    alive: Arc<()>,
+}
+
+/// A gate's shared state ([`IdempotencyGate::with_state_store`]).
+#[derive(Clone)]
+struct SharedState {
+    store: Arc<dyn StateStore>,
+    /// How long a claim lives unless renewed (it is renewed every third of it while it runs).
+    lease: Duration,
+    /// Hears of the shared store's failures that no call answers for (a renewal, a release).
+    on_error: Option<ErrorSink>,
+}
+
+/// Where a gate passes the shared store's failures that no call answers for.
+pub(crate) type ErrorSink = Arc<dyn Fn(&BackendError) + Send + Sync>;
+
+impl SharedState {
+    fn report(&self, e: &BackendError) {
+        if let Some(f) = &self.on_error {
+            f(e);
+        }
+    }
 }
 
 impl std::fmt::Debug for IdempotencyGate {
@@ -491,6 +526,7 @@ impl std::fmt::Debug for IdempotencyGate {
             .field("window", &self.window)
             .field("refuse_in_progress", &self.refuse_in_progress)
             .field("durable", &self.durable.is_some())
+            .field("shared", &self.shared.is_some())
             .finish()
     }
 }
@@ -605,6 +641,173 @@ pub(crate) enum Entered<'g> {
 pub(crate) struct Ticket<'g> {
     guard: RunGuard<'g>,
     started: Started,
+    /// The run's claim in the shared state, when the gate has one (boxed: most gates have
+    /// none).
+    shared: Option<Box<SharedTicket>>,
+}
+
+/// Makes a [`Started::mark`] by the run's own code ([`IdempotencyGate::run_tracked`]) write
+/// the mark to the shared state too, in a task of its own (a mark is synchronous). The
+/// pipeline marks through [`Ticket::mark_started`] instead, which awaits the write before the
+/// tool runs.
+fn mark_in_shared_state(started: &mut Started, shared: &SharedState, id: &str, token: &str) {
+    let before = started.on_mark.take();
+    let (state, id, token) = (shared.clone(), id.to_string(), token.to_string());
+    started.on_mark = Some(Arc::new(move || {
+        if let Some(before) = &before {
+            before();
+        }
+        let Ok(rt) = tokio::runtime::Handle::try_current() else {
+            return;
+        };
+        let (state, id, token) = (state.clone(), id.clone(), token.clone());
+        rt.spawn(async move {
+            match state.store.mark_started(&id, &token).await {
+                Ok(true) => {}
+                Ok(false) => state.report(&BackendError::new(format!(
+                    "the claim on idempotency key {id} lapsed before its run started"
+                ))),
+                Err(e) => state.report(&e),
+            }
+        });
+    }));
+}
+
+/// A run's claim in the shared state: its token, the renewal of its lease, and what a drop
+/// leaves there.
+struct SharedTicket {
+    state: SharedState,
+    id: String,
+    token: String,
+    started: Started,
+    /// What an unknown outcome written on drop says.
+    operation_id: String,
+    request: Option<String>,
+    window: Duration,
+    renewal: Option<tokio::task::AbortHandle>,
+    /// The outcome (or the release) was written: nothing is left to do on drop.
+    done: bool,
+}
+
+impl SharedTicket {
+    fn new(state: &SharedState, id: String, token: String, ticket: &Ticket<'_>) -> Self {
+        let renewal = tokio::runtime::Handle::try_current().ok().map(|rt| {
+            let (store, key, tok, lease) = (
+                Arc::clone(&state.store),
+                id.clone(),
+                token.clone(),
+                state.lease,
+            );
+            let (alive, report) = (Arc::downgrade(&ticket.guard.gate.alive), state.clone());
+            rt.spawn(async move {
+                loop {
+                    tokio::time::sleep(lease / 3).await;
+                    // The gate is gone (its toolbox dropped, as in a crash): the lease lapses.
+                    if alive.upgrade().is_none() {
+                        return;
+                    }
+                    match store.renew(&key, &tok, lease).await {
+                        Ok(true) => {}
+                        Ok(false) => {
+                            report.report(&BackendError::new(format!(
+                                "the claim on idempotency key {key} lapsed while its run went on"
+                            )));
+                            return;
+                        }
+                        Err(e) => report.report(&e),
+                    }
+                }
+            })
+            .abort_handle()
+        });
+        let key = ticket.guard.key.as_ref();
+        SharedTicket {
+            state: state.clone(),
+            id,
+            token,
+            started: ticket.started.clone(),
+            operation_id: ticket.guard.operation_id.clone(),
+            request: key.and_then(|k| k.request.clone()),
+            window: ticket.guard.gate.window,
+            renewal,
+            done: false,
+        }
+    }
+
+    /// The outcome the shared state keeps for the run's key.
+    fn outcome(&self, reference: Option<String>, unknown: bool) -> StoredOutcome {
+        StoredOutcome {
+            operation_id: self.operation_id.clone(),
+            reference,
+            unknown,
+            request: self.request.clone(),
+            at_unix_ms: unix_ms(),
+        }
+    }
+
+    /// Writes what the run's end means for its key in the shared state.
+    async fn write(
+        &mut self,
+        disposition: Disposition,
+        reference: Option<String>,
+    ) -> Result<(), BackendError> {
+        if let Some(r) = self.renewal.take() {
+            r.abort();
+        }
+        self.done = true;
+        let store = &self.state.store;
+        let held = match disposition {
+            Disposition::Release => store.release(&self.id, &self.token).await?,
+            Disposition::Keep | Disposition::Unknown => {
+                let outcome = self.outcome(reference, disposition == Disposition::Unknown);
+                store
+                    .finish(&self.id, &self.token, &outcome, self.window)
+                    .await?
+            }
+        };
+        if held {
+            Ok(())
+        } else {
+            Err(BackendError::new(format!(
+                "the claim on idempotency key {} lapsed before its outcome was recorded",
+                self.id
+            )))
+        }
+    }
+}
+
+impl Drop for SharedTicket {
+    fn drop(&mut self) {
+        if let Some(r) = self.renewal.take() {
+            r.abort();
+        }
+        if self.done {
+            return;
+        }
+        // Dropped before it finished (the call was dropped): released if the run had not
+        // started, its outcome unknown if it had. Written in a task of its own when there is a
+        // runtime; otherwise the lease lapses, with the same meaning.
+        let Ok(rt) = tokio::runtime::Handle::try_current() else {
+            return;
+        };
+        let (state, id, token) = (self.state.clone(), self.id.clone(), self.token.clone());
+        let unknown = self.started.is_marked().then(|| self.outcome(None, true));
+        let window = self.window;
+        rt.spawn(async move {
+            let written = if let Some(outcome) = unknown {
+                state
+                    .store
+                    .finish(&id, &token, &outcome, window)
+                    .await
+                    .map(|_| ())
+            } else {
+                state.store.release(&id, &token).await.map(|_| ())
+            };
+            if let Err(e) = written {
+                state.report(&e);
+            }
+        });
+    }
 }
 
 impl Ticket<'_> {
@@ -613,23 +816,67 @@ impl Ticket<'_> {
         &self.started
     }
 
+    /// Whether the run holds a claim in the shared state.
+    pub(crate) fn is_shared(&self) -> bool {
+        self.shared.is_some()
+    }
+
+    /// Marks the run started ([`Started::mark`]), in the shared state first when the gate has
+    /// one: a run whose start cannot be recorded there must not run (a crash would free its
+    /// key for another run).
+    ///
+    /// # Errors
+    /// The shared store's error, or its claim lapsed; the run is not marked.
+    pub(crate) async fn mark_started(&self) -> Result<(), BackendError> {
+        if let Some(s) = &self.shared {
+            if !s.state.store.mark_started(&s.id, &s.token).await? {
+                return Err(BackendError::new(format!(
+                    "the claim on idempotency key {} lapsed before its run started",
+                    s.id
+                )));
+            }
+        }
+        // The guard's handle: the ticket's own would write the shared mark again.
+        self.guard.started.mark();
+        Ok(())
+    }
+
     /// Records the outcome: repeats within the window get duplicates of it
     /// ([`Disposition::Keep`], pointing at `reference`), a refusal ([`Disposition::Unknown`]),
-    /// or a new run ([`Disposition::Release`]).
-    pub(crate) fn finish(self, disposition: Disposition, reference: Option<String>) {
-        let operation_id = self.guard.operation_id.clone();
+    /// or a new run ([`Disposition::Release`]); in the shared state too, when the gate has one.
+    ///
+    /// # Errors
+    /// The shared store's error (or its claim lapsed): this process records the outcome all
+    /// the same, and on the other replicas the lease lapses (a started run is then unknown).
+    pub(crate) async fn finish(
+        self,
+        disposition: Disposition,
+        reference: Option<String>,
+    ) -> Result<(), BackendError> {
+        let Ticket {
+            guard,
+            shared,
+            started: _,
+        } = self;
+        let written = match shared {
+            Some(mut s) => s.write(disposition, reference.clone()).await,
+            None => Ok(()),
+        };
+        Self::finish_here(guard, disposition, reference);
+        written
+    }
+
+    /// Records the outcome in this process's map.
+    fn finish_here(guard: RunGuard<'_>, disposition: Disposition, reference: Option<String>) {
+        let operation_id = guard.operation_id.clone();
         let dup = Duplicate {
             original_operation_id: operation_id.clone(),
             reference,
         };
         match disposition {
-            Disposition::Keep => self
-                .guard
-                .finish(Finish::Succeeded(dup.clone()), Some((dup, false))),
-            Disposition::Unknown => self
-                .guard
-                .finish(Finish::Unknown(operation_id), Some((dup, true))),
-            Disposition::Release => self.guard.finish(Finish::Retry, None),
+            Disposition::Keep => guard.finish(Finish::Succeeded(dup.clone()), Some((dup, false))),
+            Disposition::Unknown => guard.finish(Finish::Unknown(operation_id), Some((dup, true))),
+            Disposition::Release => guard.finish(Finish::Retry, None),
         }
     }
 }
@@ -645,7 +892,35 @@ impl IdempotencyGate {
                 ..Inner::default()
             })),
             durable: None,
+            shared: None,
+            alive: Arc::new(()),
         }
+    }
+
+    /// Claims every run's key in `store` too, the state the service's replicas share: a run
+    /// holds a lease there (renewed every third of `lease` while it runs), and its outcome is
+    /// written there, so a repeat on any replica is answered as this one would answer it
+    /// (duplicate, in progress, outcome unknown). A replica that dies mid-run leaves a lease
+    /// that lapses after `lease`: its key is then free if the run had not started, and its
+    /// outcome unknown for the window if it had. When `store` cannot be reached, a call is
+    /// refused ([`Refusal::Unavailable`]) and nothing runs.
+    #[must_use]
+    pub fn with_state_store(mut self, store: Arc<dyn StateStore>, lease: Duration) -> Self {
+        self.shared = Some(SharedState {
+            store,
+            lease: lease.max(Duration::from_millis(30)),
+            on_error: None,
+        });
+        self
+    }
+
+    /// Passes the shared store's failures that no call answers for (a renewal, a release after a
+    /// drop) to `f` (the toolbox counts them as faults).
+    pub(crate) fn reporting_to(mut self, f: ErrorSink) -> Self {
+        if let Some(shared) = &mut self.shared {
+            shared.on_error = Some(f);
+        }
+        self
     }
 
     /// Keeps the records of completed and started requests in `store` too, when it keeps them
@@ -837,7 +1112,11 @@ impl IdempotencyGate {
             Entered::Refused(r) => Gate::Refused(r),
             Entered::Run(ticket) => {
                 let out = f(ticket.started().clone()).await;
-                ticket.finish(out.disposition(), out.reference());
+                if let Err(e) = ticket.finish(out.disposition(), out.reference()).await {
+                    if let Some(shared) = &self.shared {
+                        shared.report(&e);
+                    }
+                }
                 Gate::Ran(out)
             }
         }
@@ -857,8 +1136,69 @@ impl IdempotencyGate {
                     None => continue,
                 },
                 Claim::Run(run, tx) => {
-                    return Entered::Run(self.ticket(key, operation_id, run, tx))
+                    let ticket = self.ticket(key, operation_id, run, tx);
+                    return match &self.shared {
+                        None => Entered::Run(ticket),
+                        Some(shared) => self.claim_shared(shared, ticket).await,
+                    };
                 }
+            }
+        }
+    }
+
+    /// Claims the key of a run this process claimed in the shared state too: the run goes on
+    /// only when the claim is its own; otherwise the local claim is released (the ticket drops
+    /// unstarted) and the call gets what the shared state holds.
+    async fn claim_shared<'g>(
+        &'g self,
+        shared: &SharedState,
+        mut ticket: Ticket<'g>,
+    ) -> Entered<'g> {
+        let Some(key) = ticket.guard.key.clone() else {
+            return Entered::Run(ticket);
+        };
+        let (id, token) = (key.id(), crate::secret::random_hex(16));
+        let claimed = shared
+            .store
+            .claim(
+                &id,
+                ClaimRequest {
+                    token: &token,
+                    operation_id: &ticket.guard.operation_id,
+                    request: key.request.as_deref(),
+                    lease: shared.lease,
+                    window: self.window,
+                },
+            )
+            .await;
+        let reused = |request: &Option<String>| key.request.is_some() && *request != key.request;
+        match claimed {
+            Ok(ClaimState::Claimed) => {
+                mark_in_shared_state(&mut ticket.started, shared, &id, &token);
+                ticket.shared = Some(Box::new(SharedTicket::new(shared, id, token, &ticket)));
+                Entered::Run(ticket)
+            }
+            Ok(ClaimState::Running { request, .. }) if reused(&request) => {
+                Entered::Refused(Refusal::KeyReused)
+            }
+            Ok(ClaimState::Running { operation_id, .. }) => Entered::Refused(Refusal::InProgress {
+                original_operation_id: operation_id,
+            }),
+            Ok(ClaimState::Recorded(kept)) if reused(&kept.request) => {
+                Entered::Refused(Refusal::KeyReused)
+            }
+            Ok(ClaimState::Recorded(kept)) if kept.unknown => {
+                Entered::Refused(Refusal::OutcomeUnknown {
+                    original_operation_id: kept.operation_id,
+                })
+            }
+            Ok(ClaimState::Recorded(kept)) => Entered::Duplicate(Duplicate {
+                original_operation_id: kept.operation_id,
+                reference: kept.reference,
+            }),
+            Err(e) => {
+                shared.report(&e);
+                Entered::Refused(Refusal::Unavailable)
             }
         }
     }
@@ -899,6 +1239,7 @@ impl IdempotencyGate {
             }));
         }
         Ticket {
+            shared: None,
             guard: RunGuard {
                 gate: self,
                 key: Some(key),

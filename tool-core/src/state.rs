@@ -30,7 +30,7 @@
 //! (`tool-redis`, `tool-postgres`) share the state between processes. Each is checked by the
 //! same conformance suite (`tool_core::state::conformance`, feature `testkit`).
 
-use crate::reply::BoxFuture;
+pub use crate::reply::BoxFuture;
 use crate::store::{new_reference, unix_ms, BackendError, StoredOutcome};
 use serde_json::Value;
 use std::collections::{HashMap, VecDeque};

@@ -7,7 +7,7 @@ use crate::audit::{AuditRecord, AuditSink};
 use crate::budget::{MemoryRecordStore, OutputBudget, RecordStore};
 use crate::context::Context;
 use crate::envelope::Envelope;
-use crate::fault::{Fault, FaultCounts, FaultHandler, Faults, GuardedStore};
+use crate::fault::{Fault, FaultCounts, FaultHandler, FaultKind, Faults, GuardedStore};
 use crate::idempotency::IdempotencyGate;
 pub use crate::options::CallOptions;
 use crate::pipeline::approval::Approve;
@@ -29,6 +29,7 @@ use crate::policy::{Caller, Policy};
 use crate::redact::Redactor;
 use crate::secret::SecretKey;
 use crate::spec::ToolSpec;
+use crate::state::StateStore;
 use crate::tool::Tool;
 use arc_swap::ArcSwap;
 use std::any::Any;
@@ -66,6 +67,8 @@ pub struct ToolboxBuilder {
     redactor: Option<Arc<Redactor>>,
     budget: OutputBudget,
     store: Arc<dyn RecordStore>,
+    state: Option<Arc<dyn StateStore>>,
+    claim_lease: Duration,
     default_timeout: Option<Duration>,
     idempotency_window: Duration,
     audit_key: Option<SecretKey>,
@@ -95,6 +98,8 @@ impl Default for ToolboxBuilder {
             redactor: Some(Arc::new(Redactor::new())),
             budget: OutputBudget::default(),
             store: Arc::new(MemoryRecordStore::default()),
+            state: None,
+            claim_lease: DEFAULT_CLAIM_LEASE,
             default_timeout: None,
             idempotency_window: DEFAULT_IDEMPOTENCY_WINDOW,
             audit_key: None,
@@ -113,6 +118,9 @@ impl Default for ToolboxBuilder {
 /// How long a completed request identifies its repeats, unless set with
 /// [`ToolboxBuilder::idempotency_window`]: one hour.
 pub(crate) const DEFAULT_IDEMPOTENCY_WINDOW: Duration = Duration::from_secs(3600);
+
+/// How long a claim in the shared state lives unless renewed ([`ToolboxBuilder::claim_lease`]).
+pub(crate) const DEFAULT_CLAIM_LEASE: Duration = Duration::from_secs(10);
 
 impl ToolboxBuilder {
     /// Registers one tool (`my_fn::tool()` for a `#[tool]` function).
@@ -212,6 +220,30 @@ impl ToolboxBuilder {
     #[must_use]
     pub fn record_store(mut self, store: impl RecordStore + 'static) -> Self {
         self.store = Arc::new(store);
+        self
+    }
+
+    /// The state this toolbox shares with the other replicas of its service (a
+    /// [`StateStore`](crate::state::StateStore): Redis, PostgreSQL, ...): every keyed call
+    /// also claims its idempotency key there, holding a lease while it runs, and its outcome is
+    /// written there, so a repeat is answered the same on every replica (`DUPLICATE`,
+    /// `IN_PROGRESS`, `OUTCOME_UNKNOWN`), and a replica that dies mid-run leaves the write's
+    /// outcome unknown, never free to run again. When the store cannot be reached, keyed calls
+    /// are `temporary_failure` (`IDEMPOTENCY_UNAVAILABLE`) and do not run; calls without a key
+    /// never touch it. Default: none (one process; the in-memory gate).
+    #[must_use]
+    pub fn state_store(mut self, store: Arc<dyn StateStore>) -> Self {
+        self.state = Some(store);
+        self
+    }
+
+    /// How long a claim in the [`state_store`](Self::state_store) lives unless renewed
+    /// (default 10 s; at least 30 ms). It is renewed every third of it while the tool runs, so
+    /// it only lapses when the replica that holds it dies: repeats are `IN_PROGRESS` until
+    /// then, and `OUTCOME_UNKNOWN` (a write that had started) or run (one that had not) after.
+    #[must_use]
+    pub fn claim_lease(mut self, lease: Duration) -> Self {
+        self.claim_lease = lease;
         self
     }
 
@@ -402,9 +434,22 @@ impl ToolboxBuilder {
     /// store, the fault counter, the redactor) each gets a handle to.
     fn into_stages(self, faults: &Arc<Faults>) -> Stages {
         let store = Arc::new(GuardedStore::new(self.store, Arc::clone(faults)));
-        let gate = IdempotencyGate::new(self.idempotency_window)
+        let mut gate = IdempotencyGate::new(self.idempotency_window)
             .refusing_in_progress()
             .with_durable_store(Arc::clone(&store) as Arc<dyn RecordStore>);
+        if let Some(state) = self.state {
+            let counted = Arc::clone(faults);
+            gate = gate
+                .with_state_store(state, self.claim_lease)
+                .reporting_to(Arc::new(move |e| {
+                    counted.report(Fault {
+                        kind: FaultKind::RecordStore,
+                        tool: None,
+                        operation_id: None,
+                        detail: e.to_string(),
+                    })
+                }));
+        }
         let mut host = self.host_stages;
         // In pipeline order; a stable sort keeps the order of stages at one point.
         host.sort_by_key(|(before, _)| crate::pipeline::ORDER.iter().position(|id| id == before));
@@ -429,6 +474,7 @@ impl ToolboxBuilder {
                 gate,
                 store: Arc::clone(&store),
                 budget: self.budget,
+                faults: Arc::clone(faults),
             },
             approval: Approve {
                 approver: self.approver,
@@ -442,6 +488,7 @@ impl ToolboxBuilder {
                 isolation: self.isolation,
                 threads: ToolThreads::new(self.tool_threads),
                 redactor: self.redactor.clone(),
+                faults: Arc::clone(faults),
             },
             redact: Redact {
                 redactor: self.redactor.clone(),

@@ -8,6 +8,7 @@ use super::{idempotency, internal_failure, CallState, Entry, Ran, Step};
 use crate::context::Context;
 use crate::envelope::Envelope;
 use crate::error::ToolError;
+use crate::fault::Faults;
 use crate::redact::{Redactor, ResultScan};
 use crate::reply::{Encoded, Encoding, Reply, TextScan};
 use crate::spec::ToolSpec;
@@ -32,6 +33,8 @@ pub(crate) struct Execute {
     /// Where tools run apart from the caller's runtime.
     pub(crate) threads: ToolThreads,
     pub(crate) redactor: Option<Arc<Redactor>>,
+    /// Where a failure to mark a claim started in the shared state is counted.
+    pub(crate) faults: Arc<Faults>,
 }
 
 /// For `decode`, on a call whose stages between `decode` and `execute` have no work: a typed
@@ -66,6 +69,9 @@ pub(super) fn run_fused(sh: &Execute, call: &mut CallState<'_>) -> Option<Result
 }
 
 pub(super) async fn run(sh: &Execute, call: &mut CallState<'_>) -> Step {
+    if let Some(env) = idempotency::mark_started_shared(&sh.faults, call).await {
+        return Step::answer(env);
+    }
     let timeout = call.entry.as_ref().and_then(|e| timeout_of(sh, e));
     // Boxed: these futures hold a timer or a task handle, and held in place they made every
     // call's future (which hosts move into a task or a box) larger, for a run that spawns a

@@ -8,9 +8,12 @@
 
 use super::{CallState, Entry, Ran, Step};
 use crate::budget::OutputBudget;
+use crate::envelope::Envelope;
 use crate::envelope::Status;
-use crate::fault::GuardedStore;
-use crate::idempotency::{Disposition, Entered, IdempotencyGate, IdempotencyKey};
+use crate::fault::{Fault, FaultKind, Faults, GuardedStore};
+use crate::idempotency::{
+    unavailable_envelope, Disposition, Entered, IdempotencyGate, IdempotencyKey,
+};
 use crate::options::CallOptions;
 use crate::store::RecordStore;
 use serde_json::Value;
@@ -23,6 +26,8 @@ pub(crate) struct Claims {
     pub(crate) gate: IdempotencyGate,
     pub(crate) store: Arc<GuardedStore>,
     pub(crate) budget: OutputBudget,
+    /// Where the shared state's failures are counted.
+    pub(crate) faults: Arc<Faults>,
 }
 
 /// The idempotency key of a call: the declared identifying arguments, or the explicit key
@@ -113,6 +118,29 @@ pub(super) async fn claim<'a>(
     }
 }
 
+/// For a claim held in the shared state ([`IdempotencyGate::with_state_store`]), of a write that
+/// is not safe to repeat: marks it started there, before the tool runs, so that a replica that
+/// dies while it runs leaves the outcome unknown rather than the key free. When the mark cannot
+/// be written the tool does not run: the envelope to answer (`temporary_failure`,
+/// `IDEMPOTENCY_UNAVAILABLE`), the store's error counted as a fault.
+///
+/// [`IdempotencyGate::with_state_store`]: crate::idempotency::IdempotencyGate::with_state_store
+pub(super) async fn mark_started_shared(faults: &Faults, call: &CallState<'_>) -> Option<Envelope> {
+    let ticket = call.claim.as_ref()?;
+    if !ticket.is_shared() || safe_to_repeat(call.entry()) {
+        return None;
+    }
+    let e = ticket.mark_started().await.err()?;
+    let tool = call.entry().tool.name();
+    faults.report(Fault {
+        kind: FaultKind::RecordStore,
+        tool: Some(tool.to_string()),
+        operation_id: Some(call.operation_id.as_str().to_string()),
+        detail: e.to_string(),
+    });
+    Some(unavailable_envelope(tool))
+}
+
 /// Marks the claim started, before the tool runs: from then on a drop of the call leaves the
 /// outcome of a write that is not safe to repeat unknown.
 pub(super) fn mark_started(call: &CallState<'_>) {
@@ -124,7 +152,7 @@ pub(super) fn mark_started(call: &CallState<'_>) {
 }
 
 /// Stage `idempotency_record`.
-pub(super) fn record(sh: &Claims, call: &mut CallState<'_>) -> Step {
+pub(super) async fn record(sh: &Claims, call: &mut CallState<'_>) -> Step {
     if call.claim.is_some() {
         // What is kept for a repeat is the value (a keyed call takes the general path, whose
         // result is a value already: this keeps it so if that changes).
@@ -163,6 +191,13 @@ pub(super) fn record(sh: &Claims, call: &mut CallState<'_>) -> Step {
         })),
         Disposition::Release | Disposition::Unknown => None,
     };
-    ticket.finish(disposition, kept);
+    if let Err(e) = ticket.finish(disposition, kept).await {
+        sh.faults.report(Fault {
+            kind: FaultKind::RecordStore,
+            tool: Some(call.name.to_string()),
+            operation_id: Some(call.operation_id.as_str().to_string()),
+            detail: e.to_string(),
+        });
+    }
     Step::Continue
 }

@@ -677,7 +677,11 @@ pub(crate) async fn run<'a>(tb: &'a Engine, call: &mut CallState<'a>) {
             StageId::Execute => execute::run(&st.execute, call).await,
             StageId::OutputContract => contract::run(call),
             StageId::Redact => redact::run(&st.redact, call),
-            StageId::IdempotencyRecord => idempotency::record(&st.claims, call),
+            // Boxed, as the claim: only calls that hold one await it.
+            StageId::IdempotencyRecord if call.claim.is_some() => {
+                Box::pin(idempotency::record(&st.claims, call)).await
+            }
+            StageId::IdempotencyRecord => Step::Continue,
             StageId::AfterHooks => hooks::after(&st.hooks, call),
             StageId::Budget => budget::run(&st.cut, call),
             // Written by `audit::record`, outside the panic guard.

@@ -1,0 +1,391 @@
+//! Replicas: two toolboxes of one service over one shared state ([`StateStore`]), as two
+//! processes behind a load balancer are. Here the state is the in-memory store shared by both
+//! toolboxes; the Redis and PostgreSQL backends run the same promises in their own crates
+//! (`tool_core::state::conformance`) and across processes.
+
+mod common;
+
+use serde_json::json;
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::Arc;
+use std::time::Duration;
+use tokio::sync::Notify;
+use tool_core::state::{ClaimRequest, ClaimState, MemoryStateStore, StateStore};
+use tool_core::{
+    BackendError, CallOptions, Effects, Status, StoredOutcome, Tool, ToolError, Toolbox,
+};
+
+/// A keyed write (`reserve_slot`, keyed by `slot`; neither idempotent nor read-only) that counts
+/// its runs, and waits for `hold` (when given) after it started.
+fn write_tool(runs: Arc<AtomicUsize>, started: Arc<Notify>, hold: Option<Arc<Notify>>) -> Tool {
+    Tool::from_fn(
+        common::spec(
+            "reserve_slot",
+            "Reserves a delivery slot for an order. Returns the reservation.",
+            json!({"type": "object", "properties": {"slot": {"type": "string"}},
+                   "required": ["slot"], "additionalProperties": false}),
+            Effects::none().with_writes(true),
+        ),
+        move |_, args| {
+            let (runs, started, hold) = (runs.clone(), started.clone(), hold.clone());
+            Box::pin(async move {
+                runs.fetch_add(1, Ordering::SeqCst);
+                started.notify_one();
+                match hold {
+                    Some(hold) => hold.notified().await,
+                    None => tokio::time::sleep(Duration::from_millis(50)).await,
+                }
+                if args["slot"] == "invalid" {
+                    return Err(ToolError::invalid_input("BAD_SLOT", "No such slot."));
+                }
+                Ok(json!({"reserved": args["slot"]}))
+            })
+        },
+    )
+    .with_idempotency_key(["slot"])
+}
+
+struct Replicas {
+    a: Toolbox,
+    b: Toolbox,
+    runs: Arc<AtomicUsize>,
+    started: Arc<Notify>,
+}
+
+fn replicas(state: Arc<dyn StateStore>, lease: Duration, hold: Option<Arc<Notify>>) -> Replicas {
+    let (runs, started) = (Arc::new(AtomicUsize::new(0)), Arc::new(Notify::new()));
+    let replica = || {
+        Toolbox::builder()
+            .tool(write_tool(runs.clone(), started.clone(), hold.clone()))
+            .state_store(Arc::clone(&state))
+            .claim_lease(lease)
+            .build()
+            .unwrap()
+    };
+    Replicas {
+        a: replica(),
+        b: replica(),
+        runs,
+        started,
+    }
+}
+
+async fn reserve(tb: &Toolbox, slot: &str) -> tool_core::Envelope {
+    tb.call("reserve_slot", json!({ "slot": slot })).await
+}
+
+/// Twenty identical keyed writes sent at once, alternating between the two replicas: the write
+/// runs once; every other answer is `DUPLICATE` or `IN_PROGRESS`; a later repeat on either
+/// replica is a `DUPLICATE` naming the one that ran.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn identical_writes_on_two_replicas_run_once() {
+    let r = Arc::new(replicas(
+        Arc::new(MemoryStateStore::default()),
+        Duration::from_secs(10),
+        None,
+    ));
+    let calls: Vec<_> = (0..20)
+        .map(|i| {
+            let r = Arc::clone(&r);
+            tokio::spawn(async move {
+                let tb = if i % 2 == 0 { &r.a } else { &r.b };
+                reserve(tb, "tue-09").await
+            })
+        })
+        .collect();
+    let mut codes = Vec::new();
+    for c in calls {
+        let env = c.await.unwrap();
+        codes.push(env.code.clone().unwrap_or_else(|| env.status.to_string()));
+    }
+    assert_eq!(r.runs.load(Ordering::SeqCst), 1, "{codes:?}");
+    assert_eq!(codes.iter().filter(|c| *c == "ok").count(), 1, "{codes:?}");
+    assert!(
+        codes
+            .iter()
+            .all(|c| c == "ok" || c == "DUPLICATE" || c == "IN_PROGRESS"),
+        "{codes:?}"
+    );
+    for tb in [&r.a, &r.b] {
+        let again = reserve(tb, "tue-09").await;
+        assert_eq!(again.code.as_deref(), Some("DUPLICATE"), "{again:?}");
+    }
+    assert_eq!(r.runs.load(Ordering::SeqCst), 1);
+}
+
+/// A replica dies while its write runs (its call future is leaked, its toolbox dropped: no drop
+/// handler writes anything, its lease is no longer renewed). Until the lease lapses a retry on
+/// the other replica is `IN_PROGRESS`; after, `OUTCOME_UNKNOWN`, and the write never runs again.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_write_whose_replica_died_is_unknown_everywhere_and_never_reruns() {
+    let hold = Arc::new(Notify::new());
+    let lease = Duration::from_millis(200);
+    let Replicas {
+        a,
+        b,
+        runs,
+        started,
+    } = replicas(Arc::new(MemoryStateStore::default()), lease, Some(hold));
+    let mut dying = Box::pin(reserve(&a, "wed-10"));
+    tokio::select! {
+        _ = &mut dying => panic!("the held write cannot finish"),
+        _ = started.notified() => {}
+    }
+    // The replica dies: nothing of its call or its toolbox runs again.
+    std::mem::forget(dying);
+    drop(a);
+    let first = reserve(&b, "wed-10").await;
+    assert_eq!(first.code.as_deref(), Some("IN_PROGRESS"), "{first:?}");
+    tokio::time::sleep(lease * 3).await;
+    for _ in 0..2 {
+        let retry = reserve(&b, "wed-10").await;
+        assert_eq!(retry.status, Status::Refused, "{retry:?}");
+        assert_eq!(retry.code.as_deref(), Some("OUTCOME_UNKNOWN"), "{retry:?}");
+    }
+    assert_eq!(
+        runs.load(Ordering::SeqCst),
+        1,
+        "the write never runs again unasked"
+    );
+}
+
+/// A call dropped by its host while the write runs (the replica lives): the other replica learns
+/// at once that the outcome is unknown (the drop writes it), without waiting for the lease.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_dropped_write_is_unknown_on_the_other_replica() {
+    let hold = Arc::new(Notify::new());
+    let r = replicas(
+        Arc::new(MemoryStateStore::default()),
+        Duration::from_secs(60),
+        Some(hold),
+    );
+    let mut call = Box::pin(reserve(&r.a, "thu-11"));
+    tokio::select! {
+        _ = &mut call => panic!("the held write cannot finish"),
+        _ = r.started.notified() => {}
+    }
+    drop(call);
+    // The drop's write runs in a task of its own: bounded wait for it.
+    let mut answer = reserve(&r.b, "thu-11").await;
+    for _ in 0..100 {
+        if answer.code.as_deref() != Some("IN_PROGRESS") {
+            break;
+        }
+        tokio::time::sleep(Duration::from_millis(10)).await;
+        answer = reserve(&r.b, "thu-11").await;
+    }
+    assert_eq!(
+        answer.code.as_deref(),
+        Some("OUTCOME_UNKNOWN"),
+        "{answer:?}"
+    );
+    assert_eq!(r.runs.load(Ordering::SeqCst), 1);
+}
+
+/// A write that answered that it did nothing (`invalid_input`) releases its key in the shared
+/// state too: the corrected retry runs on the other replica.
+#[tokio::test]
+async fn a_release_is_seen_by_the_other_replica() {
+    let r = replicas(
+        Arc::new(MemoryStateStore::default()),
+        Duration::from_secs(10),
+        None,
+    );
+    let first = reserve(&r.a, "invalid").await;
+    assert_eq!(first.status, Status::InvalidInput, "{first:?}");
+    let retry = reserve(&r.b, "invalid").await;
+    assert_eq!(
+        retry.status,
+        Status::InvalidInput,
+        "the retry ran: {retry:?}"
+    );
+    assert_eq!(r.runs.load(Ordering::SeqCst), 2);
+}
+
+/// An explicit key reused with other arguments on the other replica is refused, as on one.
+#[tokio::test]
+async fn an_explicit_key_reused_on_the_other_replica_is_refused() {
+    let state: Arc<dyn StateStore> = Arc::new(MemoryStateStore::default());
+    let runs = Arc::new(AtomicUsize::new(0));
+    // The write declares no identifying arguments: the caller's explicit key is its key.
+    let replica = || {
+        let tool = write_tool(runs.clone(), Arc::new(Notify::new()), None)
+            .with_idempotency_key(Vec::<String>::new());
+        Toolbox::builder()
+            .tool(tool)
+            .state_store(Arc::clone(&state))
+            .build()
+            .unwrap()
+    };
+    let (a, b) = (replica(), replica());
+    let with_key = |k: &str| CallOptions::new().idempotency_key(k);
+    let first = a
+        .call_with("reserve_slot", json!({"slot": "fri-12"}), with_key("k-1"))
+        .await;
+    assert_eq!(first.status, Status::Ok, "{first:?}");
+    let repeat = b
+        .call_with("reserve_slot", json!({"slot": "fri-12"}), with_key("k-1"))
+        .await;
+    assert_eq!(repeat.code.as_deref(), Some("DUPLICATE"), "{repeat:?}");
+    let reused = b
+        .call_with("reserve_slot", json!({"slot": "fri-13"}), with_key("k-1"))
+        .await;
+    assert_eq!(
+        reused.code.as_deref(),
+        Some("IDEMPOTENCY_KEY_REUSED"),
+        "{reused:?}"
+    );
+    assert_eq!(runs.load(Ordering::SeqCst), 1);
+}
+
+/// A shared state that cannot be reached: a keyed write is `temporary_failure`
+/// (`IDEMPOTENCY_UNAVAILABLE`, with `retry_after`) and does not run, and the failure is
+/// counted as a fault; a call without a key never touches the state.
+#[tokio::test]
+async fn an_unreachable_state_runs_no_keyed_write() {
+    let r = replicas(Arc::new(Unreachable), Duration::from_secs(10), None);
+    let env = reserve(&r.a, "sat-14").await;
+    assert_eq!(env.status, Status::TemporaryFailure, "{env:?}");
+    assert_eq!(env.code.as_deref(), Some("IDEMPOTENCY_UNAVAILABLE"));
+    assert!(env.retry_after.is_some());
+    assert_eq!(r.runs.load(Ordering::SeqCst), 0, "nothing ran");
+    assert_eq!(r.a.faults().record_store, 1);
+}
+
+/// A state whose claim succeeds and whose every later step fails: the start of a write that is
+/// not safe to repeat cannot be recorded, so it does not run.
+#[tokio::test]
+async fn a_start_that_cannot_be_recorded_runs_nothing() {
+    let r = replicas(
+        Arc::new(ClaimsOnly::default()),
+        Duration::from_secs(10),
+        None,
+    );
+    let env = reserve(&r.a, "sun-15").await;
+    assert_eq!(
+        env.code.as_deref(),
+        Some("IDEMPOTENCY_UNAVAILABLE"),
+        "{env:?}"
+    );
+    assert_eq!(r.runs.load(Ordering::SeqCst), 0);
+    assert!(r.a.faults().record_store >= 1);
+}
+
+/// A store that is never there.
+struct Unreachable;
+
+fn down() -> BackendError {
+    BackendError::new("connection refused (127.0.0.1:1)")
+}
+
+impl StateStore for Unreachable {
+    fn claim<'a>(
+        &'a self,
+        _: &'a str,
+        _: ClaimRequest<'a>,
+    ) -> tool_core::state::BoxFuture<'a, Result<ClaimState, BackendError>> {
+        Box::pin(async { Err(down()) })
+    }
+    fn renew<'a>(
+        &'a self,
+        _: &'a str,
+        _: &'a str,
+        _: Duration,
+    ) -> tool_core::state::BoxFuture<'a, Result<bool, BackendError>> {
+        Box::pin(async { Err(down()) })
+    }
+    fn mark_started<'a>(
+        &'a self,
+        _: &'a str,
+        _: &'a str,
+    ) -> tool_core::state::BoxFuture<'a, Result<bool, BackendError>> {
+        Box::pin(async { Err(down()) })
+    }
+    fn finish<'a>(
+        &'a self,
+        _: &'a str,
+        _: &'a str,
+        _: &'a StoredOutcome,
+        _: Duration,
+    ) -> tool_core::state::BoxFuture<'a, Result<bool, BackendError>> {
+        Box::pin(async { Err(down()) })
+    }
+    fn release<'a>(
+        &'a self,
+        _: &'a str,
+        _: &'a str,
+    ) -> tool_core::state::BoxFuture<'a, Result<bool, BackendError>> {
+        Box::pin(async { Err(down()) })
+    }
+    fn keep<'a>(
+        &'a self,
+        _: &'a serde_json::Value,
+        _: Duration,
+    ) -> tool_core::state::BoxFuture<'a, Result<String, BackendError>> {
+        Box::pin(async { Err(down()) })
+    }
+    fn read<'a>(
+        &'a self,
+        _: &'a str,
+    ) -> tool_core::state::BoxFuture<'a, Result<Option<serde_json::Value>, BackendError>> {
+        Box::pin(async { Err(down()) })
+    }
+}
+
+/// A store that grants claims and then goes away.
+#[derive(Default)]
+struct ClaimsOnly(MemoryStateStore);
+
+impl StateStore for ClaimsOnly {
+    fn claim<'a>(
+        &'a self,
+        key: &'a str,
+        req: ClaimRequest<'a>,
+    ) -> tool_core::state::BoxFuture<'a, Result<ClaimState, BackendError>> {
+        self.0.claim(key, req)
+    }
+    fn renew<'a>(
+        &'a self,
+        k: &'a str,
+        t: &'a str,
+        l: Duration,
+    ) -> tool_core::state::BoxFuture<'a, Result<bool, BackendError>> {
+        Unreachable.renew(k, t, l)
+    }
+    fn mark_started<'a>(
+        &'a self,
+        k: &'a str,
+        t: &'a str,
+    ) -> tool_core::state::BoxFuture<'a, Result<bool, BackendError>> {
+        Unreachable.mark_started(k, t)
+    }
+    fn finish<'a>(
+        &'a self,
+        k: &'a str,
+        t: &'a str,
+        o: &'a StoredOutcome,
+        w: Duration,
+    ) -> tool_core::state::BoxFuture<'a, Result<bool, BackendError>> {
+        Unreachable.finish(k, t, o, w)
+    }
+    fn release<'a>(
+        &'a self,
+        k: &'a str,
+        t: &'a str,
+    ) -> tool_core::state::BoxFuture<'a, Result<bool, BackendError>> {
+        Unreachable.release(k, t)
+    }
+    fn keep<'a>(
+        &'a self,
+        v: &'a serde_json::Value,
+        ttl: Duration,
+    ) -> tool_core::state::BoxFuture<'a, Result<String, BackendError>> {
+        Unreachable.keep(v, ttl)
+    }
+    fn read<'a>(
+        &'a self,
+        r: &'a str,
+    ) -> tool_core::state::BoxFuture<'a, Result<Option<serde_json::Value>, BackendError>> {
+        Unreachable.read(r)
+    }
+}
