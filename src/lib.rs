@@ -43,7 +43,7 @@
 //! [`Approver`], [`Hooks`], [`RecordStore`], [`Redactor`], [`AuditSink`], [`Fault`]). Four
 //! namespaces are named on purpose: [`codes`] (the stable error codes), [`export`] (targets,
 //! artifacts, the snapshot check), [`lint`] and [`pipeline`] (host stages); with features also
-//! `mcp`, `workspace` and `sqlite`.
+//! `mcp`, `workspace`, `sqlite` and `postgres`.
 
 #![deny(unreachable_pub)]
 // The curated surface of tool-core: its root items and its public namespaces (`codes`, `export`,
@@ -79,6 +79,16 @@ pub use workspace::{Workspace, WorkspaceError};
 pub mod sqlite {
     #[doc(inline)]
     pub use tool_sqlite::{OpenError, SqliteRecordStore, DEFAULT_SQLITE_CAPACITY};
+}
+/// Shared state on PostgreSQL (feature `postgres`; the `tool-postgres` crate): idempotency
+/// claims with leases, their outcomes and kept results, shared by the replicas of a service.
+#[cfg(feature = "postgres")]
+pub mod postgres {
+    #[doc(inline)]
+    pub use tool_postgres::{
+        ConnectError, PostgresOptions, PostgresStateStore, DEFAULT_CONNECT_TIMEOUT,
+        DEFAULT_STATEMENT_TIMEOUT, DEFAULT_TABLE_PREFIX,
+    };
 }
 
 /// The regex version toolsmith uses (for host redaction patterns, `Redactor::with_pattern`).

@@ -73,6 +73,7 @@ mod in_toolsmith {
     use toolsmith::model;
     use toolsmith::new_reference;
     use toolsmith::pipeline;
+    use toolsmith::postgres;
     use toolsmith::regex;
     use toolsmith::reject_all;
     use toolsmith::schemars;
@@ -256,6 +257,15 @@ mod in_toolsmith_pipeline {
     use toolsmith::pipeline::StageCall;
     use toolsmith::pipeline::StageFuture;
     use toolsmith::pipeline::StageId;
+}
+
+mod in_toolsmith_postgres {
+    use toolsmith::postgres::ConnectError;
+    use toolsmith::postgres::DEFAULT_CONNECT_TIMEOUT;
+    use toolsmith::postgres::DEFAULT_STATEMENT_TIMEOUT;
+    use toolsmith::postgres::DEFAULT_TABLE_PREFIX;
+    use toolsmith::postgres::PostgresOptions;
+    use toolsmith::postgres::PostgresStateStore;
 }
 
 mod in_toolsmith_sqlite {
