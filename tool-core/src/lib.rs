@@ -130,7 +130,7 @@ pub use redact::{RedactError, Redactor};
 pub use audit::{
     args_digest, keyed_args_digest, AuditEvent, AuditRecord, AuditSink, JsonLinesSink, MemorySink,
 };
-pub use secret::SecretKey;
+pub use secret::{KeyError, SecretKey};
 
 // The boundary: faults.
 pub use fault::{BackendError, Fault, FaultCounts, FaultHandler, FaultKind};

@@ -47,6 +47,67 @@ impl SecretKey {
         SecretKey(bytes)
     }
 
+    /// A key from text the host keeps (a key file's contents, an environment variable):
+    /// 64 hexadecimal digits are the key's 32 bytes; any other text of at least 32 bytes is
+    /// hashed into a key ([`derive`](Self::derive)). Surrounding whitespace is ignored.
+    /// Replicas that must honour each other's cursors (or compare audit digests) are given the
+    /// same text.
+    ///
+    /// ```
+    /// use tool_core::SecretKey;
+    /// let hex = "8f".repeat(32);
+    /// let a = SecretKey::from_text(&hex).unwrap();
+    /// assert_eq!(a.mac_hex(&[b"x"], 8), SecretKey::from_bytes([0x8f; 32]).mac_hex(&[b"x"], 8));
+    /// let err = SecretKey::from_text("hunter2").unwrap_err();
+    /// assert!(err.to_string().contains("at least 32 bytes"));
+    /// ```
+    ///
+    /// # Errors
+    /// [`KeyError`] when the text is shorter than 32 bytes (after trimming).
+    pub fn from_text(text: &str) -> Result<Self, KeyError> {
+        let text = text.trim();
+        if text.len() == 64 && text.bytes().all(|b| b.is_ascii_hexdigit()) {
+            let mut bytes = [0u8; 32];
+            for (i, byte) in bytes.iter_mut().enumerate() {
+                *byte = u8::from_str_radix(&text[2 * i..2 * i + 2], 16)
+                    .unwrap_or_else(|_| unreachable!("checked to be hex digits"));
+            }
+            return Ok(SecretKey(bytes));
+        }
+        if text.len() < 32 {
+            return Err(KeyError::TooShort {
+                len: text.len(),
+                from: None,
+            });
+        }
+        Ok(SecretKey::derive(text.as_bytes()))
+    }
+
+    /// The key in the environment variable `var` ([`from_text`](Self::from_text)).
+    ///
+    /// # Errors
+    /// [`KeyError`] when the variable is not set, not Unicode, or too short.
+    pub fn from_env(var: &str) -> Result<Self, KeyError> {
+        let text = std::env::var(var).map_err(|_| KeyError::Missing {
+            from: format!("the environment variable {var} (not set)"),
+        })?;
+        SecretKey::from_text(&text)
+            .map_err(|e| e.from_source(format!("the environment variable {var}")))
+    }
+
+    /// The key in the file at `path` ([`from_text`](Self::from_text)).
+    ///
+    /// # Errors
+    /// [`KeyError`] when the file cannot be read or its key is too short.
+    pub fn from_file(path: impl AsRef<std::path::Path>) -> Result<Self, KeyError> {
+        let path = path.as_ref();
+        let source = format!("the key file {}", path.display());
+        let text = std::fs::read_to_string(path).map_err(|e| KeyError::Missing {
+            from: format!("{source} ({e})"),
+        })?;
+        SecretKey::from_text(&text).map_err(|e| e.from_source(source))
+    }
+
     /// A key derived from `material` (hashed with SHA-256): for keys that are themselves secret
     /// values, such as a cursor binding made with a toolbox's key.
     pub fn derive(material: &[u8]) -> Self {
@@ -71,6 +132,41 @@ impl SecretKey {
             m.update(part);
         }
         m.finalize().into_bytes().into()
+    }
+}
+
+/// Why a [`SecretKey`] could not be read from configuration.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[non_exhaustive]
+pub enum KeyError {
+    /// The key text is too short to be a secret.
+    #[error(
+        "the key{} is {len} bytes; a key needs at least 32 bytes (64 hexadecimal digits, e.g. from `openssl rand -hex 32`)",
+        from.as_deref().map(|s| format!(" in {s}")).unwrap_or_default()
+    )]
+    TooShort {
+        /// Its length in bytes.
+        len: usize,
+        /// Where it was read from.
+        from: Option<String>,
+    },
+    /// The key could not be read at all.
+    #[error("no key could be read from {from}")]
+    Missing {
+        /// Where it was looked for, and why it failed.
+        from: String,
+    },
+}
+
+impl KeyError {
+    fn from_source(self, from: String) -> Self {
+        match self {
+            KeyError::TooShort { len, .. } => KeyError::TooShort {
+                len,
+                from: Some(from),
+            },
+            other => other,
+        }
     }
 }
 
@@ -108,5 +204,54 @@ fn fill_random(buf: &mut [u8]) {
             .as_nanos();
         let v = std::collections::hash_map::RandomState::new().hash_one((now, n));
         chunk.copy_from_slice(&v.to_le_bytes()[..chunk.len()]);
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::{KeyError, SecretKey};
+
+    fn tag(k: &SecretKey) -> String {
+        k.mac_hex(&[b"cursor"], 16)
+    }
+
+    #[test]
+    fn key_text_of_hex_or_long_material_gives_the_same_key_each_time() {
+        let hex = "0a".repeat(32);
+        assert_eq!(
+            tag(&SecretKey::from_text(&format!("  {hex}\n")).unwrap()),
+            tag(&SecretKey::from_bytes([0x0a; 32]))
+        );
+        let phrase = "correct horse battery staple, and a fifth word";
+        assert_eq!(
+            tag(&SecretKey::from_text(phrase).unwrap()),
+            tag(&SecretKey::derive(phrase.as_bytes()))
+        );
+    }
+
+    #[test]
+    fn short_or_missing_keys_are_refused_with_where_they_came_from() {
+        let dir = std::env::temp_dir().join(format!("toolsmith-key-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        let file = dir.join("cursor.key");
+        std::fs::write(&file, "too short\n").unwrap();
+        let err = SecretKey::from_file(&file).unwrap_err();
+        assert!(matches!(err, KeyError::TooShort { len: 9, .. }), "{err:?}");
+        let text = err.to_string();
+        assert!(
+            text.contains("cursor.key") && text.contains("at least 32 bytes"),
+            "{text}"
+        );
+        let missing = SecretKey::from_file(dir.join("absent.key")).unwrap_err();
+        assert!(matches!(missing, KeyError::Missing { .. }), "{missing:?}");
+        assert!(missing.to_string().contains("absent.key"), "{missing}");
+        let unset = SecretKey::from_env("TOOLSMITH_TEST_KEY_THAT_IS_NEVER_SET").unwrap_err();
+        assert!(
+            unset
+                .to_string()
+                .contains("TOOLSMITH_TEST_KEY_THAT_IS_NEVER_SET"),
+            "{unset}"
+        );
+        let _ = std::fs::remove_dir_all(&dir);
     }
 }

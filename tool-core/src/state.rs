@@ -12,7 +12,7 @@
 //! | [`mark_started`](StateStore::mark_started) | note that the run began to take effect | the holder |
 //! | [`finish`](StateStore::finish) | replace the lease by the outcome, kept for the window | the holder |
 //! | [`release`](StateStore::release) | delete the lease | the holder |
-//! | [`keep`](StateStore::keep) / [`read`](StateStore::read) | store a value under a fresh reference ([`new_reference`]), with an expiry / read it back | anyone |
+//! | [`keep`](StateStore::keep) / [`read`](StateStore::read) | store a value under a fresh reference (made by the caller with [`new_reference`]; an existing one is never replaced), with an expiry / read it back | anyone |
 //!
 //! The holder is named by the random token of its run; an operation by any other token changes
 //! nothing and answers `false`. So a process that dies mid-run leaves a lease that lapses: if its
@@ -31,7 +31,9 @@
 //! same conformance suite (`tool_core::state::conformance`, feature `testkit`).
 
 pub use crate::reply::BoxFuture;
-use crate::store::{new_reference, unix_ms, BackendError, StoredOutcome};
+#[cfg(doc)]
+use crate::store::new_reference;
+use crate::store::{unix_ms, BackendError, StoredOutcome};
 use serde_json::Value;
 use std::collections::{HashMap, VecDeque};
 use std::sync::Mutex;
@@ -135,15 +137,19 @@ pub trait StateStore: Send + Sync {
         token: &'a str,
     ) -> BoxFuture<'a, Result<bool, BackendError>>;
 
-    /// Keeps `value` for `ttl` under a fresh reference ([`new_reference`]).
+    /// Keeps `value` for `ttl` under `reference`, a fresh one the caller made with
+    /// [`new_reference`] (so the caller can name it before the write lands: the pipeline cuts a
+    /// result synchronously and writes what it keeps afterwards). A reference already kept is
+    /// never replaced: that is an error.
     ///
     /// # Errors
     /// A [`BackendError`] when it was not kept.
     fn keep<'a>(
         &'a self,
+        reference: &'a str,
         value: &'a Value,
         ttl: Duration,
-    ) -> BoxFuture<'a, Result<String, BackendError>>;
+    ) -> BoxFuture<'a, Result<(), BackendError>>;
 
     /// The value kept under `reference`, if it is still kept.
     ///
@@ -365,21 +371,26 @@ impl StateStore for MemoryStateStore {
 
     fn keep<'a>(
         &'a self,
+        reference: &'a str,
         value: &'a Value,
         ttl: Duration,
-    ) -> BoxFuture<'a, Result<String, BackendError>> {
-        let reference = new_reference();
+    ) -> BoxFuture<'a, Result<(), BackendError>> {
         let mut inner = self.lock();
+        if inner.values.contains_key(reference) {
+            return Box::pin(std::future::ready(Err(BackendError::new(format!(
+                "a value is already kept under {reference}"
+            )))));
+        }
         inner
             .values
-            .insert(reference.clone(), (value.clone(), Instant::now() + ttl));
-        inner.order.push_back(reference.clone());
+            .insert(reference.to_string(), (value.clone(), Instant::now() + ttl));
+        inner.order.push_back(reference.to_string());
         while inner.order.len() > self.capacity {
             if let Some(old) = inner.order.pop_front() {
                 inner.values.remove(&old);
             }
         }
-        Box::pin(std::future::ready(Ok(reference)))
+        Box::pin(std::future::ready(Ok(())))
     }
 
     fn read<'a>(

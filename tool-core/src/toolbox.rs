@@ -72,6 +72,7 @@ pub struct ToolboxBuilder {
     default_timeout: Option<Duration>,
     idempotency_window: Duration,
     audit_key: Option<SecretKey>,
+    cursor_key: Option<SecretKey>,
     offload_sync_tools: bool,
     isolation: Isolation,
     tool_threads: usize,
@@ -103,6 +104,7 @@ impl Default for ToolboxBuilder {
             default_timeout: None,
             idempotency_window: DEFAULT_IDEMPOTENCY_WINDOW,
             audit_key: None,
+            cursor_key: None,
             offload_sync_tools: false,
             isolation: Isolation::None,
             tool_threads: DEFAULT_TOOL_THREADS,
@@ -332,6 +334,17 @@ impl ToolboxBuilder {
         self
     }
 
+    /// The key that binds cursors to their tool, caller and arguments (default: a random key
+    /// per toolbox, so a cursor is honoured only by the toolbox that issued it). Replicas of a
+    /// service that share a [`state_store`](Self::state_store) are given the same key
+    /// ([`SecretKey::from_env`], [`SecretKey::from_file`]) so that each serves the others'
+    /// cursors; keep it secret, as anyone with it can forge cursors.
+    #[must_use]
+    pub fn cursor_key(mut self, key: SecretKey) -> Self {
+        self.cursor_key = Some(key);
+        self
+    }
+
     /// The key of the argument digests in audit records (default: a random key per toolbox).
     /// Set one the host keeps secret to compare digests across toolboxes and restarts; the
     /// digests stay unreadable to anyone without it.
@@ -466,7 +479,7 @@ impl ToolboxBuilder {
             },
             decode: Decode { typed },
             paging: Paging {
-                secret: SecretKey::random(),
+                secret: self.cursor_key.unwrap_or_else(SecretKey::random),
                 store: Arc::clone(&store),
             },
             hooks: self.hooks,

@@ -319,9 +319,10 @@ impl StateStore for Unreachable {
     }
     fn keep<'a>(
         &'a self,
+        _: &'a str,
         _: &'a serde_json::Value,
         _: Duration,
-    ) -> tool_core::state::BoxFuture<'a, Result<String, BackendError>> {
+    ) -> tool_core::state::BoxFuture<'a, Result<(), BackendError>> {
         Box::pin(async { Err(down()) })
     }
     fn read<'a>(
@@ -377,10 +378,11 @@ impl StateStore for ClaimsOnly {
     }
     fn keep<'a>(
         &'a self,
+        r: &'a str,
         v: &'a serde_json::Value,
         ttl: Duration,
-    ) -> tool_core::state::BoxFuture<'a, Result<String, BackendError>> {
-        Unreachable.keep(v, ttl)
+    ) -> tool_core::state::BoxFuture<'a, Result<(), BackendError>> {
+        Unreachable.keep(r, v, ttl)
     }
     fn read<'a>(
         &'a self,

@@ -108,7 +108,7 @@ use tokio_postgres::error::SqlState;
 use tokio_postgres::types::{Json, ToSql};
 use tokio_postgres::{Client, Config, NoTls, Row, Statement};
 use tool_core::state::{ClaimRequest, ClaimState, StateStore};
-use tool_core::{new_reference, BackendError, StoredOutcome};
+use tool_core::{BackendError, StoredOutcome};
 
 /// The prefix of the tables' names unless told otherwise: `toolsmith_claims`, `toolsmith_kept`.
 pub const DEFAULT_TABLE_PREFIX: &str = "toolsmith_";
@@ -686,9 +686,13 @@ impl PostgresStateStore {
         Ok(finished? > 0)
     }
 
-    async fn keep_now(&self, value: &Value, ttl: Duration) -> Result<String, BackendError> {
+    async fn keep_now(
+        &self,
+        reference: &str,
+        value: &Value,
+        ttl: Duration,
+    ) -> Result<(), BackendError> {
         let conn = self.conn().await?;
-        let reference = new_reference();
         let ttl = micros(ttl);
         self.bounded(
             &conn,
@@ -697,7 +701,7 @@ impl PostgresStateStore {
                 .execute(&conn.statements.keep, &[&reference, value, &ttl]),
         )
         .await?;
-        Ok(reference)
+        Ok(())
     }
 
     async fn read_now(&self, reference: &str) -> Result<Option<Value>, BackendError> {
@@ -781,10 +785,11 @@ impl StateStore for PostgresStateStore {
 
     fn keep<'a>(
         &'a self,
+        reference: &'a str,
         value: &'a Value,
         ttl: Duration,
-    ) -> BoxFuture<'a, Result<String, BackendError>> {
-        Box::pin(self.keep_now(value, ttl))
+    ) -> BoxFuture<'a, Result<(), BackendError>> {
+        Box::pin(self.keep_now(reference, value, ttl))
     }
 
     fn read<'a>(

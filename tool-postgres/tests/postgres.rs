@@ -202,10 +202,7 @@ async fn stores_that_start_at_once_all_create_and_see_the_tables() {
         stores.push(connect.await.unwrap().expect("every replica starts"));
     }
     let value = json!({"kept": "by the first"});
-    let reference = stores[0]
-        .keep(&value, Duration::from_secs(60))
-        .await
-        .unwrap();
+    let reference = keep(&stores[0], &value, Duration::from_secs(60)).await;
     for store in &stores {
         assert_eq!(store.read(&reference).await.unwrap(), Some(value.clone()));
     }
@@ -271,7 +268,7 @@ async fn a_lost_connection_is_replaced() {
     .await
     .unwrap();
     let value = json!([1, 2, 3]);
-    let reference = store.keep(&value, Duration::from_secs(60)).await.unwrap();
+    let reference = keep(&store, &value, Duration::from_secs(60)).await;
     let client = raw(&url).await;
     let terminated: i64 = client
         .query_one(
@@ -324,29 +321,17 @@ async fn keep_deletes_expired_values_a_batch_at_a_time() {
         async move { client.query_one(&sql, &[]).await.unwrap().get::<_, i64>(0) }
     };
     assert_eq!(count(expired.clone()).await, 250);
-    store
-        .keep(&json!(1), Duration::from_secs(60))
-        .await
-        .unwrap();
+    keep(&store, &json!(1), Duration::from_secs(60)).await;
     assert_eq!(count(expired.clone()).await, 150, "one keep deletes 100");
-    store
-        .keep(&json!(2), Duration::from_secs(60))
-        .await
-        .unwrap();
-    store
-        .keep(&json!(3), Duration::from_secs(60))
-        .await
-        .unwrap();
+    keep(&store, &json!(2), Duration::from_secs(60)).await;
+    keep(&store, &json!(3), Duration::from_secs(60)).await;
     assert_eq!(count(expired).await, 0);
     assert_eq!(
         count(format!("SELECT count(*) FROM \"{prefix}kept\"")).await,
         3
     );
     // An expired value is never read, deleted or not.
-    let short = store
-        .keep(&json!(4), Duration::from_millis(1))
-        .await
-        .unwrap();
+    let short = keep(&store, &json!(4), Duration::from_millis(1)).await;
     tokio::time::sleep(Duration::from_millis(20)).await;
     assert_eq!(store.read(&short).await.unwrap(), None);
     drop_tables(&client, &prefix).await;
@@ -427,7 +412,7 @@ async fn a_kept_value_comes_back_as_it_was_kept() {
     // Key order is kept (the column is json, not jsonb), as the other stores keep it.
     let value: serde_json::Value =
         serde_json::from_str(r#"{"zeta": 1, "alpha": {"b": [1, 2.5, null], "a": "x"}}"#).unwrap();
-    let reference = store.keep(&value, Duration::from_secs(60)).await.unwrap();
+    let reference = keep(&store, &value, Duration::from_secs(60)).await;
     let back = store.read(&reference).await.unwrap().unwrap();
     assert_eq!(
         serde_json::to_string(&back).unwrap(),
@@ -496,8 +481,8 @@ async fn tables_made_beforehand_need_no_create_privilege() {
     let refused = PostgresStateStore::connect_with(&as_role, options(&fresh_prefix())).await;
     let shared = match (&owner, &user) {
         (Ok(owner), Ok(user)) => {
-            let reference = owner.keep(&json!("shared"), Duration::from_secs(60)).await;
-            Some(user.read(&reference.unwrap()).await.unwrap())
+            let reference = keep(owner, &json!("shared"), Duration::from_secs(60)).await;
+            Some(user.read(&reference).await.unwrap())
         }
         _ => None,
     };
@@ -518,4 +503,11 @@ async fn tables_made_beforehand_need_no_create_privilege() {
         err.message().contains("permission denied") && err.message().contains("needs CREATE"),
         "{err}"
     );
+}
+
+/// Keeps `value` under a fresh reference, as the pipeline does, and returns the reference.
+async fn keep(store: &PostgresStateStore, value: &serde_json::Value, ttl: Duration) -> String {
+    let reference = tool_core::new_reference();
+    store.keep(&reference, value, ttl).await.unwrap();
+    reference
 }

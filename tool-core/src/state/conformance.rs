@@ -14,7 +14,7 @@
 //! milliseconds in all) and panics with the promise that failed.
 
 use super::{ClaimRequest, ClaimState, StateStore, MAX_KEPT_BYTES};
-use crate::store::StoredOutcome;
+use crate::store::{new_reference, StoredOutcome};
 use serde_json::json;
 use std::time::Duration;
 
@@ -221,19 +221,23 @@ async fn outcomes_end_with_the_window(a: &dyn StateStore, b: &dyn StateStore, ke
 
 async fn kept_values_are_shared_and_expire(a: &dyn StateStore, b: &dyn StateStore) {
     let value = json!({"items": [1, 2, 3], "note": "kept"});
-    let reference = a.keep(&value, LONG).await.unwrap();
-    assert!(
-        reference.starts_with("rec_") && reference.len() == 36,
-        "{reference}"
-    );
+    let reference = new_reference();
+    a.keep(&reference, &value, LONG).await.unwrap();
     assert_eq!(b.read(&reference).await.unwrap(), Some(value.clone()));
+    // A kept reference is never replaced.
+    assert!(
+        b.keep(&reference, &json!("other"), LONG).await.is_err(),
+        "keeping under a reference already kept must fail"
+    );
+    assert_eq!(a.read(&reference).await.unwrap(), Some(value.clone()));
     assert_eq!(
         b.read("rec_00000000000000000000000000000000")
             .await
             .unwrap(),
         None
     );
-    let short = a.keep(&value, SHORT).await.unwrap();
+    let short = new_reference();
+    a.keep(&short, &value, SHORT).await.unwrap();
     tokio::time::sleep(SHORT * 2).await;
     assert_eq!(
         b.read(&short).await.unwrap(),
@@ -242,7 +246,8 @@ async fn kept_values_are_shared_and_expire(a: &dyn StateStore, b: &dyn StateStor
     );
     // The bound is the caller's to apply; a store need only keep values up to it.
     let big = json!("x".repeat(MAX_KEPT_BYTES.min(1 << 20)));
-    let big_ref = a.keep(&big, LONG).await.unwrap();
+    let big_ref = new_reference();
+    a.keep(&big_ref, &big, LONG).await.unwrap();
     assert_eq!(b.read(&big_ref).await.unwrap(), Some(big));
 }
 
