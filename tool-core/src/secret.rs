@@ -92,7 +92,7 @@ impl SecretKey {
             from: format!("the environment variable {var} (not set)"),
         })?;
         SecretKey::from_text(&text)
-            .map_err(|e| e.from_source(format!("the environment variable {var}")))
+            .map_err(|e| e.read_from(format!("the environment variable {var}")))
     }
 
     /// The key in the file at `path` ([`from_text`](Self::from_text)).
@@ -105,7 +105,7 @@ impl SecretKey {
         let text = std::fs::read_to_string(path).map_err(|e| KeyError::Missing {
             from: format!("{source} ({e})"),
         })?;
-        SecretKey::from_text(&text).map_err(|e| e.from_source(source))
+        SecretKey::from_text(&text).map_err(|e| e.read_from(source))
     }
 
     /// A key derived from `material` (hashed with SHA-256): for keys that are themselves secret
@@ -159,7 +159,7 @@ pub enum KeyError {
 }
 
 impl KeyError {
-    fn from_source(self, from: String) -> Self {
+    fn read_from(self, from: String) -> Self {
         match self {
             KeyError::TooShort { len, .. } => KeyError::TooShort {
                 len,
