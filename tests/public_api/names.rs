@@ -35,6 +35,7 @@ mod in_toolsmith {
     use toolsmith::FnApprover;
     use toolsmith::Hooks;
     use toolsmith::JsonLinesSink;
+    use toolsmith::KeyError;
     use toolsmith::MemoryRecordStore;
     use toolsmith::MemorySink;
     use toolsmith::NotRegistered;

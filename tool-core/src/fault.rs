@@ -5,7 +5,9 @@
 //!
 //! The overview is in the docs of [`Fault`], where it is rendered.
 
-use crate::store::{RecordStore, StoredOutcome};
+use crate::state::{StateStore, MAX_KEPT_BYTES};
+use crate::store::{new_reference, RecordStore, StoredOutcome};
+use crate::unwind::CatchUnwind;
 use serde_json::Value;
 use std::panic::{catch_unwind, AssertUnwindSafe};
 use std::sync::atomic::{AtomicU64, Ordering};
@@ -211,4 +213,81 @@ impl RecordStore for GuardedStore {
         let r = contained(|| self.inner.remove_outcome(key));
         self.check("could not remove an idempotency record", r)
     }
+}
+
+/// The shared state's kept values as the toolbox uses them ([`StateStore::keep`] and
+/// [`StateStore::read`]): kept for `ttl`, every failure (a panic included) counted as a
+/// record-store fault, and values over [`MAX_KEPT_BYTES`] not kept. As with [`GuardedStore`], a
+/// value that could not be kept leaves a reference that leads nowhere (its next page is treated
+/// like an evicted one), and a read that fails finds nothing.
+pub(crate) struct GuardedState {
+    inner: Arc<dyn StateStore>,
+    faults: Arc<Faults>,
+    ttl: std::time::Duration,
+}
+
+impl GuardedState {
+    pub(crate) fn new(
+        inner: Arc<dyn StateStore>,
+        faults: Arc<Faults>,
+        ttl: std::time::Duration,
+    ) -> Self {
+        GuardedState { inner, faults, ttl }
+    }
+
+    fn report(&self, what: &str, e: &BackendError) {
+        self.faults.report(Fault {
+            kind: FaultKind::RecordStore,
+            tool: None,
+            operation_id: None,
+            detail: format!("{what}: {e}"),
+        });
+    }
+
+    /// Keeps `value` under `reference` (made with [`new_reference`]); `false` (reported) when
+    /// it was not kept.
+    pub(crate) async fn keep_as(&self, reference: &str, value: &Value) -> bool {
+        let size = serde_json::to_string(value).map_or(usize::MAX, |t| t.len());
+        if size > MAX_KEPT_BYTES {
+            self.report(
+                "did not keep a result",
+                &BackendError::new(format!(
+                    "it is {size} bytes of JSON, over the {MAX_KEPT_BYTES} a shared store keeps"
+                )),
+            );
+            return false;
+        }
+        let kept = CatchUnwind(self.inner.keep(reference, value, self.ttl)).await;
+        match kept.unwrap_or_else(|p| Err(panicked(p))) {
+            Ok(()) => true,
+            Err(e) => {
+                self.report("could not keep a result", &e);
+                false
+            }
+        }
+    }
+
+    /// Keeps `value` under a fresh reference, or `None` (reported) when it was not kept.
+    pub(crate) async fn keep(&self, value: &Value) -> Option<String> {
+        let reference = new_reference();
+        self.keep_as(&reference, value).await.then_some(reference)
+    }
+
+    /// The value kept under `reference`; `None` when it is not kept or cannot be read
+    /// (reported).
+    pub(crate) async fn read(&self, reference: &str) -> Option<Value> {
+        let read = CatchUnwind(self.inner.read(reference)).await;
+        match read.unwrap_or_else(|p| Err(panicked(p))) {
+            Ok(v) => v,
+            Err(e) => {
+                self.report("could not read a kept result", &e);
+                None
+            }
+        }
+    }
+}
+
+/// The error of a backend that panicked (`text`: the panic's).
+fn panicked(text: String) -> BackendError {
+    BackendError::new(format!("panic: {text}"))
 }

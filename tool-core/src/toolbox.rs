@@ -7,7 +7,9 @@ use crate::audit::{AuditRecord, AuditSink};
 use crate::budget::{MemoryRecordStore, OutputBudget, RecordStore};
 use crate::context::Context;
 use crate::envelope::Envelope;
-use crate::fault::{Fault, FaultCounts, FaultHandler, FaultKind, Faults, GuardedStore};
+use crate::fault::{
+    Fault, FaultCounts, FaultHandler, FaultKind, Faults, GuardedState, GuardedStore,
+};
 use crate::idempotency::IdempotencyGate;
 pub use crate::options::CallOptions;
 use crate::pipeline::approval::Approve;
@@ -447,6 +449,14 @@ impl ToolboxBuilder {
     /// store, the fault counter, the redactor) each gets a handle to.
     fn into_stages(self, faults: &Arc<Faults>) -> Stages {
         let store = Arc::new(GuardedStore::new(self.store, Arc::clone(faults)));
+        // Kept results live as long as the repeats they answer (the idempotency window).
+        let shared = self.state.as_ref().map(|state| {
+            Arc::new(GuardedState::new(
+                Arc::clone(state),
+                Arc::clone(faults),
+                self.idempotency_window,
+            ))
+        });
         let mut gate = IdempotencyGate::new(self.idempotency_window)
             .refusing_in_progress()
             .with_durable_store(Arc::clone(&store) as Arc<dyn RecordStore>);
@@ -481,6 +491,7 @@ impl ToolboxBuilder {
             paging: Paging {
                 secret: self.cursor_key.unwrap_or_else(SecretKey::random),
                 store: Arc::clone(&store),
+                shared: shared.clone(),
             },
             hooks: self.hooks,
             claims: Claims {
@@ -488,6 +499,7 @@ impl ToolboxBuilder {
                 store: Arc::clone(&store),
                 budget: self.budget,
                 faults: Arc::clone(faults),
+                shared: shared.clone(),
             },
             approval: Approve {
                 approver: self.approver,
@@ -509,6 +521,7 @@ impl ToolboxBuilder {
             cut: OutputCut {
                 budget: self.budget,
                 store,
+                shared,
             },
             audit: AuditTrail {
                 sink: self.audit,

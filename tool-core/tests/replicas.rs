@@ -11,6 +11,7 @@ use std::sync::Arc;
 use std::time::Duration;
 use tokio::sync::Notify;
 use tool_core::state::{ClaimRequest, ClaimState, MemoryStateStore, StateStore};
+use tool_core::SecretKey;
 use tool_core::{
     BackendError, CallOptions, Effects, Status, StoredOutcome, Tool, ToolError, Toolbox,
 };
@@ -236,6 +237,104 @@ async fn an_explicit_key_reused_on_the_other_replica_is_refused() {
         "{reused:?}"
     );
     assert_eq!(runs.load(Ordering::SeqCst), 1);
+}
+
+/// A paginated read (`list_orders`, with a `cursor` parameter) whose result is cut to the
+/// budget; it counts its runs.
+fn list_tool(runs: Arc<AtomicUsize>) -> Tool {
+    Tool::from_fn(
+        common::spec(
+            "list_orders",
+            "Lists the shop's orders, newest first. Returns one page; pass the cursor for the next.",
+            json!({"type": "object", "properties": {"cursor": {"type": "string"}},
+                   "additionalProperties": false}),
+            Effects::none().with_read_only(true),
+        ),
+        move |_, _| {
+            let runs = runs.clone();
+            Box::pin(async move {
+                runs.fetch_add(1, Ordering::SeqCst);
+                let orders: Vec<_> = (0..400)
+                    .map(|i| json!({"id": i, "item": format!("order number {i} of the shop")}))
+                    .collect();
+                Ok(json!(orders))
+            })
+        },
+    )
+}
+
+fn list_replica(
+    state: &Arc<dyn StateStore>,
+    key: Option<&SecretKey>,
+    runs: &Arc<AtomicUsize>,
+) -> Toolbox {
+    let mut b = Toolbox::builder()
+        .tool(list_tool(runs.clone()))
+        .state_store(Arc::clone(state));
+    if let Some(key) = key {
+        b = b.cursor_key(key.clone());
+    }
+    b.build().unwrap()
+}
+
+/// A cursor issued by one replica is served by the other when both share the cursor key and
+/// the state: the next page comes from the result the first kept in the shared state (the tool
+/// does not run again). A replica with another key refuses the cursor.
+#[tokio::test]
+async fn a_cursor_from_one_replica_is_served_by_the_other() {
+    let state: Arc<dyn StateStore> = Arc::new(MemoryStateStore::default());
+    let runs = Arc::new(AtomicUsize::new(0));
+    let key = SecretKey::from_text(&"5e".repeat(32)).unwrap();
+    let a = list_replica(&state, Some(&key), &runs);
+    let b = list_replica(&state, Some(&key), &runs);
+    let first = a.call("list_orders", json!({})).await;
+    assert!(first.truncated, "{first:?}");
+    let cursor = first.cursor.clone().expect("a next page");
+    let second = b.call("list_orders", json!({ "cursor": cursor })).await;
+    assert_eq!(second.status, Status::Ok, "{second:?}");
+    assert_eq!(second.reference, first.reference, "the same kept result");
+    let (p1, p2) = (first.data.unwrap(), second.data.unwrap());
+    let last_of_first = p1.as_array().unwrap().last().unwrap()["id"]
+        .as_i64()
+        .unwrap();
+    let first_of_second = p2.as_array().unwrap()[0]["id"].as_i64().unwrap();
+    assert_eq!(
+        first_of_second,
+        last_of_first + 1,
+        "the page after the first"
+    );
+    assert_eq!(
+        runs.load(Ordering::SeqCst),
+        1,
+        "served from the shared state"
+    );
+
+    let stranger = list_replica(&state, None, &runs);
+    let refused = stranger
+        .call("list_orders", json!({ "cursor": first.cursor.unwrap() }))
+        .await;
+    assert_eq!(refused.status, Status::InvalidInput, "{refused:?}");
+    assert_eq!(refused.code.as_deref(), Some("INVALID_CURSOR"));
+}
+
+/// The original result a duplicate shows is read from the shared state on the other replica.
+#[tokio::test]
+async fn a_duplicate_on_the_other_replica_shows_the_original() {
+    let r = replicas(
+        Arc::new(MemoryStateStore::default()),
+        Duration::from_secs(10),
+        None,
+    );
+    let first = reserve(&r.a, "mon-16").await;
+    assert_eq!(first.status, Status::Ok);
+    let dup = reserve(&r.b, "mon-16").await;
+    assert_eq!(dup.code.as_deref(), Some("DUPLICATE"));
+    assert_eq!(dup.reference, first.reference, "{dup:?}");
+    assert_eq!(
+        dup.data.as_ref().unwrap()["original"],
+        json!({"reserved": "mon-16"}),
+        "{dup:?}"
+    );
 }
 
 /// A shared state that cannot be reached: a keyed write is `temporary_failure`

@@ -6,14 +6,58 @@
 use super::{CallState, Entry, Step};
 use crate::budget::{bound_channels, fit_envelope, OutputBudget};
 use crate::envelope::Status;
-use crate::fault::GuardedStore;
-use std::sync::Arc;
+use crate::fault::{GuardedState, GuardedStore};
+use crate::store::{new_reference, RecordStore};
+use serde_json::Value;
+use std::sync::{Arc, Mutex, PoisonError};
 
 /// Stage `budget`, with the toolbox's default output budget and the record store cut results
 /// are kept in.
 pub(crate) struct OutputCut {
     pub(crate) budget: OutputBudget,
     pub(crate) store: Arc<GuardedStore>,
+    /// The state shared with the other replicas, when the toolbox has one: cut results are
+    /// kept there instead ([`run_shared`]).
+    pub(crate) shared: Option<Arc<GuardedState>>,
+}
+
+/// The results a cut keeps, named (with [`new_reference`]) while the envelope is cut and
+/// written to the shared state after it: cutting stays synchronous.
+#[derive(Default)]
+struct Pending(Mutex<Vec<(String, Value)>>);
+
+impl RecordStore for Pending {
+    fn put(&self, value: Value) -> String {
+        let reference = new_reference();
+        self.0
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner)
+            .push((reference.clone(), value));
+        reference
+    }
+
+    fn get(&self, _: &str) -> Option<Value> {
+        None
+    }
+}
+
+/// Stage `budget` for a toolbox with a shared state: the results the cut keeps are written
+/// there (a write that fails is a fault, and its `ref` leads nowhere, as with a record store).
+pub(super) async fn run_shared(
+    sh: &OutputCut,
+    state: &GuardedState,
+    call: &mut CallState<'_>,
+) -> Step {
+    let pending = Pending::default();
+    let step = cut(sh, &pending, call);
+    let kept = pending
+        .0
+        .into_inner()
+        .unwrap_or_else(PoisonError::into_inner);
+    for (reference, value) in kept {
+        state.keep_as(&reference, &value).await;
+    }
+    step
 }
 
 /// The output budget of a call: its tool's own, or the toolbox's `default`.
@@ -24,6 +68,11 @@ pub(super) fn budget_of(default: OutputBudget, entry: Option<&Entry>) -> OutputB
 }
 
 pub(super) fn run(sh: &OutputCut, call: &mut CallState<'_>) -> Step {
+    cut(sh, sh.store.as_ref(), call)
+}
+
+/// Cuts the call's answer to its budget, keeping full results in `store`.
+fn cut(sh: &OutputCut, store: &dyn RecordStore, call: &mut CallState<'_>) -> Step {
     let budget = budget_of(sh.budget, call.entry.as_deref());
     if call.early {
         if let Some(env) = call.env.as_mut() {
@@ -44,7 +93,7 @@ pub(super) fn run(sh: &OutputCut, call: &mut CallState<'_>) -> Step {
     };
     match &call.page {
         Some(page) => {
-            fit_envelope(env, budget, page, sh.store.as_ref());
+            fit_envelope(env, budget, page, store);
         }
         // A tool without a cursor parameter (stage `cursor` sets no page for it): only a value
         // can need cutting (a text that fits is left as it is, above), and its first page is
@@ -56,12 +105,7 @@ pub(super) fn run(sh: &OutputCut, call: &mut CallState<'_>) -> Step {
                 .is_some_and(|d| !crate::budget::fits(d, budget.max_chars))
             && call.entry.as_ref().is_some_and(|e| !e.paginated) =>
         {
-            fit_envelope(
-                env,
-                budget,
-                &super::paging::unpaginated(),
-                sh.store.as_ref(),
-            );
+            fit_envelope(env, budget, &super::paging::unpaginated(), store);
         }
         None => {}
     }

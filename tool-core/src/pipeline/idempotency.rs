@@ -10,7 +10,7 @@ use super::{CallState, Entry, Ran, Step};
 use crate::budget::OutputBudget;
 use crate::envelope::Envelope;
 use crate::envelope::Status;
-use crate::fault::{Fault, FaultKind, Faults, GuardedStore};
+use crate::fault::{Fault, FaultKind, Faults, GuardedState, GuardedStore};
 use crate::idempotency::{
     unavailable_envelope, Disposition, Entered, IdempotencyGate, IdempotencyKey,
 };
@@ -28,6 +28,9 @@ pub(crate) struct Claims {
     pub(crate) budget: OutputBudget,
     /// Where the shared state's failures are counted.
     pub(crate) faults: Arc<Faults>,
+    /// The state shared with the other replicas, when the toolbox has one: what a repeat is
+    /// shown is kept and read there.
+    pub(crate) shared: Option<Arc<GuardedState>>,
 }
 
 /// The idempotency key of a call: the declared identifying arguments, or the explicit key
@@ -103,7 +106,11 @@ pub(super) async fn claim<'a>(
             Step::Continue
         }
         Entered::Duplicate(dup) => {
-            let original = dup.reference.as_deref().and_then(|r| sh.store.get(r));
+            let original = match (&sh.shared, dup.reference.as_deref()) {
+                (Some(state), Some(r)) => state.read(r).await,
+                (None, Some(r)) => sh.store.get(r),
+                (_, None) => None,
+            };
             // The original is shown only when it fits the output budget (a refused envelope is
             // not cut); its `ref` always names it.
             let budget = super::budget::budget_of(sh.budget, call.entry.as_deref());
@@ -167,7 +174,11 @@ pub(super) async fn record(sh: &Claims, call: &mut CallState<'_>) -> Step {
     // everything kept is).
     if env.status == Status::Ok && env.reference.is_none() {
         if let Some(data) = &env.data {
-            env.reference = sh.store.keep(data.clone());
+            let reference = match &sh.shared {
+                Some(state) => state.keep(data).await,
+                None => sh.store.keep(data.clone()),
+            };
+            env.reference = reference;
         }
     }
     let disposition = match call.ran {
@@ -184,11 +195,17 @@ pub(super) async fn record(sh: &Claims, call: &mut CallState<'_>) -> Step {
     // duplicate can say what the original outcome was.
     let kept = match disposition {
         Disposition::Keep if env.is_success() => env.reference.clone(),
-        Disposition::Keep => sh.store.keep(serde_json::json!({
-            "status": env.status,
-            "code": env.code,
-            "message": env.message,
-        })),
+        Disposition::Keep => {
+            let outcome = serde_json::json!({
+                "status": env.status,
+                "code": env.code,
+                "message": env.message,
+            });
+            match &sh.shared {
+                Some(state) => state.keep(&outcome).await,
+                None => sh.store.keep(outcome),
+            }
+        }
         Disposition::Release | Disposition::Unknown => None,
     };
     if let Err(e) = ticket.finish(disposition, kept).await {

@@ -662,7 +662,11 @@ pub(crate) async fn run<'a>(tb: &'a Engine, call: &mut CallState<'a>) {
             StageId::Validate => validate::run(&st.audit, call),
             StageId::Cursor => paging::cursor(&st.paging, call),
             StageId::BeforeHooks => hooks::before(&st.hooks, call),
-            StageId::StoredPage => paging::stored_page(&st.paging, call),
+            StageId::StoredPage => match &st.paging.shared {
+                None => paging::stored_page(&st.paging, call),
+                // Boxed: only a toolbox with a shared state builds it.
+                Some(state) => Box::pin(paging::stored_page_shared(state, call)).await,
+            },
             // The key moves into the boxed claim: only the box is held across the await.
             StageId::Idempotency => match idempotency::key_of(call)
                 .map(|key| Box::pin(idempotency::claim(&st.claims, call, key)))
@@ -683,7 +687,10 @@ pub(crate) async fn run<'a>(tb: &'a Engine, call: &mut CallState<'a>) {
             }
             StageId::IdempotencyRecord => Step::Continue,
             StageId::AfterHooks => hooks::after(&st.hooks, call),
-            StageId::Budget => budget::run(&st.cut, call),
+            StageId::Budget => match &st.cut.shared {
+                None => budget::run(&st.cut, call),
+                Some(state) => Box::pin(budget::run_shared(&st.cut, state, call)).await,
+            },
             // Written by `audit::record`, outside the panic guard.
             StageId::Audit => Step::Continue,
         };

@@ -11,7 +11,7 @@ use crate::budget::{page_digest, CursorError, PageRequest};
 use crate::codes;
 use crate::envelope::Envelope;
 use crate::error::ToolError;
-use crate::fault::GuardedStore;
+use crate::fault::{GuardedState, GuardedStore};
 use crate::policy::Caller;
 use crate::secret::SecretKey;
 use crate::store::RecordStore;
@@ -24,6 +24,9 @@ pub(crate) struct Paging {
     /// Binds cursors to tool, caller and arguments.
     pub(crate) secret: SecretKey,
     pub(crate) store: Arc<GuardedStore>,
+    /// The state shared with the other replicas, when the toolbox has one: kept results are
+    /// read there instead ([`stored_page_shared`]).
+    pub(crate) shared: Option<Arc<GuardedState>>,
 }
 
 /// Stage `cursor`: reads and checks the `cursor` argument. A tool without a cursor parameter
@@ -80,12 +83,33 @@ pub(super) fn unpaginated() -> PageRequest {
 /// the answer, read from the record store; a later page of a write whose result is no longer
 /// kept is refused; anything else runs the tool.
 pub(super) fn stored_page(sh: &Paging, call: &mut CallState<'_>) -> Step {
+    let raw = call
+        .page
+        .as_ref()
+        .and_then(|p| p.reference.as_deref())
+        .and_then(|r| sh.store.get(r));
+    page_from(raw, call)
+}
+
+/// [`stored_page`] for a toolbox with a shared state: the kept result is read there, so a
+/// cursor issued by another replica (with the same cursor key) is served here.
+pub(super) async fn stored_page_shared(state: &GuardedState, call: &mut CallState<'_>) -> Step {
+    let reference = call.page.as_ref().and_then(|p| p.reference.clone());
+    let raw = match reference {
+        Some(r) => state.read(&r).await,
+        None => None,
+    };
+    page_from(raw, call)
+}
+
+/// The answer of `stored_page` once the kept result (`raw`) is read, or found missing.
+fn page_from(raw: Option<Value>, call: &mut CallState<'_>) -> Step {
     let read_only = call.entry().tool.spec().effects.read_only;
     let Some(page) = call.page.as_mut() else {
         return Step::Continue;
     };
     let later_page = page.reference.is_some() || page.offset > 0;
-    if let Some(raw) = page.reference.as_deref().and_then(|r| sh.store.get(r)) {
+    if let Some(raw) = raw {
         return Step::answer(Envelope::ok(raw));
     }
     page.reference = None;
