@@ -73,6 +73,7 @@ mod in_toolsmith {
     use toolsmith::model;
     use toolsmith::new_reference;
     use toolsmith::pipeline;
+    use toolsmith::redis;
     use toolsmith::regex;
     use toolsmith::reject_all;
     use toolsmith::schemars;
@@ -256,6 +257,13 @@ mod in_toolsmith_pipeline {
     use toolsmith::pipeline::StageCall;
     use toolsmith::pipeline::StageFuture;
     use toolsmith::pipeline::StageId;
+}
+
+mod in_toolsmith_redis {
+    use toolsmith::redis::ConnectError;
+    use toolsmith::redis::DEFAULT_PREFIX;
+    use toolsmith::redis::RedisOptions;
+    use toolsmith::redis::RedisStateStore;
 }
 
 mod in_toolsmith_sqlite {
