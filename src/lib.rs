@@ -43,11 +43,11 @@
 //! [`Approver`], [`Hooks`], [`RecordStore`], [`Redactor`], [`AuditSink`], [`Fault`]). Four
 //! namespaces are named on purpose: [`codes`] (the stable error codes), [`export`] (targets,
 //! artifacts, the snapshot check), [`lint`] and [`pipeline`] (host stages); with features also
-//! `mcp`, `workspace`, `sqlite` and `postgres`.
+//! `mcp`, `workspace`, `sqlite`, `postgres` and `redis`.
 
 #![deny(unreachable_pub)]
 // The curated surface of tool-core: its root items and its public namespaces (`codes`, `export`,
-// `lint`, `pipeline`); `workspace` and `sqlite` are crates of their own, below.
+// `lint`, `pipeline`); `workspace`, `sqlite` and `redis` are crates of their own, below.
 pub use tool_core::*;
 
 /// Serve a [`Toolbox`] over the Model Context Protocol (feature `mcp`; the `toolsmith-mcp`
@@ -89,6 +89,14 @@ pub mod postgres {
         ConnectError, PostgresOptions, PostgresStateStore, DEFAULT_CONNECT_TIMEOUT,
         DEFAULT_STATEMENT_TIMEOUT, DEFAULT_TABLE_PREFIX,
     };
+}
+
+/// The shared state on Redis or Valkey (feature `redis`; the `tool-redis` crate): idempotency
+/// claims, outcomes and kept results shared by every replica.
+#[cfg(feature = "redis")]
+pub mod redis {
+    #[doc(inline)]
+    pub use tool_redis::{ConnectError, RedisOptions, RedisStateStore, DEFAULT_PREFIX};
 }
 
 /// The regex version toolsmith uses (for host redaction patterns, `Redactor::with_pattern`).

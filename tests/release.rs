@@ -6,7 +6,7 @@
 //! - `tests/public_api/names.rs` names every public path of the facade in a `use` line. It is
 //!   compiled by every `cargo test`, so an item that disappears or moves fails to compile there.
 //! - `public_api_matches_the_snapshot` reads the facade's rustdoc output (built with the features
-//!   users turn on: `mcp`, `workspace`, `sqlite`, `postgres`): every item `all.html` lists,
+//!   users turn on: `mcp`, `workspace`, `sqlite`, `postgres`, `redis`): every item `all.html` lists,
 //!   with its declaration, inherent methods, trait implementations and auto traits, plus the
 //!   modules and re-exports. It compares that with the snapshot and checks that `names.rs` names exactly
 //!   those paths. The docs come from `TOOLSMITH_API_DOCS` (a `target/doc` directory); without
@@ -34,7 +34,7 @@ const NAMES: &str = "tests/public_api/names.rs";
 const DOCS_ENV: &str = "TOOLSMITH_API_DOCS";
 const REFRESH: &str = "TOOLSMITH_UPDATE_SNAPSHOTS=1 bash scripts/public-api.sh";
 /// The facade's features whose modules the docs must show (the ones docs.rs builds with).
-const FEATURE_MODULES: [&str; 4] = ["mcp", "workspace", "sqlite", "postgres"];
+const FEATURE_MODULES: [&str; 5] = ["mcp", "workspace", "sqlite", "postgres", "redis"];
 /// The auto traits the snapshot records (a type that stops being `Send` breaks its users); the
 /// toolchain's unstable ones (`Freeze`, `UnsafeUnpin`, ...) are left out.
 const AUTO_TRAITS: [&str; 5] = ["Send", "Sync", "Unpin", "UnwindSafe", "RefUnwindSafe"];
@@ -522,7 +522,7 @@ impl Api {
 
     fn render(&self) -> String {
         let mut out = String::from(
-            "# The public API of the facade crate `toolsmith`, features mcp, workspace, sqlite and postgres, as rustdoc\n\
+            "# The public API of the facade crate `toolsmith`, features mcp, workspace, sqlite, postgres and redis, as rustdoc\n\
              # documents it: each module with its re-exports, and each item of all.html with its declaration,\n\
              # inherent methods, trait implementations and auto traits. Checked by tests/release.rs;\n",
         );

@@ -75,6 +75,7 @@ mod in_toolsmith {
     use toolsmith::new_reference;
     use toolsmith::pipeline;
     use toolsmith::postgres;
+    use toolsmith::redis;
     use toolsmith::regex;
     use toolsmith::reject_all;
     use toolsmith::schemars;
@@ -267,6 +268,13 @@ mod in_toolsmith_postgres {
     use toolsmith::postgres::DEFAULT_TABLE_PREFIX;
     use toolsmith::postgres::PostgresOptions;
     use toolsmith::postgres::PostgresStateStore;
+}
+
+mod in_toolsmith_redis {
+    use toolsmith::redis::ConnectError;
+    use toolsmith::redis::DEFAULT_PREFIX;
+    use toolsmith::redis::RedisOptions;
+    use toolsmith::redis::RedisStateStore;
 }
 
 mod in_toolsmith_sqlite {
