@@ -677,11 +677,11 @@ impl PostgresStateStore {
         // Sent alongside (pipelined on the connection), in a transaction of its own: it takes
         // only locks it need not wait for, so it cannot deadlock with the update.
         let purge = conn.client.execute(&conn.statements.purge_claims, &[]);
-        let [finished, _purged]: [Result<u64, BackendError>; 2] = join_all([
-            Box::pin(self.bounded(&conn, "finish", finish)) as BoxFuture<'_, _>,
+        let (finished, _purged) = futures_util::future::join(
+            self.bounded(&conn, "finish", finish),
             // Housekeeping: a failure here changes no answer (the rows are deleted next time).
-            Box::pin(self.bounded(&conn, "purge", purge)),
-        ])
+            self.bounded(&conn, "purge", purge),
+        )
         .await;
         Ok(finished? > 0)
     }
@@ -970,17 +970,25 @@ async fn setup(client: &Client, sql: &Sql, target: &str) -> Result<Statements, C
         }
     };
     // Pipelined on the connection: one round trip's wait for all of them.
-    let [claim, renew, mark_started, finish, purge_claims, release, keep, read] = join_all([
-        Box::pin(prepare(&sql.claim)),
-        Box::pin(prepare(&sql.renew)),
-        Box::pin(prepare(&sql.mark_started)),
-        Box::pin(prepare(&sql.finish)),
-        Box::pin(prepare(&sql.purge_claims)),
-        Box::pin(prepare(&sql.release)),
-        Box::pin(prepare(&sql.keep)),
-        Box::pin(prepare(&sql.read)),
-    ])
+    let prepared = futures_util::future::join_all(
+        [
+            &sql.claim,
+            &sql.renew,
+            &sql.mark_started,
+            &sql.finish,
+            &sql.purge_claims,
+            &sql.release,
+            &sql.keep,
+            &sql.read,
+        ]
+        .map(|text| Box::pin(prepare(text))),
+    )
     .await;
+    let Ok([claim, renew, mark_started, finish, purge_claims, release, keep, read]) =
+        <[_; 8]>::try_from(prepared)
+    else {
+        unreachable!("eight statements prepared, eight results");
+    };
     Ok(Statements {
         claim: claim?,
         renew: renew?,
@@ -991,34 +999,6 @@ async fn setup(client: &Client, sql: &Sql, target: &str) -> Result<Statements, C
         keep: keep?,
         read: read?,
     })
-}
-
-/// Polls `N` futures concurrently to their ends (statements sent on one connection this way are
-/// pipelined: they wait for one round trip, not `N`).
-async fn join_all<F: Future + Unpin, const N: usize>(futures: [F; N]) -> [F::Output; N] {
-    let mut futures = futures.map(Some);
-    let mut outputs: [Option<F::Output>; N] = std::array::from_fn(|_| None);
-    std::future::poll_fn(|cx| {
-        let mut pending = false;
-        for (slot, out) in futures.iter_mut().zip(outputs.iter_mut()) {
-            if let Some(fut) = slot {
-                match Pin::new(fut).poll(cx) {
-                    std::task::Poll::Ready(v) => {
-                        *out = Some(v);
-                        *slot = None;
-                    }
-                    std::task::Poll::Pending => pending = true,
-                }
-            }
-        }
-        if pending {
-            std::task::Poll::Pending
-        } else {
-            std::task::Poll::Ready(())
-        }
-    })
-    .await;
-    outputs.map(|o| o.expect("every future ran to its end"))
 }
 
 /// A tokio-postgres error as one line: the server's message and SQLSTATE, or the error and

@@ -257,7 +257,7 @@ async fn concurrent_claims_have_one_winner(a: &dyn StateStore, b: &dyn StateStor
         let store = if i % 2 == 0 { a } else { b };
         async move { claim(store, key, request(token, "op", LONG)).await }
     });
-    let answers = futures_join_all(claims).await;
+    let answers = futures_util::future::join_all(claims).await;
     let winners = answers
         .iter()
         .filter(|s| **s == ClaimState::Claimed)
@@ -266,34 +266,4 @@ async fn concurrent_claims_have_one_winner(a: &dyn StateStore, b: &dyn StateStor
         winners, 1,
         "exactly one of 20 concurrent claims wins: {answers:?}"
     );
-}
-
-/// Polls every future to its end, concurrently, in order.
-async fn futures_join_all<F: std::future::Future>(futs: impl Iterator<Item = F>) -> Vec<F::Output> {
-    let handles: Vec<_> = futs.map(Box::pin).collect();
-    let mut out: Vec<Option<F::Output>> = handles.iter().map(|_| None).collect();
-    let mut handles: Vec<_> = handles.into_iter().map(Some).collect();
-    std::future::poll_fn(|cx| {
-        let mut pending = false;
-        for (slot, out) in handles.iter_mut().zip(out.iter_mut()) {
-            if let Some(fut) = slot {
-                match fut.as_mut().poll(cx) {
-                    std::task::Poll::Ready(v) => {
-                        *out = Some(v);
-                        *slot = None;
-                    }
-                    std::task::Poll::Pending => pending = true,
-                }
-            }
-        }
-        if pending {
-            std::task::Poll::Pending
-        } else {
-            std::task::Poll::Ready(())
-        }
-    })
-    .await;
-    out.into_iter()
-        .map(|o| o.expect("every future finished"))
-        .collect()
 }
