@@ -6,7 +6,7 @@
 //! The overview is in the docs of [`Fault`], where it is rendered.
 
 use crate::state::{StateStore, MAX_KEPT_BYTES};
-use crate::store::{new_reference, RecordStore, StoredOutcome};
+use crate::store::{RecordStore, StoredOutcome};
 use crate::unwind::CatchUnwind;
 use serde_json::Value;
 use std::panic::{catch_unwind, AssertUnwindSafe};
@@ -244,7 +244,7 @@ impl GuardedState {
         });
     }
 
-    /// Keeps `value` under `reference` (made with [`new_reference`]); `false` (reported) when
+    /// Keeps `value` under `reference` (made with [`new_reference`](crate::new_reference)); `false` (reported) when
     /// it was not kept.
     pub(crate) async fn keep_as(&self, reference: &str, value: &Value) -> bool {
         let size = serde_json::to_string(value).map_or(usize::MAX, |t| t.len());
@@ -265,12 +265,6 @@ impl GuardedState {
                 false
             }
         }
-    }
-
-    /// Keeps `value` under a fresh reference, or `None` (reported) when it was not kept.
-    pub(crate) async fn keep(&self, value: &Value) -> Option<String> {
-        let reference = new_reference();
-        self.keep_as(&reference, value).await.then_some(reference)
     }
 
     /// The value kept under `reference`; `None` when it is not kept or cannot be read

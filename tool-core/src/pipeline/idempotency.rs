@@ -12,10 +12,10 @@ use crate::envelope::Envelope;
 use crate::envelope::Status;
 use crate::fault::{Fault, FaultKind, Faults, GuardedState, GuardedStore};
 use crate::idempotency::{
-    unavailable_envelope, Disposition, Entered, IdempotencyGate, IdempotencyKey,
+    unavailable_envelope, Disposition, Entered, IdempotencyGate, IdempotencyKey, Ticket,
 };
 use crate::options::CallOptions;
-use crate::store::RecordStore;
+use crate::store::{new_reference, BackendError, RecordStore};
 use serde_json::Value;
 use std::sync::Arc;
 
@@ -158,6 +158,46 @@ pub(super) fn mark_started(call: &CallState<'_>) {
     }
 }
 
+/// The shared-state half of `idempotency_record`: the kept values (the result, or the outcome
+/// of a kept error) are named before they are written, so they and the outcome that points at
+/// them are written together: one round trip's wait, not two. A result that could not be kept
+/// loses its `ref` (its repeats still name it; it leads nowhere, as an evicted one).
+async fn record_shared(
+    state: &GuardedState,
+    ticket: Box<Ticket<'_>>,
+    env: &mut Envelope,
+    disposition: Disposition,
+    result: Option<Value>,
+    outcome: Option<Value>,
+) -> Result<(), BackendError> {
+    let result = result.map(|v| (new_reference(), v));
+    let outcome = outcome.map(|v| (new_reference(), v));
+    if let Some((r, _)) = &result {
+        env.reference = Some(r.clone());
+    }
+    let kept = match disposition {
+        Disposition::Keep if env.is_success() => env.reference.clone(),
+        Disposition::Keep => outcome.as_ref().map(|(r, _)| r.clone()),
+        Disposition::Release | Disposition::Unknown => None,
+    };
+    let keep = async {
+        let result_kept = match &result {
+            Some((r, v)) => state.keep_as(r, v).await,
+            None => true,
+        };
+        if let Some((r, v)) = &outcome {
+            state.keep_as(r, v).await;
+        }
+        result_kept
+    };
+    let (result_kept, finished) =
+        futures_util::future::join(keep, ticket.finish(disposition, kept)).await;
+    if !result_kept {
+        env.reference = None;
+    }
+    finished
+}
+
 /// Stage `idempotency_record`.
 pub(super) async fn record(sh: &Claims, call: &mut CallState<'_>) -> Step {
     if call.claim.is_some() {
@@ -170,17 +210,6 @@ pub(super) async fn record(sh: &Claims, call: &mut CallState<'_>) -> Step {
     let (Some(ticket), Some(env)) = (call.claim.take(), call.env.as_mut()) else {
         return Step::Continue;
     };
-    // Keep the result so a refused repeat can point at it (it is redacted already, as
-    // everything kept is).
-    if env.status == Status::Ok && env.reference.is_none() {
-        if let Some(data) = &env.data {
-            let reference = match &sh.shared {
-                Some(state) => state.keep(data).await,
-                None => sh.store.keep(data.clone()),
-            };
-            env.reference = reference;
-        }
-    }
     let disposition = match call.ran {
         Ran::NotRun => Disposition::Release,
         // The tool answered that it did nothing: the agent is told to retry (after
@@ -191,24 +220,34 @@ pub(super) async fn record(sh: &Claims, call: &mut CallState<'_>) -> Step {
         Ran::Stopped if repeat_safe => Disposition::Release,
         Ran::Stopped => Disposition::Unknown,
     };
-    // A returned error that is kept is kept with its outcome, so a repeat answered as a
-    // duplicate can say what the original outcome was.
-    let kept = match disposition {
-        Disposition::Keep if env.is_success() => env.reference.clone(),
-        Disposition::Keep => {
-            let outcome = serde_json::json!({
-                "status": env.status,
-                "code": env.code,
-                "message": env.message,
-            });
-            match &sh.shared {
-                Some(state) => state.keep(&outcome).await,
-                None => sh.store.keep(outcome),
+    // Keep the result so a refused repeat can point at it (it is redacted already, as
+    // everything kept is); a returned error that is kept is kept with its outcome, so a repeat
+    // answered as a duplicate can say what the original outcome was.
+    let result = (env.status == Status::Ok && env.reference.is_none())
+        .then(|| env.data.clone())
+        .flatten();
+    let outcome = (disposition == Disposition::Keep && !env.is_success()).then(|| {
+        serde_json::json!({
+            "status": env.status,
+            "code": env.code,
+            "message": env.message,
+        })
+    });
+    let finished = match &sh.shared {
+        Some(state) => record_shared(state, ticket, env, disposition, result, outcome).await,
+        None => {
+            if let Some(data) = result {
+                env.reference = sh.store.keep(data);
             }
+            let kept = match disposition {
+                Disposition::Keep if env.is_success() => env.reference.clone(),
+                Disposition::Keep => outcome.and_then(|o| sh.store.keep(o)),
+                Disposition::Release | Disposition::Unknown => None,
+            };
+            ticket.finish(disposition, kept).await
         }
-        Disposition::Release | Disposition::Unknown => None,
     };
-    if let Err(e) = ticket.finish(disposition, kept).await {
+    if let Err(e) = finished {
         sh.faults.report(Fault {
             kind: FaultKind::RecordStore,
             tool: Some(call.name.to_string()),
