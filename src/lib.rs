@@ -74,11 +74,15 @@ pub mod workspace {
 #[cfg(feature = "workspace")]
 pub use workspace::{Workspace, WorkspaceError};
 /// The durable record store on SQLite (feature `sqlite`; the `tool-sqlite` crate): kept results
-/// and idempotency records survive a restart.
+/// and idempotency records survive a restart. It is a state store too: the processes of one
+/// machine that open the same file share idempotency claims, outcomes and kept results (for
+/// replicas on several machines use `redis` or `postgres`).
 #[cfg(feature = "sqlite")]
 pub mod sqlite {
     #[doc(inline)]
-    pub use tool_sqlite::{OpenError, SqliteRecordStore, DEFAULT_SQLITE_CAPACITY};
+    pub use tool_sqlite::{
+        OpenError, SqliteRecordStore, DEFAULT_BUSY_TIMEOUT, DEFAULT_SQLITE_CAPACITY,
+    };
 }
 /// Shared state on PostgreSQL (feature `postgres`; the `tool-postgres` crate): idempotency
 /// claims with leases, their outcomes and kept results, shared by the replicas of a service.

@@ -278,6 +278,7 @@ mod in_toolsmith_redis {
 }
 
 mod in_toolsmith_sqlite {
+    use toolsmith::sqlite::DEFAULT_BUSY_TIMEOUT;
     use toolsmith::sqlite::DEFAULT_SQLITE_CAPACITY;
     use toolsmith::sqlite::OpenError;
     use toolsmith::sqlite::SqliteRecordStore;

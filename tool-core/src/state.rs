@@ -27,8 +27,9 @@
 //! reading. Values larger than [`MAX_KEPT_BYTES`] are not kept.
 //!
 //! [`MemoryStateStore`] is the single-process implementation; the backends of other crates
-//! (`tool-redis`, `tool-postgres`) share the state between processes. Each is checked by the
-//! same conformance suite (`tool_core::state::conformance`, feature `testkit`).
+//! (`tool-redis`, `tool-postgres`; `tool-sqlite` for the processes of one machine) share the
+//! state between processes. Each is checked by the same conformance suite
+//! (`tool_core::state::conformance`, feature `testkit`).
 
 pub use crate::reply::BoxFuture;
 #[cfg(doc)]
