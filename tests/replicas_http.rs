@@ -6,7 +6,10 @@
 //!   the note file has exactly one line; every other answer is `DUPLICATE` or `IN_PROGRESS`;
 //! - a cursor issued by one server is served by the other;
 //! - a server killed (SIGKILL) while its slow `append_note` runs: a retry on the other server is
-//!   `IN_PROGRESS`, then `OUTCOME_UNKNOWN` once the lease lapses, and the line is never written.
+//!   `IN_PROGRESS`, then `OUTCOME_UNKNOWN` once the lease lapses, and the line is never written;
+//! - a Redis of the test's own killed under a load of keyed writes: the writes are
+//!   `temporary_failure` (`IDEMPOTENCY_UNAVAILABLE`) and do not run, reads go on, and service
+//!   comes back when Redis does.
 //!
 //! The stores come from `TOOLSMITH_REDIS_URL` and `TOOLSMITH_PG_URL` (`bash .ci/services.sh`
 //! sets both). Without one its test prints `SKIP: ...` and passes, unless
@@ -16,20 +19,17 @@
 #[path = "mcp/fixture.rs"]
 mod fixture;
 
-use rmcp::model::{
-    CallToolRequestParams, CallToolResult, NumberOrString, ProgressNotificationParam,
-    ProgressToken, RequestParamsMeta,
-};
+use rmcp::model::{CallToolRequestParams, CallToolResult, ProgressNotificationParam};
 use rmcp::service::{NotificationContext, RunningService};
 use rmcp::transport::StreamableHttpClientTransport;
 use rmcp::{ClientHandler, RoleClient};
 use serde_json::{json, Value};
-use std::io::{BufRead, BufReader, Read};
+use std::io::{BufRead, BufReader, Read, Write};
 use std::path::{Path, PathBuf};
 use std::process::{Child, Command, Stdio};
+use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use std::sync::Arc;
 use std::time::{Duration, Instant};
-use tokio::sync::Notify;
 use toolsmith::export::ENVELOPE_META_KEY;
 
 /// A bound on every wait, so a broken server fails the test instead of hanging it.
@@ -122,27 +122,30 @@ impl Drop for Replica {
     }
 }
 
-/// The client side: wakes `progress` on every progress notification.
+/// The client side: counts the progress notifications that say a write started (rmcp's client
+/// sends a progress token of its own with every request, so every call's reports arrive).
 #[derive(Clone, Default)]
 struct Watcher {
-    progress: Arc<Notify>,
+    started: Arc<AtomicUsize>,
 }
 
 impl ClientHandler for Watcher {
     async fn on_progress(
         &self,
-        _params: ProgressNotificationParam,
+        params: ProgressNotificationParam,
         _context: NotificationContext<RoleClient>,
     ) {
-        self.progress.notify_one();
+        if params.message.as_deref() == Some("started") {
+            self.started.fetch_add(1, Ordering::SeqCst);
+        }
     }
 }
 
 type Client = RunningService<RoleClient, Watcher>;
 
-async fn connect(url: &str) -> (Client, Arc<Notify>) {
+async fn connect(url: &str) -> (Client, Arc<AtomicUsize>) {
     let watcher = Watcher::default();
-    let progress = Arc::clone(&watcher.progress);
+    let progress = Arc::clone(&watcher.started);
     let transport = StreamableHttpClientTransport::from_uri(url);
     let client = tokio::time::timeout(BOUND, rmcp::serve_client(watcher, transport))
         .await
@@ -208,7 +211,7 @@ async fn two_replicas_share_one_store(store: &str, label: &str) {
     let root = dir.root();
     let mut a = Replica::start(&root, store);
     let b = Replica::start(&root, store);
-    let (client_a, progress_a) = connect(&a.url).await;
+    let (client_a, started_a) = connect(&a.url).await;
     let (client_b, _) = connect(&b.url).await;
     let clients = Arc::new([client_a, client_b]);
 
@@ -284,13 +287,19 @@ async fn two_replicas_share_one_store(store: &str, label: &str) {
     // answers IN_PROGRESS until the lease lapses, then OUTCOME_UNKNOWN, and never writes.
     let id = unique("dies");
     let slow = json!({"request_id": id, "text": "never twice", "delay_ms": 10000});
-    let mut request = params("append_note", slow.clone());
-    request.set_progress_token(ProgressToken(NumberOrString::String("dies".into())));
+    let request = params("append_note", slow.clone());
+    // Every earlier call on server A has answered, and its reports came before its answer.
+    let before = started_a.load(Ordering::SeqCst);
     let clients_a = Arc::clone(&clients);
     let pending = tokio::spawn(async move { clients_a[0].call_tool(request).await });
-    tokio::time::timeout(BOUND, progress_a.notified())
-        .await
-        .expect("the slow write reports that it started");
+    let waiting = Instant::now();
+    while started_a.load(Ordering::SeqCst) == before {
+        assert!(
+            waiting.elapsed() < BOUND,
+            "the slow write never reported that it started"
+        );
+        tokio::time::sleep(Duration::from_millis(10)).await;
+    }
     a.kill();
     pending.abort();
     let killed = Instant::now();
@@ -310,6 +319,11 @@ async fn two_replicas_share_one_store(store: &str, label: &str) {
         assert!(killed.elapsed() < BOUND, "still {seen:?}");
         tokio::time::sleep(Duration::from_millis(100)).await;
     }
+    assert_eq!(
+        seen.first().map(String::as_str),
+        Some("IN_PROGRESS"),
+        "the lease held the key at first: {seen:?}"
+    );
     println!(
         "{label}: OUTCOME_UNKNOWN {:?} after the kill (lease {LEASE_MS} ms)",
         killed.elapsed()
@@ -365,4 +379,213 @@ fn a_bad_store_lease_or_cursor_key_is_one_line_and_exit_code_2() {
         assert!(err.starts_with("mcp_server: "), "{err}");
         assert!(err.contains(named), "{args:?}: {err}");
     }
+}
+
+/// A redis-server of the test's own on a free 127.0.0.1 port, without persistence; killed when
+/// dropped.
+struct OwnRedis {
+    child: Option<Child>,
+    port: u16,
+    dir: PathBuf,
+}
+
+impl OwnRedis {
+    /// Starts one, or `None` (after printing SKIP) when `redis-server` is not on PATH.
+    fn start() -> Option<OwnRedis> {
+        let found = Command::new("redis-server")
+            .arg("--version")
+            .stdout(Stdio::null())
+            .stderr(Stdio::null())
+            .status()
+            .is_ok_and(|s| s.success());
+        if !found {
+            if std::env::var("TOOLSMITH_REQUIRE_SERVICES").as_deref() == Ok("1") {
+                panic!("redis-server is not on PATH and TOOLSMITH_REQUIRE_SERVICES=1 (.ci/services.sh installs it)");
+            }
+            println!("SKIP: redis-server not on PATH");
+            return None;
+        }
+        let port = std::net::TcpListener::bind("127.0.0.1:0")
+            .and_then(|l| l.local_addr())
+            .expect("a free port")
+            .port();
+        let dir =
+            std::env::temp_dir().join(format!("toolsmith-replicas-{}-{port}", std::process::id()));
+        std::fs::create_dir_all(&dir).expect("a directory for the test server");
+        let mut server = OwnRedis {
+            child: None,
+            port,
+            dir,
+        };
+        server.restart();
+        Some(server)
+    }
+
+    fn url(&self) -> String {
+        format!("redis://127.0.0.1:{}/", self.port)
+    }
+
+    /// Starts the server (again) on its port and waits for its PONG (at most 10 s).
+    fn restart(&mut self) {
+        assert!(self.child.is_none(), "the server is running");
+        let child = Command::new("redis-server")
+            .args(["--port", &self.port.to_string(), "--bind", "127.0.0.1"])
+            .args(["--save", "", "--appendonly", "no"])
+            .arg("--dir")
+            .arg(&self.dir)
+            .stdout(Stdio::null())
+            .stderr(Stdio::null())
+            .spawn()
+            .expect("start redis-server");
+        self.child = Some(child);
+        let deadline = Instant::now() + Duration::from_secs(10);
+        while Instant::now() < deadline {
+            if self.pong() {
+                return;
+            }
+            std::thread::sleep(Duration::from_millis(20));
+        }
+        panic!(
+            "redis-server on port {} did not answer PING within 10 s",
+            self.port
+        );
+    }
+
+    fn pong(&self) -> bool {
+        let Ok(mut stream) = std::net::TcpStream::connect(("127.0.0.1", self.port)) else {
+            return false;
+        };
+        let _ = stream.set_read_timeout(Some(Duration::from_millis(500)));
+        let mut reply = [0u8; 1];
+        stream.write_all(b"PING\r\n").is_ok() && stream.read_exact(&mut reply).is_ok()
+    }
+
+    /// Kills the server (SIGKILL: nothing saved) and waits for it to end.
+    fn kill(&mut self) {
+        if let Some(mut child) = self.child.take() {
+            let _ = child.kill();
+            let _ = child.wait();
+        }
+    }
+}
+
+impl Drop for OwnRedis {
+    fn drop(&mut self) {
+        self.kill();
+        let _ = std::fs::remove_dir_all(&self.dir);
+    }
+}
+
+/// The store goes away under a load of keyed writes on two servers: every answer is `ok` or
+/// `temporary_failure` (`IDEMPOTENCY_UNAVAILABLE`), a write so refused never ran, a read with
+/// no key is served meanwhile, and keyed writes run again once the store is back.
+#[tokio::test(flavor = "multi_thread", worker_threads = 4)]
+async fn a_store_that_goes_away_refuses_keyed_writes_until_it_returns() {
+    let Some(mut redis) = OwnRedis::start() else {
+        return;
+    };
+    let dir = fixture::Dir::new("replicas-outage");
+    let root = dir.root();
+    let a = Replica::start(&root, &redis.url());
+    let b = Replica::start(&root, &redis.url());
+    let clients = Arc::new([connect(&a.url).await.0, connect(&b.url).await.0]);
+    let stop = Arc::new(AtomicBool::new(false));
+    let workers: Vec<_> = (0..4)
+        .map(|w| {
+            let (clients, stop) = (Arc::clone(&clients), Arc::clone(&stop));
+            tokio::spawn(async move {
+                let mut answers = Vec::new();
+                let mut i = 0;
+                while !stop.load(Ordering::SeqCst) && i < 2000 {
+                    let id = unique(&format!("load{w}-{i}"));
+                    let env = call(
+                        &clients[(w + i) % 2],
+                        "append_note",
+                        json!({"request_id": id, "text": "under load"}),
+                    )
+                    .await;
+                    answers.push((id, env, Instant::now()));
+                    i += 1;
+                    tokio::time::sleep(Duration::from_millis(20)).await;
+                }
+                answers
+            })
+        })
+        .collect();
+    tokio::time::sleep(Duration::from_millis(500)).await;
+    redis.kill();
+    let killed = Instant::now();
+    tokio::time::sleep(Duration::from_millis(1500)).await;
+    // A read with no key never touches the store.
+    let read = call(&clients[0], "list_entries", json!({"count": 3})).await;
+    assert_eq!(read["status"], "ok", "{read}");
+    redis.restart();
+    let restarted = Instant::now();
+    // Service comes back (the stores reconnect by themselves): bounded wait for a keyed write.
+    let back = loop {
+        let env = call(
+            &clients[1],
+            "append_note",
+            json!({"request_id": unique("back"), "text": "after the outage"}),
+        )
+        .await;
+        if env["status"] == "ok" {
+            break restarted.elapsed();
+        }
+        assert_eq!(env["code"], "IDEMPOTENCY_UNAVAILABLE", "{env}");
+        assert!(
+            restarted.elapsed() < BOUND,
+            "no service {:?} after the restart",
+            restarted.elapsed()
+        );
+        tokio::time::sleep(Duration::from_millis(200)).await;
+    };
+    println!("redis outage: keyed writes served again {back:?} after the restart");
+    tokio::time::sleep(Duration::from_millis(500)).await;
+    stop.store(true, Ordering::SeqCst);
+    let mut answers = Vec::new();
+    for w in workers {
+        answers.extend(
+            tokio::time::timeout(BOUND, w)
+                .await
+                .expect("the load ends")
+                .unwrap(),
+        );
+    }
+    let lines = note_lines(&root);
+    let (mut refused, mut ok_after) = (0, 0);
+    for (id, env, at) in &answers {
+        let written = lines
+            .iter()
+            .filter(|l| l.starts_with(&format!("{id}\t")))
+            .count();
+        match env["status"].as_str() {
+            Some("ok") => {
+                assert_eq!(written, 1, "{id}: {env}");
+                if *at > restarted {
+                    ok_after += 1;
+                }
+            }
+            Some("temporary_failure") => {
+                assert_eq!(env["code"], "IDEMPOTENCY_UNAVAILABLE", "{env}");
+                assert!(
+                    env["retry_after"].is_string() || env["retry_after"].is_number(),
+                    "{env}"
+                );
+                assert_eq!(written, 0, "a refused write ran: {id}");
+                assert!(*at > killed, "refused before the outage: {env}");
+                refused += 1;
+            }
+            _ => panic!("{id}: {env}"),
+        }
+    }
+    assert!(refused > 0, "no write was refused while the store was down");
+    assert!(
+        ok_after > 0,
+        "no write of the load ran after the store came back"
+    );
+    println!(
+        "redis outage: {} writes, {refused} refused while the store was down, {ok_after} served after",
+        answers.len()
+    );
 }
