@@ -6,25 +6,64 @@
 //! cargo run --example mcp_server -- ./some/dir --http 127.0.0.1:8080 # http://127.0.0.1:8080/mcp
 //! ```
 //!
-//! Options: `--allow-writes` lets `write_file` run (starting the server with it is the standing
-//! approval of every write; without it the policy is read-only and writes are `denied`);
-//! `--demo` adds two tools for trying the protocol: `wait_ms` (a slow tool that reports
-//! progress, to cancel) and `enable_count_words` (registers `count_words` while serving, so
-//! clients receive `notifications/tools/list_changed`). Every call is anonymous.
+//! Several replicas behind one HTTP load balancer share their state (README, "Run several
+//! replicas"):
 //!
-//! A missing or unreadable root, or a bad option, is one line on stderr and exit code 2.
+//! ```sh
+//! export TOOLSMITH_CURSOR_KEY=$(openssl rand -hex 32)   # the same key for every replica
+//! cargo run --example mcp_server -- ./dir --store redis://127.0.0.1:6379 --http 127.0.0.1:8081
+//! cargo run --example mcp_server -- ./dir --store redis://127.0.0.1:6379 --http 127.0.0.1:8082
+//! ```
+//!
+//! Options:
+//!
+//! - `--allow-writes` lets the writes run (`write_file`, and `append_note` with `--demo`):
+//!   starting the server with it is the standing approval of every write; without it the policy
+//!   is read-only and writes are `denied`.
+//! - `--store URL`: where idempotency claims, their outcomes and kept results (later pages, the
+//!   originals duplicates show) live: `memory` (the default: this process only),
+//!   `redis://HOST:PORT` (Redis or Valkey) or `postgres://...` / `postgresql://...`. Replicas
+//!   given the same store answer a repeated keyed write the same (`DUPLICATE`, `IN_PROGRESS`,
+//!   `OUTCOME_UNKNOWN`) whichever of them receives it.
+//! - `--claim-lease-ms N`: how long a claim in the store lives unless renewed (default 10000;
+//!   30 to 3600000). A replica that dies mid-write leaves the write's outcome unknown once its
+//!   lease lapses.
+//! - `--demo` adds tools for trying the protocol and the replicas: `wait_ms` (a slow tool that
+//!   reports progress, to cancel), `enable_count_words` (registers `count_words` while serving,
+//!   so clients receive `notifications/tools/list_changed`), `append_note` (a keyed write that
+//!   is not safe to repeat: appends one line to `notes.log` in the root, keyed by its
+//!   `request_id`, optionally after `delay_ms`, reporting progress when it starts) and
+//!   `list_entries` (a long read answered a page at a time, with a cursor).
+//!
+//! The environment variable `TOOLSMITH_CURSOR_KEY`, when set, is the key that binds cursors
+//! (64 hexadecimal digits, or any text of at least 32 bytes); replicas given the same key
+//! serve each other's cursors. Without it every process has a random key of its own. Every
+//! call is anonymous.
+//!
+//! A missing or unreadable root, a bad option, a store that cannot be reached or a key that is
+//! too short is one line on stderr and exit code 2.
 
 #[allow(dead_code)]
 #[path = "workspace/tools.rs"]
 mod tools;
 
+use std::io::Write as _;
+use std::path::PathBuf;
 use std::sync::{Arc, OnceLock, Weak};
 use std::time::Duration;
 use toolsmith::mcp::McpServer;
+use toolsmith::state::StateStore;
+use toolsmith::{model, tool, Policy, Progress, SecretKey, ToolError, Toolbox};
 use toolsmith::{sync_approver, Approval};
-use toolsmith::{tool, Policy, Progress, ToolError, Toolbox};
 
-const USAGE: &str = "usage: mcp_server ROOT [--http 127.0.0.1:PORT] [--allow-writes] [--demo]";
+const USAGE: &str = "usage: mcp_server ROOT [--http 127.0.0.1:PORT] [--allow-writes] [--demo] \
+                     [--store memory|redis://...|postgres://...] [--claim-lease-ms N]";
+
+/// The environment variable holding the cursor key shared by replicas.
+const CURSOR_KEY_VAR: &str = "TOOLSMITH_CURSOR_KEY";
+
+/// The file `append_note` appends to, in the workspace root.
+const NOTES_FILE: &str = "notes.log";
 
 /// The command line.
 struct Options {
@@ -32,11 +71,37 @@ struct Options {
     http: Option<String>,
     allow_writes: bool,
     demo: bool,
+    store: Store,
+    claim_lease: Option<Duration>,
+}
+
+/// Where the shared state lives (`--store`).
+enum Store {
+    Memory,
+    Redis(String),
+    Postgres(String),
+}
+
+fn parse_store(url: &str) -> Result<Store, String> {
+    if url == "memory" {
+        Ok(Store::Memory)
+    } else if url.starts_with("redis://") || url.starts_with("rediss://") {
+        Ok(Store::Redis(url.to_string()))
+    } else if url.starts_with("postgres://") || url.starts_with("postgresql://") {
+        Ok(Store::Postgres(url.to_string()))
+    } else {
+        Err(format!(
+            "--store takes memory, redis://HOST:PORT or postgres://USER@HOST:PORT/DB, not {:?}; {USAGE}",
+            url.split_once("://").map_or(url, |(scheme, _)| scheme)
+        ))
+    }
 }
 
 fn parse(args: impl IntoIterator<Item = String>) -> Result<Options, String> {
     let mut root = None;
     let mut http = None;
+    let mut store = Store::Memory;
+    let mut claim_lease = None;
     let (mut allow_writes, mut demo) = (false, false);
     let mut args = args.into_iter();
     while let Some(arg) = args.next() {
@@ -46,6 +111,20 @@ fn parse(args: impl IntoIterator<Item = String>) -> Result<Options, String> {
                 _ => {
                     return Err(format!(
                         "--http needs an address such as 127.0.0.1:8080; {USAGE}"
+                    ))
+                }
+            },
+            "--store" => match args.next() {
+                Some(url) if !url.starts_with("--") => store = parse_store(&url)?,
+                _ => return Err(format!("--store needs memory or a URL; {USAGE}")),
+            },
+            "--claim-lease-ms" => match args.next().map(|n| n.parse::<u64>()) {
+                Some(Ok(ms)) if (30..=3_600_000).contains(&ms) => {
+                    claim_lease = Some(Duration::from_millis(ms));
+                }
+                _ => {
+                    return Err(format!(
+                        "--claim-lease-ms needs milliseconds from 30 to 3600000; {USAGE}"
                     ))
                 }
             },
@@ -65,6 +144,8 @@ fn parse(args: impl IntoIterator<Item = String>) -> Result<Options, String> {
         http,
         allow_writes,
         demo,
+        store,
+        claim_lease,
     })
 }
 
@@ -124,7 +205,88 @@ fn enable_count_words(#[context] served: &Served) -> Result<Vec<String>, ToolErr
     Ok(toolbox.names())
 }
 
-fn toolbox(options: &Options) -> Result<Arc<Toolbox>, String> {
+/// Where `append_note` writes: `notes.log` in the workspace root.
+struct Notes(PathBuf);
+
+/// What `append_note` did.
+#[model]
+struct Appended {
+    /// The request the line was written for.
+    request_id: String,
+    /// The file the line was appended to, relative to the workspace root.
+    path: String,
+}
+
+/// Appends one line of text to notes.log in the workspace root, once per request_id: a repeat
+/// with the same request_id is answered as a duplicate and writes nothing. Returns the request
+/// and the file written.
+#[tool(writes, idempotency_key(request_id), title = "Append note")]
+async fn append_note(
+    /// The caller's identifier of this request, e.g. "req-42"; repeats use the same one.
+    #[arg(min_length = 1, max_length = 200)]
+    request_id: String,
+    /// The line to append, without line breaks, e.g. "call the plumber".
+    #[arg(min_length = 1, max_length = 1000, pattern = "^[^\\r\\n]*$")]
+    text: String,
+    /// Milliseconds to wait before writing, 0 to 60000 (default 0): for trying a write that a
+    /// dying server leaves unfinished.
+    #[arg(minimum = 0, maximum = 60000)]
+    delay_ms: Option<u32>,
+    #[context] notes: &Notes,
+    #[context] progress: &Progress,
+) -> Result<Appended, ToolError> {
+    progress.report(0.0, Some(1.0), Some("started"));
+    if let Some(ms) = delay_ms.filter(|ms| *ms > 0) {
+        tokio::time::sleep(Duration::from_millis(u64::from(ms))).await;
+    }
+    let written = std::fs::OpenOptions::new()
+        .create(true)
+        .append(true)
+        .open(&notes.0)
+        .and_then(|mut f| f.write_all(format!("{request_id}\t{text}\n").as_bytes()));
+    written.map_err(|e| {
+        ToolError::failed(
+            "WRITE_FAILED",
+            format!("{NOTES_FILE} could not be written: {e}"),
+        )
+    })?;
+    progress.report(1.0, Some(1.0), Some("written"));
+    Ok(Appended {
+        request_id,
+        path: NOTES_FILE.to_string(),
+    })
+}
+
+/// One entry of `list_entries`.
+#[model]
+struct Entry {
+    /// The entry's number, from 1.
+    n: u32,
+    /// Its text.
+    text: String,
+}
+
+/// Lists count numbered entries, a page at a time (pass the cursor of a result for its next
+/// page). Returns the entries in order.
+#[tool(read_only, title = "Long list")]
+fn list_entries(
+    /// How many entries, 1 to 10000, e.g. 500.
+    #[arg(minimum = 1, maximum = 10000)]
+    count: u32,
+    /// The cursor from a previous result of the same list, to get its next page.
+    cursor: Option<String>,
+) -> Vec<Entry> {
+    // The toolbox serves later pages; the tool always computes the whole result.
+    let _ = cursor;
+    (1..=count)
+        .map(|n| Entry {
+            n,
+            text: format!("entry number {n} of {count}"),
+        })
+        .collect()
+}
+
+fn toolbox(options: &Options, state: Option<Arc<dyn StateStore>>) -> Result<Arc<Toolbox>, String> {
     let workspace = tools::Workspace::open(&options.root).map_err(|e| {
         format!(
             "the workspace root {:?} cannot be opened: {e}",
@@ -153,12 +315,27 @@ fn toolbox(options: &Options) -> Result<Arc<Toolbox>, String> {
         } else {
             Policy::read_only()
         });
+    if std::env::var_os(CURSOR_KEY_VAR).is_some() {
+        let key =
+            SecretKey::from_env(CURSOR_KEY_VAR).map_err(|e| format!("{CURSOR_KEY_VAR}: {e}"))?;
+        builder = builder.cursor_key(key);
+    }
+    if let Some(state) = state {
+        builder = builder.state_store(state);
+    }
+    if let Some(lease) = options.claim_lease {
+        builder = builder.claim_lease(lease);
+    }
     let served = Arc::new(Served::default());
     if options.demo {
+        let notes = Notes(std::path::Path::new(&options.root).join(NOTES_FILE));
         builder = builder
             .tool(wait_ms::tool())
             .tool(enable_count_words::tool())
+            .tool(append_note::tool())
+            .tool(list_entries::tool())
             .shared_context(Arc::clone(&served))
+            .shared_context(Arc::new(notes))
             // The demo tools change only this server's tool list.
             .policy(if allow_writes {
                 Policy::allow_all()
@@ -171,8 +348,26 @@ fn toolbox(options: &Options) -> Result<Arc<Toolbox>, String> {
     Ok(toolbox)
 }
 
+/// Connects to the store of `--store` (none for `memory`: the in-process default).
+async fn connect(store: &Store) -> Result<Option<Arc<dyn StateStore>>, String> {
+    Ok(match store {
+        Store::Memory => None,
+        Store::Redis(url) => Some(Arc::new(
+            toolsmith::redis::RedisStateStore::connect(url)
+                .await
+                .map_err(|e| format!("the Redis store cannot be used: {e}"))?,
+        )),
+        Store::Postgres(url) => Some(Arc::new(
+            toolsmith::postgres::PostgresStateStore::connect(url)
+                .await
+                .map_err(|e| format!("the PostgreSQL store cannot be used: {e}"))?,
+        )),
+    })
+}
+
 async fn run(options: Options) -> Result<(), String> {
-    let toolbox = toolbox(&options)?;
+    let state = connect(&options.store).await?;
+    let toolbox = toolbox(&options, state)?;
     let server =
         McpServer::new(toolbox).server_info("toolsmith-workspace", env!("CARGO_PKG_VERSION"));
     match &options.http {
