@@ -415,6 +415,17 @@ fn ms(d: Duration) -> String {
     }
 }
 
+/// A ratio, with the digits a small one needs.
+fn ratio(x: f64) -> String {
+    if x >= 0.1 {
+        format!("{x:.2}×")
+    } else if x >= 0.01 {
+        format!("{x:.3}×")
+    } else {
+        format!("{x:.4}×")
+    }
+}
+
 /// A whole number with thousands separators.
 fn thousands(n: f64) -> String {
     let digits = format!("{:.0}", n.max(0.0));
@@ -578,14 +589,14 @@ async fn run(
                 );
             }
             out.push(format!(
-                "| {} | {} | {} | {:.2}× | {} | {} | {:.2}× | {} | {} |",
+                "| {} | {} | {} | {} | {} | {} | {} | {} | {} |",
                 scenario.label(),
                 backend.label(),
                 thousands(rate(m)),
-                rate(m) / base_rate,
+                ratio(rate(m) / base_rate),
                 ms(p50),
                 ms(p99),
-                p50.as_secs_f64() / base_p50.as_secs_f64(),
+                ratio(p50.as_secs_f64() / base_p50.as_secs_f64()),
                 store,
                 m.errors
             ));
