@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Runs toolsmith's benchmarks and rewrites the result tables in BENCHMARKS.md.
 #
-#   scripts/bench.sh              # everything: call, instructions, context, throughput, compile, report
+#   scripts/bench.sh              # everything: call, instructions, context, load, throughput, compile, lint,
+#                                 # replicas (when its servers are installed), report
 #   scripts/bench.sh call         # per-call overhead (criterion): floor vs toolsmith vs rmcp
 #   scripts/bench.sh context      # context cost of the store/helpdesk tool sets vs rmcp
 #   scripts/bench.sh throughput   # lint 10,000 specs; export 1,000 specs to every target
@@ -9,6 +10,9 @@
 #   scripts/bench.sh instructions # instructions per call (callgrind): floor vs toolsmith, noise-free
 #   scripts/bench.sh lint         # `toolsmith lint` on 10,000 catalog tools vs the node reference lint
 #   scripts/bench.sh load         # N concurrent streamable-HTTP clients: toolsmith's MCP server vs rmcp
+#   scripts/bench.sh replicas     # keyed writes and reads on two replicas sharing a state store
+#                                 # (memory, Redis, PostgreSQL) vs one toolbox without one; runs
+#                                 # under .ci/services.sh, which installs the servers if missing
 #   scripts/bench.sh report       # only rewrite BENCHMARKS.md from the last results
 #
 # Environment: WARMUP and MEASURE (criterion seconds, default 1 and 3); NO_RMCP=1 leaves rmcp
@@ -16,7 +20,12 @@
 # CATALOGS (default ../shared/catalogs, relative to the repository) and the reference lint from
 # REFERENCE (default ../shared/bench/reference_lint_bench.mjs); RUNS sets its repetitions (10).
 # LOAD_CLIENTS, LOAD_CALLS, LOAD_SECONDS, LOAD_ROUNDS bound the load run (default 16 clients,
-# 400 calls each, 20 s per server, 2 alternating rounds).
+# 400 calls each, 20 s per server, 2 alternating rounds). REPLICAS_CALLS, REPLICAS_READ_CALLS,
+# REPLICAS_CONCURRENCY, REPLICAS_ROUNDS bound the replicas run (default 2,000 keyed writes and
+# 100,000 reads per state and scenario, 16 in flight, 5 rounds).
+#
+# `all` runs `replicas` only when redis-server and PostgreSQL 15 are installed already (it
+# never installs them); otherwise it says SKIPPED and leaves that table as it was.
 #
 # Results land in target/bench-results/*.md; `report` splices them into BENCHMARKS.md between
 # the `<!-- bench:NAME:begin/end -->` markers. Generated crates live in target/bench-compile/.
@@ -60,6 +69,39 @@ run_load() {
     echo
   done > "$OUT/load.md"
   cat "$OUT/load.md"
+}
+
+# ---------------------------------------------------------------------------------------------
+# Replicas: the cost of a shared state store per call (the `replicas` binary), with Redis and
+# PostgreSQL started by .ci/services.sh on free ports for the run and stopped after it.
+# ---------------------------------------------------------------------------------------------
+run_replicas() {
+  cargo build --release -q -p toolsmith-bench --features replicas --bin replicas
+  local bin="${CARGO_TARGET_DIR:-$ROOT/target}/release/replicas" raw="$OUT/replicas.raw"
+  # Checked before the run: the machine is shared, and the figures mean little without it.
+  local load
+  load=$(cut -d' ' -f1-3 /proc/loadavg)
+  bash "$ROOT/.ci/services.sh" "$bin" --calls "${REPLICAS_CALLS:-2000}" \
+    --read-calls "${REPLICAS_READ_CALLS:-100000}" --concurrency "${REPLICAS_CONCURRENCY:-16}" \
+    --rounds "${REPLICAS_ROUNDS:-5}" > "$raw"
+  {
+    echo "- Date: $(date -u '+%Y-%m-%d %H:%M UTC'); commit \`$(git rev-parse --short HEAD)\`$(git diff --quiet HEAD -- . ':!BENCHMARKS.md' || echo ' (uncommitted changes)'); release build"
+    echo "- CPU: $(lscpu | sed -n 's/^Model name: *//p' | head -1), $(nproc) cores; load average before the run: $load"
+    echo "- $(sed -n 's/^services: redis redis_version:\([0-9.]*\), \(.*\)$/Redis \1, PostgreSQL \2/p' "$raw"), both on 127.0.0.1 (.ci/services.sh: no persistence, \`fsync=off\`)"
+    echo
+    grep -v '^services:' "$raw"
+  } > "$OUT/replicas.md"
+  rm -f "$raw"
+  cat "$OUT/replicas.md"
+}
+
+# `all`: the replicas run only where the servers are installed already.
+run_replicas_if_installed() {
+  if command -v redis-server >/dev/null && [ -x /usr/lib/postgresql/15/bin/initdb ]; then
+    run_replicas
+  else
+    echo "replicas: SKIPPED (redis-server or PostgreSQL 15 not installed; scripts/bench.sh replicas installs them)" >&2
+  fi
 }
 
 run_context() {
@@ -449,7 +491,7 @@ if os.path.isdir(f"{crit}/export_1000"):
 
 path = f"{root}/BENCHMARKS.md"
 text = open(path).read()
-for name in ["machine", "call", "instructions", "context", "load", "throughput", "compile", "lint"]:
+for name in ["machine", "call", "instructions", "context", "load", "throughput", "compile", "lint", "replicas"]:
     f = f"{out}/{name}.md"
     if not os.path.exists(f): continue
     body = open(f).read().rstrip("\n")
@@ -470,7 +512,8 @@ case "${1:-all}" in
   instructions) run_instructions; report ;;
   lint) machine; run_lint; report ;;
   load) run_load; report ;;
+  replicas) run_replicas; report ;;
   report) report ;;
-  all) machine; run_call; run_instructions; run_context; run_load; run_throughput; run_compile; run_lint; report ;;
-  *) echo "usage: scripts/bench.sh [all|call|instructions|context|load|throughput|compile|lint|report]" >&2; exit 2 ;;
+  all) machine; run_call; run_instructions; run_context; run_load; run_throughput; run_compile; run_lint; run_replicas_if_installed; report ;;
+  *) echo "usage: scripts/bench.sh [all|call|instructions|context|load|throughput|compile|lint|replicas|report]" >&2; exit 2 ;;
 esac
