@@ -237,6 +237,24 @@ CREATE TABLE IF NOT EXISTS state_kept (
 CREATE INDEX IF NOT EXISTS state_kept_expires ON state_kept (expires_at_ms);
 ";
 
+/// The file's journal mode, durability and tables; the tables in one immediate transaction,
+/// so a concurrent opener waits for them rather than upgrading a read lock.
+fn set_up(conn: &mut Connection) -> rusqlite::Result<()> {
+    conn.pragma_update_and_check(None, "journal_mode", "WAL", |row| row.get::<_, String>(0))?;
+    conn.pragma_update(None, "synchronous", "FULL")?;
+    let tx = conn.transaction_with_behavior(rusqlite::TransactionBehavior::Immediate)?;
+    tx.execute_batch(SCHEMA)?;
+    tx.commit()
+}
+
+/// Whether `e` is SQLite's "database is busy / locked".
+fn is_busy(e: &rusqlite::Error) -> bool {
+    matches!(
+        e.sqlite_error_code(),
+        Some(rusqlite::ErrorCode::DatabaseBusy | rusqlite::ErrorCode::DatabaseLocked)
+    )
+}
+
 impl SqliteRecordStore {
     /// Opens (or creates) the store in `path`, keeping [`DEFAULT_SQLITE_CAPACITY`] results and
     /// waiting [`DEFAULT_BUSY_TIMEOUT`] for another writer's lock.
@@ -249,13 +267,22 @@ impl SqliteRecordStore {
             path: path.display().to_string(),
             source,
         };
-        let conn = Connection::open(path).map_err(fail)?;
+        let mut conn = Connection::open(path).map_err(fail)?;
         conn.busy_timeout(DEFAULT_BUSY_TIMEOUT).map_err(fail)?;
-        conn.pragma_update_and_check(None, "journal_mode", "WAL", |row| row.get::<_, String>(0))
-            .map_err(fail)?;
-        conn.pragma_update(None, "synchronous", "FULL")
-            .map_err(fail)?;
-        conn.execute_batch(SCHEMA).map_err(fail)?;
+        // Several processes opening a new file at once contend for the switch to WAL and the
+        // schema; SQLite answers some of those lock upgrades with SQLITE_BUSY at once (to avoid
+        // a deadlock) rather than through the busy handler, so the setup is tried again, for
+        // as long as the busy timeout.
+        let started = std::time::Instant::now();
+        loop {
+            match set_up(&mut conn) {
+                Ok(()) => break,
+                Err(e) if is_busy(&e) && started.elapsed() < DEFAULT_BUSY_TIMEOUT => {
+                    std::thread::sleep(Duration::from_millis(10));
+                }
+                Err(e) => return Err(fail(e)),
+            }
+        }
         Ok(SqliteRecordStore {
             inner: Arc::new(Inner {
                 conn: Mutex::new(conn),
