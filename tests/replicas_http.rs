@@ -24,7 +24,7 @@ use rmcp::service::{NotificationContext, RunningService};
 use rmcp::transport::StreamableHttpClientTransport;
 use rmcp::{ClientHandler, RoleClient};
 use serde_json::{json, Value};
-use std::io::{BufRead, BufReader, Read, Write};
+use std::io::{BufRead, BufReader, Read};
 use std::path::{Path, PathBuf};
 use std::process::{Child, Command, Stdio};
 use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
@@ -382,99 +382,10 @@ fn a_bad_store_lease_or_cursor_key_is_one_line_and_exit_code_2() {
 }
 
 /// A redis-server of the test's own on a free 127.0.0.1 port, without persistence; killed when
-/// dropped.
-struct OwnRedis {
-    child: Option<Child>,
-    port: u16,
-    dir: PathBuf,
-}
-
-impl OwnRedis {
-    /// Starts one, or `None` (after printing SKIP) when `redis-server` is not on PATH.
-    fn start() -> Option<OwnRedis> {
-        let found = Command::new("redis-server")
-            .arg("--version")
-            .stdout(Stdio::null())
-            .stderr(Stdio::null())
-            .status()
-            .is_ok_and(|s| s.success());
-        if !found {
-            if std::env::var("TOOLSMITH_REQUIRE_SERVICES").as_deref() == Ok("1") {
-                panic!("redis-server is not on PATH and TOOLSMITH_REQUIRE_SERVICES=1 (.ci/services.sh installs it)");
-            }
-            println!("SKIP: redis-server not on PATH");
-            return None;
-        }
-        let port = std::net::TcpListener::bind("127.0.0.1:0")
-            .and_then(|l| l.local_addr())
-            .expect("a free port")
-            .port();
-        let dir =
-            std::env::temp_dir().join(format!("toolsmith-replicas-{}-{port}", std::process::id()));
-        std::fs::create_dir_all(&dir).expect("a directory for the test server");
-        let mut server = OwnRedis {
-            child: None,
-            port,
-            dir,
-        };
-        server.restart();
-        Some(server)
-    }
-
-    fn url(&self) -> String {
-        format!("redis://127.0.0.1:{}/", self.port)
-    }
-
-    /// Starts the server (again) on its port and waits for its PONG (at most 10 s).
-    fn restart(&mut self) {
-        assert!(self.child.is_none(), "the server is running");
-        let child = Command::new("redis-server")
-            .args(["--port", &self.port.to_string(), "--bind", "127.0.0.1"])
-            .args(["--save", "", "--appendonly", "no"])
-            .arg("--dir")
-            .arg(&self.dir)
-            .stdout(Stdio::null())
-            .stderr(Stdio::null())
-            .spawn()
-            .expect("start redis-server");
-        self.child = Some(child);
-        let deadline = Instant::now() + Duration::from_secs(10);
-        while Instant::now() < deadline {
-            if self.pong() {
-                return;
-            }
-            std::thread::sleep(Duration::from_millis(20));
-        }
-        panic!(
-            "redis-server on port {} did not answer PING within 10 s",
-            self.port
-        );
-    }
-
-    fn pong(&self) -> bool {
-        let Ok(mut stream) = std::net::TcpStream::connect(("127.0.0.1", self.port)) else {
-            return false;
-        };
-        let _ = stream.set_read_timeout(Some(Duration::from_millis(500)));
-        let mut reply = [0u8; 1];
-        stream.write_all(b"PING\r\n").is_ok() && stream.read_exact(&mut reply).is_ok()
-    }
-
-    /// Kills the server (SIGKILL: nothing saved) and waits for it to end.
-    fn kill(&mut self) {
-        if let Some(mut child) = self.child.take() {
-            let _ = child.kill();
-            let _ = child.wait();
-        }
-    }
-}
-
-impl Drop for OwnRedis {
-    fn drop(&mut self) {
-        self.kill();
-        let _ = std::fs::remove_dir_all(&self.dir);
-    }
-}
+/// dropped (tool-redis's test helper, shared).
+#[path = "../tool-redis/tests/common/server.rs"]
+mod redis_common;
+use redis_common::OwnServer as OwnRedis;
 
 /// The store goes away under a load of keyed writes on two servers: every answer is `ok` or
 /// `temporary_failure` (`IDEMPOTENCY_UNAVAILABLE`), a write so refused never ran, a read with
@@ -513,8 +424,9 @@ async fn a_store_that_goes_away_refuses_keyed_writes_until_it_returns() {
         })
         .collect();
     tokio::time::sleep(Duration::from_millis(500)).await;
-    redis.kill();
+    // Taken before the kill: an answer can come back while the kill is under way.
     let killed = Instant::now();
+    redis.kill();
     tokio::time::sleep(Duration::from_millis(1500)).await;
     // A read with no key never touches the store.
     let read = call(&clients[0], "list_entries", json!({"count": 3})).await;
