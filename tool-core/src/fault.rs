@@ -247,14 +247,7 @@ impl GuardedState {
     /// Keeps `value` under `reference` (made with [`new_reference`](crate::new_reference)); `false` (reported) when
     /// it was not kept.
     pub(crate) async fn keep_as(&self, reference: &str, value: &Value) -> bool {
-        let size = serde_json::to_string(value).map_or(usize::MAX, |t| t.len());
-        if size > MAX_KEPT_BYTES {
-            self.report(
-                "did not keep a result",
-                &BackendError::new(format!(
-                    "it is {size} bytes of JSON, over the {MAX_KEPT_BYTES} a shared store keeps"
-                )),
-            );
+        if !self.admits(value) {
             return false;
         }
         let kept = CatchUnwind(self.inner.keep(reference, value, self.ttl)).await;
@@ -265,6 +258,27 @@ impl GuardedState {
                 false
             }
         }
+    }
+
+    /// Whether `value` is within [`MAX_KEPT_BYTES`] (one that is not is reported, and is not
+    /// kept).
+    pub(crate) fn admits(&self, value: &Value) -> bool {
+        let size = serde_json::to_string(value).map_or(usize::MAX, |t| t.len());
+        if size > MAX_KEPT_BYTES {
+            self.report(
+                "did not keep a result",
+                &BackendError::new(format!(
+                    "it is {size} bytes of JSON, over the {MAX_KEPT_BYTES} a shared store keeps"
+                )),
+            );
+            return false;
+        }
+        true
+    }
+
+    /// How long kept values live.
+    pub(crate) fn ttl(&self) -> std::time::Duration {
+        self.ttl
     }
 
     /// The value kept under `reference`; `None` when it is not kept or cannot be read

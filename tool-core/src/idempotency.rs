@@ -36,7 +36,7 @@
 use crate::codes;
 use crate::envelope::Envelope;
 use crate::error::ToolError;
-use crate::state::{ClaimRequest, ClaimState, StateStore};
+use crate::state::{ClaimRequest, ClaimState, KeptValue, StateStore};
 use crate::store::BackendError;
 use serde_json::{Map, Value};
 use std::collections::HashMap;
@@ -685,6 +685,8 @@ struct SharedTicket {
     request: Option<String>,
     window: Duration,
     renewal: Option<tokio::task::AbortHandle>,
+    /// The claim was written started: [`Ticket::mark_started`] has nothing to write.
+    started_in_store: bool,
     /// The outcome (or the release) was written: nothing is left to do on drop.
     done: bool,
 }
@@ -730,6 +732,7 @@ impl SharedTicket {
             request: key.and_then(|k| k.request.clone()),
             window: ticket.guard.gate.window,
             renewal,
+            started_in_store: false,
             done: false,
         }
     }
@@ -745,11 +748,13 @@ impl SharedTicket {
         }
     }
 
-    /// Writes what the run's end means for its key in the shared state.
+    /// Writes what the run's end means for its key in the shared state, with the value its
+    /// outcome names (kept in the same step; a release keeps nothing).
     async fn write(
         &mut self,
         disposition: Disposition,
         reference: Option<String>,
+        kept: Option<KeptValue<'_>>,
     ) -> Result<(), BackendError> {
         if let Some(r) = self.renewal.take() {
             r.abort();
@@ -761,7 +766,7 @@ impl SharedTicket {
             Disposition::Keep | Disposition::Unknown => {
                 let outcome = self.outcome(reference, disposition == Disposition::Unknown);
                 store
-                    .finish(&self.id, &self.token, &outcome, self.window)
+                    .finish(&self.id, &self.token, &outcome, self.window, kept)
                     .await?
             }
         };
@@ -797,7 +802,7 @@ impl Drop for SharedTicket {
             let written = if let Some(outcome) = unknown {
                 state
                     .store
-                    .finish(&id, &token, &outcome, window)
+                    .finish(&id, &token, &outcome, window, None)
                     .await
                     .map(|_| ())
             } else {
@@ -828,7 +833,7 @@ impl Ticket<'_> {
     /// # Errors
     /// The shared store's error, or its claim lapsed; the run is not marked.
     pub(crate) async fn mark_started(&self) -> Result<(), BackendError> {
-        if let Some(s) = &self.shared {
+        if let Some(s) = self.shared.as_ref().filter(|s| !s.started_in_store) {
             if !s.state.store.mark_started(&s.id, &s.token).await? {
                 return Err(BackendError::new(format!(
                     "the claim on idempotency key {} lapsed before its run started",
@@ -843,15 +848,19 @@ impl Ticket<'_> {
 
     /// Records the outcome: repeats within the window get duplicates of it
     /// ([`Disposition::Keep`], pointing at `reference`), a refusal ([`Disposition::Unknown`]),
-    /// or a new run ([`Disposition::Release`]); in the shared state too, when the gate has one.
+    /// or a new run ([`Disposition::Release`]); in the shared state too, when the gate has one,
+    /// keeping `kept` there in the same step (the value `reference` names; ignored without a
+    /// shared state, and on a release).
     ///
     /// # Errors
     /// The shared store's error (or its claim lapsed): this process records the outcome all
-    /// the same, and on the other replicas the lease lapses (a started run is then unknown).
+    /// the same, and on the other replicas the lease lapses (a started run is then unknown);
+    /// `kept` was not kept.
     pub(crate) async fn finish(
         self,
         disposition: Disposition,
         reference: Option<String>,
+        kept: Option<KeptValue<'_>>,
     ) -> Result<(), BackendError> {
         let Ticket {
             guard,
@@ -859,7 +868,7 @@ impl Ticket<'_> {
             started: _,
         } = self;
         let written = match shared {
-            Some(mut s) => s.write(disposition, reference.clone()).await,
+            Some(mut s) => s.write(disposition, reference.clone(), kept).await,
             None => Ok(()),
         };
         Self::finish_here(guard, disposition, reference);
@@ -1107,12 +1116,15 @@ impl IdempotencyGate {
         Fut: Future<Output = T>,
         T: GateOutcome,
     {
-        match self.enter(key, operation_id).await {
+        match self.enter(key, operation_id, false).await {
             Entered::Duplicate(dup) => Gate::Duplicate(dup),
             Entered::Refused(r) => Gate::Refused(r),
             Entered::Run(ticket) => {
                 let out = f(ticket.started().clone()).await;
-                if let Err(e) = ticket.finish(out.disposition(), out.reference()).await {
+                if let Err(e) = ticket
+                    .finish(out.disposition(), out.reference(), None)
+                    .await
+                {
                     if let Some(shared) = &self.shared {
                         shared.report(&e);
                     }
@@ -1125,7 +1137,16 @@ impl IdempotencyGate {
     /// Claims `key` for the request `operation_id`: the request may run (holding the returned
     /// [`Ticket`] until it ends), or it is a duplicate, or it is refused. A repeat of a running
     /// request waits for it (without polling) unless the gate refuses in-progress repeats.
-    pub(crate) async fn enter(&self, key: IdempotencyKey, operation_id: &str) -> Entered<'_> {
+    ///
+    /// `started`: the run begins to take effect as soon as it is claimed (nothing can refuse it
+    /// in between), so its claim in the shared state is written started, which saves the round
+    /// trip of [`Ticket::mark_started`]'s write.
+    pub(crate) async fn enter(
+        &self,
+        key: IdempotencyKey,
+        operation_id: &str,
+        started: bool,
+    ) -> Entered<'_> {
         loop {
             match self.claim(&key, operation_id) {
                 Claim::Duplicate(dup) => return Entered::Duplicate(dup),
@@ -1139,7 +1160,7 @@ impl IdempotencyGate {
                     let ticket = self.ticket(key, operation_id, run, tx);
                     return match &self.shared {
                         None => Entered::Run(ticket),
-                        Some(shared) => self.claim_shared(shared, ticket).await,
+                        Some(shared) => self.claim_shared(shared, ticket, started).await,
                     };
                 }
             }
@@ -1153,6 +1174,7 @@ impl IdempotencyGate {
         &'g self,
         shared: &SharedState,
         mut ticket: Ticket<'g>,
+        started: bool,
     ) -> Entered<'g> {
         let Some(key) = ticket.guard.key.clone() else {
             return Entered::Run(ticket);
@@ -1168,14 +1190,19 @@ impl IdempotencyGate {
                     request: key.request.as_deref(),
                     lease: shared.lease,
                     window: self.window,
+                    started,
                 },
             )
             .await;
         let reused = |request: &Option<String>| key.request.is_some() && *request != key.request;
         match claimed {
             Ok(ClaimState::Claimed) => {
-                mark_in_shared_state(&mut ticket.started, shared, &id, &token);
-                ticket.shared = Some(Box::new(SharedTicket::new(shared, id, token, &ticket)));
+                if !started {
+                    mark_in_shared_state(&mut ticket.started, shared, &id, &token);
+                }
+                let mut held = SharedTicket::new(shared, id, token, &ticket);
+                held.started_in_store = started;
+                ticket.shared = Some(Box::new(held));
                 Entered::Run(ticket)
             }
             Ok(ClaimState::Running { request, .. }) if reused(&request) => {

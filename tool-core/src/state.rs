@@ -7,12 +7,16 @@
 //!
 //! | step | what the store does atomically | who may do it |
 //! |---|---|---|
-//! | [`claim`](StateStore::claim) | a record within the window: answer it; a live lease: answer it; a lapsed lease of a run that had **started**: turn it into an *unknown* record and answer that; otherwise write a lease for the caller's token | anyone |
+//! | [`claim`](StateStore::claim) | a record within the window: answer it; a live lease: answer it; a lapsed lease of a run that had **started**: turn it into an *unknown* record and answer that; otherwise write a lease for the caller's token (already started when the request says so) | anyone |
 //! | [`renew`](StateStore::renew) | push the lease's expiry out | the lease's holder |
 //! | [`mark_started`](StateStore::mark_started) | note that the run began to take effect | the holder |
-//! | [`finish`](StateStore::finish) | replace the lease by the outcome, kept for the window | the holder |
+//! | [`finish`](StateStore::finish) | replace the lease by the outcome, kept for the window, and keep the value the outcome names (if any) | the holder |
 //! | [`release`](StateStore::release) | delete the lease | the holder |
 //! | [`keep`](StateStore::keep) / [`read`](StateStore::read) | store a value under a fresh reference (made by the caller with [`new_reference`]; an existing one is never replaced), with an expiry / read it back | anyone |
+//!
+//! A keyed write therefore pays two round trips to the store: its claim (written started when
+//! no step between the claim and the run can refuse it) and its outcome (with the result it
+//! keeps). A write that needs approval marks its start apart, once approved.
 //!
 //! The holder is named by the random token of its run; an operation by any other token changes
 //! nothing and answers `false`. So a process that dies mid-run leaves a lease that lapses: if its
@@ -58,6 +62,24 @@ pub struct ClaimRequest<'a> {
     pub lease: Duration,
     /// How long an outcome is kept (for an unknown outcome found on a lapsed lease too).
     pub window: Duration,
+    /// Write the lease already started, as if [`StateStore::mark_started`] followed at once:
+    /// for a run that nothing can refuse between its claim and its start, which saves that
+    /// round trip. A process that dies between the claim and the run then leaves the outcome
+    /// unknown rather than the key free (the safe reading).
+    pub started: bool,
+}
+
+/// A value that [`StateStore::finish`] keeps in the same atomic step as the outcome (the
+/// result a duplicate points at, or the outcome of a kept error): both are written, or neither.
+#[derive(Clone, Copy, Debug)]
+pub struct KeptValue<'a> {
+    /// A fresh reference, made by the caller with [`new_reference`] (the outcome's
+    /// `reference` names it).
+    pub reference: &'a str,
+    /// The value.
+    pub value: &'a Value,
+    /// How long it is kept.
+    pub ttl: Duration,
 }
 
 /// What a key holds, as [`StateStore::claim`] found it.
@@ -115,17 +137,20 @@ pub trait StateStore: Send + Sync {
         token: &'a str,
     ) -> BoxFuture<'a, Result<bool, BackendError>>;
 
-    /// Replaces `token`'s lease on `key` by `outcome`, kept for `window`. `false`: the lease is
-    /// not `token`'s, and nothing was written.
+    /// Replaces `token`'s lease on `key` by `outcome`, kept for `window`, and keeps `kept`
+    /// (as [`keep`](StateStore::keep) would) in the same atomic step. `false`: the lease is not
+    /// `token`'s, and nothing was written (nor kept).
     ///
     /// # Errors
-    /// A [`BackendError`] when the store could not be reached.
+    /// A [`BackendError`] when the store could not be reached, or `kept`'s reference is kept
+    /// already; nothing was written.
     fn finish<'a>(
         &'a self,
         key: &'a str,
         token: &'a str,
         outcome: &'a StoredOutcome,
         window: Duration,
+        kept: Option<KeptValue<'a>>,
     ) -> BoxFuture<'a, Result<bool, BackendError>>;
 
     /// Deletes `token`'s lease on `key`, so the next claim runs. `false`: it was not `token`'s.
@@ -192,6 +217,26 @@ enum Slot {
         outcome: StoredOutcome,
         until: Instant,
     },
+}
+
+impl MemoryInner {
+    /// Keeps `value` under the new `reference` until `until`, the oldest going first past
+    /// `capacity`.
+    fn insert_value(&mut self, reference: &str, value: &Value, until: Instant, capacity: usize) {
+        self.values
+            .insert(reference.to_string(), (value.clone(), until));
+        self.order.push_back(reference.to_string());
+        while self.order.len() > capacity {
+            if let Some(old) = self.order.pop_front() {
+                self.values.remove(&old);
+            }
+        }
+    }
+}
+
+/// The error of a `keep` under a reference kept already.
+fn already_kept(reference: &str) -> BackendError {
+    BackendError::new(format!("a value is already kept under {reference}"))
 }
 
 impl Default for MemoryStateStore {
@@ -282,7 +327,7 @@ impl MemoryStateStore {
                 token: req.token.to_string(),
                 operation_id: req.operation_id.to_string(),
                 request: req.request.map(str::to_string),
-                started: false,
+                started: req.started,
                 until: now + req.lease,
             },
         );
@@ -346,15 +391,25 @@ impl StateStore for MemoryStateStore {
         token: &'a str,
         outcome: &'a StoredOutcome,
         window: Duration,
+        kept: Option<KeptValue<'a>>,
     ) -> BoxFuture<'a, Result<bool, BackendError>> {
+        if let Some(k) = kept {
+            if self.lock().values.contains_key(k.reference) {
+                return Box::pin(std::future::ready(Err(already_kept(k.reference))));
+            }
+        }
         let held = self.with_lease(key, token, |inner| {
+            let now = Instant::now();
             inner.keys.insert(
                 key.to_string(),
                 Slot::Outcome {
                     outcome: outcome.clone(),
-                    until: Instant::now() + window,
+                    until: now + window,
                 },
             );
+            if let Some(k) = kept {
+                inner.insert_value(k.reference, k.value, now + k.ttl, self.capacity);
+            }
         });
         Box::pin(std::future::ready(Ok(held)))
     }
@@ -378,19 +433,9 @@ impl StateStore for MemoryStateStore {
     ) -> BoxFuture<'a, Result<(), BackendError>> {
         let mut inner = self.lock();
         if inner.values.contains_key(reference) {
-            return Box::pin(std::future::ready(Err(BackendError::new(format!(
-                "a value is already kept under {reference}"
-            )))));
+            return Box::pin(std::future::ready(Err(already_kept(reference))));
         }
-        inner
-            .values
-            .insert(reference.to_string(), (value.clone(), Instant::now() + ttl));
-        inner.order.push_back(reference.to_string());
-        while inner.order.len() > self.capacity {
-            if let Some(old) = inner.order.pop_front() {
-                inner.values.remove(&old);
-            }
-        }
+        inner.insert_value(reference, value, Instant::now() + ttl, self.capacity);
         Box::pin(std::future::ready(Ok(())))
     }
 
@@ -432,6 +477,7 @@ mod tests {
             request: None,
             lease: std::time::Duration::from_secs(60),
             window: std::time::Duration::from_secs(60),
+            started: false,
         };
         store.claim("a", req("t1")).await.unwrap();
         store.claim("b", req("t2")).await.unwrap();

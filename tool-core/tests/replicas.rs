@@ -10,7 +10,7 @@ use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::Arc;
 use std::time::Duration;
 use tokio::sync::Notify;
-use tool_core::state::{ClaimRequest, ClaimState, MemoryStateStore, StateStore};
+use tool_core::state::{ClaimRequest, ClaimState, KeptValue, MemoryStateStore, StateStore};
 use tool_core::SecretKey;
 use tool_core::{
     BackendError, CallOptions, Effects, Status, StoredOutcome, Tool, ToolError, Toolbox,
@@ -18,14 +18,21 @@ use tool_core::{
 
 /// A keyed write (`reserve_slot`, keyed by `slot`; neither idempotent nor read-only) that counts
 /// its runs, and waits for `hold` (when given) after it started.
-fn write_tool(runs: Arc<AtomicUsize>, started: Arc<Notify>, hold: Option<Arc<Notify>>) -> Tool {
+fn write_tool(
+    runs: Arc<AtomicUsize>,
+    started: Arc<Notify>,
+    hold: Option<Arc<Notify>>,
+    approval: bool,
+) -> Tool {
     Tool::from_fn(
         common::spec(
             "reserve_slot",
             "Reserves a delivery slot for an order. Returns the reservation.",
             json!({"type": "object", "properties": {"slot": {"type": "string"}},
                    "required": ["slot"], "additionalProperties": false}),
-            Effects::none().with_writes(true),
+            Effects::none()
+                .with_writes(true)
+                .with_requires_approval(approval),
         ),
         move |_, args| {
             let (runs, started, hold) = (runs.clone(), started.clone(), hold.clone());
@@ -54,10 +61,26 @@ struct Replicas {
 }
 
 fn replicas(state: Arc<dyn StateStore>, lease: Duration, hold: Option<Arc<Notify>>) -> Replicas {
+    replicas_of(state, lease, hold, false)
+}
+
+/// [`replicas`] of a write that needs approval when `approval` (each replica approves all).
+fn replicas_of(
+    state: Arc<dyn StateStore>,
+    lease: Duration,
+    hold: Option<Arc<Notify>>,
+    approval: bool,
+) -> Replicas {
     let (runs, started) = (Arc::new(AtomicUsize::new(0)), Arc::new(Notify::new()));
     let replica = || {
         Toolbox::builder()
-            .tool(write_tool(runs.clone(), started.clone(), hold.clone()))
+            .tool(write_tool(
+                runs.clone(),
+                started.clone(),
+                hold.clone(),
+                approval,
+            ))
+            .approver(tool_core::ApproveAll)
             .state_store(Arc::clone(&state))
             .claim_lease(lease)
             .build()
@@ -210,7 +233,7 @@ async fn an_explicit_key_reused_on_the_other_replica_is_refused() {
     let runs = Arc::new(AtomicUsize::new(0));
     // The write declares no identifying arguments: the caller's explicit key is its key.
     let replica = || {
-        let tool = write_tool(runs.clone(), Arc::new(Notify::new()), None)
+        let tool = write_tool(runs.clone(), Arc::new(Notify::new()), None, false)
             .with_idempotency_key(Vec::<String>::new());
         Toolbox::builder()
             .tool(tool)
@@ -351,14 +374,15 @@ async fn an_unreachable_state_runs_no_keyed_write() {
     assert_eq!(r.a.faults().record_store, 1);
 }
 
-/// A state whose claim succeeds and whose every later step fails: the start of a write that is
-/// not safe to repeat cannot be recorded, so it does not run.
+/// A state whose claim succeeds and whose every later step fails: the start of an approved
+/// write that is not safe to repeat cannot be recorded, so it does not run.
 #[tokio::test]
 async fn a_start_that_cannot_be_recorded_runs_nothing() {
-    let r = replicas(
+    let r = replicas_of(
         Arc::new(ClaimsOnly::default()),
         Duration::from_secs(10),
         None,
+        true,
     );
     let env = reserve(&r.a, "sun-15").await;
     assert_eq!(
@@ -368,6 +392,117 @@ async fn a_start_that_cannot_be_recorded_runs_nothing() {
     );
     assert_eq!(r.runs.load(Ordering::SeqCst), 0);
     assert!(r.a.faults().record_store >= 1);
+}
+
+/// A keyed write pays two steps of the shared state: its claim, written started (nothing can
+/// refuse the run in between), and its outcome, with the result a duplicate shows kept in the
+/// same step. A write that needs approval marks its start apart, once approved: three. A
+/// duplicate on the other replica pays its claim and the read of the original.
+#[tokio::test]
+async fn a_keyed_write_pays_two_steps_of_the_shared_state() {
+    for (approval, steps) in [(false, [1, 0, 1, 0]), (true, [1, 1, 1, 0])] {
+        let store = Arc::new(Counting::default());
+        let r = replicas_of(store.clone(), Duration::from_secs(10), None, approval);
+        let env = reserve(&r.a, "wed-10").await;
+        assert_eq!(env.status, Status::Ok, "{env:?}");
+        // claim, mark_started, finish, keep (renewals are off: the lease outlives the run).
+        assert_eq!(store.counts(), (steps, 0), "approval: {approval}");
+        let dup = reserve(&r.b, "wed-10").await;
+        assert_eq!(dup.code.as_deref(), Some("DUPLICATE"), "{dup:?}");
+        assert_eq!(
+            dup.data.as_ref().unwrap()["original"],
+            json!({"reserved": "wed-10"}),
+            "the result kept with the outcome is read on the other replica: {dup:?}"
+        );
+        let [claims, marks, finishes, keeps] = steps;
+        assert_eq!(
+            store.counts(),
+            ([claims + 1, marks, finishes, keeps], 1),
+            "approval: {approval}"
+        );
+        assert_eq!(r.runs.load(Ordering::SeqCst), 1);
+    }
+}
+
+/// A [`MemoryStateStore`] that counts its steps.
+#[derive(Default)]
+struct Counting {
+    inner: MemoryStateStore,
+    /// claim, mark_started, finish, keep, read.
+    n: [AtomicUsize; 5],
+}
+
+impl Counting {
+    fn bump(&self, i: usize) {
+        self.n[i].fetch_add(1, Ordering::SeqCst);
+    }
+
+    /// (claim, mark_started, finish, keep), read.
+    fn counts(&self) -> ([usize; 4], usize) {
+        let n = |i: usize| self.n[i].load(Ordering::SeqCst);
+        ([n(0), n(1), n(2), n(3)], n(4))
+    }
+}
+
+impl StateStore for Counting {
+    fn claim<'a>(
+        &'a self,
+        key: &'a str,
+        req: ClaimRequest<'a>,
+    ) -> tool_core::state::BoxFuture<'a, Result<ClaimState, BackendError>> {
+        self.bump(0);
+        self.inner.claim(key, req)
+    }
+    fn renew<'a>(
+        &'a self,
+        k: &'a str,
+        t: &'a str,
+        l: Duration,
+    ) -> tool_core::state::BoxFuture<'a, Result<bool, BackendError>> {
+        self.inner.renew(k, t, l)
+    }
+    fn mark_started<'a>(
+        &'a self,
+        k: &'a str,
+        t: &'a str,
+    ) -> tool_core::state::BoxFuture<'a, Result<bool, BackendError>> {
+        self.bump(1);
+        self.inner.mark_started(k, t)
+    }
+    fn finish<'a>(
+        &'a self,
+        k: &'a str,
+        t: &'a str,
+        o: &'a StoredOutcome,
+        w: Duration,
+        v: Option<KeptValue<'a>>,
+    ) -> tool_core::state::BoxFuture<'a, Result<bool, BackendError>> {
+        self.bump(2);
+        self.inner.finish(k, t, o, w, v)
+    }
+    fn release<'a>(
+        &'a self,
+        k: &'a str,
+        t: &'a str,
+    ) -> tool_core::state::BoxFuture<'a, Result<bool, BackendError>> {
+        self.inner.release(k, t)
+    }
+    fn keep<'a>(
+        &'a self,
+        r: &'a str,
+        v: &'a serde_json::Value,
+        ttl: Duration,
+    ) -> tool_core::state::BoxFuture<'a, Result<(), BackendError>> {
+        self.bump(3);
+        self.inner.keep(r, v, ttl)
+    }
+    fn read<'a>(
+        &'a self,
+        r: &'a str,
+    ) -> tool_core::state::BoxFuture<'a, Result<Option<serde_json::Value>, BackendError>> {
+        self.bump(4);
+        self.inner.read(r)
+    }
 }
 
 /// A store that is never there.
@@ -406,6 +541,7 @@ impl StateStore for Unreachable {
         _: &'a str,
         _: &'a StoredOutcome,
         _: Duration,
+        _: Option<KeptValue<'a>>,
     ) -> tool_core::state::BoxFuture<'a, Result<bool, BackendError>> {
         Box::pin(async { Err(down()) })
     }
@@ -465,8 +601,9 @@ impl StateStore for ClaimsOnly {
         t: &'a str,
         o: &'a StoredOutcome,
         w: Duration,
+        v: Option<KeptValue<'a>>,
     ) -> tool_core::state::BoxFuture<'a, Result<bool, BackendError>> {
-        Unreachable.finish(k, t, o, w)
+        Unreachable.finish(k, t, o, w, v)
     }
     fn release<'a>(
         &'a self,

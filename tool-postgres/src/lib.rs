@@ -16,6 +16,7 @@
 //!     request: None,
 //!     lease: Duration::from_secs(30),
 //!     window: Duration::from_secs(24 * 3600),
+//!     started: false,
 //! };
 //! if store.claim("orders:42", req).await? == ClaimState::Claimed {
 //!     // run the write, then `finish` (or `release` if it never began)
@@ -58,8 +59,10 @@
 //! DO UPDATE` that decides on the newest version of the key's row, under its row lock: of any
 //! number of concurrent claims exactly one is granted. It always returns the key's row (a claim
 //! that finds a live lease or outcome rewrites the row unchanged), so the answer and the row it
-//! describes are the same version. `renew`, `mark_started`, `finish` and `release` are an
-//! `UPDATE`/`DELETE … WHERE key = $1 AND token = $2` on a lease that has not lapsed.
+//! describes are the same version; a claim asked for as started writes its row started.
+//! `renew`, `mark_started`, `finish` and `release` are an `UPDATE`/`DELETE … WHERE key = $1 AND
+//! token = $2` on a lease that has not lapsed; a `finish` that keeps a value inserts it in the
+//! same statement (a data-modifying `WITH`), only when the update applied.
 //!
 //! A row this crate cannot read (an outcome that is not a toolsmith outcome, a row with neither
 //! lease nor outcome) is a [`BackendError`] naming the table and key, never a result.
@@ -107,7 +110,7 @@ use tokio_postgres::config::{Host, SslMode};
 use tokio_postgres::error::SqlState;
 use tokio_postgres::types::{Json, ToSql};
 use tokio_postgres::{Client, Config, NoTls, Row, Statement};
-use tool_core::state::{ClaimRequest, ClaimState, StateStore};
+use tool_core::state::{ClaimRequest, ClaimState, KeptValue, StateStore};
 use tool_core::{BackendError, StoredOutcome};
 
 /// The prefix of the tables' names unless told otherwise: `toolsmith_claims`, `toolsmith_kept`.
@@ -236,6 +239,7 @@ struct Sql {
     renew: String,
     mark_started: String,
     finish: String,
+    finish_keeping: String,
     purge_claims: String,
     release: String,
     keep: String,
@@ -272,7 +276,8 @@ impl Sql {
                  CREATE INDEX IF NOT EXISTS \"{kept}_expires\" ON \"{kept}\" (expires_at);
                  COMMIT;"
             ),
-            // $1 key, $2 token, $3 operation id, $4 request, $5 lease µs, $6 window µs.
+            // $1 key, $2 token, $3 operation id, $4 request, $5 lease µs, $6 window µs, $7 the
+            // lease is written started.
             // Live (a lease or an outcome): the row unchanged. A lapsed lease of a started run:
             // an unknown outcome for the window. Otherwise (an unstarted lapsed lease, an
             // outcome past its window): the caller's lease.
@@ -282,7 +287,7 @@ impl Sql {
                 format!(
                     "INSERT INTO \"{claims}\" AS c
                          (key, token, operation_id, request, started, outcome, expires_at)
-                     VALUES ($1, $2, $3, $4, false, NULL, {lease})
+                     VALUES ($1, $2, $3, $4, $7, NULL, {lease})
                      ON CONFLICT (key) DO UPDATE SET
                          token = CASE WHEN {live} THEN c.token WHEN {lost} THEN NULL
                                       ELSE EXCLUDED.token END,
@@ -290,7 +295,8 @@ impl Sql {
                                              ELSE EXCLUDED.operation_id END,
                          request = CASE WHEN {live} OR {lost} THEN c.request
                                         ELSE EXCLUDED.request END,
-                         started = CASE WHEN {live} OR {lost} THEN c.started ELSE false END,
+                         started = CASE WHEN {live} OR {lost} THEN c.started
+                                        ELSE EXCLUDED.started END,
                          outcome = CASE WHEN {live} THEN c.outcome
                                         WHEN {lost} THEN jsonb_build_object(
                                             'operation_id', c.operation_id,
@@ -317,6 +323,20 @@ impl Sql {
                 "UPDATE \"{claims}\" SET token = NULL, operation_id = $3, request = $4,
                      outcome = $5, expires_at = {} WHERE {held}",
                 at(6)
+            ),
+            // As `finish`, and in the same statement the value the outcome names: $7 reference,
+            // $8 value, $9 ttl µs. Kept only when the update applied; a reference kept already
+            // fails the whole statement.
+            finish_keeping: format!(
+                "WITH done AS (
+                     UPDATE \"{claims}\" SET token = NULL, operation_id = $3, request = $4,
+                         outcome = $5, expires_at = {} WHERE {held} RETURNING 1),
+                 kept AS (
+                     INSERT INTO \"{kept}\" (reference, value, expires_at)
+                     SELECT $7, $8, {} FROM done RETURNING 1)
+                 SELECT count(*) FROM done",
+                at(6),
+                at(9)
             ),
             purge_claims: format!(
                 "DELETE FROM \"{claims}\" WHERE key IN (
@@ -358,6 +378,7 @@ struct Statements {
     renew: Statement,
     mark_started: Statement,
     finish: Statement,
+    finish_keeping: Statement,
     purge_claims: Statement,
     release: Statement,
     keep: Statement,
@@ -579,6 +600,11 @@ impl PostgresStateStore {
                      the URL needs SELECT, INSERT, UPDATE and DELETE on {} and {}",
                     self.sql.claims, self.sql.kept
                 ),
+                c if *c == SqlState::UNIQUE_VIOLATION => format!(
+                    "PostgreSQL {what}: {} already keeps a value under this reference (SQLSTATE \
+                     {code}: {text}); nothing was written",
+                    self.sql.kept
+                ),
                 _ => format!("PostgreSQL {what} failed: {text} (SQLSTATE {code})"),
             }
         } else {
@@ -634,6 +660,7 @@ impl PostgresStateStore {
                         &req.request,
                         &lease,
                         &window,
+                        &req.started,
                     ],
                 ),
             )
@@ -661,10 +688,12 @@ impl PostgresStateStore {
         token: &str,
         outcome: &StoredOutcome,
         window: Duration,
+        kept: Option<KeptValue<'_>>,
     ) -> Result<bool, BackendError> {
         let conn = self.conn().await?;
         let window = micros(window);
         let outcome_json = Json(outcome);
+        let ttl = kept.map_or(0, |k| micros(k.ttl));
         let params: [&(dyn ToSql + Sync); 6] = [
             &key,
             &token,
@@ -673,7 +702,20 @@ impl PostgresStateStore {
             &outcome_json,
             &window,
         ];
-        let finish = conn.client.execute(&conn.statements.finish, &params);
+        let finish = async {
+            match kept {
+                None => conn.client.execute(&conn.statements.finish, &params).await,
+                Some(k) => {
+                    let mut all: Vec<&(dyn ToSql + Sync)> = params.to_vec();
+                    all.extend([&k.reference as &(dyn ToSql + Sync), k.value, &ttl]);
+                    let row = conn
+                        .client
+                        .query_one(&conn.statements.finish_keeping, &all)
+                        .await?;
+                    Ok(u64::try_from(row.try_get::<_, i64>(0)?).unwrap_or(0))
+                }
+            }
+        };
         // Sent alongside (pipelined on the connection), in a transaction of its own: it takes
         // only locks it need not wait for, so it cannot deadlock with the update.
         let purge = conn.client.execute(&conn.statements.purge_claims, &[]);
@@ -768,8 +810,9 @@ impl StateStore for PostgresStateStore {
         token: &'a str,
         outcome: &'a StoredOutcome,
         window: Duration,
+        kept: Option<KeptValue<'a>>,
     ) -> BoxFuture<'a, Result<bool, BackendError>> {
-        Box::pin(self.finish_now(key, token, outcome, window))
+        Box::pin(self.finish_now(key, token, outcome, window, kept))
     }
 
     fn release<'a>(
@@ -976,6 +1019,7 @@ async fn setup(client: &Client, sql: &Sql, target: &str) -> Result<Statements, C
             &sql.renew,
             &sql.mark_started,
             &sql.finish,
+            &sql.finish_keeping,
             &sql.purge_claims,
             &sql.release,
             &sql.keep,
@@ -984,16 +1028,17 @@ async fn setup(client: &Client, sql: &Sql, target: &str) -> Result<Statements, C
         .map(|text| Box::pin(prepare(text))),
     )
     .await;
-    let Ok([claim, renew, mark_started, finish, purge_claims, release, keep, read]) =
-        <[_; 8]>::try_from(prepared)
+    let Ok([claim, renew, mark_started, finish, finish_keeping, purge_claims, release, keep, read]) =
+        <[_; 9]>::try_from(prepared)
     else {
-        unreachable!("eight statements prepared, eight results");
+        unreachable!("nine statements prepared, nine results");
     };
     Ok(Statements {
         claim: claim?,
         renew: renew?,
         mark_started: mark_started?,
         finish: finish?,
+        finish_keeping: finish_keeping?,
         purge_claims: purge_claims?,
         release: release?,
         keep: keep?,

@@ -66,6 +66,7 @@ fn request<'a>(token: &'a str, operation_id: &'a str) -> ClaimRequest<'a> {
         request: None,
         lease: Duration::from_secs(60),
         window: Duration::from_secs(60),
+        started: false,
     }
 }
 
@@ -372,7 +373,7 @@ async fn finish_deletes_ended_claims_and_keeps_lapsed_started_runs() {
         at_unix_ms: 1,
     };
     assert!(store
-        .finish("k", "t1", &outcome, Duration::from_secs(60))
+        .finish("k", "t1", &outcome, Duration::from_secs(60), None)
         .await
         .unwrap());
     let keys: Vec<String> = client

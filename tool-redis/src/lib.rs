@@ -20,6 +20,7 @@
 //!     request: None,
 //!     lease: Duration::from_secs(30),
 //!     window: Duration::from_secs(24 * 3600),
+//!     started: false,
 //! };
 //! if store.claim("refund:order-42", req).await? == ClaimState::Claimed {
 //!     // ... run, renewing the lease; then `finish` with the outcome.
@@ -48,9 +49,11 @@
 //!   (stamped now) from the marker, and a second run of the script writes it for the window
 //!   and deletes the marker, if the marker is still the one it was built from. Otherwise the
 //!   script writes the caller's lease.
+//!   A claim asked for as started writes the started marker with the lease.
 //! - **renew**, **mark_started**, **finish**, **release** change nothing unless the lease's token
 //!   is the caller's (checked inside the script), so a run whose lease lapsed can never touch
-//!   the state of the run that took the key over.
+//!   the state of the run that took the key over. **finish** also writes the value the outcome
+//!   names (`{prefix}rec:{reference}`, refused if that key exists) in the same script.
 //! - **keep** is `SET {prefix}rec:{reference} ... NX PX ttl`; **read** is `GET`.
 //!
 //! Redis expires the keys on its own clock, so the replicas' clocks need not agree; outcomes are
@@ -87,7 +90,7 @@ use serde_json::Value;
 use std::future::Future;
 use std::pin::Pin;
 use std::time::Duration;
-use tool_core::state::{ClaimRequest, ClaimState, StateStore};
+use tool_core::state::{ClaimRequest, ClaimState, KeptValue, StateStore};
 use tool_core::{BackendError, StoredOutcome};
 
 pub use crate::error::ConnectError;
@@ -384,6 +387,7 @@ impl RedisStateStore {
                 .arg(window_ms)
                 .arg(seen.0.as_slice())
                 .arg(seen.1.as_slice())
+                .arg(if req.started { "1" } else { "0" })
                 .invoke_async(&mut conn)
                 .await
                 .map_err(|e| self.site.error(&step, &e))?;
@@ -455,6 +459,11 @@ impl RedisStateStore {
         match tag.as_str() {
             "ok" => Ok(true),
             "not_holder" => Ok(false),
+            "exists" => Err(BackendError::new(format!(
+                "Redis at {} already keeps a value under `{}`; the {step} wrote nothing",
+                self.site.url,
+                String::from_utf8_lossy(&data)
+            ))),
             "foreign" => Err(self.foreign_answer(&data, keys)),
             other => Err(self.site.unexpected(&step, other)),
         }
@@ -500,6 +509,7 @@ impl StateStore for RedisStateStore {
         token: &'a str,
         outcome: &'a StoredOutcome,
         window: Duration,
+        kept: Option<KeptValue<'a>>,
     ) -> StoreFuture<'a, bool> {
         Box::pin(async move {
             let keys = self.claim_keys(key);
@@ -515,6 +525,15 @@ impl StateStore for RedisStateStore {
                 .arg(token)
                 .arg(record)
                 .arg(millis(window));
+            if let Some(kept) = kept {
+                invocation
+                    .key(self.record_key(kept.reference))
+                    .arg(record::to_json(&KeptOut {
+                        toolsmith: KEPT,
+                        value: kept.value,
+                    }))
+                    .arg(millis(kept.ttl));
+            }
             self.holder_step(format!("finish of `{key}`"), &keys, &invocation)
                 .await
         })

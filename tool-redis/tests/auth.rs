@@ -47,6 +47,7 @@ async fn credentials_are_checked_at_connect_and_never_shown() {
         request: None,
         lease: Duration::from_secs(10),
         window: Duration::from_secs(10),
+        started: false,
     };
     assert_eq!(store.claim("k", req).await.unwrap(), ClaimState::Claimed);
 }

@@ -22,6 +22,7 @@ fn request<'a>(token: &'a str, lease: Duration, window: Duration) -> ClaimReques
         request: Some("fp_1"),
         lease,
         window,
+        started: false,
     }
 }
 
@@ -113,7 +114,10 @@ async fn the_keys_are_laid_out_as_documented() {
         request: Some("fp_1".into()),
         at_unix_ms: 1,
     };
-    assert!(store.finish("order-42", "t1", &done, window).await.unwrap());
+    assert!(store
+        .finish("order-42", "t1", &done, window, None)
+        .await
+        .unwrap());
     let left: i64 = raw
         .exists(&[format!("{base}:lease"), format!("{base}:started")])
         .await

@@ -28,6 +28,7 @@ fn request(token: &str) -> ClaimRequest<'_> {
         request: None,
         lease: Duration::from_secs(60),
         window: Duration::from_secs(60),
+        started: false,
     }
 }
 
@@ -102,7 +103,7 @@ async fn foreign_values_are_errors_not_results() {
     };
     assert_foreign(
         store
-            .finish("lease", "t1", &done, Duration::from_secs(1))
+            .finish("lease", "t1", &done, Duration::from_secs(1), None)
             .await,
         &key,
         "finish",

@@ -15,6 +15,7 @@ fn request(token: &str) -> ClaimRequest<'_> {
         request: None,
         lease: Duration::from_secs(60),
         window: Duration::from_secs(60),
+        started: false,
     }
 }
 

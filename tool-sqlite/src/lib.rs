@@ -46,6 +46,7 @@
 //!     request: None,
 //!     lease: Duration::from_secs(30),
 //!     window: Duration::from_secs(3600),
+//!     started: false,
 //! };
 //! assert_eq!(a.claim("orders:42", req("t1")).await.unwrap(), ClaimState::Claimed);
 //! assert!(matches!(b.claim("orders:42", req("t2")).await.unwrap(), ClaimState::Running { .. }));
@@ -87,8 +88,8 @@
 //! and writes its answer in one `BEGIN IMMEDIATE` transaction, which takes the file's write lock
 //! before it reads: of any number of concurrent claims, in one process or several, exactly one
 //! is granted. `renew`, `mark_started` and `release` are one `UPDATE`/`DELETE ... WHERE key = ?
-//! AND token = ?` on a lease that has not lapsed; `finish` is that `UPDATE` and a purge in one
-//! immediate transaction, `keep` an insert and a purge.
+//! AND token = ?` on a lease that has not lapsed; `finish` is that `UPDATE`, the insert of the
+//! value it keeps and a purge in one immediate transaction, `keep` an insert and a purge.
 //!
 //! A writer that finds the file locked by another waits for it up to the busy timeout
 //! ([`DEFAULT_BUSY_TIMEOUT`], or [`SqliteRecordStore::with_busy_timeout`]); past it the call
@@ -116,7 +117,7 @@ use serde_json::Value;
 use std::path::Path;
 use std::sync::{Arc, Mutex, MutexGuard};
 use std::time::Duration;
-use tool_core::state::{BoxFuture, ClaimRequest, ClaimState, StateStore};
+use tool_core::state::{BoxFuture, ClaimRequest, ClaimState, KeptValue, StateStore};
 use tool_core::{new_reference, BackendError, RecordStore, StoredOutcome};
 
 /// How many results a [`SqliteRecordStore`] keeps unless told otherwise; the oldest go first.
@@ -352,6 +353,17 @@ impl SqliteRecordStore {
             Err(_) => Box::pin(std::future::ready(job())),
         }
     }
+
+    /// A value to keep, owned (serialized on the caller's thread: the value is borrowed).
+    fn owned_kept(&self, step: &str, kept: KeptValue<'_>) -> Result<OwnedKept, BackendError> {
+        let text = serde_json::to_string(kept.value).map_err(|e| {
+            BackendError::new(format!(
+                "SQLite state store {}: {step}: the value is not serializable: {e}",
+                self.inner.path
+            ))
+        })?;
+        Ok((kept.reference.to_string(), text, ms(kept.ttl)))
+    }
 }
 
 fn backend(e: impl std::fmt::Display) -> BackendError {
@@ -477,7 +489,7 @@ fn claim_now(
     tx.prepare_cached(
         "INSERT OR REPLACE INTO state_claims \
          (key, token, operation_id, request, started, outcome, expires_at_ms) \
-         VALUES (?1, ?2, ?3, ?4, 0, NULL, ?5)",
+         VALUES (?1, ?2, ?3, ?4, ?5, NULL, ?6)",
     )
     .and_then(|mut stmt| {
         stmt.execute(params![
@@ -485,6 +497,7 @@ fn claim_now(
             req.token,
             req.operation_id,
             req.request,
+            req.started,
             now.saturating_add(req.lease_ms)
         ])
     })
@@ -515,6 +528,7 @@ struct OwnedClaim {
     request: Option<String>,
     lease_ms: i64,
     window_ms: i64,
+    started: bool,
 }
 
 /// Runs one statement on `token`'s live lease of `key`: whether it was there. `sql` has `?1`
@@ -539,6 +553,9 @@ fn on_lease(
         .map_err(|e| inner.error(step, &e))
 }
 
+/// A value kept with an outcome, owned for the blocking task: reference, JSON text, ttl ms.
+type OwnedKept = (String, String, i64);
+
 fn finish_now(
     inner: &Inner,
     conn: &mut Connection,
@@ -546,6 +563,7 @@ fn finish_now(
     token: &str,
     outcome: &StoredOutcome,
     window_ms: i64,
+    kept: Option<&OwnedKept>,
 ) -> Result<bool, BackendError> {
     let step = "finish";
     let text = serde_json::to_string(outcome).map_err(|e| inner.error(step, &e_sql(e)))?;
@@ -570,7 +588,21 @@ fn finish_now(
             ])
         })
         .map_err(|e| inner.error(step, &e))?;
-    if finished > 0 {
+    if finished == 0 {
+        // Not the holder's: nothing is written (the transaction rolls back).
+        return Ok(false);
+    }
+    if let Some((reference, text, ttl_ms)) = kept {
+        insert_kept(
+            inner,
+            &tx,
+            step,
+            reference,
+            text,
+            now.saturating_add(*ttl_ms),
+        )?;
+    }
+    {
         // Housekeeping: outcomes past their window and unstarted leases that lapsed.
         tx.prepare_cached(
             "DELETE FROM state_claims WHERE key IN ( \
@@ -582,7 +614,33 @@ fn finish_now(
         .map_err(|e| inner.error(step, &e))?;
     }
     tx.commit().map_err(|e| inner.error(step, &e))?;
-    Ok(finished > 0)
+    Ok(true)
+}
+
+/// Inserts a kept value in `tx` (an existing reference is an error, never replaced).
+fn insert_kept(
+    inner: &Inner,
+    tx: &rusqlite::Transaction<'_>,
+    step: &str,
+    reference: &str,
+    text: &str,
+    expires_at_ms: i64,
+) -> Result<(), BackendError> {
+    tx.prepare_cached(
+        "INSERT INTO state_kept (reference, value, expires_at_ms) VALUES (?1, ?2, ?3)",
+    )
+    .and_then(|mut stmt| stmt.execute(params![reference, text, expires_at_ms]))
+    .map(drop)
+    .map_err(|e| {
+        if e.sqlite_error_code() == Some(ErrorCode::ConstraintViolation) {
+            BackendError::new(format!(
+                "SQLite state store {}: {step}: a value is already kept under {reference}",
+                inner.path
+            ))
+        } else {
+            inner.error(step, &e)
+        }
+    })
 }
 
 fn keep_now(
@@ -604,20 +662,14 @@ fn keep_now(
     )
     .and_then(|mut stmt| stmt.execute(params![now, PURGE_BATCH]))
     .map_err(|e| inner.error(step, &e))?;
-    tx.prepare_cached(
-        "INSERT INTO state_kept (reference, value, expires_at_ms) VALUES (?1, ?2, ?3)",
-    )
-    .and_then(|mut stmt| stmt.execute(params![reference, text, now.saturating_add(ttl_ms)]))
-    .map_err(|e| {
-        if e.sqlite_error_code() == Some(ErrorCode::ConstraintViolation) {
-            BackendError::new(format!(
-                "SQLite state store {}: keep: a value is already kept under {reference}",
-                inner.path
-            ))
-        } else {
-            inner.error(step, &e)
-        }
-    })?;
+    insert_kept(
+        inner,
+        &tx,
+        step,
+        reference,
+        text,
+        now.saturating_add(ttl_ms),
+    )?;
     tx.commit().map_err(|e| inner.error(step, &e))
 }
 
@@ -664,6 +716,7 @@ impl StateStore for SqliteRecordStore {
             request: req.request.map(str::to_string),
             lease_ms: ms(req.lease),
             window_ms: ms(req.window),
+            started: req.started,
         };
         self.run("claim", move |inner, conn| {
             claim_now(inner, conn, &key, &req)
@@ -701,11 +754,17 @@ impl StateStore for SqliteRecordStore {
         token: &'a str,
         outcome: &'a StoredOutcome,
         window: Duration,
+        kept: Option<KeptValue<'a>>,
     ) -> BoxFuture<'a, Result<bool, BackendError>> {
+        // Serialized here, on the caller's thread: the value is borrowed.
+        let kept = match kept.map(|k| self.owned_kept("finish", k)).transpose() {
+            Ok(kept) => kept,
+            Err(e) => return Box::pin(std::future::ready(Err(e))),
+        };
         let (key, token, outcome) = (key.to_string(), token.to_string(), outcome.clone());
         let window = ms(window);
         self.run("finish", move |inner, conn| {
-            finish_now(inner, conn, &key, &token, &outcome, window)
+            finish_now(inner, conn, &key, &token, &outcome, window, kept.as_ref())
         })
     }
 
@@ -727,17 +786,16 @@ impl StateStore for SqliteRecordStore {
         value: &'a Value,
         ttl: Duration,
     ) -> BoxFuture<'a, Result<(), BackendError>> {
-        // Serialized here, on the caller's thread: the value is borrowed.
-        let text = match serde_json::to_string(value) {
-            Ok(text) => text,
-            Err(e) => {
-                return Box::pin(std::future::ready(Err(BackendError::new(format!(
-                    "SQLite state store {}: keep: the value is not serializable: {e}",
-                    self.inner.path
-                )))))
-            }
+        let kept = KeptValue {
+            reference,
+            value,
+            ttl,
         };
-        let (reference, ttl) = (reference.to_string(), ms(ttl));
+        // Serialized here, on the caller's thread: the value is borrowed.
+        let (reference, text, ttl) = match self.owned_kept("keep", kept) {
+            Ok(kept) => kept,
+            Err(e) => return Box::pin(std::future::ready(Err(e))),
+        };
         self.run("keep", move |inner, conn| {
             keep_now(inner, conn, &reference, &text, ttl)
         })

@@ -32,7 +32,9 @@ use std::sync::atomic::{AtomicU64, AtomicUsize, Ordering};
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 use toolsmith::serde_json::{json, Value};
-use toolsmith::state::{BoxFuture, ClaimRequest, ClaimState, MemoryStateStore, StateStore};
+use toolsmith::state::{
+    BoxFuture, ClaimRequest, ClaimState, KeptValue, MemoryStateStore, StateStore,
+};
 use toolsmith::{tool, BackendError, Status, StoredOutcome, Toolbox};
 
 /// Reserves a delivery slot for an order. Returns the reservation's slot.
@@ -134,9 +136,10 @@ impl StateStore for Counting {
         token: &'a str,
         outcome: &'a StoredOutcome,
         window: Duration,
+        kept: Option<KeptValue<'a>>,
     ) -> BoxFuture<'a, Result<bool, BackendError>> {
         self.count(3);
-        self.inner.finish(key, token, outcome, window)
+        self.inner.finish(key, token, outcome, window, kept)
     }
 
     fn release<'a>(

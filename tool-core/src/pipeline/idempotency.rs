@@ -15,6 +15,7 @@ use crate::idempotency::{
     unavailable_envelope, Disposition, Entered, IdempotencyGate, IdempotencyKey, Ticket,
 };
 use crate::options::CallOptions;
+use crate::state::KeptValue;
 use crate::store::{new_reference, BackendError, RecordStore};
 use serde_json::Value;
 use std::sync::Arc;
@@ -100,7 +101,16 @@ pub(super) async fn claim<'a>(
     key: IdempotencyKey,
 ) -> Step {
     let name = call.entry().tool.name();
-    match sh.gate.enter(key, call.operation_id.as_str()).await {
+    // A write with no approval to ask between its claim and its run is claimed started: one
+    // round trip to a shared store fewer. (Should the process die before the run, a repeat is
+    // told the outcome is unknown, the safe reading.)
+    let entry = call.entry();
+    let started = !safe_to_repeat(entry) && !super::approval::needed(entry);
+    match sh
+        .gate
+        .enter(key, call.operation_id.as_str(), started)
+        .await
+    {
         Entered::Run(ticket) => {
             call.claim = Some(Box::new(ticket));
             Step::Continue
@@ -158,10 +168,10 @@ pub(super) fn mark_started(call: &CallState<'_>) {
     }
 }
 
-/// The shared-state half of `idempotency_record`: the kept values (the result, or the outcome
-/// of a kept error) are named before they are written, so they and the outcome that points at
-/// them are written together: one round trip's wait, not two. A result that could not be kept
-/// loses its `ref` (its repeats still name it; it leads nowhere, as an evicted one).
+/// The shared-state half of `idempotency_record`: the value the outcome names (the result, or
+/// the outcome of a kept error) is named before it is written and kept in the same step as the
+/// outcome, so a keyed write pays one round trip here. A result that could not be kept loses its
+/// `ref`. A result the outcome does not name (its key is released) is kept on its own.
 async fn record_shared(
     state: &GuardedState,
     ticket: Box<Ticket<'_>>,
@@ -170,28 +180,31 @@ async fn record_shared(
     result: Option<Value>,
     outcome: Option<Value>,
 ) -> Result<(), BackendError> {
-    let result = result.map(|v| (new_reference(), v));
-    let outcome = outcome.map(|v| (new_reference(), v));
+    let result = result
+        .filter(|v| state.admits(v))
+        .map(|v| (new_reference(), v));
+    let outcome = outcome
+        .filter(|v| state.admits(v))
+        .map(|v| (new_reference(), v));
     if let Some((r, _)) = &result {
         env.reference = Some(r.clone());
     }
-    let kept = match disposition {
-        Disposition::Keep if env.is_success() => env.reference.clone(),
-        Disposition::Keep => outcome.as_ref().map(|(r, _)| r.clone()),
-        Disposition::Release | Disposition::Unknown => None,
+    let (reference, named) = match disposition {
+        Disposition::Keep if env.is_success() => (env.reference.clone(), result.as_ref()),
+        Disposition::Keep => (outcome.as_ref().map(|(r, _)| r.clone()), outcome.as_ref()),
+        Disposition::Release | Disposition::Unknown => (None, None),
     };
-    let keep = async {
-        let result_kept = match &result {
-            Some((r, v)) => state.keep_as(r, v).await,
-            None => true,
-        };
-        if let Some((r, v)) = &outcome {
-            state.keep_as(r, v).await;
-        }
-        result_kept
+    let kept = named.map(|(r, v)| KeptValue {
+        reference: r,
+        value: v,
+        ttl: state.ttl(),
+    });
+    let finished = ticket.finish(disposition, reference, kept).await;
+    let result_kept = match (&result, named) {
+        (Some((r, v)), None) => state.keep_as(r, v).await,
+        (Some(_), Some(_)) => finished.is_ok(),
+        (None, _) => true,
     };
-    let (result_kept, finished) =
-        futures_util::future::join(keep, ticket.finish(disposition, kept)).await;
     if !result_kept {
         env.reference = None;
     }
@@ -244,7 +257,7 @@ pub(super) async fn record(sh: &Claims, call: &mut CallState<'_>) -> Step {
                 Disposition::Keep => outcome.and_then(|o| sh.store.keep(o)),
                 Disposition::Release | Disposition::Unknown => None,
             };
-            ticket.finish(disposition, kept).await
+            ticket.finish(disposition, kept, None).await
         }
     };
     if let Err(e) = finished {

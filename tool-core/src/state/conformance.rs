@@ -13,7 +13,7 @@
 //! holds other data, and more than once. It sleeps for short leases to lapse (a few hundred
 //! milliseconds in all) and panics with the promise that failed.
 
-use super::{ClaimRequest, ClaimState, StateStore, MAX_KEPT_BYTES};
+use super::{ClaimRequest, ClaimState, KeptValue, StateStore, MAX_KEPT_BYTES};
 use crate::store::{new_reference, StoredOutcome};
 use serde_json::json;
 use std::time::Duration;
@@ -30,6 +30,7 @@ fn request<'a>(token: &'a str, operation_id: &'a str, lease: Duration) -> ClaimR
         request: None,
         lease,
         window: LONG,
+        started: false,
     }
 }
 
@@ -64,6 +65,10 @@ pub async fn check(a: &dyn StateStore, b: &dyn StateStore) {
     the_request_fingerprint_is_kept(a, b, &key("request")).await;
     outcomes_end_with_the_window(a, b, &key("window")).await;
     kept_values_are_shared_and_expire(a, b).await;
+    a_claim_written_started_is_unknown_once_lapsed(a, b, &key("started")).await;
+    a_released_started_claim_frees_the_key(a, b, &key("started_release")).await;
+    finish_keeps_its_value_atomically(a, b, &key("finish_kept")).await;
+    a_finish_under_a_kept_reference_writes_nothing(a, b, &key("finish_taken")).await;
     concurrent_claims_have_one_winner(a, b, &key("race")).await;
 }
 
@@ -90,7 +95,7 @@ async fn finish_is_seen_everywhere(a: &dyn StateStore, b: &dyn StateStore, key: 
         ClaimState::Claimed
     );
     let done = outcome("op_1", Some("rec_1"));
-    assert!(a.finish(key, "t1", &done, LONG).await.unwrap());
+    assert!(a.finish(key, "t1", &done, LONG, None).await.unwrap());
     match claim(b, key, request("t2", "op_2", LONG)).await {
         ClaimState::Recorded(kept) => {
             assert_eq!(kept.operation_id, "op_1");
@@ -100,7 +105,7 @@ async fn finish_is_seen_everywhere(a: &dyn StateStore, b: &dyn StateStore, key: 
         other => panic!("a finished outcome must answer the next claim, got {other:?}"),
     }
     // Finishing is the holder's once: the lease is gone.
-    assert!(!a.finish(key, "t1", &done, LONG).await.unwrap());
+    assert!(!a.finish(key, "t1", &done, LONG, None).await.unwrap());
 }
 
 async fn release_frees_the_key(a: &dyn StateStore, b: &dyn StateStore, key: &str) {
@@ -122,7 +127,7 @@ async fn only_the_holder_acts(a: &dyn StateStore, b: &dyn StateStore, key: &str)
         ClaimState::Claimed
     );
     let forged = outcome("op_x", None);
-    assert!(!b.finish(key, "t2", &forged, LONG).await.unwrap());
+    assert!(!b.finish(key, "t2", &forged, LONG, None).await.unwrap());
     assert!(!b.release(key, "t2").await.unwrap());
     assert!(!b.renew(key, "t2", LONG).await.unwrap());
     assert!(!b.mark_started(key, "t2").await.unwrap());
@@ -146,7 +151,7 @@ async fn a_lapsed_lease_frees_an_unstarted_run(a: &dyn StateStore, b: &dyn State
     // The old holder has lost it.
     assert!(!a.renew(key, "t1", LONG).await.unwrap());
     assert!(!a
-        .finish(key, "t1", &outcome("op_1", None), LONG)
+        .finish(key, "t1", &outcome("op_1", None), LONG, None)
         .await
         .unwrap());
 }
@@ -195,7 +200,7 @@ async fn the_request_fingerprint_is_kept(a: &dyn StateStore, b: &dyn StateStore,
     }
     let mut done = outcome("op_1", None);
     done.request = Some("fp_1".into());
-    assert!(a.finish(key, "t1", &done, LONG).await.unwrap());
+    assert!(a.finish(key, "t1", &done, LONG, None).await.unwrap());
     match claim(b, key, request("t2", "op_2", LONG)).await {
         ClaimState::Recorded(kept) => assert_eq!(kept.request.as_deref(), Some("fp_1")),
         other => panic!("the outcome must carry its fingerprint, got {other:?}"),
@@ -208,7 +213,7 @@ async fn outcomes_end_with_the_window(a: &dyn StateStore, b: &dyn StateStore, ke
         ClaimState::Claimed
     );
     assert!(a
-        .finish(key, "t1", &outcome("op_1", None), SHORT)
+        .finish(key, "t1", &outcome("op_1", None), SHORT, None)
         .await
         .unwrap());
     tokio::time::sleep(SHORT * 2).await;
@@ -266,4 +271,109 @@ async fn concurrent_claims_have_one_winner(a: &dyn StateStore, b: &dyn StateStor
         winners, 1,
         "exactly one of 20 concurrent claims wins: {answers:?}"
     );
+}
+
+async fn a_claim_written_started_is_unknown_once_lapsed(
+    a: &dyn StateStore,
+    b: &dyn StateStore,
+    key: &str,
+) {
+    let mut req = request("t1", "op_1", SHORT);
+    req.started = true;
+    assert_eq!(claim(a, key, req).await, ClaimState::Claimed);
+    // The holder dies before it marks anything: the claim itself said the run started.
+    tokio::time::sleep(SHORT * 2).await;
+    match claim(b, key, request("t2", "op_2", LONG)).await {
+        ClaimState::Recorded(kept) => {
+            assert!(
+                kept.unknown,
+                "a claim written started and lapsed is unknown"
+            );
+            assert_eq!(kept.operation_id, "op_1");
+        }
+        other => panic!("a lapsed claim written started must be unknown, got {other:?}"),
+    }
+}
+
+async fn a_released_started_claim_frees_the_key(a: &dyn StateStore, b: &dyn StateStore, key: &str) {
+    let mut req = request("t1", "op_1", LONG);
+    req.started = true;
+    assert_eq!(claim(a, key, req).await, ClaimState::Claimed);
+    // Refused before it ran (a hook said no): the holder releases it.
+    assert!(a.release(key, "t1").await.unwrap());
+    assert_eq!(
+        claim(b, key, request("t2", "op_2", LONG)).await,
+        ClaimState::Claimed,
+        "a released claim must free the key, started or not"
+    );
+}
+
+async fn finish_keeps_its_value_atomically(a: &dyn StateStore, b: &dyn StateStore, key: &str) {
+    assert_eq!(
+        claim(a, key, request("t1", "op_1", LONG)).await,
+        ClaimState::Claimed
+    );
+    let value = json!({"refund": "r_1", "amount": 12});
+    let reference = new_reference();
+    let kept = KeptValue {
+        reference: &reference,
+        value: &value,
+        ttl: LONG,
+    };
+    // Another token's finish keeps nothing either.
+    let forged = new_reference();
+    let forged_kept = KeptValue {
+        reference: &forged,
+        ..kept
+    };
+    let done = outcome("op_1", Some(&reference));
+    assert!(!b
+        .finish(key, "t2", &done, LONG, Some(forged_kept))
+        .await
+        .unwrap());
+    assert_eq!(
+        a.read(&forged).await.unwrap(),
+        None,
+        "a finish that is not the holder's must keep no value"
+    );
+    assert!(a.finish(key, "t1", &done, LONG, Some(kept)).await.unwrap());
+    match claim(b, key, request("t2", "op_2", LONG)).await {
+        ClaimState::Recorded(rec) => {
+            assert_eq!(rec.reference.as_deref(), Some(reference.as_str()));
+            assert_eq!(
+                b.read(&reference).await.unwrap(),
+                Some(value),
+                "the value kept with an outcome must be readable everywhere"
+            );
+        }
+        other => panic!("a finished outcome must answer the next claim, got {other:?}"),
+    }
+}
+
+async fn a_finish_under_a_kept_reference_writes_nothing(
+    a: &dyn StateStore,
+    b: &dyn StateStore,
+    key: &str,
+) {
+    let reference = new_reference();
+    a.keep(&reference, &json!("first"), LONG).await.unwrap();
+    assert_eq!(
+        claim(a, key, request("t1", "op_1", LONG)).await,
+        ClaimState::Claimed
+    );
+    let kept = KeptValue {
+        reference: &reference,
+        value: &json!("second"),
+        ttl: LONG,
+    };
+    let done = outcome("op_1", Some(&reference));
+    assert!(
+        a.finish(key, "t1", &done, LONG, Some(kept)).await.is_err(),
+        "a finish keeping under a reference kept already must fail"
+    );
+    assert_eq!(b.read(&reference).await.unwrap(), Some(json!("first")));
+    match claim(b, key, request("t2", "op_2", LONG)).await {
+        ClaimState::Running { operation_id, .. } => assert_eq!(operation_id, "op_1"),
+        other => panic!("a failed finish must leave the lease as it was, got {other:?}"),
+    }
 }

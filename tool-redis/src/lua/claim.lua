@@ -1,7 +1,7 @@
 -- claim. KEYS: lease, started, outcome.
 -- ARGV: [1] the lease record to write, [2] lease ms, [3] window ms, [4] the started record the
 -- caller saw on its previous try ('' on the first), [5] the unknown outcome record it built
--- from it ('' on the first).
+-- from it ('' on the first), [6] '1' to write the lease started (its marker too), else '0'.
 -- -> {'outcome', record} | {'lease', record} | {'started', record} | {'claimed', ''}
 local out, wrong = read(KEYS[3])
 if wrong then return {'foreign', KEYS[3]} end
@@ -25,4 +25,9 @@ if started then
   return {'started', started}
 end
 redis.call('SET', KEYS[1], ARGV[1], 'PX', ARGV[2])
+if ARGV[6] == '1' then
+  -- As mark_started would: the marker outlives the lease by the window.
+  local ttl = tonumber(ARGV[2]) + tonumber(ARGV[3])
+  redis.call('SET', KEYS[2], ARGV[1], 'PX', string.format('%d', ttl))
+end
 return {'claimed', ''}
