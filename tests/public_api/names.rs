@@ -288,6 +288,7 @@ mod in_toolsmith_state {
     use toolsmith::state::BoxFuture;
     use toolsmith::state::ClaimRequest;
     use toolsmith::state::ClaimState;
+    use toolsmith::state::KeptValue;
     use toolsmith::state::MAX_KEPT_BYTES;
     use toolsmith::state::MemoryStateStore;
     use toolsmith::state::StateStore;
