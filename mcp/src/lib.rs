@@ -591,7 +591,16 @@ impl ServerHandler for McpServer {
         let catalog = self.inner.catalog.get(toolbox);
         // rmcp's result type built from the parts directly: no JSON tree to decode again.
         let parts = mcp_call_parts(catalog.specs.get(name), env, version);
-        let mut result = CallToolResult::success(vec![ContentBlock::text(parts.text)]);
+        let mut blocks = Vec::with_capacity(1 + parts.content.len());
+        if !parts.text.is_empty() || parts.content.is_empty() {
+            blocks.push(ContentBlock::text(parts.text));
+        }
+        // A tool's own content blocks (images, audio, resources, links), written by
+        // `tool_core::content` in MCP's shapes.
+        for block in parts.content {
+            blocks.push(serde_json::from_value::<ContentBlock>(block).map_err(internal)?);
+        }
+        let mut result = CallToolResult::success(blocks);
         result.structured_content = parts.structured_content;
         result.is_error = Some(parts.is_error);
         result.meta = (!parts.meta.is_empty()).then(|| MetaObject(parts.meta));

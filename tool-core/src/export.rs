@@ -4,6 +4,7 @@
 //! toolbox's shortcuts.
 
 pub use crate::mcp_result::{mcp_call_parts, mcp_call_result, McpCallParts, ENVELOPE_META_KEY};
+pub use crate::tool_result::tool_result;
 use serde_json::Value;
 pub use tool_spec::export::*;
 

@@ -63,6 +63,7 @@ mod arguments;
 pub mod audit;
 pub mod budget;
 pub mod codes;
+pub mod content;
 mod context;
 mod envelope;
 mod error;
@@ -84,12 +85,14 @@ mod secret;
 pub mod state;
 mod store;
 mod tool;
+mod tool_result;
 mod toolbox;
 mod typed;
 mod unwind;
 pub mod validate;
 
 // Defining tools.
+pub use content::{Audio, Content, Image};
 pub use context::Context;
 pub use error::ToolError;
 pub use progress::{with_progress, Progress, ProgressReport, ProgressSink};

@@ -20,6 +20,7 @@ use crate::envelope::{Envelope, Status};
 use serde_json::{json, Map, Value};
 use tool_spec::export::mcp::{output_wrapped, WRAP_KEY};
 use tool_spec::export::McpVersion;
+use tool_spec::spec::ContentKind;
 use tool_spec::ToolSpec;
 
 /// The `_meta` key of a `CallToolResult` under which the envelope (without `data`) travels.
@@ -62,6 +63,11 @@ pub struct McpCallParts {
     /// `_meta`: the envelope without its data under [`ENVELOPE_META_KEY`]; empty (and left out
     /// of the result) on a plain `ok`, whose data is the whole answer.
     pub meta: Map<String, Value>,
+    /// The tool's own content blocks (an image, audio, resources, links: see
+    /// [`content`](crate::content)), after the text block, on an `ok` of a tool that answers
+    /// with content; empty otherwise. On a plain `ok` of such a tool with no data beside its
+    /// blocks, [`text`](Self::text) is empty and there is no text block.
+    pub content: Vec<Value>,
 }
 
 impl McpCallParts {
@@ -69,14 +75,16 @@ impl McpCallParts {
     /// `isError` and `_meta` (when it is not empty), in that order.
     pub fn into_value(self) -> Value {
         let mut result = Map::new();
-        result.insert(
-            "content".into(),
+        let mut content = Vec::with_capacity(1 + self.content.len());
+        if !self.text.is_empty() || self.content.is_empty() {
             // Built by hand: `json!` would serialize a copy of the text.
-            Value::Array(vec![Value::Object(Map::from_iter([
+            content.push(Value::Object(Map::from_iter([
                 ("type".to_string(), Value::String("text".into())),
                 ("text".to_string(), Value::String(self.text)),
-            ]))]),
-        );
+            ])));
+        }
+        content.extend(self.content);
+        result.insert("content".into(), Value::Array(content));
         if let Some(s) = self.structured_content {
             result.insert("structuredContent".into(), s);
         }
@@ -95,6 +103,11 @@ pub fn mcp_call_parts(
     mut env: Envelope,
     version: McpVersion,
 ) -> McpCallParts {
+    if let Some(kind) = spec.and_then(ToolSpec::content_kind) {
+        if env.status == Status::Ok && env.data.is_some() {
+            return with_content(kind, spec.and_then(ToolSpec::data_schema), env, version);
+        }
+    }
     let out = spec.and_then(|s| s.output_schema.as_ref());
     if data_is_the_whole_answer(&env) {
         if let Some(data) = env.data.take() {
@@ -102,6 +115,48 @@ pub fn mcp_call_parts(
         }
     }
     with_envelope(env, out, version)
+}
+
+/// The `ok` of a tool that answers with content: its blocks become the result's `content`, the
+/// data beside them (a [`Content`](crate::content::Content) with data) `structuredContent` as
+/// for any tool, and the text block says what the model must read besides the blocks: the
+/// data's JSON on a plain `ok`, nothing when there is no data, the envelope (with the data
+/// beside the blocks, never the blocks' base64) on every other `ok`.
+fn with_content(
+    kind: ContentKind,
+    out: Option<&Value>,
+    mut env: Envelope,
+    version: McpVersion,
+) -> McpCallParts {
+    let (blocks, data) = match (kind, env.data.take()) {
+        (ContentKind::Mixed, Some(Value::Object(mut m))) => {
+            let blocks = match m.remove("content") {
+                Some(Value::Array(blocks)) => blocks,
+                _ => Vec::new(),
+            };
+            (blocks, m.remove("data"))
+        }
+        (_, Some(block)) => (vec![block], None),
+        (_, None) => (Vec::new(), None),
+    };
+    env.data = data;
+    let mut parts = if env.data.is_none() && data_is_the_whole_answer_but_data(&env) {
+        parts(String::new(), None, &env, None)
+    } else if data_is_the_whole_answer(&env) {
+        let data = env.data.take().unwrap_or(Value::Null);
+        plain_ok(data, out, &env, version)
+    } else {
+        with_envelope(env, out, version)
+    };
+    parts.content = blocks;
+    parts
+}
+
+/// [`data_is_the_whole_answer`] for an `ok` without data: nothing but its status.
+fn data_is_the_whole_answer_but_data(env: &Envelope) -> bool {
+    let mut probe = env.clone();
+    probe.data = Some(Value::Null);
+    data_is_the_whole_answer(&probe)
 }
 
 /// The JSON text of what the client is shown.
@@ -224,6 +279,7 @@ fn parts(
         structured_content,
         is_error: !env.is_success(),
         meta,
+        content: Vec::new(),
     }
 }
 

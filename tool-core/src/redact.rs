@@ -828,6 +828,62 @@ impl Redactor {
 }
 
 impl Redactor {
+    /// Redacts the `ok` envelope of a tool that answers with content blocks ([`crate::content`]):
+    /// every block's text (a text block, an embedded text resource, a link's URI, name, title and
+    /// description), the data beside the blocks, and the code, message and note; never the
+    /// base64 of an image, audio or binary resource. Returns how many secrets were replaced.
+    pub(crate) fn redact_content_in(
+        &self,
+        env: &mut Envelope,
+        kind: crate::content::ContentKind,
+        quiet: &QuietKeys,
+    ) -> usize {
+        let mut n = 0;
+        match (kind, env.data.as_mut()) {
+            (crate::content::ContentKind::Mixed, Some(Value::Object(m))) => {
+                if let Some(Value::Array(blocks)) = m.get_mut("content") {
+                    for block in blocks {
+                        n += self.redact_block(block, quiet);
+                    }
+                }
+                if let Some(data) = m.get_mut("data") {
+                    n += self.redact_value_in(data, quiet);
+                }
+            }
+            (_, Some(block)) => n += self.redact_block(block, quiet),
+            (_, None) => {}
+        }
+        for text in [env.code.as_mut(), env.message.as_mut(), env.note.as_mut()]
+            .into_iter()
+            .flatten()
+        {
+            n += self.redact_string(text);
+        }
+        n
+    }
+
+    /// One content block: its binary payload is set aside while the rest is redacted.
+    fn redact_block(&self, block: &mut Value, quiet: &QuietKeys) -> usize {
+        fn payload(block: &mut Value, resource: bool) -> Option<&mut Value> {
+            if resource {
+                block.get_mut("resource").and_then(|r| r.get_mut("blob"))
+            } else {
+                block.get_mut("data")
+            }
+        }
+        let resource = match block.get("type").and_then(Value::as_str) {
+            Some("image" | "audio") => false,
+            Some("resource") => true,
+            _ => return self.redact_value_in(block, quiet),
+        };
+        let binary = payload(block, resource).map(std::mem::take);
+        let n = self.redact_value_in(block, quiet);
+        if let (Some(binary), Some(slot)) = (binary, payload(block, resource)) {
+            *slot = binary;
+        }
+        n
+    }
+
     /// Whether [`Redactor::redact_value_in`] could change the value whose compact JSON (as
     /// serde_json writes it) is `json`: `false` only when it certainly leaves every string alone.
     ///

@@ -27,6 +27,7 @@ const LAYERS: &[(&str, &[&str])] = &[
             "secret",
             "operation",
             "unwind",
+            "content",
         ],
     ),
     (
@@ -47,6 +48,7 @@ const LAYERS: &[(&str, &[&str])] = &[
             "redact",
             "limits",
             "mcp_result",
+            "tool_result",
             "options",
         ],
     ),

@@ -175,6 +175,54 @@ impl Allow {
     }
 }
 
+/// The keyword of an output schema that says the tool answers with content blocks (an image,
+/// audio, an embedded resource, a link to one, or several of them) rather than JSON data: its
+/// value is a [`ContentKind`]. tool-core's content types (`tool_core::content`) write it in
+/// their schemas; the exports read it ([`ToolSpec::content_kind`]) and leave it out.
+pub const CONTENT_KEYWORD: &str = "x-toolsmith-content";
+
+/// What a tool that answers with content returns (see [`CONTENT_KEYWORD`]).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+#[non_exhaustive]
+pub enum ContentKind {
+    /// One image (MCP `image` content).
+    Image,
+    /// One audio clip (MCP `audio` content).
+    Audio,
+    /// One embedded resource, text or binary (MCP `resource` content).
+    Resource,
+    /// One link to a resource (MCP `resource_link` content).
+    ResourceLink,
+    /// Several blocks of any kind, and optionally JSON data beside them.
+    Mixed,
+}
+
+impl ContentKind {
+    /// The keyword's value: `image`, `audio`, `resource`, `resource_link` or `mixed`.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            ContentKind::Image => "image",
+            ContentKind::Audio => "audio",
+            ContentKind::Resource => "resource",
+            ContentKind::ResourceLink => "resource_link",
+            ContentKind::Mixed => "mixed",
+        }
+    }
+
+    /// The kind a keyword value names, if any.
+    pub fn parse(value: &str) -> Option<ContentKind> {
+        [
+            ContentKind::Image,
+            ContentKind::Audio,
+            ContentKind::Resource,
+            ContentKind::ResourceLink,
+            ContentKind::Mixed,
+        ]
+        .into_iter()
+        .find(|k| k.as_str() == value)
+    }
+}
+
 /// The canonical definition of one tool.
 ///
 /// Serialized with camelCase keys (`inputSchema`, `outputSchema`), the shape MCP uses.
@@ -255,6 +303,32 @@ impl ToolSpec {
             allows: Vec::new(),
             timeout_ms: None,
             version: "0.0.0".into(),
+        }
+    }
+
+    /// What the tool answers with when it answers with content blocks rather than JSON data
+    /// (its output schema carries [`CONTENT_KEYWORD`]); `None` for a tool that returns data.
+    ///
+    /// ```
+    /// use tool_spec::spec::{ContentKind, CONTENT_KEYWORD};
+    /// let spec = tool_spec::ToolSpec::new("render_chart", "Renders a chart.", serde_json::json!({}))
+    ///     .with_output_schema(serde_json::json!({ CONTENT_KEYWORD: "image" }));
+    /// assert_eq!(spec.content_kind(), Some(ContentKind::Image));
+    /// ```
+    pub fn content_kind(&self) -> Option<ContentKind> {
+        let kind = self.output_schema.as_ref()?.get(CONTENT_KEYWORD)?;
+        ContentKind::parse(kind.as_str()?)
+    }
+
+    /// The schema of the JSON data beside a tool's content blocks (a [`ContentKind::Mixed`]
+    /// result's `data`), or the whole output schema of a tool that returns data; `None` when the
+    /// tool returns no data.
+    pub fn data_schema(&self) -> Option<&Value> {
+        let out = self.output_schema.as_ref()?;
+        match self.content_kind() {
+            None => Some(out),
+            Some(ContentKind::Mixed) => out.get("properties")?.get("data"),
+            Some(_) => None,
         }
     }
 

@@ -91,7 +91,11 @@ fn cut(sh: &OutputCut, store: &dyn RecordStore, call: &mut CallState<'_>) -> Ste
     let Some(env) = call.env.as_mut() else {
         return Step::Continue;
     };
+    // Content blocks are whole or absent (an image cut in half is no image): a content tool's
+    // result is not cut; its channels are bounded below as any.
+    let content = call.entry.as_ref().is_some_and(|e| e.content.is_some());
     match &call.page {
+        _ if content => {}
         Some(page) => {
             fit_envelope(env, budget, page, store);
         }

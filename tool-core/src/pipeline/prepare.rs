@@ -18,6 +18,9 @@ pub(crate) struct Entry {
     pub(crate) fingerprint: String,
     /// Whether the tool takes a `cursor` argument, so the toolbox can serve next pages.
     pub(crate) paginated: bool,
+    /// What the tool answers with when it answers with content blocks ([`crate::content`]):
+    /// its results are not cut, and only their text is redacted.
+    pub(crate) content: Option<crate::content::ContentKind>,
     /// The generated typed decoding ([`crate::typed`]); not for schemas whose checks the
     /// validator leaves in part to the full JSON Schema validator.
     pub(crate) typed: Option<crate::typed::TypedDef>,
@@ -57,6 +60,7 @@ pub(crate) fn prepare(
             output_validator,
             fingerprint: spec.fingerprint(),
             paginated,
+            content: spec.content_kind(),
             quiet_keys: std::sync::OnceLock::new(),
             idle: std::sync::OnceLock::new(),
         }),

@@ -81,8 +81,16 @@ pub(super) fn run(sh: &Redact, call: &mut CallState<'_>) -> Step {
         // The entry stays borrowed (`quiet`): only the fields the value replaces are touched.
         super::materialize(&mut call.data_text, &mut call.env, &mut call.detail);
     }
+    let content = call.entry.as_ref().and_then(|e| e.content);
     if let Some(env) = call.env.as_mut() {
-        redact_result(r, env, may_hold_text, quiet);
+        match content {
+            // The base64 of binary blocks is no text a secret could be in, and masking a match
+            // in it would break the image: only the blocks' text is read.
+            Some(kind) if !call.early && env.status == Status::Ok => {
+                r.redact_content_in(env, kind, quiet);
+            }
+            _ => redact_result(r, env, may_hold_text, quiet),
+        }
     }
     Step::Continue
 }

@@ -1751,7 +1751,9 @@ fn mcp_tool<'a>(
     input: Tree<'a>,
 ) -> Result<Entries<'a>, ExportError> {
     let mut tool = titled_tool(spec, input);
-    if let Some(out) = &spec.output_schema {
+    // A tool that answers with content blocks has an output schema only for the data beside
+    // them (`structuredContent`); the blocks are the result's `content`.
+    if let Some(out) = spec.data_schema() {
         let data = lower_schema(p, &spec.name, out, "/outputSchema", false)?.0;
         tool.insert("outputSchema", super::mcp::output_schema(data, version));
     }
@@ -1759,16 +1761,21 @@ fn mcp_tool<'a>(
         "annotations",
         Tree::Val(Value::Object(mcp_annotations(spec))),
     );
+    let mut meta = Map::new();
     if !spec.allows.is_empty() {
         let allows: Vec<Value> = spec
             .allows
             .iter()
             .map(|a| json!({"rule": a.rule, "reason": a.reason}))
             .collect();
-        tool.insert(
-            "_meta",
-            Tree::Val(object([("toolsmith/allows", Value::Array(allows))])),
-        );
+        meta.insert("toolsmith/allows".into(), Value::Array(allows));
+    }
+    // What comes back besides (or instead of) `structuredContent`: the kind of content blocks.
+    if let Some(kind) = spec.content_kind() {
+        meta.insert("toolsmith/content".into(), json!(kind.as_str()));
+    }
+    if !meta.is_empty() {
+        tool.insert("_meta", Tree::Val(Value::Object(meta)));
     }
     Ok(tool)
 }
