@@ -11,6 +11,7 @@ mod in_toolsmith {
     use toolsmith::ApproveAll;
     use toolsmith::Approver;
     use toolsmith::Arguments;
+    use toolsmith::Audio;
     use toolsmith::AuditEvent;
     use toolsmith::AuditRecord;
     use toolsmith::AuditSink;
@@ -20,6 +21,7 @@ mod in_toolsmith {
     use toolsmith::CallInfo;
     use toolsmith::CallOptions;
     use toolsmith::Caller;
+    use toolsmith::Content;
     use toolsmith::Context;
     use toolsmith::DEFAULT_TOOL_THREADS;
     use toolsmith::Denial;
@@ -34,6 +36,7 @@ mod in_toolsmith {
     use toolsmith::FaultKind;
     use toolsmith::FnApprover;
     use toolsmith::Hooks;
+    use toolsmith::Image;
     use toolsmith::JsonLinesSink;
     use toolsmith::KeyError;
     use toolsmith::MemoryRecordStore;
@@ -64,6 +67,7 @@ mod in_toolsmith {
     use toolsmith::audit;
     use toolsmith::budget;
     use toolsmith::codes;
+    use toolsmith::content;
     use toolsmith::escape_for_display;
     use toolsmith::export;
     use toolsmith::fn_approver;
@@ -174,6 +178,18 @@ mod in_toolsmith_codes {
     use toolsmith::codes::status_of;
 }
 
+mod in_toolsmith_content {
+    use toolsmith::content::Audio;
+    use toolsmith::content::Block;
+    use toolsmith::content::CONTENT_KEYWORD;
+    use toolsmith::content::Content;
+    use toolsmith::content::ContentError;
+    use toolsmith::content::ContentKind;
+    use toolsmith::content::Image;
+    use toolsmith::content::Resource;
+    use toolsmith::content::ResourceLink;
+}
+
 mod in_toolsmith_export {
     use toolsmith::export::ArtifactError;
     use toolsmith::export::ArtifactReport;
@@ -196,6 +212,7 @@ mod in_toolsmith_export {
     use toolsmith::export::mcp_call_parts;
     use toolsmith::export::mcp_call_result;
     use toolsmith::export::name_rejected_by;
+    use toolsmith::export::tool_result;
     use toolsmith::export::update_requested;
     use toolsmith::export::write_artifacts;
 }

@@ -36,7 +36,14 @@ use tool_spec::ToolSpec;
 ///   the `name`): the envelope as the response object, media as `inlineData` parts.
 /// - **WebMCP**: `{"content": [...]}`, MCP's blocks, as a tool's `execute` answers.
 ///
-/// The table in the [module](self) says which block each platform carries.
+/// Which block each platform carries ("noted": replaced by a text saying what was there):
+///
+/// | block | MCP | Anthropic | OpenAI Responses | OpenAI Chat | Gemini | WebMCP |
+/// |---|---|---|---|---|---|---|
+/// | text, embedded text resource, link | as is | text | `input_text` | text | in `response` | as is |
+/// | image | as is | `image` (PNG, JPEG, GIF, WebP) | `input_image` | noted | `inlineData` | as is |
+/// | audio | as is | noted | noted | noted | noted | as is |
+/// | binary resource | as is | `document` (PDF) | `input_file` | noted | `inlineData` (PDF) | as is |
 ///
 /// ```
 /// use tool_core::content::Image;
