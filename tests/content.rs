@@ -313,6 +313,16 @@ async fn each_platform_takes_back_what_it_can_carry() {
     assert_eq!(o, Value::String(env.to_json()));
 }
 
+/// The `type` of each content block of a `CallToolResult`.
+fn types(result: &Value) -> Vec<&str> {
+    result["content"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|b| b["type"].as_str().unwrap())
+        .collect()
+}
+
 async fn call_all(version: ProtocolVersion) {
     let tb = toolbox();
     let (server_end, client_end) = tokio::io::duplex(1 << 20);
@@ -369,22 +379,10 @@ async fn call_all(version: ProtocolVersion) {
     assert_eq!(r["content"][0]["type"], "resource_link");
     assert_eq!(r["content"][0]["uri"], "file:///manuals/tent.pdf");
     let r = call("show_mixed", json!({})).await;
-    let types: Vec<&str> = r["content"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .map(|b| b["type"].as_str().unwrap())
-        .collect();
-    assert_eq!(types, ["text", "image", "resource"], "{r}");
+    assert_eq!(types(&r), ["text", "image", "resource"], "{r}");
     // Data beside the blocks: its JSON is the text block, and structuredContent.
     let r = call("chart_sales", json!({})).await;
-    let types: Vec<&str> = r["content"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .map(|b| b["type"].as_str().unwrap())
-        .collect();
-    assert_eq!(types, ["text", "text", "image"], "{r}");
+    assert_eq!(types(&r), ["text", "text", "image"], "{r}");
     let structured = &r["structuredContent"];
     assert!(
         structured["points"] == 7 || structured["result"]["points"] == 7,

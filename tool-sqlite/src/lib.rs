@@ -602,17 +602,15 @@ fn finish_now(
             now.saturating_add(*ttl_ms),
         )?;
     }
-    {
-        // Housekeeping: outcomes past their window and unstarted leases that lapsed.
-        tx.prepare_cached(
-            "DELETE FROM state_claims WHERE key IN ( \
-                 SELECT key FROM state_claims \
-                  WHERE expires_at_ms <= ?1 AND (outcome IS NOT NULL OR started = 0) \
-                  ORDER BY expires_at_ms LIMIT ?2)",
-        )
-        .and_then(|mut stmt| stmt.execute(params![now, PURGE_BATCH]))
-        .map_err(|e| inner.error(step, &e))?;
-    }
+    // Housekeeping: outcomes past their window and unstarted leases that lapsed.
+    tx.prepare_cached(
+        "DELETE FROM state_claims WHERE key IN ( \
+             SELECT key FROM state_claims \
+              WHERE expires_at_ms <= ?1 AND (outcome IS NOT NULL OR started = 0) \
+              ORDER BY expires_at_ms LIMIT ?2)",
+    )
+    .and_then(|mut stmt| stmt.execute(params![now, PURGE_BATCH]))
+    .map_err(|e| inner.error(step, &e))?;
     tx.commit().map_err(|e| inner.error(step, &e))?;
     Ok(true)
 }
