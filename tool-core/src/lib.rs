@@ -15,7 +15,8 @@
 //! **Defining tools.** [`Tool`] (what `#[tool]` produces, or [`Tool::from_fn`] at run time),
 //! [`ToolSpec`] with its [`Effects`] and [`Allow`]s, [`ToolError`] (one constructor per
 //! status), [`Reply`] (a result with a note), [`Context`] (values injected into `#[context]`
-//! parameters), [`Progress`] (progress reports of a long call).
+//! parameters), [`Progress`] (progress reports of a long call), [`Client`] (log messages, a
+//! completion from the client's model, a question to the user).
 //!
 //! **Building a toolbox.** [`Toolbox::builder`] gives a [`ToolboxBuilder`]; [`build`] fails with
 //! a [`BuildError`] listing every [`Problem`]; [`Toolbox::deregister`] fails with
@@ -62,6 +63,7 @@ mod approval;
 mod arguments;
 pub mod audit;
 pub mod budget;
+mod client;
 pub mod codes;
 mod context;
 mod envelope;
@@ -90,6 +92,10 @@ mod unwind;
 pub mod validate;
 
 // Defining tools.
+pub use client::{
+    answer_of, with_client, Answer, Client, ClientChannel, ClientError, ClientFuture, LogLevel,
+    LogMessage, Question, QuestionError, SampleRequest, SampleResult, UnknownLogLevel,
+};
 pub use context::Context;
 pub use error::ToolError;
 pub use progress::{with_progress, Progress, ProgressReport, ProgressSink};
