@@ -31,28 +31,32 @@ use std::sync::{Arc, Mutex};
 use std::time::Duration;
 use tokio::io::{AsyncBufReadExt, AsyncWriteExt, BufReader};
 use toolsmith::mcp::McpServer;
-use toolsmith::{codes, tool, AuditEvent, Client, LogLevel, MemorySink, SampleRequest};
+use toolsmith::{codes, model, tool, AuditEvent, Client, LogLevel, MemorySink, SampleRequest};
 use toolsmith::{Status, ToolError, Toolbox};
 
 /// A generous bound on every wait, so a broken server fails the test instead of hanging it.
 const BOUND: Duration = Duration::from_secs(30);
 
+// The README ("Serve over MCP") shows `SizeAnswer` and `ask_boot_size` as they are here
+// (tests/readme.rs checks).
+
 /// The size a customer wants.
-#[derive(serde::Deserialize, schemars::JsonSchema)]
+#[model]
 struct SizeAnswer {
     /// The boot size, 42 to 44.
     #[schemars(range(min = 42, max = 44))]
     size: u32,
 }
 
-const WHICH_SIZE: &str = "Which size? The boot comes in 42, 43 and 44.";
-
 /// Asks the user which boot size they want. Returns the size.
 #[tool(read_only)]
 async fn ask_boot_size(#[context] client: &Client) -> Result<u32, ToolError> {
-    let answer: SizeAnswer = client.ask(WHICH_SIZE).await?;
+    // A form of SizeAnswer's fields; `needs_input` naming them when no client can show it.
+    let answer: SizeAnswer = client.ask("Which size? 42, 43 or 44.").await?;
     Ok(answer.size)
 }
+
+const WHICH_SIZE: &str = "Which size? 42, 43 or 44.";
 
 /// Asks the user which boot size they want, from the toolbox's tool threads. Returns the size.
 #[tool(read_only)]

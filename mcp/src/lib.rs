@@ -20,6 +20,20 @@
 //! - Progress: a tool that takes `#[context] progress: &Progress` reports through it; when the
 //!   client sent a progress token the reports become `notifications/progress`, otherwise they
 //!   are no-ops.
+//! - The client: a tool that takes `#[context] client: &Client` reaches the client of its call.
+//!   Log messages are `notifications/message` (the server declares `logging`), at or above the
+//!   level the session set with `logging/setLevel` (every message before it sets one; in
+//!   2026-07-28, which has no `logging/setLevel`, only for a call whose `_meta` names a level).
+//!   Sampling (`sampling/createMessage`) and questions (`elicitation/create`, form mode) go to a
+//!   client that declared the capability, in the 2025 revisions (2026-07-28 has no
+//!   server-to-client requests); otherwise `sample` is unsupported and `ask` answers
+//!   `needs_input`. Requests travel with their call (on its response stream over HTTP), from the
+//!   toolbox's tool threads too.
+//! - `needs_input` becomes a question: when a tool answers `needs_input` whose `missing` fields
+//!   are all plain parameters of the tool (ones a form can show) and the client declared
+//!   elicitation, the server asks the user for them and runs the call again, through the whole
+//!   pipeline, with the answers merged into its arguments (once per call). A decline is
+//!   `cancelled_by_user`; a client that cannot ask gets the `needs_input` as it was.
 //! - Caller identity: [`McpServer::caller`] names the one caller of a stdio session (and the
 //!   default over HTTP); [`McpServer::caller_from_http`] maps each HTTP request (its headers and
 //!   extensions, `http::request::Parts`) to a [`Caller`]. Without either, every call is
