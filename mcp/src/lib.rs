@@ -76,8 +76,8 @@ use std::borrow::Cow;
 use std::collections::HashMap;
 use std::sync::{Arc, Mutex};
 use tool_core::export::{mcp_call_parts, McpVersion, Target};
-use tool_core::{answer_of, with_client, ClientChannel, Question};
 use tool_core::{codes, CallOptions, Caller, Envelope, Status, ToolSpec, Toolbox};
+use tool_core::{with_client, ClientChannel, Question};
 use tool_core::{with_progress, ProgressSink};
 
 /// The protocol versions the server speaks: the ones the MCP export knows.
@@ -554,7 +554,7 @@ impl McpServer {
             // The client could not ask: the agent asks the user instead.
             Err(_) => return env,
         };
-        match answer_of(&question, answer) {
+        match question.answered(answer) {
             Ok(fields) => {
                 let mut merged = match args {
                     Value::Object(map) => map,

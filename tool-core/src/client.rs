@@ -502,6 +502,33 @@ impl Question {
         ToolError::needs_input(self.fields.iter().cloned(), self.message.clone())
     }
 
+    /// What the user's answer makes of the call: the checked fields ([`check`](Self::check)),
+    /// or the error its envelope carries.
+    ///
+    /// # Errors
+    /// `cancelled_by_user` with [`CANCELLED_BY_USER`](codes::CANCELLED_BY_USER) (declined) or
+    /// [`QUESTION_DISMISSED`](codes::QUESTION_DISMISSED) (dismissed); `failed` /
+    /// [`INVALID_ANSWER`](codes::INVALID_ANSWER) when the content does not fit the form.
+    pub fn answered(&self, answer: Answer) -> Result<Map<String, Value>, ToolError> {
+        match answer {
+            Answer::Accept(content) => self.check(content),
+            Answer::Decline => Err(ToolError::cancelled_by_user(format!(
+                "The user declined to answer the tool's question (\"{}\"). Stop, and do not \
+                 retry unless the user asks.",
+                self.message
+            ))),
+            Answer::Cancel => Err(ToolError::new(
+                Status::CancelledByUser,
+                codes::QUESTION_DISMISSED,
+                format!(
+                    "The user dismissed the tool's question (\"{}\") without answering. Do not \
+                     retry unless the user asks.",
+                    self.message
+                ),
+            )),
+        }
+    }
+
     /// Checks an accepted answer against the form: only the form's fields, every required one
     /// present, each of its type, within its bounds and among its choices. A whole number sent
     /// as `3.0` becomes `3`; a `null` for a field that is not required is left out.
@@ -987,36 +1014,9 @@ impl Client {
             return Err(question.needs_input());
         };
         match channel.elicit(question).await {
-            Ok(answer) => answer_of(question, answer),
+            Ok(answer) => question.answered(answer),
             Err(ClientError::Unsupported(_)) => Err(question.needs_input()),
             Err(e) => Err(e.into()),
         }
-    }
-}
-
-/// What the user's answer to `question` makes of a call: its checked fields, or the error the
-/// envelope carries (a decline, a dismissal, an answer that does not fit).
-///
-/// # Errors
-/// `cancelled_by_user` with [`CANCELLED_BY_USER`](codes::CANCELLED_BY_USER) (declined) or
-/// [`QUESTION_DISMISSED`](codes::QUESTION_DISMISSED) (dismissed); `failed` /
-/// [`INVALID_ANSWER`](codes::INVALID_ANSWER) when the content does not fit the form.
-pub fn answer_of(question: &Question, answer: Answer) -> Result<Map<String, Value>, ToolError> {
-    match answer {
-        Answer::Accept(content) => question.check(content),
-        Answer::Decline => Err(ToolError::cancelled_by_user(format!(
-            "The user declined to answer the tool's question (\"{}\"). Stop, and do not retry \
-             unless the user asks.",
-            question.message()
-        ))),
-        Answer::Cancel => Err(ToolError::new(
-            Status::CancelledByUser,
-            codes::QUESTION_DISMISSED,
-            format!(
-                "The user dismissed the tool's question (\"{}\") without answering. Do not \
-                 retry unless the user asks.",
-                question.message()
-            ),
-        )),
     }
 }

@@ -93,8 +93,8 @@ pub mod validate;
 
 // Defining tools.
 pub use client::{
-    answer_of, with_client, Answer, Client, ClientChannel, ClientError, ClientFuture, LogLevel,
-    LogMessage, Question, QuestionError, SampleRequest, SampleResult, UnknownLogLevel,
+    with_client, Answer, Client, ClientChannel, ClientError, ClientFuture, LogLevel, LogMessage,
+    Question, QuestionError, SampleRequest, SampleResult, UnknownLogLevel,
 };
 pub use context::Context;
 pub use error::ToolError;
