@@ -27,12 +27,13 @@ use rmcp::service::{NotificationContext, RequestContext, RunningService};
 use rmcp::{ClientHandler, ErrorData, RoleClient};
 use serde_json::{json, Value};
 use std::collections::VecDeque;
+use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 use tokio::io::{AsyncBufReadExt, AsyncWriteExt, BufReader};
 use toolsmith::mcp::McpServer;
 use toolsmith::{codes, model, tool, AuditEvent, Client, LogLevel, MemorySink, SampleRequest};
-use toolsmith::{Status, ToolError, Toolbox};
+use toolsmith::{sync_approver, Approval, Status, ToolError, Toolbox};
 
 /// A generous bound on every wait, so a broken server fails the test instead of hanging it.
 const BOUND: Duration = Duration::from_secs(30);
@@ -107,6 +108,21 @@ fn count_boot_stock(
     Err(ToolError::needs_input(["warehouse"], "Which warehouse?"))
 }
 
+/// Books a pair of boots for the customer. Returns the booking.
+#[tool(writes, requires_approval)]
+fn book_boots(
+    /// The boot model, e.g. "hiker".
+    item: String,
+    /// The store's code of the size, e.g. "S-43".
+    #[arg(pattern = "^S-4[234]$")]
+    size_code: Option<String>,
+) -> Result<String, ToolError> {
+    match size_code {
+        Some(code) => Ok(format!("booked {item} {code}")),
+        None => Err(ToolError::needs_input(["size_code"], "Which size code?")),
+    }
+}
+
 /// Summarizes a text with the client's model. Returns the summary and the model's name.
 #[tool(read_only)]
 async fn summarize_text(
@@ -148,6 +164,9 @@ fn report_levels_slowly(#[context] client: &Client) -> usize {
     LogLevel::ALL.len()
 }
 
+/// The approvals `book_boots` was given, over every test of this file.
+static APPROVALS: AtomicUsize = AtomicUsize::new(0);
+
 fn toolbox(sink: Arc<MemorySink>) -> Arc<Toolbox> {
     Arc::new(
         Toolbox::builder()
@@ -159,7 +178,13 @@ fn toolbox(sink: Arc<MemorySink>) -> Arc<Toolbox> {
             .tool(summarize_text::tool())
             .tool(report_levels::tool())
             .tool(report_levels_slowly::tool())
+            .tool(book_boots::tool())
             .isolate_tools(["pick_boot_size"])
+            .shared_approver(sync_approver(|request| {
+                APPROVALS.fetch_add(1, Ordering::SeqCst);
+                assert_eq!(request.tool, "book_boots");
+                Approval::Approved
+            }))
             .shared_audit(sink)
             .build()
             .unwrap(),
@@ -491,6 +516,51 @@ async fn needs_input_becomes_a_question_and_the_call_runs_again_with_the_answer(
         assert_eq!(person.questions().len(), 6, "http: {http}");
         finish(client, server).await;
     }
+}
+
+#[tokio::test]
+async fn the_second_run_passes_validation_and_approval_again() {
+    let sink = Arc::new(MemorySink::new());
+    let tb = toolbox(Arc::clone(&sink));
+    let person = Person::new(ProtocolVersion::V_2025_11_25, capabilities(ELICITATION)).answering([
+        accept(json!({"size_code": "S-43"})),
+        accept(json!({"size_code": "43"})),
+    ]);
+    let (client, server) = connect(person.clone(), &tb, false).await;
+    let before = APPROVALS.load(Ordering::SeqCst);
+    let r = call(&client, "book_boots", json!({"item": "hiker"})).await;
+    assert_eq!(
+        r.structured_content,
+        Some(json!({"result": "booked hiker S-43"}))
+    );
+    // Both runs were approved (the first one ran, and answered needs_input); no other test
+    // calls `book_boots`.
+    assert_eq!(APPROVALS.load(Ordering::SeqCst), before + 2);
+    // The form has no `pattern`; the answer that breaks it fails the second run's validation.
+    let r = call(&client, "book_boots", json!({"item": "hiker"})).await;
+    assert_outcome(&r, Status::InvalidInput, Some(codes::INVALID_ARGUMENT));
+    assert!(envelope_of(&r)["message"]
+        .as_str()
+        .unwrap()
+        .contains("size_code"));
+    // Its first run was approved; the second stopped at validation, before approval.
+    assert_eq!(APPROVALS.load(Ordering::SeqCst), before + 3);
+    let statuses: Vec<Option<Status>> = sink
+        .records()
+        .iter()
+        .filter(|r| r.event == AuditEvent::Call && r.tool == "book_boots")
+        .map(|r| r.status)
+        .collect();
+    assert_eq!(
+        statuses,
+        [
+            Some(Status::NeedsInput),
+            Some(Status::Ok),
+            Some(Status::NeedsInput),
+            Some(Status::InvalidInput)
+        ]
+    );
+    finish(client, server).await;
 }
 
 #[tokio::test]

@@ -459,7 +459,9 @@ impl Question {
             })?;
             out.insert(name.clone(), field(name, schema)?);
         }
-        Ok(Question::of_fields(message.into(), out, fields.to_vec()))
+        // Each field once, in the order first named.
+        let required = out.keys().cloned().collect();
+        Ok(Question::of_fields(message.into(), out, required))
     }
 
     fn of_fields(message: String, fields: Map<String, Value>, required: Vec<String>) -> Question {

@@ -267,6 +267,9 @@ fn a_question_for_a_tools_missing_parameters_requires_each_of_them() {
             "size": {"description": "The boot size", "type": "integer", "minimum": 42, "maximum": 44}
         }, "required": ["size"]})
     );
+    // A field named twice is asked once.
+    let twice = Question::for_fields("?", &input, &["size".into(), "size".into()]).unwrap();
+    assert_eq!(twice.schema(), q.schema());
     let e = Question::for_fields("?", &input, &["colour".to_string()]).unwrap_err();
     assert_eq!(e.field(), Some("colour"));
     assert!(
