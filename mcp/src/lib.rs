@@ -305,6 +305,11 @@ impl Inner {
 
 /// A [`Toolbox`] as an MCP server (rmcp's `ServerHandler`). Cheap to clone: clones share the
 /// toolbox.
+///
+/// What a session sets (its log level, `logging/setLevel`) belongs to the session:
+/// [`serve`](Self::serve), [`serve_stdio`](Self::serve_stdio) and every HTTP session start
+/// with none. A value handed to rmcp's `serve_server` directly keeps one set of session state
+/// for every session it serves: give each session a server of its own.
 #[derive(Clone)]
 pub struct McpServer {
     inner: Arc<Inner>,
