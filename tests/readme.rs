@@ -115,3 +115,25 @@ fn readme_validation_examples_use_the_codes_statuses() {
         );
     }
 }
+
+#[test]
+fn readme_client_example_is_the_tool_the_mcp_tests_run() {
+    let start = README
+        .find("async fn ask_boot_size")
+        .expect("README shows a tool that asks the user");
+    let block_start = README[..start].rfind("```rust").expect("in a rust block");
+    let block_end = start + README[start..].find("```").expect("the block ends");
+    // The block is indented in its list item; the test file has it at the left margin.
+    let lines: Vec<&str> = README[block_start..block_end]
+        .lines()
+        .skip(1)
+        .map(|l| l.strip_prefix("  ").unwrap_or(l))
+        .skip_while(|l| l.starts_with("use ") || l.is_empty())
+        .collect();
+    let shown = lines.join("\n");
+    let tested = include_str!("mcp_client.rs");
+    assert!(
+        tested.contains(shown.trim_end()),
+        "README's client example differs from tests/mcp_client.rs:\n{shown}"
+    );
+}

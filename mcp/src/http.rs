@@ -90,7 +90,8 @@ impl McpServer {
         let config = config.with_cancellation_token(stop.child_token());
         let service: StreamableHttpService<McpServer, LocalSessionManager> =
             StreamableHttpService::new(
-                move || Ok(self.clone()),
+                // Each session (and each stateless request) gets its own session state.
+                move || Ok(self.for_session()),
                 Arc::new(LocalSessionManager::default()),
                 config,
             );

@@ -20,6 +20,20 @@
 //! - Progress: a tool that takes `#[context] progress: &Progress` reports through it; when the
 //!   client sent a progress token the reports become `notifications/progress`, otherwise they
 //!   are no-ops.
+//! - The client: a tool that takes `#[context] client: &Client` reaches the client of its call.
+//!   Log messages are `notifications/message` (the server declares `logging`), at or above the
+//!   level the session set with `logging/setLevel` (every message before it sets one; in
+//!   2026-07-28, which has no `logging/setLevel`, only for a call whose `_meta` names a level).
+//!   Sampling (`sampling/createMessage`) and questions (`elicitation/create`, form mode) go to a
+//!   client that declared the capability, in the 2025 revisions (2026-07-28 has no
+//!   server-to-client requests); otherwise `sample` is unsupported and `ask` answers
+//!   `needs_input`. Requests travel with their call (on its response stream over HTTP), from the
+//!   toolbox's tool threads too.
+//! - `needs_input` becomes a question: when a tool answers `needs_input` whose `missing` fields
+//!   are all plain parameters of the tool (ones a form can show) and the client declared
+//!   elicitation, the server asks the user for them and runs the call again, through the whole
+//!   pipeline, with the answers merged into its arguments (once per call). A decline is
+//!   `cancelled_by_user`; a client that cannot ask gets the `needs_input` as it was.
 //! - Caller identity: [`McpServer::caller`] names the one caller of a stdio session (and the
 //!   default over HTTP); [`McpServer::caller_from_http`] maps each HTTP request (its headers and
 //!   extensions, `http::request::Parts`) to a [`Caller`]. Without either, every call is
@@ -41,6 +55,7 @@
 #![deny(unreachable_pub)]
 #![warn(missing_docs)]
 
+mod client;
 mod http;
 
 pub use self::http::{HttpServer, MAX_REQUEST_BODY_BYTES, MCP_PATH, SHUTDOWN_GRACE};
@@ -49,9 +64,11 @@ use arc_swap::ArcSwap;
 use rmcp::model::{
     CallToolRequestParams, CallToolResponse, CallToolResult, ContentBlock, Implementation,
     InitializeRequestParams, InitializeResult, ListToolsResult, MetaObject, PaginatedRequestParams,
-    ProgressNotificationParam, ProgressToken, ProtocolVersion, ResultType, ServerCapabilities,
-    ServerConfig, SubscriptionFilter,
+    ProgressToken, ProtocolVersion, ResultType, ServerCapabilities, ServerConfig,
+    SubscriptionFilter,
 };
+#[allow(deprecated)] // logging/setLevel: deprecated in 2026-07-28, in the 2025 revisions
+use rmcp::model::{SetLevelRequestMethod, SetLevelRequestParams};
 use rmcp::service::{NotificationContext, RequestContext, SubscriptionContext};
 use rmcp::{ErrorData, RoleServer, ServerHandler};
 use serde_json::{self, Value};
@@ -60,7 +77,8 @@ use std::collections::HashMap;
 use std::sync::{Arc, Mutex};
 use tool_core::export::{mcp_call_parts, McpVersion, Target};
 use tool_core::{codes, CallOptions, Caller, Envelope, Status, ToolSpec, Toolbox};
-use tool_core::{with_progress, ProgressReport, ProgressSink};
+use tool_core::{with_client, ClientChannel, Question};
+use tool_core::{with_progress, ProgressSink};
 
 /// The protocol versions the server speaks: the ones the MCP export knows.
 const VERSIONS: [ProtocolVersion; 3] = [
@@ -287,9 +305,17 @@ impl Inner {
 
 /// A [`Toolbox`] as an MCP server (rmcp's `ServerHandler`). Cheap to clone: clones share the
 /// toolbox.
+///
+/// What a session sets (its log level, `logging/setLevel`) belongs to the session:
+/// [`serve`](Self::serve), [`serve_stdio`](Self::serve_stdio) and every HTTP session start
+/// with none. A value handed to rmcp's `serve_server` directly keeps one set of session state
+/// for every session it serves: give each session a server of its own.
 #[derive(Clone)]
 pub struct McpServer {
     inner: Arc<Inner>,
+    /// The session this value serves (its log level). [`serve`](McpServer::serve) and the HTTP
+    /// listener give each session a value of its own ([`McpServer::for_session`]).
+    session: Arc<client::Session>,
 }
 
 impl std::fmt::Debug for McpServer {
@@ -317,6 +343,15 @@ impl McpServer {
                 starts: WatchStarts::default(),
                 watchers: Watchers::default(),
             }),
+            session: Arc::default(),
+        }
+    }
+
+    /// This server for a new session: the same toolbox and settings, its own session state.
+    fn for_session(&self) -> Self {
+        McpServer {
+            inner: Arc::clone(&self.inner),
+            session: Arc::default(),
         }
     }
 
@@ -334,6 +369,7 @@ impl McpServer {
         f(&mut inner);
         McpServer {
             inner: Arc::new(inner),
+            session: Arc::default(),
         }
     }
 
@@ -386,7 +422,7 @@ impl McpServer {
         T: rmcp::transport::IntoTransport<RoleServer, E, A>,
         E: std::error::Error + Send + Sync + 'static,
     {
-        let running = rmcp::serve_server(self, transport)
+        let running = rmcp::serve_server(self.for_session(), transport)
             .await
             .map_err(|e| ServeError::Session(e.to_string()))?;
         running
@@ -446,90 +482,126 @@ fn cancelled() -> ErrorData {
     ErrorData::internal_error("the request was cancelled", None)
 }
 
-/// Runs `call` with a progress sink whose reports go to the client as `notifications/progress`
-/// for `token`, until the call ends or the client cancels the request.
+/// Drives `call` until it ends or the client cancels the request, sending its notifications as
+/// they are made: progress reports as `notifications/progress` for `token` (the outbox is the
+/// call's progress sink only when the client sent one), log messages as
+/// `notifications/message`.
 ///
-/// rmcp's client sends a progress token with every request, so this runs on almost every call:
-/// the queue costs one small allocation and nothing more until the tool reports.
-async fn reporting_progress(
+/// rmcp's client sends a progress token with every request, and every call has a client
+/// channel, so this runs on every call: the outbox costs one small allocation and nothing more
+/// until the tool reports or logs.
+async fn driving(
     call: impl std::future::Future<Output = Envelope>,
-    token: ProgressToken,
+    outbox: &client::Outbox,
+    token: Option<&ProgressToken>,
     context: &RequestContext<RoleServer>,
 ) -> Result<Envelope, ErrorData> {
-    let queue = Arc::new(ProgressQueue::default());
-    let call = with_progress(queue.clone(), call);
     tokio::pin!(call);
-    let notify = |report: ProgressReport| {
-        let mut p = ProgressNotificationParam::new(token.clone(), report.progress);
-        p.total = report.total;
-        p.message = report.message;
-        async move {
-            let _ = context.peer.notify_progress(p).await;
-        }
-    };
     let env = loop {
         tokio::select! {
             // The call first: one that finishes on its first poll (a sync tool run in place)
-            // never registers with the cancellation token or the queue's `Notify`.
+            // never registers with the cancellation token or the outbox's `Notify`.
             biased;
             env = &mut call => break env,
+            // A cancelled request: the call's future is dropped here, and rmcp has already
+            // forgotten the request, so nothing more is sent for it.
             () = context.ct.cancelled() => return Err(cancelled()),
-            () = queue.ready.notified() => {
-                while let Some(report) = queue.pop() {
-                    notify(report).await;
+            () = outbox.ready.notified() => {
+                while let Some(item) = outbox.pop() {
+                    client::send(item, token, &context.peer).await;
                 }
             }
         }
     };
-    // Reports made just before the call ended go out before its result.
-    while let Some(report) = queue.pop() {
-        notify(report).await;
+    // Notifications made just before the call ended go out before its result.
+    while let Some(item) = outbox.pop() {
+        client::send(item, token, &context.peer).await;
     }
     Ok(env)
-}
-
-/// A call's progress reports on their way to the task that sends them as notifications, in the
-/// order they were made.
-#[derive(Default)]
-struct ProgressQueue {
-    reports: std::sync::Mutex<std::collections::VecDeque<ProgressReport>>,
-    /// Woken on every report (a report made while nobody waits leaves a permit, so none is
-    /// missed).
-    ready: tokio::sync::Notify,
-}
-
-impl ProgressQueue {
-    fn pop(&self) -> Option<ProgressReport> {
-        self.reports
-            .lock()
-            .unwrap_or_else(std::sync::PoisonError::into_inner)
-            .pop_front()
-    }
-}
-
-impl ProgressSink for ProgressQueue {
-    fn report(&self, report: ProgressReport) {
-        self.reports
-            .lock()
-            .unwrap_or_else(std::sync::PoisonError::into_inner)
-            .push_back(report);
-        self.ready.notify_one();
-    }
 }
 
 fn internal(e: impl std::fmt::Display) -> ErrorData {
     ErrorData::internal_error(format!("the server could not encode its answer: {e}"), None)
 }
 
+impl McpServer {
+    /// Runs one `tools/call` through the pipeline. When the client can answer questions, a
+    /// `needs_input` whose `missing` fields are all plain parameters of the tool becomes one
+    /// question to the user (`elicitation/create`), and the call runs again, through the whole
+    /// pipeline, with the answers merged into its arguments: once, so a tool that answers
+    /// `needs_input` again ends the call with it. A user who declines makes the envelope
+    /// `cancelled_by_user` (`CANCELLED_BY_USER`; `QUESTION_DISMISSED` when the question was
+    /// dismissed); an answer that does not fit is `INVALID_ANSWER`; a client that fails to ask
+    /// leaves the `needs_input` as it was.
+    async fn run_call(
+        &self,
+        name: &str,
+        args: Value,
+        caller: Caller,
+        channel: &client::CallChannel,
+    ) -> Envelope {
+        let toolbox = &self.inner.toolbox;
+        if !channel.can_elicit() {
+            // No question can follow: the arguments go to the call as they are.
+            return toolbox
+                .call_with(name, args, CallOptions::new().caller(caller))
+                .await;
+        }
+        // Borrowed, so they are still here for a second run.
+        let env = toolbox
+            .call_with(name, &args, CallOptions::new().caller(caller.clone()))
+            .await;
+        let Some(question) = self.question_for(name, &env) else {
+            return env;
+        };
+        let answer = match channel.elicit(&question).await {
+            Ok(answer) => answer,
+            // The client could not ask: the agent asks the user instead.
+            Err(_) => return env,
+        };
+        match question.answered(answer) {
+            Ok(fields) => {
+                let mut merged = match args {
+                    Value::Object(map) => map,
+                    _ => serde_json::Map::new(),
+                };
+                merged.extend(fields);
+                toolbox
+                    .call_with(
+                        name,
+                        Value::Object(merged),
+                        CallOptions::new().caller(caller),
+                    )
+                    .await
+            }
+            Err(e) => e.into_envelope(),
+        }
+    }
+
+    /// The question for the missing fields of a `needs_input` envelope: `None` when the
+    /// envelope is something else, names no field, or a field is not a parameter of the tool a
+    /// form can ask for.
+    fn question_for(&self, name: &str, env: &Envelope) -> Option<Question> {
+        if env.status != Status::NeedsInput || env.missing.is_empty() {
+            return None;
+        }
+        let toolbox = &self.inner.toolbox;
+        let catalog = self.inner.catalog.get(toolbox);
+        let spec = catalog.specs.get(name)?;
+        let message = env.message.clone().unwrap_or_default();
+        Question::for_fields(message, &spec.input_schema, &env.missing).ok()
+    }
+}
+
 impl ServerHandler for McpServer {
     fn get_info(&self) -> ServerConfig {
-        ServerConfig::new(
-            ServerCapabilities::builder()
-                .enable_tools()
-                .enable_tool_list_changed()
-                .build(),
-        )
-        .with_server_info(self.inner.info.clone())
+        #[allow(deprecated)] // logging: deprecated in 2026-07-28, in the 2025 revisions
+        let capabilities = ServerCapabilities::builder()
+            .enable_logging()
+            .enable_tools()
+            .enable_tool_list_changed()
+            .build();
+        ServerConfig::new(capabilities).with_server_info(self.inner.info.clone())
     }
 
     fn supported_protocol_versions(&self) -> Cow<'static, [ProtocolVersion]> {
@@ -570,20 +642,27 @@ impl ServerHandler for McpServer {
         let args = request.arguments.map_or(Value::Null, Value::Object);
         let name: &str = &request.name;
         let toolbox = &self.inner.toolbox;
+        let outbox = Arc::new(client::Outbox::default());
+        let channel = Arc::new(client::CallChannel::new(
+            &context,
+            &self.session,
+            version,
+            Arc::clone(&outbox),
+        ));
+        let token = context.meta.get_progress_token();
         // Boxed: the pipeline's future is large, and rmcp moves the request's future into a
         // task of its own, copying it whole on every call when it is held inline.
-        let call = Box::pin(toolbox.call_with(name, args, CallOptions::new().caller(caller)));
-        let env = match context.meta.get_progress_token() {
-            // No token: reports are no-ops, and no channel is set up for them.
-            None => tokio::select! {
-                // The call first, as in `reporting_progress`.
-                biased;
-                env = call => env,
-                // A cancelled request: the call's future is dropped here, and rmcp has already
-                // forgotten the request, so nothing more is sent for it.
-                () = context.ct.cancelled() => return Err(cancelled()),
-            },
-            Some(token) => reporting_progress(call, token, &context).await?,
+        let call = Box::pin(with_client(
+            channel.clone(),
+            self.run_call(name, args, caller, &channel),
+        ));
+        let env = match &token {
+            // No token: progress reports are no-ops, and the outbox carries log messages only.
+            None => driving(call, &outbox, None, &context).await?,
+            Some(token) => {
+                let sink: Arc<dyn ProgressSink> = outbox.clone();
+                driving(with_progress(sink, call), &outbox, Some(token), &context).await?
+            }
         };
         if let Some(error) = protocol_error(&env, version) {
             return Err(error);
@@ -606,6 +685,21 @@ impl ServerHandler for McpServer {
         result.meta = (!parts.meta.is_empty()).then(|| MetaObject(parts.meta));
         result.result_type = Some(ResultType::COMPLETE);
         Ok(result.into())
+    }
+
+    /// Sets the session's log level (2025 revisions); 2026-07-28 has no such request (each
+    /// call names its level in `_meta`).
+    #[allow(deprecated)] // logging/setLevel: deprecated in 2026-07-28, in the 2025 revisions
+    async fn set_level(
+        &self,
+        request: SetLevelRequestParams,
+        context: RequestContext<RoleServer>,
+    ) -> Result<(), ErrorData> {
+        if version_of(&context) == McpVersion::V2026_07_28 {
+            return Err(ErrorData::method_not_found::<SetLevelRequestMethod>());
+        }
+        self.session.set_level(client::level_of(request.level));
+        Ok(())
     }
 
     async fn initialize(

@@ -5,6 +5,7 @@
 mod in_toolsmith {
     use toolsmith::AfterHook;
     use toolsmith::Allow;
+    use toolsmith::Answer;
     use toolsmith::Approval;
     use toolsmith::ApprovalFuture;
     use toolsmith::ApprovalRequest;
@@ -21,6 +22,10 @@ mod in_toolsmith {
     use toolsmith::CallInfo;
     use toolsmith::CallOptions;
     use toolsmith::Caller;
+    use toolsmith::Client;
+    use toolsmith::ClientChannel;
+    use toolsmith::ClientError;
+    use toolsmith::ClientFuture;
     use toolsmith::Content;
     use toolsmith::Context;
     use toolsmith::DEFAULT_TOOL_THREADS;
@@ -39,6 +44,8 @@ mod in_toolsmith {
     use toolsmith::Image;
     use toolsmith::JsonLinesSink;
     use toolsmith::KeyError;
+    use toolsmith::LogLevel;
+    use toolsmith::LogMessage;
     use toolsmith::MemoryRecordStore;
     use toolsmith::MemorySink;
     use toolsmith::NotRegistered;
@@ -47,11 +54,15 @@ mod in_toolsmith {
     use toolsmith::Progress;
     use toolsmith::ProgressReport;
     use toolsmith::ProgressSink;
+    use toolsmith::Question;
+    use toolsmith::QuestionError;
     use toolsmith::RecordStore;
     use toolsmith::RedactError;
     use toolsmith::Redactor;
     use toolsmith::RejectAll;
     use toolsmith::Reply;
+    use toolsmith::SampleRequest;
+    use toolsmith::SampleResult;
     use toolsmith::SecretKey;
     use toolsmith::Status;
     use toolsmith::StoredOutcome;
@@ -60,6 +71,7 @@ mod in_toolsmith {
     use toolsmith::ToolSpec;
     use toolsmith::Toolbox;
     use toolsmith::ToolboxBuilder;
+    use toolsmith::UnknownLogLevel;
     use toolsmith::Workspace;
     use toolsmith::WorkspaceError;
     use toolsmith::approve_all;
@@ -91,6 +103,7 @@ mod in_toolsmith {
     use toolsmith::tool;
     use toolsmith::tools;
     use toolsmith::validate;
+    use toolsmith::with_client;
     use toolsmith::with_progress;
     use toolsmith::workspace;
 }
@@ -139,6 +152,9 @@ mod in_toolsmith_codes {
     use toolsmith::codes::ARGUMENTS_TOO_LARGE;
     use toolsmith::codes::CANCELLED;
     use toolsmith::codes::CANCELLED_BY_USER;
+    use toolsmith::codes::CLIENT_CLOSED;
+    use toolsmith::codes::CLIENT_REJECTED;
+    use toolsmith::codes::CLIENT_UNSUPPORTED;
     use toolsmith::codes::Code;
     use toolsmith::codes::DUPLICATE;
     use toolsmith::codes::EMPTY;
@@ -149,10 +165,12 @@ mod in_toolsmith_codes {
     use toolsmith::codes::IDEMPOTENCY_KEY_REUSED;
     use toolsmith::codes::IDEMPOTENCY_UNAVAILABLE;
     use toolsmith::codes::INTERNAL;
+    use toolsmith::codes::INVALID_ANSWER;
     use toolsmith::codes::INVALID_ARGUMENT;
     use toolsmith::codes::INVALID_CURSOR;
     use toolsmith::codes::INVALID_INPUT;
     use toolsmith::codes::INVALID_PATH;
+    use toolsmith::codes::INVALID_QUESTION;
     use toolsmith::codes::IN_PROGRESS;
     use toolsmith::codes::MISSING_ARGUMENT;
     use toolsmith::codes::NEEDS_INPUT;
@@ -167,6 +185,7 @@ mod in_toolsmith_codes {
     use toolsmith::codes::OUTSIDE_WORKSPACE;
     use toolsmith::codes::PAGE_EXPIRED;
     use toolsmith::codes::POLICY_DENIED;
+    use toolsmith::codes::QUESTION_DISMISSED;
     use toolsmith::codes::TIMEOUT;
     use toolsmith::codes::TOOLS_BUSY;
     use toolsmith::codes::TOOL_RETIRED;

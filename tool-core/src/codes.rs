@@ -27,7 +27,8 @@
 //! | [`POLICY_DENIED`] | `denied` | the caller may not have the tool's effects | the agent stops; the host decides the policy |
 //! | [`APPROVAL_UNAVAILABLE`] | `denied` | an approval is required and no approver is set | the host sets an approver |
 //! | [`APPROVAL_TIMEOUT`] | `denied` | no one approved within the approval timeout | the agent tells the user; calls again if asked |
-//! | [`CANCELLED_BY_USER`] | `cancelled_by_user` | the user declined the call | the agent stops |
+//! | [`CANCELLED_BY_USER`] | `cancelled_by_user` | the user declined the call, or a tool's question | the agent stops |
+//! | [`QUESTION_DISMISSED`] | `cancelled_by_user` | the user dismissed a tool's question without answering | the agent stops; asks again only if the user wants |
 //! | [`IDEMPOTENCY_UNAVAILABLE`] | `temporary_failure` | the record store cannot be read | the agent waits `retry_after`, then calls again |
 //! | [`TOOLS_BUSY`] | `temporary_failure` | no tool thread freed within the call's timeout; the tool did not run | the agent waits `retry_after`, then calls again |
 //! | [`INTERNAL`] | `failed` | the tool panicked | the agent tells the user; the host reads the audit |
@@ -35,6 +36,11 @@
 //! | [`NOT_CONFIGURED`] | `failed` | a `#[context]` value is missing | the host provides it |
 //! | [`OUTPUT_NOT_ENCODABLE`] | `failed` | the result could not be encoded as JSON, or nests deeper than 100 levels | the tool's author fixes the output type |
 //! | [`OUTPUT_CONTRACT`] | `failed` | debug builds: the result breaks the output schema | the tool's author fixes the tool |
+//! | [`CLIENT_UNSUPPORTED`] | `failed` | the tool asked the client for something it cannot do (no sampling, no client) | the agent tells the user the tool cannot run here |
+//! | [`CLIENT_REJECTED`] | `failed` | the client answered the tool's request with an error | the agent tells the user |
+//! | [`CLIENT_CLOSED`] | `failed` | the connection to the client closed while the tool waited for it | the host reads the audit record |
+//! | [`INVALID_ANSWER`] | `failed` | the client's answer does not fit what the tool asked | the agent tells the user; calls again if asked |
+//! | [`INVALID_QUESTION`] | `failed` | the tool asked a question no form can show (a nested or list field) | the tool's author fixes the question |
 //! | [`TIMEOUT`] | `timeout` | the tool ran past its time limit | the agent repeats only an idempotent or read-only tool |
 //! | [`CANCELLED`] | none (audit only) | the host dropped the call before it ended | the host reads the audit record |
 //! | [`EMPTY_PATH`] | `invalid_input` | workspace: the path is empty | the agent gives a relative path |
@@ -179,11 +185,20 @@ pub const APPROVAL_UNAVAILABLE: &str = "APPROVAL_UNAVAILABLE";
 pub const APPROVAL_TIMEOUT: &str = "APPROVAL_TIMEOUT";
 
 /// The default code of
-/// [`ToolError::cancelled_by_user`](crate::ToolError::cancelled_by_user), and of a rejected
-/// approval: the user declined the call.
+/// [`ToolError::cancelled_by_user`](crate::ToolError::cancelled_by_user), of a rejected
+/// approval, and of a question the user declined to answer ([`Client::ask`](crate::Client::ask),
+/// or the question the MCP server asks for the fields of a `needs_input`): the user declined.
 ///
 /// Status `cancelled_by_user`. The agent stops, and does not retry unless the user asks.
 pub const CANCELLED_BY_USER: &str = "CANCELLED_BY_USER";
+
+/// The user dismissed a tool's question without answering or declining (MCP elicitation's
+/// `cancel`: the dialog closed), from [`Client::ask`](crate::Client::ask) or the question the
+/// MCP server asks for the fields of a `needs_input`.
+///
+/// Status `cancelled_by_user`. The agent stops; it calls again only if the user wants to
+/// answer after all.
+pub const QUESTION_DISMISSED: &str = "QUESTION_DISMISSED";
 
 /// The host's record store cannot be read, so whether an identical write already ran is
 /// unknown; the call did not run.
@@ -232,6 +247,44 @@ pub const OUTPUT_NOT_ENCODABLE: &str = "OUTPUT_NOT_ENCODABLE";
 /// Status `failed`. The agent tells the user the tool is not working correctly; the tool's
 /// author fixes the tool or its output type.
 pub const OUTPUT_CONTRACT: &str = "OUTPUT_CONTRACT";
+
+/// A tool asked the client for something it cannot do: a completion from a client without the
+/// sampling capability, or any request when no client is connected to the call
+/// ([`ClientError::Unsupported`](crate::ClientError::Unsupported)).
+///
+/// Status `failed`. Retrying will not help; the agent tells the user the tool cannot run with
+/// this client.
+pub const CLIENT_UNSUPPORTED: &str = "CLIENT_UNSUPPORTED";
+
+/// The client answered a tool's request (a completion, a question) with an error of its own
+/// ([`ClientError::Rejected`](crate::ClientError::Rejected)); the error code `-1`, MCP's "user
+/// rejected", is `cancelled_by_user` instead.
+///
+/// Status `failed`. The agent does not retry blindly; it tells the user what the tool could not
+/// do.
+pub const CLIENT_REJECTED: &str = "CLIENT_REJECTED";
+
+/// The connection to the client closed while a tool waited for its answer
+/// ([`ClientError::Closed`](crate::ClientError::Closed)).
+///
+/// Status `failed`. Usually nobody is left to read it; the host reads the audit record.
+pub const CLIENT_CLOSED: &str = "CLIENT_CLOSED";
+
+/// The client's answer does not fit what the tool asked: a question's answer with a field of
+/// the wrong type, out of bounds, not among the choices, missing or not asked for, or that does
+/// not read into the tool's type; a completion that is not text.
+///
+/// Status `failed`. The agent tells the user; it calls again only if the user wants to answer
+/// again.
+pub const INVALID_ANSWER: &str = "INVALID_ANSWER";
+
+/// A tool asked a question whose form MCP cannot show: a field that is a nested object, a list,
+/// a union or any JSON value (the message names it), or a form that is not an object of fields
+/// ([`QuestionError`](crate::QuestionError)).
+///
+/// Status `failed`. Retrying will not help; the tool's author changes the question's type to
+/// flat fields of text, numbers, booleans or choices.
+pub const INVALID_QUESTION: &str = "INVALID_QUESTION";
 
 /// The default code of [`ToolError::timeout`](crate::ToolError::timeout), and of a tool stopped
 /// at its time limit.
@@ -358,6 +411,7 @@ pub const ALL: &[Code] = &[
     code(APPROVAL_UNAVAILABLE, Status::Denied),
     code(APPROVAL_TIMEOUT, Status::Denied),
     code(CANCELLED_BY_USER, Status::CancelledByUser),
+    code(QUESTION_DISMISSED, Status::CancelledByUser),
     code(IDEMPOTENCY_UNAVAILABLE, Status::TemporaryFailure),
     code(TOOLS_BUSY, Status::TemporaryFailure),
     code(INTERNAL, Status::Failed),
@@ -365,6 +419,11 @@ pub const ALL: &[Code] = &[
     code(NOT_CONFIGURED, Status::Failed),
     code(OUTPUT_NOT_ENCODABLE, Status::Failed),
     code(OUTPUT_CONTRACT, Status::Failed),
+    code(CLIENT_UNSUPPORTED, Status::Failed),
+    code(CLIENT_REJECTED, Status::Failed),
+    code(CLIENT_CLOSED, Status::Failed),
+    code(INVALID_ANSWER, Status::Failed),
+    code(INVALID_QUESTION, Status::Failed),
     code(TIMEOUT, Status::Timeout),
     Code {
         code: CANCELLED,

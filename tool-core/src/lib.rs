@@ -15,7 +15,8 @@
 //! **Defining tools.** [`Tool`] (what `#[tool]` produces, or [`Tool::from_fn`] at run time),
 //! [`ToolSpec`] with its [`Effects`] and [`Allow`]s, [`ToolError`] (one constructor per
 //! status), [`Reply`] (a result with a note), [`Context`] (values injected into `#[context]`
-//! parameters), [`Progress`] (progress reports of a long call).
+//! parameters), [`Progress`] (progress reports of a long call), [`Client`] (log messages, a
+//! completion from the client's model, a question to the user).
 //!
 //! **Building a toolbox.** [`Toolbox::builder`] gives a [`ToolboxBuilder`]; [`build`] fails with
 //! a [`BuildError`] listing every [`Problem`]; [`Toolbox::deregister`] fails with
@@ -62,6 +63,7 @@ mod approval;
 mod arguments;
 pub mod audit;
 pub mod budget;
+mod client;
 pub mod codes;
 pub mod content;
 mod context;
@@ -92,6 +94,10 @@ mod unwind;
 pub mod validate;
 
 // Defining tools.
+pub use client::{
+    with_client, Answer, Client, ClientChannel, ClientError, ClientFuture, LogLevel, LogMessage,
+    Question, QuestionError, SampleRequest, SampleResult, UnknownLogLevel,
+};
 pub use content::{Audio, Content, Image};
 pub use context::Context;
 pub use error::ToolError;

@@ -85,3 +85,24 @@ impl Progress {
 pub async fn with_progress<F: Future>(sink: Arc<dyn ProgressSink>, fut: F) -> F::Output {
     SINK.scope(sink, fut).await
 }
+
+/// The sink of the current call, if a transport set one (carried to the tool threads).
+pub(crate) fn current() -> Option<Arc<dyn ProgressSink>> {
+    SINK.try_with(Arc::clone).ok()
+}
+
+/// Runs `f` with `sink` as the current call's sink (on a tool thread).
+pub(crate) fn sync_scope<R>(sink: Option<Arc<dyn ProgressSink>>, f: impl FnOnce() -> R) -> R {
+    match sink {
+        Some(sink) => SINK.sync_scope(sink, f),
+        None => f(),
+    }
+}
+
+/// Polls `fut` with `sink` as the current call's sink (on a tool thread).
+pub(crate) async fn scope<F: Future>(sink: Option<Arc<dyn ProgressSink>>, fut: F) -> F::Output {
+    match sink {
+        Some(sink) => SINK.scope(sink, fut).await,
+        None => fut.await,
+    }
+}

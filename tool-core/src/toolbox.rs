@@ -87,10 +87,12 @@ pub struct ToolboxBuilder {
 
 impl Default for ToolboxBuilder {
     fn default() -> Self {
-        // Every toolbox supplies the progress handle, so `#[context] progress: &Progress` needs
-        // no setup; reports go nowhere unless a transport listens (crate::progress).
+        // Every toolbox supplies the progress and client handles, so `#[context] progress:
+        // &Progress` and `#[context] client: &Client` need no setup; reports and requests go
+        // nowhere (or degrade) unless a transport listens (crate::progress, crate::client).
         let mut context = Context::new();
         context.insert(crate::progress::Progress::default());
+        context.insert(crate::client::Client::default());
         ToolboxBuilder {
             tools: Vec::new(),
             context,

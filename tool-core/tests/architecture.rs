@@ -24,6 +24,7 @@ const LAYERS: &[(&str, &[&str])] = &[
             "reply",
             "context",
             "progress",
+            "client",
             "secret",
             "operation",
             "unwind",

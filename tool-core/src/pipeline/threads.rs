@@ -16,6 +16,11 @@
 //! still running a tool whose call already ended (timed out or dropped) is counted as held
 //! ([`crate::Toolbox::held_tool_threads`]) until the tool returns.
 //!
+//! A tool there sees the call's progress sink and client channel (`#[context] progress:
+//! &Progress`, `#[context] client: &Client`) as it would in the caller's task: they are
+//! task-locals of the caller's task, which a tool thread does not poll, so [`ToolThreads::run`]
+//! takes them from the caller's task and sets them again around the tool on its thread.
+//!
 //! The threads are those of a tokio blocking pool (idle ones end after ten seconds); the pool is
 //! built on the first call that needs it, and shut down without waiting when the toolbox drops
 //! (a thread still blocked in a tool ends when the tool returns).
@@ -24,6 +29,8 @@
 //! [`ToolboxBuilder::offload_sync_tools`]: crate::ToolboxBuilder::offload_sync_tools
 //! [`ToolboxBuilder::tool_threads`]: crate::ToolboxBuilder::tool_threads
 
+use crate::client::ClientChannel;
+use crate::progress::ProgressSink;
 use crate::tool::BoxFuture;
 use crate::unwind::{panic_text, CatchUnwind};
 use std::future::Future;
@@ -125,6 +132,7 @@ impl ToolThreads {
         timeout: Option<Duration>,
     ) -> Result<R, Unrun> {
         let pool = self.pool().map_err(|e| Unrun::Unavailable(e.to_string()))?;
+        let work = CallLocals::take().around(work);
         let is_async = matches!(work, Work::Async(_));
         let (cancel, cancelled) = oneshot::channel::<()>();
         let claim = Claim {
@@ -234,6 +242,40 @@ impl Drop for Claim {
         {
             // It had already returned.
             self.held.fetch_sub(1, Ordering::AcqRel);
+        }
+    }
+}
+
+/// The task-locals of a call a tool reads, taken in the caller's task and set again around the
+/// tool on its thread (a task-local does not cross to another thread).
+struct CallLocals {
+    progress: Option<Arc<dyn ProgressSink>>,
+    client: Option<Arc<dyn ClientChannel>>,
+}
+
+impl CallLocals {
+    /// The current task's.
+    fn take() -> CallLocals {
+        CallLocals {
+            progress: crate::progress::current(),
+            client: crate::client::current(),
+        }
+    }
+
+    /// `work`, run with these task-locals set.
+    fn around<R: Send + 'static>(self, work: Work<R>) -> Work<R> {
+        if self.progress.is_none() && self.client.is_none() {
+            return work;
+        }
+        let CallLocals { progress, client } = self;
+        match work {
+            Work::Sync(f) => Work::Sync(Box::new(move || {
+                crate::progress::sync_scope(progress, || crate::client::sync_scope(client, f))
+            })),
+            Work::Async(fut) => Work::Async(Box::pin(crate::progress::scope(
+                progress,
+                crate::client::scope(client, fut),
+            ))),
         }
     }
 }

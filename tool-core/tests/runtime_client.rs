@@ -1,0 +1,700 @@
+//! The client handle (`tool_core::Client`): the forms a question may have, the check of an
+//! answer, what each answer and error of a client makes of a tool's request, the degradation
+//! outside a transport, and the handle on the toolbox's tool threads. The MCP side (rmcp's
+//! client answering) is in the facade's `tests/mcp_client.rs`.
+
+use schemars::JsonSchema;
+use serde::Deserialize;
+use serde_json::{json, Map, Value};
+use std::collections::VecDeque;
+use std::sync::{Arc, Mutex};
+use tool_core::{codes, with_client, with_progress, Status, Tool, ToolError, ToolSpec, Toolbox};
+use tool_core::{
+    Answer, Client, ClientChannel, ClientError, ClientFuture, LogLevel, LogMessage, Progress,
+    ProgressReport, ProgressSink, Question, SampleRequest, SampleResult,
+};
+
+#[allow(dead_code)]
+#[derive(Debug, Deserialize, JsonSchema, PartialEq)]
+enum Speed {
+    /// Three to five days
+    Standard,
+    /// Next day
+    Express,
+}
+
+#[derive(Debug, Deserialize, JsonSchema, PartialEq)]
+#[serde(rename_all = "lowercase")]
+enum Size {
+    Small,
+    Large,
+}
+
+#[derive(Debug, Deserialize, JsonSchema, PartialEq)]
+struct Shipping {
+    /// Where to send the receipt
+    #[schemars(email)]
+    email: String,
+    /// How many boxes
+    #[schemars(range(min = 1, max = 9))]
+    boxes: u32,
+    express: Option<bool>,
+    speed: Speed,
+    size: Option<Size>,
+    weight: f64,
+}
+
+#[test]
+fn a_struct_of_flat_fields_is_a_form_with_its_descriptions_bounds_and_choices() {
+    let q = Question::of::<Shipping>("Where and how should it ship?").unwrap();
+    assert_eq!(q.message(), "Where and how should it ship?");
+    assert_eq!(
+        q.fields(),
+        ["email", "boxes", "express", "speed", "size", "weight"]
+    );
+    assert_eq!(
+        q.schema(),
+        &json!({
+            "type": "object",
+            "properties": {
+                "email": {"description": "Where to send the receipt", "type": "string", "format": "email"},
+                "boxes": {"description": "How many boxes", "type": "integer", "minimum": 1, "maximum": 9},
+                "express": {"type": "boolean"},
+                "speed": {"type": "string", "oneOf": [
+                    {"const": "Standard", "title": "Three to five days"},
+                    {"const": "Express", "title": "Next day"},
+                ]},
+                "size": {"type": "string", "enum": ["small", "large"]},
+                "weight": {"type": "number"},
+            },
+            "required": ["email", "boxes", "speed", "weight"],
+        })
+    );
+}
+
+#[allow(dead_code)]
+#[derive(Deserialize, JsonSchema)]
+struct Address {
+    street: String,
+}
+
+#[allow(dead_code)]
+#[derive(Deserialize, JsonSchema)]
+struct Nested {
+    name: String,
+    address: Address,
+}
+
+#[allow(dead_code)]
+#[derive(Deserialize, JsonSchema)]
+struct Listed {
+    tags: Vec<String>,
+}
+
+#[allow(dead_code)]
+#[derive(Deserialize, JsonSchema)]
+struct Anything {
+    extra: Value,
+}
+
+#[allow(dead_code)]
+#[derive(Deserialize, JsonSchema)]
+struct Numbered {
+    level: Level,
+}
+
+#[allow(dead_code)]
+#[derive(Deserialize, JsonSchema)]
+#[serde(untagged)]
+enum Level {
+    Number(u32),
+    Name(String),
+}
+
+#[allow(dead_code)]
+#[derive(Deserialize, JsonSchema)]
+struct Node {
+    next: Option<Box<Node>>,
+}
+
+#[test]
+fn a_field_no_form_can_show_is_refused_by_name() {
+    let cases = [
+        (Question::of::<Nested>("?"), Some("address"), "is an object"),
+        (Question::of::<Listed>("?"), Some("tags"), "is a list"),
+        (
+            Question::of::<Anything>("?"),
+            Some("extra"),
+            "any JSON value",
+        ),
+        (
+            Question::of::<Numbered>("?"),
+            Some("level"),
+            "several kinds",
+        ),
+        (Question::of::<Node>("?"), Some("next"), "recursive"),
+        (
+            Question::of::<Size>("?"),
+            None,
+            "must be an object of fields",
+        ),
+        (Question::of::<String>("?"), None, "type \"string\""),
+    ];
+    for (result, field, words) in cases {
+        let e = result.unwrap_err();
+        assert_eq!(e.field(), field, "{e}");
+        assert!(e.to_string().contains(words), "{e}");
+        if let Some(field) = field {
+            assert!(e.to_string().contains(&format!("\"{field}\"")), "{e}");
+        }
+        // As the tool's answer: failed, INVALID_QUESTION, the field named.
+        let t = ToolError::from(e.clone());
+        assert_eq!(t.status(), Status::Failed);
+        assert_eq!(t.code(), codes::INVALID_QUESTION);
+        assert!(t.message().contains(&e.to_string()), "{}", t.message());
+    }
+    let choices = Question::new(
+        "?",
+        &json!({"type": "object", "properties": {"n": {"type": "integer", "enum": [1, 2]}}}),
+    );
+    assert!(choices
+        .unwrap_err()
+        .to_string()
+        .contains("choices are not all text"));
+}
+
+#[test]
+fn a_hand_written_form_keeps_only_what_a_form_carries() {
+    let q = Question::new(
+        "?",
+        &json!({
+            "$schema": "https://json-schema.org/draft/2020-12/schema",
+            "type": "object",
+            "additionalProperties": false,
+            "properties": {
+                "id": {"type": "string", "format": "uuid", "pattern": "^[0-9a-f-]+$", "maxLength": 36},
+                "note": {"anyOf": [{"type": "string"}, {"type": "null"}], "description": "Optional"},
+                "ratio": {"type": ["number", "null"], "exclusiveMinimum": 0, "default": "x"},
+            },
+            "required": ["id", "not_a_field"],
+        }),
+    )
+    .unwrap();
+    assert_eq!(
+        q.schema(),
+        &json!({
+            "type": "object",
+            "properties": {
+                "id": {"type": "string", "maxLength": 36},
+                "note": {"description": "Optional", "type": "string"},
+                "ratio": {"type": "number"},
+            },
+            "required": ["id"],
+        })
+    );
+}
+
+#[test]
+fn an_answer_is_checked_against_the_form() {
+    let q = Question::of::<Shipping>("?").unwrap();
+    let answer = |v: Value| q.check(v.as_object().unwrap().clone());
+    let ok = answer(json!({
+        "email": "a@b.c", "boxes": 3.0, "express": null, "speed": "Express", "weight": 2.5
+    }))
+    .unwrap();
+    // 3.0 became 3, the null of an optional field is left out.
+    assert_eq!(
+        Value::Object(ok),
+        json!({"email": "a@b.c", "boxes": 3, "speed": "Express", "weight": 2.5})
+    );
+    let bad = [
+        (
+            json!({"email": "a@b.c", "boxes": 3, "speed": "Express"}),
+            "\"weight\" is missing",
+        ),
+        (
+            json!({"email": "a@b.c", "boxes": 3, "speed": "Express", "weight": 1, "admin": true}),
+            "\"admin\", which the question did not ask for",
+        ),
+        (
+            json!({"email": 7, "boxes": 3, "speed": "Express", "weight": 1}),
+            "\"email\" should be text",
+        ),
+        (
+            json!({"email": "a@b.c", "boxes": 10, "speed": "Express", "weight": 1}),
+            "\"boxes\" should be within the bounds",
+        ),
+        (
+            json!({"email": "a@b.c", "boxes": 2.5, "speed": "Express", "weight": 1}),
+            "\"boxes\" should be a whole number",
+        ),
+        (
+            json!({"email": "a@b.c", "boxes": 2, "speed": "Tomorrow", "weight": 1}),
+            "\"speed\" should be one of the choices",
+        ),
+        (
+            json!({"email": "a@b.c", "boxes": 2, "speed": "Express", "size": "huge", "weight": 1}),
+            "\"size\" should be one of the choices",
+        ),
+        (
+            json!({"email": "a@b.c", "boxes": 2, "speed": "Express", "express": "yes", "weight": 1}),
+            "\"express\" should be true or false",
+        ),
+    ];
+    for (content, words) in bad {
+        let e = answer(content.clone()).unwrap_err();
+        assert_eq!(e.status(), Status::Failed, "{content}");
+        assert_eq!(e.code(), codes::INVALID_ANSWER, "{content}");
+        assert!(e.message().contains(words), "{content}: {}", e.message());
+    }
+}
+
+#[test]
+fn a_question_for_a_tools_missing_parameters_requires_each_of_them() {
+    let input = json!({
+        "type": "object",
+        "properties": {
+            "item": {"type": "string"},
+            "size": {"type": "integer", "description": "The boot size", "minimum": 42, "maximum": 44},
+            "tags": {"type": "array", "items": {"type": "string"}},
+        },
+        "required": ["item"],
+    });
+    let q = Question::for_fields("Which size?", &input, &["size".to_string()]).unwrap();
+    assert_eq!(
+        q.schema(),
+        &json!({"type": "object", "properties": {
+            "size": {"description": "The boot size", "type": "integer", "minimum": 42, "maximum": 44}
+        }, "required": ["size"]})
+    );
+    // A field named twice is asked once.
+    let twice = Question::for_fields("?", &input, &["size".into(), "size".into()]).unwrap();
+    assert_eq!(twice.schema(), q.schema());
+    let e = Question::for_fields("?", &input, &["colour".to_string()]).unwrap_err();
+    assert_eq!(e.field(), Some("colour"));
+    assert!(
+        e.to_string().contains("not one of the tool's parameters"),
+        "{e}"
+    );
+    let e = Question::for_fields("?", &input, &["tags".to_string()]).unwrap_err();
+    assert_eq!(e.field(), Some("tags"));
+    assert!(Question::for_fields("?", &input, &[]).is_err());
+}
+
+#[test]
+fn log_levels_order_by_severity_and_parse_by_name() {
+    let mut sorted = LogLevel::ALL;
+    sorted.sort();
+    assert_eq!(sorted, LogLevel::ALL);
+    assert!(LogLevel::Emergency > LogLevel::Debug);
+    for level in LogLevel::ALL {
+        assert_eq!(level.as_str().parse::<LogLevel>(), Ok(level));
+        assert_eq!(level.to_string(), level.as_str());
+    }
+    let e = "verbose".parse::<LogLevel>().unwrap_err();
+    assert!(
+        e.to_string().contains("\"verbose\" is not a log level"),
+        "{e}"
+    );
+}
+
+#[test]
+fn every_client_error_becomes_the_tool_error_its_table_says() {
+    let cases = [
+        (
+            ClientError::Unsupported("no sampling".into()),
+            Status::Failed,
+            codes::CLIENT_UNSUPPORTED,
+        ),
+        (
+            ClientError::Rejected {
+                code: -1,
+                message: "User rejected sampling request".into(),
+            },
+            Status::CancelledByUser,
+            codes::CANCELLED_BY_USER,
+        ),
+        (
+            ClientError::Rejected {
+                code: -32603,
+                message: "model unavailable".into(),
+            },
+            Status::Failed,
+            codes::CLIENT_REJECTED,
+        ),
+        (ClientError::Closed, Status::Failed, codes::CLIENT_CLOSED),
+        (
+            ClientError::InvalidAnswer("an image".into()),
+            Status::Failed,
+            codes::INVALID_ANSWER,
+        ),
+    ];
+    for (error, status, code) in cases {
+        let e = ToolError::from(error.clone());
+        assert_eq!((e.status(), e.code()), (status, code), "{error}");
+        assert_eq!(codes::status_of(code), Some(status));
+    }
+}
+
+// ------------------------------------------------------------------ a scripted client
+
+/// A client whose answers a test scripts, recording what it was sent.
+#[derive(Default)]
+struct Scripted {
+    level: Option<LogLevel>,
+    samples: bool,
+    elicits: bool,
+    logs: Mutex<Vec<LogMessage>>,
+    answers: Mutex<VecDeque<Result<Answer, ClientError>>>,
+    sampled: Mutex<Vec<SampleRequest>>,
+    asked: Mutex<Vec<Question>>,
+}
+
+impl Scripted {
+    fn answering(answers: impl IntoIterator<Item = Result<Answer, ClientError>>) -> Arc<Self> {
+        Arc::new(Scripted {
+            elicits: true,
+            answers: Mutex::new(answers.into_iter().collect()),
+            ..Scripted::default()
+        })
+    }
+
+    fn logged(&self) -> Vec<(LogLevel, Value)> {
+        let logs = self.logs.lock().unwrap();
+        logs.iter().map(|m| (m.level, m.data.clone())).collect()
+    }
+}
+
+impl ClientChannel for Scripted {
+    fn log_level(&self) -> Option<LogLevel> {
+        self.level
+    }
+
+    fn log(&self, message: LogMessage) {
+        self.logs.lock().unwrap().push(message);
+    }
+
+    fn can_sample(&self) -> bool {
+        self.samples
+    }
+
+    fn can_elicit(&self) -> bool {
+        self.elicits
+    }
+
+    fn sample(
+        &self,
+        request: SampleRequest,
+    ) -> ClientFuture<'_, Result<SampleResult, ClientError>> {
+        let text = format!("{} messages", request.messages.len());
+        self.sampled.lock().unwrap().push(request);
+        Box::pin(async move {
+            if self.samples {
+                Ok(SampleResult::new(text, "test-model").with_stop_reason("endTurn"))
+            } else {
+                Err(ClientError::Unsupported("no sampling".into()))
+            }
+        })
+    }
+
+    fn elicit<'a>(
+        &'a self,
+        question: &'a Question,
+    ) -> ClientFuture<'a, Result<Answer, ClientError>> {
+        self.asked.lock().unwrap().push(question.clone());
+        let answer = self
+            .answers
+            .lock()
+            .unwrap()
+            .pop_front()
+            .expect("a scripted answer");
+        Box::pin(async move {
+            tokio::task::yield_now().await;
+            answer
+        })
+    }
+}
+
+fn content(v: Value) -> Map<String, Value> {
+    v.as_object().unwrap().clone()
+}
+
+#[tokio::test]
+async fn outside_a_transport_log_goes_nowhere_sample_is_unsupported_and_ask_needs_input() {
+    let client = Client::default();
+    assert!(!client.is_connected() && !client.can_ask() && !client.can_sample());
+    assert!(!client.logs(LogLevel::Emergency));
+    client.log(LogLevel::Emergency, "nobody listens");
+    client.log_data(LogLevel::Info, Some("db"), json!({"rows": 3}));
+    let sampled = client.sample(SampleRequest::new("Hi", 10)).await;
+    let Err(ClientError::Unsupported(why)) = sampled else {
+        panic!("{sampled:?}")
+    };
+    assert!(why.contains("no client is connected"), "{why}");
+    let e = client.ask::<Shipping>("Where?").await.unwrap_err();
+    assert_eq!(e.status(), Status::NeedsInput);
+    assert_eq!(e.code(), codes::NEEDS_INPUT);
+    assert_eq!(e.message(), "Where?");
+    assert_eq!(
+        e.missing(),
+        ["email", "boxes", "express", "speed", "size", "weight"]
+    );
+    let form = json!({"type": "object", "properties": {"size": {"type": "integer"}}});
+    let e = client.elicit("Which size?", &form).await.unwrap_err();
+    assert_eq!(
+        (e.status(), e.missing()),
+        (Status::NeedsInput, &["size".to_string()][..])
+    );
+    // A question no form can show is the tool's bug, said even where nobody could be asked.
+    let e = client.ask::<Nested>("?").await.err().unwrap();
+    assert_eq!(e.code(), codes::INVALID_QUESTION);
+}
+
+#[tokio::test]
+async fn messages_below_the_clients_level_are_not_sent() {
+    let channel = Arc::new(Scripted {
+        level: Some(LogLevel::Warning),
+        ..Scripted::default()
+    });
+    let client = Client::default();
+    with_client(channel.clone(), async {
+        assert!(client.is_connected());
+        assert!(!client.logs(LogLevel::Info) && client.logs(LogLevel::Warning));
+        client.log(LogLevel::Debug, "d");
+        client.log(LogLevel::Info, "i");
+        client.log(LogLevel::Warning, "w");
+        client.log_data(LogLevel::Critical, Some("db"), json!({"down": true}));
+    })
+    .await;
+    assert_eq!(
+        channel.logged(),
+        [
+            (LogLevel::Warning, json!("w")),
+            (LogLevel::Critical, json!({"down": true}))
+        ]
+    );
+    assert_eq!(
+        channel.logs.lock().unwrap()[1].logger.as_deref(),
+        Some("db")
+    );
+    // A client that receives no messages gets none.
+    let silent = Arc::new(Scripted::default());
+    with_client(silent.clone(), async {
+        client.log(LogLevel::Emergency, "e")
+    })
+    .await;
+    assert!(silent.logged().is_empty());
+}
+
+#[tokio::test]
+async fn ask_reads_the_accepted_answer_into_the_type() {
+    let channel = Scripted::answering([Ok(Answer::Accept(content(json!({
+        "email": "a@b.c", "boxes": 2, "speed": "Standard", "size": "large", "weight": 1.5
+    }))))]);
+    let answer = with_client(channel.clone(), Client::default().ask::<Shipping>("Where?"))
+        .await
+        .unwrap();
+    assert_eq!(
+        answer,
+        Shipping {
+            email: "a@b.c".into(),
+            boxes: 2,
+            express: None,
+            speed: Speed::Standard,
+            size: Some(Size::Large),
+            weight: 1.5
+        }
+    );
+    let asked = channel.asked.lock().unwrap();
+    assert_eq!(asked[0].message(), "Where?");
+    assert_eq!(asked[0], Question::of::<Shipping>("Where?").unwrap());
+}
+
+#[tokio::test]
+async fn each_other_answer_to_a_question_is_the_error_the_envelope_carries() {
+    let form = json!({"type": "object", "properties": {"size": {"type": "integer"}}, "required": ["size"]});
+    let cases: [(Result<Answer, ClientError>, Status, &str); 6] = [
+        (
+            Ok(Answer::Decline),
+            Status::CancelledByUser,
+            codes::CANCELLED_BY_USER,
+        ),
+        (
+            Ok(Answer::Cancel),
+            Status::CancelledByUser,
+            codes::QUESTION_DISMISSED,
+        ),
+        (
+            Ok(Answer::Accept(content(json!({"size": "big"})))),
+            Status::Failed,
+            codes::INVALID_ANSWER,
+        ),
+        (
+            Err(ClientError::Unsupported("no forms".into())),
+            Status::NeedsInput,
+            codes::NEEDS_INPUT,
+        ),
+        (
+            Err(ClientError::Rejected {
+                code: -32000,
+                message: "no".into(),
+            }),
+            Status::Failed,
+            codes::CLIENT_REJECTED,
+        ),
+        (
+            Err(ClientError::Closed),
+            Status::Failed,
+            codes::CLIENT_CLOSED,
+        ),
+    ];
+    for (answer, status, code) in cases {
+        let channel = Scripted::answering([answer.clone()]);
+        let e = with_client(channel, Client::default().elicit("Which size?", &form))
+            .await
+            .unwrap_err();
+        assert_eq!((e.status(), e.code()), (status, code), "{answer:?}");
+        if status == Status::CancelledByUser {
+            assert!(e.message().contains("Which size?"), "{}", e.message());
+        }
+    }
+    // An accepted answer comes back checked.
+    let channel = Scripted::answering([Ok(Answer::Accept(content(json!({"size": 43.0}))))]);
+    let fields = with_client(channel, Client::default().elicit("Which size?", &form))
+        .await
+        .unwrap();
+    assert_eq!(Value::Object(fields), json!({"size": 43}));
+}
+
+#[tokio::test]
+async fn a_client_that_cannot_ask_is_never_sent_the_question() {
+    let channel = Arc::new(Scripted::default());
+    let e = with_client(channel.clone(), Client::default().ask::<Shipping>("?"))
+        .await
+        .unwrap_err();
+    assert_eq!(e.status(), Status::NeedsInput);
+    assert!(channel.asked.lock().unwrap().is_empty());
+}
+
+#[tokio::test]
+async fn sample_goes_to_the_channel() {
+    let channel = Arc::new(Scripted {
+        samples: true,
+        ..Scripted::default()
+    });
+    let client = Client::default();
+    let request = SampleRequest::new("one", 64)
+        .with_message("two")
+        .with_system_prompt("be brief")
+        .with_temperature(0.5)
+        .with_model_hint("claude");
+    let result = with_client(channel.clone(), async {
+        assert!(client.can_sample());
+        client.sample(request.clone()).await
+    })
+    .await
+    .unwrap();
+    assert_eq!(
+        result,
+        SampleResult::new("2 messages", "test-model").with_stop_reason("endTurn")
+    );
+    assert_eq!(channel.sampled.lock().unwrap()[0], request);
+    let unsupported = with_client(
+        Arc::new(Scripted::default()),
+        client.sample(SampleRequest::new("x", 1)),
+    )
+    .await;
+    assert!(matches!(unsupported, Err(ClientError::Unsupported(_))));
+}
+
+// ------------------------------------------------------------------ on the tool threads
+
+/// Logs, asks, reports progress and says which thread it ran on.
+fn chatty(name: &str, timeout_ms: Option<u64>) -> Tool {
+    let mut spec = ToolSpec::new(
+        name,
+        "Asks the user a size and reports. Returns the size and the thread.",
+        json!({"type": "object", "properties": {}, "additionalProperties": false}),
+    );
+    if let Some(ms) = timeout_ms {
+        spec = spec.with_timeout_ms(ms);
+    }
+    Tool::from_fn(spec, |context, _| {
+        Box::pin(async move {
+            let client = context
+                .get::<Client>()
+                .expect("every toolbox supplies a Client");
+            let progress = context.get::<Progress>().expect("and a Progress");
+            client.log(LogLevel::Info, "asking");
+            progress.report(1.0, Some(2.0), None);
+            let fields = client
+                .elicit(
+                    "Which size?",
+                    &json!({"type": "object", "properties": {"size": {"type": "integer"}}}),
+                )
+                .await?;
+            progress.report(2.0, Some(2.0), None);
+            let thread = std::thread::current()
+                .name()
+                .unwrap_or_default()
+                .to_string();
+            Ok(json!({"size": fields["size"], "thread": thread}))
+        })
+    })
+}
+
+#[derive(Default)]
+struct Reports(Mutex<Vec<f64>>);
+
+impl ProgressSink for Reports {
+    fn report(&self, report: ProgressReport) {
+        self.0.lock().unwrap().push(report.progress);
+    }
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_handle_reaches_tools_on_the_tool_threads() {
+    let toolbox = Toolbox::builder()
+        .tool(chatty("isolated", None))
+        .tool(chatty("timed", Some(30_000)))
+        .tool(chatty("inline", None))
+        .isolate_tools(["isolated"])
+        .build()
+        .unwrap();
+    for (tool, on_tool_thread) in [("isolated", true), ("timed", true), ("inline", false)] {
+        let channel = Arc::new(Scripted {
+            level: Some(LogLevel::Debug),
+            elicits: true,
+            answers: Mutex::new(VecDeque::from([Ok(Answer::Accept(content(
+                json!({"size": 43}),
+            )))])),
+            ..Scripted::default()
+        });
+        let reports = Arc::new(Reports::default());
+        let env = with_client(
+            channel.clone(),
+            with_progress(reports.clone(), toolbox.call(tool, json!({}))),
+        )
+        .await;
+        assert_eq!(env.status, Status::Ok, "{tool}: {env:?}");
+        let data = env.data.unwrap();
+        assert_eq!(data["size"], 43, "{tool}");
+        assert_eq!(
+            data["thread"] == "toolsmith-tool",
+            on_tool_thread,
+            "{tool} ran on {}",
+            data["thread"]
+        );
+        assert_eq!(
+            channel.logged(),
+            [(LogLevel::Info, json!("asking"))],
+            "{tool}"
+        );
+        assert_eq!(channel.asked.lock().unwrap().len(), 1, "{tool}");
+        assert_eq!(*reports.0.lock().unwrap(), [1.0, 2.0], "{tool}");
+    }
+    // Without a channel, the same tool on a tool thread answers needs_input.
+    let env = toolbox.call("isolated", json!({})).await;
+    assert_eq!(env.status, Status::NeedsInput);
+    assert_eq!(env.missing, ["size"]);
+}
