@@ -36,8 +36,9 @@
 //!   `list_entries` (a long read answered a page at a time, with a cursor).
 //!
 //! The environment variable `TOOLSMITH_CURSOR_KEY`, when set, is the key that binds cursors
-//! (64 hexadecimal digits, or any text of at least 32 bytes); replicas given the same key
-//! serve each other's cursors. Without it every process has a random key of its own. Every
+//! (64 hexadecimal digits, or any text of at least 32 bytes) and seals the state of the
+//! `input_required` results 2026-07-28 clients get; replicas given the same key serve each
+//! other's cursors and retries. Without it every process has a random key of its own. Every
 //! call is anonymous.
 //!
 //! A missing or unreadable root, a bad option, a store that cannot be reached or a key that is
@@ -368,8 +369,15 @@ async fn connect(store: &Store) -> Result<Option<Arc<dyn StateStore>>, String> {
 async fn run(options: Options) -> Result<(), String> {
     let state = connect(&options.store).await?;
     let toolbox = toolbox(&options, state)?;
-    let server =
+    let mut server =
         McpServer::new(toolbox).server_info("toolsmith-workspace", env!("CARGO_PKG_VERSION"));
+    if std::env::var_os(CURSOR_KEY_VAR).is_some() {
+        // The same key seals the state of 2026-07-28 `input_required` results, so a retry is
+        // served by whichever replica it reaches (the variable was checked in `toolbox`).
+        let key =
+            SecretKey::from_env(CURSOR_KEY_VAR).map_err(|e| format!("{CURSOR_KEY_VAR}: {e}"))?;
+        server = server.request_state_key(key);
+    }
     match &options.http {
         None => server.serve_stdio().await.map_err(|e| e.to_string()),
         Some(addr) => {

@@ -629,7 +629,8 @@ async fn sampling_is_answered_refused_or_unsupported() {
 async fn protocol_2026_07_28_sends_no_requests_to_the_client() {
     for http in [false, true] {
         let tb = toolbox(Arc::new(MemorySink::new()));
-        let person = Person::new(ProtocolVersion::V_2026_07_28, capabilities(BOTH))
+        // Without the elicitation capability: nothing is asked at all.
+        let person = Person::new(ProtocolVersion::V_2026_07_28, capabilities(SAMPLING))
             .answering([accept(json!({"size": 43}))]);
         let (client, server) = connect(person.clone(), &tb, http).await;
         let r = call(&client, "ask_boot_size", json!({})).await;
@@ -641,6 +642,146 @@ async fn protocol_2026_07_28_sends_no_requests_to_the_client() {
         assert!(person.questions().is_empty() && person.samples.lock().unwrap().is_empty());
         finish(client, server).await;
     }
+}
+
+/// 2026-07-28: a `needs_input` for parameters of the tool is answered `input_required` with a
+/// form; rmcp's client asks its person and sends the call again with the answer and the
+/// `requestState`, and the whole pipeline runs again with the answer in the arguments. A
+/// question inside a tool (`Client::ask`) is still `needs_input` in 2026-07-28.
+#[tokio::test]
+async fn in_2026_07_28_needs_input_is_asked_through_an_input_required_result() {
+    for http in [false, true] {
+        let sink = Arc::new(MemorySink::new());
+        let tb = toolbox(Arc::clone(&sink));
+        let person = Person::new(ProtocolVersion::V_2026_07_28, capabilities(BOTH))
+            .answering([
+                accept(json!({"size": 43})),
+                ElicitResult::new(ElicitationAction::Decline),
+                accept(json!({"size": 50})),
+            ]);
+        let (client, server) = connect(person.clone(), &tb, http).await;
+        let r = call(&client, "get_boot_price", json!({"item": "hiker"})).await;
+        assert_eq!(
+            r.structured_content,
+            Some(json!("hiker in 43: 120 EUR")),
+            "http: {http}: {r:?}"
+        );
+        let (message, schema) = person.questions()[0].clone();
+        assert_eq!(message, WHICH_SIZE);
+        assert_eq!(schema["required"], json!(["size"]));
+        let statuses: Vec<Option<Status>> = sink
+            .records()
+            .iter()
+            .filter(|r| r.event == AuditEvent::Call && r.tool == "get_boot_price")
+            .map(|r| r.status)
+            .collect();
+        assert_eq!(statuses, [Some(Status::NeedsInput), Some(Status::Ok)]);
+        let r = call(&client, "get_boot_price", json!({"item": "hiker"})).await;
+        assert_outcome(&r, Status::CancelledByUser, Some(codes::CANCELLED_BY_USER));
+        let r = call(&client, "get_boot_price", json!({"item": "hiker"})).await;
+        assert_outcome(&r, Status::Failed, Some(codes::INVALID_ANSWER));
+        let r = call(&client, "ask_boot_size", json!({})).await;
+        assert_outcome(&r, Status::NeedsInput, Some(codes::NEEDS_INPUT));
+        assert_eq!(person.questions().len(), 3, "http: {http}");
+        finish(client, server).await;
+    }
+}
+
+/// The `requestState` of an `input_required` result is sealed: an edited one, one presented
+/// with other arguments, and one presented for another tool are refused with a JSON-RPC error
+/// (`-32602`) that says why; a retry without the answer is asked again; answers sent up front
+/// without a state are not trusted (the call runs as sent).
+#[tokio::test]
+async fn an_input_required_state_is_sealed_to_its_call() {
+    use rmcp::model::{CallToolResponse, InputResponses};
+    let tb = toolbox(Arc::new(MemorySink::new()));
+    let person = Person::new(ProtocolVersion::V_2026_07_28, capabilities(ELICITATION));
+    let (client, server) = connect(person, &tb, false).await;
+    let params = |name: &'static str, args: Value| {
+        let Value::Object(args) = args else {
+            unreachable!()
+        };
+        CallToolRequestParams::new(name).with_arguments(args)
+    };
+    let once = |p: CallToolRequestParams| {
+        let client = &client;
+        async move {
+            tokio::time::timeout(BOUND, client.call_tool_once(p))
+                .await
+                .expect("answered within the bound")
+        }
+    };
+    let hiker = json!({"item": "hiker"});
+    let first = once(params("get_boot_price", hiker.clone())).await.unwrap();
+    let CallToolResponse::InputRequired(asked) = first else {
+        panic!("expected input_required, got {first:?}")
+    };
+    let state = asked.request_state.clone().unwrap();
+    assert!(asked
+        .input_requests
+        .as_ref()
+        .unwrap()
+        .contains_key("needs_input"));
+    let mut answer = InputResponses::new();
+    answer.insert(
+        "needs_input".into(),
+        json!({"action": "accept", "content": {"size": 42}}),
+    );
+    let refused = |r: Result<CallToolResponse, rmcp::ServiceError>, why: &str| match r {
+        Err(rmcp::ServiceError::McpError(e)) => {
+            assert_eq!(e.code, rmcp::model::ErrorCode::INVALID_PARAMS, "{e:?}");
+            assert!(e.message.contains(why), "{e:?}");
+        }
+        other => panic!("expected a JSON-RPC error, got {other:?}"),
+    };
+    // Edited.
+    let tampered = format!("{state}-TAMPERED");
+    let r = once(
+        params("get_boot_price", hiker.clone())
+            .with_input_responses(answer.clone())
+            .with_request_state(tampered),
+    )
+    .await;
+    refused(r, "does not verify");
+    // Other arguments.
+    let r = once(
+        params("get_boot_price", json!({"item": "racer"}))
+            .with_input_responses(answer.clone())
+            .with_request_state(state.clone()),
+    )
+    .await;
+    refused(r, "does not verify");
+    // Another tool with the same arguments.
+    let r = once(
+        params("get_boot_colour", hiker.clone())
+            .with_input_responses(answer.clone())
+            .with_request_state(state.clone()),
+    )
+    .await;
+    refused(r, "issued for the tool \"get_boot_price\"");
+    // No answer: asked again.
+    let r = once(params("get_boot_price", hiker.clone()).with_request_state(state.clone()))
+        .await
+        .unwrap();
+    assert!(matches!(r, CallToolResponse::InputRequired(_)), "{r:?}");
+    // The answer with the state as issued: done.
+    let r = once(
+        params("get_boot_price", hiker.clone())
+            .with_input_responses(answer.clone())
+            .with_request_state(state),
+    )
+    .await
+    .unwrap();
+    let CallToolResponse::Complete(done) = r else {
+        panic!("expected a result, got {r:?}")
+    };
+    assert_eq!(done.structured_content, Some(json!("hiker in 42: 120 EUR")));
+    // Answers without a state are not trusted: the call runs as sent.
+    let r = once(params("get_boot_price", hiker).with_input_responses(answer))
+        .await
+        .unwrap();
+    assert!(matches!(r, CallToolResponse::InputRequired(_)), "{r:?}");
+    finish(client, server).await;
 }
 
 #[tokio::test]

@@ -167,8 +167,9 @@ pub(crate) struct CallChannel {
 }
 
 /// Why a 2026-07-28 call cannot send requests to its client.
-const NO_REQUESTS_IN_2026: &str = "protocol 2026-07-28 has no server-to-client requests, and \
-     this server does not answer with input_required results yet";
+const NO_REQUESTS_IN_2026: &str = "protocol 2026-07-28 has no server-to-client requests: a \
+     question inside a tool ends the call with needs_input (the server asks for a tool's own \
+     parameters through an input_required result)";
 
 impl CallChannel {
     pub(crate) fn new(

@@ -33,7 +33,9 @@
 //!   are all plain parameters of the tool (ones a form can show) and the client declared
 //!   elicitation, the server asks the user for them and runs the call again, through the whole
 //!   pipeline, with the answers merged into its arguments (once per call). A decline is
-//!   `cancelled_by_user`; a client that cannot ask gets the `needs_input` as it was.
+//!   `cancelled_by_user`; a client that cannot ask gets the `needs_input` as it was. In
+//!   2026-07-28 the question is an `input_required` result whose sealed `requestState` the
+//!   client sends back with the answer ([`McpServer::request_state_key`]; `input_required.rs`).
 //! - Caller identity: [`McpServer::caller`] names the one caller of a stdio session (and the
 //!   default over HTTP); [`McpServer::caller_from_http`] maps each HTTP request (its headers and
 //!   extensions, `http::request::Parts`) to a [`Caller`]. Without either, every call is
@@ -57,6 +59,7 @@
 
 mod client;
 mod http;
+mod input_required;
 
 pub use self::http::{HttpServer, MAX_REQUEST_BODY_BYTES, MCP_PATH, SHUTDOWN_GRACE};
 
@@ -110,6 +113,8 @@ struct Inner {
     catalog: Catalogs,
     starts: WatchStarts,
     watchers: Watchers,
+    /// Seals the `requestState` of 2026-07-28 `input_required` results.
+    state_key: tool_core::SecretKey,
 }
 
 impl Drop for Inner {
@@ -342,6 +347,7 @@ impl McpServer {
                 info: Implementation::new("toolsmith", env!("CARGO_PKG_VERSION")),
                 starts: WatchStarts::default(),
                 watchers: Watchers::default(),
+                state_key: tool_core::SecretKey::random(),
             }),
             session: Arc::default(),
         }
@@ -365,6 +371,7 @@ impl McpServer {
             starts: self.inner.starts.clone(),
             // The new server's sessions are its own.
             watchers: Watchers::default(),
+            state_key: self.inner.state_key.clone(),
         };
         f(&mut inner);
         McpServer {
@@ -389,6 +396,15 @@ impl McpServer {
         f: impl Fn(&::http::request::Parts) -> Caller + Send + Sync + 'static,
     ) -> Self {
         self.map(|i| i.http_caller = Some(Arc::new(f)))
+    }
+
+    /// The key that seals the `requestState` of the `input_required` results a 2026-07-28
+    /// client gets when a call needs the user's input (default: a random key of this process).
+    /// Replicas behind one load balancer share it, so a retry is served wherever it lands; the
+    /// example server reads it from `TOOLSMITH_CURSOR_KEY` with the cursor key.
+    #[must_use]
+    pub fn request_state_key(self, key: tool_core::SecretKey) -> Self {
+        self.map(|i| i.state_key = key)
     }
 
     /// The name and version the server gives in `initialize` and `server/discover` (default
@@ -442,6 +458,16 @@ impl McpServer {
             _ => self.inner.caller.clone(),
         }
     }
+}
+
+/// Whether a 2026-07-28 request's client declared elicitation in form mode (in the request's
+/// `_meta`, as 2026-07-28 clients declare their capabilities per request).
+fn elicits_forms(context: &RequestContext<RoleServer>) -> bool {
+    context
+        .meta
+        .client_capabilities()
+        .and_then(|c| c.elicitation)
+        .is_some_and(|e| e.form.is_some() || e.url.is_none())
 }
 
 /// The export's version for a negotiated protocol version; versions before 2025-06-18 are not
@@ -578,6 +604,79 @@ impl McpServer {
         }
     }
 
+    /// The `CallToolResult` of an envelope of the tool `name` (a JSON-RPC error where the
+    /// version makes the envelope one).
+    fn result_of(
+        &self,
+        name: &str,
+        env: Envelope,
+        version: McpVersion,
+    ) -> Result<CallToolResult, ErrorData> {
+        if let Some(error) = protocol_error(&env, version) {
+            return Err(error);
+        }
+        let catalog = self.inner.catalog.get(&self.inner.toolbox);
+        // rmcp's result type built from the parts directly: no JSON tree to decode again.
+        let parts = mcp_call_parts(catalog.specs.get(name), env, version);
+        let mut blocks = Vec::with_capacity(1 + parts.content.len());
+        if !parts.text.is_empty() || parts.content.is_empty() {
+            blocks.push(ContentBlock::text(parts.text));
+        }
+        // A tool's own content blocks (images, audio, resources, links), written by
+        // `tool_core::content` in MCP's shapes.
+        for block in parts.content {
+            blocks.push(serde_json::from_value::<ContentBlock>(block).map_err(internal)?);
+        }
+        let mut result = CallToolResult::success(blocks);
+        result.structured_content = parts.structured_content;
+        result.is_error = Some(parts.is_error);
+        result.meta = (!parts.meta.is_empty()).then(|| MetaObject(parts.meta));
+        result.result_type = Some(ResultType::COMPLETE);
+        Ok(result)
+    }
+
+    /// The `input_required` answer that asks `question` (2026-07-28).
+    fn input_required(
+        &self,
+        name: &str,
+        question: &Question,
+        earlier: serde_json::Map<String, Value>,
+        caller: &Caller,
+        args: &Value,
+    ) -> Result<CallToolResponse, ErrorData> {
+        input_required::ask(&self.inner.state_key, name, question, earlier, caller, args)
+            .map(CallToolResponse::from)
+            .map_err(internal)
+    }
+
+    /// Verifies a retry's `requestState` and reads its answer (2026-07-28).
+    fn resume(
+        &self,
+        name: &str,
+        state: &str,
+        responses: Option<&rmcp::model::InputResponses>,
+        caller: &Caller,
+        args: &Value,
+    ) -> Result<input_required::Resume, ErrorData> {
+        let catalog = self.inner.catalog.get(&self.inner.toolbox);
+        let Some(spec) = catalog.specs.get(name) else {
+            return Err(ErrorData::invalid_params(
+                format!("the requestState names no tool of this server (\"{name}\")"),
+                None,
+            ));
+        };
+        input_required::resume(
+            &self.inner.state_key,
+            name,
+            &spec.input_schema,
+            state,
+            responses,
+            caller,
+            args,
+        )
+        .map_err(|why| ErrorData::invalid_params(why, None))
+    }
+
     /// The question for the missing fields of a `needs_input` envelope: `None` when the
     /// envelope is something else, names no field, or a field is not a parameter of the tool a
     /// form can ask for.
@@ -639,9 +738,36 @@ impl ServerHandler for McpServer {
     ) -> Result<CallToolResponse, ErrorData> {
         let version = version_of(&context);
         let caller = self.caller_of(&context);
-        let args = request.arguments.map_or(Value::Null, Value::Object);
+        let mut args = request.arguments.map_or(Value::Null, Value::Object);
         let name: &str = &request.name;
-        let toolbox = &self.inner.toolbox;
+        // 2026-07-28: a call that needs the user's input is answered `input_required`, and
+        // retried with the answers (see `input_required.rs`): the original arguments and the
+        // caller are kept for the seal.
+        let asking = version == McpVersion::V2026_07_28 && elicits_forms(&context);
+        let original = asking.then(|| (args.clone(), caller.clone()));
+        let mut earlier = serde_json::Map::new();
+        if let (Some(state), Some((original, caller))) = (&request.request_state, &original) {
+            match self.resume(
+                name,
+                state,
+                request.input_responses.as_ref(),
+                caller,
+                original,
+            )? {
+                input_required::Resume::Answered(fields) => {
+                    if let Value::Object(map) = &mut args {
+                        map.extend(fields.clone());
+                    }
+                    earlier = fields;
+                }
+                input_required::Resume::AskAgain(question, answered) => {
+                    return self.input_required(name, &question, answered, caller, original);
+                }
+                input_required::Resume::Refused(env) => {
+                    return Ok(self.result_of(name, env, version)?.into());
+                }
+            }
+        }
         let outbox = Arc::new(client::Outbox::default());
         let channel = Arc::new(client::CallChannel::new(
             &context,
@@ -664,27 +790,17 @@ impl ServerHandler for McpServer {
                 driving(with_progress(sink, call), &outbox, Some(token), &context).await?
             }
         };
-        if let Some(error) = protocol_error(&env, version) {
-            return Err(error);
+        if let Some((original, caller)) = &original {
+            // A field answered in an earlier round and missing again is not asked twice: the
+            // agent gets the `needs_input` (the client bounds the rounds too).
+            let question = self
+                .question_for(name, &env)
+                .filter(|q| !q.fields().iter().any(|f| earlier.contains_key(f)));
+            if let Some(question) = question {
+                return self.input_required(name, &question, earlier, caller, original);
+            }
         }
-        let catalog = self.inner.catalog.get(toolbox);
-        // rmcp's result type built from the parts directly: no JSON tree to decode again.
-        let parts = mcp_call_parts(catalog.specs.get(name), env, version);
-        let mut blocks = Vec::with_capacity(1 + parts.content.len());
-        if !parts.text.is_empty() || parts.content.is_empty() {
-            blocks.push(ContentBlock::text(parts.text));
-        }
-        // A tool's own content blocks (images, audio, resources, links), written by
-        // `tool_core::content` in MCP's shapes.
-        for block in parts.content {
-            blocks.push(serde_json::from_value::<ContentBlock>(block).map_err(internal)?);
-        }
-        let mut result = CallToolResult::success(blocks);
-        result.structured_content = parts.structured_content;
-        result.is_error = Some(parts.is_error);
-        result.meta = (!parts.meta.is_empty()).then(|| MetaObject(parts.meta));
-        result.result_type = Some(ResultType::COMPLETE);
-        Ok(result.into())
+        Ok(self.result_of(name, env, version)?.into())
     }
 
     /// Sets the session's log level (2025 revisions); 2026-07-28 has no such request (each
