@@ -123,6 +123,21 @@ fn book_boots(
     }
 }
 
+/// Greets the user by the name they give. Returns the greeting.
+#[tool(read_only)]
+async fn greet_user(#[context] client: &Client) -> Result<String, ToolError> {
+    let form = json!({"type": "object", "properties": {"name": {"type": "string"}},
+                      "required": ["name"]});
+    // Named, so a 2026-07-28 client can answer it by that name, even before it is asked.
+    let question = toolsmith::Question::new("What is your name?", &form)?.with_key("user_name");
+    let answer = client.question(&question).await?;
+    let name = answer["name"].as_str().unwrap_or_default().to_string();
+    let summary = client
+        .sample(SampleRequest::new(format!("Greet {name}"), 20).with_key("greeting"))
+        .await?;
+    Ok(format!("Hello, {name}! {}", summary.text))
+}
+
 /// Summarizes a text with the client's model. Returns the summary and the model's name.
 #[tool(read_only)]
 async fn summarize_text(
@@ -176,6 +191,7 @@ fn toolbox(sink: Arc<MemorySink>) -> Arc<Toolbox> {
             .tool(get_boot_colour::tool())
             .tool(count_boot_stock::tool())
             .tool(summarize_text::tool())
+            .tool(greet_user::tool())
             .tool(report_levels::tool())
             .tool(report_levels_slowly::tool())
             .tool(book_boots::tool())
@@ -629,8 +645,8 @@ async fn sampling_is_answered_refused_or_unsupported() {
 async fn protocol_2026_07_28_sends_no_requests_to_the_client() {
     for http in [false, true] {
         let tb = toolbox(Arc::new(MemorySink::new()));
-        // Without the elicitation capability: nothing is asked at all.
-        let person = Person::new(ProtocolVersion::V_2026_07_28, capabilities(SAMPLING))
+        // Without the capabilities: nothing is asked at all.
+        let person = Person::new(ProtocolVersion::V_2026_07_28, capabilities("{}"))
             .answering([accept(json!({"size": 43}))]);
         let (client, server) = connect(person.clone(), &tb, http).await;
         let r = call(&client, "ask_boot_size", json!({})).await;
@@ -646,19 +662,17 @@ async fn protocol_2026_07_28_sends_no_requests_to_the_client() {
 
 /// 2026-07-28: a `needs_input` for parameters of the tool is answered `input_required` with a
 /// form; rmcp's client asks its person and sends the call again with the answer and the
-/// `requestState`, and the whole pipeline runs again with the answer in the arguments. A
-/// question inside a tool (`Client::ask`) is still `needs_input` in 2026-07-28.
+/// `requestState`, and the whole pipeline runs again with the answer in the arguments.
 #[tokio::test]
 async fn in_2026_07_28_needs_input_is_asked_through_an_input_required_result() {
     for http in [false, true] {
         let sink = Arc::new(MemorySink::new());
         let tb = toolbox(Arc::clone(&sink));
-        let person = Person::new(ProtocolVersion::V_2026_07_28, capabilities(BOTH))
-            .answering([
-                accept(json!({"size": 43})),
-                ElicitResult::new(ElicitationAction::Decline),
-                accept(json!({"size": 50})),
-            ]);
+        let person = Person::new(ProtocolVersion::V_2026_07_28, capabilities(BOTH)).answering([
+            accept(json!({"size": 43})),
+            ElicitResult::new(ElicitationAction::Decline),
+            accept(json!({"size": 50})),
+        ]);
         let (client, server) = connect(person.clone(), &tb, http).await;
         let r = call(&client, "get_boot_price", json!({"item": "hiker"})).await;
         assert_eq!(
@@ -680,11 +694,127 @@ async fn in_2026_07_28_needs_input_is_asked_through_an_input_required_result() {
         assert_outcome(&r, Status::CancelledByUser, Some(codes::CANCELLED_BY_USER));
         let r = call(&client, "get_boot_price", json!({"item": "hiker"})).await;
         assert_outcome(&r, Status::Failed, Some(codes::INVALID_ANSWER));
+        // A question inside a tool goes in a round too (the person has no answer left).
         let r = call(&client, "ask_boot_size", json!({})).await;
-        assert_outcome(&r, Status::NeedsInput, Some(codes::NEEDS_INPUT));
-        assert_eq!(person.questions().len(), 3, "http: {http}");
+        assert_outcome(&r, Status::CancelledByUser, Some(codes::CANCELLED_BY_USER));
+        assert_eq!(person.questions().len(), 4, "http: {http}");
         finish(client, server).await;
     }
+}
+
+/// 2026-07-28: a tool's own requests (`Client::ask`, `Client::sample`) go to the client in
+/// `input_required` results, round after round, the tool running again from the start each
+/// time with every answer so far; rmcp's client drives the rounds.
+#[tokio::test]
+async fn in_2026_07_28_a_tools_questions_and_samples_go_in_rounds() {
+    for http in [false, true] {
+        let sink = Arc::new(MemorySink::new());
+        let tb = toolbox(Arc::clone(&sink));
+        let person = Person::new(ProtocolVersion::V_2026_07_28, capabilities(BOTH))
+            .answering([accept(json!({"size": 44})), accept(json!({"name": "Ann"}))]);
+        let (client, server) = connect(person.clone(), &tb, http).await;
+        let r = call(&client, "ask_boot_size", json!({})).await;
+        assert_eq!(r.structured_content, Some(json!(44)), "http: {http}: {r:?}");
+        let r = call(&client, "summarize_text", json!({"text": "boots"})).await;
+        assert_eq!(
+            r.structured_content,
+            Some(json!("Boots, briefly. (test-model)")),
+            "{r:?}"
+        );
+        // Two rounds: the question, then the sample (the answer carried in the state).
+        let r = call(&client, "greet_user", json!({})).await;
+        assert_eq!(
+            r.structured_content,
+            Some(json!("Hello, Ann! Boots, briefly.")),
+            "{r:?}"
+        );
+        assert_eq!(person.questions().len(), 2);
+        assert_eq!(person.samples.lock().unwrap().len(), 2);
+        let runs = sink
+            .records()
+            .iter()
+            .filter(|r| r.event == AuditEvent::Call && r.tool == "greet_user")
+            .count();
+        assert_eq!(runs, 3, "a run per round");
+        finish(client, server).await;
+    }
+}
+
+/// The state of a tool's own requests is sealed like a `needs_input`'s; answers sent up front
+/// under a request's name (no state) are the tool's answers; a retry with the answer to the
+/// first request and without the state asks the next one.
+#[tokio::test]
+async fn a_tools_own_requests_are_answered_by_name_and_their_state_is_sealed() {
+    use rmcp::model::{CallToolResponse, InputResponses};
+    let tb = toolbox(Arc::new(MemorySink::new()));
+    let person = Person::new(ProtocolVersion::V_2026_07_28, capabilities(BOTH));
+    let (client, server) = connect(person, &tb, false).await;
+    let once = |p: CallToolRequestParams| {
+        let client = &client;
+        async move {
+            tokio::time::timeout(BOUND, client.call_tool_once(p))
+                .await
+                .expect("answered within the bound")
+        }
+    };
+    let greet = || CallToolRequestParams::new("greet_user").with_arguments(Default::default());
+    let first = once(greet()).await.unwrap();
+    let CallToolResponse::InputRequired(asked) = first else {
+        panic!("expected input_required, got {first:?}")
+    };
+    let requests = asked.input_requests.clone().unwrap();
+    assert_eq!(requests.keys().collect::<Vec<_>>(), ["user_name"]);
+    let state = asked.request_state.clone().unwrap();
+    let mut name = InputResponses::new();
+    name.insert(
+        "user_name".into(),
+        json!({"action": "accept", "content": {"name": "Bo"}}),
+    );
+    // Edited: refused.
+    let r = once(
+        greet()
+            .with_input_responses(name.clone())
+            .with_request_state(format!("{state}x")),
+    )
+    .await;
+    assert!(
+        matches!(&r, Err(rmcp::ServiceError::McpError(e)) if e.code == rmcp::model::ErrorCode::INVALID_PARAMS),
+        "{r:?}"
+    );
+    // Up front, without a state: the question is answered, the sample is asked next, with a
+    // state that carries the name.
+    let r = once(greet().with_input_responses(name.clone()))
+        .await
+        .unwrap();
+    let CallToolResponse::InputRequired(next) = r else {
+        panic!("expected input_required, got {r:?}")
+    };
+    assert_eq!(
+        next.input_requests
+            .as_ref()
+            .unwrap()
+            .keys()
+            .collect::<Vec<_>>(),
+        ["greeting"]
+    );
+    let mut greeting = InputResponses::new();
+    greeting.insert(
+        "greeting".into(),
+        json!({"role": "assistant", "content": {"type": "text", "text": "Welcome."},
+               "model": "m"}),
+    );
+    let r = once(
+        greet()
+            .with_input_responses(greeting)
+            .with_request_state(next.request_state.unwrap()),
+    )
+    .await
+    .unwrap();
+    let CallToolResponse::Complete(done) = r else {
+        panic!("expected a result, got {r:?}")
+    };
+    assert_eq!(done.structured_content, Some(json!("Hello, Bo! Welcome.")));
+    finish(client, server).await;
 }
 
 /// The `requestState` of an `input_required` result is sealed: an edited one, one presented

@@ -9,10 +9,15 @@
 //!   (`_meta["io.modelcontextprotocol/logLevel"]`), and a call without it gets no messages, as
 //!   that revision requires.
 //! - Sampling (`sampling/createMessage`) and elicitation (`elicitation/create`, form mode) are
-//!   server-to-client requests, sent only to a client that declared the capability, and only in
-//!   the 2025 revisions: 2026-07-28 forbids server-to-client requests (its `input_required`
-//!   results are not supported yet), so there a tool's `sample` is unsupported and its `ask`
-//!   answers `needs_input`.
+//!   server-to-client requests in the 2025 revisions, sent only to a client that declared the
+//!   capability. 2026-07-28 has no server-to-client requests: there the call asks in rounds
+//!   (SEP-2322). A tool's `ask` or `sample` that the request's `inputResponses` (or those of
+//!   earlier rounds, carried in the sealed `requestState`) answer under the request's name
+//!   ([`Question::key`], [`SampleRequest::request_key`]) gets that answer; one they do not
+//!   answer is noted, the tool's run ends as it would without a client (`needs_input`, or
+//!   `CLIENT_UNSUPPORTED`), and the server answers `input_required` with every noted request
+//!   instead of that run's result. The client sends the call again with the answers, and the
+//!   tool runs again from the start: a tool asks before it acts.
 //!
 //! Each request names the `tools/call` it comes from, so over streamable HTTP it travels on
 //! that call's response stream (SEP-2260), from the tool threads too (rmcp would take the
@@ -24,7 +29,7 @@
 
 use rmcp::model::{
     ClientResult, CreateMessageRequest, CreateMessageRequestParams, ElicitRequest,
-    ElicitRequestParams, ElicitationAction, ElicitationSchema, LoggingLevel,
+    ElicitRequestParams, ElicitationAction, ElicitationSchema, InputRequest, LoggingLevel,
     LoggingMessageNotificationParam, ModelHint, ModelPreferences, ProgressToken, RequestId, Role,
     SamplingMessage, SamplingMessageContentBlock, ServerRequest,
 };
@@ -164,26 +169,74 @@ pub(crate) struct CallChannel {
     no_sampling: Option<&'static str>,
     /// Why elicitation (form mode) is not possible, if it is not.
     no_elicitation: Option<&'static str>,
+    /// 2026-07-28: the answers this round has, and the requests it could not answer.
+    rounds: Option<Rounds>,
 }
 
-/// Why a 2026-07-28 call cannot send requests to its client.
-const NO_REQUESTS_IN_2026: &str = "protocol 2026-07-28 has no server-to-client requests: a \
-     question inside a tool ends the call with needs_input (the server asks for a tool's own \
-     parameters through an input_required result)";
+/// A 2026-07-28 call's rounds (SEP-2322): the answers so far, by request name, and the requests
+/// of this run that no answer met.
+#[derive(Default)]
+pub(crate) struct Rounds {
+    pub(crate) answers: serde_json::Map<String, serde_json::Value>,
+    pending: Mutex<Vec<(String, InputRequest)>>,
+}
+
+impl Rounds {
+    /// The rounds of a call that arrived with `answers`.
+    pub(crate) fn new(answers: serde_json::Map<String, serde_json::Value>) -> Rounds {
+        Rounds {
+            answers,
+            pending: Mutex::default(),
+        }
+    }
+
+    /// The requests of this run that no answer met, each once, in the order they were made.
+    pub(crate) fn pending(&self) -> Vec<(String, InputRequest)> {
+        self.pending
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner)
+            .clone()
+    }
+
+    /// Notes a request no answer met; the tool then goes on as without a client.
+    fn note(&self, key: String, request: InputRequest) -> ClientError {
+        let mut pending = self.pending.lock().unwrap_or_else(PoisonError::into_inner);
+        if !pending.iter().any(|(k, _)| *k == key) {
+            pending.push((key, request));
+        }
+        ClientError::Unsupported(format!(
+            "the request \"{}\" goes to the client in an input_required result",
+            pending.last().map_or("", |(k, _)| k.as_str())
+        ))
+    }
+}
+
+/// Why a 2026-07-28 call cannot ask its client: it did not declare the capability in the
+/// request's `_meta`.
+const NO_SAMPLING_2026: &str = "the client did not declare sampling in this request's _meta";
+const NO_ELICITATION_2026: &str =
+    "the client did not declare elicitation in form mode in this request's _meta";
 
 impl CallChannel {
+    /// The channel of a call; `rounds` (2026-07-28) holds the answers the call arrived with.
     pub(crate) fn new(
         context: &RequestContext<RoleServer>,
         session: &Arc<Session>,
         version: McpVersion,
         outbox: Arc<Outbox>,
+        rounds: Option<Rounds>,
     ) -> CallChannel {
         let (level, no_sampling, no_elicitation) = if version == McpVersion::V2026_07_28 {
             let level = context.meta.log_level().map(level_of);
+            let capabilities = context.meta.client_capabilities();
+            let sampling = capabilities.as_ref().is_some_and(|c| c.sampling.is_some());
+            let forms = capabilities
+                .and_then(|c| c.elicitation)
+                .is_some_and(|e| e.form.is_some() || e.url.is_none());
             (
                 Level::Call(level),
-                Some(NO_REQUESTS_IN_2026),
-                Some(NO_REQUESTS_IN_2026),
+                (!sampling).then_some(NO_SAMPLING_2026),
+                (!forms).then_some(NO_ELICITATION_2026),
             )
         } else {
             let info = context.peer.peer_info();
@@ -207,7 +260,13 @@ impl CallChannel {
             outbox,
             no_sampling,
             no_elicitation,
+            rounds: rounds.filter(|_| version == McpVersion::V2026_07_28),
         }
+    }
+
+    /// The call's rounds (2026-07-28).
+    pub(crate) fn rounds(&self) -> Option<&Rounds> {
+        self.rounds.as_ref()
     }
 
     /// The mark that sends a request on the call's stream.
@@ -312,6 +371,24 @@ impl ClientChannel for CallChannel {
             if let Some(why) = self.no_sampling {
                 return Err(ClientError::Unsupported(why.into()));
             }
+            if let Some(rounds) = &self.rounds {
+                let key = request.request_key();
+                return match rounds.answers.get(&key) {
+                    Some(answer) => {
+                        let result: rmcp::model::CreateMessageResult =
+                            serde_json::from_value(answer.clone()).map_err(|e| {
+                                ClientError::InvalidAnswer(format!(
+                                    "the input response \"{key}\" is not a sampling result: {e}"
+                                ))
+                            })?;
+                        sample_result(result)
+                    }
+                    None => {
+                        let request = CreateMessageRequest::new(sampling_params(request));
+                        Err(rounds.note(key, InputRequest::CreateMessage(request)))
+                    }
+                };
+            }
             let mut request = CreateMessageRequest::new(sampling_params(request));
             request.extensions.insert(self.origin());
             match self
@@ -348,30 +425,48 @@ impl ClientChannel for CallChannel {
                 message: question.message().to_string(),
                 requested_schema: schema,
             });
-            request.extensions.insert(self.origin());
-            match self.request(ServerRequest::ElicitRequest(request)).await? {
-                ClientResult::ElicitResult(result) => Ok(match result.action {
-                    ElicitationAction::Accept => Answer::Accept(match result.content {
-                        Some(serde_json::Value::Object(content)) => content,
-                        Some(other) => {
-                            return Err(ClientError::InvalidAnswer(format!(
-                                "the answer's content is not an object of fields: {other}"
-                            )))
-                        }
-                        None => serde_json::Map::new(),
-                    }),
-                    ElicitationAction::Decline => Answer::Decline,
-                    ElicitationAction::Cancel => Answer::Cancel,
-                    other => {
+            let result = if let Some(rounds) = &self.rounds {
+                let key = question.key();
+                match rounds.answers.get(&key) {
+                    Some(answer) => {
+                        serde_json::from_value::<rmcp::model::ElicitResult>(answer.clone())
+                            .map_err(|e| {
+                                ClientError::InvalidAnswer(format!(
+                            "the input response \"{key}\" is not an elicitation result: {e}"
+                        ))
+                            })?
+                    }
+                    None => return Err(rounds.note(key, InputRequest::Elicitation(request))),
+                }
+            } else {
+                request.extensions.insert(self.origin());
+                match self.request(ServerRequest::ElicitRequest(request)).await? {
+                    ClientResult::ElicitResult(result) => result,
+                    _ => {
+                        return Err(ClientError::InvalidAnswer(
+                            "the client answered with another kind of result".into(),
+                        ))
+                    }
+                }
+            };
+            Ok(match result.action {
+                ElicitationAction::Accept => Answer::Accept(match result.content {
+                    Some(serde_json::Value::Object(content)) => content,
+                    Some(other) => {
                         return Err(ClientError::InvalidAnswer(format!(
-                            "the client answered with the unknown action {other:?}"
+                            "the answer's content is not an object of fields: {other}"
                         )))
                     }
+                    None => serde_json::Map::new(),
                 }),
-                _ => Err(ClientError::InvalidAnswer(
-                    "the client answered with another kind of result".into(),
-                )),
-            }
+                ElicitationAction::Decline => Answer::Decline,
+                ElicitationAction::Cancel => Answer::Cancel,
+                other => {
+                    return Err(ClientError::InvalidAnswer(format!(
+                        "the client answered with the unknown action {other:?}"
+                    )))
+                }
+            })
         })
     }
 }

@@ -77,6 +77,38 @@ fn seal(key: &SecretKey, payload: &str, caller: &Caller, args: &Value) -> String
     )
 }
 
+/// The sealed `requestState` of `state`.
+fn sealed(key: &SecretKey, state: &State, caller: &Caller, args: &Value) -> Result<String, String> {
+    let payload = b64().encode(serde_json::to_vec(state).map_err(|e| e.to_string())?);
+    let mac = seal(key, &payload, caller, args);
+    Ok(format!("{payload}.{mac}"))
+}
+
+/// The `input_required` result of a run whose tool made requests no answer met (`Client::ask`,
+/// `Client::sample`): those requests, and a state carrying every answer so far, so the next
+/// round's run finds them all.
+pub(crate) fn rounds(
+    key: &SecretKey,
+    tool: &str,
+    pending: Vec<(String, InputRequest)>,
+    answers: Map<String, Value>,
+    caller: &Caller,
+    args: &Value,
+) -> Result<InputRequiredResult, String> {
+    let state = State {
+        t: tool.to_string(),
+        f: Vec::new(),
+        m: String::new(),
+        a: answers,
+        e: now() + STATE_TTL.as_secs(),
+    };
+    let requests: InputRequests = pending.into_iter().collect();
+    Ok(InputRequiredResult::new(
+        Some(requests),
+        Some(sealed(key, &state, caller, args)?),
+    ))
+}
+
 /// The `input_required` result that asks `question` for the tool `tool`, carrying the answers
 /// of earlier rounds.
 pub(crate) fn ask(
@@ -104,13 +136,11 @@ pub(crate) fn ask(
         a: earlier,
         e: now() + STATE_TTL.as_secs(),
     };
-    let payload = b64().encode(serde_json::to_vec(&state).map_err(|e| e.to_string())?);
-    let mac = seal(key, &payload, caller, args);
     let mut requests = InputRequests::new();
     requests.insert(REQUEST_KEY.to_string(), InputRequest::Elicitation(request));
     Ok(InputRequiredResult::new(
         Some(requests),
-        Some(format!("{payload}.{mac}")),
+        Some(sealed(key, &state, caller, args)?),
     ))
 }
 
@@ -122,6 +152,8 @@ pub(crate) enum Resume {
     Refused(tool_core::Envelope),
     /// The retry carries no answer to the question: ask it again.
     AskAgain(Question, Map<String, Value>),
+    /// A state of the tool's own requests: the answers of earlier rounds, by request name.
+    Answers(Map<String, Value>),
 }
 
 /// Verifies `state` for a retry of `tool` by `caller` with `args`, and reads the answer in
@@ -166,6 +198,9 @@ pub(crate) fn resume(
     }
     if state.e < now() {
         return Err("the requestState has expired; send the request again without it".into());
+    }
+    if state.f.is_empty() {
+        return Ok(Resume::Answers(state.a));
     }
     let question = Question::for_fields(state.m, input_schema, &state.f)
         .map_err(|e| format!("the question of the requestState no longer fits the tool: {e}"))?;

@@ -567,8 +567,9 @@ impl McpServer {
         channel: &client::CallChannel,
     ) -> Envelope {
         let toolbox = &self.inner.toolbox;
-        if !channel.can_elicit() {
-            // No question can follow: the arguments go to the call as they are.
+        // No question can follow, or (2026-07-28) it follows in an `input_required` result
+        // (`call_tool`): the arguments go to the call as they are.
+        if !channel.can_elicit() || channel.rounds().is_some() {
             return toolbox
                 .call_with(name, args, CallOptions::new().caller(caller))
                 .await;
@@ -743,9 +744,13 @@ impl ServerHandler for McpServer {
         // 2026-07-28: a call that needs the user's input is answered `input_required`, and
         // retried with the answers (see `input_required.rs`): the original arguments and the
         // caller are kept for the seal.
-        let asking = version == McpVersion::V2026_07_28 && elicits_forms(&context);
-        let original = asking.then(|| (args.clone(), caller.clone()));
+        let rounds = version == McpVersion::V2026_07_28;
+        let asking = rounds && elicits_forms(&context);
+        let original = rounds.then(|| (args.clone(), caller.clone()));
         let mut earlier = serde_json::Map::new();
+        // The answers to the tool's own requests (`Client::ask`, `Client::sample`): those of
+        // earlier rounds (in the verified state), then this request's.
+        let mut answers = serde_json::Map::new();
         if let (Some(state), Some((original, caller))) = (&request.request_state, &original) {
             match self.resume(
                 name,
@@ -763,17 +768,22 @@ impl ServerHandler for McpServer {
                 input_required::Resume::AskAgain(question, answered) => {
                     return self.input_required(name, &question, answered, caller, original);
                 }
+                input_required::Resume::Answers(earlier_answers) => answers = earlier_answers,
                 input_required::Resume::Refused(env) => {
                     return Ok(self.result_of(name, env, version)?.into());
                 }
             }
         }
         let outbox = Arc::new(client::Outbox::default());
+        if let Some(responses) = request.input_responses.filter(|_| rounds) {
+            answers.extend(responses);
+        }
         let channel = Arc::new(client::CallChannel::new(
             &context,
             &self.session,
             version,
             Arc::clone(&outbox),
+            rounds.then(|| client::Rounds::new(answers)),
         ));
         let token = context.meta.get_progress_token();
         // Boxed: the pipeline's future is large, and rmcp moves the request's future into a
@@ -790,7 +800,24 @@ impl ServerHandler for McpServer {
                 driving(with_progress(sink, call), &outbox, Some(token), &context).await?
             }
         };
-        if let Some((original, caller)) = &original {
+        if let (Some((original, caller)), Some(rounds)) = (&original, channel.rounds()) {
+            // The tool asked for what no answer met: this run's result gives way to the
+            // requests, and the next round runs the tool again with the answers.
+            let pending = rounds.pending();
+            if !pending.is_empty() {
+                return input_required::rounds(
+                    &self.inner.state_key,
+                    name,
+                    pending,
+                    rounds.answers.clone(),
+                    caller,
+                    original,
+                )
+                .map(CallToolResponse::from)
+                .map_err(internal);
+            }
+        }
+        if let Some((original, caller)) = original.as_ref().filter(|_| asking) {
             // A field answered in an earlier round and missing again is not asked twice: the
             // agent gets the `needs_input` (the client bounds the rounds too).
             let question = self

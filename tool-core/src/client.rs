@@ -130,6 +130,9 @@ pub struct SampleRequest {
     /// Names of models or model families the tool would prefer, best first (hints: the client
     /// chooses).
     pub model_hints: Vec<String>,
+    /// The request's name for a transport that asks in rounds (see [`Question::with_key`]);
+    /// `None`: `sample_` and a digest of the request.
+    pub key: Option<String>,
 }
 
 impl SampleRequest {
@@ -141,7 +144,28 @@ impl SampleRequest {
             max_tokens,
             temperature: None,
             model_hints: Vec::new(),
+            key: None,
         }
+    }
+
+    /// Names the request (see [`Question::with_key`]).
+    #[must_use]
+    pub fn with_key(mut self, key: impl Into<String>) -> Self {
+        self.key = Some(key.into());
+        self
+    }
+
+    /// The request's name: the one given, or `sample_` and a digest of the messages, the system
+    /// prompt and the token limit.
+    pub fn request_key(&self) -> String {
+        if let Some(k) = &self.key {
+            return k.clone();
+        }
+        let mut parts: Vec<&[u8]> = self.messages.iter().map(|m| m.as_bytes()).collect();
+        let limit = self.max_tokens.to_string();
+        parts.push(self.system_prompt.as_deref().unwrap_or_default().as_bytes());
+        parts.push(limit.as_bytes());
+        digest_key("sample", &parts)
     }
 
     /// Adds a user message after the others.
@@ -238,6 +262,19 @@ pub enum ClientError {
     /// The client answered, but not with what was asked (a sampling answer that is not text).
     #[error("the client's answer is not what was asked: {0}")]
     InvalidAnswer(String),
+}
+
+/// `<prefix>_` and 12 hexadecimal digits of the SHA-256 of `parts` (each length-prefixed).
+fn digest_key(prefix: &str, parts: &[&[u8]]) -> String {
+    use sha2::{Digest, Sha256};
+    let mut h = Sha256::new();
+    for p in parts {
+        h.update((p.len() as u64).to_le_bytes());
+        h.update(p);
+    }
+    let d = h.finalize();
+    let hex: String = d[..6].iter().map(|b| format!("{b:02x}")).collect();
+    format!("{prefix}_{hex}")
 }
 
 /// The JSON-RPC code MCP suggests for a request the user rejected.
@@ -387,6 +424,7 @@ pub struct Question {
     message: String,
     schema: Value,
     fields: Vec<String>,
+    key: Option<String>,
 }
 
 impl Question {
@@ -479,6 +517,28 @@ impl Question {
             message,
             schema: Value::Object(schema),
             fields: names,
+            key: None,
+        }
+    }
+
+    /// Names the question for a transport that asks in rounds (MCP 2026-07-28's
+    /// `input_required` results name each request, and the client answers by that name):
+    /// without a name it is `ask_` and a digest of the message and the form, the same on every
+    /// run of the tool, which is what a retry needs.
+    #[must_use]
+    pub fn with_key(mut self, key: impl Into<String>) -> Self {
+        self.key = Some(key.into());
+        self
+    }
+
+    /// The question's name (see [`with_key`](Self::with_key)).
+    pub fn key(&self) -> String {
+        match &self.key {
+            Some(k) => k.clone(),
+            None => digest_key(
+                "ask",
+                &[self.message.as_bytes(), self.schema.to_string().as_bytes()],
+            ),
         }
     }
 
@@ -1009,6 +1069,15 @@ impl Client {
     ) -> Result<Map<String, Value>, ToolError> {
         let question = Question::new(message, schema)?;
         self.put(&question).await
+    }
+
+    /// Asks the user `question` (built with [`Question::new`] or [`Question::of`], perhaps
+    /// named with [`Question::with_key`]); the answer is its fields, checked.
+    ///
+    /// # Errors
+    /// As [`ask`](Self::ask).
+    pub async fn question(&self, question: &Question) -> Result<Map<String, Value>, ToolError> {
+        self.put(question).await
     }
 
     async fn put(&self, question: &Question) -> Result<Map<String, Value>, ToolError> {
