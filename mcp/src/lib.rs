@@ -41,6 +41,7 @@
 #![deny(unreachable_pub)]
 #![warn(missing_docs)]
 
+mod compose;
 mod http;
 
 pub use self::http::{HttpServer, MAX_REQUEST_BODY_BYTES, MCP_PATH, SHUTDOWN_GRACE};
@@ -51,6 +52,11 @@ use rmcp::model::{
     InitializeRequestParams, InitializeResult, ListToolsResult, MetaObject, PaginatedRequestParams,
     ProgressNotificationParam, ProgressToken, ProtocolVersion, ResultType, ServerCapabilities,
     ServerConfig, SubscriptionFilter,
+};
+use rmcp::model::{
+    CompleteRequestParams, CompleteResult, GetPromptRequestParams, GetPromptResponse,
+    ListPromptsResult, ListResourceTemplatesResult, ListResourcesResult, ReadResourceRequestParams,
+    ReadResourceResponse, SubscribeRequestParams, UnsubscribeRequestParams,
 };
 use rmcp::service::{NotificationContext, RequestContext, SubscriptionContext};
 use rmcp::{ErrorData, RoleServer, ServerHandler};
@@ -92,6 +98,8 @@ struct Inner {
     catalog: Catalogs,
     starts: WatchStarts,
     watchers: Watchers,
+    /// Prompts, resources and completions ([`McpServer::with_handler`]).
+    handler: Option<Arc<dyn compose::Delegate>>,
 }
 
 impl Drop for Inner {
@@ -316,6 +324,7 @@ impl McpServer {
                 info: Implementation::new("toolsmith", env!("CARGO_PKG_VERSION")),
                 starts: WatchStarts::default(),
                 watchers: Watchers::default(),
+                handler: None,
             }),
         }
     }
@@ -330,6 +339,7 @@ impl McpServer {
             starts: self.inner.starts.clone(),
             // The new server's sessions are its own.
             watchers: Watchers::default(),
+            handler: self.inner.handler.clone(),
         };
         f(&mut inner);
         McpServer {
@@ -523,13 +533,18 @@ fn internal(e: impl std::fmt::Display) -> ErrorData {
 
 impl ServerHandler for McpServer {
     fn get_info(&self) -> ServerConfig {
-        ServerConfig::new(
+        let own = ServerConfig::new(
             ServerCapabilities::builder()
                 .enable_tools()
                 .enable_tool_list_changed()
                 .build(),
         )
-        .with_server_info(self.inner.info.clone())
+        .with_server_info(self.inner.info.clone());
+        // With the prompts, resources and completions of the handler, if any.
+        match self.handler() {
+            Some(handler) => compose::merged(own, handler),
+            None => own,
+        }
     }
 
     fn supported_protocol_versions(&self) -> Cow<'static, [ProtocolVersion]> {
@@ -608,6 +623,75 @@ impl ServerHandler for McpServer {
         Ok(result.into())
     }
 
+    // Prompts, resources and completions: the handler's (`compose.rs`).
+
+    async fn complete(
+        &self,
+        request: CompleteRequestParams,
+        context: RequestContext<RoleServer>,
+    ) -> Result<CompleteResult, ErrorData> {
+        self.handler_complete(request, context).await
+    }
+
+    async fn get_prompt(
+        &self,
+        request: GetPromptRequestParams,
+        context: RequestContext<RoleServer>,
+    ) -> Result<GetPromptResponse, ErrorData> {
+        self.handler_get_prompt(request, context).await
+    }
+
+    async fn list_prompts(
+        &self,
+        request: Option<PaginatedRequestParams>,
+        context: RequestContext<RoleServer>,
+    ) -> Result<ListPromptsResult, ErrorData> {
+        self.handler_list_prompts(request, context).await
+    }
+
+    async fn list_resources(
+        &self,
+        request: Option<PaginatedRequestParams>,
+        context: RequestContext<RoleServer>,
+    ) -> Result<ListResourcesResult, ErrorData> {
+        self.handler_list_resources(request, context).await
+    }
+
+    async fn list_resource_templates(
+        &self,
+        request: Option<PaginatedRequestParams>,
+        context: RequestContext<RoleServer>,
+    ) -> Result<ListResourceTemplatesResult, ErrorData> {
+        self.handler_list_resource_templates(request, context)
+            .await
+    }
+
+    /// The toolbox's own URIs (`toolsmith:`) are read by `read_toolbox_resource`, every other
+    /// one by the handler.
+    async fn read_resource(
+        &self,
+        request: ReadResourceRequestParams,
+        context: RequestContext<RoleServer>,
+    ) -> Result<ReadResourceResponse, ErrorData> {
+        self.route_read_resource(request, context).await
+    }
+
+    async fn subscribe(
+        &self,
+        request: SubscribeRequestParams,
+        context: RequestContext<RoleServer>,
+    ) -> Result<(), ErrorData> {
+        self.handler_subscribe(request, context).await
+    }
+
+    async fn unsubscribe(
+        &self,
+        request: UnsubscribeRequestParams,
+        context: RequestContext<RoleServer>,
+    ) -> Result<(), ErrorData> {
+        self.handler_unsubscribe(request, context).await
+    }
+
     async fn initialize(
         &self,
         request: InitializeRequestParams,
@@ -644,26 +728,40 @@ impl ServerHandler for McpServer {
         &self,
         requested: &SubscriptionFilter,
     ) -> Option<SubscriptionFilter> {
-        let _ = requested;
         // rmcp acknowledges the stream right after this returns, before `listen` runs.
         self.inner.acknowledge_watch();
-        Some(SubscriptionFilter::builder().tools_list_changed().build())
+        let own = SubscriptionFilter::builder().tools_list_changed().build();
+        // And what the handler accepts (prompts, resources).
+        Some(self.with_handler_filter(own, requested))
     }
 
     async fn listen(&self, context: SubscriptionContext) -> Result<(), ErrorData> {
         let (mut changes, missed) = self.inner.start_watch();
         let wanted = context.accepted().tools_list_changed == Some(true);
-        if missed && wanted && context.sink().notify_tool_list_changed().await.is_err() {
+        let sink = context.sink().clone();
+        let cancelled = context.request_context().ct.clone();
+        // The handler's notifications go on the same stream, from its own `listen`; the stream
+        // ends when either side ends it.
+        let theirs = self.handler_listen(context);
+        let theirs = async move {
+            match theirs {
+                Some(listen) => listen.await,
+                None => std::future::pending().await,
+            }
+        };
+        tokio::pin!(theirs);
+        if missed && wanted && sink.notify_tool_list_changed().await.is_err() {
             return Ok(());
         }
         loop {
             tokio::select! {
-                () = context.cancelled() => return Ok(()),
+                () = cancelled.cancelled() => return Ok(()),
+                ended = &mut theirs => return ended,
                 changed = changes.changed() => {
                     if changed.is_err() {
                         return Ok(());
                     }
-                    if wanted && context.sink().notify_tool_list_changed().await.is_err() {
+                    if wanted && sink.notify_tool_list_changed().await.is_err() {
                         return Ok(());
                     }
                 }
