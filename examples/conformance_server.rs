@@ -31,11 +31,11 @@
 use base64::Engine as _;
 use rmcp::model::{
     CompleteRequestParams, CompleteResult, CompletionInfo, GetPromptRequestParams,
-    GetPromptResponse, GetPromptResult, ListPromptsResult,
-    ListResourceTemplatesResult, ListResourcesResult, PaginatedRequestParams, Prompt,
-    PromptArgument, PromptMessage, ReadResourceRequestParams, ReadResourceResponse,
-    ReadResourceResult, Reference, Resource as McpResource, ResourceContents, ResourceTemplate,
-    Role, ServerCapabilities, ServerConfig, SubscribeRequestParams, UnsubscribeRequestParams,
+    GetPromptResponse, GetPromptResult, ListPromptsResult, ListResourceTemplatesResult,
+    ListResourcesResult, PaginatedRequestParams, Prompt, PromptArgument, PromptMessage,
+    ReadResourceRequestParams, ReadResourceResponse, ReadResourceResult, Reference,
+    Resource as McpResource, ResourceContents, ResourceTemplate, Role, ServerCapabilities,
+    ServerConfig, SubscribeRequestParams, UnsubscribeRequestParams,
 };
 use rmcp::service::RequestContext;
 use rmcp::{ErrorData, RoleServer, ServerHandler};
@@ -52,19 +52,19 @@ const USAGE: &str = "usage: conformance_server [PORT]   (0 or none: any free por
 
 /// A 1x1 red PNG.
 const RED_PIXEL_PNG: [u8; 69] = [
-    0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a, 0x00, 0x00, 0x00, 0x0d, 0x49, 0x48, 0x44,
-    0x52, 0x00, 0x00, 0x00, 0x01, 0x00, 0x00, 0x00, 0x01, 0x08, 0x02, 0x00, 0x00, 0x00, 0x90,
-    0x77, 0x53, 0xde, 0x00, 0x00, 0x00, 0x0c, 0x49, 0x44, 0x41, 0x54, 0x78, 0xda, 0x63, 0xf8,
-    0xcf, 0xc0, 0x00, 0x00, 0x03, 0x01, 0x01, 0x00, 0xf7, 0x03, 0x41, 0x43, 0x00, 0x00, 0x00,
-    0x00, 0x49, 0x45, 0x4e, 0x44, 0xae, 0x42, 0x60, 0x82,
+    0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a, 0x00, 0x00, 0x00, 0x0d, 0x49, 0x48, 0x44, 0x52,
+    0x00, 0x00, 0x00, 0x01, 0x00, 0x00, 0x00, 0x01, 0x08, 0x02, 0x00, 0x00, 0x00, 0x90, 0x77, 0x53,
+    0xde, 0x00, 0x00, 0x00, 0x0c, 0x49, 0x44, 0x41, 0x54, 0x78, 0xda, 0x63, 0xf8, 0xcf, 0xc0, 0x00,
+    0x00, 0x03, 0x01, 0x01, 0x00, 0xf7, 0x03, 0x41, 0x43, 0x00, 0x00, 0x00, 0x00, 0x49, 0x45, 0x4e,
+    0x44, 0xae, 0x42, 0x60, 0x82,
 ];
 
 /// One millisecond of silence: a WAV file, 8 kHz mono 8-bit, eight samples.
 const SILENCE_WAV: [u8; 52] = [
-    0x52, 0x49, 0x46, 0x46, 0x2c, 0x00, 0x00, 0x00, 0x57, 0x41, 0x56, 0x45, 0x66, 0x6d, 0x74,
-    0x20, 0x10, 0x00, 0x00, 0x00, 0x01, 0x00, 0x01, 0x00, 0x40, 0x1f, 0x00, 0x00, 0x40, 0x1f,
-    0x00, 0x00, 0x01, 0x00, 0x08, 0x00, 0x64, 0x61, 0x74, 0x61, 0x08, 0x00, 0x00, 0x00, 0x80,
-    0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80,
+    0x52, 0x49, 0x46, 0x46, 0x2c, 0x00, 0x00, 0x00, 0x57, 0x41, 0x56, 0x45, 0x66, 0x6d, 0x74, 0x20,
+    0x10, 0x00, 0x00, 0x00, 0x01, 0x00, 0x01, 0x00, 0x40, 0x1f, 0x00, 0x00, 0x40, 0x1f, 0x00, 0x00,
+    0x01, 0x00, 0x08, 0x00, 0x64, 0x61, 0x74, 0x61, 0x08, 0x00, 0x00, 0x00, 0x80, 0x80, 0x80, 0x80,
+    0x80, 0x80, 0x80, 0x80,
 ];
 
 // ---- The tools: toolsmith's half ------------------------------------------------------------
@@ -214,7 +214,10 @@ fn prompt_arg(request: &GetPromptRequestParams, name: &str) -> Result<String, Er
     match request.arguments.as_ref().and_then(|a| a.get(name)) {
         Some(Value::String(s)) => Ok(s.clone()),
         Some(_) => Err(ErrorData::invalid_params(
-            format!("the argument {name} of prompt {} must be a string", request.name),
+            format!(
+                "the argument {name} of prompt {} must be a string",
+                request.name
+            ),
             None,
         )),
         None => Err(ErrorData::invalid_params(
@@ -226,7 +229,9 @@ fn prompt_arg(request: &GetPromptRequestParams, name: &str) -> Result<String, Er
 
 /// The id of a `test://template/{id}/data` URI (one non-empty path segment).
 fn template_id(uri: &str) -> Option<&str> {
-    let id = uri.strip_prefix("test://template/")?.strip_suffix("/data")?;
+    let id = uri
+        .strip_prefix("test://template/")?
+        .strip_suffix("/data")?;
     (!id.is_empty() && !id.contains('/')).then_some(id)
 }
 
@@ -299,10 +304,7 @@ impl ServerHandler for Fixtures {
                 "This is a simple prompt for testing.",
             )],
             "test_prompt_with_arguments" => {
-                let (arg1, arg2) = (
-                    prompt_arg(&request, "arg1")?,
-                    prompt_arg(&request, "arg2")?,
-                );
+                let (arg1, arg2) = (prompt_arg(&request, "arg1")?, prompt_arg(&request, "arg2")?);
                 vec![PromptMessage::new_text(
                     Role::User,
                     format!("Prompt with arguments: arg1='{arg1}', arg2='{arg2}'"),
@@ -318,7 +320,10 @@ impl ServerHandler for Fixtures {
                                 .with_mime_type("text/plain"),
                         ),
                     ),
-                    PromptMessage::new_text(Role::User, "Please process the embedded resource above."),
+                    PromptMessage::new_text(
+                        Role::User,
+                        "Please process the embedded resource above.",
+                    ),
                 ]
             }
             "test_prompt_with_image" => vec![
@@ -375,11 +380,10 @@ impl ServerHandler for Fixtures {
     ) -> Result<ReadResourceResponse, ErrorData> {
         let uri = request.uri;
         let contents = match uri.as_str() {
-            STATIC_TEXT => ResourceContents::text(
-                "This is the content of the static text resource.",
-                &uri,
-            )
-            .with_mime_type("text/plain"),
+            STATIC_TEXT => {
+                ResourceContents::text("This is the content of the static text resource.", &uri)
+                    .with_mime_type("text/plain")
+            }
             STATIC_BINARY => {
                 ResourceContents::blob(base64(&RED_PIXEL_PNG), &uri).with_mime_type("image/png")
             }
@@ -444,7 +448,8 @@ impl ServerHandler for Fixtures {
             .filter(|c| c.starts_with(&request.argument.value))
             .map(|c| (*c).to_string())
             .collect();
-        let completion = CompletionInfo::new(values).map_err(|e| ErrorData::internal_error(e, None))?;
+        let completion =
+            CompletionInfo::new(values).map_err(|e| ErrorData::internal_error(e, None))?;
         Ok(CompleteResult::new(completion))
     }
 }
@@ -454,9 +459,9 @@ impl ServerHandler for Fixtures {
 fn port(args: &[String]) -> Result<u16, String> {
     match args {
         [] => Ok(0),
-        [port] => port
-            .parse()
-            .map_err(|_| format!("the port must be a number from 0 to 65535, not {port:?}; {USAGE}")),
+        [port] => port.parse().map_err(|_| {
+            format!("the port must be a number from 0 to 65535, not {port:?}; {USAGE}")
+        }),
         _ => Err(format!("one argument at most; {USAGE}")),
     }
 }

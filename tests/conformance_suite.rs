@@ -171,9 +171,14 @@ fn the_expected_failures_file_is_read_as_the_suite_reads_it() {
     );
     assert_eq!(names, ["a-scenario", "b-scenario"]);
     let file = conformance_dir().join("expected-failures.yml");
-    let text = std::fs::read_to_string(&file).expect("read tests/conformance/expected-failures.yml");
+    let text =
+        std::fs::read_to_string(&file).expect("read tests/conformance/expected-failures.yml");
     let names = expected_failures(&text);
-    assert!(!names.is_empty(), "{}: no server scenario listed", file.display());
+    assert!(
+        !names.is_empty(),
+        "{}: no server scenario listed",
+        file.display()
+    );
     // Every entry is a bare scenario name: the suite would take `name:check` as one check.
     for name in &names {
         assert!(
@@ -194,7 +199,14 @@ fn the_official_conformance_suite_passes_but_for_the_listed_failures() {
 
     let mut cmd = Command::new(&node);
     cmd.arg(&entry)
-        .args(["server", "--url", &url, "--suite", "active", "--expected-failures"])
+        .args([
+            "server",
+            "--url",
+            &url,
+            "--suite",
+            "active",
+            "--expected-failures",
+        ])
         .arg(&expected)
         .current_dir(conformance_dir())
         // The suite talks to the server only; no proxy stands between them.
@@ -219,7 +231,10 @@ fn the_official_conformance_suite_passes_but_for_the_listed_failures() {
         .collect();
     assert!(!run.is_empty(), "the suite ran no scenario:\n{out}");
     // The suite reports a listed scenario that passes (stale) but not one it no longer runs.
-    let not_run: Vec<&String> = listed.iter().filter(|n| !run.contains(&n.as_str())).collect();
+    let not_run: Vec<&String> = listed
+        .iter()
+        .filter(|n| !run.contains(&n.as_str()))
+        .collect();
     assert!(
         not_run.is_empty(),
         "tests/conformance/expected-failures.yml lists scenarios the active suite did not run \

@@ -217,9 +217,8 @@ pub(crate) fn merged(mut own: ServerConfig, handler: &dyn Delegate) -> ServerCon
 
 /// The union of two subscription filters (each category accepted by either).
 pub(crate) fn union(a: SubscriptionFilter, b: SubscriptionFilter) -> SubscriptionFilter {
-    let either = |x: Option<bool>, y: Option<bool>| {
-        (x == Some(true) || y == Some(true)).then_some(true)
-    };
+    let either =
+        |x: Option<bool>, y: Option<bool>| (x == Some(true) || y == Some(true)).then_some(true);
     let resource_subscriptions = match (a.resource_subscriptions, b.resource_subscriptions) {
         (Some(mut x), Some(y)) => {
             for uri in y {
@@ -348,9 +347,7 @@ impl McpServer {
     ) -> Result<ListResourcesResult, ErrorData> {
         match self.handler() {
             Some(h) => h.list_resources(request, context).await,
-            None if self.declares(|c| c.resources.is_some()) => {
-                Ok(ListResourcesResult::default())
-            }
+            None if self.declares(|c| c.resources.is_some()) => Ok(ListResourcesResult::default()),
             None => Err(ErrorData::method_not_found::<ListResourcesRequestMethod>()),
         }
     }
@@ -365,7 +362,9 @@ impl McpServer {
             None if self.declares(|c| c.resources.is_some()) => {
                 Ok(ListResourceTemplatesResult::default())
             }
-            None => Err(ErrorData::method_not_found::<ListResourceTemplatesRequestMethod>()),
+            None => Err(ErrorData::method_not_found::<
+                ListResourceTemplatesRequestMethod,
+            >()),
         }
     }
 
@@ -380,7 +379,10 @@ impl McpServer {
         }
         match self.handler() {
             Some(h) => h.read_resource(request, context).await,
-            None => Err(resource_not_found(&request.uri, "the server has no such resource")),
+            None => Err(resource_not_found(
+                &request.uri,
+                "the server has no such resource",
+            )),
         }
     }
 
@@ -422,13 +424,23 @@ impl McpServer {
         }
     }
 
-    /// The handler's side of a `subscriptions/listen` stream, when it accepts any of what the
-    /// client requested: its `listen`, which sends on the stream's sink (filtered by rmcp to
-    /// what was accepted). `None` when there is no handler or it accepts nothing.
-    pub(crate) fn handler_listen(&self, context: SubscriptionContext) -> Option<Reply<'_, ()>> {
-        let handler = self.handler()?;
-        handler.accepted_subscription_filter(context.requested())?;
-        Some(handler.listen(context))
+    /// The handler's side of a `subscriptions/listen` stream: its `listen`, which sends on the
+    /// stream's sink (rmcp filters it to what was accepted), when it accepts any of what the
+    /// client requested. Otherwise a future that never ends and holds `context`: the stream's
+    /// sink works only while its context lives, and the toolbox's side sends on it.
+    pub(crate) fn handler_listen(&self, context: SubscriptionContext) -> Reply<'_, ()> {
+        match self.handler() {
+            Some(h)
+                if h.accepted_subscription_filter(context.requested())
+                    .is_some() =>
+            {
+                h.listen(context)
+            }
+            _ => Box::pin(async move {
+                let _alive = context;
+                std::future::pending().await
+            }),
+        }
     }
 }
 

@@ -24,6 +24,9 @@
 //!   default over HTTP); [`McpServer::caller_from_http`] maps each HTTP request (its headers and
 //!   extensions, `http::request::Parts`) to a [`Caller`]. Without either, every call is
 //!   anonymous: the policy sees no identity, roles or scopes.
+//! - The rest of a server (prompts, resources, resource templates, subscriptions, completions)
+//!   is an rmcp `ServerHandler` given to [`McpServer::with_handler`]; the server forwards those
+//!   requests to it and declares its capabilities for them.
 //!
 //! ```no_run
 //! # async fn run(toolbox: tool_core::Toolbox) -> Result<(), toolsmith_mcp::ServeError> {
@@ -662,8 +665,7 @@ impl ServerHandler for McpServer {
         request: Option<PaginatedRequestParams>,
         context: RequestContext<RoleServer>,
     ) -> Result<ListResourceTemplatesResult, ErrorData> {
-        self.handler_list_resource_templates(request, context)
-            .await
+        self.handler_list_resource_templates(request, context).await
     }
 
     /// The toolbox's own URIs (`toolsmith:`) are read by `read_toolbox_resource`, every other
@@ -742,14 +744,7 @@ impl ServerHandler for McpServer {
         let cancelled = context.request_context().ct.clone();
         // The handler's notifications go on the same stream, from its own `listen`; the stream
         // ends when either side ends it.
-        let theirs = self.handler_listen(context);
-        let theirs = async move {
-            match theirs {
-                Some(listen) => listen.await,
-                None => std::future::pending().await,
-            }
-        };
-        tokio::pin!(theirs);
+        let mut theirs = self.handler_listen(context);
         if missed && wanted && sink.notify_tool_list_changed().await.is_err() {
             return Ok(());
         }
