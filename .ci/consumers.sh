@@ -7,7 +7,10 @@
 #     and probed again; never a downloaded browser;
 #   - the Python consumers pinned in .ci/consumers-requirements.txt (openai-agents, anthropic,
 #     google-genai, mcp) in the virtual environment target/consumers-venv;
-#   - playwright-core into tool-core/tests/consumers/node_modules (pinned by package-lock.json).
+#   - playwright-core into tool-core/tests/consumers/node_modules (pinned by package-lock.json);
+#   - the official MCP conformance suite and the Node 22 it needs (Node 20 lacks fs.globSync),
+#     both npm packages, into tests/conformance/node_modules (pinned by package-lock.json; run
+#     by tests/conformance_suite.rs).
 # Then run, for example:  TOOLSMITH_REQUIRE_CONSUMERS=1 cargo test -p tool-core --test export_consumers
 #
 # Environment:
@@ -43,6 +46,15 @@ if [ "${TOOLSMITH_SKIP_NODE:-0}" != 1 ]; then
     (cd "$consumers" && PLAYWRIGHT_SKIP_BROWSER_DOWNLOAD=1 npm ci --no-audit --no-fund)
   fi
   node -e "console.log('playwright-core', require('$consumers/node_modules/playwright-core/package.json').version)"
+  # The conformance suite: reinstalled whenever its lock file changes (npm ci starts afresh).
+  conformance="$root/tests/conformance"
+  stamp="$conformance/node_modules/.lock.sha256"
+  want="$(sha256sum "$conformance/package-lock.json" | cut -d' ' -f1)"
+  if [ "$(cat "$stamp" 2>/dev/null)" != "$want" ]; then
+    (cd "$conformance" && npm ci --no-audit --no-fund)
+    echo "$want" >"$stamp"
+  fi
+  say "conformance suite $("$conformance/node_modules/.bin/node" -p "require('$conformance/node_modules/@modelcontextprotocol/conformance/package.json').version") on node $("$conformance/node_modules/.bin/node" --version)"
 fi
 
 # --- Chromium that can run WebMCP ----------------------------------------------------------------

@@ -40,6 +40,9 @@
 //!   default over HTTP); [`McpServer::caller_from_http`] maps each HTTP request (its headers and
 //!   extensions, `http::request::Parts`) to a [`Caller`]. Without either, every call is
 //!   anonymous: the policy sees no identity, roles or scopes.
+//! - The rest of a server (prompts, resources, resource templates, subscriptions, completions)
+//!   is an rmcp `ServerHandler` given to [`McpServer::with_handler`]; the server forwards those
+//!   requests to it and declares its capabilities for them.
 //!
 //! ```no_run
 //! # async fn run(toolbox: tool_core::Toolbox) -> Result<(), toolsmith_mcp::ServeError> {
@@ -58,6 +61,7 @@
 #![warn(missing_docs)]
 
 mod client;
+mod compose;
 mod http;
 mod input_required;
 
@@ -72,6 +76,11 @@ use rmcp::model::{
 };
 #[allow(deprecated)] // logging/setLevel: deprecated in 2026-07-28, in the 2025 revisions
 use rmcp::model::{SetLevelRequestMethod, SetLevelRequestParams};
+use rmcp::model::{
+    CompleteRequestParams, CompleteResult, GetPromptRequestParams, GetPromptResponse,
+    ListPromptsResult, ListResourceTemplatesResult, ListResourcesResult, ReadResourceRequestParams,
+    ReadResourceResponse, SubscribeRequestParams, UnsubscribeRequestParams,
+};
 use rmcp::service::{NotificationContext, RequestContext, SubscriptionContext};
 use rmcp::{ErrorData, RoleServer, ServerHandler};
 use serde_json::{self, Value};
@@ -115,6 +124,8 @@ struct Inner {
     watchers: Watchers,
     /// Seals the `requestState` of 2026-07-28 `input_required` results.
     state_key: tool_core::SecretKey,
+    /// Prompts, resources and completions ([`McpServer::with_handler`]).
+    handler: Option<Arc<dyn compose::Delegate>>,
 }
 
 impl Drop for Inner {
@@ -348,6 +359,7 @@ impl McpServer {
                 starts: WatchStarts::default(),
                 watchers: Watchers::default(),
                 state_key: tool_core::SecretKey::random(),
+                handler: None,
             }),
             session: Arc::default(),
         }
@@ -372,6 +384,7 @@ impl McpServer {
             // The new server's sessions are its own.
             watchers: Watchers::default(),
             state_key: self.inner.state_key.clone(),
+            handler: self.inner.handler.clone(),
         };
         f(&mut inner);
         McpServer {
@@ -701,7 +714,12 @@ impl ServerHandler for McpServer {
             .enable_tools()
             .enable_tool_list_changed()
             .build();
-        ServerConfig::new(capabilities).with_server_info(self.inner.info.clone())
+        let own = ServerConfig::new(capabilities).with_server_info(self.inner.info.clone());
+        // With the prompts, resources and completions of the handler, if any.
+        match self.handler() {
+            Some(handler) => compose::merged(own, handler),
+            None => own,
+        }
     }
 
     fn supported_protocol_versions(&self) -> Cow<'static, [ProtocolVersion]> {
@@ -845,6 +863,74 @@ impl ServerHandler for McpServer {
         Ok(())
     }
 
+    // Prompts, resources and completions: the handler's (`compose.rs`).
+
+    async fn complete(
+        &self,
+        request: CompleteRequestParams,
+        context: RequestContext<RoleServer>,
+    ) -> Result<CompleteResult, ErrorData> {
+        self.handler_complete(request, context).await
+    }
+
+    async fn get_prompt(
+        &self,
+        request: GetPromptRequestParams,
+        context: RequestContext<RoleServer>,
+    ) -> Result<GetPromptResponse, ErrorData> {
+        self.handler_get_prompt(request, context).await
+    }
+
+    async fn list_prompts(
+        &self,
+        request: Option<PaginatedRequestParams>,
+        context: RequestContext<RoleServer>,
+    ) -> Result<ListPromptsResult, ErrorData> {
+        self.handler_list_prompts(request, context).await
+    }
+
+    async fn list_resources(
+        &self,
+        request: Option<PaginatedRequestParams>,
+        context: RequestContext<RoleServer>,
+    ) -> Result<ListResourcesResult, ErrorData> {
+        self.handler_list_resources(request, context).await
+    }
+
+    async fn list_resource_templates(
+        &self,
+        request: Option<PaginatedRequestParams>,
+        context: RequestContext<RoleServer>,
+    ) -> Result<ListResourceTemplatesResult, ErrorData> {
+        self.handler_list_resource_templates(request, context).await
+    }
+
+    /// The toolbox's own URIs (`toolsmith:`) are read by `read_toolbox_resource`, every other
+    /// one by the handler.
+    async fn read_resource(
+        &self,
+        request: ReadResourceRequestParams,
+        context: RequestContext<RoleServer>,
+    ) -> Result<ReadResourceResponse, ErrorData> {
+        self.route_read_resource(request, context).await
+    }
+
+    async fn subscribe(
+        &self,
+        request: SubscribeRequestParams,
+        context: RequestContext<RoleServer>,
+    ) -> Result<(), ErrorData> {
+        self.handler_subscribe(request, context).await
+    }
+
+    async fn unsubscribe(
+        &self,
+        request: UnsubscribeRequestParams,
+        context: RequestContext<RoleServer>,
+    ) -> Result<(), ErrorData> {
+        self.handler_unsubscribe(request, context).await
+    }
+
     async fn initialize(
         &self,
         request: InitializeRequestParams,
@@ -881,26 +967,33 @@ impl ServerHandler for McpServer {
         &self,
         requested: &SubscriptionFilter,
     ) -> Option<SubscriptionFilter> {
-        let _ = requested;
         // rmcp acknowledges the stream right after this returns, before `listen` runs.
         self.inner.acknowledge_watch();
-        Some(SubscriptionFilter::builder().tools_list_changed().build())
+        let own = SubscriptionFilter::builder().tools_list_changed().build();
+        // And what the handler accepts (prompts, resources).
+        Some(self.with_handler_filter(own, requested))
     }
 
     async fn listen(&self, context: SubscriptionContext) -> Result<(), ErrorData> {
         let (mut changes, missed) = self.inner.start_watch();
         let wanted = context.accepted().tools_list_changed == Some(true);
-        if missed && wanted && context.sink().notify_tool_list_changed().await.is_err() {
+        let sink = context.sink().clone();
+        let cancelled = context.request_context().ct.clone();
+        // The handler's notifications go on the same stream, from its own `listen`; the stream
+        // ends when either side ends it.
+        let mut theirs = self.handler_listen(context);
+        if missed && wanted && sink.notify_tool_list_changed().await.is_err() {
             return Ok(());
         }
         loop {
             tokio::select! {
-                () = context.cancelled() => return Ok(()),
+                () = cancelled.cancelled() => return Ok(()),
+                ended = &mut theirs => return ended,
                 changed = changes.changed() => {
                     if changed.is_err() {
                         return Ok(());
                     }
-                    if wanted && context.sink().notify_tool_list_changed().await.is_err() {
+                    if wanted && sink.notify_tool_list_changed().await.is_err() {
                         return Ok(());
                     }
                 }

@@ -1,0 +1,493 @@
+//! `conformance_server`: the server the official MCP conformance suite
+//! (`@modelcontextprotocol/conformance`) tests, and an example of a whole MCP server built on
+//! toolsmith: the tools are `#[tool]` functions in a `Toolbox`, and the rest (prompts,
+//! resources, resource templates, subscriptions, completions) is an rmcp `ServerHandler` handed
+//! to `McpServer::with_handler`.
+//!
+//! ```sh
+//! cargo run --example conformance_server -- 3001    # prints http://127.0.0.1:3001/mcp
+//! cargo run --example conformance_server            # port 0: the system picks a free one
+//! ```
+//!
+//! It serves streamable HTTP on 127.0.0.1 only and prints the endpoint's URL as its first line
+//! on stdout. A bad port is one line on stderr and exit code 2. `tests/conformance_suite.rs`
+//! runs the suite against it (TESTING.md).
+//!
+//! How the two halves compose:
+//!
+//! - **toolsmith owns the tools**: `tools/list` (the toolbox's export for the negotiated
+//!   protocol version), `tools/call` (the toolbox's pipeline: validation, policy, budgets,
+//!   audit), their progress and list-changed notifications, and the session's lifecycle.
+//! - **rmcp owns the rest**: the handler below is plain rmcp (`rmcp::ServerHandler`, rmcp's
+//!   model types). `McpServer` forwards to it `prompts/*`, `resources/*` (except the toolbox's
+//!   own `toolsmith:` URIs) and `completion/complete`, and declares the capabilities its
+//!   `get_info` declares for them. Its tool methods, if it had any, would never be called.
+//!
+//! Not here yet: the suite's tools that log (`test_tool_with_logging`), sample
+//! (`test_sampling`) or elicit (`test_elicitation`, `test_elicitation_sep1034_defaults`,
+//! `test_elicitation_sep1330_enums`) need a tool's handle on its client, which toolsmith does not
+//! have yet; `tests/conformance/expected-failures.yml` lists those scenarios.
+
+use base64::Engine as _;
+use rmcp::model::{
+    CompleteRequestParams, CompleteResult, CompletionInfo, GetPromptRequestParams,
+    GetPromptResponse, GetPromptResult, ListPromptsResult, ListResourceTemplatesResult,
+    ListResourcesResult, PaginatedRequestParams, Prompt, PromptArgument, PromptMessage,
+    ReadResourceRequestParams, ReadResourceResponse, ReadResourceResult, Reference,
+    Resource as McpResource, ResourceContents, ResourceTemplate, Role, ServerCapabilities,
+    ServerConfig, SubscribeRequestParams, UnsubscribeRequestParams,
+};
+use rmcp::service::RequestContext;
+use rmcp::{ErrorData, RoleServer, ServerHandler};
+use serde_json::{json, Value};
+use std::collections::HashSet;
+use std::io::Write as _;
+use std::sync::Mutex;
+use std::time::Duration;
+use toolsmith::content::{Audio, Content, Image, Resource};
+use toolsmith::mcp::McpServer;
+use toolsmith::{tool, Effects, Progress, Tool, ToolError, ToolSpec, Toolbox};
+
+const USAGE: &str = "usage: conformance_server [PORT]   (0 or none: any free port)";
+
+/// A 1x1 red PNG.
+const RED_PIXEL_PNG: [u8; 69] = [
+    0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a, 0x00, 0x00, 0x00, 0x0d, 0x49, 0x48, 0x44, 0x52,
+    0x00, 0x00, 0x00, 0x01, 0x00, 0x00, 0x00, 0x01, 0x08, 0x02, 0x00, 0x00, 0x00, 0x90, 0x77, 0x53,
+    0xde, 0x00, 0x00, 0x00, 0x0c, 0x49, 0x44, 0x41, 0x54, 0x78, 0xda, 0x63, 0xf8, 0xcf, 0xc0, 0x00,
+    0x00, 0x03, 0x01, 0x01, 0x00, 0xf7, 0x03, 0x41, 0x43, 0x00, 0x00, 0x00, 0x00, 0x49, 0x45, 0x4e,
+    0x44, 0xae, 0x42, 0x60, 0x82,
+];
+
+/// One millisecond of silence: a WAV file, 8 kHz mono 8-bit, eight samples.
+const SILENCE_WAV: [u8; 52] = [
+    0x52, 0x49, 0x46, 0x46, 0x2c, 0x00, 0x00, 0x00, 0x57, 0x41, 0x56, 0x45, 0x66, 0x6d, 0x74, 0x20,
+    0x10, 0x00, 0x00, 0x00, 0x01, 0x00, 0x01, 0x00, 0x40, 0x1f, 0x00, 0x00, 0x40, 0x1f, 0x00, 0x00,
+    0x01, 0x00, 0x08, 0x00, 0x64, 0x61, 0x74, 0x61, 0x08, 0x00, 0x00, 0x00, 0x80, 0x80, 0x80, 0x80,
+    0x80, 0x80, 0x80, 0x80,
+];
+
+// ---- The tools: toolsmith's half ------------------------------------------------------------
+
+/// Answers with a fixed sentence, for testing text results. Returns the sentence.
+#[tool(read_only)]
+fn test_simple_text() -> &'static str {
+    "This is a simple text response for testing."
+}
+
+/// Answers with a 1x1 red PNG, for testing image results. Returns the image.
+#[tool(read_only)]
+fn test_image_content() -> Image {
+    Image::png(RED_PIXEL_PNG)
+}
+
+/// Answers with a short WAV clip of silence, for testing audio results. Returns the audio.
+#[tool(read_only)]
+fn test_audio_content() -> Audio {
+    Audio::wav(SILENCE_WAV)
+}
+
+/// Answers with an embedded text resource, for testing resource results. Returns the resource.
+#[tool(read_only)]
+fn test_embedded_resource() -> Resource {
+    Resource::text(
+        "test://embedded-resource",
+        "text/plain",
+        "This is an embedded resource content.",
+    )
+}
+
+/// Answers with text, an image and an embedded JSON resource at once, for testing mixed
+/// results. Returns the three content blocks.
+#[tool(read_only)]
+fn test_multiple_content_types() -> Content {
+    Content::new()
+        .text("Multiple content types test:")
+        .block(Image::png(RED_PIXEL_PNG))
+        .block(Resource::text(
+            "test://mixed-content-resource",
+            "application/json",
+            r#"{"test":"data","value":123}"#,
+        ))
+}
+
+/// Always fails, for testing how a failed call is reported. Returns an error every time.
+#[tool(read_only)]
+fn test_error_handling() -> Result<String, ToolError> {
+    Err(ToolError::failed(
+        "TEST_ERROR",
+        "This tool intentionally returns an error for testing",
+    ))
+}
+
+/// Reports progress 0, 50 and 100 of 100, 50 ms apart, for testing progress notifications.
+/// Returns a confirmation text.
+#[tool(read_only)]
+async fn test_tool_with_progress(#[context] progress: &Progress) -> &'static str {
+    progress.report(0.0, Some(100.0), Some("started"));
+    tokio::time::sleep(Duration::from_millis(50)).await;
+    progress.report(50.0, Some(100.0), Some("halfway"));
+    tokio::time::sleep(Duration::from_millis(50)).await;
+    progress.report(100.0, Some(100.0), Some("done"));
+    "Progress reported: 0, 50 and 100 of 100."
+}
+
+/// The input schema of `json_schema_2020_12_tool`, as the suite's scenario `json-schema-2020-12`
+/// expects it back: `$schema`, `$defs` with an `$anchor`, `allOf`/`anyOf`, `if`/`then`/`else`.
+fn json_schema_2020_12() -> Value {
+    json!({
+        "$schema": "https://json-schema.org/draft/2020-12/schema",
+        "type": "object",
+        "$defs": {
+            "address": {
+                "$anchor": "addressDef",
+                "type": "object",
+                "properties": {"street": {"type": "string"}, "city": {"type": "string"}}
+            }
+        },
+        "properties": {
+            "name": {"type": "string"},
+            "address": {"$ref": "#/$defs/address"},
+            "contactMethod": {"type": "string", "enum": ["phone", "email"]},
+            "phone": {"type": "string"},
+            "email": {"type": "string"}
+        },
+        "allOf": [{"anyOf": [{"required": ["phone"]}, {"required": ["email"]}]}],
+        "if": {"properties": {"contactMethod": {"const": "phone"}}, "required": ["contactMethod"]},
+        "then": {"required": ["phone"]},
+        "else": {"required": ["email"]},
+        "additionalProperties": false
+    })
+}
+
+/// A tool whose schema `#[tool]` cannot write (conditional keywords), built from a spec written
+/// by hand.
+fn json_schema_2020_12_tool() -> Tool {
+    let spec = ToolSpec::new(
+        "json_schema_2020_12_tool",
+        "Echoes a contact, for testing that JSON Schema 2020-12 keywords reach the client. \
+         Returns the arguments it was given.",
+        json_schema_2020_12(),
+    )
+    .with_effects(Effects::none().with_read_only(true));
+    Tool::from_fn(spec, |_ctx, args| Box::pin(async move { Ok(args) }))
+}
+
+fn toolbox() -> Result<Toolbox, String> {
+    Toolbox::builder()
+        .tool(test_simple_text::tool())
+        .tool(test_image_content::tool())
+        .tool(test_audio_content::tool())
+        .tool(test_embedded_resource::tool())
+        .tool(test_multiple_content_types::tool())
+        .tool(test_error_handling::tool())
+        .tool(test_tool_with_progress::tool())
+        .tool(json_schema_2020_12_tool())
+        .build()
+        .map_err(|e| format!("the toolbox could not be built: {e}"))
+}
+
+// ---- Prompts, resources, completions: rmcp's half -------------------------------------------
+
+const STATIC_TEXT: &str = "test://static-text";
+const STATIC_BINARY: &str = "test://static-binary";
+const WATCHED: &str = "test://watched-resource";
+const TEMPLATE: &str = "test://template/{id}/data";
+
+/// The suite's prompts, resources and completions, as any rmcp server writes them.
+///
+/// One handler serves every session (`McpServer` shares it between them, as it shares the
+/// toolbox); the subscriptions are one set for all of them, which is all the suite needs. A
+/// server that notifies subscribers keeps each subscription with the peer of its request
+/// (`context.peer`) and sends `notifications/resources/updated` through it.
+#[derive(Default)]
+struct Fixtures {
+    subscriptions: Mutex<HashSet<String>>,
+}
+
+fn base64(bytes: &[u8]) -> String {
+    base64::engine::general_purpose::STANDARD.encode(bytes)
+}
+
+/// The string argument `name` of a prompt, or invalid params naming it.
+fn prompt_arg(request: &GetPromptRequestParams, name: &str) -> Result<String, ErrorData> {
+    match request.arguments.as_ref().and_then(|a| a.get(name)) {
+        Some(Value::String(s)) => Ok(s.clone()),
+        Some(_) => Err(ErrorData::invalid_params(
+            format!(
+                "the argument {name} of prompt {} must be a string",
+                request.name
+            ),
+            None,
+        )),
+        None => Err(ErrorData::invalid_params(
+            format!("prompt {} needs the argument {name}", request.name),
+            None,
+        )),
+    }
+}
+
+/// The id of a `test://template/{id}/data` URI (one non-empty path segment).
+fn template_id(uri: &str) -> Option<&str> {
+    let id = uri
+        .strip_prefix("test://template/")?
+        .strip_suffix("/data")?;
+    (!id.is_empty() && !id.contains('/')).then_some(id)
+}
+
+fn not_found(uri: &str) -> ErrorData {
+    ErrorData::resource_not_found("Resource not found", Some(json!({ "uri": uri })))
+}
+
+impl ServerHandler for Fixtures {
+    /// The capabilities `McpServer` takes over: prompts, resources (with subscriptions) and
+    /// completions. (Tools are the toolbox's: declaring them here would change nothing.)
+    fn get_info(&self) -> ServerConfig {
+        ServerConfig::new(
+            ServerCapabilities::builder()
+                .enable_prompts()
+                .enable_resources()
+                .enable_resources_subscribe()
+                .enable_completions()
+                .build(),
+        )
+        .with_instructions(
+            "The fixtures of the MCP conformance suite: test tools, prompts and resources.",
+        )
+    }
+
+    async fn list_prompts(
+        &self,
+        _request: Option<PaginatedRequestParams>,
+        _context: RequestContext<RoleServer>,
+    ) -> Result<ListPromptsResult, ErrorData> {
+        let arg = |name: &str, description: &str| {
+            PromptArgument::new(name)
+                .with_description(description)
+                .with_required(true)
+        };
+        Ok(ListPromptsResult::with_all_items(vec![
+            Prompt::new(
+                "test_simple_prompt",
+                Some("A prompt without arguments."),
+                None,
+            ),
+            Prompt::new(
+                "test_prompt_with_arguments",
+                Some("A prompt with two required arguments."),
+                Some(vec![
+                    arg("arg1", "First test argument"),
+                    arg("arg2", "Second test argument"),
+                ]),
+            ),
+            Prompt::new(
+                "test_prompt_with_embedded_resource",
+                Some("A prompt that embeds a resource."),
+                Some(vec![arg("resourceUri", "URI of the resource to embed")]),
+            ),
+            Prompt::new(
+                "test_prompt_with_image",
+                Some("A prompt with an image."),
+                None,
+            ),
+        ]))
+    }
+
+    async fn get_prompt(
+        &self,
+        request: GetPromptRequestParams,
+        _context: RequestContext<RoleServer>,
+    ) -> Result<GetPromptResponse, ErrorData> {
+        let messages = match request.name.as_str() {
+            "test_simple_prompt" => vec![PromptMessage::new_text(
+                Role::User,
+                "This is a simple prompt for testing.",
+            )],
+            "test_prompt_with_arguments" => {
+                let (arg1, arg2) = (prompt_arg(&request, "arg1")?, prompt_arg(&request, "arg2")?);
+                vec![PromptMessage::new_text(
+                    Role::User,
+                    format!("Prompt with arguments: arg1='{arg1}', arg2='{arg2}'"),
+                )]
+            }
+            "test_prompt_with_embedded_resource" => {
+                let uri = prompt_arg(&request, "resourceUri")?;
+                vec![
+                    PromptMessage::new(
+                        Role::User,
+                        rmcp::model::ContentBlock::resource(
+                            ResourceContents::text("Embedded resource content for testing.", uri)
+                                .with_mime_type("text/plain"),
+                        ),
+                    ),
+                    PromptMessage::new_text(
+                        Role::User,
+                        "Please process the embedded resource above.",
+                    ),
+                ]
+            }
+            "test_prompt_with_image" => vec![
+                PromptMessage::new(
+                    Role::User,
+                    rmcp::model::ContentBlock::image(base64(&RED_PIXEL_PNG), "image/png"),
+                ),
+                PromptMessage::new_text(Role::User, "Please analyze the image above."),
+            ],
+            other => {
+                return Err(ErrorData::invalid_params(
+                    format!("no prompt is named {other:?}"),
+                    None,
+                ))
+            }
+        };
+        Ok(GetPromptResult::new(messages).into())
+    }
+
+    async fn list_resources(
+        &self,
+        _request: Option<PaginatedRequestParams>,
+        _context: RequestContext<RoleServer>,
+    ) -> Result<ListResourcesResult, ErrorData> {
+        Ok(ListResourcesResult::with_all_items(vec![
+            McpResource::new(STATIC_TEXT, "static-text")
+                .with_description("A static text resource.")
+                .with_mime_type("text/plain"),
+            McpResource::new(STATIC_BINARY, "static-binary")
+                .with_description("A static binary resource: a 1x1 PNG.")
+                .with_mime_type("image/png"),
+            McpResource::new(WATCHED, "watched-resource")
+                .with_description("A resource clients may subscribe to.")
+                .with_mime_type("text/plain"),
+        ]))
+    }
+
+    async fn list_resource_templates(
+        &self,
+        _request: Option<PaginatedRequestParams>,
+        _context: RequestContext<RoleServer>,
+    ) -> Result<ListResourceTemplatesResult, ErrorData> {
+        Ok(ListResourceTemplatesResult::with_all_items(vec![
+            ResourceTemplate::new(TEMPLATE, "template-data")
+                .with_description("Data for one id.")
+                .with_mime_type("application/json"),
+        ]))
+    }
+
+    async fn read_resource(
+        &self,
+        request: ReadResourceRequestParams,
+        _context: RequestContext<RoleServer>,
+    ) -> Result<ReadResourceResponse, ErrorData> {
+        let uri = request.uri;
+        let contents = match uri.as_str() {
+            STATIC_TEXT => {
+                ResourceContents::text("This is the content of the static text resource.", &uri)
+                    .with_mime_type("text/plain")
+            }
+            STATIC_BINARY => {
+                ResourceContents::blob(base64(&RED_PIXEL_PNG), &uri).with_mime_type("image/png")
+            }
+            WATCHED => ResourceContents::text("The watched resource has not changed.", &uri)
+                .with_mime_type("text/plain"),
+            _ => match template_id(&uri) {
+                Some(id) => {
+                    let data = json!({"id": id, "templateTest": true, "data": format!("Data for ID: {id}")});
+                    ResourceContents::text(data.to_string(), &uri)
+                        .with_mime_type("application/json")
+                }
+                None => return Err(not_found(&uri)),
+            },
+        };
+        Ok(ReadResourceResult::new(vec![contents]).into())
+    }
+
+    async fn subscribe(
+        &self,
+        request: SubscribeRequestParams,
+        _context: RequestContext<RoleServer>,
+    ) -> Result<(), ErrorData> {
+        if ![STATIC_TEXT, STATIC_BINARY, WATCHED].contains(&request.uri.as_str())
+            && template_id(&request.uri).is_none()
+        {
+            return Err(not_found(&request.uri));
+        }
+        self.subscriptions
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner)
+            .insert(request.uri);
+        Ok(())
+    }
+
+    async fn unsubscribe(
+        &self,
+        request: UnsubscribeRequestParams,
+        _context: RequestContext<RoleServer>,
+    ) -> Result<(), ErrorData> {
+        // Unsubscribing from what was never subscribed is not an error (nothing to stop).
+        self.subscriptions
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner)
+            .remove(&request.uri);
+        Ok(())
+    }
+
+    async fn complete(
+        &self,
+        request: CompleteRequestParams,
+        _context: RequestContext<RoleServer>,
+    ) -> Result<CompleteResult, ErrorData> {
+        let candidates: &[&str] = match (&request.r#ref, request.argument.name.as_str()) {
+            (Reference::Prompt(p), "arg1" | "arg2") if p.name == "test_prompt_with_arguments" => {
+                &["paris", "park", "party", "test", "testing"]
+            }
+            (Reference::Resource(r), "id") if r.uri == TEMPLATE => &["1", "2", "3", "123"],
+            _ => &[],
+        };
+        let values: Vec<String> = candidates
+            .iter()
+            .filter(|c| c.starts_with(&request.argument.value))
+            .map(|c| (*c).to_string())
+            .collect();
+        let completion =
+            CompletionInfo::new(values).map_err(|e| ErrorData::internal_error(e, None))?;
+        Ok(CompleteResult::new(completion))
+    }
+}
+
+// ---- Serving ---------------------------------------------------------------------------------
+
+fn port(args: &[String]) -> Result<u16, String> {
+    match args {
+        [] => Ok(0),
+        [port] => port.parse().map_err(|_| {
+            format!("the port must be a number from 0 to 65535, not {port:?}; {USAGE}")
+        }),
+        _ => Err(format!("one argument at most; {USAGE}")),
+    }
+}
+
+fn fail(message: &str) -> ! {
+    eprintln!("conformance_server: {message}");
+    std::process::exit(2);
+}
+
+#[tokio::main]
+async fn main() {
+    let args: Vec<String> = std::env::args().skip(1).collect();
+    let port = port(&args).unwrap_or_else(|e| fail(&e));
+    let toolbox = toolbox().unwrap_or_else(|e| fail(&e));
+    let server = McpServer::new(toolbox)
+        .server_info("toolsmith-conformance", env!("CARGO_PKG_VERSION"))
+        // The rest of the server: prompts, resources, completions.
+        .with_handler(Fixtures::default());
+    let http = server
+        .bind_http(("127.0.0.1", port))
+        .await
+        .unwrap_or_else(|e| fail(&format!("cannot listen on 127.0.0.1:{port}: {e}")));
+    let mut out = std::io::stdout();
+    let _ = writeln!(out, "{}", http.url());
+    let _ = out.flush();
+    if let Err(e) = http.wait().await {
+        fail(&e.to_string());
+    }
+}
