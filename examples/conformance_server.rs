@@ -23,10 +23,9 @@
 //!   own `toolsmith:` URIs) and `completion/complete`, and declares the capabilities its
 //!   `get_info` declares for them. Its tool methods, if it had any, would never be called.
 //!
-//! Not here yet: the suite's tools that log (`test_tool_with_logging`), sample
-//! (`test_sampling`) or elicit (`test_elicitation`, `test_elicitation_sep1034_defaults`,
-//! `test_elicitation_sep1330_enums`) need a tool's handle on its client, which toolsmith does not
-//! have yet; `tests/conformance/expected-failures.yml` lists those scenarios.
+//! The tools that talk back take the client handle (`#[context] client: &Client`): they log
+//! (`test_tool_with_logging`), ask the client's model (`test_sampling`) and ask the user
+//! (`test_elicitation` and the SEP-1034 and SEP-1330 forms) through it.
 
 use base64::Engine as _;
 use rmcp::model::{
@@ -46,7 +45,8 @@ use std::sync::Mutex;
 use std::time::Duration;
 use toolsmith::content::{Audio, Content, Image, Resource};
 use toolsmith::mcp::McpServer;
-use toolsmith::{tool, Effects, Progress, Tool, ToolError, ToolSpec, Toolbox};
+use toolsmith::{codes, tool, Client, Effects, LogLevel, Progress, Question, SampleRequest};
+use toolsmith::{Tool, ToolError, ToolSpec, Toolbox};
 
 const USAGE: &str = "usage: conformance_server [PORT]   (0 or none: any free port)";
 
@@ -132,6 +132,238 @@ async fn test_tool_with_progress(#[context] progress: &Progress) -> &'static str
     "Progress reported: 0, 50 and 100 of 100."
 }
 
+/// Logs three messages at level info, 50 ms apart, for testing log notifications. Returns a
+/// confirmation text.
+#[tool(read_only)]
+async fn test_tool_with_logging(#[context] client: &Client) -> &'static str {
+    client.log(LogLevel::Info, "Tool execution started");
+    tokio::time::sleep(Duration::from_millis(50)).await;
+    client.log(LogLevel::Info, "Tool processing data");
+    tokio::time::sleep(Duration::from_millis(50)).await;
+    client.log(LogLevel::Info, "Tool execution completed");
+    "Tool with logging executed: three messages sent."
+}
+
+/// Asks the client's model to answer a prompt, for testing sampling. Returns the model's answer.
+#[tool(read_only)]
+async fn test_sampling(
+    #[context] client: &Client,
+    /// The prompt to send to the client's model.
+    prompt: String,
+) -> Result<String, ToolError> {
+    let answer = client.sample(SampleRequest::new(prompt, 100)).await?;
+    Ok(format!("LLM response: {}", answer.text))
+}
+
+/// The user's answer to a question as the suite's tools report it: the action and the content.
+async fn answer_of(client: &Client, question: &Question) -> Result<(String, Value), ToolError> {
+    match client.question(question).await {
+        Ok(content) => Ok(("accept".into(), Value::Object(content))),
+        Err(e) if e.code() == codes::CANCELLED_BY_USER => Ok(("decline".into(), json!({}))),
+        Err(e) if e.code() == codes::QUESTION_DISMISSED => Ok(("cancel".into(), json!({}))),
+        Err(e) => Err(e),
+    }
+}
+
+/// Asks the user for a user name and an email address, for testing elicitation. Returns the
+/// user's action and answer.
+#[tool(read_only)]
+async fn test_elicitation(
+    #[context] client: &Client,
+    /// The message shown to the user.
+    message: String,
+) -> Result<String, ToolError> {
+    let form = json!({"type": "object", "properties": {
+        "username": {"type": "string", "description": "User's response"},
+        "email": {"type": "string", "description": "User's email address"},
+    }, "required": ["username", "email"]});
+    let (action, content) = answer_of(client, &Question::new(message, &form)?).await?;
+    Ok(format!("User response: action={action}, content={content}"))
+}
+
+/// Asks the user a form whose every field has a default (SEP-1034). Returns the user's action
+/// and answer.
+#[tool(
+    read_only,
+    allow(
+        name_budget,
+        reason = "the conformance suite calls the tool by this name"
+    )
+)]
+async fn test_elicitation_sep1034_defaults(
+    #[context] client: &Client,
+) -> Result<String, ToolError> {
+    let form = json!({"type": "object", "properties": {
+        "name": {"type": "string", "default": "John Doe"},
+        "age": {"type": "integer", "default": 30},
+        "score": {"type": "number", "default": 95.5},
+        "status": {"type": "string", "enum": ["active", "inactive", "pending"],
+                   "default": "active"},
+        "verified": {"type": "boolean", "default": true},
+    }});
+    let question = Question::new(
+        "Please review and update the form fields with defaults",
+        &form,
+    )?;
+    let (action, content) = answer_of(client, &question).await?;
+    Ok(format!(
+        "Elicitation completed: action={action}, content={content}"
+    ))
+}
+
+/// Asks the user a form with the five kinds of choices (SEP-1330). Returns the user's action and
+/// answer.
+#[tool(
+    read_only,
+    allow(
+        name_budget,
+        reason = "the conformance suite calls the tool by this name"
+    )
+)]
+async fn test_elicitation_sep1330_enums(#[context] client: &Client) -> Result<String, ToolError> {
+    let form = json!({"type": "object", "properties": {
+        "untitledSingle": {"type": "string", "enum": ["option1", "option2", "option3"]},
+        "titledSingle": {"type": "string", "oneOf": [
+            {"const": "value1", "title": "First Option"},
+            {"const": "value2", "title": "Second Option"},
+            {"const": "value3", "title": "Third Option"}]},
+        "legacyEnum": {"type": "string", "enum": ["opt1", "opt2", "opt3"],
+                       "enumNames": ["Option One", "Option Two", "Option Three"]},
+        "untitledMulti": {"type": "array",
+                          "items": {"type": "string", "enum": ["option1", "option2", "option3"]}},
+        "titledMulti": {"type": "array", "items": {"anyOf": [
+            {"const": "value1", "title": "First Choice"},
+            {"const": "value2", "title": "Second Choice"},
+            {"const": "value3", "title": "Third Choice"}]}},
+    }});
+    let question = Question::new("Please select options from the enum fields", &form)?;
+    let (action, content) = answer_of(client, &question).await?;
+    Ok(format!(
+        "Elicitation completed: action={action}, content={content}"
+    ))
+}
+
+// ---- 2026-07-28: questions in rounds (SEP-2322) --------------------------------------------
+//
+// On 2026-07-28 a question or a sample a tool makes is sent to the client in an
+// `input_required` result, under the request's name (`with_key`), and the tool runs again with
+// the answers when the client retries (the suite's `input-required-result-*` scenarios, outside
+// its active set).
+
+/// A form of one required text field.
+fn one_text_field(name: &str) -> Value {
+    json!({"type": "object", "properties": {name: {"type": "string"}}, "required": [name]})
+}
+
+/// Asks the user's name in a round of its own. Returns a greeting.
+#[tool(
+    read_only,
+    allow(
+        name_budget,
+        reason = "the conformance suite calls the tool by this name"
+    )
+)]
+async fn test_input_required_result_elicitation(
+    #[context] client: &Client,
+) -> Result<String, ToolError> {
+    let question =
+        Question::new("What is your name?", &one_text_field("name"))?.with_key("user_name");
+    let answer = client.question(&question).await?;
+    Ok(format!(
+        "Hello, {}!",
+        answer["name"].as_str().unwrap_or_default()
+    ))
+}
+
+/// Asks the client's model a question in a round of its own. Returns the model's answer.
+#[tool(
+    read_only,
+    allow(
+        name_budget,
+        reason = "the conformance suite calls the tool by this name"
+    )
+)]
+async fn test_input_required_result_sampling(
+    #[context] client: &Client,
+) -> Result<String, ToolError> {
+    let request =
+        SampleRequest::new("What is the capital of France?", 100).with_key("capital_question");
+    Ok(client.sample(request).await?.text)
+}
+
+/// Asks for a confirmation; the server verifies the sealed request state of the retry.
+/// Returns the confirmation.
+#[tool(
+    read_only,
+    allow(
+        name_budget,
+        reason = "the conformance suite calls the tool by this name"
+    )
+)]
+async fn test_input_required_result_request_state(
+    #[context] client: &Client,
+) -> Result<String, ToolError> {
+    let form = json!({"type": "object", "properties": {"ok": {"type": "boolean"}},
+                      "required": ["ok"]});
+    let answer = client
+        .question(&Question::new("Please confirm", &form)?.with_key("confirm"))
+        .await?;
+    // A retry reaches the tool only once its requestState verified (or with none sent).
+    Ok(format!("Confirmed: ok={} (state-ok)", answer["ok"]))
+}
+
+/// Asks two questions, one round each. Returns both answers.
+#[tool(
+    read_only,
+    allow(
+        name_budget,
+        reason = "the conformance suite calls the tool by this name"
+    )
+)]
+async fn test_input_required_result_multi_round(
+    #[context] client: &Client,
+) -> Result<String, ToolError> {
+    let name = client
+        .question(
+            &Question::new("Step 1: What is your name?", &one_text_field("name"))?
+                .with_key("step1"),
+        )
+        .await?;
+    let color = client
+        .question(
+            &Question::new(
+                "Step 2: What is your favorite color?",
+                &one_text_field("color"),
+            )?
+            .with_key("step2"),
+        )
+        .await?;
+    Ok(format!(
+        "{} likes {}.",
+        name["name"].as_str().unwrap_or_default(),
+        color["color"].as_str().unwrap_or_default()
+    ))
+}
+
+/// Asks for a confirmation whose request state the suite then edits. Returns the confirmation.
+#[tool(
+    read_only,
+    allow(
+        name_budget,
+        reason = "the conformance suite calls the tool by this name"
+    )
+)]
+async fn test_input_required_result_tampered_state(
+    #[context] client: &Client,
+) -> Result<String, ToolError> {
+    let form = json!({"type": "object", "properties": {"ok": {"type": "boolean"}},
+                      "required": ["ok"]});
+    let answer = client
+        .question(&Question::new("Please confirm", &form)?.with_key("confirm"))
+        .await?;
+    Ok(format!("Confirmed: ok={}", answer["ok"]))
+}
+
 /// The input schema of `json_schema_2020_12_tool`, as the suite's scenario `json-schema-2020-12`
 /// expects it back: `$schema`, `$defs` with an `$anchor`, `allOf`/`anyOf`, `if`/`then`/`else`.
 fn json_schema_2020_12() -> Value {
@@ -182,6 +414,16 @@ fn toolbox() -> Result<Toolbox, String> {
         .tool(test_multiple_content_types::tool())
         .tool(test_error_handling::tool())
         .tool(test_tool_with_progress::tool())
+        .tool(test_tool_with_logging::tool())
+        .tool(test_sampling::tool())
+        .tool(test_elicitation::tool())
+        .tool(test_elicitation_sep1034_defaults::tool())
+        .tool(test_elicitation_sep1330_enums::tool())
+        .tool(test_input_required_result_elicitation::tool())
+        .tool(test_input_required_result_sampling::tool())
+        .tool(test_input_required_result_request_state::tool())
+        .tool(test_input_required_result_multi_round::tool())
+        .tool(test_input_required_result_tampered_state::tool())
         .tool(json_schema_2020_12_tool())
         .build()
         .map_err(|e| format!("the toolbox could not be built: {e}"))

@@ -173,12 +173,8 @@ fn the_expected_failures_file_is_read_as_the_suite_reads_it() {
     let file = conformance_dir().join("expected-failures.yml");
     let text =
         std::fs::read_to_string(&file).expect("read tests/conformance/expected-failures.yml");
+    // The list may be empty (every scenario of the active set passes): `server: []`.
     let names = expected_failures(&text);
-    assert!(
-        !names.is_empty(),
-        "{}: no server scenario listed",
-        file.display()
-    );
     // Every entry is a bare scenario name: the suite would take `name:check` as one check.
     for name in &names {
         assert!(

@@ -272,7 +272,8 @@ async fn a_handler_serves_prompts_resources_and_completions_beside_the_toolbox()
     assert!(caps["prompts"].is_object(), "{caps}");
     assert_eq!(caps["resources"]["subscribe"], json!(true), "{caps}");
     assert!(caps["completions"].is_object(), "{caps}");
-    assert!(caps.get("logging").is_none(), "{caps}");
+    // Logging is the server's own (tools log through their client handle), never the handler's.
+    assert_eq!(caps["logging"], json!({}), "{caps}");
     assert_eq!(info.server_info.as_ref().unwrap().name, "shelf-server");
     assert_eq!(
         info.instructions.as_deref(),
@@ -403,13 +404,13 @@ async fn the_toolbox_uris_never_reach_the_handler() {
 }
 
 #[tokio::test]
-async fn without_a_handler_the_server_declares_and_serves_tools_only() {
+async fn without_a_handler_the_server_declares_and_serves_tools_and_logging_only() {
     let toolbox = Toolbox::builder().tool(get_marker::tool()).build().unwrap();
     let client = connect(McpServer::new(toolbox), ProtocolVersion::V_2025_11_25).await;
     let caps = serde_json::to_value(&client.peer_info().unwrap().capabilities).unwrap();
     assert_eq!(
         caps.as_object().unwrap().keys().collect::<Vec<_>>(),
-        ["tools"],
+        ["logging", "tools"],
         "{caps}"
     );
     let e = protocol_error(

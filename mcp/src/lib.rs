@@ -74,13 +74,13 @@ use rmcp::model::{
     ProgressToken, ProtocolVersion, ResultType, ServerCapabilities, ServerConfig,
     SubscriptionFilter,
 };
-#[allow(deprecated)] // logging/setLevel: deprecated in 2026-07-28, in the 2025 revisions
-use rmcp::model::{SetLevelRequestMethod, SetLevelRequestParams};
 use rmcp::model::{
     CompleteRequestParams, CompleteResult, GetPromptRequestParams, GetPromptResponse,
     ListPromptsResult, ListResourceTemplatesResult, ListResourcesResult, ReadResourceRequestParams,
     ReadResourceResponse, SubscribeRequestParams, UnsubscribeRequestParams,
 };
+#[allow(deprecated)] // logging/setLevel: deprecated in 2026-07-28, in the 2025 revisions
+use rmcp::model::{SetLevelRequestMethod, SetLevelRequestParams};
 use rmcp::service::{NotificationContext, RequestContext, SubscriptionContext};
 use rmcp::{ErrorData, RoleServer, ServerHandler};
 use serde_json::{self, Value};

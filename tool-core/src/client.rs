@@ -654,6 +654,9 @@ fn field(name: &str, schema: &Value) -> Result<Value, QuestionError> {
             "it may be one of several kinds",
         ));
     }
+    if obj.get("type").and_then(Value::as_str) == Some("array") {
+        return multi_select(name, obj);
+    }
     for (keyword, what) in [
         ("$ref", "it refers to a recursive type"),
         ("allOf", "it combines several schemas"),
@@ -706,10 +709,17 @@ fn field(name: &str, schema: &Value) -> Result<Value, QuestionError> {
             ));
         }
         out.insert("type".into(), "string".into());
+        let count = values.len();
         out.insert(
             "enum".into(),
             Value::Array(values.into_iter().cloned().collect()),
         );
+        // The titles of the choices in MCP's older form (2025-06-18), kept when they fit.
+        if let Some(Value::Array(names)) = obj.get("enumNames") {
+            if names.len() == count && names.iter().all(Value::is_string) {
+                out.insert("enumNames".into(), Value::Array(names.clone()));
+            }
+        }
         copy_default(obj, &mut out, Value::is_string);
         return Ok(Value::Object(out));
     }
@@ -788,6 +798,61 @@ fn titled_choices(
     Ok(Value::Object(out))
 }
 
+/// A field of several choices (MCP 2025-11-25's multi-select): a list whose items are one of
+/// a few texts, written as `enum` or as `anyOf`/`oneOf` of `{const, title}`, with
+/// `minItems`/`maxItems`.
+fn multi_select(name: &str, obj: &Map<String, Value>) -> Result<Value, QuestionError> {
+    let not_choices = || {
+        QuestionError::of_field(
+            name,
+            "it is a list, and a form asks only for lists of choices of text",
+        )
+    };
+    let items = obj
+        .get("items")
+        .and_then(Value::as_object)
+        .ok_or_else(not_choices)?;
+    let mut out = Map::new();
+    for keyword in ["title", "description"] {
+        if let Some(Value::String(s)) = obj.get(keyword) {
+            out.insert(keyword.into(), Value::String(s.clone()));
+        }
+    }
+    out.insert("type".into(), "array".into());
+    let item = if let Some(Value::Array(values)) = items.get("enum") {
+        if values.is_empty() || !values.iter().all(Value::is_string) {
+            return Err(not_choices());
+        }
+        serde_json::json!({"type": "string", "enum": values})
+    } else if let Some(Value::Array(options)) = items.get("anyOf").or_else(|| items.get("oneOf")) {
+        let mut choices = Vec::new();
+        for option in options {
+            let value = option
+                .get("const")
+                .and_then(Value::as_str)
+                .ok_or_else(not_choices)?;
+            let title = option.get("title").and_then(Value::as_str).unwrap_or(value);
+            choices.push(serde_json::json!({"const": value, "title": title}));
+        }
+        if choices.is_empty() {
+            return Err(not_choices());
+        }
+        serde_json::json!({"anyOf": choices})
+    } else {
+        return Err(not_choices());
+    };
+    out.insert("items".into(), item);
+    for keyword in ["minItems", "maxItems"] {
+        if let Some(n) = obj.get(keyword).filter(|v| v.is_u64()) {
+            out.insert(keyword.into(), n.clone());
+        }
+    }
+    copy_default(obj, &mut out, |d| {
+        d.as_array().is_some_and(|a| a.iter().all(Value::is_string))
+    });
+    Ok(Value::Object(out))
+}
+
 fn copy_default(obj: &Map<String, Value>, out: &mut Map<String, Value>, fits: fn(&Value) -> bool) {
     if let Some(d) = obj.get("default").filter(|d| fits(d)) {
         out.insert("default".into(), d.clone());
@@ -835,6 +900,34 @@ fn check_field(name: &str, schema: &Value, value: Value) -> Result<Value, String
         "number" => return Err(misfit("a number", &value)),
         "boolean" if value.is_boolean() => value,
         "boolean" => return Err(misfit("true or false", &value)),
+        "array" => {
+            let items = &schema["items"];
+            let choices: Vec<&str> = match (items.get("enum"), items.get("anyOf")) {
+                (Some(Value::Array(values)), _) => {
+                    values.iter().filter_map(Value::as_str).collect()
+                }
+                (_, Some(Value::Array(options))) => {
+                    options.iter().filter_map(|o| o["const"].as_str()).collect()
+                }
+                _ => Vec::new(),
+            };
+            let Some(picked) = value.as_array() else {
+                return Err(misfit("a list of the choices offered", &value));
+            };
+            let count = picked.len() as u64;
+            if !picked
+                .iter()
+                .all(|v| v.as_str().is_some_and(|s| choices.contains(&s)))
+                || schema["minItems"].as_u64().is_some_and(|min| count < min)
+                || schema["maxItems"].as_u64().is_some_and(|max| count > max)
+            {
+                return Err(misfit(
+                    "a list of the choices offered, as many as asked",
+                    &value,
+                ));
+            }
+            value
+        }
         _ => value,
     };
     if let Some(n) = value.as_f64() {

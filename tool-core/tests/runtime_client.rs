@@ -698,3 +698,42 @@ async fn the_handle_reaches_tools_on_the_tool_threads() {
     assert_eq!(env.status, Status::NeedsInput);
     assert_eq!(env.missing, ["size"]);
 }
+
+/// Lists of choices (MCP 2025-11-25's multi-select, untitled and titled) and the older
+/// `enumNames` titles are forms too; an answer must pick among the choices, as many as asked.
+#[test]
+fn lists_of_choices_and_legacy_titles_are_forms() {
+    use serde_json::json;
+    use tool_core::Question;
+    let form = json!({"type": "object", "properties": {
+        "tags": {"type": "array", "items": {"type": "string", "enum": ["a", "b", "c"]},
+                 "minItems": 1, "maxItems": 2},
+        "picks": {"type": "array", "items": {"anyOf": [{"const": "x", "title": "Ex"},
+                                                        {"const": "y", "title": "Why"}]}},
+        "legacy": {"type": "string", "enum": ["o1", "o2"], "enumNames": ["One", "Two"]},
+    }});
+    let q = Question::new("Pick.", &form).unwrap();
+    assert_eq!(
+        q.schema()["properties"]["legacy"]["enumNames"],
+        json!(["One", "Two"])
+    );
+    assert_eq!(
+        q.schema()["properties"]["picks"]["items"]["anyOf"][1],
+        json!({"const": "y", "title": "Why"})
+    );
+    let ok = json!({"tags": ["a", "c"], "picks": ["y"], "legacy": "o2"});
+    assert!(q.check(ok.as_object().unwrap().clone()).is_ok());
+    for bad in [
+        json!({"tags": ["z"]}),
+        json!({"tags": []}),
+        json!({"tags": ["a", "b", "c"]}),
+        json!({"picks": "x"}),
+    ] {
+        assert!(q.check(bad.as_object().unwrap().clone()).is_err(), "{bad}");
+    }
+    // A list of anything else is still refused, naming the field.
+    let numbers = json!({"type": "object", "properties": {
+        "sizes": {"type": "array", "items": {"type": "integer"}}}});
+    let e = Question::new("Sizes?", &numbers).unwrap_err();
+    assert_eq!(e.field(), Some("sizes"));
+}
