@@ -303,13 +303,19 @@ async fn test_input_required_result_sampling(
 async fn test_input_required_result_request_state(
     #[context] client: &Client,
 ) -> Result<String, ToolError> {
+    let ok = confirm(client).await?;
+    // A retry reaches the tool only once its requestState verified (or with none sent).
+    Ok(format!("Confirmed: ok={ok} (state-ok)"))
+}
+
+/// Asks the user to confirm (a round named `confirm`): their `ok`.
+async fn confirm(client: &Client) -> Result<Value, ToolError> {
     let form = json!({"type": "object", "properties": {"ok": {"type": "boolean"}},
                       "required": ["ok"]});
     let answer = client
         .question(&Question::new("Please confirm", &form)?.with_key("confirm"))
         .await?;
-    // A retry reaches the tool only once its requestState verified (or with none sent).
-    Ok(format!("Confirmed: ok={} (state-ok)", answer["ok"]))
+    Ok(answer["ok"].clone())
 }
 
 /// Asks two questions, one round each. Returns both answers.
@@ -356,12 +362,7 @@ async fn test_input_required_result_multi_round(
 async fn test_input_required_result_tampered_state(
     #[context] client: &Client,
 ) -> Result<String, ToolError> {
-    let form = json!({"type": "object", "properties": {"ok": {"type": "boolean"}},
-                      "required": ["ok"]});
-    let answer = client
-        .question(&Question::new("Please confirm", &form)?.with_key("confirm"))
-        .await?;
-    Ok(format!("Confirmed: ok={}", answer["ok"]))
+    Ok(format!("Confirmed: ok={}", confirm(client).await?))
 }
 
 /// The input schema of `json_schema_2020_12_tool`, as the suite's scenario `json-schema-2020-12`

@@ -702,6 +702,16 @@ async fn in_2026_07_28_needs_input_is_asked_through_an_input_required_result() {
     }
 }
 
+/// One `tools/call` without driving its rounds: the `input_required` result comes back as is.
+async fn call_once(
+    client: &RunningService<RoleClient, Person>,
+    params: CallToolRequestParams,
+) -> Result<rmcp::model::CallToolResponse, rmcp::ServiceError> {
+    tokio::time::timeout(BOUND, client.call_tool_once(params))
+        .await
+        .expect("answered within the bound")
+}
+
 /// 2026-07-28: a tool's own requests (`Client::ask`, `Client::sample`) go to the client in
 /// `input_required` results, round after round, the tool running again from the start each
 /// time with every answer so far; rmcp's client drives the rounds.
@@ -749,14 +759,7 @@ async fn a_tools_own_requests_are_answered_by_name_and_their_state_is_sealed() {
     let tb = toolbox(Arc::new(MemorySink::new()));
     let person = Person::new(ProtocolVersion::V_2026_07_28, capabilities(BOTH));
     let (client, server) = connect(person, &tb, false).await;
-    let once = |p: CallToolRequestParams| {
-        let client = &client;
-        async move {
-            tokio::time::timeout(BOUND, client.call_tool_once(p))
-                .await
-                .expect("answered within the bound")
-        }
-    };
+    let once = |p: CallToolRequestParams| call_once(&client, p);
     let greet = || CallToolRequestParams::new("greet_user").with_arguments(Default::default());
     let first = once(greet()).await.unwrap();
     let CallToolResponse::InputRequired(asked) = first else {
@@ -833,14 +836,7 @@ async fn an_input_required_state_is_sealed_to_its_call() {
         };
         CallToolRequestParams::new(name).with_arguments(args)
     };
-    let once = |p: CallToolRequestParams| {
-        let client = &client;
-        async move {
-            tokio::time::timeout(BOUND, client.call_tool_once(p))
-                .await
-                .expect("answered within the bound")
-        }
-    };
+    let once = |p: CallToolRequestParams| call_once(&client, p);
     let hiker = json!({"item": "hiker"});
     let first = once(params("get_boot_price", hiker.clone())).await.unwrap();
     let CallToolResponse::InputRequired(asked) = first else {
