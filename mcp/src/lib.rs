@@ -49,15 +49,19 @@ use arc_swap::ArcSwap;
 use rmcp::model::{
     CallToolRequestParams, CallToolResponse, CallToolResult, ContentBlock, Implementation,
     InitializeRequestParams, InitializeResult, ListToolsResult, MetaObject, PaginatedRequestParams,
-    ProgressNotificationParam, ProgressToken, ProtocolVersion, ResultType, ServerCapabilities,
-    ServerConfig, SubscriptionFilter,
+    ProgressNotificationParam, ProgressToken, ProtocolVersion, ReadResourceRequestParams,
+    ReadResourceResponse, ReadResourceResult, Resource, ResourceContents, ResultType,
+    ServerCapabilities, ServerConfig, SubscriptionFilter,
 };
+use rmcp::model::{ClientNotification, ClientRequest, ServerResult, SubscriptionsListenResult};
 use rmcp::service::{NotificationContext, RequestContext, SubscriptionContext};
 use rmcp::{ErrorData, RoleServer, ServerHandler};
 use serde_json::{self, Value};
 use std::borrow::Cow;
 use std::collections::HashMap;
 use std::sync::{Arc, Mutex};
+use tokio_util::sync::CancellationToken;
+use tool_core::budget::{ResultReadError, ResultResource, RESULT_MIME_TYPE};
 use tool_core::export::{mcp_call_parts, McpVersion, Target};
 use tool_core::{codes, CallOptions, Caller, Envelope, Status, ToolSpec, Toolbox};
 use tool_core::{with_progress, ProgressReport, ProgressSink};
@@ -379,6 +383,11 @@ impl McpServer {
     /// Serves one client over any rmcp transport (a duplex stream in tests) until it
     /// disconnects.
     ///
+    /// Returns soon after the client closes its side (end of input): the answers to requests
+    /// still running are sent first (rmcp waits up to 5 s for them), and the client's
+    /// `subscriptions/listen` streams end at once with their final result, as they would when
+    /// the server shuts down, so an open subscription never holds the session up.
+    ///
     /// # Errors
     /// When the session cannot start or the transport fails.
     pub async fn serve<T, E, A>(self, transport: T) -> Result<(), ServeError>
@@ -386,7 +395,16 @@ impl McpServer {
         T: rmcp::transport::IntoTransport<RoleServer, E, A>,
         E: std::error::Error + Send + Sync + 'static,
     {
-        let running = rmcp::serve_server(self, transport)
+        let input_closed = CancellationToken::new();
+        let transport = WatchedInput {
+            inner: transport.into_transport(),
+            closed: input_closed.clone(),
+        };
+        let session = Session {
+            server: self,
+            input_closed,
+        };
+        let running = rmcp::serve_server(session, transport)
             .await
             .map_err(|e| ServeError::Session(e.to_string()))?;
         running
@@ -405,6 +423,144 @@ impl McpServer {
             (Some(map), Some(parts)) => map(parts),
             _ => self.inner.caller.clone(),
         }
+    }
+}
+
+/// The handler of one session served by [`McpServer::serve`]: the server, and the end of the
+/// session's input ([`WatchedInput`]).
+///
+/// Once the input has closed, rmcp's service loop stops reading and sending anything but
+/// answers, and waits (up to 5 s) for every request handler still running to answer before it
+/// ends; it cancels their requests only after that wait. Two kinds of handler would hold it
+/// for the whole wait:
+///
+/// - a `subscriptions/listen` stream answers only when its request is cancelled, and one whose
+///   acknowledgment was being sent when the input closed waits for a delivery report the loop
+///   no longer gives; so each ends at once here, with the final result of a stream the server
+///   ends (`SubscriptionsListenResult`);
+/// - a call that reports progress waits for each notification's delivery report the same way;
+///   [`reporting_progress`] stops sending reports once the input has closed (the request's
+///   extensions carry [`InputClosed`]), and the call's answer still goes out.
+///
+/// Without this a session with an open subscription took those 5 s to end (and the TypeScript
+/// SDK's client, which waits 2 s for a stdio server to exit, killed it).
+struct Session {
+    server: McpServer,
+    input_closed: CancellationToken,
+}
+
+/// The end of a session's input, in the extensions of each request of a [`Session`].
+#[derive(Clone)]
+struct InputClosed(CancellationToken);
+
+impl rmcp::Service<RoleServer> for Session {
+    async fn handle_request(
+        &self,
+        request: ClientRequest,
+        mut context: RequestContext<RoleServer>,
+    ) -> Result<ServerResult, ErrorData> {
+        let listening = matches!(request, ClientRequest::SubscriptionsListenRequest(_));
+        if !listening {
+            context
+                .extensions
+                .insert(InputClosed(self.input_closed.clone()));
+            return rmcp::Service::handle_request(&self.server, request, context).await;
+        }
+        let id = context.id.clone();
+        tokio::select! {
+            result = rmcp::Service::handle_request(&self.server, request, context) => result,
+            () = self.input_closed.cancelled() => {
+                let mut ended = SubscriptionsListenResult::complete(id);
+                ended.meta.set_server_info(self.server.inner.info.clone());
+                Ok(ServerResult::SubscriptionsListenResult(ended))
+            }
+        }
+    }
+
+    async fn handle_notification(
+        &self,
+        notification: ClientNotification,
+        context: NotificationContext<RoleServer>,
+    ) -> Result<(), ErrorData> {
+        rmcp::Service::handle_notification(&self.server, notification, context).await
+    }
+
+    fn get_info(&self) -> ServerConfig {
+        rmcp::Service::get_info(&self.server)
+    }
+
+    fn supported_protocol_versions(&self) -> Cow<'static, [ProtocolVersion]> {
+        rmcp::Service::supported_protocol_versions(&self.server)
+    }
+}
+
+/// A transport whose end of input is announced: when `receive` finds no more messages,
+/// `closed` is cancelled (see [`Session`]).
+struct WatchedInput<T> {
+    inner: T,
+    closed: CancellationToken,
+}
+
+impl<T> rmcp::transport::Transport<RoleServer> for WatchedInput<T>
+where
+    T: rmcp::transport::Transport<RoleServer>,
+{
+    type Error = T::Error;
+
+    fn send(
+        &mut self,
+        item: rmcp::service::TxJsonRpcMessage<RoleServer>,
+    ) -> impl std::future::Future<Output = Result<(), Self::Error>> + Send + 'static {
+        self.inner.send(item)
+    }
+
+    fn receive(
+        &mut self,
+    ) -> impl std::future::Future<Output = Option<rmcp::service::RxJsonRpcMessage<RoleServer>>> + Send
+    {
+        async move {
+            let message = self.inner.receive().await;
+            if message.is_none() {
+                self.closed.cancel();
+            }
+            message
+        }
+    }
+
+    fn close(&mut self) -> impl std::future::Future<Output = Result<(), Self::Error>> + Send {
+        // Closing is the end of input too (the loop closes the transport when it ends for any
+        // reason).
+        self.closed.cancel();
+        self.inner.close()
+    }
+}
+
+/// An MCP `resource_link` to a kept result.
+fn resource_link(link: ResultResource) -> ContentBlock {
+    ContentBlock::resource_link(
+        Resource::new(link.uri, link.name)
+            .with_title(link.title)
+            .with_description(link.description)
+            .with_mime_type(link.mime_type),
+    )
+}
+
+/// The longest URI quoted back in an error's `data`, in bytes.
+const MAX_QUOTED_URI: usize = 2048;
+
+/// The protocol error of a kept result that could not be read: resource-not-found (`-32002`,
+/// which rmcp sends as `-32602` to 2026-07-28 clients, as that revision asks) for a URI that
+/// names nothing (any more), invalid params for a link refused to this caller, an internal
+/// error for a store that failed. `data` quotes the URI, as the specification's example does.
+fn read_error(uri: &str, error: &ResultReadError) -> ErrorData {
+    let data = (uri.len() <= MAX_QUOTED_URI).then(|| serde_json::json!({ "uri": uri }));
+    let message = error.to_string();
+    if error.is_not_found() {
+        ErrorData::resource_not_found(message, data)
+    } else if *error == ResultReadError::Unavailable {
+        ErrorData::internal_error(message, data)
+    } else {
+        ErrorData::invalid_params(message, data)
     }
 }
 
@@ -459,12 +615,30 @@ async fn reporting_progress(
     let queue = Arc::new(ProgressQueue::default());
     let call = with_progress(queue.clone(), call);
     tokio::pin!(call);
+    // Once the session's input has closed, rmcp no longer reports a notification delivered, so
+    // waiting for the report would hold the call (and the session's end) up: reports stop then.
+    let input_closed = context
+        .extensions
+        .get::<InputClosed>()
+        .map(|closed| closed.0.clone());
     let notify = |report: ProgressReport| {
         let mut p = ProgressNotificationParam::new(token.clone(), report.progress);
         p.total = report.total;
         p.message = report.message;
+        let input_closed = input_closed.clone();
         async move {
-            let _ = context.peer.notify_progress(p).await;
+            match input_closed {
+                Some(closed) => {
+                    tokio::select! {
+                        biased;
+                        () = closed.cancelled() => {}
+                        _ = context.peer.notify_progress(p) => {}
+                    }
+                }
+                None => {
+                    let _ = context.peer.notify_progress(p).await;
+                }
+            }
         }
     };
     let env = loop {
@@ -523,10 +697,15 @@ fn internal(e: impl std::fmt::Display) -> ErrorData {
 
 impl ServerHandler for McpServer {
     fn get_info(&self) -> ServerConfig {
+        // `resources`: the full results kept when a result is cut (or a keyed write's), read by
+        // the URI of the `resource_link` in the call's result. They are per caller and live
+        // only for a while, so `resources/list` lists none and no template is offered (a
+        // client cannot build a URI: its tag is the server's); rmcp answers both lists empty.
         ServerConfig::new(
             ServerCapabilities::builder()
                 .enable_tools()
                 .enable_tool_list_changed()
+                .enable_resources()
                 .build(),
         )
         .with_server_info(self.inner.info.clone())
@@ -588,15 +767,46 @@ impl ServerHandler for McpServer {
         if let Some(error) = protocol_error(&env, version) {
             return Err(error);
         }
+        // The kept full result, for the caller it was made for (the caller was moved into the
+        // call's options; mapping the request again gives the same one, and is done only for
+        // the few results that keep something).
+        let link = env
+            .reference
+            .is_some()
+            .then(|| toolbox.result_resource(name, &env, &self.caller_of(&context)))
+            .flatten();
         let catalog = self.inner.catalog.get(toolbox);
         // rmcp's result type built from the parts directly: no JSON tree to decode again.
-        let parts = mcp_call_parts(catalog.specs.get(name), env, version);
-        let mut result = CallToolResult::success(vec![ContentBlock::text(parts.text)]);
+        let parts = mcp_call_parts(catalog.specs.get(name), env, version).with_resource_link(link);
+        let mut content = vec![ContentBlock::text(parts.text)];
+        content.extend(parts.resource_link.map(resource_link));
+        let mut result = CallToolResult::success(content);
         result.structured_content = parts.structured_content;
         result.is_error = Some(parts.is_error);
         result.meta = (!parts.meta.is_empty()).then(|| MetaObject(parts.meta));
         result.result_type = Some(ResultType::COMPLETE);
         Ok(result.into())
+    }
+
+    /// A kept result by the URI its `resource_link` gave, for the caller it was made for
+    /// ([`Toolbox::read_result`]): its JSON as text, `application/json`.
+    async fn read_resource(
+        &self,
+        request: ReadResourceRequestParams,
+        context: RequestContext<RoleServer>,
+    ) -> Result<ReadResourceResponse, ErrorData> {
+        let caller = self.caller_of(&context);
+        let value = self
+            .inner
+            .toolbox
+            .read_result(&request.uri, &caller)
+            .await
+            .map_err(|e| read_error(&request.uri, &e))?;
+        let text = serde_json::to_string(&value).map_err(internal)?;
+        let contents = ResourceContents::text(text, request.uri).with_mime_type(RESULT_MIME_TYPE);
+        // rmcp gives 2026-07-28 clients the cache hints a result without its own gets: private
+        // to the caller, fresh for 0 ms.
+        Ok(ReadResourceResult::new(vec![contents]).into())
     }
 
     async fn initialize(
