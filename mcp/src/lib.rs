@@ -17,6 +17,18 @@
 //!   [`Toolbox::deregister`].
 //! - `notifications/cancelled` drops the call's future; rmcp sends nothing for that request
 //!   afterwards, and the server serves the next request as usual.
+//! - Kept results: a result with a `ref` (cut to the output budget, or a keyed write's) carries
+//!   a `resource_link` block after its text, naming the full result by
+//!   [`Toolbox::result_resource`]'s URI (`toolsmith://result/<ref>?tool=<tool>&tag=<tag>`);
+//!   `resources/read` of it answers the result as `application/json`
+//!   ([`Toolbox::read_result`]) to the caller it was made for, and refuses it to any other
+//!   (`-32602`). One the store has dropped is resource-not-found (`-32002`, which rmcp sends
+//!   as `-32602` to 2026-07-28 clients). The server declares `resources`, and lists no kept
+//!   result and no template: they are per caller and short-lived, and a client cannot build
+//!   their URIs.
+//! - The end of a stream session ([`McpServer::serve`], [`McpServer::serve_stdio`]): the
+//!   server returns soon after its input closes; `subscriptions/listen` streams end at once,
+//!   and calls still running are answered first.
 //! - Progress: a tool that takes `#[context] progress: &Progress` reports through it; when the
 //!   client sent a progress token the reports become `notifications/progress`, otherwise they
 //!   are no-ops.
@@ -514,17 +526,12 @@ where
         self.inner.send(item)
     }
 
-    fn receive(
-        &mut self,
-    ) -> impl std::future::Future<Output = Option<rmcp::service::RxJsonRpcMessage<RoleServer>>> + Send
-    {
-        async move {
-            let message = self.inner.receive().await;
-            if message.is_none() {
-                self.closed.cancel();
-            }
-            message
+    async fn receive(&mut self) -> Option<rmcp::service::RxJsonRpcMessage<RoleServer>> {
+        let message = self.inner.receive().await;
+        if message.is_none() {
+            self.closed.cancel();
         }
+        message
     }
 
     fn close(&mut self) -> impl std::future::Future<Output = Result<(), Self::Error>> + Send {
