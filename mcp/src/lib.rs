@@ -306,6 +306,10 @@ impl Inner {
 #[derive(Clone)]
 pub struct McpServer {
     inner: Arc<Inner>,
+    /// Cancelled when the input of the session this handler serves has closed: set by
+    /// [`serve`](McpServer::serve) (see [`Session`]); `None` over HTTP, whose sessions rmcp
+    /// ends by cancelling their requests.
+    input_closed: Option<CancellationToken>,
 }
 
 impl std::fmt::Debug for McpServer {
@@ -324,6 +328,7 @@ impl McpServer {
     pub fn new(toolbox: impl Into<Arc<Toolbox>>) -> Self {
         let toolbox = toolbox.into();
         McpServer {
+            input_closed: None,
             inner: Arc::new(Inner {
                 catalog: Catalogs::new(&toolbox),
                 toolbox,
@@ -350,6 +355,7 @@ impl McpServer {
         f(&mut inner);
         McpServer {
             inner: Arc::new(inner),
+            input_closed: self.input_closed.clone(),
         }
     }
 
@@ -413,7 +419,10 @@ impl McpServer {
             closed: input_closed.clone(),
         };
         let session = Session {
-            server: self,
+            server: McpServer {
+                inner: self.inner,
+                input_closed: Some(input_closed.clone()),
+            },
             input_closed,
         };
         let running = rmcp::serve_server(session, transport)
@@ -451,31 +460,24 @@ impl McpServer {
 ///   no longer gives; so each ends at once here, with the final result of a stream the server
 ///   ends (`SubscriptionsListenResult`);
 /// - a call that reports progress waits for each notification's delivery report the same way;
-///   [`reporting_progress`] stops sending reports once the input has closed (the request's
-///   extensions carry [`InputClosed`]), and the call's answer still goes out.
+///   [`reporting_progress`] stops sending reports once the input has closed (the session's
+///   server holds the same token), and the call's answer still goes out.
 ///
 /// Without this a session with an open subscription took those 5 s to end (and the TypeScript
 /// SDK's client, which waits 2 s for a stdio server to exit, killed it).
 struct Session {
+    /// The server, its `input_closed` set to the same token.
     server: McpServer,
     input_closed: CancellationToken,
 }
-
-/// The end of a session's input, in the extensions of each request of a [`Session`].
-#[derive(Clone)]
-struct InputClosed(CancellationToken);
 
 impl rmcp::Service<RoleServer> for Session {
     async fn handle_request(
         &self,
         request: ClientRequest,
-        mut context: RequestContext<RoleServer>,
+        context: RequestContext<RoleServer>,
     ) -> Result<ServerResult, ErrorData> {
-        let listening = matches!(request, ClientRequest::SubscriptionsListenRequest(_));
-        if !listening {
-            context
-                .extensions
-                .insert(InputClosed(self.input_closed.clone()));
+        if !matches!(request, ClientRequest::SubscriptionsListenRequest(_)) {
             return rmcp::Service::handle_request(&self.server, request, context).await;
         }
         let id = context.id.clone();
@@ -610,7 +612,8 @@ fn cancelled() -> ErrorData {
 }
 
 /// Runs `call` with a progress sink whose reports go to the client as `notifications/progress`
-/// for `token`, until the call ends or the client cancels the request.
+/// for `token`, until the call ends or the client cancels the request; after `input_closed` (a
+/// stream session's end of input, see [`Session`]) reports are dropped.
 ///
 /// rmcp's client sends a progress token with every request, so this runs on almost every call:
 /// the queue costs one small allocation and nothing more until the tool reports.
@@ -618,21 +621,17 @@ async fn reporting_progress(
     call: impl std::future::Future<Output = Envelope>,
     token: ProgressToken,
     context: &RequestContext<RoleServer>,
+    input_closed: Option<&CancellationToken>,
 ) -> Result<Envelope, ErrorData> {
     let queue = Arc::new(ProgressQueue::default());
     let call = with_progress(queue.clone(), call);
     tokio::pin!(call);
     // Once the session's input has closed, rmcp no longer reports a notification delivered, so
     // waiting for the report would hold the call (and the session's end) up: reports stop then.
-    let input_closed = context
-        .extensions
-        .get::<InputClosed>()
-        .map(|closed| closed.0.clone());
     let notify = |report: ProgressReport| {
         let mut p = ProgressNotificationParam::new(token.clone(), report.progress);
         p.total = report.total;
         p.message = report.message;
-        let input_closed = input_closed.clone();
         async move {
             match input_closed {
                 Some(closed) => {
@@ -769,7 +768,9 @@ impl ServerHandler for McpServer {
                 // forgotten the request, so nothing more is sent for it.
                 () = context.ct.cancelled() => return Err(cancelled()),
             },
-            Some(token) => reporting_progress(call, token, &context).await?,
+            Some(token) => {
+                reporting_progress(call, token, &context, self.input_closed.as_ref()).await?
+            }
         };
         if let Some(error) = protocol_error(&env, version) {
             return Err(error);
