@@ -6,6 +6,11 @@
 //! client settles on and the `tools/list` result it receives against the golden file of the
 //! revision in `tests/golden/mcp/`.
 //!
+//! At the end: how a stream session ends when its client closes its side (with a
+//! `subscriptions/listen` stream open, as one is asked for, during a call that reports
+//! progress) and how HTTP shutdown ends an open stream; and kept results served as resources
+//! (`resource_link` in a cut result, `resources/read` by its caller only).
+//!
 //! No Python here: `tests/mcp_interop.rs` runs the official Python SDK against the example
 //! server.
 
