@@ -140,13 +140,13 @@ const CURSOR_PREFIX: &str = "c1";
 /// Hex characters of a cursor's tag (128 bits of HMAC-SHA-256).
 const TAG_HEX: usize = 32;
 
-/// The key and the message of a cursor's tag.
-fn cursor_tag_input(args_digest: &str) -> crate::secret::SecretKey {
+/// The key a cursor's tag is made with: derived from the binding (`args_digest`).
+fn cursor_tag_key(args_digest: &str) -> crate::secret::SecretKey {
     crate::secret::SecretKey::derive(args_digest.as_bytes())
 }
 
 fn cursor_tag(offset: usize, reference: &str, args_digest: &str) -> String {
-    cursor_tag_input(args_digest).mac_hex(
+    cursor_tag_key(args_digest).mac_hex(
         &[
             b"toolsmith-cursor",
             offset.to_string().as_bytes(),
@@ -160,7 +160,7 @@ fn cursor_tag(offset: usize, reference: &str, args_digest: &str) -> String {
 /// constant time.
 fn cursor_tag_matches(tag: &str, offset: usize, reference: &str, args_digest: &str) -> bool {
     crate::secret::unhex(tag).is_some_and(|tag| {
-        cursor_tag_input(args_digest).verify(
+        cursor_tag_key(args_digest).verify(
             &[
                 b"toolsmith-cursor",
                 offset.to_string().as_bytes(),
