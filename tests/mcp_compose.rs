@@ -404,13 +404,14 @@ async fn the_toolbox_uris_never_reach_the_handler() {
 }
 
 #[tokio::test]
-async fn without_a_handler_the_server_declares_and_serves_tools_and_logging_only() {
+async fn without_a_handler_the_server_declares_and_serves_only_its_own() {
     let toolbox = Toolbox::builder().tool(get_marker::tool()).build().unwrap();
     let client = connect(McpServer::new(toolbox), ProtocolVersion::V_2025_11_25).await;
     let caps = serde_json::to_value(&client.peer_info().unwrap().capabilities).unwrap();
     assert_eq!(
         caps.as_object().unwrap().keys().collect::<Vec<_>>(),
-        ["logging", "tools"],
+        // Resources: the toolbox's kept results (listed nowhere, read by their links).
+        ["logging", "resources", "tools"],
         "{caps}"
     );
     let e = protocol_error(

@@ -3,7 +3,12 @@
 //! streamable HTTP, in both of its connection modes (2026-07-28 through `server/discover`, and
 //! the `initialize` handshake), and runs `tests/mcp/python_client.py`: tools/list validated
 //! against the official schema of the negotiated version, a read, an invalid argument, path
-//! attacks, list_changed after a register, and a cancelled slow call followed by a served one.
+//! attacks, a cut result's full result read back through its resource link (and an edited link
+//! refused), list_changed after a register, and a cancelled slow call followed by a served one.
+//!
+//! The example server is also run on real stdio pipes by rmcp's own client, to check that it
+//! exits promptly once its stdin closes, a 2026-07-28 client's open `subscriptions/listen`
+//! stream included (the TypeScript SDK's client kills a server that takes 2 s).
 //!
 //! Without the Python SDK the test prints a loud SKIP line and passes, unless
 //! `TOOLSMITH_REQUIRE_CONSUMERS=1` (CI). The interpreter is `TOOLSMITH_PYTHON`, else
@@ -189,5 +194,96 @@ fn a_missing_or_unreadable_root_is_one_line_and_exit_code_2() {
         assert_eq!(err.trim_end().lines().count(), 1, "{args:?}: {err}");
         assert!(err.starts_with("mcp_server: "), "{err}");
         assert!(!err.contains("panicked"), "{err}");
+    }
+}
+
+/// rmcp's client of one protocol revision.
+struct RevisionClient(rmcp::model::ProtocolVersion);
+
+impl rmcp::ClientHandler for RevisionClient {
+    fn get_info(&self) -> rmcp::model::ClientConfig {
+        let mut info = rmcp::model::ClientConfig::default();
+        info.protocol_version = self.0.clone();
+        info
+    }
+}
+
+/// The example server on stdio pipes, driven by rmcp's client of `version`: a tools/list, for
+/// 2026-07-28 a `subscriptions/listen` stream kept open, then the client closes the server's
+/// stdin. The server must exit, successfully, within 3 s (the wait rmcp's service loop gives
+/// running handlers is 5 s); returns how long it took.
+async fn stdio_close_time(bin: &Path, version: rmcp::model::ProtocolVersion) -> Duration {
+    use rmcp::model::SubscriptionFilter;
+    use rmcp::service::ClientLifecycleMode;
+    let dir = fixture::Dir::new("stdio-close");
+    let mut child = tokio::process::Command::new(bin)
+        .arg(dir.root())
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::null())
+        .kill_on_drop(true)
+        .spawn()
+        .expect("start the example server");
+    let stdout = child.stdout.take().expect("piped stdout");
+    let stdin = child.stdin.take().expect("piped stdin");
+    let lifecycle = if version.has_initialize() {
+        ClientLifecycleMode::Initialize
+    } else {
+        ClientLifecycleMode::Discover {
+            preferred_versions: vec![version.clone()],
+        }
+    };
+    let client = rmcp::service::serve_client_with_lifecycle(
+        RevisionClient(version.clone()),
+        (stdout, stdin),
+        lifecycle,
+    )
+    .await
+    .expect("the session starts");
+    let tools = tokio::time::timeout(BOUND, client.list_all_tools())
+        .await
+        .expect("tools/list within the bound")
+        .expect("tools/list");
+    assert!(tools.iter().any(|t| t.name == "read_file"), "{tools:?}");
+    let subscription = if version.has_initialize() {
+        None
+    } else {
+        let filter = SubscriptionFilter::builder().tools_list_changed().build();
+        Some(
+            tokio::time::timeout(BOUND, client.listen(filter))
+                .await
+                .expect("the subscription is acknowledged within the bound")
+                .expect("subscriptions/listen"),
+        )
+    };
+    // The client's transport (the server's stdin) is closed and dropped before `cancel`
+    // returns; the subscription was never cancelled.
+    let closing = Instant::now();
+    client.cancel().await.expect("the client stops");
+    let status = tokio::time::timeout(Duration::from_secs(3), child.wait())
+        .await
+        .unwrap_or_else(|_| panic!("{version}: the server still runs 3 s after its stdin closed"))
+        .expect("wait for the server");
+    let took = closing.elapsed();
+    assert!(status.success(), "{version}: {status}");
+    drop(subscription);
+    took
+}
+
+#[tokio::test]
+async fn the_example_server_exits_promptly_when_its_stdin_closes() {
+    let Some(bin) = server_bin() else {
+        missing(
+            "examples/mcp_server",
+            "not built; `cargo test` builds it, `cargo build --example mcp_server` does too",
+        );
+        return;
+    };
+    for version in [
+        rmcp::model::ProtocolVersion::V_2026_07_28,
+        rmcp::model::ProtocolVersion::V_2025_11_25,
+    ] {
+        let took = stdio_close_time(&bin, version.clone()).await;
+        eprintln!("{version}: the example server exited {took:?} after its stdin closed");
     }
 }

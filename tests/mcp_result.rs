@@ -129,3 +129,59 @@ fn the_text_is_the_envelope_whenever_an_ok_carries_more_than_data() {
         }
     }
 }
+
+/// A kept result's link, set on the parts by a server that knows the caller, is a
+/// `resource_link` content block after the text, in every version; without one the content is
+/// the text block alone.
+#[tokio::test]
+async fn a_kept_result_is_announced_as_a_resource_link_after_the_text() {
+    use toolsmith::budget::{RESULT_MIME_TYPE, RESULT_URI_PREFIX};
+    use toolsmith::export::mcp_call_parts;
+    use toolsmith::{Caller, Effects, Tool, ToolSpec, Toolbox};
+    let spec = ToolSpec::new(
+        "list_numbers",
+        "Lists the numbers below 1000. Returns a list.",
+        json!({"type": "object", "additionalProperties": false}),
+    )
+    .with_effects(Effects::none().with_read_only(true))
+    .with_version("1.0.0");
+    let tool = Tool::from_fn(spec, |_, _| {
+        Box::pin(async { Ok(json!((0..1000).collect::<Vec<_>>())) })
+    });
+    let toolbox = Toolbox::builder()
+        .tool(tool)
+        .output_budget(100)
+        .build()
+        .unwrap();
+    let ann = Caller::new("ann");
+    let env = toolbox.call_as(&ann, "list_numbers", "{}").await;
+    let link = toolbox.result_resource("list_numbers", &env, &ann).unwrap();
+    for version in McpVersion::ALL {
+        let parts = mcp_call_parts(None, env.clone(), version);
+        assert_eq!(parts.resource_link, None);
+        let alone = parts.clone().into_value();
+        assert_eq!(alone["content"].as_array().unwrap().len(), 1, "{alone}");
+        let result = parts.with_resource_link(Some(link.clone())).into_value();
+        let content = result["content"].as_array().unwrap();
+        assert_eq!(content.len(), 2, "{result}");
+        assert_eq!(content[0]["text"], Value::String(env.to_json()));
+        let block = &content[1];
+        assert_eq!(block["type"], "resource_link");
+        assert!(block["uri"]
+            .as_str()
+            .unwrap()
+            .starts_with(RESULT_URI_PREFIX));
+        assert_eq!(block["uri"], link.uri.as_str());
+        assert_eq!(block["name"], env.reference.as_deref().unwrap());
+        assert_eq!(block["mimeType"], RESULT_MIME_TYPE);
+        assert_eq!(block["title"], "Full result of list_numbers");
+        assert!(
+            block["description"]
+                .as_str()
+                .unwrap()
+                .contains("full result of this call"),
+            "{block}"
+        );
+        assert_eq!(result["isError"], false);
+    }
+}

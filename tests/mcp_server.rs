@@ -6,6 +6,11 @@
 //! client settles on and the `tools/list` result it receives against the golden file of the
 //! revision in `tests/golden/mcp/`.
 //!
+//! At the end: how a stream session ends when its client closes its side (with a
+//! `subscriptions/listen` stream open, as one is asked for, during a call that reports
+//! progress) and how HTTP shutdown ends an open stream; and kept results served as resources
+//! (`resource_link` in a cut result, `resources/read` by its caller only).
+//!
 //! No Python here: `tests/mcp_interop.rs` runs the official Python SDK against the example
 //! server.
 
@@ -1283,6 +1288,462 @@ async fn a_request_naming_a_revision_the_server_does_not_speak_gets_unsupported_
         let answer = response_to(&answer, id);
         assert_eq!(answer["error"]["code"], -32022, "{method}: {answer}");
         assert_eq!(answer["error"]["data"], expected, "{method}: {answer}");
+    }
+    http.shutdown().await;
+}
+
+// ------------------------------------------------------------------ the end of a stdio session
+
+/// The close of a session's input by rmcp's client of `version` over a stream: the client
+/// subscribes (2026-07-28: `subscriptions/listen` to tools list_changed, and keeps the
+/// subscription), then closes its side without unsubscribing. Returns how long the server took
+/// to end after the input closed; fails when it takes 3 s (rmcp's own wait for the handlers
+/// still running is 5 s, and the TypeScript client kills the server after 2 s).
+async fn close_time(version: ProtocolVersion) -> Duration {
+    let dir = Dir::new("close");
+    let tb = toolbox(&dir, Arc::default(), Policy::allow_all());
+    let (server_end, client_end) = tokio::io::duplex(1 << 16);
+    let server = tokio::spawn(McpServer::new(Arc::clone(&tb)).serve(server_end));
+    let client = rmcp::service::serve_client_with_lifecycle(
+        Watcher::new(version.clone()),
+        client_end,
+        lifecycle_of(&version),
+    )
+    .await
+    .unwrap();
+    // A request answered: the session is established.
+    tokio::time::timeout(BOUND, client.list_all_tools())
+        .await
+        .unwrap()
+        .unwrap();
+    let subscription = if version.has_initialize() {
+        None
+    } else {
+        let filter = rmcp::model::SubscriptionFilter::builder()
+            .tools_list_changed()
+            .build();
+        Some(
+            tokio::time::timeout(BOUND, client.listen(filter))
+                .await
+                .unwrap()
+                .unwrap(),
+        )
+    };
+    // Cancelling rmcp's client closes its transport (the server's input); the subscription
+    // handle is still held, so nothing was unsubscribed. The time counts from here.
+    let closing = std::time::Instant::now();
+    client.cancel().await.unwrap();
+    tokio::time::timeout(Duration::from_secs(3), server)
+        .await
+        .unwrap_or_else(|_| panic!("{version}: the server still serves 3 s after its input closed"))
+        .unwrap()
+        .unwrap();
+    let took = closing.elapsed();
+    drop(subscription);
+    took
+}
+
+#[tokio::test]
+async fn a_session_ends_promptly_when_its_input_closes_even_with_a_subscription_open() {
+    for version in [ProtocolVersion::V_2026_07_28, ProtocolVersion::V_2025_11_25] {
+        let took = close_time(version.clone()).await;
+        eprintln!("{version}: the server ended {took:?} after its input closed");
+    }
+}
+
+/// `HttpServer::shutdown` with a 2026-07-28 client's `subscriptions/listen` stream open: the
+/// stream ends with the server (its final result sent), and shutdown returns well before
+/// `SHUTDOWN_GRACE`, the longest it lets a response under way run.
+#[tokio::test]
+async fn http_shutdown_ends_an_open_subscription_at_once() {
+    let dir = Dir::new("close-http");
+    let tb = toolbox(&dir, Arc::default(), Policy::allow_all());
+    let http = McpServer::new(Arc::clone(&tb))
+        .bind_http("127.0.0.1:0")
+        .await
+        .unwrap();
+    let version = ProtocolVersion::V_2026_07_28;
+    let transport = rmcp::transport::StreamableHttpClientTransport::from_uri(http.url().as_str());
+    let client = rmcp::service::serve_client_with_lifecycle(
+        Watcher::new(version.clone()),
+        transport,
+        lifecycle_of(&version),
+    )
+    .await
+    .unwrap();
+    let filter = rmcp::model::SubscriptionFilter::builder()
+        .tools_list_changed()
+        .build();
+    let mut subscription = tokio::time::timeout(BOUND, client.listen(filter))
+        .await
+        .unwrap()
+        .unwrap();
+    let stopping = std::time::Instant::now();
+    tokio::time::timeout(toolsmith::mcp::SHUTDOWN_GRACE / 2, http.shutdown())
+        .await
+        .expect("shutdown does not wait for the open subscription");
+    eprintln!(
+        "HTTP shutdown with a subscription open took {:?}",
+        stopping.elapsed()
+    );
+    // The client's stream has ended.
+    let end = tokio::time::timeout(BOUND, subscription.next())
+        .await
+        .expect("the subscription ends with the server");
+    assert!(!matches!(end, Ok(Some(_))), "{end:?}");
+    let _ = client.cancel().await;
+}
+
+/// A 2026-07-28 client that asks for a `subscriptions/listen` stream and closes its side at
+/// once: the session ends within the bound though the stream's acknowledgment may still have
+/// been on its way when the input closed.
+#[tokio::test]
+async fn a_subscription_asked_for_as_the_input_closes_does_not_hold_the_session() {
+    use tokio::io::AsyncReadExt;
+    for _ in 0..5 {
+        let dir = Dir::new("close-raw");
+        let tb = toolbox(&dir, Arc::default(), Policy::allow_all());
+        let (server_end, client_end) = tokio::io::duplex(1 << 16);
+        let server = tokio::spawn(McpServer::new(tb).serve(server_end));
+        let (mut read, mut write) = tokio::io::split(client_end);
+        let mut listen = inline_request(1, "subscriptions/listen", "2026-07-28");
+        listen["params"]["notifications"] = json!({"toolsListChanged": true});
+        write
+            .write_all(format!("{listen}\n").as_bytes())
+            .await
+            .unwrap();
+        write.shutdown().await.unwrap();
+        let reading = tokio::spawn(async move {
+            let mut sent = String::new();
+            read.read_to_string(&mut sent).await.map(|_| sent)
+        });
+        tokio::time::timeout(Duration::from_secs(3), server)
+            .await
+            .expect("the server ends within 3 s of its input closing")
+            .unwrap()
+            .unwrap();
+        // Whatever went out is well-formed, and the stream, if it was established, ended with
+        // its final result.
+        let sent = tokio::time::timeout(BOUND, reading)
+            .await
+            .unwrap()
+            .unwrap()
+            .unwrap();
+        let messages: Vec<Value> = sent
+            .lines()
+            .map(|l| serde_json::from_str(l).unwrap())
+            .collect();
+        let acknowledged = messages
+            .iter()
+            .any(|m| m["method"] == "notifications/subscriptions/acknowledged");
+        if acknowledged {
+            let end = messages
+                .iter()
+                .find(|m| m["id"] == 1)
+                .expect("a final result");
+            assert_eq!(end["result"]["resultType"], "complete", "{end}");
+        }
+    }
+}
+
+/// What the progress tool and the test share.
+#[derive(Default)]
+struct Relay {
+    reporting: Notify,
+    released: AtomicBool,
+}
+
+/// Reports progress without pause until released. Returns the number of reports.
+#[tool(read_only)]
+async fn report_until_released(#[context] relay: &Relay, #[context] progress: &Progress) -> u32 {
+    let mut reports = 0u32;
+    while !relay.released.load(Ordering::SeqCst) {
+        reports += 1;
+        progress.report(f64::from(reports), None, Some("working"));
+        relay.reporting.notify_one();
+        tokio::task::yield_now().await;
+    }
+    reports
+}
+
+/// A call that keeps reporting progress while the client closes its side: its progress
+/// notifications stop, it still gets its answer, and the session ends within the bound (each
+/// report waits for its delivery, which rmcp no longer confirms once the input has closed).
+#[tokio::test]
+async fn a_call_reporting_progress_as_the_input_closes_is_answered_and_does_not_hold_the_session() {
+    use tokio::io::AsyncReadExt;
+    let relay = Arc::new(Relay::default());
+    let tb = Toolbox::builder()
+        .tool(report_until_released::tool())
+        .shared_context(Arc::clone(&relay))
+        .build()
+        .unwrap();
+    let (server_end, client_end) = tokio::io::duplex(1 << 20);
+    let server = tokio::spawn(McpServer::new(tb).serve(server_end));
+    let (mut read, mut write) = tokio::io::split(client_end);
+    let lines: String = [
+        initialize_request(1, "2025-11-25"),
+        json!({"jsonrpc": "2.0", "method": "notifications/initialized"}),
+        json!({"jsonrpc": "2.0", "id": 2, "method": "tools/call", "params": {
+            "name": "report_until_released", "arguments": {},
+            "_meta": {"progressToken": "p-1"}}}),
+    ]
+    .iter()
+    .map(|m| format!("{m}\n"))
+    .collect();
+    write.write_all(lines.as_bytes()).await.unwrap();
+    write.flush().await.unwrap();
+    let reading = tokio::spawn(async move {
+        let mut sent = String::new();
+        read.read_to_string(&mut sent).await.map(|_| sent)
+    });
+    // The tool is reporting; the input closes while it does, and then the tool is released.
+    tokio::time::timeout(BOUND, relay.reporting.notified())
+        .await
+        .expect("the tool reports");
+    write.shutdown().await.unwrap();
+    relay.released.store(true, Ordering::SeqCst);
+    tokio::time::timeout(Duration::from_secs(3), server)
+        .await
+        .expect("the server ends within 3 s of its input closing")
+        .unwrap()
+        .unwrap();
+    let sent = tokio::time::timeout(BOUND, reading)
+        .await
+        .unwrap()
+        .unwrap()
+        .unwrap();
+    let answer = sent
+        .lines()
+        .map(|l| serde_json::from_str::<Value>(l).unwrap())
+        .find(|m| m["id"] == 2)
+        .expect("the call is answered");
+    assert!(
+        answer["result"]["structuredContent"]["result"].as_u64() >= Some(1),
+        "{answer}"
+    );
+}
+
+// ------------------------------------------------------------------ kept results as resources
+
+/// Lists the numbers below 1000. Returns them, far more than the output budget shows.
+#[tool(read_only)]
+fn list_numbers() -> Vec<u32> {
+    (0..1000).collect()
+}
+
+/// A toolbox whose record store keeps the two most recent cut results.
+fn numbers_toolbox() -> Arc<Toolbox> {
+    Arc::new(
+        Toolbox::builder()
+            .tool(list_numbers::tool())
+            .tool(get_marker::tool())
+            .record_store(toolsmith::MemoryRecordStore::new(2))
+            .build()
+            .unwrap(),
+    )
+}
+
+/// The `resource_link` of a cut result, checked: after the text, naming the result's `ref`.
+fn link_of(result: &CallToolResult) -> rmcp::model::Resource {
+    assert_eq!(result.content.len(), 2, "{result:?}");
+    let link = result.content[1]
+        .as_resource_link()
+        .unwrap_or_else(|| panic!("no resource_link after the text: {result:?}"))
+        .clone();
+    let meta = result.meta.as_ref().expect("_meta on a cut result");
+    let envelope = &meta.0[ENVELOPE_META_KEY];
+    assert_eq!(envelope["truncated"], true, "{envelope}");
+    assert_eq!(
+        Some(link.name.as_str()),
+        envelope["ref"].as_str(),
+        "{envelope}"
+    );
+    assert!(
+        link.uri.starts_with(toolsmith::budget::RESULT_URI_PREFIX),
+        "{}",
+        link.uri
+    );
+    assert_eq!(link.mime_type.as_deref(), Some("application/json"));
+    assert_eq!(link.title.as_deref(), Some("Full result of list_numbers"));
+    let description = link.description.as_deref().unwrap_or_default();
+    assert!(
+        description.contains("full result of this call to \"list_numbers\""),
+        "{description}"
+    );
+    link
+}
+
+/// The protocol error of a read that must fail, with its code and a message containing `says`.
+async fn read_refused(
+    client: &RunningService<RoleClient, Watcher>,
+    uri: &str,
+    code: ErrorCode,
+    says: &str,
+) {
+    let read = tokio::time::timeout(
+        BOUND,
+        client.read_resource(rmcp::model::ReadResourceRequestParams::new(uri)),
+    )
+    .await
+    .expect("the server answers within the bound");
+    let Err(ServiceError::McpError(e)) = read else {
+        panic!("{uri}: expected a protocol error, got {read:?}")
+    };
+    assert_eq!(e.code, code, "{uri}: {e:?}");
+    assert!(e.message.contains(says), "{uri}: {}", e.message);
+    assert_eq!(e.data, Some(json!({ "uri": uri })), "{uri}");
+}
+
+/// Over a stdio-like stream in every revision, with one server per caller on one toolbox: a cut
+/// result links its full result, which its caller reads as `application/json` and nobody else
+/// does; a guessed, edited or foreign URI is refused (`-32602`) and a dropped one is not found
+/// (`-32002` before 2026-07-28, `-32602` from it, SEP-2164); nothing is listed.
+#[tokio::test]
+async fn a_cut_result_links_its_full_result_which_only_its_caller_reads() {
+    for version in VERSIONS {
+        let not_found = if version.has_initialize() {
+            ErrorCode::RESOURCE_NOT_FOUND
+        } else {
+            ErrorCode::INVALID_PARAMS
+        };
+        let tb = numbers_toolbox();
+        let connect = |caller: Caller| {
+            let (server_end, client_end) = tokio::io::duplex(1 << 20);
+            tokio::spawn(
+                McpServer::new(Arc::clone(&tb))
+                    .caller(caller)
+                    .serve(server_end),
+            );
+            rmcp::service::serve_client_with_lifecycle(
+                Watcher::new(version.clone()),
+                client_end,
+                lifecycle_of(&version),
+            )
+        };
+        let ann = connect(Caller::new("ann")).await.unwrap();
+        let bob = connect(Caller::new("bob")).await.unwrap();
+        let info = ann.peer_info().unwrap();
+        assert!(info.capabilities.resources.is_some(), "{version}: {info:?}");
+
+        let cut = call(&ann, "list_numbers", json!({})).await.unwrap();
+        assert_eq!(cut.is_error, Some(false));
+        let link = link_of(&cut);
+        // A plain result keeps nothing and links nothing.
+        let plain = call(&ann, "get_marker", json!({})).await.unwrap();
+        assert_eq!(plain.content.len(), 1, "{plain:?}");
+
+        // Its caller reads the whole result.
+        let read = tokio::time::timeout(
+            BOUND,
+            ann.read_resource(rmcp::model::ReadResourceRequestParams::new(&link.uri)),
+        )
+        .await
+        .unwrap()
+        .unwrap();
+        let [rmcp::model::ResourceContents::TextResourceContents {
+            uri,
+            mime_type,
+            text,
+            ..
+        }] = read.contents.as_slice()
+        else {
+            panic!("{version}: one text content expected: {read:?}")
+        };
+        assert_eq!(uri, &link.uri);
+        assert_eq!(mime_type.as_deref(), Some("application/json"));
+        let full: Value = serde_json::from_str(text).unwrap();
+        assert_eq!(full, json!((0..1000).collect::<Vec<u32>>()), "{version}");
+
+        // Another caller, a guessed reference, an edited tag, a cut URI: refused.
+        read_refused(
+            &bob,
+            &link.uri,
+            ErrorCode::INVALID_PARAMS,
+            "only by the caller",
+        )
+        .await;
+        let guessed = format!(
+            "{}rec_{}?tool=list_numbers&tag={}",
+            toolsmith::budget::RESULT_URI_PREFIX,
+            "0".repeat(32),
+            "1".repeat(32)
+        );
+        let last = link.uri.chars().last().unwrap();
+        let edited = format!(
+            "{}{}",
+            &link.uri[..link.uri.len() - 1],
+            if last == '0' { '1' } else { '0' }
+        );
+        for uri in [guessed, edited] {
+            read_refused(&ann, &uri, ErrorCode::INVALID_PARAMS, "only by the caller").await;
+        }
+        let cut_uri = &link.uri[..link.uri.len() - 5];
+        read_refused(&ann, cut_uri, ErrorCode::INVALID_PARAMS, "exactly as").await;
+        read_refused(&ann, "file:///etc/passwd", not_found, "no resource").await;
+
+        // Nothing is listed: kept results are per caller and ephemeral; no template either.
+        let listed = ann.list_all_resources().await.unwrap();
+        assert!(listed.is_empty(), "{version}: {listed:?}");
+        let templates = ann.list_all_resource_templates().await.unwrap();
+        assert!(templates.is_empty(), "{version}: {templates:?}");
+
+        // Two more cut results: the store (two records) drops the first.
+        for _ in 0..2 {
+            call(&ann, "list_numbers", json!({})).await.unwrap();
+        }
+        read_refused(&ann, &link.uri, not_found, "no longer kept").await;
+
+        ann.cancel().await.unwrap();
+        bob.cancel().await.unwrap();
+    }
+}
+
+/// Over streamable HTTP, where the host maps each request to its caller: the link of ann's cut
+/// result is read by ann's requests and refused to bob's.
+#[tokio::test]
+async fn over_http_a_kept_result_is_read_by_the_caller_each_request_maps_to() {
+    use rmcp::transport::streamable_http_client::StreamableHttpClientTransportConfig;
+    let http = McpServer::new(numbers_toolbox())
+        .caller_from_http(|parts| match parts.headers.get("x-user") {
+            Some(user) => Caller::new(user.to_str().unwrap_or("unknown")),
+            None => Caller::anonymous(),
+        })
+        .bind_http("127.0.0.1:0")
+        .await
+        .unwrap();
+    for version in VERSIONS {
+        let connect = |user: &'static str| {
+            let headers = std::collections::HashMap::from([(
+                reqwest::header::HeaderName::from_static("x-user"),
+                reqwest::header::HeaderValue::from_static(user),
+            )]);
+            let config =
+                StreamableHttpClientTransportConfig::with_uri(http.url()).custom_headers(headers);
+            rmcp::service::serve_client_with_lifecycle(
+                Watcher::new(version.clone()),
+                rmcp::transport::StreamableHttpClientTransport::from_config(config),
+                lifecycle_of(&version),
+            )
+        };
+        let ann = connect("ann").await.unwrap();
+        let bob = connect("bob").await.unwrap();
+        let cut = call(&ann, "list_numbers", json!({})).await.unwrap();
+        let link = link_of(&cut);
+        let read = ann
+            .read_resource(rmcp::model::ReadResourceRequestParams::new(&link.uri))
+            .await
+            .unwrap();
+        assert_eq!(read.contents.len(), 1, "{version}: {read:?}");
+        read_refused(
+            &bob,
+            &link.uri,
+            ErrorCode::INVALID_PARAMS,
+            "only by the caller",
+        )
+        .await;
+        ann.cancel().await.unwrap();
+        bob.cancel().await.unwrap();
     }
     http.shutdown().await;
 }

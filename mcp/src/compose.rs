@@ -290,19 +290,31 @@ impl McpServer {
 
     /// Reads one of the toolbox's own resources, a URI of scheme `toolsmith:`.
     ///
-    /// This is where the toolbox's kept results (the full results the output budget refers to)
-    /// are served once they are resources; until then no such URI names anything, and every
-    /// read is resource-not-found. The URIs of this scheme never reach the handler given to
-    /// [`with_handler`](Self::with_handler), so it cannot answer for them.
+    /// The toolbox's kept results (the full results the output budget refers to, announced as
+    /// `resource_link`s) are served here, to the caller each was made for
+    /// ([`Toolbox::read_result`](tool_core::Toolbox::read_result)). The URIs of this scheme never
+    /// reach the handler given to [`with_handler`](Self::with_handler), so it cannot answer for
+    /// them.
     pub(crate) async fn read_toolbox_resource(
         &self,
         request: ReadResourceRequestParams,
-        _context: RequestContext<RoleServer>,
+        context: RequestContext<RoleServer>,
     ) -> Result<ReadResourceResponse, ErrorData> {
-        Err(resource_not_found(
-            &request.uri,
-            "the toolbox serves no resource at this URI",
-        ))
+        // A kept result by the URI its `resource_link` gave, for the caller it was made for
+        // (`Toolbox::read_result`): its JSON as text, `application/json`.
+        let caller = self.caller_of(&context);
+        let value = self
+            .inner
+            .toolbox
+            .read_result(&request.uri, &caller)
+            .await
+            .map_err(|e| crate::read_error(&request.uri, &e))?;
+        let text = serde_json::to_string(&value).map_err(crate::internal)?;
+        let contents = rmcp::model::ResourceContents::text(text, request.uri)
+            .with_mime_type(tool_core::budget::RESULT_MIME_TYPE);
+        // rmcp gives 2026-07-28 clients the cache hints a result without its own gets: private
+        // to the caller, fresh for 0 ms.
+        Ok(rmcp::model::ReadResourceResult::new(vec![contents]).into())
     }
 
     pub(crate) async fn handler_complete(

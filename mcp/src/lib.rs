@@ -17,6 +17,18 @@
 //!   [`Toolbox::deregister`].
 //! - `notifications/cancelled` drops the call's future; rmcp sends nothing for that request
 //!   afterwards, and the server serves the next request as usual.
+//! - Kept results: a result with a `ref` (cut to the output budget, or a keyed write's) carries
+//!   a `resource_link` block after its text, naming the full result by
+//!   [`Toolbox::result_resource`]'s URI (`toolsmith://result/<ref>?tool=<tool>&tag=<tag>`);
+//!   `resources/read` of it answers the result as `application/json`
+//!   ([`Toolbox::read_result`]) to the caller it was made for, and refuses it to any other
+//!   (`-32602`). One the store has dropped is resource-not-found (`-32002`, which rmcp sends
+//!   as `-32602` to 2026-07-28 clients). The server declares `resources`, and lists no kept
+//!   result and no template: they are per caller and short-lived, and a client cannot build
+//!   their URIs.
+//! - The end of a stream session ([`McpServer::serve`], [`McpServer::serve_stdio`]): the
+//!   server returns soon after its input closes; `subscriptions/listen` streams end at once,
+//!   and calls still running are answered first.
 //! - Progress: a tool that takes `#[context] progress: &Progress` reports through it; when the
 //!   client sent a progress token the reports become `notifications/progress`, otherwise they
 //!   are no-ops.
@@ -75,6 +87,9 @@ use rmcp::model::{
     SubscriptionFilter,
 };
 use rmcp::model::{
+    ClientNotification, ClientRequest, Resource, ServerResult, SubscriptionsListenResult,
+};
+use rmcp::model::{
     CompleteRequestParams, CompleteResult, GetPromptRequestParams, GetPromptResponse,
     ListPromptsResult, ListResourceTemplatesResult, ListResourcesResult, ReadResourceRequestParams,
     ReadResourceResponse, SubscribeRequestParams, UnsubscribeRequestParams,
@@ -87,6 +102,8 @@ use serde_json::{self, Value};
 use std::borrow::Cow;
 use std::collections::HashMap;
 use std::sync::{Arc, Mutex};
+use tokio_util::sync::CancellationToken;
+use tool_core::budget::{ResultReadError, ResultResource};
 use tool_core::export::{mcp_call_parts, McpVersion, Target};
 use tool_core::{codes, CallOptions, Caller, Envelope, Status, ToolSpec, Toolbox};
 use tool_core::{with_client, ClientChannel, Question};
@@ -332,6 +349,10 @@ pub struct McpServer {
     /// The session this value serves (its log level). [`serve`](McpServer::serve) and the HTTP
     /// listener give each session a value of its own ([`McpServer::for_session`]).
     session: Arc<client::Session>,
+    /// Cancelled when the input of the session this handler serves has closed: set by
+    /// [`serve`](McpServer::serve) (see [`Session`]); `None` over HTTP, whose sessions rmcp
+    /// ends by cancelling their requests.
+    input_closed: Option<CancellationToken>,
 }
 
 impl std::fmt::Debug for McpServer {
@@ -350,6 +371,7 @@ impl McpServer {
     pub fn new(toolbox: impl Into<Arc<Toolbox>>) -> Self {
         let toolbox = toolbox.into();
         McpServer {
+            input_closed: None,
             inner: Arc::new(Inner {
                 catalog: Catalogs::new(&toolbox),
                 toolbox,
@@ -370,6 +392,7 @@ impl McpServer {
         McpServer {
             inner: Arc::clone(&self.inner),
             session: Arc::default(),
+            input_closed: self.input_closed.clone(),
         }
     }
 
@@ -390,6 +413,7 @@ impl McpServer {
         McpServer {
             inner: Arc::new(inner),
             session: Arc::default(),
+            input_closed: self.input_closed.clone(),
         }
     }
 
@@ -444,6 +468,11 @@ impl McpServer {
     /// Serves one client over any rmcp transport (a duplex stream in tests) until it
     /// disconnects.
     ///
+    /// Returns soon after the client closes its side (end of input): the answers to requests
+    /// still running are sent first (rmcp waits up to 5 s for them), and the client's
+    /// `subscriptions/listen` streams end at once with their final result, as they would when
+    /// the server shuts down, so an open subscription never holds the session up.
+    ///
     /// # Errors
     /// When the session cannot start or the transport fails.
     pub async fn serve<T, E, A>(self, transport: T) -> Result<(), ServeError>
@@ -451,7 +480,21 @@ impl McpServer {
         T: rmcp::transport::IntoTransport<RoleServer, E, A>,
         E: std::error::Error + Send + Sync + 'static,
     {
-        let running = rmcp::serve_server(self.for_session(), transport)
+        let input_closed = CancellationToken::new();
+        let transport = WatchedInput {
+            inner: transport.into_transport(),
+            closed: input_closed.clone(),
+        };
+        let session = Session {
+            server: McpServer {
+                inner: self.inner,
+                // The session's own state (its log level), as `for_session` gives.
+                session: Arc::default(),
+                input_closed: Some(input_closed.clone()),
+            },
+            input_closed,
+        };
+        let running = rmcp::serve_server(session, transport)
             .await
             .map_err(|e| ServeError::Session(e.to_string()))?;
         running
@@ -481,6 +524,132 @@ fn elicits_forms(context: &RequestContext<RoleServer>) -> bool {
         .client_capabilities()
         .and_then(|c| c.elicitation)
         .is_some_and(|e| e.form.is_some() || e.url.is_none())
+}
+
+/// The handler of one session served by [`McpServer::serve`]: the server, and the end of the
+/// session's input ([`WatchedInput`]).
+///
+/// Once the input has closed, rmcp's service loop stops reading and sending anything but
+/// answers, and waits (up to 5 s) for every request handler still running to answer before it
+/// ends; it cancels their requests only after that wait. Two kinds of handler would hold it
+/// for the whole wait:
+///
+/// - a `subscriptions/listen` stream answers only when its request is cancelled, and one whose
+///   acknowledgment was being sent when the input closed waits for a delivery report the loop
+///   no longer gives; so each ends at once here, with the final result of a stream the server
+///   ends (`SubscriptionsListenResult`);
+/// - a call that reports progress waits for each notification's delivery report the same way;
+///   [`reporting_progress`] stops sending reports once the input has closed (the session's
+///   server holds the same token), and the call's answer still goes out.
+///
+/// Without this a session with an open subscription took those 5 s to end (and the TypeScript
+/// SDK's client, which waits 2 s for a stdio server to exit, killed it).
+struct Session {
+    /// The server, its `input_closed` set to the same token.
+    server: McpServer,
+    input_closed: CancellationToken,
+}
+
+impl rmcp::Service<RoleServer> for Session {
+    async fn handle_request(
+        &self,
+        request: ClientRequest,
+        context: RequestContext<RoleServer>,
+    ) -> Result<ServerResult, ErrorData> {
+        if !matches!(request, ClientRequest::SubscriptionsListenRequest(_)) {
+            return rmcp::Service::handle_request(&self.server, request, context).await;
+        }
+        let id = context.id.clone();
+        tokio::select! {
+            result = rmcp::Service::handle_request(&self.server, request, context) => result,
+            () = self.input_closed.cancelled() => {
+                let mut ended = SubscriptionsListenResult::complete(id);
+                ended.meta.set_server_info(self.server.inner.info.clone());
+                Ok(ServerResult::SubscriptionsListenResult(ended))
+            }
+        }
+    }
+
+    async fn handle_notification(
+        &self,
+        notification: ClientNotification,
+        context: NotificationContext<RoleServer>,
+    ) -> Result<(), ErrorData> {
+        rmcp::Service::handle_notification(&self.server, notification, context).await
+    }
+
+    fn get_info(&self) -> ServerConfig {
+        rmcp::Service::get_info(&self.server)
+    }
+
+    fn supported_protocol_versions(&self) -> Cow<'static, [ProtocolVersion]> {
+        rmcp::Service::supported_protocol_versions(&self.server)
+    }
+}
+
+/// A transport whose end of input is announced: when `receive` finds no more messages,
+/// `closed` is cancelled (see [`Session`]).
+struct WatchedInput<T> {
+    inner: T,
+    closed: CancellationToken,
+}
+
+impl<T> rmcp::transport::Transport<RoleServer> for WatchedInput<T>
+where
+    T: rmcp::transport::Transport<RoleServer>,
+{
+    type Error = T::Error;
+
+    fn send(
+        &mut self,
+        item: rmcp::service::TxJsonRpcMessage<RoleServer>,
+    ) -> impl std::future::Future<Output = Result<(), Self::Error>> + Send + 'static {
+        self.inner.send(item)
+    }
+
+    async fn receive(&mut self) -> Option<rmcp::service::RxJsonRpcMessage<RoleServer>> {
+        let message = self.inner.receive().await;
+        if message.is_none() {
+            self.closed.cancel();
+        }
+        message
+    }
+
+    fn close(&mut self) -> impl std::future::Future<Output = Result<(), Self::Error>> + Send {
+        // Closing is the end of input too (the loop closes the transport when it ends for any
+        // reason).
+        self.closed.cancel();
+        self.inner.close()
+    }
+}
+
+/// An MCP `resource_link` to a kept result.
+fn resource_link(link: ResultResource) -> ContentBlock {
+    ContentBlock::resource_link(
+        Resource::new(link.uri, link.name)
+            .with_title(link.title)
+            .with_description(link.description)
+            .with_mime_type(link.mime_type),
+    )
+}
+
+/// The longest URI quoted back in an error's `data`, in bytes.
+const MAX_QUOTED_URI: usize = 2048;
+
+/// The protocol error of a kept result that could not be read: resource-not-found (`-32002`,
+/// which rmcp sends as `-32602` to 2026-07-28 clients, as that revision asks) for a URI that
+/// names nothing (any more), invalid params for a link refused to this caller, an internal
+/// error for a store that failed. `data` quotes the URI, as the specification's example does.
+fn read_error(uri: &str, error: &ResultReadError) -> ErrorData {
+    let data = (uri.len() <= MAX_QUOTED_URI).then(|| serde_json::json!({ "uri": uri }));
+    let message = error.to_string();
+    if error.is_not_found() {
+        ErrorData::resource_not_found(message, data)
+    } else if *error == ResultReadError::Unavailable {
+        ErrorData::internal_error(message, data)
+    } else {
+        ErrorData::invalid_params(message, data)
+    }
 }
 
 /// The export's version for a negotiated protocol version; versions before 2025-06-18 are not
@@ -525,6 +694,8 @@ fn cancelled() -> ErrorData {
 /// they are made: progress reports as `notifications/progress` for `token` (the outbox is the
 /// call's progress sink only when the client sent one), log messages as
 /// `notifications/message`.
+/// After `input_closed` (a stream session's end of input, see [`Session`]) nothing more is
+/// sent: rmcp no longer reports a notification delivered then.
 ///
 /// rmcp's client sends a progress token with every request, and every call has a client
 /// channel, so this runs on every call: the outbox costs one small allocation and nothing more
@@ -534,6 +705,7 @@ async fn driving(
     outbox: &client::Outbox,
     token: Option<&ProgressToken>,
     context: &RequestContext<RoleServer>,
+    input_closed: Option<&CancellationToken>,
 ) -> Result<Envelope, ErrorData> {
     tokio::pin!(call);
     let env = loop {
@@ -547,16 +719,37 @@ async fn driving(
             () = context.ct.cancelled() => return Err(cancelled()),
             () = outbox.ready.notified() => {
                 while let Some(item) = outbox.pop() {
-                    client::send(item, token, &context.peer).await;
+                    send_unless_closed(item, token, context, input_closed).await;
                 }
             }
         }
     };
     // Notifications made just before the call ended go out before its result.
     while let Some(item) = outbox.pop() {
-        client::send(item, token, &context.peer).await;
+        send_unless_closed(item, token, context, input_closed).await;
     }
     Ok(env)
+}
+
+/// Sends one notification of a call, unless the session's input has closed: rmcp no longer
+/// reports a notification delivered then, and waiting for the report would hold the call (and
+/// the session's end) up. The call's answer still goes out.
+async fn send_unless_closed(
+    item: client::Outgoing,
+    token: Option<&ProgressToken>,
+    context: &RequestContext<RoleServer>,
+    input_closed: Option<&CancellationToken>,
+) {
+    match input_closed {
+        Some(closed) => {
+            tokio::select! {
+                biased;
+                () = closed.cancelled() => {}
+                () = client::send(item, token, &context.peer) => {}
+            }
+        }
+        None => client::send(item, token, &context.peer).await,
+    }
 }
 
 fn internal(e: impl std::fmt::Display) -> ErrorData {
@@ -625,13 +818,23 @@ impl McpServer {
         name: &str,
         env: Envelope,
         version: McpVersion,
+        context: &RequestContext<RoleServer>,
     ) -> Result<CallToolResult, ErrorData> {
         if let Some(error) = protocol_error(&env, version) {
             return Err(error);
         }
-        let catalog = self.inner.catalog.get(&self.inner.toolbox);
+        let toolbox = &self.inner.toolbox;
+        // The kept full result, for the caller it was made for (the caller was moved into the
+        // call's options; mapping the request again gives the same one, and is done only for
+        // the few results that keep something).
+        let link = env
+            .reference
+            .is_some()
+            .then(|| toolbox.result_resource(name, &env, &self.caller_of(context)))
+            .flatten();
+        let catalog = self.inner.catalog.get(toolbox);
         // rmcp's result type built from the parts directly: no JSON tree to decode again.
-        let parts = mcp_call_parts(catalog.specs.get(name), env, version);
+        let parts = mcp_call_parts(catalog.specs.get(name), env, version).with_resource_link(link);
         let mut blocks = Vec::with_capacity(1 + parts.content.len());
         if !parts.text.is_empty() || parts.content.is_empty() {
             blocks.push(ContentBlock::text(parts.text));
@@ -641,6 +844,7 @@ impl McpServer {
         for block in parts.content {
             blocks.push(serde_json::from_value::<ContentBlock>(block).map_err(internal)?);
         }
+        blocks.extend(parts.resource_link.map(resource_link));
         let mut result = CallToolResult::success(blocks);
         result.structured_content = parts.structured_content;
         result.is_error = Some(parts.is_error);
@@ -712,6 +916,10 @@ impl ServerHandler for McpServer {
         let capabilities = ServerCapabilities::builder()
             .enable_logging()
             .enable_tools()
+            // The full results kept when a result is cut (or a keyed write's), read by the
+            // URI of the `resource_link` in the call's result; per caller and short-lived, so
+            // `resources/list` lists none of them.
+            .enable_resources()
             .enable_tool_list_changed()
             .build();
         let own = ServerConfig::new(capabilities).with_server_info(self.inner.info.clone());
@@ -788,7 +996,7 @@ impl ServerHandler for McpServer {
                 }
                 input_required::Resume::Answers(earlier_answers) => answers = earlier_answers,
                 input_required::Resume::Refused(env) => {
-                    return Ok(self.result_of(name, env, version)?.into());
+                    return Ok(self.result_of(name, env, version, &context)?.into());
                 }
             }
         }
@@ -812,10 +1020,17 @@ impl ServerHandler for McpServer {
         ));
         let env = match &token {
             // No token: progress reports are no-ops, and the outbox carries log messages only.
-            None => driving(call, &outbox, None, &context).await?,
+            None => driving(call, &outbox, None, &context, self.input_closed.as_ref()).await?,
             Some(token) => {
                 let sink: Arc<dyn ProgressSink> = outbox.clone();
-                driving(with_progress(sink, call), &outbox, Some(token), &context).await?
+                driving(
+                    with_progress(sink, call),
+                    &outbox,
+                    Some(token),
+                    &context,
+                    self.input_closed.as_ref(),
+                )
+                .await?
             }
         };
         if let (Some((original, caller)), Some(rounds)) = (&original, channel.rounds()) {
@@ -845,7 +1060,7 @@ impl ServerHandler for McpServer {
                 return self.input_required(name, &question, earlier, caller, original);
             }
         }
-        Ok(self.result_of(name, env, version)?.into())
+        Ok(self.result_of(name, env, version, &context)?.into())
     }
 
     /// Sets the session's log level (2025 revisions); 2026-07-28 has no such request (each

@@ -8,7 +8,8 @@ Run by tests/mcp_interop.rs:
 MODE is the SDK's connection mode: "auto" (negotiates 2026-07-28 through server/discover) or
 "legacy" (the initialize handshake). Over stdio or streamable HTTP, against a fresh server:
 lists the tools and validates each against the official schema of the negotiated version;
-reads a file; sends an invalid argument; sends path attacks; receives list_changed after a
+reads a file; sends an invalid argument; sends path attacks; reads the full result a cut
+result links as a resource (and is refused an edited link); receives list_changed after a
 register; cancels a slow tool and checks the next call is served. Prints one OK line, or
 exits 1 with the failed check.
 """
@@ -21,6 +22,7 @@ import jsonschema
 import mcp_types as types
 from mcp import Client
 from mcp.client.stdio import StdioServerParameters
+from mcp.shared.exceptions import MCPError
 
 BOUND = 30  # seconds: every wait is bounded, so a broken server fails instead of hanging
 
@@ -84,6 +86,29 @@ async def session(server, mode, spec_dir, host_paths, fresh):
             check("SECRET-OUTSIDE" not in wire, f"{path!r} leaked the file outside")
             for host in host_paths:
                 check(host not in wire, f"{path!r}: host path {host} in {wire}")
+
+        # A long list is cut to the budget; its full result is linked as a resource, which the
+        # SDK reads back as JSON; an edited link is refused.
+        r = await c.call_tool("list_entries", {"count": 500})
+        check(not r.is_error, f"list_entries failed: {text_of(r)}")
+        links = [b for b in r.content if isinstance(b, types.ResourceLink)]
+        check(len(links) == 1, f"no resource_link in the cut result: {r.content}")
+        link = links[0]
+        check(link.mime_type == "application/json", f"link: {link}")
+        check(link.uri.startswith("toolsmith://result/"), f"link: {link}")
+        read = await c.read_resource(link.uri)
+        check(len(read.contents) == 1, f"read: {read}")
+        body = read.contents[0]
+        check(body.mime_type == "application/json", f"read: {body}")
+        entries = json.loads(body.text)
+        check([e["n"] for e in entries] == list(range(1, 501)), f"read: {body.text[:200]}")
+        edited = link.uri[:-1] + ("1" if link.uri[-1] == "0" else "0")
+        try:
+            await c.read_resource(edited)
+            raise Failed("an edited result link was read")
+        except MCPError as e:
+            check(e.code == -32602, f"edited link: {e.code} {e.message}")
+            check("not made for this caller" in e.message, f"edited link: {e.message}")
 
         # list_changed after a register.
         if fresh:

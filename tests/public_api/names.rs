@@ -131,7 +131,11 @@ mod in_toolsmith_budget {
     use toolsmith::budget::MemoryRecordStore;
     use toolsmith::budget::OutputBudget;
     use toolsmith::budget::PageRequest;
+    use toolsmith::budget::RESULT_MIME_TYPE;
+    use toolsmith::budget::RESULT_URI_PREFIX;
     use toolsmith::budget::RecordStore;
+    use toolsmith::budget::ResultReadError;
+    use toolsmith::budget::ResultResource;
     use toolsmith::budget::bound_channels;
     use toolsmith::budget::decode_cursor;
     use toolsmith::budget::encode_cursor;

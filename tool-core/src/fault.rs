@@ -178,6 +178,12 @@ impl GuardedStore {
         })
     }
 
+    /// The value kept under `reference`, or the store's error (reported).
+    pub(crate) fn read(&self, reference: &str) -> Result<Option<Value>, BackendError> {
+        let r = contained(|| self.inner.try_get(reference));
+        self.check("could not read a kept result", r)
+    }
+
     /// Keeps `value`, or `None` (reported) when the store failed.
     pub(crate) fn keep(&self, value: Value) -> Option<String> {
         let r = contained(|| self.inner.try_put(value));
@@ -191,8 +197,7 @@ impl RecordStore for GuardedStore {
     }
 
     fn get(&self, reference: &str) -> Option<Value> {
-        let r = contained(|| self.inner.try_get(reference));
-        self.check("could not read a kept result", r).ok().flatten()
+        self.read(reference).ok().flatten()
     }
 
     fn keeps_outcomes(&self) -> bool {
@@ -284,14 +289,15 @@ impl GuardedState {
     /// The value kept under `reference`; `None` when it is not kept or cannot be read
     /// (reported).
     pub(crate) async fn read(&self, reference: &str) -> Option<Value> {
+        self.try_read(reference).await.ok().flatten()
+    }
+
+    /// The value kept under `reference`, or the store's error (reported).
+    pub(crate) async fn try_read(&self, reference: &str) -> Result<Option<Value>, BackendError> {
         let read = CatchUnwind(self.inner.read(reference)).await;
-        match read.unwrap_or_else(|p| Err(panicked(p))) {
-            Ok(v) => v,
-            Err(e) => {
-                self.report("could not read a kept result", &e);
-                None
-            }
-        }
+        read.unwrap_or_else(|p| Err(panicked(p))).inspect_err(|e| {
+            self.report("could not read a kept result", e);
+        })
     }
 }
 

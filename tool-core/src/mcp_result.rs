@@ -16,6 +16,7 @@
 //! fields to act; `isError` is set for every status other than `ok` and `empty`; and `_meta`
 //! carries the envelope without its data under [`ENVELOPE_META_KEY`].
 
+use crate::budget::ResultResource;
 use crate::envelope::{Envelope, Status};
 use serde_json::{json, Map, Value};
 use tool_spec::export::mcp::{output_wrapped, WRAP_KEY};
@@ -68,11 +69,27 @@ pub struct McpCallParts {
     /// with content; empty otherwise. On a plain `ok` of such a tool with no data beside its
     /// blocks, [`text`](Self::text) is empty and there is no text block.
     pub content: Vec<Value>,
+    /// The kept full result the envelope's `ref` names, announced as a `resource_link` content
+    /// block after the text (every revision the export knows has them: they came with
+    /// 2025-06-18). [`mcp_call_parts`] leaves it `None`, as it knows neither the caller nor the
+    /// toolbox's key; a server sets it with [`with_resource_link`](Self::with_resource_link)
+    /// from [`Toolbox::result_resource`](crate::Toolbox::result_resource).
+    pub resource_link: Option<ResultResource>,
 }
 
 impl McpCallParts {
-    /// The `CallToolResult` JSON: `content`, `structuredContent` (when there is one),
-    /// `isError` and `_meta` (when it is not empty), in that order.
+    /// These parts with `link` (the kept result's resource, when the envelope has a `ref`)
+    /// announced as a `resource_link` content block.
+    #[must_use]
+    pub fn with_resource_link(mut self, link: Option<ResultResource>) -> Self {
+        self.resource_link = link;
+        self
+    }
+
+    /// The `CallToolResult` JSON: `content` (the text block unless it is empty beside content
+    /// blocks, the tool's content blocks, then the `resource_link` block when there is one),
+    /// `structuredContent` (when there is one), `isError` and `_meta` (when it is not empty), in
+    /// that order.
     pub fn into_value(self) -> Value {
         let mut result = Map::new();
         let mut content = Vec::with_capacity(1 + self.content.len());
@@ -84,6 +101,9 @@ impl McpCallParts {
             ])));
         }
         content.extend(self.content);
+        if let Some(link) = self.resource_link {
+            content.push(resource_link_block(link));
+        }
         result.insert("content".into(), Value::Array(content));
         if let Some(s) = self.structured_content {
             result.insert("structuredContent".into(), s);
@@ -94,6 +114,19 @@ impl McpCallParts {
         }
         Value::Object(result)
     }
+}
+
+/// A kept result's `resource_link` content block: `uri`, `name`, `title`, `description` and
+/// `mimeType`.
+fn resource_link_block(link: ResultResource) -> Value {
+    Value::Object(Map::from_iter([
+        ("type".to_string(), Value::String("resource_link".into())),
+        ("uri".to_string(), Value::String(link.uri)),
+        ("name".to_string(), Value::String(link.name)),
+        ("title".to_string(), Value::String(link.title)),
+        ("description".to_string(), Value::String(link.description)),
+        ("mimeType".to_string(), Value::String(link.mime_type)),
+    ]))
 }
 
 /// The parts of the `CallToolResult` of `env` (see [`mcp_call_result`]), taking the envelope
@@ -280,6 +313,7 @@ fn parts(
         is_error: !env.is_success(),
         meta,
         content: Vec::new(),
+        resource_link: None,
     }
 }
 

@@ -122,8 +122,22 @@ impl SecretKey {
         hex(&tag[..bytes.min(32)])
     }
 
+    /// Whether `tag` is the start of the HMAC-SHA-256 over `parts` (what [`mac`](Self::mac)
+    /// computes), compared in constant time. A tag shorter than 16 bytes never matches.
+    pub(crate) fn verify(&self, parts: &[&[u8]], tag: &[u8]) -> bool {
+        if tag.len() < 16 || tag.len() > 32 {
+            return false;
+        }
+        self.hmac(parts).verify_truncated_left(tag).is_ok()
+    }
+
     /// HMAC-SHA-256 over `parts` (each length-prefixed).
     pub fn mac(&self, parts: &[&[u8]]) -> [u8; 32] {
+        self.hmac(parts).finalize().into_bytes().into()
+    }
+
+    /// The HMAC state after `parts` (each length-prefixed).
+    fn hmac(&self, parts: &[&[u8]]) -> Hmac<Sha256> {
         // HMAC accepts keys of any length, so this cannot fail.
         let mut m = <Hmac<Sha256> as Mac>::new_from_slice(&self.0)
             .unwrap_or_else(|_| unreachable!("HMAC takes keys of any length"));
@@ -131,7 +145,7 @@ impl SecretKey {
             m.update(&(part.len() as u64).to_le_bytes());
             m.update(part);
         }
-        m.finalize().into_bytes().into()
+        m
     }
 }
 
@@ -168,6 +182,25 @@ impl KeyError {
             other => other,
         }
     }
+}
+
+/// The bytes of `text`, an even number of lowercase hex digits (as [`hex`] writes them); `None`
+/// for anything else.
+pub(crate) fn unhex(text: &str) -> Option<Vec<u8>> {
+    fn digit(b: u8) -> Option<u8> {
+        match b {
+            b'0'..=b'9' => Some(b - b'0'),
+            b'a'..=b'f' => Some(b - b'a' + 10),
+            _ => None,
+        }
+    }
+    let text = text.as_bytes();
+    if text.len() % 2 != 0 {
+        return None;
+    }
+    text.chunks(2)
+        .map(|pair| Some(digit(pair[0])? << 4 | digit(pair[1])?))
+        .collect()
 }
 
 /// Lowercase hex of `bytes`.
@@ -213,6 +246,34 @@ mod tests {
 
     fn tag(k: &SecretKey) -> String {
         k.mac_hex(&[b"cursor"], 16)
+    }
+
+    #[test]
+    fn a_tag_verifies_against_its_own_key_and_message_only() {
+        let key = SecretKey::from_bytes([3; 32]);
+        let tag = key.mac(&[b"a", b"bc"]);
+        assert!(key.verify(&[b"a", b"bc"], &tag));
+        assert!(key.verify(&[b"a", b"bc"], &tag[..16]));
+        // The split between parts is part of the message.
+        assert!(!key.verify(&[b"ab", b"c"], &tag[..16]));
+        assert!(!SecretKey::from_bytes([4; 32]).verify(&[b"a", b"bc"], &tag[..16]));
+        let mut edited = tag;
+        edited[15] ^= 1;
+        assert!(!key.verify(&[b"a", b"bc"], &edited[..16]));
+        // Too short to be a tag: never a match, not even a correct prefix.
+        assert!(!key.verify(&[b"a", b"bc"], &tag[..8]));
+        assert!(!key.verify(&[b"a", b"bc"], &[]));
+    }
+
+    #[test]
+    fn unhex_reads_what_hex_writes_and_nothing_else() {
+        assert_eq!(
+            super::unhex(&super::hex(&[0, 0xab, 0xff])),
+            Some(vec![0, 0xab, 0xff])
+        );
+        for bad in ["0", "AB", "0g", "+1", "é1"] {
+            assert_eq!(super::unhex(bad), None, "{bad}");
+        }
     }
 
     #[test]

@@ -4,9 +4,12 @@
 use crate::approval::{Approver, Hooks};
 pub use crate::arguments::Arguments;
 use crate::audit::{AuditRecord, AuditSink};
-use crate::budget::{MemoryRecordStore, OutputBudget, RecordStore};
+use crate::budget::{
+    result_uri, MemoryRecordStore, OutputBudget, RecordStore, ResultReadError, ResultResource,
+    ResultUri, RESULT_MIME_TYPE,
+};
 use crate::context::Context;
-use crate::envelope::Envelope;
+use crate::envelope::{Envelope, Status};
 use crate::fault::{
     Fault, FaultCounts, FaultHandler, FaultKind, Faults, GuardedState, GuardedStore,
 };
@@ -775,6 +778,111 @@ impl Toolbox {
         options: CallOptions,
     ) -> impl Future<Output = Envelope> + 'a {
         crate::pipeline::call(&self.engine, name, args.into(), options)
+    }
+
+    /// The full result an envelope's `ref` names, as a resource only `caller` can read: its URI
+    /// (bound with the toolbox's [cursor key](ToolboxBuilder::cursor_key) to `tool` and to the
+    /// caller's identity), a name, a title and a description for the model. `None` when the
+    /// envelope has no `ref`. `tool` is the tool the call named, and `caller` the caller it was
+    /// made for: a server announces the resource in the call's result (MCP: a `resource_link`
+    /// content block) and serves it with [`read_result`](Self::read_result).
+    ///
+    /// ```
+    /// # tokio::runtime::Builder::new_current_thread().build().unwrap().block_on(async {
+    /// use tool_core::{budget::RESULT_URI_PREFIX, Caller, Effects, Tool, ToolSpec, Toolbox};
+    /// let spec = ToolSpec::new("list_numbers", "Lists numbers. Returns a list.",
+    ///     serde_json::json!({"type": "object", "additionalProperties": false}))
+    ///     .with_effects(Effects::none().with_read_only(true)).with_version("1.0.0");
+    /// let tool = Tool::from_fn(spec, |_, _| Box::pin(async {
+    ///     Ok(serde_json::json!((0..1000).collect::<Vec<_>>()))
+    /// }));
+    /// let toolbox = Toolbox::builder().tool(tool).output_budget(100).build().unwrap();
+    /// let ann = Caller::new("ann");
+    /// let env = toolbox.call_as(&ann, "list_numbers", "{}").await;
+    /// assert!(env.truncated);
+    /// let link = toolbox.result_resource("list_numbers", &env, &ann).unwrap();
+    /// assert!(link.uri.starts_with(RESULT_URI_PREFIX));
+    /// let full = toolbox.read_result(&link.uri, &ann).await.unwrap();
+    /// assert_eq!(full.as_array().unwrap().len(), 1000);
+    /// // Another caller is refused.
+    /// assert!(toolbox.read_result(&link.uri, &Caller::new("bob")).await.is_err());
+    /// # });
+    /// ```
+    pub fn result_resource(
+        &self,
+        tool: &str,
+        env: &Envelope,
+        caller: &Caller,
+    ) -> Option<ResultResource> {
+        let reference = env.reference.as_deref()?;
+        let kept = "kept for a while, for this caller only";
+        let description = if env.status != Status::Ok {
+            format!(
+                "The result of the earlier call to \"{tool}\" that this call repeats, as JSON \
+                 ({kept})."
+            )
+        } else if env.truncated {
+            format!(
+                "The full result of this call to \"{tool}\", of which the text shows a part, as \
+                 JSON ({kept}). Read it when the part shown is not enough."
+            )
+        } else {
+            format!("The full result of this call to \"{tool}\", as JSON ({kept}).")
+        };
+        Some(ResultResource {
+            uri: result_uri(&self.engine.stages.paging.secret, tool, reference, caller),
+            name: reference.to_string(),
+            title: format!("Full result of {tool}"),
+            description,
+            mime_type: RESULT_MIME_TYPE.to_string(),
+        })
+    }
+
+    /// Reads the kept result a URI of [`result_resource`](Self::result_resource) names, for
+    /// `caller`: the full result as the call kept it (redacted as its answer was).
+    ///
+    /// The checks come in this order, and nothing is read from the store before the first
+    /// three pass: the URI is a kept result's ([`ResultReadError::NotAResult`], else
+    /// [`Malformed`](ResultReadError::Malformed)); its tag binds it to this caller
+    /// ([`Foreign`](ResultReadError::Foreign): another caller's link, a guessed reference or
+    /// an edited one); the tool is still registered and the policy lets the caller call it now
+    /// ([`ToolUnavailable`](ResultReadError::ToolUnavailable),
+    /// [`Denied`](ResultReadError::Denied)). Then the record store (or the shared state) is
+    /// read: a result it no longer keeps is [`NotKept`](ResultReadError::NotKept), a store
+    /// that fails is [`Unavailable`](ResultReadError::Unavailable) (and a fault).
+    ///
+    /// # Errors
+    /// A [`ResultReadError`] saying which check refused the read, with a message for the model.
+    pub async fn read_result(
+        &self,
+        uri: &str,
+        caller: &Caller,
+    ) -> Result<serde_json::Value, ResultReadError> {
+        let parsed = ResultUri::parse(uri)?;
+        let stages = &self.engine.stages;
+        if !parsed.is_for(&stages.paging.secret, caller) {
+            return Err(ResultReadError::Foreign);
+        }
+        {
+            let reg = self.registry();
+            let Some(&i) = reg.index.get(&parsed.tool) else {
+                return Err(ResultReadError::ToolUnavailable { tool: parsed.tool });
+            };
+            stages
+                .policy
+                .policy
+                .check(reg.entries[i].tool.spec(), caller)
+                .map_err(ResultReadError::Denied)?;
+        }
+        let read = match &stages.paging.shared {
+            Some(state) => state.try_read(&parsed.reference).await,
+            None => stages.paging.store.read(&parsed.reference),
+        };
+        match read {
+            Ok(Some(value)) => Ok(value),
+            Ok(None) => Err(ResultReadError::NotKept { tool: parsed.tool }),
+            Err(_) => Err(ResultReadError::Unavailable),
+        }
     }
 
     /// Calls a tool as an anonymous caller and returns the envelope as JSON text: the same

@@ -140,9 +140,13 @@ const CURSOR_PREFIX: &str = "c1";
 /// Hex characters of a cursor's tag (128 bits of HMAC-SHA-256).
 const TAG_HEX: usize = 32;
 
+/// The key a cursor's tag is made with: derived from the binding (`args_digest`).
+fn cursor_tag_key(args_digest: &str) -> crate::secret::SecretKey {
+    crate::secret::SecretKey::derive(args_digest.as_bytes())
+}
+
 fn cursor_tag(offset: usize, reference: &str, args_digest: &str) -> String {
-    let key = crate::secret::SecretKey::derive(args_digest.as_bytes());
-    key.mac_hex(
+    cursor_tag_key(args_digest).mac_hex(
         &[
             b"toolsmith-cursor",
             offset.to_string().as_bytes(),
@@ -150,6 +154,21 @@ fn cursor_tag(offset: usize, reference: &str, args_digest: &str) -> String {
         ],
         TAG_HEX / 2,
     )
+}
+
+/// Whether `tag` (hex) is the tag of this offset and reference under `args_digest`, compared in
+/// constant time.
+fn cursor_tag_matches(tag: &str, offset: usize, reference: &str, args_digest: &str) -> bool {
+    crate::secret::unhex(tag).is_some_and(|tag| {
+        cursor_tag_key(args_digest).verify(
+            &[
+                b"toolsmith-cursor",
+                offset.to_string().as_bytes(),
+                reference.as_bytes(),
+            ],
+            &tag,
+        )
+    })
 }
 
 fn reference_is_embeddable(reference: &str) -> bool {
@@ -210,7 +229,7 @@ pub fn decode_cursor(cursor: &str, args_digest: &str) -> Result<CursorPosition, 
         return Err(CursorError::Malformed);
     }
     let offset: usize = offset.parse().map_err(|_| CursorError::Malformed)?;
-    if cursor_tag(offset, reference, args_digest) != tag {
+    if !cursor_tag_matches(tag, offset, reference, args_digest) {
         // An edited offset or reference and a cursor from other arguments look the same here;
         // a cursor edited by hand is rare, a cursor reused with other arguments is not.
         return Err(CursorError::Foreign);

@@ -21,6 +21,14 @@
 //! caller and the arguments, so a caller cannot compute a valid cursor for anything: not for
 //! another tool, another caller, or a reference it guessed.
 //!
+//! A kept result can also be read whole, as a resource: [`Toolbox::result_resource`] names it
+//! with a URI (`toolsmith://result/<ref>?tool=<tool>&tag=<tag>`, [`RESULT_URI_PREFIX`]) whose
+//! tag binds it, with the same key as cursors, to the tool and the caller it was made for, and
+//! [`Toolbox::read_result`] reads it for that caller only, behind the toolbox's policy.
+//!
+//! [`Toolbox::result_resource`]: crate::Toolbox::result_resource
+//! [`Toolbox::read_result`]: crate::Toolbox::read_result
+//!
 //! ```
 //! use tool_core::budget::{fit, OutputBudget, PageRequest};
 //! let data = serde_json::json!({"items": (0..200).map(|i| format!("item number {i}")).collect::<Vec<_>>()});
@@ -36,6 +44,7 @@
 mod cursor;
 mod cut;
 mod measure;
+mod result_uri;
 
 pub use crate::store::{MemoryRecordStore, RecordStore};
 pub use cursor::{
@@ -43,6 +52,8 @@ pub use cursor::{
 };
 pub use cut::{fit, Fitted};
 pub use measure::{fits, json_chars};
+pub(crate) use result_uri::{result_uri, ResultUri};
+pub use result_uri::{ResultReadError, ResultResource, RESULT_MIME_TYPE, RESULT_URI_PREFIX};
 
 use crate::envelope::Envelope;
 use cut::text_marker;
