@@ -1253,3 +1253,58 @@ async fn outside_mcp_each_request_degrades_as_documented() {
     let price = tb.call("get_boot_price", json!({"item": "hiker"})).await;
     assert_eq!(price.status, Status::NeedsInput);
 }
+
+/// A client that declares elicitation, notes each question, and never answers it.
+#[derive(Clone, Default)]
+struct Silent {
+    asked: Arc<tokio::sync::Notify>,
+}
+
+impl ClientHandler for Silent {
+    fn get_info(&self) -> ClientConfig {
+        let mut info = ClientConfig::default();
+        info.protocol_version = ProtocolVersion::V_2025_11_25;
+        info.capabilities = serde_json::from_value(capabilities(ELICITATION)).unwrap();
+        info
+    }
+
+    async fn create_elicitation(
+        &self,
+        _request: ElicitRequestParams,
+        _context: RequestContext<RoleClient>,
+    ) -> Result<ElicitResult, ErrorData> {
+        self.asked.notify_one();
+        std::future::pending().await
+    }
+}
+
+/// A stream session whose input closes while a tool waits for the user's answer ends at once:
+/// the question is answered `CLIENT_CLOSED` inside the server, and the session does not wait
+/// for rmcp's grace period (5 s) on it.
+#[tokio::test]
+async fn a_stream_session_ends_promptly_when_its_input_closes_during_a_question() {
+    let tb = toolbox(Arc::new(MemorySink::new()));
+    let (server_end, client_end) = tokio::io::duplex(1 << 20);
+    let server = tokio::spawn(McpServer::new(Arc::clone(&tb)).serve(server_end));
+    let silent = Silent::default();
+    let client = rmcp::service::serve_client(silent.clone(), client_end)
+        .await
+        .unwrap();
+    let peer = client.peer().clone();
+    let call = tokio::spawn(async move {
+        let _ = peer
+            .call_tool(CallToolRequestParams::new("ask_boot_size"))
+            .await;
+    });
+    tokio::time::timeout(BOUND, silent.asked.notified())
+        .await
+        .expect("the question reaches the client");
+    // (rmcp's client itself takes its own grace period here: its handler never answers.)
+    client.cancel().await.unwrap();
+    tokio::time::timeout(Duration::from_secs(3), server)
+        .await
+        .expect("the session ends within 3 s of its input closing")
+        .unwrap()
+        .unwrap();
+    call.abort();
+}

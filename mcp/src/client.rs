@@ -171,6 +171,9 @@ pub(crate) struct CallChannel {
     no_elicitation: Option<&'static str>,
     /// 2026-07-28: the answers this round has, and the requests it could not answer.
     rounds: Option<Rounds>,
+    /// The end of a stream session's input: a request still waiting then is answered
+    /// [`ClientError::Closed`] (rmcp no longer reads the client's answers).
+    input_closed: Option<tokio_util::sync::CancellationToken>,
 }
 
 /// A 2026-07-28 call's rounds (SEP-2322): the answers so far, by request name, and the requests
@@ -225,6 +228,7 @@ impl CallChannel {
         version: McpVersion,
         outbox: Arc<Outbox>,
         rounds: Option<Rounds>,
+        input_closed: Option<tokio_util::sync::CancellationToken>,
     ) -> CallChannel {
         let (level, no_sampling, no_elicitation) = if version == McpVersion::V2026_07_28 {
             let level = context.meta.log_level().map(level_of);
@@ -261,6 +265,7 @@ impl CallChannel {
             no_sampling,
             no_elicitation,
             rounds: rounds.filter(|_| version == McpVersion::V2026_07_28),
+            input_closed,
         }
     }
 
@@ -276,7 +281,15 @@ impl CallChannel {
 
     /// Sends a request (marked with [`origin`](Self::origin)) to the client.
     async fn request(&self, request: ServerRequest) -> Result<ClientResult, ClientError> {
-        self.peer.send_request(request).await.map_err(client_error)
+        let sent = self.peer.send_request(request);
+        match &self.input_closed {
+            Some(closed) => tokio::select! {
+                biased;
+                () = closed.cancelled() => Err(ClientError::Closed),
+                answer = sent => answer.map_err(client_error),
+            },
+            None => sent.await.map_err(client_error),
+        }
     }
 }
 

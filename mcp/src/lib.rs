@@ -1010,6 +1010,7 @@ impl ServerHandler for McpServer {
             version,
             Arc::clone(&outbox),
             rounds.then(|| client::Rounds::new(answers)),
+            self.input_closed.clone(),
         ));
         let token = context.meta.get_progress_token();
         // Boxed: the pipeline's future is large, and rmcp moves the request's future into a
