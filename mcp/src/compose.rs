@@ -393,7 +393,7 @@ impl McpServer {
             Some(h) => h.read_resource(request, context).await,
             None => Err(resource_not_found(
                 &request.uri,
-                "the server has no such resource",
+                "the server has no resource at this URI",
             )),
         }
     }
