@@ -516,6 +516,15 @@ impl McpServer {
     }
 }
 
+/// Whether a 2026-07-28 request's client declared it can answer requests: elicitation or
+/// sampling, in the request's `_meta`.
+fn answers_requests(context: &RequestContext<RoleServer>) -> bool {
+    context
+        .meta
+        .client_capabilities()
+        .is_some_and(|c| c.elicitation.is_some() || c.sampling.is_some())
+}
+
 /// Whether a 2026-07-28 request's client declared elicitation in form mode (in the request's
 /// `_meta`, as 2026-07-28 clients declare their capabilities per request).
 fn elicits_forms(context: &RequestContext<RoleServer>) -> bool {
@@ -970,7 +979,9 @@ impl ServerHandler for McpServer {
         // 2026-07-28: a call that needs the user's input is answered `input_required`, and
         // retried with the answers (see `input_required.rs`): the original arguments and the
         // caller are kept for the seal.
-        let rounds = version == McpVersion::V2026_07_28;
+        // Only for a client that declared it can answer (elicitation or sampling in the
+        // request's `_meta`): no other call pays for the copies below.
+        let rounds = version == McpVersion::V2026_07_28 && answers_requests(&context);
         let asking = rounds && elicits_forms(&context);
         let original = rounds.then(|| (args.clone(), caller.clone()));
         let mut earlier = serde_json::Map::new();
