@@ -219,7 +219,15 @@ fn the_official_conformance_suite_passes_but_for_the_listed_failures() {
         .lines()
         .find(|l| l.starts_with("Total: "))
         .unwrap_or_else(|| panic!("the suite printed no summary line:\n{out}"));
-    println!("conformance suite (active, against {url}): {summary}");
+    // Written to the process's stderr, not through the test harness's captured `println!`, so
+    // the summary is in the log of every run (CI's included), passing or not.
+    {
+        use std::io::Write as _;
+        let _ = writeln!(
+            std::io::stderr(),
+            "conformance suite (active, against {url}): {summary}"
+        );
+    }
     let run: Vec<&str> = out
         .lines()
         .filter_map(|l| l.strip_prefix("=== Running scenario: "))
