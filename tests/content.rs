@@ -409,3 +409,32 @@ async fn every_content_type_reaches_an_rmcp_client_in_every_version() {
         call_all(version).await;
     }
 }
+
+/// The output budget does not cut content, so a byte limit bounds it: a result whose content
+/// passes `max_content_bytes` is `failed` with `CONTENT_TOO_LARGE` (through `call` and through
+/// `call_json`, which keeps a typed result as text), and one within it is whole.
+#[tokio::test]
+async fn content_over_the_byte_limit_is_refused_whole() {
+    let tb = Toolbox::builder()
+        .tools([get_rack_photo::tool(), render_status_light::tool()])
+        .max_content_bytes(10_000)
+        .build()
+        .unwrap();
+    let small = tb.call("render_status_light", json!({})).await;
+    assert_eq!(small.status, Status::Ok);
+    let big = tb.call("get_rack_photo", json!({})).await;
+    assert_eq!(big.status, Status::Failed, "{big:?}");
+    assert_eq!(
+        big.code.as_deref(),
+        Some(toolsmith::codes::CONTENT_TOO_LARGE)
+    );
+    assert!(big.data.is_none());
+    let message = big.message.unwrap();
+    assert!(message.contains("over the 10000"), "{message}");
+    let text = tb.call_json("get_rack_photo", "{}").await;
+    let env: Value = serde_json::from_str(&text).unwrap();
+    assert_eq!(env["code"], "CONTENT_TOO_LARGE", "{env}");
+    // The default limit (16 MiB) lets the 400 KB photo through.
+    let env = toolbox().call("get_rack_photo", json!({})).await;
+    assert_eq!(env.status, Status::Ok);
+}

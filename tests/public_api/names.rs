@@ -159,6 +159,7 @@ mod in_toolsmith_codes {
     use toolsmith::codes::CLIENT_CLOSED;
     use toolsmith::codes::CLIENT_REJECTED;
     use toolsmith::codes::CLIENT_UNSUPPORTED;
+    use toolsmith::codes::CONTENT_TOO_LARGE;
     use toolsmith::codes::Code;
     use toolsmith::codes::DUPLICATE;
     use toolsmith::codes::EMPTY;
@@ -208,6 +209,7 @@ mod in_toolsmith_content {
     use toolsmith::content::Content;
     use toolsmith::content::ContentError;
     use toolsmith::content::ContentKind;
+    use toolsmith::content::DEFAULT_MAX_CONTENT_BYTES;
     use toolsmith::content::Image;
     use toolsmith::content::Resource;
     use toolsmith::content::ResourceLink;

@@ -36,6 +36,7 @@
 //! | [`NOT_CONFIGURED`] | `failed` | a `#[context]` value is missing | the host provides it |
 //! | [`OUTPUT_NOT_ENCODABLE`] | `failed` | the result could not be encoded as JSON, or nests deeper than 100 levels | the tool's author fixes the output type |
 //! | [`OUTPUT_CONTRACT`] | `failed` | debug builds: the result breaks the output schema | the tool's author fixes the tool |
+//! | [`CONTENT_TOO_LARGE`] | `failed` | a tool's content blocks (images, audio, resources) pass the host's byte limit | the tool's author returns less (a link instead), or the host raises the limit |
 //! | [`CLIENT_UNSUPPORTED`] | `failed` | the tool asked the client for something it cannot do (no sampling, no client) | the agent tells the user the tool cannot run here |
 //! | [`CLIENT_REJECTED`] | `failed` | the client answered the tool's request with an error | the agent tells the user |
 //! | [`CLIENT_CLOSED`] | `failed` | the connection to the client closed while the tool waited for it | the host reads the audit record |
@@ -241,6 +242,14 @@ pub const NOT_CONFIGURED: &str = "NOT_CONFIGURED";
 /// the output type.
 pub const OUTPUT_NOT_ENCODABLE: &str = "OUTPUT_NOT_ENCODABLE";
 
+/// A tool's content blocks ([`crate::content`]: images, audio, embedded resources) are larger
+/// than the toolbox sends (`ToolboxBuilder::max_content_bytes`, default 16 MiB of JSON); the
+/// output budget does not cut content, so this limit bounds it instead.
+///
+/// Status `failed`. The agent tells the user the result is too large to show; the tool's author
+/// returns less (a `ResourceLink` to the data instead of the data), or the host raises the limit.
+pub const CONTENT_TOO_LARGE: &str = "CONTENT_TOO_LARGE";
+
 /// Debug builds only: the tool's result does not match its declared output schema, so it is not
 /// shown.
 ///
@@ -419,6 +428,7 @@ pub const ALL: &[Code] = &[
     code(NOT_CONFIGURED, Status::Failed),
     code(OUTPUT_NOT_ENCODABLE, Status::Failed),
     code(OUTPUT_CONTRACT, Status::Failed),
+    code(CONTENT_TOO_LARGE, Status::Failed),
     code(CLIENT_UNSUPPORTED, Status::Failed),
     code(CLIENT_REJECTED, Status::Failed),
     code(CLIENT_CLOSED, Status::Failed),

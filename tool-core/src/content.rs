@@ -50,6 +50,10 @@ use std::fmt;
 
 pub use tool_spec::spec::{ContentKind, CONTENT_KEYWORD};
 
+/// The most bytes of JSON (base64 included) the content blocks of one result may take unless
+/// the host says otherwise (`ToolboxBuilder::max_content_bytes`): 16 MiB.
+pub const DEFAULT_MAX_CONTENT_BYTES: usize = 16 * 1024 * 1024;
+
 /// Why a piece of content could not be made: its MIME type does not fit what it is.
 #[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
 #[error("{0}")]

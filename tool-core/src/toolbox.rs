@@ -8,6 +8,7 @@ use crate::budget::{
     result_uri, MemoryRecordStore, OutputBudget, RecordStore, ResultReadError, ResultResource,
     ResultUri, RESULT_MIME_TYPE,
 };
+use crate::content::DEFAULT_MAX_CONTENT_BYTES;
 use crate::context::Context;
 use crate::envelope::{Envelope, Status};
 use crate::fault::{
@@ -71,6 +72,7 @@ pub struct ToolboxBuilder {
     audit: Option<Arc<dyn AuditSink>>,
     redactor: Option<Arc<Redactor>>,
     budget: OutputBudget,
+    max_content_bytes: usize,
     store: Arc<dyn RecordStore>,
     state: Option<Arc<dyn StateStore>>,
     claim_lease: Duration,
@@ -105,6 +107,7 @@ impl Default for ToolboxBuilder {
             audit: None,
             redactor: Some(Arc::new(Redactor::new())),
             budget: OutputBudget::default(),
+            max_content_bytes: DEFAULT_MAX_CONTENT_BYTES,
             store: Arc::new(MemoryRecordStore::default()),
             state: None,
             claim_lease: DEFAULT_CLAIM_LEASE,
@@ -222,6 +225,16 @@ impl ToolboxBuilder {
     #[must_use]
     pub fn output_budget(mut self, max_chars: usize) -> Self {
         self.budget = OutputBudget::new(max_chars);
+        self
+    }
+
+    /// The most bytes of JSON (base64 included) the content blocks of one result may take
+    /// (default [`DEFAULT_MAX_CONTENT_BYTES`], 16 MiB): the output budget does not cut content
+    /// ([`crate::content`]), so a larger result is `failed` with
+    /// [`CONTENT_TOO_LARGE`](crate::codes::CONTENT_TOO_LARGE) instead of sent.
+    #[must_use]
+    pub fn max_content_bytes(mut self, limit: usize) -> Self {
+        self.max_content_bytes = limit;
         self
     }
 
@@ -525,6 +538,7 @@ impl ToolboxBuilder {
             },
             cut: OutputCut {
                 budget: self.budget,
+                max_content_bytes: self.max_content_bytes,
                 store,
                 shared,
             },

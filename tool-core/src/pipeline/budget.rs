@@ -15,6 +15,8 @@ use std::sync::{Arc, Mutex, PoisonError};
 /// are kept in.
 pub(crate) struct OutputCut {
     pub(crate) budget: OutputBudget,
+    /// The most bytes of JSON a content tool's `ok` may carry ([`crate::content`]: not cut).
+    pub(crate) max_content_bytes: usize,
     pub(crate) store: Arc<GuardedStore>,
     /// The state shared with the other replicas, when the toolbox has one: cut results are
     /// kept there instead ([`run_shared`]).
@@ -60,6 +62,51 @@ pub(super) async fn run_shared(
     step
 }
 
+/// Replaces a content tool's `ok` whose JSON passes `limit` bytes by `failed`
+/// ([`CONTENT_TOO_LARGE`](crate::codes::CONTENT_TOO_LARGE)): content blocks are not cut, so
+/// this bounds them. The size is counted as serde_json writes it, without writing it.
+fn refuse_large_content(limit: usize, call: &mut CallState<'_>) {
+    let size = match (&call.data_text, call.env.as_ref()) {
+        (Some(text), _) => text.len(),
+        (None, Some(env)) if env.status == Status::Ok => env.data.as_ref().map_or(0, json_len),
+        _ => return,
+    };
+    if size <= limit {
+        return;
+    }
+    let tool = call.name.to_string();
+    call.data_text = None;
+    call.env = Some(
+        crate::error::ToolError::failed(
+            crate::codes::CONTENT_TOO_LARGE,
+            format!(
+                "The result of \"{tool}\" is {size} bytes of content, over the {limit} this host \
+                 sends, so it is not shown. Tell the user the result is too large to show here."
+            ),
+        )
+        .into_envelope(),
+    );
+}
+
+/// The length of `value`'s compact JSON, counted without keeping the text.
+fn json_len(value: &Value) -> usize {
+    struct Count(usize);
+    impl std::io::Write for Count {
+        fn write(&mut self, buf: &[u8]) -> std::io::Result<usize> {
+            self.0 += buf.len();
+            Ok(buf.len())
+        }
+        fn flush(&mut self) -> std::io::Result<()> {
+            Ok(())
+        }
+    }
+    let mut count = Count(0);
+    match serde_json::to_writer(&mut count, value) {
+        Ok(()) => count.0,
+        Err(_) => usize::MAX,
+    }
+}
+
 /// The output budget of a call: its tool's own, or the toolbox's `default`.
 pub(super) fn budget_of(default: OutputBudget, entry: Option<&Entry>) -> OutputBudget {
     entry
@@ -80,20 +127,24 @@ fn cut(sh: &OutputCut, store: &dyn RecordStore, call: &mut CallState<'_>) -> Ste
         }
         return Step::Continue;
     }
+    // Content blocks are whole or absent (an image cut in half is no image): a content tool's
+    // result is not cut but bounded in bytes; its channels are bounded below as any.
+    let content = call.entry.as_ref().is_some_and(|e| e.content.is_some());
+    if content {
+        refuse_large_content(sh.max_content_bytes, call);
+    }
     // A result kept as text that fits is left as it is (`fit_envelope` leaves such a value
     // alone too); one that may be cut is cut as a value.
     let fits = |t: &str| t.len() <= budget.max_chars || t.chars().count() <= budget.max_chars;
-    let cut_as_value = call.page.as_ref().is_some_and(|p| p.offset != 0)
-        || call.data_text.as_deref().is_some_and(|t| !fits(t));
+    let cut_as_value = !content
+        && (call.page.as_ref().is_some_and(|p| p.offset != 0)
+            || call.data_text.as_deref().is_some_and(|t| !fits(t)));
     if cut_as_value {
         call.materialize();
     }
     let Some(env) = call.env.as_mut() else {
         return Step::Continue;
     };
-    // Content blocks are whole or absent (an image cut in half is no image): a content tool's
-    // result is not cut; its channels are bounded below as any.
-    let content = call.entry.as_ref().is_some_and(|e| e.content.is_some());
     match &call.page {
         _ if content => {}
         Some(page) => {
