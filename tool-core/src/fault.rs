@@ -268,7 +268,7 @@ impl GuardedState {
     /// Whether `value` is within [`MAX_KEPT_BYTES`] (one that is not is reported, and is not
     /// kept).
     pub(crate) fn admits(&self, value: &Value) -> bool {
-        let size = serde_json::to_string(value).map_or(usize::MAX, |t| t.len());
+        let size = crate::limits::json_len(value);
         if size > MAX_KEPT_BYTES {
             self.report(
                 "did not keep a result",

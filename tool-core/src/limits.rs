@@ -161,6 +161,25 @@ fn member<'a>(
 /// same arguments as a value and as text pass or fail alike. The text is counted, not written:
 /// strings with their escapes, numbers as serde_json writes them, and the punctuation. Stops
 /// measuring as soon as a limit is passed, and never recurses. A container's scalar members are
+/// The length of `value`'s compact JSON, counted without keeping the text.
+pub(crate) fn json_len(value: &Value) -> usize {
+    struct Count(usize);
+    impl std::io::Write for Count {
+        fn write(&mut self, buf: &[u8]) -> std::io::Result<usize> {
+            self.0 += buf.len();
+            Ok(buf.len())
+        }
+        fn flush(&mut self) -> std::io::Result<()> {
+            Ok(())
+        }
+    }
+    let mut count = Count(0);
+    match serde_json::to_writer(&mut count, value) {
+        Ok(()) => count.0,
+        Err(_) => usize::MAX,
+    }
+}
+
 /// measured with it, so flat arguments (an object of strings, numbers and flags) allocate nothing.
 pub(crate) fn check_value(value: &Value, limit: usize) -> Result<(), Box<Envelope>> {
     let mut size = 0usize;

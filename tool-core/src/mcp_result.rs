@@ -187,9 +187,7 @@ fn with_content(
 
 /// [`data_is_the_whole_answer`] for an `ok` without data: nothing but its status.
 fn data_is_the_whole_answer_but_data(env: &Envelope) -> bool {
-    let mut probe = env.clone();
-    probe.data = Some(Value::Null);
-    data_is_the_whole_answer(&probe)
+    env.status == Status::Ok && nothing_else_to_act_on(env)
 }
 
 /// The JSON text of what the client is shown.
@@ -246,13 +244,20 @@ fn with_envelope(mut env: Envelope, out: Option<&Value>, version: McpVersion) ->
 }
 
 /// Whether an envelope's data is all the model needs to read: an `ok` with data and nothing
-/// else to act on. Every field is named, so a new one must be decided here.
+/// else to act on.
 fn data_is_the_whole_answer(env: &Envelope) -> bool {
+    env.status == Status::Ok && env.data.is_some() && nothing_else_to_act_on(env)
+}
+
+/// Whether an envelope carries nothing for the model to act on besides its status and data: no
+/// code, message, missing field, retry, cut, note, cursor or reference. Every field is named, so
+/// a new one must be decided here.
+fn nothing_else_to_act_on(env: &Envelope) -> bool {
     let Envelope {
-        status,
+        status: _,
         code,
         message,
-        data,
+        data: _,
         missing,
         retry_after,
         truncated,
@@ -263,9 +268,7 @@ fn data_is_the_whole_answer(env: &Envelope) -> bool {
         operation_id: _,
         schema_version: _,
     } = env;
-    *status == Status::Ok
-        && data.is_some()
-        && code.is_none()
+    code.is_none()
         && message.is_none()
         && missing.is_empty()
         && retry_after.is_none()

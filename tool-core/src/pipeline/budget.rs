@@ -68,7 +68,9 @@ pub(super) async fn run_shared(
 fn refuse_large_content(limit: usize, call: &mut CallState<'_>) {
     let size = match (&call.data_text, call.env.as_ref()) {
         (Some(text), _) => text.len(),
-        (None, Some(env)) if env.status == Status::Ok => env.data.as_ref().map_or(0, json_len),
+        (None, Some(env)) if env.status == Status::Ok => {
+            env.data.as_ref().map_or(0, crate::limits::json_len)
+        }
         _ => return,
     };
     if size <= limit {
@@ -86,25 +88,6 @@ fn refuse_large_content(limit: usize, call: &mut CallState<'_>) {
         )
         .into_envelope(),
     );
-}
-
-/// The length of `value`'s compact JSON, counted without keeping the text.
-fn json_len(value: &Value) -> usize {
-    struct Count(usize);
-    impl std::io::Write for Count {
-        fn write(&mut self, buf: &[u8]) -> std::io::Result<usize> {
-            self.0 += buf.len();
-            Ok(buf.len())
-        }
-        fn flush(&mut self) -> std::io::Result<()> {
-            Ok(())
-        }
-    }
-    let mut count = Count(0);
-    match serde_json::to_writer(&mut count, value) {
-        Ok(()) => count.0,
-        Err(_) => usize::MAX,
-    }
 }
 
 /// The output budget of a call: its tool's own, or the toolbox's `default`.
