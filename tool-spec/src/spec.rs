@@ -280,6 +280,13 @@ pub struct ToolSpec {
     pub timeout_ms: Option<u64>,
     /// The implementation version (the declaring crate's version unless set explicitly).
     pub version: String,
+    /// Example calls: each one the arguments of a call, a JSON object that fits
+    /// [`input_schema`](ToolSpec::input_schema). `#[tool(example(...))]` declares them and checks
+    /// them at compile time; the toolbox checks them again when a tool is registered. Exported as
+    /// Anthropic's `input_examples` and under MCP `_meta` (`toolsmith/examples`); serialized
+    /// only when there are some.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub examples: Vec<Value>,
 }
 
 impl ToolSpec {
@@ -303,6 +310,7 @@ impl ToolSpec {
             allows: Vec::new(),
             timeout_ms: None,
             version: "0.0.0".into(),
+            examples: Vec::new(),
         }
     }
 
@@ -381,6 +389,30 @@ impl ToolSpec {
         self
     }
 
+    /// Adds one example call after those already declared: the arguments of a call, as a JSON
+    /// object that fits the input schema (the toolbox refuses a tool whose example does not).
+    ///
+    /// ```
+    /// # use tool_spec::ToolSpec;
+    /// let spec = ToolSpec::new(
+    ///     "search_products",
+    ///     "Searches the catalog. Returns matching products.",
+    ///     serde_json::json!({
+    ///         "type": "object",
+    ///         "properties": {"query": {"type": "string"}},
+    ///         "required": ["query"],
+    ///         "additionalProperties": false,
+    ///     }),
+    /// )
+    /// .with_example(serde_json::json!({"query": "tent"}));
+    /// assert_eq!(spec.examples, vec![serde_json::json!({"query": "tent"})]);
+    /// ```
+    #[must_use]
+    pub fn with_example(mut self, example: Value) -> ToolSpec {
+        self.examples.push(example);
+        self
+    }
+
     /// The names of the model-facing parameters, in declaration order.
     ///
     /// ```
@@ -424,6 +456,12 @@ impl ToolSpec {
         }
         if let Some(o) = &self.output_schema {
             obj.insert("outputSchema".into(), o.clone());
+        }
+        // The model reads the examples where a target carries them (Anthropic's
+        // `input_examples`); absent when there are none, so specs without examples keep their
+        // fingerprints.
+        if !self.examples.is_empty() {
+            obj.insert("examples".into(), Value::Array(self.examples.clone()));
         }
         v
     }
@@ -552,8 +590,15 @@ mod tests {
             ],
             timeout_ms: Some(250),
             version: "2.0.0".into(),
+            examples: Vec::new(),
         };
         assert_eq!(spec, literal);
+        let with_example = spec.clone().with_example(serde_json::json!({"to": "a"}));
+        assert_eq!(with_example.examples, vec![serde_json::json!({"to": "a"})]);
+        assert_ne!(with_example.fingerprint(), spec.fingerprint());
+        assert!(serde_json::to_string(&with_example)
+            .unwrap()
+            .ends_with(r#""examples":[{"to":"a"}]}"#));
         let replaced = spec.with_allows([Allow::new("c", "only")]);
         assert_eq!(replaced.allows, vec![Allow::new("c", "only")]);
 

@@ -1692,17 +1692,24 @@ pub(crate) fn lower_tool<'a>(
             ("parameters", input),
             ("strict", Tree::Val(Value::Bool(strict))),
         ]),
-        Target::Anthropic { strict: false } => Tree::object([
-            ("name", name()),
-            ("description", description()),
-            ("input_schema", input),
-        ]),
-        Target::Anthropic { strict: true } => Tree::object([
-            ("name", name()),
-            ("description", description()),
-            ("input_schema", input),
-            ("strict", Tree::Val(Value::Bool(true))),
-        ]),
+        Target::Anthropic { strict } => {
+            let mut tool = Entries::with_capacity(5);
+            tool.insert("name", name());
+            tool.insert("description", description());
+            tool.insert("input_schema", input);
+            if strict {
+                tool.insert("strict", Tree::Val(Value::Bool(true)));
+            }
+            // Example calls the model reads beside the schema (`input_examples`); the list is
+            // the spec's, unchanged.
+            if !spec.examples.is_empty() {
+                tool.insert(
+                    "input_examples",
+                    Tree::Arr(spec.examples.iter().map(Tree::Ref).collect()),
+                );
+            }
+            Tree::Obj(tool)
+        }
         Target::Gemini => Tree::object([
             ("name", name()),
             ("description", description()),
@@ -1741,9 +1748,12 @@ fn check_name_and_description(spec: &ToolSpec, p: &Passes) -> Result<(), ExportE
     Ok(())
 }
 
+/// The MCP `_meta` key under which a tool's example calls ([`ToolSpec::examples`]) are kept.
+pub(crate) const EXAMPLES_META_KEY: &str = "toolsmith/examples";
+
 /// An MCP tool object: name, title, description, the lowered input schema, the output schema
 /// (shaped so `structuredContent` fits it on every status, [`super::mcp`]), the behaviour hints
-/// and the tool's lint allowances under `_meta`.
+/// and, under `_meta`, the tool's lint allowances, its example calls and its kind of content.
 fn mcp_tool<'a>(
     spec: &'a ToolSpec,
     p: &Passes,
@@ -1769,6 +1779,13 @@ fn mcp_tool<'a>(
             .map(|a| json!({"rule": a.rule, "reason": a.reason}))
             .collect();
         meta.insert("toolsmith/allows".into(), Value::Array(allows));
+    }
+    // MCP has no field for example calls: they travel in `_meta`, for clients that read them.
+    if !spec.examples.is_empty() {
+        meta.insert(
+            EXAMPLES_META_KEY.into(),
+            Value::Array(spec.examples.clone()),
+        );
     }
     // What comes back besides (or instead of) `structuredContent`: the kind of content blocks.
     if let Some(kind) = spec.content_kind() {
