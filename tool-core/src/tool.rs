@@ -49,6 +49,9 @@ pub struct ToolDef {
     pub output_budget: Option<usize>,
     pub idempotency_key: &'static [&'static str],
     pub version: &'static str,
+    /// The example calls of `#[tool(example(...))]`, each a JSON object as text (checked by the
+    /// macro, so it parses).
+    pub examples: &'static [&'static str],
     pub invoke: InvokeFn,
     /// For a sync function: the same executor as a plain function.
     pub blocking: Option<BlockingFn>,
@@ -101,7 +104,7 @@ impl Tool {
     /// does not fit a user type's schema) are kept and reported when a toolbox is built.
     #[doc(hidden)]
     pub fn from_def(def: ToolDef) -> Tool {
-        let (input_schema, problems) = schema::input_schema(def.params);
+        let (input_schema, mut problems) = schema::input_schema(def.params);
         let output_schema = def.output.map(schema::output_schema);
         let output_may_hold_text = crate::output_text::may_hold_text(output_schema.as_ref());
         let mut spec = ToolSpec::new(def.name, def.description, input_schema)
@@ -115,6 +118,12 @@ impl Tool {
         spec.title = def.title.map(String::from);
         spec.output_schema = output_schema;
         spec.timeout_ms = def.timeout_ms;
+        for (i, text) in def.examples.iter().enumerate() {
+            match serde_json::from_str(text) {
+                Ok(example) => spec.examples.push(example),
+                Err(e) => problems.push(format!("example {} is not JSON: {e}", i + 1)),
+            }
+        }
         Tool {
             inner: Arc::new(ToolInner {
                 spec,

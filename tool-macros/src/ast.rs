@@ -385,3 +385,140 @@ impl ModelParam {
         self.ident.span()
     }
 }
+
+/// A value in `#[tool(example(...))]`: a literal, or a list of them, with where it was written.
+pub(crate) struct ExampleValue {
+    pub kind: ExampleKind,
+    pub span: Span,
+}
+
+/// What an example value is.
+pub(crate) enum ExampleKind {
+    Text(String),
+    /// A whole number (within JSON's `i64`/`u64` range).
+    Integer(i128),
+    /// A number with a fraction or an exponent, as written.
+    Number(f64),
+    Boolean(bool),
+    List(Vec<ExampleValue>),
+}
+
+impl ExampleValue {
+    /// Reads a literal value: a string, a (negative) number, `true`/`false`, or a list `[...]`.
+    pub(crate) fn parse(expr: &syn::Expr) -> syn::Result<ExampleValue> {
+        use syn::{Expr, Lit};
+        let span = syn::spanned::Spanned::span(expr);
+        let (neg, inner) = match expr {
+            Expr::Unary(u) if matches!(u.op, syn::UnOp::Neg(_)) => (true, &*u.expr),
+            other => (false, other),
+        };
+        let kind = match inner {
+            Expr::Lit(l) => match (&l.lit, neg) {
+                (Lit::Str(s), false) => ExampleKind::Text(s.value()),
+                (Lit::Bool(b), false) => ExampleKind::Boolean(b.value),
+                (Lit::Int(i), _) => {
+                    let n: i128 = i.base10_parse()?;
+                    let n = if neg { -n } else { n };
+                    if n < i128::from(i64::MIN) || n > i128::from(u64::MAX) {
+                        return Err(syn::Error::new(
+                            span,
+                            "this number is outside what JSON tools exchange (64-bit integers)",
+                        ));
+                    }
+                    ExampleKind::Integer(n)
+                }
+                (Lit::Float(f), _) => {
+                    let n: f64 = f.base10_parse()?;
+                    ExampleKind::Number(if neg { -n } else { n })
+                }
+                _ => return Err(not_a_literal(span)),
+            },
+            Expr::Array(a) if !neg => ExampleKind::List(
+                a.elems
+                    .iter()
+                    .map(ExampleValue::parse)
+                    .collect::<syn::Result<_>>()?,
+            ),
+            _ => return Err(not_a_literal(span)),
+        };
+        Ok(ExampleValue { kind, span })
+    }
+
+    /// The value as JSON.
+    pub(crate) fn to_json(&self) -> serde_json::Value {
+        use serde_json::Value;
+        match &self.kind {
+            ExampleKind::Text(s) => Value::String(s.clone()),
+            ExampleKind::Integer(n) => match i64::try_from(*n) {
+                Ok(i) => Value::from(i),
+                // `parse` keeps integers within `i64::MIN..=u64::MAX`.
+                Err(_) => Value::from(u64::try_from(*n).unwrap_or(u64::MAX)),
+            },
+            ExampleKind::Number(f) => Value::from(*f),
+            ExampleKind::Boolean(b) => Value::Bool(*b),
+            ExampleKind::List(items) => Value::Array(items.iter().map(Self::to_json).collect()),
+        }
+    }
+
+    /// The class of JSON value this is, for matching against a parameter's [`Class`].
+    pub(crate) fn class(&self) -> Class {
+        match self.kind {
+            ExampleKind::Text(_) => Class::Text,
+            ExampleKind::Integer(_) => Class::Integer,
+            ExampleKind::Number(_) => Class::Number,
+            ExampleKind::Boolean(_) => Class::Boolean,
+            ExampleKind::List(_) => Class::Array,
+        }
+    }
+
+    /// How an error message names what the example gives.
+    pub(crate) fn noun(&self) -> &'static str {
+        match self.kind {
+            ExampleKind::Number(_) => "a number with a fraction",
+            _ => self.class().noun(),
+        }
+    }
+
+    /// The value as a number, when it is one.
+    pub(crate) fn as_f64(&self) -> Option<f64> {
+        match self.kind {
+            ExampleKind::Integer(n) => Some(n as f64),
+            ExampleKind::Number(f) => Some(f),
+            _ => None,
+        }
+    }
+
+    /// The value as Rust source would show it in a message (`"tent"`, `2500`, `[1, 2]`).
+    pub(crate) fn shown(&self) -> String {
+        self.to_json().to_string()
+    }
+}
+
+fn not_a_literal(span: Span) -> syn::Error {
+    syn::Error::new(
+        span,
+        "an example value is a literal: a string, a number, `true` or `false`, or a list `[...]` of them",
+    )
+}
+
+/// The element type of a list type (`Vec<T>`, `[T; N]`, `[T]`, `HashSet<T>`, ...), when the
+/// syntax shows it.
+pub(crate) fn element_type(ty: &Type) -> Option<&Type> {
+    match ty {
+        Type::Array(a) => Some(&a.elem),
+        Type::Slice(s) => Some(&s.elem),
+        Type::Paren(p) => element_type(&p.elem),
+        Type::Group(g) => element_type(&g.elem),
+        Type::Path(p) if p.qself.is_none() => {
+            let last = p.path.segments.last()?;
+            let PathArguments::AngleBracketed(args) = &last.arguments else {
+                return None;
+            };
+            match args.args.first()? {
+                GenericArgument::Type(t) => Some(t),
+                _ => None,
+            }
+        }
+        _ => None,
+    }
+}

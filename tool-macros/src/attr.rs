@@ -1,5 +1,6 @@
 //! The attribute grammar: `#[tool(...)]`, `#[arg(...)]`, `#[context]` and doc comments.
 
+use crate::ast::ExampleValue;
 use crate::ctxt::Ctxt;
 use proc_macro2::{Span, TokenStream};
 use syn::meta::ParseNestedMeta;
@@ -55,6 +56,7 @@ keys! {
         IdempotencyKey = "idempotency_key",
         Version = "version",
         Allow = "allow",
+        Example = "example",
     }
 }
 
@@ -95,6 +97,21 @@ pub(crate) struct AllowAttr {
     pub reason: String,
 }
 
+/// One `example(name = value, ...)`: an example call, its arguments as written.
+pub(crate) struct ExampleAttr {
+    /// The `example` keyword, for errors about the example as a whole.
+    pub span: Span,
+    pub args: Vec<ExampleArg>,
+}
+
+/// One `name = value` of an example.
+pub(crate) struct ExampleArg {
+    /// The argument's name as the model sends it.
+    pub name: String,
+    pub name_span: Span,
+    pub value: ExampleValue,
+}
+
 /// Everything in `#[tool(...)]`.
 #[derive(Default)]
 pub(crate) struct ToolAttr {
@@ -114,6 +131,8 @@ pub(crate) struct ToolAttr {
     pub idempotency_key: Vec<syn::Ident>,
     pub version: Option<LitStr>,
     pub allows: Vec<AllowAttr>,
+    /// `example(a = 1, b = "x")`, in declaration order.
+    pub examples: Vec<ExampleAttr>,
     /// Whether the attribute failed to parse (later rules then stay quiet to avoid cascades).
     pub malformed: bool,
 }
@@ -232,6 +251,34 @@ impl ToolAttr {
                 ToolKey::Idempotent => flag(&mut attr.idempotent, &meta)?,
                 ToolKey::RequiresApproval => flag(&mut attr.requires_approval, &meta)?,
                 ToolKey::UntrustedOutput => flag(&mut attr.untrusted_output, &meta)?,
+                ToolKey::Example => {
+                    let mut args: Vec<ExampleArg> = Vec::new();
+                    if !meta.input.peek(syn::token::Paren) {
+                        return Err(meta.error("`example` lists the arguments of a call: `example(query = \"tent\", max_price = 2500)`"));
+                    }
+                    meta.parse_nested_meta(|inner| {
+                        let Some(id) = inner.path.get_ident() else {
+                            return Err(inner.error(
+                                "expected an argument name, e.g. `example(query = \"tent\")`",
+                            ));
+                        };
+                        let name = crate::ast::unraw(id);
+                        if args.iter().any(|a| a.name == name) {
+                            return Err(
+                                inner.error(format!("`{name}` is given twice in this example"))
+                            );
+                        }
+                        let expr: Expr = inner.value()?.parse()?;
+                        let value = ExampleValue::parse(&expr)?;
+                        args.push(ExampleArg {
+                            name,
+                            name_span: id.span(),
+                            value,
+                        });
+                        Ok(())
+                    })?;
+                    attr.examples.push(ExampleAttr { span, args });
+                }
                 ToolKey::Allow => {
                     let mut rule: Option<(String, Span)> = None;
                     let mut reason: Option<String> = None;

@@ -1,7 +1,7 @@
 //! Rules over the parsed model. Rules report errors; they never emit tokens.
 
-use crate::ast::{Class, Param, ToolFn};
-use crate::attr::ArgKey;
+use crate::ast::{Class, ExampleKind, ExampleValue, ModelParam, Param, ToolFn};
+use crate::attr::{ArgKey, NumLit};
 use crate::ctxt::Ctxt;
 use proc_macro2::Span;
 
@@ -15,6 +15,7 @@ pub(crate) fn check(cx: &Ctxt, tool: &ToolFn, attr_span: Span) -> Vec<proc_macro
     constraints(cx, tool);
     effects(cx, tool, attr_span);
     allows(cx, tool);
+    examples(cx, tool);
     crate::lint::lint(cx, tool)
 }
 
@@ -236,5 +237,187 @@ fn allows(cx: &Ctxt, tool: &ToolFn) {
                 ),
             );
         }
+    }
+}
+
+/// Each `example(...)` against the parameters: every argument names a parameter, every
+/// required parameter is given, each value is of the parameter's type (and within a primitive
+/// integer's range), and within the `#[arg]` constraints the macro can judge. What it cannot
+/// see (a user type, a `pattern`) the toolbox checks when the tool is registered.
+fn examples(cx: &Ctxt, tool: &ToolFn) {
+    let params: Vec<&ModelParam> = tool
+        .params
+        .iter()
+        .filter_map(|p| match p {
+            Param::Model(m) => Some(m),
+            Param::Context(_) => None,
+        })
+        .collect();
+    let names = if params.is_empty() {
+        format!("`{}` takes no parameters", tool.name)
+    } else {
+        let list: Vec<&str> = params.iter().map(|p| p.name.as_str()).collect();
+        format!("the parameters of `{}` are: {}", tool.name, list.join(", "))
+    };
+    for (i, ex) in tool.attr.examples.iter().enumerate() {
+        let n = i + 1;
+        for arg in &ex.args {
+            match params.iter().find(|p| p.name == arg.name) {
+                Some(p) => example_value(cx, n, p, &p.inner, &arg.value, true),
+                None => cx.error_at(
+                    arg.name_span,
+                    format!("example {n}: unknown argument `{}`; {names}", arg.name),
+                ),
+            }
+        }
+        for p in &params {
+            let required = !p.optional && p.arg.default.is_none();
+            if required && !ex.args.iter().any(|a| a.name == p.name) {
+                cx.error_at(
+                    ex.span,
+                    format!(
+                        "example {n}: missing argument `{}`, which is required (it is neither an `Option` nor has a default): add `{} = ...`",
+                        p.name, p.name
+                    ),
+                );
+            }
+        }
+    }
+}
+
+/// One example value against the type `ty` of parameter `p` (an element's type inside a list,
+/// where `top` is false and the parameter's constraints do not apply).
+fn example_value(cx: &Ctxt, n: usize, p: &ModelParam, ty: &syn::Type, v: &ExampleValue, top: bool) {
+    let class = Class::of(ty);
+    let fits = match (class, v.class()) {
+        (Class::Other, _) => return, // checked against the generated schema at registration
+        (Class::Number, Class::Integer) => true,
+        (want, got) => want == got,
+    };
+    let what = if top {
+        format!("`{}`", p.name)
+    } else {
+        format!("an element of `{}`", p.name)
+    };
+    let ty_text = quote::quote!(#ty).to_string().replace(' ', "");
+    if !fits {
+        cx.error_at(
+            v.span,
+            format!(
+                "example {n}: wrong type for {what}: it is {} (`{ty_text}`), but the example gives {}",
+                class.noun(),
+                v.noun()
+            ),
+        );
+        return;
+    }
+    match &v.kind {
+        ExampleKind::Integer(x) => {
+            if let Some((name, min, max)) = crate::ast::int_range(ty) {
+                if *x < min || *x > max {
+                    cx.error_at(
+                        v.span,
+                        format!("example {n}: {what} = {x} is outside the range of `{name}` ({min} to {max})"),
+                    );
+                    return;
+                }
+            }
+        }
+        ExampleKind::Text(s) if ty_text == "char" && s.chars().count() != 1 => {
+            cx.error_at(
+                v.span,
+                format!("example {n}: {what} is a `char`: give exactly one character, e.g. \"A\""),
+            );
+            return;
+        }
+        ExampleKind::List(items) => {
+            if let Some(elem) = crate::ast::element_type(ty) {
+                for item in items {
+                    example_value(cx, n, p, elem, item, false);
+                }
+            }
+        }
+        _ => {}
+    }
+    if top {
+        example_constraints(cx, n, p, v);
+    }
+}
+
+/// The `#[arg]` constraints of `p` that `v` (of the parameter's type) breaks.
+fn example_constraints(cx: &Ctxt, n: usize, p: &ModelParam, v: &ExampleValue) {
+    let a = &p.arg;
+    let shown = v.shown();
+    let name = &p.name;
+    let broken = |rule: String, detail: &str| {
+        cx.error_at(
+            v.span,
+            format!("example {n}: `{name}` = {shown} breaks `{rule}`{detail}"),
+        )
+    };
+    let counted = |len: u64,
+                   min: &Option<(u64, Span)>,
+                   max: &Option<(u64, Span)>,
+                   keys: [&str; 2],
+                   unit: &str| {
+        let detail = format!(" (it has {len} {unit})");
+        if let Some((min, _)) = min {
+            if len < *min {
+                broken(format!("{} = {min}", keys[0]), &detail);
+            }
+        }
+        if let Some((max, _)) = max {
+            if len > *max {
+                broken(format!("{} = {max}", keys[1]), &detail);
+            }
+        }
+    };
+    match &v.kind {
+        ExampleKind::Text(s) => counted(
+            s.chars().count() as u64,
+            &a.min_length,
+            &a.max_length,
+            ["min_length", "max_length"],
+            "characters",
+        ),
+        ExampleKind::List(items) => {
+            counted(
+                items.len() as u64,
+                &a.min_items,
+                &a.max_items,
+                ["min_items", "max_items"],
+                "items",
+            );
+            if a.unique_items.is_some() {
+                let json: Vec<String> = items.iter().map(ExampleValue::shown).collect();
+                if (1..json.len()).any(|i| json[..i].contains(&json[i])) {
+                    broken("unique_items".to_string(), " (an item is repeated)");
+                }
+            }
+        }
+        ExampleKind::Integer(_) | ExampleKind::Number(_) => {
+            let x = v.as_f64().unwrap_or_default();
+            type Outside = fn(f64, f64) -> bool;
+            let bounds: [(&Option<NumLit>, &str, Outside); 4] = [
+                (&a.minimum, "minimum", |x, b| x < b),
+                (&a.maximum, "maximum", |x, b| x > b),
+                (&a.exclusive_minimum, "exclusive_minimum", |x, b| x <= b),
+                (&a.exclusive_maximum, "exclusive_maximum", |x, b| x >= b),
+            ];
+            for (bound, key, outside) in bounds {
+                if let Some(b) = bound {
+                    if outside(x, b.value) {
+                        broken(format!("{key} = {}", b.json), "");
+                    }
+                }
+            }
+            if let Some(m) = &a.multiple_of {
+                let q = x / m.value;
+                if (q - q.round()).abs() > 1e-9 {
+                    broken(format!("multiple_of = {}", m.json), "");
+                }
+            }
+        }
+        ExampleKind::Boolean(_) => {}
     }
 }

@@ -310,6 +310,15 @@ pub(crate) fn tool_expr(tool: &ToolFn, self_ty: Option<&Type>) -> TokenStream {
     );
     let destructive = a.destructive.on();
     let writes = a.writes.on() || destructive;
+    // Each example as JSON text, in the order declared (`check` has judged them).
+    let examples = a.examples.iter().map(|ex| {
+        let object: serde_json::Map<String, serde_json::Value> = ex
+            .args
+            .iter()
+            .map(|arg| (arg.name.clone(), arg.value.to_json()))
+            .collect();
+        serde_json::Value::Object(object).to_string()
+    });
     let allows = a.allows.iter().map(|al| {
         let (r, why) = (&al.rule, &al.reason);
         quote!((#r, #why))
@@ -532,6 +541,7 @@ pub(crate) fn tool_expr(tool: &ToolFn, self_ty: Option<&Type>) -> TokenStream {
             output_budget: #output_budget,
             idempotency_key: &[#(#idem_keys),*],
             version: #version,
+            examples: &[#(#examples),*],
             invoke: __invoke,
             blocking: #blocking,
             typed: __typed_def(),

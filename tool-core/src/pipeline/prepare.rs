@@ -47,6 +47,9 @@ pub(crate) fn prepare(
             None
         }
     };
+    if let Some(validator) = &validator {
+        problems.extend(example_problems(tool, validator));
+    }
     let output_validator = output_validator(tool, &mut problems);
     let paginated = spec
         .input_schema
@@ -109,6 +112,52 @@ fn declaration_problems(tool: &Tool, context: &Context, registry: &Registry) -> 
                 tool,
                 format!("the idempotency key names `{key}`, which is not a parameter"),
             ));
+        }
+    }
+    problems
+}
+
+/// Each example call that the tool's own validator refuses, as a declaration problem naming
+/// the example (1-based, in declaration order) and each argument at fault with its rule: the
+/// check `#[tool(example(...))]` makes at compile time, made again for tools built at run time
+/// (and for what the macro cannot see, such as a pattern or a parameter of a user type).
+fn example_problems(tool: &Tool, validator: &Validator) -> Vec<Problem> {
+    let mut problems = Vec::new();
+    for (i, example) in tool.spec().examples.iter().enumerate() {
+        let n = i + 1;
+        let reason = if !example.is_object() {
+            Some(format!(
+                "example {n} is not an object of arguments: {}",
+                tool_spec::canonical_json(example)
+            ))
+        } else {
+            match validator.validate(example) {
+                Ok(_) => None,
+                Err(errors) => {
+                    let faults: Vec<String> = errors
+                        .iter()
+                        .map(|e| {
+                            let at = if e.path.is_empty() {
+                                "the arguments".to_string()
+                            } else {
+                                format!("argument `{}`", e.path)
+                            };
+                            format!("{at} ({}): {}", e.code, e.message)
+                        })
+                        .collect();
+                    Some(format!(
+                        "example {n} ({}) does not fit the input schema: {}",
+                        tool_spec::canonical_json(example),
+                        faults.join("; ")
+                    ))
+                }
+            }
+        };
+        if let Some(reason) = reason {
+            problems.push(Problem::InvalidDeclaration {
+                tool: tool.name().to_string(),
+                reason,
+            });
         }
     }
     problems
