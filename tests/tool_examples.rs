@@ -190,7 +190,7 @@ fn a_bad_example_is_refused_by_register_too() {
         .build()
         .unwrap();
     let spec = run_time_spec().with_example(json!({"from": 7}));
-    let err = toolbox.register(from_fn(spec)).err().expect("refused");
+    let err = toolbox.register(from_fn(spec)).expect_err("refused");
     let text = format!("{err:?}");
     assert!(
         text.contains("example 1") && text.contains("from"),
