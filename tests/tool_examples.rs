@@ -198,3 +198,45 @@ fn a_bad_example_is_refused_by_register_too() {
     );
     assert!(toolbox.spec("find_flights").is_none());
 }
+
+/// Through the real server: an rmcp client's `tools/list` carries the examples under `_meta`
+/// (the per-revision shape is `examples_are_exported_as_anthropic_input_examples_and_in_mcp_meta`).
+#[tokio::test]
+async fn an_mcp_client_lists_the_examples_under_meta() {
+    let toolbox = std::sync::Arc::new(
+        Toolbox::builder()
+            .tool(search_products::tool())
+            .tool(list_orders::tool())
+            .build()
+            .unwrap(),
+    );
+    let (server_end, client_end) = tokio::io::duplex(1 << 16);
+    tokio::spawn(toolsmith::mcp::McpServer::new(toolbox).serve(server_end));
+    let client = rmcp::service::serve_client((), client_end).await.unwrap();
+    let tools = client.peer().list_all_tools().await.unwrap();
+    let listed = serde_json::to_value(&tools).unwrap();
+    let search = listed
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|t| t["name"] == "search_products")
+        .expect("search_products is listed");
+    assert_eq!(
+        search["_meta"]["toolsmith/examples"],
+        Value::Array(declared())
+    );
+    let orders = listed
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|t| t["name"] == "list_orders")
+        .expect("list_orders is listed");
+    assert!(
+        orders
+            .get("_meta")
+            .and_then(|m| m.get("toolsmith/examples"))
+            .is_none(),
+        "{orders}"
+    );
+    client.cancel().await.unwrap();
+}

@@ -14,6 +14,9 @@ pub(crate) enum Class {
     Number,
     Boolean,
     Array,
+    /// Only an example value is one of these two (a type never is).
+    Null,
+    Object,
     Other,
 }
 
@@ -51,6 +54,8 @@ impl Class {
             Class::Number => "a number",
             Class::Boolean => "a boolean",
             Class::Array => "a list",
+            Class::Null => "null",
+            Class::Object => "an object",
             Class::Other => "another type",
         }
     }
@@ -401,6 +406,10 @@ pub(crate) enum ExampleKind {
     Number(f64),
     Boolean(bool),
     List(Vec<ExampleValue>),
+    /// Only in the JSON form: `null`.
+    Null,
+    /// Only in the JSON form: an object, its members in the order written.
+    Object(Vec<(String, ExampleValue)>),
 }
 
 impl ExampleValue {
@@ -457,6 +466,13 @@ impl ExampleValue {
             ExampleKind::Number(f) => Value::from(*f),
             ExampleKind::Boolean(b) => Value::Bool(*b),
             ExampleKind::List(items) => Value::Array(items.iter().map(Self::to_json).collect()),
+            ExampleKind::Null => Value::Null,
+            ExampleKind::Object(members) => Value::Object(
+                members
+                    .iter()
+                    .map(|(k, v)| (k.clone(), v.to_json()))
+                    .collect(),
+            ),
         }
     }
 
@@ -468,6 +484,8 @@ impl ExampleValue {
             ExampleKind::Number(_) => Class::Number,
             ExampleKind::Boolean(_) => Class::Boolean,
             ExampleKind::List(_) => Class::Array,
+            ExampleKind::Null => Class::Null,
+            ExampleKind::Object(_) => Class::Object,
         }
     }
 
@@ -491,6 +509,76 @@ impl ExampleValue {
     /// The value as Rust source would show it in a message (`"tent"`, `2500`, `[1, 2]`).
     pub(crate) fn shown(&self) -> String {
         self.to_json().to_string()
+    }
+}
+
+/// Reads an example written as JSON text (`example = r#"{...}"#`): every value gets the span of
+/// the string literal. A member given twice is an error (serde_json would keep the last).
+pub(crate) fn example_from_json(text: &str, span: Span) -> Result<ExampleValue, serde_json::Error> {
+    let mut de = serde_json::Deserializer::from_str(text);
+    let value = serde::de::DeserializeSeed::deserialize(JsonExample(span), &mut de)?;
+    de.end()?;
+    Ok(value)
+}
+
+/// Builds an [`ExampleValue`] from JSON, keeping the order of members and refusing repeats.
+#[derive(Clone, Copy)]
+struct JsonExample(Span);
+
+impl<'de> serde::de::DeserializeSeed<'de> for JsonExample {
+    type Value = ExampleValue;
+    fn deserialize<D: serde::Deserializer<'de>>(self, d: D) -> Result<ExampleValue, D::Error> {
+        d.deserialize_any(self)
+    }
+}
+
+impl<'de> serde::de::Visitor<'de> for JsonExample {
+    type Value = ExampleValue;
+
+    fn expecting(&self, f: &mut std::fmt::Formatter) -> std::fmt::Result {
+        f.write_str("a JSON value")
+    }
+    fn visit_bool<E>(self, v: bool) -> Result<ExampleValue, E> {
+        Ok(self.value(ExampleKind::Boolean(v)))
+    }
+    fn visit_i64<E>(self, v: i64) -> Result<ExampleValue, E> {
+        Ok(self.value(ExampleKind::Integer(v.into())))
+    }
+    fn visit_u64<E>(self, v: u64) -> Result<ExampleValue, E> {
+        Ok(self.value(ExampleKind::Integer(v.into())))
+    }
+    fn visit_f64<E>(self, v: f64) -> Result<ExampleValue, E> {
+        Ok(self.value(ExampleKind::Number(v)))
+    }
+    fn visit_str<E>(self, v: &str) -> Result<ExampleValue, E> {
+        Ok(self.value(ExampleKind::Text(v.to_string())))
+    }
+    fn visit_unit<E>(self) -> Result<ExampleValue, E> {
+        Ok(self.value(ExampleKind::Null))
+    }
+    fn visit_seq<A: serde::de::SeqAccess<'de>>(self, mut seq: A) -> Result<ExampleValue, A::Error> {
+        let mut items = Vec::new();
+        while let Some(item) = seq.next_element_seed(self)? {
+            items.push(item);
+        }
+        Ok(self.value(ExampleKind::List(items)))
+    }
+    fn visit_map<A: serde::de::MapAccess<'de>>(self, mut map: A) -> Result<ExampleValue, A::Error> {
+        let mut members: Vec<(String, ExampleValue)> = Vec::new();
+        while let Some(key) = map.next_key::<String>()? {
+            if members.iter().any(|(k, _)| *k == key) {
+                return Err(serde::de::Error::custom(format!("`{key}` is given twice")));
+            }
+            let value = map.next_value_seed(self)?;
+            members.push((key, value));
+        }
+        Ok(self.value(ExampleKind::Object(members)))
+    }
+}
+
+impl JsonExample {
+    fn value(self, kind: ExampleKind) -> ExampleValue {
+        ExampleValue { kind, span: self.0 }
     }
 }
 

@@ -5,7 +5,7 @@ use crate::ctxt::Ctxt;
 use proc_macro2::{Span, TokenStream};
 use syn::meta::ParseNestedMeta;
 use syn::spanned::Spanned;
-use syn::{Attribute, Expr, Lit, LitStr};
+use syn::{Attribute, Expr, Lit, LitStr, Token};
 
 /// An attribute's keys as one table: the enum drives both the parser's dispatch (a `match` the
 /// compiler checks for exhaustiveness) and the "expected one of" list of the error for an
@@ -110,6 +110,35 @@ pub(crate) struct ExampleArg {
     pub name: String,
     pub name_span: Span,
     pub value: ExampleValue,
+}
+
+/// The arguments of an example written as a JSON object, each spanned at the string.
+fn json_example(lit: &LitStr) -> syn::Result<Vec<ExampleArg>> {
+    let span = lit.span();
+    let value = crate::ast::example_from_json(&lit.value(), span)
+        .map_err(|e| {
+            syn::Error::new(
+                span,
+                format!("cannot read this example as JSON: {e}; the JSON form is an object of arguments, e.g. `example = r#\"{{\"query\": \"tent\"}}\"#`"),
+            )
+        })?;
+    match value.kind {
+        crate::ast::ExampleKind::Object(members) => Ok(members
+            .into_iter()
+            .map(|(name, value)| ExampleArg {
+                name,
+                name_span: span,
+                value,
+            })
+            .collect()),
+        _ => Err(syn::Error::new(
+            span,
+            format!(
+                "an example in JSON is an object of arguments, e.g. `example = r#\"{{\"query\": \"tent\"}}\"#`; this is {}",
+                value.noun()
+            ),
+        )),
+    }
 }
 
 /// Everything in `#[tool(...)]`.
@@ -253,8 +282,17 @@ impl ToolAttr {
                 ToolKey::UntrustedOutput => flag(&mut attr.untrusted_output, &meta)?,
                 ToolKey::Example => {
                     let mut args: Vec<ExampleArg> = Vec::new();
+                    if meta.input.peek(Token![=]) {
+                        // The JSON form: `example = r#"{"query": "tent", "filter": {...}}"#`.
+                        let lit: LitStr = meta.value()?.parse()?;
+                        attr.examples.push(ExampleAttr {
+                            span,
+                            args: json_example(&lit)?,
+                        });
+                        return Ok(());
+                    }
                     if !meta.input.peek(syn::token::Paren) {
-                        return Err(meta.error("`example` lists the arguments of a call: `example(query = \"tent\", max_price = 2500)`"));
+                        return Err(meta.error("`example` lists the arguments of a call: `example(query = \"tent\", max_price = 2500)`, or gives them as a JSON object: `example = r#\"{\"query\": \"tent\"}\"#`"));
                     }
                     meta.parse_nested_meta(|inner| {
                         let Some(id) = inner.path.get_ident() else {

@@ -289,6 +289,9 @@ fn examples(cx: &Ctxt, tool: &ToolFn) {
 /// where `top` is false and the parameter's constraints do not apply).
 fn example_value(cx: &Ctxt, n: usize, p: &ModelParam, ty: &syn::Type, v: &ExampleValue, top: bool) {
     let class = Class::of(ty);
+    if top && p.optional && matches!(v.kind, ExampleKind::Null) {
+        return; // an `Option` takes null, and no constraint applies to it
+    }
     let fits = match (class, v.class()) {
         (Class::Other, _) => return, // checked against the generated schema at registration
         (Class::Number, Class::Integer) => true,
@@ -418,6 +421,7 @@ fn example_constraints(cx: &Ctxt, n: usize, p: &ModelParam, v: &ExampleValue) {
                 }
             }
         }
-        ExampleKind::Boolean(_) => {}
+        // An object is only ever given to a user type, which the toolbox checks at registration.
+        ExampleKind::Boolean(_) | ExampleKind::Null | ExampleKind::Object(_) => {}
     }
 }

@@ -12,7 +12,8 @@ struct Filter {
     read_only,
     example(query = "tent", max_price = 2500),
     example(query = "lamp", tags = ["outdoor", "led"], ratio = 1, limit = 5, initial = "L"),
-    example(query = "tent", filter = 3)
+    example(query = "tent", filter = 3),
+    example = r#"{"query": "tent", "max_price": null, "filter": {"brand": "Acme"}}"#
 )]
 fn search_products(
     /// Words to search for, e.g. "tent".
@@ -41,7 +42,11 @@ fn search_products(
 fn main() {
     let tool = search_products::tool();
     // The macro cannot judge a user type: the third example is left to registration.
-    assert_eq!(tool.spec().examples.len(), 3);
+    assert_eq!(tool.spec().examples.len(), 4);
+    assert_eq!(
+        tool.spec().examples[3],
+        serde_json::json!({"query": "tent", "max_price": null, "filter": {"brand": "Acme"}})
+    );
     assert_eq!(
         tool.spec().examples[1],
         serde_json::json!({"query": "lamp", "tags": ["outdoor", "led"], "ratio": 1, "limit": 5, "initial": "L"})
