@@ -103,6 +103,15 @@ pub mod redis {
     pub use tool_redis::{ConnectError, RedisOptions, RedisStateStore, DEFAULT_PREFIX};
 }
 
+/// The person's side of a tool (feature `ui`): an accessible HTML form rendered from the same
+/// spec the model reads, carrying WebMCP's declarative attributes so the browser registers the
+/// form a person fills in as the agent's tool.
+#[cfg(feature = "ui")]
+pub mod ui {
+    #[doc(inline)]
+    pub use tool_spec::ui::{form, form_with, page, Form, FormOptions, Gap, SCRIPT};
+}
+
 /// The regex version toolsmith uses (for host redaction patterns, `Redactor::with_pattern`).
 pub use tool_core::__deps::regex;
 /// The schemars version toolsmith uses (for `#[schemars(crate = "toolsmith::schemars")]`).

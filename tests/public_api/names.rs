@@ -102,6 +102,7 @@ mod in_toolsmith {
     use toolsmith::sync_approver;
     use toolsmith::tool;
     use toolsmith::tools;
+    use toolsmith::ui;
     use toolsmith::validate;
     use toolsmith::with_client;
     use toolsmith::with_progress;
@@ -334,6 +335,16 @@ mod in_toolsmith_state {
     use toolsmith::state::MAX_KEPT_BYTES;
     use toolsmith::state::MemoryStateStore;
     use toolsmith::state::StateStore;
+}
+
+mod in_toolsmith_ui {
+    use toolsmith::ui::Form;
+    use toolsmith::ui::FormOptions;
+    use toolsmith::ui::Gap;
+    use toolsmith::ui::SCRIPT;
+    use toolsmith::ui::form;
+    use toolsmith::ui::form_with;
+    use toolsmith::ui::page;
 }
 
 mod in_toolsmith_validate {

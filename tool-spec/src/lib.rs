@@ -34,5 +34,6 @@ pub mod export;
 pub mod lint;
 pub mod schema;
 pub mod spec;
+pub mod ui;
 
 pub use spec::{canonical_json, Allow, Effects, ToolSpec};

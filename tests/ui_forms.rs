@@ -1,0 +1,426 @@
+//! Parity of the person's form and the agent's tool, checked by a real browser: every tool of the
+//! three examples is rendered by `toolsmith::ui` and loaded in Debian's Chromium with WebMCP
+//! (as the WebMCP export test runs it). For each tool:
+//! - a declarative form registers as a tool whose name, description and parameter descriptions
+//!   are the spec's (a form that is not declarative, because a parameter has no control the
+//!   browser derives its type from, must not register);
+//! - on every sample argument set, the schema the browser derives from the form accepts what the
+//!   spec's schema accepts, except where the renderer reports a [`Gap`] for that parameter and
+//!   keyword (for example the browser derives no `minLength`);
+//! - an agent's call (`document.modelContext.executeTool`) and a person filling in the same
+//!   values (typing, clicking) both produce exactly the sample arguments;
+//! - a value the schema forbids is stopped by the form before submit (or cannot be typed, for a
+//!   `maxlength`), unless a gap says the control cannot express it, and the toolbox refuses it
+//!   naming the same parameter.
+//!
+//! Needs chromium, node and playwright-core (`.ci/consumers.sh`); skipped with a notice unless
+//! `TOOLSMITH_REQUIRE_CONSUMERS=1`.
+
+mod common;
+#[path = "../tool-core/tests/consumers/require.rs"]
+mod require;
+
+#[allow(dead_code)]
+#[path = "../examples/helpdesk/tools.rs"]
+mod helpdesk;
+#[allow(dead_code)]
+#[path = "../examples/store/tools.rs"]
+mod store;
+#[allow(dead_code)]
+#[path = "../examples/workspace/tools.rs"]
+mod workspace;
+
+use serde_json::{json, Map, Value};
+use std::path::{Path, PathBuf};
+use std::process::Command;
+use toolsmith::ui::{self, FormOptions, Gap};
+use toolsmith::{Status, ToolSpec, Toolbox};
+
+fn consumers_dir() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("tool-core/tests/consumers")
+}
+
+fn chromium() -> String {
+    std::env::var("TOOLSMITH_CHROMIUM").unwrap_or_else(|_| "/usr/bin/chromium".into())
+}
+
+/// The three examples' toolboxes (the workspace one on a fresh directory).
+fn toolboxes(dir: &Path) -> Vec<Toolbox> {
+    let customer = store::Customer {
+        id: "cust-1".into(),
+        purchased: Vec::new(),
+    };
+    std::fs::create_dir_all(dir.join("ws")).unwrap();
+    vec![
+        store::toolbox(store::demo_catalogue(), customer).unwrap(),
+        helpdesk::toolbox(&helpdesk::demo_helpdesk(), toolsmith::approve_all()).unwrap(),
+        workspace::toolbox(
+            workspace::Workspace::open(dir.join("ws")).unwrap(),
+            toolsmith::approve_all(),
+        )
+        .unwrap(),
+    ]
+}
+
+/// Valid argument sets per tool, written as an agent would send them: the required ones only,
+/// then every parameter (at a boundary where there is one).
+fn valid_cases(tool: &str) -> Vec<Value> {
+    match tool {
+        "search_products" => vec![
+            json!({"query": "tent"}),
+            json!({"query": "down jacket", "category": "clothing", "max_price": 2500, "in_stock_only": true}),
+            json!({"query": "ab", "category": "lighting", "max_price": 0, "in_stock_only": false}),
+        ],
+        "compare_products" => vec![
+            json!({"skus": ["TNT-1P", "TNT-2P"]}),
+            json!({"skus": ["TNT-1P", "TNT-2P", "BOOT-TROLL", "LMP-HEAD"]}),
+        ],
+        "add_to_cart" => vec![
+            json!({"sku": "BOOT-TROLL", "quantity": 1}),
+            json!({"sku": "BOOT-TROLL", "quantity": 10, "size": "42"}),
+        ],
+        "search_articles" => vec![json!({"query": "reset password"})],
+        "create_ticket" => vec![
+            json!({"subject": "Cannot log in", "body": "The page says my password is wrong.", "priority": "normal"}),
+            json!({"subject": "Outage", "body": "Nothing loads since 9:00.", "priority": "high"}),
+        ],
+        "get_ticket_status" => vec![json!({"ticket_id": "SUP-1042"})],
+        "read_file" => vec![
+            json!({"path": "notes/todo.md"}),
+            json!({"path": "a", "max_bytes": 200000}),
+        ],
+        "search_text" => vec![
+            json!({"query": "TODO"}),
+            json!({"query": "tent", "path": "notes", "cursor": "c1"}),
+        ],
+        "write_file" => vec![json!({"path": "notes/new.md", "content": "Pack the stove."})],
+        other => panic!("no cases for {other}: add them when an example gains a tool"),
+    }
+}
+
+/// Argument sets the spec refuses, derived from the constraints of each parameter: one broken
+/// constraint each, on top of the first valid case. Returns (parameter, keyword, arguments).
+fn invalid_cases(spec: &ToolSpec, base: &Value) -> Vec<(String, String, Value)> {
+    let mut out = Vec::new();
+    let props = spec.input_schema["properties"]
+        .as_object()
+        .cloned()
+        .unwrap_or_default();
+    let with = |name: &str, v: Value| {
+        let mut args = base.clone();
+        args[name] = v;
+        args
+    };
+    for (name, p) in &props {
+        if let Some(min) = p["minLength"].as_u64().filter(|m| *m > 1) {
+            out.push((
+                name.clone(),
+                "minLength".into(),
+                with(name, json!("x".repeat(min as usize - 1))),
+            ));
+        }
+        if let Some(max) = p["maxLength"].as_u64().filter(|m| *m <= 200) {
+            out.push((
+                name.clone(),
+                "maxLength".into(),
+                with(name, json!("y".repeat(max as usize + 1))),
+            ));
+        }
+        if p.get("pattern").is_some() {
+            out.push((name.clone(), "pattern".into(), with(name, json!("nope 1"))));
+        }
+        if let Some(min) = p["minimum"].as_i64() {
+            out.push((name.clone(), "minimum".into(), with(name, json!(min - 1))));
+        }
+        if let Some(max) = p["maximum"].as_i64() {
+            out.push((name.clone(), "maximum".into(), with(name, json!(max + 1))));
+        }
+    }
+    out
+}
+
+fn validator(schema: &Value) -> jsonschema::Validator {
+    jsonschema::validator_for(schema).unwrap_or_else(|e| panic!("schema {schema}: {e}"))
+}
+
+/// What a form submits for `args`: the same arguments, except that an optional flag set to
+/// `false` whose default is not `true` is left out (an unchecked box is no value, and the tool's
+/// default, false, applies: the same intent).
+fn as_submitted(spec: &ToolSpec, args: &Value) -> Value {
+    let mut out = args.clone();
+    let required = spec.input_schema["required"]
+        .as_array()
+        .cloned()
+        .unwrap_or_default();
+    if let Some(map) = out.as_object_mut() {
+        map.retain(|name, v| {
+            let p = &spec.input_schema["properties"][name];
+            !(p["type"] == json!("boolean")
+                && *v == json!(false)
+                && p["default"] != json!(true)
+                && !required.contains(&json!(name)))
+        });
+    }
+    out
+}
+
+/// A gap the renderer reported for `param` that covers `keyword`.
+fn gap_covers(gaps: &[Gap], param: &str, keyword: &str) -> bool {
+    gaps.iter()
+        .any(|g| g.param == param && g.keyword.split('/').any(|k| k == keyword))
+}
+
+/// Runs the page in Chromium; `None` when a consumer is missing (and not required).
+fn run_browser(cases: &Value) -> Option<Value> {
+    let chromium = chromium();
+    if !Path::new(&chromium).exists() {
+        return require::missing("chromium", &format!("{chromium} does not exist"));
+    }
+    if !consumers_dir()
+        .join("node_modules/playwright-core")
+        .exists()
+    {
+        return require::missing(
+            "playwright-core",
+            "tool-core/tests/consumers/node_modules/playwright-core is not installed",
+        );
+    }
+    if Command::new("node").arg("--version").output().is_err() {
+        return require::missing("node", "`node` is not on PATH");
+    }
+    let file = std::env::temp_dir().join(format!("toolsmith-forms-{}.json", std::process::id()));
+    std::fs::write(&file, serde_json::to_vec(cases).unwrap()).unwrap();
+    let out = Command::new("node")
+        .arg(consumers_dir().join("forms.mjs"))
+        .arg(&file)
+        .env("TOOLSMITH_CHROMIUM", &chromium)
+        .current_dir(consumers_dir())
+        .output()
+        .expect("node runs");
+    let _ = std::fs::remove_file(&file);
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        out.status.success(),
+        "forms.mjs failed:\n{stdout}\n{stderr}"
+    );
+    let value: Value = stdout
+        .lines()
+        .rev()
+        .find_map(|l| serde_json::from_str(l).ok())
+        .unwrap_or_else(|| panic!("forms.mjs printed no JSON:\n{stdout}\n{stderr}"));
+    println!("forms in Chromium {}", value["version"]);
+    if let Ok(path) = std::env::var("TOOLSMITH_FORMS_DUMP") {
+        std::fs::write(path, serde_json::to_vec_pretty(&value).unwrap()).unwrap();
+    }
+    Some(value)
+}
+
+#[test]
+fn forms_of_the_examples_match_their_tools_in_a_real_browser() {
+    let dir = std::env::temp_dir().join(format!("toolsmith-ui-forms-{}", std::process::id()));
+    let boxes = toolboxes(&dir);
+    let specs: Vec<(usize, ToolSpec)> = boxes
+        .iter()
+        .enumerate()
+        .flat_map(|(i, tb)| tb.specs().into_iter().map(move |s| (i, s)))
+        .collect();
+    let all: Vec<ToolSpec> = specs.iter().map(|(_, s)| s.clone()).collect();
+    let page = ui::page("toolsmith examples", &all, &FormOptions::default());
+
+    let mut tools = Vec::new();
+    for (_, spec) in &specs {
+        let valid = valid_cases(&spec.name);
+        let invalid: Vec<Value> = invalid_cases(spec, &valid[0])
+            .into_iter()
+            .map(|(param, _, args)| json!({"param": param, "args": args}))
+            .collect();
+        tools.push(json!({"name": spec.name, "valid": valid, "invalid": invalid}));
+    }
+    let Some(seen) = run_browser(&json!({"page": page, "tools": tools})) else {
+        return;
+    };
+
+    let registered: Map<String, Value> = seen["registered"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|t| (t["name"].as_str().unwrap().to_string(), t.clone()))
+        .collect();
+    let mut declarative_count = 0;
+    for (b, spec) in &specs {
+        let form = ui::form(spec);
+        let gaps = form.gaps();
+        let spec_check = validator(&spec.input_schema);
+        let valid = valid_cases(&spec.name);
+
+        // 1. Registered exactly when declarative, with the spec's words.
+        let Some(tool) = registered.get(&spec.name) else {
+            assert!(
+                !form.is_declarative(),
+                "{} is declarative but Chromium did not register it",
+                spec.name
+            );
+            assert!(
+                gaps.iter().any(|g| g.keyword == "type"),
+                "{}: not declarative without a type gap",
+                spec.name
+            );
+            check_person_and_refusals(&seen, spec, &boxes[*b], &valid, gaps);
+            continue;
+        };
+        declarative_count += 1;
+        assert!(
+            form.is_declarative(),
+            "{} registered but not declarative",
+            spec.name
+        );
+        assert_eq!(
+            tool["description"],
+            json!(spec.description),
+            "{}",
+            spec.name
+        );
+        let derived = &tool["inputSchema"];
+        let props = spec.input_schema["properties"].as_object().unwrap();
+        for (name, p) in props {
+            assert_eq!(
+                derived["properties"][name]["description"], p["description"],
+                "{}.{name}: the description the browser derives",
+                spec.name
+            );
+        }
+        assert_eq!(
+            derived["properties"].as_object().unwrap().len(),
+            props.len(),
+            "{}: {derived}",
+            spec.name
+        );
+
+        // 2. The derived schema accepts what the spec accepts, except where a gap says why.
+        let derived_check = validator(derived);
+        for args in &valid {
+            assert!(
+                spec_check.is_valid(args),
+                "{}: a valid case {args}",
+                spec.name
+            );
+            assert!(
+                derived_check.is_valid(args),
+                "{}: the browser's schema refuses {args}: {derived}",
+                spec.name
+            );
+        }
+        for (param, keyword, args) in invalid_cases(spec, &valid[0]) {
+            assert!(!spec_check.is_valid(&args), "{}: {args}", spec.name);
+            if derived_check.is_valid(&args) {
+                assert!(
+                    gap_covers(gaps, &param, &keyword),
+                    "{}: the browser's schema accepts {args} ({param} breaks {keyword}) and no gap says why",
+                    spec.name
+                );
+            }
+        }
+
+        // 3. The agent's call produces exactly the arguments.
+        for (i, args) in valid.iter().enumerate() {
+            let got = seen["agent"]
+                .as_array()
+                .unwrap()
+                .iter()
+                .find(|a| a["tool"] == json!(spec.name) && a["case"] == json!(i))
+                .unwrap_or_else(|| panic!("{}: no agent call {i}", spec.name));
+            assert_eq!(
+                got["got"]["arguments"],
+                as_submitted(spec, args),
+                "{} case {i}: the agent's executeTool: {got}",
+                spec.name
+            );
+        }
+        check_person_and_refusals(&seen, spec, &boxes[*b], &valid, gaps);
+    }
+    assert_eq!(
+        declarative_count,
+        registered.len(),
+        "registered tools that no spec has: {registered:?}"
+    );
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+/// A person's filling produces the arguments; a forbidden value is stopped by the form (or cannot
+/// be typed) unless a gap says the control cannot express it, and the toolbox names the
+/// parameter.
+fn check_person_and_refusals(
+    seen: &Value,
+    spec: &ToolSpec,
+    toolbox: &Toolbox,
+    valid: &[Value],
+    gaps: &[Gap],
+) {
+    for (i, args) in valid.iter().enumerate() {
+        let got = seen["person"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .find(|a| a["tool"] == json!(spec.name) && a["case"] == json!(i))
+            .unwrap_or_else(|| panic!("{}: no person's call {i}", spec.name));
+        assert_eq!(
+            got["got"],
+            as_submitted(spec, args),
+            "{} case {i}: what a person's filling submits",
+            spec.name
+        );
+    }
+    let cases = invalid_cases(spec, &valid[0]);
+    for (j, (param, keyword, args)) in cases.iter().enumerate() {
+        let state = seen["refused"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .filter(|r| r["tool"] == json!(spec.name))
+            .nth(j)
+            .unwrap_or_else(|| panic!("{}: no refusal case {j}", spec.name));
+        let stopped = state["valid"] == json!(false)
+            && state["invalid"].as_array().unwrap().contains(&json!(param));
+        let cannot_type = keyword == "maxLength"
+            && state["holds"].as_str().map(|s| s.chars().count() as u64)
+                == spec.input_schema["properties"][param]["maxLength"].as_u64();
+        assert!(
+            stopped || cannot_type || gap_covers(gaps, param, keyword),
+            "{}: {param} breaking {keyword} ({args}) passes the form: {state}",
+            spec.name
+        );
+        let env = common::call_blocking(toolbox, &spec.name, args.clone());
+        assert_eq!(env.status, Status::InvalidInput, "{}: {args}", spec.name);
+        let wire = common::wire(&env).to_string();
+        assert!(
+            wire.contains(param.as_str()),
+            "{}: the toolbox's refusal of {args} names {param}: {wire}",
+            spec.name
+        );
+    }
+}
+
+/// The forms are artifacts too: escaping holds for any text a spec carries.
+#[test]
+fn a_description_with_markup_renders_as_text() {
+    let spec = ToolSpec::new(
+        "find_notes",
+        "Finds notes. <script>alert('x')</script> Returns \"all\" of them.",
+        json!({"type": "object", "properties": {
+            "q": {"type": "string", "description": "Words \"quoted\" <b onclick=x>bold</b>."}
+        }, "required": ["q"]}),
+    );
+    let html = ui::page("notes <script>", &[spec], &FormOptions::default());
+    let body = html.split("<script>\n").next().unwrap();
+    assert!(!body.contains("<script>alert"), "{body}");
+    assert!(!body.contains("<b onclick"), "{body}");
+    assert!(
+        body.contains("&lt;script&gt;alert(&#39;x&#39;)&lt;/script&gt;"),
+        "{body}"
+    );
+    assert!(
+        body.contains("Words &quot;quoted&quot; &lt;b onclick=x&gt;bold&lt;/b&gt;."),
+        "{body}"
+    );
+}

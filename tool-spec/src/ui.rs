@@ -1,0 +1,908 @@
+//! The person's side of a tool: an accessible HTML form rendered from the same [`ToolSpec`] the
+//! model reads, so a form and a tool cannot drift apart.
+//!
+//! [`form`] renders one tool as a `<form>` with a labelled control per parameter (chosen from
+//! its schema), the help text of its description, required marks, and the attributes of WebMCP's
+//! declarative API (`toolname`, `tooldescription`, `toolparamdescription`), so a browser that
+//! implements WebMCP registers the very form a person fills in as a tool the agent can call.
+//! [`page`] wraps forms in a whole document with [`SCRIPT`], which posts the collected arguments
+//! as JSON (typed as the schema says: numbers as numbers, a checkbox as `true`/`false`, lists
+//! as arrays) and answers an agent's submission (`SubmitEvent.agentInvoked`) with the result.
+//! Without the script the form still submits natively to its endpoint.
+//!
+//! Every text is escaped: a description cannot inject markup. What a control cannot express is
+//! reported as a [`Gap`] (for example the browser derives no `minLength` from a text field); the
+//! toolbox still checks every call against the spec's schema, whoever fills the form.
+//!
+//! ```
+//! # use tool_spec::ToolSpec;
+//! # use serde_json::json;
+//! let spec = ToolSpec::new(
+//!     "add_to_cart",
+//!     "Adds a product to the cart. Returns the cart's new total.",
+//!     json!({"type": "object", "properties": {
+//!         "sku": {"type": "string", "description": "The product's SKU.", "minLength": 2},
+//!         "quantity": {"type": "integer", "description": "How many, 1 to 10.", "minimum": 1, "maximum": 10}
+//!     }, "required": ["sku", "quantity"]}),
+//! );
+//! let form = tool_spec::ui::form(&spec);
+//! assert!(form.is_declarative());
+//! assert!(form.html().contains(r#"toolname="add_to_cart""#));
+//! assert!(form.html().contains(r#"type="number""#));
+//! ```
+
+use serde_json::{json, Map, Value};
+use std::fmt::Write as _;
+
+use crate::spec::ToolSpec;
+
+/// Enumerations with at most this many values are radio buttons; longer ones a `<select>`.
+const RADIO_LIMIT: usize = 8;
+
+/// Text longer than this (`maxLength`, or no limit at all on a described body) gets a
+/// `<textarea>`.
+const TEXTAREA_FROM: u64 = 200;
+
+/// One tool's form.
+#[derive(Debug, Clone)]
+pub struct Form {
+    tool: String,
+    html: String,
+    declarative: bool,
+    gaps: Vec<Gap>,
+}
+
+impl Form {
+    /// The tool's name.
+    pub fn tool(&self) -> &str {
+        &self.tool
+    }
+
+    /// The `<form>` element (a fragment, no script).
+    pub fn html(&self) -> &str {
+        &self.html
+    }
+
+    /// Whether the form carries WebMCP's declarative attributes: every parameter has a control
+    /// the browser derives the parameter's JSON type from. When it does not (a list of free
+    /// text, a nested object), the form is for people only and the page registers the tool
+    /// through the imperative API (the `webmcp` export) instead.
+    pub fn is_declarative(&self) -> bool {
+        self.declarative
+    }
+
+    /// What the controls cannot express, parameter by parameter.
+    pub fn gaps(&self) -> &[Gap] {
+        &self.gaps
+    }
+}
+
+/// A constraint of the spec that the form's controls (or the schema a browser derives from
+/// them) do not carry. The toolbox still enforces it on every call.
+#[derive(Debug, Clone, PartialEq, Eq)]
+#[non_exhaustive]
+pub struct Gap {
+    /// The parameter (a nested one as `parent.child`).
+    pub param: String,
+    /// The JSON Schema keyword or feature concerned (`minLength`, `type`, ...).
+    pub keyword: String,
+    /// What happens instead, in a sentence.
+    pub note: String,
+}
+
+/// Options of [`form_with`] and [`page`].
+#[derive(Debug, Clone, Default)]
+#[non_exhaustive]
+pub struct FormOptions {
+    /// Where the form posts: the `action` of a native submission (form-encoded) and the URL
+    /// [`SCRIPT`] posts `{"tool": ..., "arguments": {...}}` to as JSON. Without it the script
+    /// dispatches a `toolsmith:call` event on the form instead, for the page to handle.
+    pub endpoint: Option<String>,
+}
+
+impl FormOptions {
+    /// Posts to `endpoint`.
+    pub fn endpoint(mut self, endpoint: impl Into<String>) -> Self {
+        self.endpoint = Some(endpoint.into());
+        self
+    }
+}
+
+/// Renders `spec` as a form with the default options.
+pub fn form(spec: &ToolSpec) -> Form {
+    form_with(spec, &FormOptions::default())
+}
+
+/// Renders `spec` as a form.
+pub fn form_with(spec: &ToolSpec, options: &FormOptions) -> Form {
+    let mut r = Renderer {
+        tool: &spec.name,
+        out: String::new(),
+        gaps: Vec::new(),
+        declarative: true,
+    };
+    let root = &spec.input_schema;
+    let fields = r.fields(root, "");
+    let descriptor = Value::Array(fields.iter().map(Field::descriptor).collect());
+
+    let mut html = String::new();
+    let title = spec.title.clone().unwrap_or_else(|| humanize(&spec.name));
+    let _ = write!(
+        html,
+        "<form class=\"toolsmith-form\" id=\"{id}\" method=\"post\"",
+        id = attr(&format!("ts-{}", spec.name)),
+    );
+    if let Some(endpoint) = &options.endpoint {
+        let _ = write!(html, " action=\"{}\"", attr(endpoint));
+    }
+    if r.declarative {
+        let _ = write!(
+            html,
+            " toolname=\"{}\" tooldescription=\"{}\"",
+            attr(&spec.name),
+            attr(&spec.description)
+        );
+        // An agent's call of a read-only tool submits at once; for any other tool the browser
+        // fills the form in and the person presses its button.
+        if spec.effects.read_only && !spec.effects.requires_approval {
+            html.push_str(" toolautosubmit");
+        }
+    }
+    let _ = writeln!(
+        html,
+        " data-toolsmith-tool=\"{}\" data-toolsmith-params=\"{}\" aria-labelledby=\"{}\">",
+        attr(&spec.name),
+        attr(&descriptor.to_string()),
+        attr(&format!("ts-{}-title", spec.name)),
+    );
+    let _ = writeln!(
+        html,
+        "  <h2 id=\"{}\">{}</h2>",
+        attr(&format!("ts-{}-title", spec.name)),
+        text(&title)
+    );
+    let _ = writeln!(
+        html,
+        "  <p class=\"toolsmith-description\">{}</p>",
+        text(&spec.description)
+    );
+    html.push_str(&r.out);
+    let _ = writeln!(
+        html,
+        "  <button type=\"submit\">{}</button>\n  <output class=\"toolsmith-result\" aria-live=\"polite\"></output>\n</form>",
+        text(&title)
+    );
+    Form {
+        tool: spec.name.clone(),
+        html,
+        declarative: r.declarative,
+        gaps: r.gaps,
+    }
+}
+
+/// A whole HTML document: every spec's form, then [`SCRIPT`]. `title` is the page's title.
+pub fn page(title: &str, specs: &[ToolSpec], options: &FormOptions) -> String {
+    let mut out = String::new();
+    let _ = write!(
+        out,
+        "<!doctype html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">\n<title>{}</title>\n<style>{STYLE}</style>\n</head>\n<body>\n<main>\n<h1>{}</h1>\n",
+        text(title),
+        text(title)
+    );
+    for spec in specs {
+        out.push_str(form_with(spec, options).html());
+        out.push('\n');
+    }
+    let _ = write!(
+        out,
+        "</main>\n<script>\n{SCRIPT}</script>\n</body>\n</html>\n"
+    );
+    out
+}
+
+/// The styles of [`page`]: readable, no framework.
+const STYLE: &str = "body{font-family:system-ui,sans-serif;max-width:44rem;margin:2rem auto;padding:0 1rem;line-height:1.45}\
+form.toolsmith-form{border:1px solid #ccc;border-radius:.5rem;padding:1rem 1.25rem;margin:1.5rem 0}\
+.toolsmith-field{margin:.9rem 0}.toolsmith-field>label,.toolsmith-field>fieldset>legend{font-weight:600;display:block}\
+fieldset{border:none;padding:0;margin:0}.toolsmith-required{color:#b00020}\
+.toolsmith-help{color:#444;font-size:.92em;margin:.2rem 0}\
+input[type=text],input[type=number],input[type=email],input[type=url],input[type=date],select,textarea{width:100%;box-sizing:border-box;padding:.35rem;font:inherit}\
+textarea{min-height:6rem}button{font:inherit;padding:.4rem 1rem}output{display:block;white-space:pre-wrap;margin-top:.8rem}";
+
+/// The page's script: on submit (a person's or an agent's) it collects the arguments as the
+/// schema types them, posts them as JSON to the form's endpoint (or dispatches `toolsmith:call`
+/// with `detail: {tool, arguments, respond}`), shows the result in the form's `<output>` and,
+/// for an agent's submission, answers it through `SubmitEvent.respondWith`.
+pub const SCRIPT: &str = r#"(() => {
+  'use strict';
+  // The arguments of a form, typed by the descriptor the form carries (data-toolsmith-params).
+  function collect(form, fields, prefix) {
+    const data = new FormData(form);
+    const args = {};
+    for (const f of fields) {
+      const name = prefix + f.name;
+      let value;
+      if (f.type === 'object') {
+        value = collect(form, f.fields, name + '.');
+        if (Object.keys(value).length === 0 && !f.required) continue;
+      } else if (f.type === 'boolean') {
+        // Unchecked is `false` where the call must carry it (required, or the default is true);
+        // elsewhere it is no value, so the tool's default (false) applies.
+        const box = form.querySelector('input[type=checkbox][name="' + CSS.escape(name) + '"]');
+        value = !!(box && box.checked);
+        if (!value && !f.required && !f.defaultTrue) continue;
+      } else if (f.type === 'array') {
+        let raw = data.getAll(name).map(String);
+        if (f.lines) raw = raw.flatMap((v) => v.split('\n')).map((v) => v.trim());
+        raw = raw.filter((v) => v !== '');
+        if (raw.length === 0 && !f.required) continue;
+        value = raw.map((v) => typed(v, f.items));
+      } else {
+        const raw = data.get(name);
+        if (raw === null || raw === '') continue;
+        value = typed(String(raw), f.type);
+      }
+      args[f.name] = value;
+    }
+    return args;
+  }
+  function typed(raw, type) {
+    if (type === 'integer' || type === 'number') return Number(raw);
+    if (type === 'boolean') return raw === 'true';
+    return raw;
+  }
+  async function call(form, tool, args) {
+    const endpoint = form.getAttribute('action');
+    if (endpoint) {
+      const response = await fetch(endpoint, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify({ tool, arguments: args }),
+      });
+      return await response.text();
+    }
+    return await new Promise((respond) => {
+      form.dispatchEvent(new CustomEvent('toolsmith:call', { bubbles: true, detail: { tool, arguments: args, respond } }));
+    });
+  }
+  document.addEventListener('submit', (event) => {
+    const form = event.target;
+    if (!(form instanceof HTMLFormElement) || !form.dataset.toolsmithTool) return;
+    event.preventDefault();
+    const tool = form.dataset.toolsmithTool;
+    const args = collect(form, JSON.parse(form.dataset.toolsmithParams), '');
+    const result = call(form, tool, args).then((text) => {
+      const out = form.querySelector('output.toolsmith-result');
+      if (out) out.textContent = typeof text === 'string' ? text : JSON.stringify(text);
+      return typeof text === 'string' ? text : JSON.stringify(text);
+    });
+    if (event.agentInvoked && typeof event.respondWith === 'function') event.respondWith(result);
+  });
+  window.toolsmithCollect = (form) => collect(form, JSON.parse(form.dataset.toolsmithParams), '');
+})();
+"#;
+
+/// A parameter as the script reads it.
+struct Field {
+    name: String,
+    kind: &'static str,
+    required: bool,
+    items: Option<&'static str>,
+    lines: bool,
+    /// A boolean whose default is `true`: unchecked must be sent as `false`.
+    default_true: bool,
+    fields: Vec<Field>,
+}
+
+impl Field {
+    fn descriptor(&self) -> Value {
+        let mut v = json!({"name": self.name, "type": self.kind, "required": self.required});
+        if let Some(items) = self.items {
+            v["items"] = json!(items);
+        }
+        if self.lines {
+            v["lines"] = json!(true);
+        }
+        if self.default_true {
+            v["defaultTrue"] = json!(true);
+        }
+        if self.kind == "object" {
+            v["fields"] = Value::Array(self.fields.iter().map(Field::descriptor).collect());
+        }
+        v
+    }
+}
+
+struct Renderer<'a> {
+    tool: &'a str,
+    out: String,
+    gaps: Vec<Gap>,
+    declarative: bool,
+}
+
+/// The values of an enumeration with their labels (`oneOf`/`anyOf` of `const` + `title`, or
+/// `enum`).
+fn choices(schema: &Map<String, Value>) -> Option<Vec<(Value, String)>> {
+    if let Some(values) = schema.get("enum").and_then(Value::as_array) {
+        return Some(values.iter().map(|v| (v.clone(), shown(v))).collect());
+    }
+    let alts = schema
+        .get("oneOf")
+        .or_else(|| schema.get("anyOf"))
+        .and_then(Value::as_array)?;
+    let mut out = Vec::new();
+    for alt in alts {
+        let c = alt.get("const")?;
+        let label = alt
+            .get("title")
+            .or_else(|| alt.get("description"))
+            .and_then(Value::as_str)
+            .map(str::to_string)
+            .unwrap_or_else(|| shown(c));
+        out.push((c.clone(), label));
+    }
+    (!out.is_empty()).then_some(out)
+}
+
+fn shown(v: &Value) -> String {
+    match v {
+        Value::String(s) => s.clone(),
+        other => other.to_string(),
+    }
+}
+
+fn json_type(schema: &Map<String, Value>) -> Option<&str> {
+    match schema.get("type") {
+        Some(Value::String(t)) => Some(t.as_str()),
+        // `["string", "null"]`: an optional value; the form omits it when empty.
+        Some(Value::Array(ts)) => ts.iter().filter_map(Value::as_str).find(|t| *t != "null"),
+        _ => None,
+    }
+}
+
+fn num(schema: &Map<String, Value>, key: &str) -> Option<f64> {
+    schema.get(key).and_then(Value::as_f64)
+}
+
+fn number_text(x: f64) -> String {
+    if x.fract() == 0.0 && x.abs() < 9.0e15 {
+        format!("{}", x as i64)
+    } else {
+        format!("{x}")
+    }
+}
+
+impl Renderer<'_> {
+    fn gap(&mut self, param: &str, keyword: &str, note: impl Into<String>) {
+        self.gaps.push(Gap {
+            param: param.to_string(),
+            keyword: keyword.to_string(),
+            note: note.into(),
+        });
+    }
+
+    fn not_declarative(&mut self, param: &str, what: &str) {
+        self.declarative = false;
+        self.gap(
+            param,
+            "type",
+            format!("{what}: no form control derives this type in the browser's schema, so the form is for people only and the page registers the tool through the imperative API"),
+        );
+    }
+
+    /// The fields of an object schema, rendering each one; `prefix` names nested fields.
+    fn fields(&mut self, schema: &Value, prefix: &str) -> Vec<Field> {
+        let empty = Map::new();
+        let props = schema
+            .get("properties")
+            .and_then(Value::as_object)
+            .unwrap_or(&empty);
+        let required: Vec<&str> = schema
+            .get("required")
+            .and_then(Value::as_array)
+            .map(|r| r.iter().filter_map(Value::as_str).collect())
+            .unwrap_or_default();
+        let mut out = Vec::new();
+        for (name, prop) in props {
+            let Some(prop) = prop.as_object() else {
+                continue;
+            };
+            let full = format!("{prefix}{name}");
+            out.push(self.field(name, &full, prop, required.contains(&name.as_str())));
+        }
+        out
+    }
+
+    fn field(&mut self, name: &str, full: &str, s: &Map<String, Value>, required: bool) -> Field {
+        let id = format!("ts-{}-{}", self.tool, full.replace('.', "-"));
+        let help_id = format!("{id}-help");
+        let label = s
+            .get("title")
+            .and_then(Value::as_str)
+            .map(str::to_string)
+            .unwrap_or_else(|| humanize(name));
+        let description = s.get("description").and_then(Value::as_str).unwrap_or("");
+        let mark = if required {
+            " <span class=\"toolsmith-required\" aria-hidden=\"true\">*</span>"
+        } else {
+            ""
+        };
+        let help = if description.is_empty() {
+            String::new()
+        } else {
+            format!(
+                "\n    <p class=\"toolsmith-help\" id=\"{}\">{}</p>",
+                attr(&help_id),
+                text(description)
+            )
+        };
+        let described = if description.is_empty() {
+            String::new()
+        } else {
+            format!(" aria-describedby=\"{}\"", attr(&help_id))
+        };
+        let param_desc = if description.is_empty() {
+            String::new()
+        } else {
+            format!(" toolparamdescription=\"{}\"", attr(description))
+        };
+        let req = if required { " required" } else { "" };
+        let field = |kind: &'static str| Field {
+            name: name.to_string(),
+            kind,
+            required,
+            items: None,
+            lines: false,
+            default_true: false,
+            fields: Vec::new(),
+        };
+
+        // An enumeration: radio buttons (or a select when long), labelled by the value titles.
+        if let Some(options) = choices(s) {
+            let kind = value_kind(options.iter().map(|(v, _)| v));
+            if kind != "string" {
+                self.gap(full, "type", format!("the values are {kind}s, which a control submits as text; the page's script sends them as {kind}s, but the browser's schema says string"));
+                self.declarative = false;
+            }
+            let _ = write!(
+                self.out,
+                "  <div class=\"toolsmith-field\">\n    <fieldset{param_desc}{described}>\n    <legend>{}{mark}</legend>{help}\n",
+                text(&label)
+            );
+            if options.len() <= RADIO_LIMIT {
+                for (i, (value, title)) in options.iter().enumerate() {
+                    let checked = if s.get("default") == Some(value) {
+                        " checked"
+                    } else {
+                        ""
+                    };
+                    let _ = writeln!(
+                        self.out,
+                        "    <label><input type=\"radio\" id=\"{}\" name=\"{}\" value=\"{}\"{req}{checked}> {}</label>",
+                        attr(&format!("{id}-{i}")),
+                        attr(full),
+                        attr(&shown(value)),
+                        text(title)
+                    );
+                }
+            } else {
+                let _ = writeln!(
+                    self.out,
+                    "    <select id=\"{}\" name=\"{}\"{req}>",
+                    attr(&id),
+                    attr(full)
+                );
+                if !required {
+                    self.gap(full, "enum", "an optional list of choices has an empty first option (\"(none)\"); the browser's schema lists it as the value \"\", which the page's script sends as no value");
+                    let _ = writeln!(self.out, "      <option value=\"\">(none)</option>");
+                }
+                for (value, title) in &options {
+                    let selected = if s.get("default") == Some(value) {
+                        " selected"
+                    } else {
+                        ""
+                    };
+                    let _ = writeln!(
+                        self.out,
+                        "      <option value=\"{}\"{selected}>{}</option>",
+                        attr(&shown(value)),
+                        text(title)
+                    );
+                }
+                let _ = writeln!(self.out, "    </select>");
+            }
+            let _ = writeln!(self.out, "    </fieldset>\n  </div>");
+            return field(kind);
+        }
+
+        match json_type(s) {
+            Some("boolean") => {
+                let checked = if s.get("default") == Some(&Value::Bool(true)) {
+                    " checked"
+                } else {
+                    ""
+                };
+                if required {
+                    self.gap(full, "required", "a checkbox is never required (that would force it checked); the page's script always sends true or false, so the call carries it");
+                }
+                let _ = writeln!(
+                    self.out,
+                    "  <div class=\"toolsmith-field\">\n    <label><input type=\"checkbox\" id=\"{}\" name=\"{}\" value=\"true\"{checked}{param_desc}{described}> {}{mark}</label>{help}\n  </div>",
+                    attr(&id),
+                    attr(full),
+                    text(&label)
+                );
+                let mut f = field("boolean");
+                f.default_true = !checked.is_empty();
+                f
+            }
+            Some(t @ ("integer" | "number")) => {
+                let mut attrs = String::new();
+                let integer = t == "integer";
+                let lower = num(s, "minimum").or_else(|| {
+                    num(s, "exclusiveMinimum").and_then(|x| integer.then(|| x.floor() + 1.0))
+                });
+                let upper = num(s, "maximum").or_else(|| {
+                    num(s, "exclusiveMaximum").and_then(|x| integer.then(|| x.ceil() - 1.0))
+                });
+                if !integer {
+                    for key in ["exclusiveMinimum", "exclusiveMaximum"] {
+                        if s.contains_key(key) {
+                            self.gap(full, key, "a number field has no exclusive bound; the toolbox refuses the bound itself");
+                        }
+                    }
+                }
+                if let Some(x) = lower {
+                    let _ = write!(attrs, " min=\"{}\"", number_text(x));
+                }
+                if let Some(x) = upper {
+                    let _ = write!(attrs, " max=\"{}\"", number_text(x));
+                }
+                let step = match num(s, "multipleOf") {
+                    Some(m) => number_text(m),
+                    None if integer => "1".to_string(),
+                    None => "any".to_string(),
+                };
+                if integer && num(s, "multipleOf").is_some_and(|m| m.fract() != 0.0) {
+                    self.gap(full, "multipleOf", "a fractional step on a whole number");
+                }
+                if let Some(d) = s.get("default").and_then(Value::as_f64) {
+                    let _ = write!(attrs, " value=\"{}\"", number_text(d));
+                }
+                let _ = writeln!(
+                    self.out,
+                    "  <div class=\"toolsmith-field\">\n    <label for=\"{}\">{}{mark}</label>{help}\n    <input type=\"number\" id=\"{}\" name=\"{}\" step=\"{step}\"{attrs}{req}{param_desc}{described}>\n  </div>",
+                    attr(&id),
+                    text(&label),
+                    attr(&id),
+                    attr(full)
+                );
+                field(if integer { "integer" } else { "number" })
+            }
+            Some("string") => {
+                let max = s.get("maxLength").and_then(Value::as_u64);
+                let min = s.get("minLength").and_then(Value::as_u64);
+                let format = s.get("format").and_then(Value::as_str);
+                let pattern = s.get("pattern").and_then(Value::as_str);
+                let long = max.is_some_and(|m| m > TEXTAREA_FROM) && pattern.is_none();
+                let mut attrs = String::new();
+                if let Some(m) = min {
+                    let _ = write!(attrs, " minlength=\"{m}\"");
+                }
+                if let Some(m) = max {
+                    let _ = write!(attrs, " maxlength=\"{m}\"");
+                }
+                if min.is_some() || max.is_some() {
+                    self.gap(full, "minLength/maxLength", "the browser derives no length limits from a text field; the field checks them as a person types, and the toolbox checks every call");
+                }
+                if let Some(p) = pattern {
+                    // HTML anchors a pattern at both ends; JSON Schema searches anywhere in the
+                    // text. `.*(?:p).*` accepts, anchored, exactly what `p` finds unanchored.
+                    let _ = write!(attrs, " pattern=\"{}\"", attr(&format!(".*(?:{p}).*")));
+                }
+                if let Some(d) = s.get("default").and_then(Value::as_str) {
+                    if !long {
+                        let _ = write!(attrs, " value=\"{}\"", attr(d));
+                    }
+                }
+                let input_type = match format {
+                    Some("date") => "date",
+                    Some("email") => "email",
+                    Some("uri") => "url",
+                    _ => "text",
+                };
+                let _ = write!(
+                    self.out,
+                    "  <div class=\"toolsmith-field\">\n    <label for=\"{}\">{}{mark}</label>{help}\n",
+                    attr(&id),
+                    text(&label)
+                );
+                if long {
+                    let default = s.get("default").and_then(Value::as_str).unwrap_or("");
+                    let _ = writeln!(
+                        self.out,
+                        "    <textarea id=\"{}\" name=\"{}\"{attrs}{req}{param_desc}{described}>{}</textarea>\n  </div>",
+                        attr(&id),
+                        attr(full),
+                        text(default)
+                    );
+                } else {
+                    let _ = writeln!(
+                        self.out,
+                        "    <input type=\"{input_type}\" id=\"{}\" name=\"{}\"{attrs}{req}{param_desc}{described}>\n  </div>",
+                        attr(&id),
+                        attr(full)
+                    );
+                }
+                field("string")
+            }
+            Some("array") => {
+                let items = s.get("items").and_then(Value::as_object);
+                let item_choices = items.and_then(choices);
+                if let Some(options) = item_choices {
+                    // A list of choices: a group of checkboxes, which the browser derives as an
+                    // array of those values with `uniqueItems`.
+                    let kind = value_kind(options.iter().map(|(v, _)| v));
+                    if kind != "string" {
+                        self.not_declarative(full, "a list of non-text choices");
+                    }
+                    if !s
+                        .get("uniqueItems")
+                        .and_then(Value::as_bool)
+                        .unwrap_or(false)
+                    {
+                        self.gap(full, "uniqueItems", "a group of checkboxes picks each value at most once; the spec would allow repeats");
+                    }
+                    for key in ["minItems", "maxItems"] {
+                        if s.contains_key(key) {
+                            self.gap(
+                                full,
+                                key,
+                                "a group of checkboxes has no count limit; the toolbox checks it",
+                            );
+                        }
+                    }
+                    let _ = write!(
+                        self.out,
+                        "  <div class=\"toolsmith-field\">\n    <fieldset{param_desc}{described}>\n    <legend>{}{mark}</legend>{help}\n",
+                        text(&label)
+                    );
+                    for (i, (value, title)) in options.iter().enumerate() {
+                        let _ = writeln!(
+                            self.out,
+                            "    <label><input type=\"checkbox\" id=\"{}\" name=\"{}\" value=\"{}\"> {}</label>",
+                            attr(&format!("{id}-{i}")),
+                            attr(full),
+                            attr(&shown(value)),
+                            text(title)
+                        );
+                    }
+                    let _ = writeln!(self.out, "    </fieldset>\n  </div>");
+                    let mut f = field("array");
+                    f.items = Some(kind_static(kind));
+                    return f;
+                }
+                // A list of free values: one per line in a text area. The browser derives a
+                // string from it, so the form is for people only.
+                let item_kind = items
+                    .and_then(json_type)
+                    .map(kind_static)
+                    .unwrap_or("string");
+                self.not_declarative(full, "a list of free values");
+                let _ = writeln!(
+                    self.out,
+                    "  <div class=\"toolsmith-field\">\n    <label for=\"{}\">{}{mark}</label>{help}\n    <p class=\"toolsmith-help\">One per line.</p>\n    <textarea id=\"{}\" name=\"{}\"{req}{described}></textarea>\n  </div>",
+                    attr(&id),
+                    text(&label),
+                    attr(&id),
+                    attr(full)
+                );
+                let mut f = field("array");
+                f.items = Some(item_kind);
+                f.lines = true;
+                f
+            }
+            Some("object") => {
+                self.not_declarative(full, "a nested object");
+                let _ = write!(
+                    self.out,
+                    "  <div class=\"toolsmith-field\">\n    <fieldset{described}>\n    <legend>{}{mark}</legend>{help}\n",
+                    text(&label)
+                );
+                let nested = self.fields(&Value::Object(s.clone()), &format!("{full}."));
+                let _ = writeln!(self.out, "    </fieldset>\n  </div>");
+                let mut f = field("object");
+                f.fields = nested;
+                f
+            }
+            _ => {
+                self.not_declarative(full, "a value of no single JSON type");
+                let _ = writeln!(
+                    self.out,
+                    "  <div class=\"toolsmith-field\">\n    <label for=\"{}\">{}{mark} (JSON)</label>{help}\n    <textarea id=\"{}\" name=\"{}\"{req}{described}></textarea>\n  </div>",
+                    attr(&id),
+                    text(&label),
+                    attr(&id),
+                    attr(full)
+                );
+                field("json")
+            }
+        }
+    }
+}
+
+fn kind_static(kind: &str) -> &'static str {
+    match kind {
+        "integer" => "integer",
+        "number" => "number",
+        "boolean" => "boolean",
+        _ => "string",
+    }
+}
+
+/// The one JSON type of a set of values (`string` when they mix).
+fn value_kind<'v>(mut values: impl Iterator<Item = &'v Value>) -> &'static str {
+    let first = match values.next() {
+        Some(v) => v,
+        None => return "string",
+    };
+    let kind = |v: &Value| match v {
+        Value::Bool(_) => "boolean",
+        Value::Number(n) if n.is_i64() || n.is_u64() => "integer",
+        Value::Number(_) => "number",
+        _ => "string",
+    };
+    let k = kind(first);
+    if values.all(|v| kind(v) == k) {
+        k
+    } else {
+        "string"
+    }
+}
+
+/// `max_price` → "Max price".
+fn humanize(name: &str) -> String {
+    let words: Vec<&str> = name
+        .split(['_', '-', '.'])
+        .filter(|w| !w.is_empty())
+        .collect();
+    let mut out = words.join(" ");
+    if let Some(first) = out.get(..1) {
+        let upper = first.to_uppercase();
+        out.replace_range(..1, &upper);
+    }
+    out
+}
+
+/// Text content, escaped.
+fn text(s: &str) -> String {
+    let mut out = String::with_capacity(s.len());
+    for c in s.chars() {
+        match c {
+            '&' => out.push_str("&amp;"),
+            '<' => out.push_str("&lt;"),
+            '>' => out.push_str("&gt;"),
+            _ => out.push(c),
+        }
+    }
+    out
+}
+
+/// An attribute value (always written between double quotes), escaped.
+fn attr(s: &str) -> String {
+    let mut out = String::with_capacity(s.len());
+    for c in s.chars() {
+        match c {
+            '&' => out.push_str("&amp;"),
+            '<' => out.push_str("&lt;"),
+            '>' => out.push_str("&gt;"),
+            '"' => out.push_str("&quot;"),
+            '\'' => out.push_str("&#39;"),
+            _ => out.push(c),
+        }
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn spec(description: &str, schema: Value) -> ToolSpec {
+        ToolSpec::new("find_items", description, schema)
+    }
+
+    #[test]
+    fn markup_in_any_text_is_escaped() {
+        let s = spec(
+            "Finds items <script>alert(1)</script> \"quoted\" & 'single'.",
+            json!({"type": "object", "properties": {
+                "q": {"type": "string", "title": "Q<b>", "description": "A \"query\" <img src=x onerror=alert(1)>."},
+                "kind": {"oneOf": [{"const": "a\"><script>", "title": "<i>A</i>"}]}
+            }}),
+        );
+        let html = form(&s).html().to_string();
+        assert!(!html.contains("<script>"), "{html}");
+        assert!(!html.contains("<img"), "{html}");
+        assert!(!html.contains("<i>"), "{html}");
+        assert!(!html.contains("<b>"), "{html}");
+        assert!(
+            html.contains("&lt;script&gt;alert(1)&lt;/script&gt;"),
+            "{html}"
+        );
+        assert!(html.contains("&quot;quoted&quot;"), "{html}");
+        assert!(
+            html.contains("value=\"a&quot;&gt;&lt;script&gt;\""),
+            "{html}"
+        );
+    }
+
+    #[test]
+    fn each_parameter_gets_its_control() {
+        let s = spec(
+            "Finds items. Returns them.",
+            json!({"type": "object", "properties": {
+                "q": {"type": "string", "minLength": 2, "maxLength": 40, "pattern": "^[a-z]+$"},
+                "n": {"type": "integer", "minimum": 1, "maximum": 9, "default": 3},
+                "ratio": {"type": "number", "exclusiveMinimum": 0},
+                "on": {"type": "boolean"},
+                "kind": {"oneOf": [{"const": "a", "title": "Alpha"}, {"const": "b", "title": "Beta"}]},
+                "tags": {"type": "array", "items": {"enum": ["x", "y"]}, "uniqueItems": true},
+                "body": {"type": "string", "maxLength": 4000}
+            }, "required": ["q", "kind"]}),
+        );
+        let f = form(&s);
+        let html = f.html();
+        assert!(f.is_declarative());
+        assert!(html.contains("type=\"text\" id=\"ts-find_items-q\" name=\"q\" minlength=\"2\" maxlength=\"40\" pattern=\".*(?:^[a-z]+$).*\" required"), "{html}");
+        assert!(html.contains("type=\"number\" id=\"ts-find_items-n\" name=\"n\" step=\"1\" min=\"1\" max=\"9\" value=\"3\""), "{html}");
+        assert!(html.contains("name=\"ratio\" step=\"any\""), "{html}");
+        assert!(
+            html.contains("type=\"checkbox\" id=\"ts-find_items-on\" name=\"on\" value=\"true\""),
+            "{html}"
+        );
+        assert!(html.contains("type=\"radio\" id=\"ts-find_items-kind-0\" name=\"kind\" value=\"a\" required> Alpha"), "{html}");
+        assert!(
+            html.contains(
+                "type=\"checkbox\" id=\"ts-find_items-tags-1\" name=\"tags\" value=\"y\"> y"
+            ),
+            "{html}"
+        );
+        assert!(
+            html.contains("<textarea id=\"ts-find_items-body\" name=\"body\" maxlength=\"4000\""),
+            "{html}"
+        );
+        let keywords: Vec<&str> = f.gaps().iter().map(|g| g.keyword.as_str()).collect();
+        assert!(keywords.contains(&"exclusiveMinimum"), "{keywords:?}");
+        assert!(keywords.contains(&"minLength/maxLength"), "{keywords:?}");
+    }
+
+    #[test]
+    fn lists_of_free_values_and_nested_objects_are_for_people_only() {
+        let s = spec(
+            "Compares items. Returns a table.",
+            json!({"type": "object", "properties": {
+                "skus": {"type": "array", "items": {"type": "string"}, "minItems": 2},
+                "filter": {"type": "object", "properties": {"brand": {"type": "string"}}}
+            }, "required": ["skus"]}),
+        );
+        let f = form(&s);
+        assert!(!f.is_declarative());
+        assert!(!f.html().contains("toolname="), "{}", f.html());
+        assert!(f.html().contains("name=\"filter.brand\""), "{}", f.html());
+        let params: Vec<&str> = f
+            .gaps()
+            .iter()
+            .filter(|g| g.keyword == "type")
+            .map(|g| g.param.as_str())
+            .collect();
+        assert_eq!(params, ["skus", "filter"]);
+    }
+
+    #[test]
+    fn names_become_labels() {
+        assert_eq!(humanize("max_price"), "Max price");
+        assert_eq!(humanize("in_stock_only"), "In stock only");
+        assert_eq!(humanize(""), "");
+    }
+}
