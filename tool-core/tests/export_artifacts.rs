@@ -27,13 +27,23 @@ fn artifacts_hold_one_file_per_target_and_an_index_reporting_failures() {
     let dir = temp_dir("artifacts");
     let specs = fixtures::all();
     let report = write_artifacts(&specs, &dir).expect("write");
-    assert_eq!(report.files.len(), Target::all().len() + 1);
+    assert_eq!(report.files.len(), Target::all().len() + 1 + specs.len());
     for t in Target::all() {
         assert!(
             report
                 .files
                 .contains(&dir.join(format!("{}.json", t.slug()))),
             "{t}"
+        );
+    }
+    // Each tool's form, the person's side of the same spec.
+    for spec in &specs {
+        let form = dir.join(format!("ui/{}.html", spec.name));
+        assert!(report.files.contains(&form), "{}", spec.name);
+        let html = std::fs::read_to_string(&form).unwrap();
+        assert!(
+            html.contains(&format!("data-toolsmith-tool=\"{}\"", spec.name)),
+            "{html}"
         );
     }
     // The recursive tool fails for Gemini and Anthropic strict, and only there.
@@ -160,7 +170,7 @@ fn a_changed_description_is_reported_with_a_diff() {
     let (tools, report) = drift(&dir, &specs);
     assert_eq!(tools, ["close_ticket"]);
     assert!(
-        report.contains("tool `close_ticket`: changed in every target file and index.json"),
+        report.contains("tool `close_ticket`: changed in every target file and index.json, and its form ui/close_ticket.html"),
         "{report}"
     );
     assert!(
@@ -244,5 +254,37 @@ fn a_new_export_failure_is_drift() {
     assert_eq!(tools, ["create_order"]);
     assert!(report.contains("  - export failures: [] -> [{"), "{report}");
     assert!(report.contains("  - no longer exported to openai-chat-strict.json, openai-responses-strict.json, anthropic-strict.json (see index.json)"), "{report}");
+    std::fs::remove_dir_all(&dir).unwrap();
+}
+
+/// The forms are artifacts: a change that reaches only what people read (here a form written
+/// by hand over the snapshot) is drift, shown as HTML lines, and a committed form whose tool is
+/// gone is reported with the tool's removal.
+#[test]
+fn a_changed_or_orphaned_form_is_drift() {
+    if updating() {
+        return;
+    }
+    let dir = temp_dir("snap-form");
+    let specs = fixtures::all();
+    write_artifacts(&specs, &dir).unwrap();
+    let form = dir.join(format!("ui/{}.html", specs[1].name));
+    let text = std::fs::read_to_string(&form).unwrap();
+    std::fs::write(&form, text.replacen("<h2 ", "<h2 class=\"edited\" ", 1)).unwrap();
+    std::fs::write(dir.join("ui/gone_tool.html"), "<!doctype html>\n<p>old</p>\n").unwrap();
+    let (tools, report) = drift(&dir, &specs);
+    assert_eq!(tools, [specs[1].name.clone(), "gone_tool".to_string()], "{report}");
+    assert!(
+        report.contains(&format!(
+            "tool `{}`: changed in its form ui/{}.html",
+            specs[1].name, specs[1].name
+        )),
+        "{report}"
+    );
+    assert!(report.contains("  -   <h2 class=\"edited\" id="), "{report}");
+    assert!(
+        report.contains("tool `gone_tool`: removed (from ui/gone_tool.html)"),
+        "{report}"
+    );
     std::fs::remove_dir_all(&dir).unwrap();
 }

@@ -15,7 +15,8 @@ use crate::spec::ToolSpec;
 pub struct ArtifactReport {
     /// The directory written to.
     pub dir: PathBuf,
-    /// Every file written (`<slug>.json` per target, then `index.json`).
+    /// Every file written (`<slug>.json` per target, then `index.json`, then `ui/<tool>.html`
+    /// per tool).
     pub files: Vec<PathBuf>,
     /// Every (tool, target) pair that could not be exported; these tools are left out of that
     /// target's file and listed under `failed` in `index.json`.
@@ -86,7 +87,30 @@ pub(crate) fn render(specs: &[ToolSpec]) -> (Vec<(String, String)>, Vec<ExportEr
     let slugs: Vec<&str> = Target::all().iter().map(|t| t.slug()).collect();
     let index = json!({"generator": "toolsmith", "targets": slugs, "tools": tools});
     files.push(("index.json".to_string(), pretty(&index)));
+    // The person's side: each tool's form, so a reworded description that changes what people
+    // read is seen in review too.
+    for spec in specs {
+        files.push((form_file(&spec.name), form_page(spec)));
+    }
     (files, failures)
+}
+
+/// The artifact file of a tool's form: `ui/<tool>.html`.
+pub(crate) fn form_file(tool: &str) -> String {
+    format!("{FORMS_DIR}/{tool}.html")
+}
+
+/// The folder of the forms among the artifacts.
+pub(crate) const FORMS_DIR: &str = "ui";
+
+/// A tool's form as a page of its own (`toolsmith::ui::page` with one spec).
+fn form_page(spec: &ToolSpec) -> String {
+    let title = spec.title.clone().unwrap_or_else(|| spec.name.clone());
+    crate::ui::page(
+        &title,
+        std::slice::from_ref(spec),
+        &crate::ui::FormOptions::default(),
+    )
 }
 
 fn pretty(v: &Value) -> String {
@@ -95,8 +119,9 @@ fn pretty(v: &Value) -> String {
     s
 }
 
-/// Writes one pretty JSON file per target (`<slug>.json`, see [`Target::slug`]) and
-/// `index.json` into `dir` (created if missing), overwriting earlier files.
+/// Writes one pretty JSON file per target (`<slug>.json`, see [`Target::slug`]), `index.json`
+/// and each tool's form (`ui/<tool>.html`, a page of `tool_spec::ui::page`) into `dir` (created
+/// if missing), overwriting earlier files.
 ///
 /// `index.json` lists every tool with its `name`, `fingerprint` ([`ToolSpec::fingerprint`]),
 /// `version`, the targets it was `exported` to, the targets it `failed` for (slug, JSON pointer
@@ -110,7 +135,7 @@ fn pretty(v: &Value) -> String {
 /// #     .with_version("1.0.0");
 /// let dir = std::env::temp_dir().join(format!("toolsmith-doc-{}", std::process::id()));
 /// let report = tool_spec::export::write_artifacts(&[spec], &dir).unwrap();
-/// assert_eq!(report.files.len(), 12);
+/// assert_eq!(report.files.len(), 13); // 11 targets, index.json, ui/get_time.html
 /// assert!(report.failures.is_empty());
 /// assert!(dir.join("openai-chat-strict.json").exists());
 /// # std::fs::remove_dir_all(&dir).unwrap();
@@ -125,6 +150,11 @@ pub fn write_artifacts(
         source,
     })?;
     let (files, failures) = render(specs);
+    let forms = dir.join(FORMS_DIR);
+    std::fs::create_dir_all(&forms).map_err(|source| ArtifactError::Io {
+        path: forms.clone(),
+        source,
+    })?;
     let mut written = Vec::new();
     for (name, text) in files {
         let path = dir.join(name);

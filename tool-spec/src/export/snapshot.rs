@@ -4,7 +4,7 @@ use std::path::{Path, PathBuf};
 
 use serde_json::Value;
 
-use super::artifacts::{render, write_artifacts};
+use super::artifacts::{render, write_artifacts, FORMS_DIR};
 use super::target::Target;
 use crate::spec::ToolSpec;
 
@@ -65,7 +65,9 @@ fn env_on(name: &str) -> bool {
 }
 
 /// Compares the export of `specs` for every target (the files [`write_artifacts`] writes:
-/// `<slug>.json` per target and `index.json`) with the committed files in `dir`.
+/// `<slug>.json` per target, `index.json` and each tool's form `ui/<tool>.html`) with the
+/// committed files in `dir`. A form that changed is shown as a diff of its HTML lines; a
+/// committed form whose tool is gone counts as that tool's removal.
 ///
 /// - With `TOOLSMITH_UPDATE_SNAPSHOTS=1` it writes the current export into `dir` and passes.
 /// - When `dir` has no `index.json` (first run) it writes the snapshot and passes, unless the
@@ -148,9 +150,55 @@ fn drift_of(specs: &[ToolSpec], dir: &Path) -> Result<Vec<Change>, SnapshotDrift
                 })
             }
         };
-        file_changes(file, &committed_text, current_text, &mut changes);
+        if let Some(tool) = form_tool(file) {
+            form_changes(tool, file, &committed_text, current_text, &mut changes);
+        } else {
+            file_changes(file, &committed_text, current_text, &mut changes);
+        }
+    }
+    // A committed form whose tool is gone.
+    if let Ok(entries) = std::fs::read_dir(dir.join(FORMS_DIR)) {
+        let mut gone: Vec<String> = entries
+            .filter_map(Result::ok)
+            .map(|e| format!("{FORMS_DIR}/{}", e.file_name().to_string_lossy()))
+            .filter(|f| form_tool(f).is_some() && !files.iter().any(|(name, _)| name == f))
+            .collect();
+        gone.sort();
+        for file in gone {
+            let committed = std::fs::read_to_string(dir.join(&file)).unwrap_or_default();
+            let tool = form_tool(&file).unwrap_or_default();
+            changes.push(Change::new(
+                tool,
+                &file,
+                Some(&Value::String(committed)),
+                None,
+            ));
+        }
     }
     Ok(changes)
+}
+
+/// The tool of a form's artifact file (`ui/<tool>.html`).
+fn form_tool(file: &str) -> Option<&str> {
+    file.strip_prefix(FORMS_DIR)?
+        .strip_prefix('/')?
+        .strip_suffix(".html")
+}
+
+/// A form that was added or changed (its text is kept whole, for a line diff).
+fn form_changes(
+    tool: &str,
+    file: &str,
+    committed_text: &str,
+    current_text: &str,
+    changes: &mut Vec<Change>,
+) {
+    if committed_text == current_text {
+        return;
+    }
+    let old = (!committed_text.is_empty()).then(|| Value::String(committed_text.to_string()));
+    let new = Value::String(current_text.to_string());
+    changes.push(Change::new(tool, file, old.as_ref(), Some(&new)));
 }
 
 /// The tool entries of one artifact file that were added, removed or changed.
@@ -295,15 +343,22 @@ fn report(dir: &Path, changes: &[Change]) -> (Vec<String>, String) {
 
 /// The lines of one changed tool: where, what (summarized), and the diff of its best file.
 fn report_changed(out: &mut String, tool: &str, mine: &[&Change], files: &[&str]) {
-    let everywhere = files.len() == Target::all().len() + 1;
-    out.push_str(&format!(
-        "tool `{tool}`: changed in {}\n",
-        if everywhere {
-            "every target file and index.json".to_string()
+    let (forms, exports): (Vec<&str>, Vec<&str>) =
+        files.iter().partition(|f| form_tool(f).is_some());
+    let everywhere = exports.len() == Target::all().len() + 1;
+    let mut place = if everywhere {
+        "every target file and index.json".to_string()
+    } else {
+        exports.join(", ")
+    };
+    if !forms.is_empty() {
+        if place.is_empty() {
+            place = format!("its form {}", forms.join(", "));
         } else {
-            files.join(", ")
+            place = format!("{place}, and its form {}", forms.join(", "));
         }
-    ));
+    }
+    out.push_str(&format!("tool `{tool}`: changed in {place}\n"));
     let shown = preferred(mine);
     let mut facts = summarize(shown.old.as_ref(), shown.new.as_ref());
     if let Some(index) = mine.iter().find(|c| c.file == "index.json") {
@@ -338,8 +393,13 @@ fn report_changed(out: &mut String, tool: &str, mine: &[&Change], files: &[&str]
         "  --- snapshot/{}\n  +++ current/{}\n",
         shown.file, shown.file
     ));
-    let old = shown.old.as_ref().map(pretty).unwrap_or_default();
-    let new = shown.new.as_ref().map(pretty).unwrap_or_default();
+    // A form is shown as its HTML lines; an export entry as pretty JSON.
+    let text = |v: &Value| match v {
+        Value::String(html) if form_tool(&shown.file).is_some() => html.clone(),
+        other => pretty(other),
+    };
+    let old = shown.old.as_ref().map(text).unwrap_or_default();
+    let new = shown.new.as_ref().map(text).unwrap_or_default();
     for line in diff_lines(&old, &new) {
         out.push_str("  ");
         out.push_str(&line);
