@@ -109,7 +109,9 @@ pub mod redis {
 #[cfg(feature = "ui")]
 pub mod ui {
     #[doc(inline)]
-    pub use tool_spec::ui::{form, form_with, page, Form, FormOptions, Gap, SCRIPT};
+    pub use tool_spec::ui::{
+        form, form_arguments, form_with, page, Form, FormOptions, Gap, SCRIPT,
+    };
 }
 
 /// The regex version toolsmith uses (for host redaction patterns, `Redactor::with_pattern`).

@@ -4,7 +4,12 @@
 //! session: a search with more results than are shown, a narrowed search, a search with no
 //! match, a comparison, and cart additions that need a size, hit a per-customer limit, or ask for
 //! more than the store has.
+//!
+//! `cargo run --example store -- --serve [127.0.0.1:8080]` serves the store's page for people
+//! instead: the search and add-to-cart forms rendered from the same specs (`page.rs`); in a
+//! browser with WebMCP they are the agent's tools too.
 
+mod page;
 mod tools;
 
 use toolsmith::export::{McpVersion, Target};
@@ -16,6 +21,18 @@ async fn main() -> Result<(), Box<dyn std::error::Error>> {
         purchased: vec![("LMP-HEAD".into(), 1)],
     };
     let toolbox = tools::toolbox(tools::demo_catalogue(), customer)?;
+
+    let mut args = std::env::args().skip(1);
+    if args.next().as_deref() == Some("--serve") {
+        let addr = args.next().unwrap_or_else(|| "127.0.0.1:8080".to_string());
+        let listener = tokio::net::TcpListener::bind(&addr).await?;
+        println!("the store's page: http://{}/", listener.local_addr()?);
+        tokio::select! {
+            served = page::serve(std::sync::Arc::new(toolbox), listener) => served?,
+            _ = tokio::signal::ctrl_c() => {}
+        }
+        return Ok(());
+    }
 
     println!("== MCP 2025-11-25 tools/list ==");
     let mcp = toolbox.export(Target::Mcp(McpVersion::V2025_11_25))?;

@@ -343,6 +343,7 @@ mod in_toolsmith_ui {
     use toolsmith::ui::Gap;
     use toolsmith::ui::SCRIPT;
     use toolsmith::ui::form;
+    use toolsmith::ui::form_arguments;
     use toolsmith::ui::form_with;
     use toolsmith::ui::page;
 }

@@ -271,9 +271,17 @@ fn a_changed_or_orphaned_form_is_drift() {
     let form = dir.join(format!("ui/{}.html", specs[1].name));
     let text = std::fs::read_to_string(&form).unwrap();
     std::fs::write(&form, text.replacen("<h2 ", "<h2 class=\"edited\" ", 1)).unwrap();
-    std::fs::write(dir.join("ui/gone_tool.html"), "<!doctype html>\n<p>old</p>\n").unwrap();
+    std::fs::write(
+        dir.join("ui/gone_tool.html"),
+        "<!doctype html>\n<p>old</p>\n",
+    )
+    .unwrap();
     let (tools, report) = drift(&dir, &specs);
-    assert_eq!(tools, [specs[1].name.clone(), "gone_tool".to_string()], "{report}");
+    assert_eq!(
+        tools,
+        [specs[1].name.clone(), "gone_tool".to_string()],
+        "{report}"
+    );
     assert!(
         report.contains(&format!(
             "tool `{}`: changed in its form ui/{}.html",
@@ -281,7 +289,10 @@ fn a_changed_or_orphaned_form_is_drift() {
         )),
         "{report}"
     );
-    assert!(report.contains("  -   <h2 class=\"edited\" id="), "{report}");
+    assert!(
+        report.contains("  -   <h2 class=\"edited\" id="),
+        "{report}"
+    );
     assert!(
         report.contains("tool `gone_tool`: removed (from ui/gone_tool.html)"),
         "{report}"

@@ -94,9 +94,10 @@ pub struct Gap {
 #[derive(Debug, Clone, Default)]
 #[non_exhaustive]
 pub struct FormOptions {
-    /// Where the form posts: the `action` of a native submission (form-encoded) and the URL
-    /// [`SCRIPT`] posts `{"tool": ..., "arguments": {...}}` to as JSON. Without it the script
-    /// dispatches a `toolsmith:call` event on the form instead, for the page to handle.
+    /// Where the form posts: `<endpoint>?tool=<name>` is the `action` of a native submission
+    /// (form-encoded; type it with [`form_arguments`]) and the URL [`SCRIPT`] posts
+    /// `{"tool": ..., "arguments": {...}}` to as JSON. Without it the script dispatches a
+    /// `toolsmith:call` event on the form instead, for the page to handle.
     pub endpoint: Option<String>,
 }
 
@@ -133,7 +134,11 @@ pub fn form_with(spec: &ToolSpec, options: &FormOptions) -> Form {
         id = attr(&format!("ts-{}", spec.name)),
     );
     if let Some(endpoint) = &options.endpoint {
-        let _ = write!(html, " action=\"{}\"", attr(endpoint));
+        // The tool is named in the query, so a native submission (form-encoded, without the
+        // script) says which tool it is for.
+        let sep = if endpoint.contains('?') { '&' } else { '?' };
+        let action = format!("{endpoint}{sep}tool={}", query_value(&spec.name));
+        let _ = write!(html, " action=\"{}\"", attr(&action));
     }
     if r.declarative {
         let _ = write!(
@@ -272,15 +277,129 @@ pub const SCRIPT: &str = r#"(() => {
     const tool = form.dataset.toolsmithTool;
     const args = collect(form, JSON.parse(form.dataset.toolsmithParams), '');
     const result = call(form, tool, args).then((text) => {
+      const raw = typeof text === 'string' ? text : JSON.stringify(text);
       const out = form.querySelector('output.toolsmith-result');
-      if (out) out.textContent = typeof text === 'string' ? text : JSON.stringify(text);
-      return typeof text === 'string' ? text : JSON.stringify(text);
+      if (out) {
+        let shown = raw;
+        try { shown = JSON.stringify(JSON.parse(raw), null, 2); } catch (e) { /* not JSON */ }
+        out.textContent = shown;
+      }
+      return raw;
     });
     if (event.agentInvoked && typeof event.respondWith === 'function') event.respondWith(result);
   });
   window.toolsmithCollect = (form) => collect(form, JSON.parse(form.dataset.toolsmithParams), '');
 })();
 "#;
+
+/// The arguments of a form submitted without the script (`application/x-www-form-urlencoded`
+/// name–value pairs, already decoded), typed as [`SCRIPT`] types them: numbers as numbers
+/// (text that is not a number stays text, so the toolbox refuses it naming the parameter), a
+/// checkbox as `true`/`false`, repeated names and one-per-line lists as arrays, `a.b` into
+/// nested objects, empty values left out. Names the spec does not declare are kept as text, so
+/// the toolbox refuses them as unknown arguments rather than losing them.
+///
+/// ```
+/// # use tool_spec::ToolSpec;
+/// # use serde_json::json;
+/// let spec = ToolSpec::new("add_to_cart", "Adds a product. Returns the cart.", json!({
+///     "type": "object",
+///     "properties": {"sku": {"type": "string"}, "quantity": {"type": "integer"}},
+///     "required": ["sku", "quantity"]}));
+/// let pairs = [("sku".to_string(), "BOOT-TROLL".to_string()), ("quantity".to_string(), "2".to_string())];
+/// assert_eq!(tool_spec::ui::form_arguments(&spec, &pairs), json!({"sku": "BOOT-TROLL", "quantity": 2}));
+/// ```
+pub fn form_arguments(spec: &ToolSpec, pairs: &[(String, String)]) -> Value {
+    let mut r = Renderer {
+        tool: &spec.name,
+        out: String::new(),
+        gaps: Vec::new(),
+        declarative: true,
+    };
+    let fields = r.fields(&spec.input_schema, "");
+    let mut args = collect_pairs(&fields, pairs, "");
+    for (name, value) in pairs {
+        let top = name.split('.').next().unwrap_or(name);
+        if !fields.iter().any(|f| f.name == top) && !args.contains_key(top) {
+            args.insert(top.to_string(), Value::String(value.clone()));
+        }
+    }
+    Value::Object(args)
+}
+
+fn collect_pairs(fields: &[Field], pairs: &[(String, String)], prefix: &str) -> Map<String, Value> {
+    let mut args = Map::new();
+    for f in fields {
+        let name = format!("{prefix}{}", f.name);
+        let values: Vec<&str> = pairs
+            .iter()
+            .filter(|(k, _)| *k == name)
+            .map(|(_, v)| v.as_str())
+            .collect();
+        let value = match f.kind {
+            "object" => {
+                let nested = collect_pairs(&f.fields, pairs, &format!("{name}."));
+                if nested.is_empty() && !f.required {
+                    continue;
+                }
+                Value::Object(nested)
+            }
+            "boolean" => {
+                let on = values.iter().any(|v| *v == "true" || *v == "on");
+                if !on && !f.required && !f.default_true {
+                    continue;
+                }
+                Value::Bool(on)
+            }
+            "array" => {
+                let items: Vec<Value> = values
+                    .iter()
+                    .flat_map(|v| {
+                        if f.lines {
+                            v.split('\n').map(str::trim).collect::<Vec<_>>()
+                        } else {
+                            vec![*v]
+                        }
+                    })
+                    .filter(|v| !v.is_empty())
+                    .map(|v| typed(v, f.items.unwrap_or("string")))
+                    .collect();
+                if items.is_empty() && !f.required {
+                    continue;
+                }
+                Value::Array(items)
+            }
+            kind => match values.last() {
+                Some(v) if !v.is_empty() => typed(v, kind),
+                _ => continue,
+            },
+        };
+        args.insert(f.name.clone(), value);
+    }
+    args
+}
+
+/// A submitted text typed as the schema says; text that does not parse stays text.
+fn typed(raw: &str, kind: &str) -> Value {
+    match kind {
+        "integer" => raw
+            .trim()
+            .parse::<i64>()
+            .map(Value::from)
+            .or_else(|_| raw.trim().parse::<u64>().map(Value::from))
+            .unwrap_or_else(|_| Value::String(raw.to_string())),
+        "number" => raw
+            .trim()
+            .parse::<f64>()
+            .ok()
+            .filter(|x| x.is_finite())
+            .and_then(|x| serde_json::Number::from_f64(x).map(Value::Number))
+            .unwrap_or_else(|| Value::String(raw.to_string())),
+        "boolean" => Value::Bool(raw == "true" || raw == "on"),
+        "json" => serde_json::from_str(raw).unwrap_or_else(|_| Value::String(raw.to_string())),
+        _ => Value::String(raw.to_string()),
+    }
+}
 
 /// A parameter as the script reads it.
 struct Field {
@@ -774,6 +893,19 @@ fn humanize(name: &str) -> String {
     out
 }
 
+/// A query-string value, percent-encoded (everything but unreserved characters).
+fn query_value(s: &str) -> String {
+    let mut out = String::with_capacity(s.len());
+    for b in s.bytes() {
+        if b.is_ascii_alphanumeric() || matches!(b, b'-' | b'_' | b'.' | b'~') {
+            out.push(b as char);
+        } else {
+            let _ = write!(out, "%{b:02X}");
+        }
+    }
+    out
+}
+
 /// Text content, escaped.
 fn text(s: &str) -> String {
     let mut out = String::with_capacity(s.len());
@@ -897,6 +1029,48 @@ mod tests {
             .map(|g| g.param.as_str())
             .collect();
         assert_eq!(params, ["skus", "filter"]);
+    }
+
+    #[test]
+    fn a_native_submission_is_typed_like_the_script_types_it() {
+        let s = spec(
+            "Finds items. Returns them.",
+            json!({"type": "object", "properties": {
+                "q": {"type": "string"},
+                "n": {"type": "integer"},
+                "ratio": {"type": "number"},
+                "on": {"type": "boolean"},
+                "off": {"type": "boolean"},
+                "tags": {"type": "array", "items": {"enum": ["x", "y"]}, "uniqueItems": true},
+                "skus": {"type": "array", "items": {"type": "string"}},
+                "filter": {"type": "object", "properties": {"brand": {"type": "string"}}}
+            }, "required": ["q"]}),
+        );
+        let pairs: Vec<(String, String)> = [
+            ("q", "tent"),
+            ("n", "3"),
+            ("ratio", "0.5"),
+            ("on", "true"),
+            ("tags", "x"),
+            ("tags", "y"),
+            ("skus", "A-1\r\n\nB-2\n"),
+            ("filter.brand", "Acme"),
+            ("extra", "kept"),
+        ]
+        .iter()
+        .map(|(k, v)| (k.to_string(), v.to_string()))
+        .collect();
+        assert_eq!(
+            form_arguments(&s, &pairs),
+            json!({"q": "tent", "n": 3, "ratio": 0.5, "on": true, "tags": ["x", "y"],
+                   "skus": ["A-1", "B-2"], "filter": {"brand": "Acme"}, "extra": "kept"})
+        );
+        // Text that is not a number stays text, for the toolbox to refuse by name.
+        let bad = vec![
+            ("q".to_string(), "a".to_string()),
+            ("n".to_string(), "three".to_string()),
+        ];
+        assert_eq!(form_arguments(&s, &bad), json!({"q": "a", "n": "three"}));
     }
 
     #[test]
