@@ -110,7 +110,8 @@ pub mod redis {
 pub mod ui {
     #[doc(inline)]
     pub use tool_spec::ui::{
-        form, form_arguments, form_with, page, Form, FormOptions, Gap, SCRIPT,
+        app, app_tool, app_uri, form, form_arguments, form_with, page, Form, FormOptions, Gap,
+        APP_EXTENSION, APP_MIME_TYPE, APP_SCRIPT, SCRIPT,
     };
 }
 

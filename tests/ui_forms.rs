@@ -172,6 +172,12 @@ fn gap_covers(gaps: &[Gap], param: &str, keyword: &str) -> bool {
 
 /// Runs the page in Chromium; `None` when a consumer is missing (and not required).
 fn run_browser(cases: &Value) -> Option<Value> {
+    run_node("forms.mjs", cases)
+}
+
+/// Runs a consumer script of `tool-core/tests/consumers` on `input`; `None` when a consumer is
+/// missing (and not required).
+fn run_node(script: &str, input: &Value) -> Option<Value> {
     let chromium = chromium();
     if !Path::new(&chromium).exists() {
         return require::missing("chromium", &format!("{chromium} does not exist"));
@@ -188,10 +194,10 @@ fn run_browser(cases: &Value) -> Option<Value> {
     if Command::new("node").arg("--version").output().is_err() {
         return require::missing("node", "`node` is not on PATH");
     }
-    let file = std::env::temp_dir().join(format!("toolsmith-forms-{}.json", std::process::id()));
-    std::fs::write(&file, serde_json::to_vec(cases).unwrap()).unwrap();
+    let file = std::env::temp_dir().join(format!("toolsmith-{script}-{}.json", std::process::id()));
+    std::fs::write(&file, serde_json::to_vec(input).unwrap()).unwrap();
     let out = Command::new("node")
-        .arg(consumers_dir().join("forms.mjs"))
+        .arg(consumers_dir().join(script))
         .arg(&file)
         .env("TOOLSMITH_CHROMIUM", &chromium)
         .current_dir(consumers_dir())
@@ -423,4 +429,52 @@ fn a_description_with_markup_renders_as_text() {
         body.contains("Words &quot;quoted&quot; &lt;b onclick=x&gt;bold&lt;/b&gt;."),
         "{body}"
     );
+}
+
+/// The same form as an MCP App in a host's sandboxed frame (MCP Apps over `postMessage`): the
+/// handshake, the model's arguments filled in for the person to review, a changed value typed
+/// over them, and the person's submission sent to the host as `tools/call` with exactly the
+/// arguments the form shows; the host's result is shown as text.
+#[test]
+fn an_mcp_app_shows_the_model_s_arguments_and_calls_the_tool_through_the_host() {
+    let spec = store::add_to_cart::tool().spec().clone();
+    let input = json!({"sku": "BOOT-TROLL", "quantity": 1, "size": "43"});
+    let case = json!({
+        "html": ui::app(&spec),
+        "input": input,
+        "edit": {"quantity": 2},
+        "result": {"content": [{"type": "text", "text": "Added 2 × BOOT-TROLL <b>43</b>."}]}
+    });
+    let Some(seen) = run_node("mcp_app.mjs", &case) else {
+        return;
+    };
+    let methods: Vec<&str> = seen["log"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter_map(|m| m["method"].as_str())
+        .collect();
+    assert_eq!(
+        methods,
+        [
+            "ui/initialize",
+            "ui/notifications/initialized",
+            "tools/call"
+        ],
+        "{seen}"
+    );
+    assert_eq!(seen["log"][0]["params"]["protocolVersion"], "2026-01-26");
+    assert_eq!(
+        seen["filled"], input,
+        "the model's arguments, as the form shows them"
+    );
+    assert_eq!(
+        seen["calls"],
+        json!([{"name": "add_to_cart", "arguments": {"sku": "BOOT-TROLL", "quantity": 2, "size": "43"}}]),
+        "{seen}"
+    );
+    // Shown as text, never as markup.
+    assert_eq!(seen["shown"], "Added 2 × BOOT-TROLL <b>43</b>.");
+    // The app's form carries no WebMCP attributes (it runs in the host's frame).
+    assert!(!ui::app(&spec).contains("toolname="));
 }

@@ -338,10 +338,16 @@ mod in_toolsmith_state {
 }
 
 mod in_toolsmith_ui {
+    use toolsmith::ui::APP_EXTENSION;
+    use toolsmith::ui::APP_MIME_TYPE;
+    use toolsmith::ui::APP_SCRIPT;
     use toolsmith::ui::Form;
     use toolsmith::ui::FormOptions;
     use toolsmith::ui::Gap;
     use toolsmith::ui::SCRIPT;
+    use toolsmith::ui::app;
+    use toolsmith::ui::app_tool;
+    use toolsmith::ui::app_uri;
     use toolsmith::ui::form;
     use toolsmith::ui::form_arguments;
     use toolsmith::ui::form_with;

@@ -116,6 +116,43 @@ pub fn form(spec: &ToolSpec) -> Form {
 
 /// Renders `spec` as a form.
 pub fn form_with(spec: &ToolSpec, options: &FormOptions) -> Form {
+    render_form(spec, options, true)
+}
+
+/// The MCP Apps extension's identifier, which a client announces under
+/// `capabilities.extensions` to receive [`app`]s.
+pub const APP_EXTENSION: &str = "io.modelcontextprotocol/ui";
+
+/// The MIME type of an MCP App's HTML resource.
+pub const APP_MIME_TYPE: &str = "text/html;profile=mcp-app";
+
+/// The `ui://` resource URI of a tool's MCP App: `ui://toolsmith/<tool>`.
+pub fn app_uri(tool: &str) -> String {
+    format!("ui://toolsmith/{tool}")
+}
+
+/// The tool an [`app_uri`] names, if it is one.
+pub fn app_tool(uri: &str) -> Option<&str> {
+    uri.strip_prefix("ui://toolsmith/")
+        .filter(|t| !t.is_empty() && !t.contains(['/', '?', '#']))
+}
+
+/// `spec` as an MCP App (the MCP Apps extension, SEP-1865): a whole HTML document with the
+/// tool's form (without WebMCP's attributes: it runs in the host's sandboxed frame) and
+/// [`APP_SCRIPT`], which fills in the model's arguments for the person to review and sends the
+/// person's submission to the host as `tools/call`. An MCP server serves it at
+/// [`app_uri`] as [`APP_MIME_TYPE`].
+pub fn app(spec: &ToolSpec) -> String {
+    let title = spec.title.clone().unwrap_or_else(|| humanize(&spec.name));
+    let form = render_form(spec, &FormOptions::default(), false);
+    format!(
+        "<!doctype html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">\n<title>{}</title>\n<style>{STYLE}</style>\n</head>\n<body>\n<main>\n{}\n</main>\n<script>\n{APP_SCRIPT}</script>\n</body>\n</html>\n",
+        text(&title),
+        form.html()
+    )
+}
+
+fn render_form(spec: &ToolSpec, options: &FormOptions, webmcp: bool) -> Form {
     let mut r = Renderer {
         tool: &spec.name,
         out: String::new(),
@@ -140,7 +177,7 @@ pub fn form_with(spec: &ToolSpec, options: &FormOptions) -> Form {
         let action = format!("{endpoint}{sep}tool={}", query_value(&spec.name));
         let _ = write!(html, " action=\"{}\"", attr(&action));
     }
-    if r.declarative {
+    if r.declarative && webmcp {
         let _ = write!(
             html,
             " toolname=\"{}\" tooldescription=\"{}\"",
@@ -214,13 +251,11 @@ fieldset{border:none;padding:0;margin:0}.toolsmith-required{color:#b00020}\
 input[type=text],input[type=number],input[type=email],input[type=url],input[type=date],select,textarea{width:100%;box-sizing:border-box;padding:.35rem;font:inherit}\
 textarea{min-height:6rem}button{font:inherit;padding:.4rem 1rem}output{display:block;white-space:pre-wrap;margin-top:.8rem}";
 
-/// The page's script: on submit (a person's or an agent's) it collects the arguments as the
-/// schema types them, posts them as JSON to the form's endpoint (or dispatches `toolsmith:call`
-/// with `detail: {tool, arguments, respond}`), shows the result in the form's `<output>` and,
-/// for an agent's submission, answers it through `SubmitEvent.respondWith`.
-pub const SCRIPT: &str = r#"(() => {
-  'use strict';
-  // The arguments of a form, typed by the descriptor the form carries (data-toolsmith-params).
+/// The functions both scripts share: `collect` (a form's arguments, typed by the descriptor the
+/// form carries), `typed`, and `fill` (the controls set to given arguments).
+macro_rules! shared_js {
+    () => {
+        r#"  // The arguments of a form, typed by the descriptor the form carries (data-toolsmith-params).
   function collect(form, fields, prefix) {
     const data = new FormData(form);
     const args = {};
@@ -256,7 +291,39 @@ pub const SCRIPT: &str = r#"(() => {
     if (type === 'boolean') return raw === 'true';
     return raw;
   }
-  async function call(form, tool, args) {
+  // Sets the controls to `args` (the model's arguments, for the person to review).
+  function fill(form, fields, args, prefix) {
+    for (const f of fields) {
+      if (!args || !(f.name in args)) continue;
+      const name = prefix + f.name;
+      const value = args[f.name];
+      if (f.type === 'object') {
+        fill(form, f.fields, value || {}, name + '.');
+        continue;
+      }
+      const list = Array.isArray(value) ? value.map(String) : [];
+      for (const el of form.querySelectorAll('[name="' + CSS.escape(name) + '"]')) {
+        if (el.type === 'radio') el.checked = String(value) === el.value;
+        else if (el.type === 'checkbox' && f.type === 'boolean') el.checked = value === true;
+        else if (el.type === 'checkbox') el.checked = list.includes(el.value);
+        else if (f.lines) el.value = list.join('\n');
+        else if (f.type === 'json') el.value = JSON.stringify(value);
+        else el.value = String(value);
+      }
+    }
+  }
+"#
+    };
+}
+
+/// The page's script: on submit (a person's or an agent's) it collects the arguments as the
+/// schema types them, posts them as JSON to the form's endpoint (or dispatches `toolsmith:call`
+/// with `detail: {tool, arguments, respond}`), shows the result in the form's `<output>` and,
+/// for an agent's submission, answers it through `SubmitEvent.respondWith`.
+pub const SCRIPT: &str = concat!(
+    "(() => {\n  'use strict';\n",
+    shared_js!(),
+    r#"  async function call(form, tool, args) {
     const endpoint = form.getAttribute('action');
     if (endpoint) {
       const response = await fetch(endpoint, {
@@ -289,8 +356,73 @@ pub const SCRIPT: &str = r#"(() => {
     if (event.agentInvoked && typeof event.respondWith === 'function') event.respondWith(result);
   });
   window.toolsmithCollect = (form) => collect(form, JSON.parse(form.dataset.toolsmithParams), '');
-})();
-"#;
+"#,
+    "})();\n"
+);
+
+/// The MCP App's script (see [`app`]): the MCP Apps handshake with the host over `postMessage`
+/// (`ui/initialize`, then `ui/notifications/initialized`), the model's arguments
+/// (`ui/notifications/tool-input`) filled into the form for the person to review, the result
+/// (`ui/notifications/tool-result`, or the answer to the form's own `tools/call`) shown as text.
+/// A submission sends `tools/call` to the host, so the person's call goes through the server's
+/// whole pipeline. Only messages from the host (`window.parent`) are read.
+pub const APP_SCRIPT: &str = concat!(
+    "(() => {\n  'use strict';\n",
+    shared_js!(),
+    r#"  const form = document.querySelector('form[data-toolsmith-tool]');
+  const fields = JSON.parse(form.dataset.toolsmithParams);
+  const tool = form.dataset.toolsmithTool;
+  const host = window.parent;
+  const pending = new Map();
+  let nextId = 1;
+  function request(method, params) {
+    const id = nextId++;
+    return new Promise((resolve, reject) => {
+      pending.set(id, { resolve, reject });
+      host.postMessage({ jsonrpc: '2.0', id, method, params }, '*');
+    });
+  }
+  function show(result) {
+    const out = form.querySelector('output.toolsmith-result');
+    if (!out) return;
+    const blocks = result && Array.isArray(result.content) ? result.content : [];
+    const texts = blocks.filter((c) => c && c.type === 'text').map((c) => c.text);
+    out.textContent = texts.length ? texts.join('\n') : JSON.stringify(result, null, 2);
+  }
+  window.addEventListener('message', (event) => {
+    if (event.source !== host) return;
+    const msg = event.data;
+    if (!msg || msg.jsonrpc !== '2.0') return;
+    if (msg.method === undefined && pending.has(msg.id)) {
+      const { resolve, reject } = pending.get(msg.id);
+      pending.delete(msg.id);
+      if (msg.error) reject(new Error(msg.error.message || 'the host refused the call'));
+      else resolve(msg.result);
+    } else if (msg.method === 'ui/notifications/tool-input' && msg.params) {
+      form.reset();
+      fill(form, fields, msg.params.arguments || {}, '');
+    } else if (msg.method === 'ui/notifications/tool-result') {
+      show(msg.params);
+    } else if ((msg.method === 'ui/resource-teardown' || msg.method === 'ping') && msg.id !== undefined) {
+      host.postMessage({ jsonrpc: '2.0', id: msg.id, result: {} }, '*');
+    }
+  });
+  form.addEventListener('submit', (event) => {
+    event.preventDefault();
+    const args = collect(form, fields, '');
+    request('tools/call', { name: tool, arguments: args }).then(show, (e) => {
+      show({ content: [{ type: 'text', text: String((e && e.message) || e) }] });
+    });
+  });
+  window.toolsmithCollect = (f) => collect(f, JSON.parse(f.dataset.toolsmithParams), '');
+  request('ui/initialize', {
+    appCapabilities: {},
+    appInfo: { name: 'toolsmith form', version: '1' },
+    protocolVersion: '2026-01-26',
+  }).then(() => host.postMessage({ jsonrpc: '2.0', method: 'ui/notifications/initialized', params: {} }, '*'));
+"#,
+    "})();\n"
+);
 
 /// The arguments of a form submitted without the script (`application/x-www-form-urlencoded`
 /// name–value pairs, already decoded), typed as [`SCRIPT`] types them: numbers as numbers

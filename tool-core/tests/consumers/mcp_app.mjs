@@ -1,0 +1,63 @@
+// Runs a toolsmith MCP App (`toolsmith::ui::app`) in real headless Chromium inside a host page
+// that speaks the MCP Apps protocol over postMessage, as a host such as an MCP client's chat
+// window does: it answers `ui/initialize`, sends the model's arguments
+// (`ui/notifications/tool-input`) once the view says `ui/notifications/initialized`, and answers
+// the view's `tools/call` with a result.
+//
+// Usage: node mcp_app.mjs CASE.json
+// CASE.json: {"html": "<!doctype html>...", "input": {...model's arguments...},
+//             "edit": {"name": "value the person types instead"}, "result": {CallToolResult}}
+// Prints one JSON object: version; log (every message the host received, in order); filled (the
+// view's arguments after tool-input, as its script collects them); calls (the `tools/call` params
+// the host received after the person pressed the button); shown (the view's <output> text).
+import fs from 'node:fs';
+import { withPage } from './browser.mjs';
+
+const input = JSON.parse(fs.readFileSync(process.argv[2], 'utf8'));
+const executable = process.env.TOOLSMITH_CHROMIUM || '/usr/bin/chromium';
+
+const result = await withPage(executable, async (page, version) => {
+  await page.setContent('<!doctype html><meta charset="utf-8"><title>host</title><iframe id="view" sandbox="allow-scripts allow-forms" style="width:800px;height:900px"></iframe>');
+  await page.evaluate(({ html, input, result }) => {
+    window.__log = [];
+    window.__calls = [];
+    const frame = document.getElementById('view');
+    window.addEventListener('message', (event) => {
+      if (event.source !== frame.contentWindow) return;
+      const msg = event.data;
+      window.__log.push(msg);
+      const reply = (body) => frame.contentWindow.postMessage({ jsonrpc: '2.0', id: msg.id, ...body }, '*');
+      if (msg.method === 'ui/initialize') {
+        reply({ result: { protocolVersion: '2026-01-26', hostCapabilities: { serverTools: {} }, hostInfo: { name: 'test host', version: '1' }, hostContext: { theme: 'light' } } });
+      } else if (msg.method === 'ui/notifications/initialized') {
+        frame.contentWindow.postMessage({ jsonrpc: '2.0', method: 'ui/notifications/tool-input', params: { arguments: input } }, '*');
+      } else if (msg.method === 'tools/call') {
+        window.__calls.push(msg.params);
+        reply({ result });
+      }
+    });
+    frame.srcdoc = html;
+  }, input);
+  const view = page.frameLocator('#view');
+  await page.waitForFunction(() => window.__log.some((m) => m.method === 'ui/notifications/initialized'), null, { timeout: 10000 });
+  // The tool-input notification is handled once posted; wait until the form shows it.
+  const target = page.frames().find((f) => f !== page.mainFrame());
+  await target.waitForFunction((want) => {
+    const form = document.querySelector('form[data-toolsmith-tool]');
+    return JSON.stringify(window.toolsmithCollect(form)) === JSON.stringify(want);
+  }, input.input, { timeout: 10000 }).catch(() => {});
+  const filled = await target.evaluate(() => window.toolsmithCollect(document.querySelector('form[data-toolsmith-tool]')));
+  for (const [name, value] of Object.entries(input.edit || {})) {
+    const field = view.locator(`[name="${name}"]`);
+    await field.fill('');
+    await field.pressSequentially(String(value));
+  }
+  await view.locator('button[type=submit]').click();
+  await page.waitForFunction(() => window.__calls.length > 0, null, { timeout: 10000 }).catch(() => {});
+  await target.waitForFunction(() => document.querySelector('output').textContent !== '', null, { timeout: 10000 }).catch(() => {});
+  const shown = await view.locator('output').textContent();
+  const log = await page.evaluate(() => window.__log);
+  const calls = await page.evaluate(() => window.__calls);
+  return { version, log, filled, calls, shown };
+});
+console.log(JSON.stringify(result));
