@@ -410,9 +410,14 @@ async fn without_a_handler_the_server_declares_and_serves_only_its_own() {
     let caps = serde_json::to_value(&client.peer_info().unwrap().capabilities).unwrap();
     assert_eq!(
         caps.as_object().unwrap().keys().collect::<Vec<_>>(),
-        // Resources: the toolbox's kept results (listed nowhere, read by their links).
-        ["logging", "resources", "tools"],
+        // Resources: the toolbox's kept results (listed nowhere, read by their links);
+        // extensions: MCP Apps, each tool's form (`tests/mcp_apps.rs`).
+        ["extensions", "logging", "resources", "tools"],
         "{caps}"
+    );
+    assert_eq!(
+        caps["extensions"],
+        json!({"io.modelcontextprotocol/ui": {"mimeTypes": ["text/html;profile=mcp-app"]}})
     );
     let e = protocol_error(
         bounded("prompts/list", client.list_prompts(None))

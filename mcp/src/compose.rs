@@ -317,6 +317,26 @@ impl McpServer {
         Ok(rmcp::model::ReadResourceResult::new(vec![contents]).into())
     }
 
+    /// A tool's MCP App (`ui://toolsmith/<tool>`), for a client that announced the extension.
+    fn read_app(
+        &self,
+        uri: &str,
+        context: &RequestContext<RoleServer>,
+    ) -> Result<ReadResourceResponse, ErrorData> {
+        if !crate::apps::announced(context, crate::version_of(context)) {
+            return Err(resource_not_found(
+                uri,
+                "tool forms are served to clients that announce the MCP Apps extension (io.modelcontextprotocol/ui)",
+            ));
+        }
+        let toolbox = &self.inner.toolbox;
+        let catalog = self.inner.catalog.get(toolbox);
+        let spec = tool_spec::ui::app_tool(uri)
+            .and_then(|tool| catalog.specs.get(tool))
+            .ok_or_else(|| resource_not_found(uri, "no tool of this server has this form"))?;
+        Ok(crate::apps::read(spec, uri).into())
+    }
+
     pub(crate) async fn handler_complete(
         &self,
         request: CompleteRequestParams,
@@ -388,6 +408,9 @@ impl McpServer {
     ) -> Result<ReadResourceResponse, ErrorData> {
         if is_toolbox_uri(&request.uri) {
             return self.read_toolbox_resource(request, context).await;
+        }
+        if crate::apps::is_app_uri(&request.uri) {
+            return self.read_app(&request.uri, &context);
         }
         match self.handler() {
             Some(h) => h.read_resource(request, context).await,

@@ -72,6 +72,7 @@
 #![deny(unreachable_pub)]
 #![warn(missing_docs)]
 
+mod apps;
 mod client;
 mod compose;
 mod http;
@@ -243,8 +244,9 @@ impl WatchStarts {
 struct Catalog {
     generation: u64,
     specs: HashMap<String, ToolSpec>,
-    /// The `tools/list` result per version, lowered on first use.
-    lists: Mutex<HashMap<McpVersion, Arc<ListToolsResult>>>,
+    /// The `tools/list` result per version, lowered on first use, and whether its tools link
+    /// their MCP App (for clients that announced the extension, [`apps`]).
+    lists: Mutex<HashMap<(McpVersion, bool), Arc<ListToolsResult>>>,
 }
 
 /// The current [`Catalog`], shared by every session of one server.
@@ -297,14 +299,22 @@ impl Catalog {
         &self,
         toolbox: &Toolbox,
         version: McpVersion,
+        apps: bool,
     ) -> Result<Arc<ListToolsResult>, ErrorData> {
         if let Some(list) = self
             .lists
             .lock()
             .ok()
-            .and_then(|l| l.get(&version).cloned())
+            .and_then(|l| l.get(&(version, apps)).cloned())
         {
             return Ok(list);
+        }
+        if apps {
+            let linked = Arc::new(apps::linked(&*self.list(toolbox, version, false)?));
+            if let Ok(mut lists) = self.lists.lock() {
+                lists.insert((version, true), Arc::clone(&linked));
+            }
+            return Ok(linked);
         }
         let mut list = toolbox.export(Target::Mcp(version)).map_err(|e| {
             ErrorData::internal_error(format!("the tool list cannot be exported: {e}"), None)
@@ -313,7 +323,7 @@ impl Catalog {
         list["resultType"] = Value::String("complete".into());
         let list: Arc<ListToolsResult> = Arc::new(serde_json::from_value(list).map_err(internal)?);
         if let Ok(mut lists) = self.lists.lock() {
-            lists.insert(version, Arc::clone(&list));
+            lists.insert((version, false), Arc::clone(&list));
         }
         Ok(list)
     }
@@ -931,6 +941,18 @@ impl ServerHandler for McpServer {
             .enable_resources()
             .enable_tool_list_changed()
             .build();
+        let mut capabilities = capabilities;
+        // MCP Apps: each tool's form, for clients that announce the extension too (`apps`).
+        capabilities
+            .extensions
+            .get_or_insert_with(Default::default)
+            .insert(
+                tool_spec::ui::APP_EXTENSION.to_string(),
+                serde_json::Map::from_iter([(
+                    "mimeTypes".to_string(),
+                    Value::from(vec![tool_spec::ui::APP_MIME_TYPE]),
+                )]),
+            );
         let own = ServerConfig::new(capabilities).with_server_info(self.inner.info.clone());
         // With the prompts, resources and completions of the handler, if any.
         match self.handler() {
@@ -950,7 +972,12 @@ impl ServerHandler for McpServer {
     ) -> Result<ListToolsResult, ErrorData> {
         let version = version_of(&context);
         let toolbox = &self.inner.toolbox;
-        let list = self.inner.catalog.get(toolbox).list(toolbox, version)?;
+        let apps = apps::announced(&context, version);
+        let list = self
+            .inner
+            .catalog
+            .get(toolbox)
+            .list(toolbox, version, apps)?;
         Ok(ListToolsResult::clone(&list))
     }
 
@@ -962,7 +989,7 @@ impl ServerHandler for McpServer {
             .inner
             .catalog
             .get(toolbox)
-            .list(toolbox, McpVersion::V2026_07_28)
+            .list(toolbox, McpVersion::V2026_07_28, false)
             .ok()?;
         list.tools.iter().find(|t| t.name == name).cloned()
     }
