@@ -124,7 +124,7 @@ pub use policy::{Caller, Denial, DenialReason, Effect, Policy};
 // The boundary: approval and hooks.
 pub use approval::{
     approve_all, escape_for_display, fn_approver, reject_all, sync_approver, AfterHook, Approval,
-    ApprovalFuture, ApprovalRequest, ApproveAll, Approver, BeforeHook, CallInfo, FnApprover, Hooks,
+    ApprovalBasis, ApprovalFuture, ApprovalRequest, ApproveAll, Approver, BeforeHook, CallInfo, FnApprover, Hooks,
     RejectAll,
 };
 

@@ -510,7 +510,9 @@ pub(crate) fn tool_expr(tool: &ToolFn, self_ty: Option<&Type>) -> TokenStream {
             })
         }
     };
+    let (approval_fn, approval_when) = approval_when(tool, &fix);
     quote! {{
+        #approval_fn
         #[derive(#p::serde::Deserialize)]
         #[serde(crate = "::toolsmith::__private::serde", deny_unknown_fields)]
         #[allow(non_camel_case_types, dead_code)]
@@ -545,6 +547,58 @@ pub(crate) fn tool_expr(tool: &ToolFn, self_ty: Option<&Type>) -> TokenStream {
             invoke: __invoke,
             blocking: #blocking,
             typed: __typed_def(),
-        })
+        })#approval_when
     }}
+}
+
+/// For `requires_approval(when = path)`: the function that decides each call (the arguments
+/// decoded, then `path` called with a reference to each) and the builder call that attaches it
+/// (`Tool::requires_approval_when`, named as written). The path is bound to the function-pointer
+/// type the signature rule asks for, spanned at the path, so a function of another signature,
+/// or a name that does not resolve, is a compile error there.
+fn approval_when(tool: &ToolFn, fix: &dyn Fn(&Type) -> TokenStream) -> (TokenStream, TokenStream) {
+    let Some(path) = &tool.attr.approval_when else {
+        return (TokenStream::new(), TokenStream::new());
+    };
+    let p = quote!(::toolsmith::__private);
+    let (mut tys, mut args) = (Vec::new(), Vec::new());
+    for (i, param) in tool.params.iter().enumerate() {
+        if let Param::Model(m) = param {
+            let field = format_ident!("p{}", i);
+            tys.push(fix(&m.ty));
+            args.push(quote!(&__a.#field));
+        }
+    }
+    let name = path.to_token_stream().to_string().replace(' ', "");
+    let span = path.span();
+    // `Self::limit` inside a `#[tools]` impl: generated items cannot name `Self`.
+    let as_type = Type::Path(syn::TypePath {
+        qself: None,
+        path: path.clone(),
+    });
+    let callee: TokenStream = fix(&as_type)
+        .into_iter()
+        .map(|mut tt| {
+            tt.set_span(span);
+            tt
+        })
+        .collect();
+    let bound = quote_spanned! {span=>
+        let __when: fn(#(&#tys),*) -> bool = #callee;
+    };
+    (
+        quote! {
+            #[allow(unused_variables)]
+            fn __approval_when(__raw: &#p::Value) -> bool {
+                #bound
+                // The arguments are validated, so they decode; should they not, the approver
+                // is asked.
+                match #p::decode::<__Args>(__raw) {
+                    ::std::result::Result::Ok(__a) => __when(#(#args),*),
+                    ::std::result::Result::Err(_) => true,
+                }
+            }
+        },
+        quote!(.requires_approval_when(#name, __approval_when)),
+    )
 }
