@@ -11,12 +11,12 @@ use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex};
 use toolsmith::export::{export, McpVersion, Target};
 use toolsmith::{
-    sync_approver, tool, Approval, ApprovalBasis, ApprovalRequest, AuditEvent, MemorySink,
-    Status, Toolbox,
+    sync_approver, tool, Approval, ApprovalBasis, ApprovalRequest, AuditEvent, MemorySink, Status,
+    Toolbox,
 };
 
 /// The condition: a transfer above 100 NOK, or one to an account abroad, needs the user.
-fn over_limit(amount: &u32, to: &String, memo: &Option<String>) -> bool {
+fn over_limit(amount: &u32, to: &str, memo: &Option<String>) -> bool {
     let _ = memo;
     *amount > 100 || !to.starts_with("NO")
 }
@@ -70,7 +70,10 @@ async fn under_the_limit_runs_unasked_and_above_it_asks_the_user() {
     assert_eq!(env.status, Status::Ok, "{}", env.to_json());
     // Every parameter reaches the condition: a foreign account asks even for a small amount.
     let env = tb
-        .call("send_money", json!({"amount": 5, "to": "SE4550000000058398257466"}))
+        .call(
+            "send_money",
+            json!({"amount": 5, "to": "SE4550000000058398257466"}),
+        )
         .await;
     assert_eq!(env.status, Status::Ok, "{}", env.to_json());
     let asked = seen.lock().unwrap().clone();
@@ -101,7 +104,10 @@ async fn under_the_limit_runs_unasked_and_above_it_asks_the_user() {
 async fn above_the_limit_a_refusal_stops_the_transfer() {
     let (tb, seen, _) = toolbox(Approval::rejected("not this month"));
     let env = tb
-        .call("send_money", json!({"amount": 5000, "to": "NO9386011117947"}))
+        .call(
+            "send_money",
+            json!({"amount": 5000, "to": "NO9386011117947"}),
+        )
         .await;
     assert_eq!(env.status, Status::CancelledByUser);
     assert_eq!(seen.lock().unwrap().len(), 1);
@@ -118,7 +124,11 @@ fn the_exports_say_the_tool_may_need_approval() {
     let spec = send_money::tool().spec().clone();
     assert!(spec.effects.requires_approval && spec.effects.conditional_approval);
     assert_eq!(spec.agent_facing()["effects"]["conditionalApproval"], true);
-    let mcp = export(std::slice::from_ref(&spec), Target::Mcp(McpVersion::V2025_11_25)).unwrap();
+    let mcp = export(
+        std::slice::from_ref(&spec),
+        Target::Mcp(McpVersion::V2025_11_25),
+    )
+    .unwrap();
     let tool = &mcp["tools"][0];
     assert_eq!(tool["_meta"]["toolsmith/approval"], "conditional");
     assert_eq!(tool["annotations"]["readOnlyHint"], false);
@@ -130,4 +140,48 @@ fn the_exports_say_the_tool_may_need_approval() {
     if std::env::var_os("TOOLSMITH_PRINT_EXPORT").is_some() {
         println!("{}", serde_json::to_string_pretty(tool).unwrap());
     }
+}
+
+/// The README's example, exactly.
+mod readme {
+    use toolsmith::tool;
+
+    /// Whether a transfer needs the user: above 100 NOK.
+    fn over_limit(amount: &u32, to: &str) -> bool {
+        let _ = to;
+        *amount > 100
+    }
+
+    /// Sends money to an account. Returns the transfer id.
+    #[tool(writes, requires_approval(when = over_limit), idempotency_key(to, amount))]
+    pub fn send_money(
+        /** Amount in NOK, e.g. 250. */
+        amount: u32,
+        /** Account number, e.g. "NO9386011117947". */
+        to: String,
+    ) -> String {
+        format!("t-{amount}-{to}")
+    }
+}
+
+#[test]
+fn the_readme_shows_the_mcp_export_of_its_example() {
+    let spec = readme::send_money::tool().spec().clone();
+    let mcp = export(&[spec], Target::Mcp(McpVersion::V2025_11_25)).unwrap();
+    let mut tool = mcp["tools"][0].clone();
+    tool.as_object_mut().unwrap().remove("outputSchema");
+    let readme = include_str!("../README.md");
+    let from = readme
+        .find("What an MCP client sees in `tools/list`")
+        .expect("the README's section");
+    let block = &readme[from..];
+    let start = block.find("```json\n").unwrap() + "```json\n".len();
+    let end = start + block[start..].find("```").unwrap();
+    let shown: serde_json::Value = serde_json::from_str(&block[start..end]).unwrap();
+    assert_eq!(
+        shown,
+        tool,
+        "{}",
+        serde_json::to_string_pretty(&tool).unwrap()
+    );
 }

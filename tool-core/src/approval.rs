@@ -35,7 +35,10 @@ pub struct ApprovalRequest {
     /// Why this call is asked about: [`ApprovalBasis::Always`] for a `requires_approval` tool,
     /// [`ApprovalBasis::ConditionMet`] (or `ConditionPanicked`) when the tool's condition on
     /// the arguments decided it.
-    #[serde(default = "ApprovalBasis::always", skip_serializing_if = "ApprovalBasis::is_always")]
+    #[serde(
+        default = "ApprovalBasis::always",
+        skip_serializing_if = "ApprovalBasis::is_always"
+    )]
     pub basis: ApprovalBasis,
     /// The name of the condition that decided it (`over_limit` for
     /// `#[tool(requires_approval(when = over_limit))]`), for a tool that has one.

@@ -14,8 +14,8 @@ use tool_core::state::{
     BoxFuture, ClaimRequest, ClaimState, KeptValue, MemoryStateStore, StateStore,
 };
 use tool_core::{
-    sync_approver, Approval, ApprovalBasis, ApprovalRequest, BackendError, Effects,
-    MemorySink, Status, StoredOutcome, Tool, Toolbox,
+    sync_approver, Approval, ApprovalBasis, ApprovalRequest, BackendError, Effects, MemorySink,
+    Status, StoredOutcome, Tool, Toolbox,
 };
 
 fn transfer_spec() -> tool_core::ToolSpec {
@@ -49,7 +49,12 @@ fn transfer(runs: Arc<AtomicUsize>) -> Tool {
 }
 
 /// An approver that counts the requests it is asked, keeps them, and answers `answer`.
-fn counting(answer: Approval) -> (Arc<Mutex<Vec<ApprovalRequest>>>, Arc<dyn tool_core::Approver>) {
+fn counting(
+    answer: Approval,
+) -> (
+    Arc<Mutex<Vec<ApprovalRequest>>>,
+    Arc<dyn tool_core::Approver>,
+) {
     let seen = Arc::new(Mutex::new(Vec::new()));
     let log = seen.clone();
     let approver = sync_approver(move |req| {
@@ -79,13 +84,17 @@ async fn the_condition_decides_each_call_and_the_approver_sees_the_exact_argumen
         .unwrap();
 
     // Under the limit: runs, nobody asked.
-    let env = tb.call("send_money", json!({"amount": 40, "to": "a"})).await;
+    let env = tb
+        .call("send_money", json!({"amount": 40, "to": "a"}))
+        .await;
     assert_eq!(env.status, Status::Ok, "{}", env.to_json());
     assert_eq!(seen.lock().unwrap().len(), 0);
     assert_eq!(runs.load(Ordering::SeqCst), 1);
 
     // Over it: asked, with the validated arguments, then runs.
-    let env = tb.call("send_money", json!({"amount": 250, "to": "b"})).await;
+    let env = tb
+        .call("send_money", json!({"amount": 250, "to": "b"}))
+        .await;
     assert_eq!(env.status, Status::Ok, "{}", env.to_json());
     assert_eq!(runs.load(Ordering::SeqCst), 2);
     let asked = seen.lock().unwrap().clone();
@@ -93,13 +102,19 @@ async fn the_condition_decides_each_call_and_the_approver_sees_the_exact_argumen
     assert_eq!(asked[0].arguments, json!({"amount": 250, "to": "b"}));
     assert_eq!(asked[0].basis, ApprovalBasis::ConditionMet);
     assert_eq!(asked[0].condition.as_deref(), Some("over_limit"));
-    assert!(asked[0].summary.contains("amount=250"), "{}", asked[0].summary);
+    assert!(
+        asked[0].summary.contains("amount=250"),
+        "{}",
+        asked[0].summary
+    );
     let wire = serde_json::to_value(&asked[0]).unwrap();
     assert_eq!(wire["basis"], "condition_met");
     assert_eq!(wire["condition"], "over_limit");
 
     // Invalid arguments never reach the condition (it would panic on a string amount).
-    let env = tb.call("send_money", json!({"amount": "lots", "to": "c"})).await;
+    let env = tb
+        .call("send_money", json!({"amount": "lots", "to": "c"}))
+        .await;
     assert_eq!(env.status, Status::InvalidInput);
     assert_eq!(tb.faults().approver, 0);
 
@@ -131,18 +146,38 @@ async fn over_the_limit_a_refusal_or_no_approver_does_not_run_it() {
         .shared_approver(approver)
         .build()
         .unwrap();
-    let env = tb.call("send_money", json!({"amount": 500, "to": "b"})).await;
+    let env = tb
+        .call("send_money", json!({"amount": 500, "to": "b"}))
+        .await;
     assert_eq!(env.status, Status::CancelledByUser);
     assert_eq!(seen.lock().unwrap().len(), 1);
     assert_eq!(runs.load(Ordering::SeqCst), 0);
     // Under it, the same toolbox runs it unasked.
-    assert_eq!(tb.call("send_money", json!({"amount": 5, "to": "b"})).await.status, Status::Ok);
-    assert_eq!((seen.lock().unwrap().len(), runs.load(Ordering::SeqCst)), (1, 1));
+    assert_eq!(
+        tb.call("send_money", json!({"amount": 5, "to": "b"}))
+            .await
+            .status,
+        Status::Ok
+    );
+    assert_eq!(
+        (seen.lock().unwrap().len(), runs.load(Ordering::SeqCst)),
+        (1, 1)
+    );
 
     // Without an approver: under the limit runs, over it is denied.
-    let tb = Toolbox::builder().tool(transfer(runs.clone())).build().unwrap();
-    assert_eq!(tb.call("send_money", json!({"amount": 5, "to": "b"})).await.status, Status::Ok);
-    let env = tb.call("send_money", json!({"amount": 500, "to": "b"})).await;
+    let tb = Toolbox::builder()
+        .tool(transfer(runs.clone()))
+        .build()
+        .unwrap();
+    assert_eq!(
+        tb.call("send_money", json!({"amount": 5, "to": "b"}))
+            .await
+            .status,
+        Status::Ok
+    );
+    let env = tb
+        .call("send_money", json!({"amount": 500, "to": "b"}))
+        .await;
     assert_eq!(env.status, Status::Denied);
     assert_eq!(env.code.as_deref(), Some("APPROVAL_UNAVAILABLE"));
     assert_eq!(runs.load(Ordering::SeqCst), 2);
@@ -174,7 +209,11 @@ async fn a_panicking_condition_asks_the_approver_and_never_runs_unapproved() {
     assert_eq!(tb.faults().approver, 1);
     let rec = &calls(&audit)[0];
     assert_eq!(rec.approval, Some(ApprovalBasis::ConditionPanicked));
-    assert!(rec.detail.as_deref().unwrap().contains("limit table missing"));
+    assert!(rec
+        .detail
+        .as_deref()
+        .unwrap()
+        .contains("limit table missing"));
     assert!(!env.to_json().contains("limit table"));
 
     // With no approver, the same call is denied, not run.
@@ -271,13 +310,19 @@ async fn keyed_calls_claim_by_the_decision_and_duplicates_are_refused_before_ask
 
     // Under the limit: claimed started, no mark written, nobody asked.
     let small = json!({"amount": 40, "to": "a"});
-    assert_eq!(tb.call("send_money", small.clone()).await.status, Status::Ok);
+    assert_eq!(
+        tb.call("send_money", small.clone()).await.status,
+        Status::Ok
+    );
     assert_eq!(*state.claims_started.lock().unwrap(), vec![true]);
     assert_eq!(state.marks.load(Ordering::SeqCst), 0);
 
     // Over it: claimed not started, asked, then marked started before it runs.
     let large = json!({"amount": 400, "to": "a"});
-    assert_eq!(tb.call("send_money", large.clone()).await.status, Status::Ok);
+    assert_eq!(
+        tb.call("send_money", large.clone()).await.status,
+        Status::Ok
+    );
     assert_eq!(*state.claims_started.lock().unwrap(), vec![true, false]);
     assert_eq!(state.marks.load(Ordering::SeqCst), 1);
     assert_eq!(seen.lock().unwrap().len(), 1);
@@ -316,7 +361,11 @@ fn the_spec_says_approval_may_be_needed_and_a_destructive_tool_may_not_skip_it()
         |_, _| Box::pin(async { Ok(json!(null)) }),
     )
     .requires_approval_when("over_limit", |_: &Value| false);
-    let err = Toolbox::builder().tool(destructive).build().unwrap_err().to_string();
+    let err = Toolbox::builder()
+        .tool(destructive)
+        .build()
+        .unwrap_err()
+        .to_string();
     assert!(err.contains("needs approval of every call"), "{err}");
 }
 

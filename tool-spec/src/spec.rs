@@ -592,7 +592,9 @@ mod tests {
 
     #[test]
     fn conditional_approval_is_serialized_only_when_set() {
-        let plain = Effects::none().with_writes(true).with_requires_approval(true);
+        let plain = Effects::none()
+            .with_writes(true)
+            .with_requires_approval(true);
         let text = serde_json::to_string(&plain).unwrap();
         assert!(!text.contains("conditionalApproval"), "{text}");
         let conditional = plain.with_conditional_approval(true);
@@ -601,7 +603,9 @@ mod tests {
         assert_eq!(value["requiresApproval"], true);
         let back: Effects = serde_json::from_value(value).unwrap();
         assert_eq!(back, conditional);
-        let spec = |e| ToolSpec::new("pay", "Pays.", serde_json::json!({"type": "object"})).with_effects(e);
+        let spec = |e| {
+            ToolSpec::new("pay", "Pays.", serde_json::json!({"type": "object"})).with_effects(e)
+        };
         assert_ne!(spec(plain).fingerprint(), spec(conditional).fingerprint());
         // Off again, requires_approval stays as set.
         assert_eq!(conditional.with_conditional_approval(false), plain);

@@ -30,6 +30,12 @@ pub(super) fn needed(entry: &super::Entry) -> bool {
     entry.tool.spec().effects.requires_approval
 }
 
+/// Whether this call is put to the approver: its tool may need approval and `decide` says this
+/// call does.
+pub(super) fn asks(faults: &Faults, call: &mut CallState<'_>) -> bool {
+    needed(call.entry()) && decide(faults, call).asks()
+}
+
 /// Whether this call of a tool that may need approval is put to the approver, and why: decided
 /// once per call, on the validated arguments (the same value the approver and the tool see),
 /// and kept in the call state for the stages after (the idempotency claim asks first) and the
@@ -40,16 +46,10 @@ pub(super) fn decide(faults: &Faults, call: &mut CallState<'_>) -> ApprovalBasis
     if let Some(basis) = call.approval {
         return basis;
     }
-    let decided = call
-        .entry()
-        .tool
-        .inner
-        .approval_when
-        .as_ref()
-        .map(|when| {
-            let args = call.args();
-            catch_unwind(AssertUnwindSafe(|| (when.decide)(args))).map_err(panic_text)
-        });
+    let decided = call.entry().tool.inner.approval_when.as_ref().map(|when| {
+        let args = call.args();
+        catch_unwind(AssertUnwindSafe(|| (when.decide)(args))).map_err(panic_text)
+    });
     let basis = match decided {
         None => ApprovalBasis::Always,
         Some(Ok(true)) => ApprovalBasis::ConditionMet,

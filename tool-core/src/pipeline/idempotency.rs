@@ -105,9 +105,7 @@ pub(super) async fn claim<'a>(
     // told the outcome is unknown, the safe reading.)
     // A tool whose approval depends on its arguments is decided here, once for the call (the
     // approval stage reads the same decision): a call that needs none this time takes this path.
-    let started = !safe_to_repeat(call.entry())
-        && !(super::approval::needed(call.entry())
-            && super::approval::decide(&sh.faults, call).asks());
+    let started = !safe_to_repeat(call.entry()) && !super::approval::asks(&sh.faults, call);
     let name = call.entry().tool.name();
     match sh
         .gate

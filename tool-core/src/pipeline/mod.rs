@@ -680,10 +680,7 @@ pub(crate) async fn run<'a>(tb: &'a Engine, call: &mut CallState<'a>) {
                 None => Step::Continue,
             },
             // A tool with a condition on its arguments asks only when the condition says so.
-            StageId::Approval
-                if approval::needed(call.entry())
-                    && approval::decide(&st.approval.faults, call).asks() =>
-            {
+            StageId::Approval if approval::asks(&st.approval.faults, call) => {
                 Box::pin(approval::run(&st.approval, call)).await
             }
             StageId::Approval => Step::Continue,
