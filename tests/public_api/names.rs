@@ -7,6 +7,7 @@ mod in_toolsmith {
     use toolsmith::Allow;
     use toolsmith::Answer;
     use toolsmith::Approval;
+    use toolsmith::ApprovalBasis;
     use toolsmith::ApprovalFuture;
     use toolsmith::ApprovalRequest;
     use toolsmith::ApproveAll;

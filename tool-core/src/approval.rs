@@ -32,6 +32,68 @@ pub struct ApprovalRequest {
     /// whole up to 80 characters, or cut with a count of the characters not
     /// shown; control and bidirectional characters are escaped ([`escape_for_display`]).
     pub summary: String,
+    /// Why this call is asked about: [`ApprovalBasis::Always`] for a `requires_approval` tool,
+    /// [`ApprovalBasis::ConditionMet`] (or `ConditionPanicked`) when the tool's condition on
+    /// the arguments decided it.
+    #[serde(
+        default = "ApprovalBasis::always",
+        skip_serializing_if = "ApprovalBasis::is_always"
+    )]
+    pub basis: ApprovalBasis,
+    /// The name of the condition that decided it (`over_limit` for
+    /// `#[tool(requires_approval(when = over_limit))]`), for a tool that has one.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub condition: Option<String>,
+}
+
+/// Why a call of a tool that may need approval was, or was not, put to the approver. The
+/// audit record keeps it (`approval`, with `approval_condition`), and the approver sees it
+/// ([`ApprovalRequest::basis`]).
+///
+/// ```
+/// use tool_core::ApprovalBasis;
+/// assert!(ApprovalBasis::ConditionPanicked.asks());
+/// assert!(!ApprovalBasis::ConditionNotMet.asks());
+/// assert_eq!(serde_json::to_value(ApprovalBasis::ConditionMet).unwrap(), "condition_met");
+/// ```
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+#[non_exhaustive]
+pub enum ApprovalBasis {
+    /// The tool requires approval of every call (`#[tool(requires_approval)]`).
+    Always,
+    /// The tool's condition on the arguments said this call needs approval.
+    ConditionMet,
+    /// The tool's condition said this call needs none: it ran without asking.
+    ConditionNotMet,
+    /// The tool's condition panicked: the call was put to the approver (never run
+    /// unapproved), and the panic counted as a fault of the approver.
+    ConditionPanicked,
+}
+
+impl ApprovalBasis {
+    /// Whether the approver is asked.
+    pub fn asks(self) -> bool {
+        self != ApprovalBasis::ConditionNotMet
+    }
+
+    /// The name the audit record writes (`always`, `condition_met`, ...).
+    pub fn as_str(self) -> &'static str {
+        match self {
+            ApprovalBasis::Always => "always",
+            ApprovalBasis::ConditionMet => "condition_met",
+            ApprovalBasis::ConditionNotMet => "condition_not_met",
+            ApprovalBasis::ConditionPanicked => "condition_panicked",
+        }
+    }
+
+    fn always() -> Self {
+        ApprovalBasis::Always
+    }
+
+    fn is_always(&self) -> bool {
+        *self == ApprovalBasis::Always
+    }
 }
 
 impl ApprovalRequest {
@@ -46,7 +108,18 @@ impl ApprovalRequest {
             effects: spec.effects,
             caller,
             summary,
+            basis: ApprovalBasis::Always,
+            condition: None,
         }
+    }
+
+    /// The same request, saying it is asked because `condition` (the tool's condition on the
+    /// arguments, by name) decided so (`basis`).
+    #[must_use]
+    pub fn because(mut self, basis: ApprovalBasis, condition: impl Into<String>) -> Self {
+        self.basis = basis;
+        self.condition = Some(condition.into());
+        self
     }
 }
 

@@ -2,6 +2,7 @@
 //!
 //! The overview is in the docs of [`AuditSink`], where it is rendered.
 
+use crate::approval::ApprovalBasis;
 use crate::envelope::{Envelope, Status};
 use crate::policy::Caller;
 use crate::spec::{canonical_json, ToolSpec};
@@ -67,6 +68,15 @@ pub struct AuditRecord {
     /// Host-only detail, e.g. a panic message. Never shown to the model.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub detail: Option<String>,
+    /// For calls of a tool that may need approval, once the call got that far (past validation
+    /// and the before-hooks): whether the approver was asked and why (`always`,
+    /// `condition_met`, `condition_not_met`, `condition_panicked`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub approval: Option<ApprovalBasis>,
+    /// The name of the condition that decided [`approval`](AuditRecord::approval), for a tool
+    /// whose approval depends on its arguments.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub approval_condition: Option<String>,
 }
 
 impl AuditRecord {
@@ -89,6 +99,8 @@ impl AuditRecord {
             duration_ms: None,
             args_digest: None,
             detail: None,
+            approval: None,
+            approval_condition: None,
         }
     }
 

@@ -124,8 +124,8 @@ pub use policy::{Caller, Denial, DenialReason, Effect, Policy};
 // The boundary: approval and hooks.
 pub use approval::{
     approve_all, escape_for_display, fn_approver, reject_all, sync_approver, AfterHook, Approval,
-    ApprovalFuture, ApprovalRequest, ApproveAll, Approver, BeforeHook, CallInfo, FnApprover, Hooks,
-    RejectAll,
+    ApprovalBasis, ApprovalFuture, ApprovalRequest, ApproveAll, Approver, BeforeHook, CallInfo,
+    FnApprover, Hooks, RejectAll,
 };
 
 // The boundary: idempotency, budgets and record stores.

@@ -80,6 +80,18 @@ pub(crate) struct ToolInner {
     /// Whether the output may hold text a secret could be in, decided once from the output
     /// schema ([`crate::output_text`]); when not, redaction skips the result's data.
     pub(crate) output_may_hold_text: bool,
+    /// The condition that decides per call whether the approver is asked
+    /// ([`Tool::requires_approval_when`]).
+    pub(crate) approval_when: Option<ApprovalWhen>,
+}
+
+/// The condition of a tool whose approval depends on its arguments: its name (for the audit
+/// record and the approval request) and the pure function of the validated arguments that
+/// answers `true` when this call needs the approver.
+#[derive(Clone)]
+pub(crate) struct ApprovalWhen {
+    pub(crate) name: String,
+    pub(crate) decide: Arc<dyn Fn(&Value) -> bool + Send + Sync>,
 }
 
 /// A tool: its [`ToolSpec`] and its executor. Cheap to clone.
@@ -137,6 +149,7 @@ impl Tool {
                 idempotency_key: def.idempotency_key.iter().map(|k| k.to_string()).collect(),
                 typed: def.typed,
                 output_may_hold_text,
+                approval_when: None,
             }),
         }
     }
@@ -176,6 +189,7 @@ impl Tool {
                 typed: None,
                 // A hand-written executor's result is not bound to the spec's output schema.
                 output_may_hold_text: true,
+                approval_when: None,
             }),
         }
     }
@@ -209,6 +223,46 @@ impl Tool {
         self.map_inner(|inner| inner.idempotency_key = params)
     }
 
+    /// Approval that depends on the arguments: `when` (named `name` in the audit record and the
+    /// approval request) decides for each call whether the toolbox's [`Approver`](crate::Approver)
+    /// is asked. It is the run-time form of `#[tool(requires_approval(when = fn_name))]`.
+    ///
+    /// `when` reads the validated arguments, defaults filled in (exactly what the approver and
+    /// the tool see), after the policy, validation and the before-hooks, and before the
+    /// idempotency claim and the approval; it never runs the tool. It must be a pure function of
+    /// the arguments: `true` asks the approver, `false` lets the call run unasked. If it panics,
+    /// the call is put to the approver (the safe reading: it never runs unapproved), and the
+    /// panic is counted as a fault of the approver.
+    ///
+    /// The spec says the tool may need approval: [`Effects::requires_approval`] and
+    /// [`Effects::conditional_approval`] are set, so a [`Policy`](crate::Policy) that refuses
+    /// `requires_approval` tools refuses it whatever the arguments.
+    ///
+    /// ```
+    /// use tool_core::{Effects, Tool, ToolSpec};
+    /// # let schema = serde_json::json!({"type": "object", "properties": {"amount": {"type": "integer", "description": "NOK."}}, "required": ["amount"], "additionalProperties": false});
+    /// let spec = ToolSpec::new("send_money", "Sends money. Returns the transfer id.", schema)
+    ///     .with_effects(Effects::none().with_writes(true))
+    ///     .with_version("1.0.0");
+    /// let tool = Tool::from_fn(spec, |_ctx, _args| Box::pin(async { Ok(serde_json::json!("t-1")) }))
+    ///     .requires_approval_when("over_limit", |args| args["amount"].as_u64().is_none_or(|a| a > 100));
+    /// assert!(tool.spec().effects.requires_approval && tool.spec().effects.conditional_approval);
+    /// ```
+    #[must_use]
+    pub fn requires_approval_when<F>(self, name: impl Into<String>, when: F) -> Tool
+    where
+        F: Fn(&Value) -> bool + Send + Sync + 'static,
+    {
+        let condition = ApprovalWhen {
+            name: name.into(),
+            decide: Arc::new(when),
+        };
+        self.map_inner(|inner| {
+            inner.spec.effects = inner.spec.effects.with_conditional_approval(true);
+            inner.approval_when = Some(condition);
+        })
+    }
+
     fn map_inner(self, f: impl FnOnce(&mut ToolInner)) -> Tool {
         let mut inner = match Arc::try_unwrap(self.inner) {
             Ok(inner) => inner,
@@ -221,6 +275,7 @@ impl Tool {
                 idempotency_key: shared.idempotency_key.clone(),
                 typed: shared.typed,
                 output_may_hold_text: shared.output_may_hold_text,
+                approval_when: shared.approval_when.clone(),
             },
         };
         f(&mut inner);
@@ -286,6 +341,8 @@ pub(crate) fn declaration_problems(spec: &ToolSpec) -> Vec<String> {
         .any(|a| a.rule == "destructive_without_approval");
     if e.destructive && !e.requires_approval && !allowed {
         problems.push("a `destructive` tool needs `requires_approval`, so a human confirms each call; or add the allow rule `destructive_without_approval` with a reason".to_string());
+    } else if e.destructive && e.conditional_approval && !allowed {
+        problems.push("a `destructive` tool needs approval of every call, and a condition on the arguments lets some run unasked: declare `requires_approval` without a condition, or add the allow rule `destructive_without_approval` with a reason".to_string());
     }
     problems
 }

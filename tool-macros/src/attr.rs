@@ -153,6 +153,9 @@ pub(crate) struct ToolAttr {
     pub open_world: Flag,
     pub idempotent: Flag,
     pub requires_approval: Flag,
+    /// `requires_approval(when = fn_name)`: the condition on the arguments (then
+    /// `requires_approval` is on too).
+    pub approval_when: Option<syn::Path>,
     pub untrusted_output: Flag,
     pub timeout_ms: Option<u64>,
     pub output_budget: Option<usize>,
@@ -178,6 +181,28 @@ fn unknown_key(meta: &ParseNestedMeta, what: &str, expected: &str) -> syn::Error
     meta.error(format!(
         "unknown `{what}` key `{key}`; expected one of: {expected}"
     ))
+}
+
+/// The condition of `requires_approval(when = fn_name)`: a path to a function.
+fn approval_when(meta: &ParseNestedMeta) -> syn::Result<syn::Path> {
+    use syn::ext::IdentExt;
+    let usage = "write `requires_approval(when = fn_name)`, naming a function that takes a reference to each parameter of the tool (context parameters aside), in order, and returns `bool` (true: ask the approver)";
+    let content;
+    syn::parenthesized!(content in meta.input);
+    if content.is_empty() {
+        return Err(meta.error(usage));
+    }
+    let key = syn::Ident::parse_any(&content)?;
+    if key != "when" {
+        return Err(syn::Error::new(key.span(), usage));
+    }
+    content.parse::<syn::Token![=]>()?;
+    let path: syn::Path = content.parse()?;
+    let _ = content.parse::<Option<syn::Token![,]>>()?;
+    if !content.is_empty() {
+        return Err(content.error(usage));
+    }
+    Ok(path)
 }
 
 impl ToolAttr {
@@ -278,6 +303,13 @@ impl ToolAttr {
                 ToolKey::Network => flag(&mut attr.network, &meta)?,
                 ToolKey::OpenWorld => flag(&mut attr.open_world, &meta)?,
                 ToolKey::Idempotent => flag(&mut attr.idempotent, &meta)?,
+                ToolKey::RequiresApproval if meta.input.peek(syn::token::Paren) => {
+                    if attr.requires_approval.on() {
+                        return Err(meta.error("`requires_approval` is declared twice"));
+                    }
+                    attr.approval_when = Some(approval_when(&meta)?);
+                    attr.requires_approval = Flag(Some(span));
+                }
                 ToolKey::RequiresApproval => flag(&mut attr.requires_approval, &meta)?,
                 ToolKey::UntrustedOutput => flag(&mut attr.untrusted_output, &meta)?,
                 ToolKey::Example => {

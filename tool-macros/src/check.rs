@@ -218,6 +218,8 @@ fn effects(cx: &Ctxt, tool: &ToolFn, attr_span: Span) {
             .any(|al| al.rule == "destructive_without_approval");
         if !a.requires_approval.on() && !allowed {
             cx.error_at(span, "a `destructive` tool needs `requires_approval`, so a human confirms each call; or add `allow(destructive_without_approval, reason = \"...\")`");
+        } else if let (Some(when), false) = (&a.approval_when, allowed) {
+            cx.error_at(syn::spanned::Spanned::span(when), "a `destructive` tool needs approval of every call, and `when` lets some run unasked: write `requires_approval` without a condition, or add `allow(destructive_without_approval, reason = \"...\")`");
         }
     }
 }

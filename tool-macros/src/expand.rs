@@ -510,7 +510,9 @@ pub(crate) fn tool_expr(tool: &ToolFn, self_ty: Option<&Type>) -> TokenStream {
             })
         }
     };
+    let (approval_fn, approval_when) = approval_when(tool, &fix);
     quote! {{
+        #approval_fn
         #[derive(#p::serde::Deserialize)]
         #[serde(crate = "::toolsmith::__private::serde", deny_unknown_fields)]
         #[allow(non_camel_case_types, dead_code)]
@@ -545,6 +547,70 @@ pub(crate) fn tool_expr(tool: &ToolFn, self_ty: Option<&Type>) -> TokenStream {
             invoke: __invoke,
             blocking: #blocking,
             typed: __typed_def(),
-        })
+        })#approval_when
     }}
+}
+
+/// For `requires_approval(when = path)`: the function that decides each call (the arguments
+/// decoded, then `path` called with a reference to each, context parameters aside, in order)
+/// and the builder call that attaches it (`Tool::requires_approval_when`, named as written).
+/// The binding and the call are spanned at the path, so a function of another signature (a
+/// parameter's type, their number, the return type) or a name that does not resolve is a
+/// compile error there. Being a call, deref coercion applies: `&str` takes a `String`
+/// parameter, `&[T]` a `Vec<T>`.
+fn approval_when(tool: &ToolFn, fix: &dyn Fn(&Type) -> TokenStream) -> (TokenStream, TokenStream) {
+    let Some(path) = &tool.attr.approval_when else {
+        return (TokenStream::new(), TokenStream::new());
+    };
+    let p = quote!(::toolsmith::__private);
+    let span = path.span();
+    let args: Vec<TokenStream> = tool
+        .params
+        .iter()
+        .enumerate()
+        .filter(|(_, param)| matches!(param, Param::Model(_)))
+        .map(|(i, _)| {
+            let field = format_ident!("p{}", i, span = span);
+            quote_spanned!(span=> &__a.#field)
+        })
+        .collect();
+    let name = path.to_token_stream().to_string().replace(' ', "");
+    // `Self::limit` inside a `#[tools]` impl: generated items cannot name `Self`.
+    let as_type = Type::Path(syn::TypePath {
+        qself: None,
+        path: path.clone(),
+    });
+    let callee: TokenStream = fix(&as_type)
+        .into_iter()
+        .map(|mut tt| {
+            tt.set_span(span);
+            tt
+        })
+        .collect();
+    // Two steps, both spanned at the path: binding the function to a pointer with one inferred
+    // parameter per tool parameter checks the number of parameters and the return type (one
+    // clear error, with both signatures); calling it through the pointer checks each
+    // parameter's type, with the coercions of a call.
+    let holes = args.iter().map(|_| quote_spanned!(span=> _));
+    let decided = quote_spanned! {span=>
+        let __when: fn(#(#holes),*) -> bool = #callee;
+        let __needs: bool = __when(#(#args),*);
+    };
+    (
+        quote! {
+            #[allow(unused_variables)]
+            fn __approval_when(__raw: &#p::Value) -> bool {
+                // The arguments are validated, so they decode; should they not, the approver
+                // is asked.
+                match #p::decode::<__Args>(__raw) {
+                    ::std::result::Result::Ok(__a) => {
+                        #decided
+                        __needs
+                    }
+                    ::std::result::Result::Err(_) => true,
+                }
+            }
+        },
+        quote!(.requires_approval_when(#name, __approval_when)),
+    )
 }

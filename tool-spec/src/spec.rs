@@ -46,6 +46,18 @@ pub struct Effects {
     pub requires_approval: bool,
     /// Returns text written by third parties, which the model must not follow as instructions.
     pub untrusted_output: bool,
+    /// Whether a call needs approval is decided per call, by a condition on its arguments
+    /// (`#[tool(requires_approval(when = fn_name))]`, `Tool::requires_approval_when`):
+    /// [`requires_approval`](Effects::requires_approval) is then also set, since any call
+    /// *may* need a person. Serialized (`conditionalApproval`) only when set, so the
+    /// fingerprints of other tools do not change.
+    #[serde(skip_serializing_if = "is_false")]
+    pub conditional_approval: bool,
+}
+
+/// For `skip_serializing_if`: a flag that is off is left out.
+fn is_false(on: &bool) -> bool {
+    !*on
 }
 
 impl Effects {
@@ -61,6 +73,7 @@ impl Effects {
             idempotent: false,
             requires_approval: false,
             untrusted_output: false,
+            conditional_approval: false,
         }
     }
 
@@ -114,6 +127,25 @@ impl Effects {
     #[must_use]
     pub const fn with_requires_approval(mut self, on: bool) -> Effects {
         self.requires_approval = on;
+        self
+    }
+
+    /// Sets [`conditional_approval`](Effects::conditional_approval): a condition on the
+    /// arguments decides per call whether a person approves it. Turning it on also turns on
+    /// [`requires_approval`](Effects::requires_approval) (a call may need approval); turning
+    /// it off leaves `requires_approval` as it is.
+    ///
+    /// ```
+    /// let e = tool_spec::Effects::none().with_writes(true).with_conditional_approval(true);
+    /// assert!(e.requires_approval && e.conditional_approval);
+    /// assert_eq!(e.names(), vec!["writes", "requires_approval"]);
+    /// ```
+    #[must_use]
+    pub const fn with_conditional_approval(mut self, on: bool) -> Effects {
+        self.conditional_approval = on;
+        if on {
+            self.requires_approval = true;
+        }
         self
     }
 
@@ -556,6 +588,27 @@ mod tests {
             assert_eq!(on.names(), vec![name]);
             assert_eq!(setter(on, false), Effects::none(), "{name} turns off again");
         }
+    }
+
+    #[test]
+    fn conditional_approval_is_serialized_only_when_set() {
+        let plain = Effects::none()
+            .with_writes(true)
+            .with_requires_approval(true);
+        let text = serde_json::to_string(&plain).unwrap();
+        assert!(!text.contains("conditionalApproval"), "{text}");
+        let conditional = plain.with_conditional_approval(true);
+        let value = serde_json::to_value(conditional).unwrap();
+        assert_eq!(value["conditionalApproval"], true);
+        assert_eq!(value["requiresApproval"], true);
+        let back: Effects = serde_json::from_value(value).unwrap();
+        assert_eq!(back, conditional);
+        let spec = |e| {
+            ToolSpec::new("pay", "Pays.", serde_json::json!({"type": "object"})).with_effects(e)
+        };
+        assert_ne!(spec(plain).fingerprint(), spec(conditional).fingerprint());
+        // Off again, requires_approval stays as set.
+        assert_eq!(conditional.with_conditional_approval(false), plain);
     }
 
     #[test]

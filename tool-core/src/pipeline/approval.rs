@@ -2,15 +2,17 @@
 //! timeout, with a panic contained. Without an approver such calls are `denied`
 //! (`APPROVAL_UNAVAILABLE`); no answer in time is `denied` (`APPROVAL_TIMEOUT`); an approver that
 //! panics is `failed` (`APPROVER_FAILED`, counted as a fault, its text in the audit record's
-//! host-only detail). None of them runs the tool.
+//! host-only detail). None of them runs the tool. A tool whose approval depends on its
+//! arguments (`requires_approval(when = ..)`) is asked only when its condition holds (`decide`).
 
 use super::{CallState, Step};
-use crate::approval::{Approval, ApprovalRequest, Approver};
+use crate::approval::{Approval, ApprovalBasis, ApprovalRequest, Approver};
 use crate::codes;
 use crate::envelope::Envelope;
 use crate::error::ToolError;
 use crate::fault::{Fault, FaultKind, Faults};
-use crate::unwind::CatchUnwind;
+use crate::unwind::{panic_text, CatchUnwind};
+use std::panic::{catch_unwind, AssertUnwindSafe};
 use std::sync::Arc;
 use std::time::Duration;
 
@@ -22,9 +24,58 @@ pub(crate) struct Approve {
     pub(crate) faults: Arc<Faults>,
 }
 
-/// Whether the tool needs approval (then `run` asks for it).
+/// Whether the tool may need approval (then `decide` says whether this call does, and `run`
+/// asks for it).
 pub(super) fn needed(entry: &super::Entry) -> bool {
     entry.tool.spec().effects.requires_approval
+}
+
+/// Whether this call is put to the approver: its tool may need approval and `decide` says this
+/// call does.
+pub(super) fn asks(faults: &Faults, call: &mut CallState<'_>) -> bool {
+    needed(call.entry()) && decide(faults, call).asks()
+}
+
+/// Whether this call of a tool that may need approval is put to the approver, and why: decided
+/// once per call, on the validated arguments (the same value the approver and the tool see),
+/// and kept in the call state for the stages after (the idempotency claim asks first) and the
+/// audit record. A tool without a condition is always asked. The condition never runs the tool;
+/// a panic in it asks the approver (the call never runs unapproved), counted as a fault of the
+/// approver, its text in the audit record's host-only detail.
+pub(super) fn decide(faults: &Faults, call: &mut CallState<'_>) -> ApprovalBasis {
+    if let Some(basis) = call.approval {
+        return basis;
+    }
+    let decided = call.entry().tool.inner.approval_when.as_ref().map(|when| {
+        let args = call.args();
+        catch_unwind(AssertUnwindSafe(|| (when.decide)(args))).map_err(panic_text)
+    });
+    let basis = match decided {
+        None => ApprovalBasis::Always,
+        Some(Ok(true)) => ApprovalBasis::ConditionMet,
+        Some(Ok(false)) => ApprovalBasis::ConditionNotMet,
+        Some(Err(panic)) => {
+            let tool = call.entry().tool.name().to_string();
+            call.detail = Some(format!("approval condition panic: {panic}"));
+            faults.report(Fault {
+                kind: FaultKind::Approver,
+                tool: Some(tool),
+                operation_id: Some(call.operation_id.as_str().to_string()),
+                detail: format!("approval condition panic: {panic}"),
+            });
+            ApprovalBasis::ConditionPanicked
+        }
+    };
+    call.approval = Some(basis);
+    basis
+}
+
+/// The name of the condition that decided the call's approval, for the audit record: only for
+/// a call decided by one.
+pub(super) fn condition_name(call: &CallState<'_>) -> Option<String> {
+    call.approval.filter(|b| *b != ApprovalBasis::Always)?;
+    let when = call.entry.as_ref()?.tool.inner.approval_when.as_ref()?;
+    Some(when.name.clone())
 }
 
 pub(super) async fn run(sh: &Approve, call: &mut CallState<'_>) -> Step {
@@ -41,7 +92,10 @@ pub(super) async fn run(sh: &Approve, call: &mut CallState<'_>) -> Step {
             .into_envelope(),
         );
     };
-    let request = ApprovalRequest::new(spec, call.args().clone(), call.options.who().clone());
+    let mut request = ApprovalRequest::new(spec, call.args().clone(), call.options.who().clone());
+    if let Some(name) = condition_name(call) {
+        request = request.because(call.approval.unwrap_or(ApprovalBasis::Always), name);
+    }
     let mut detail = None;
     let approval = match ask(sh, approver.as_ref(), &request, &mut detail).await {
         Ok(approval) => approval,

@@ -43,6 +43,8 @@ pub(super) fn record(call: &mut CallState<'_>) {
         rec.status = Some(env.status);
         rec.code.clone_from(&env.code);
         rec.args_digest = call.args.as_ref().map(|a| keyed_args_digest(&sh.key, a));
+        rec.approval = call.approval;
+        rec.approval_condition = super::approval::condition_name(call);
         // Host-only detail (a panic's text, output-contract errors) can quote secrets too.
         rec.detail = match (call.detail.take(), &sh.redactor) {
             (Some(d), Some(r)) => Some(r.redact_str(&d).into_owned()),

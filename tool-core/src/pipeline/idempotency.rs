@@ -100,12 +100,13 @@ pub(super) async fn claim<'a>(
     call: &mut CallState<'a>,
     key: IdempotencyKey,
 ) -> Step {
-    let name = call.entry().tool.name();
     // A write with no approval to ask between its claim and its run is claimed started: one
     // round trip to a shared store fewer. (Should the process die before the run, a repeat is
     // told the outcome is unknown, the safe reading.)
-    let entry = call.entry();
-    let started = !safe_to_repeat(entry) && !super::approval::needed(entry);
+    // A tool whose approval depends on its arguments is decided here, once for the call (the
+    // approval stage reads the same decision): a call that needs none this time takes this path.
+    let started = !safe_to_repeat(call.entry()) && !super::approval::asks(&sh.faults, call);
+    let name = call.entry().tool.name();
     match sh
         .gate
         .enter(key, call.operation_id.as_str(), started)

@@ -14,7 +14,7 @@
 //! | 7 | `before_hooks` | `hooks` | the host's before-hooks; an error stops the call |
 //! | 8 | `stored_page` | `paging` | a later page of a kept result is served from the record store; of a write no longer kept, refused |
 //! | 9 | `idempotency` | `idempotency` | claims the call's idempotency key; a repeat is refused (`DUPLICATE`, `IN_PROGRESS`, ...) |
-//! | 10 | `approval` | `approval` | `requires_approval` tools ask the host's approver (with a timeout, a panic contained) |
+//! | 10 | `approval` | `approval` | `requires_approval` tools ask the host's approver (with a timeout, a panic contained); a tool with a condition (`requires_approval(when = ..)`) only when it holds for the arguments |
 //! | 11 | `execute` | `execute` | runs the tool with its timeout, catching panics |
 //! | 12 | `output_contract` | `contract` | debug builds: the result must match the output schema; the reply becomes the envelope |
 //! | 13 | `redact` | `redact` | secrets are masked in everything the envelope says |
@@ -321,6 +321,10 @@ pub(crate) struct CallState<'a> {
     /// The claimed idempotency key, from `idempotency` to `idempotency_record`. Boxed: only
     /// calls with a key have one, and every call's state is moved with the call's future.
     pub(crate) claim: Option<Box<Ticket<'a>>>,
+    /// Whether the call is put to the approver and why, once decided (`approval::decide`, from
+    /// `idempotency` or `approval`, whichever asks first); `None` for a tool that never needs
+    /// approval, or before the decision.
+    pub(crate) approval: Option<crate::approval::ApprovalBasis>,
     /// Whether the tool ran.
     pub(crate) ran: Ran,
     /// How a typed tool encodes its result: as a value for an [`Envelope`], as JSON text for
@@ -375,6 +379,7 @@ impl<'a> CallState<'a> {
             typed: None,
             page: None,
             claim: None,
+            approval: None,
             ran: Ran::NotRun,
             encoding,
             reply: None,
@@ -674,7 +679,8 @@ pub(crate) async fn run<'a>(tb: &'a Engine, call: &mut CallState<'a>) {
                 Some(claim) => claim.await,
                 None => Step::Continue,
             },
-            StageId::Approval if approval::needed(call.entry()) => {
+            // A tool with a condition on its arguments asks only when the condition says so.
+            StageId::Approval if approval::asks(&st.approval.faults, call) => {
                 Box::pin(approval::run(&st.approval, call)).await
             }
             StageId::Approval => Step::Continue,

@@ -1751,6 +1751,11 @@ fn check_name_and_description(spec: &ToolSpec, p: &Passes) -> Result<(), ExportE
 /// The MCP `_meta` key under which a tool's example calls ([`ToolSpec::examples`]) are kept.
 pub(crate) const EXAMPLES_META_KEY: &str = "toolsmith/examples";
 
+/// The MCP `_meta` key that marks a tool whose approval is decided per call by a condition on
+/// its arguments ([`Effects::conditional_approval`](crate::spec::Effects::conditional_approval));
+/// its value is `"conditional"`.
+pub(crate) const APPROVAL_META_KEY: &str = "toolsmith/approval";
+
 /// An MCP tool object: name, title, description, the lowered input schema, the output schema
 /// (shaped so `structuredContent` fits it on every status, [`super::mcp`]), the behaviour hints
 /// and, under `_meta`, the tool's lint allowances, its example calls and its kind of content.
@@ -1786,6 +1791,11 @@ fn mcp_tool<'a>(
             EXAMPLES_META_KEY.into(),
             Value::Array(spec.examples.clone()),
         );
+    }
+    // MCP's annotations have no approval hint: a tool whose approval a condition on the
+    // arguments decides says so here, for hosts that show it before a call.
+    if spec.effects.conditional_approval {
+        meta.insert(APPROVAL_META_KEY.into(), json!("conditional"));
     }
     // What comes back besides (or instead of) `structuredContent`: the kind of content blocks.
     if let Some(kind) = spec.content_kind() {

@@ -69,7 +69,9 @@
 //! protocol's defaults are pessimistic: `title` (when the spec has one), `readOnlyHint` =
 //! `read_only`, `destructiveHint` = `destructive` and not `read_only`, `idempotentHint` =
 //! `idempotent` or `read_only`, `openWorldHint` = `open_world`. Lint exceptions go into
-//! `_meta: {"toolsmith/allows": [{"rule", "reason"}]}`. `execution.taskSupport` is not emitted
+//! `_meta: {"toolsmith/allows": [{"rule", "reason"}]}`; a tool whose approval a condition on the
+//! arguments decides ([`Effects::conditional_approval`](crate::spec::Effects::conditional_approval))
+//! carries `"toolsmith/approval": "conditional"` there. `execution.taskSupport` is not emitted
 //! (its default, `forbidden`, is what toolsmith executors do).
 //!
 //! **OpenAI.** `strict` is always emitted (the Responses API defaults to strict). Strict lowering
