@@ -30,9 +30,11 @@
 //! ```
 
 #![deny(unreachable_pub)]
+pub mod deprecation;
 pub mod export;
 pub mod lint;
 pub mod schema;
 pub mod spec;
 
+pub use deprecation::Deprecation;
 pub use spec::{canonical_json, Allow, Effects, ToolSpec};

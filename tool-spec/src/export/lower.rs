@@ -1753,7 +1753,8 @@ pub(crate) const EXAMPLES_META_KEY: &str = "toolsmith/examples";
 
 /// An MCP tool object: name, title, description, the lowered input schema, the output schema
 /// (shaped so `structuredContent` fits it on every status, [`super::mcp`]), the behaviour hints
-/// and, under `_meta`, the tool's lint allowances, its example calls and its kind of content.
+/// and, under `_meta`, the tool's lint allowances, its example calls, its deprecation and its
+/// kind of content.
 fn mcp_tool<'a>(
     spec: &'a ToolSpec,
     p: &Passes,
@@ -1785,6 +1786,13 @@ fn mcp_tool<'a>(
         meta.insert(
             EXAMPLES_META_KEY.into(),
             Value::Array(spec.examples.clone()),
+        );
+    }
+    // The deprecation, for clients that read it (the model reads the notice in the description).
+    if let Some(d) = &spec.deprecated {
+        meta.insert(
+            crate::deprecation::DEPRECATED_META_KEY.into(),
+            serde_json::to_value(d).unwrap_or(Value::Null),
         );
     }
     // What comes back besides (or instead of) `structuredContent`: the kind of content blocks.
