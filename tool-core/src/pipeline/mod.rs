@@ -90,6 +90,7 @@ pub(crate) mod policy;
 pub(crate) mod prepare;
 pub(crate) mod redact;
 pub(crate) mod registry;
+pub(crate) mod retire;
 pub(crate) mod size;
 mod stage;
 mod telemetry;
@@ -306,6 +307,8 @@ pub(crate) struct CallState<'a> {
     pub(crate) raw: Option<Arguments<'a>>,
     /// The tool, from `lookup` on.
     pub(crate) entry: Option<Arc<Entry>>,
+    /// A retired tool the call named (`entry` stays empty): for its audit record.
+    pub(crate) retired: Option<Arc<Entry>>,
     /// The arguments, from `decode` on (validated and complete after `validate`); `None` on
     /// the typed fast path.
     pub(crate) args: Option<Value>,
@@ -371,6 +374,7 @@ impl<'a> CallState<'a> {
             in_flight: true,
             raw: Some(args),
             entry: None,
+            retired: None,
             args: None,
             typed: None,
             page: None,

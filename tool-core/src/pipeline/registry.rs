@@ -5,7 +5,7 @@
 use super::{Entry, Stages};
 use crate::fault::Faults;
 use arc_swap::ArcSwap;
-use std::collections::{BTreeSet, HashMap};
+use std::collections::{BTreeMap, HashMap};
 use std::sync::Arc;
 
 /// The registered tools: a snapshot, replaced whole on each change.
@@ -13,7 +13,11 @@ use std::sync::Arc;
 pub(crate) struct Registry {
     pub(crate) entries: Vec<Arc<Entry>>,
     pub(crate) index: HashMap<String, usize, foldhash::fast::RandomState>,
-    pub(crate) retired: BTreeSet<String>,
+    /// Tools no longer listed whose calls answer `TOOL_RETIRED`: deregistered (`None`) or
+    /// retired after their deprecation window (their entry, for the answer and the audit).
+    pub(crate) retired: BTreeMap<String, Option<Arc<Entry>>>,
+    /// When listed deprecated tools retire ([`super::retire`]); empty for most toolboxes.
+    pub(crate) retire_at: HashMap<String, std::time::SystemTime>,
     /// How many changes made this registry ([`Toolbox::generation`](crate::Toolbox::generation)).
     pub(crate) generation: u64,
 }
@@ -39,6 +43,8 @@ pub(crate) struct Engine {
     /// The faults of the host's parts, counted for [`Toolbox::faults`](crate::Toolbox::faults)
     /// (the stages that meet them hold the same counter).
     pub(crate) faults: Arc<Faults>,
+    /// When deprecated tools retire, and the clock that says when it is.
+    pub(crate) retirement: super::retire::Retirement,
 }
 
 impl Engine {
