@@ -466,3 +466,70 @@ fn the_exported_json_of_a_deprecated_tool() {
         })
     );
 }
+
+/// The same tool before its deprecation.
+mod before {
+    use toolsmith::tool;
+
+    /// Books a flight for the traveller. Returns the booking reference.
+    #[tool(writes, version = "2.4.0")]
+    pub fn book_flight(
+        /// The flight number, e.g. "SK1455".
+        flight: String,
+    ) -> String {
+        format!("booked {flight}")
+    }
+}
+
+/// The lists `toolsmith diff` is tested on (cli/tests/cli.rs, `diff_reports_a_deprecation`):
+/// real exports of a toolbox before the deprecation (v1), with it (v2) and after the
+/// retirement (v3), as MCP `tools/list` results and OpenAI Chat arrays. Rewritten with
+/// `TOOLSMITH_UPDATE_SNAPSHOTS=1`.
+#[test]
+fn the_diff_fixtures_are_real_exports() {
+    let clock = TestClock::new();
+    let v1 = Toolbox::builder()
+        .tool(before::book_flight::tool())
+        .tool(book_trip::tool())
+        .build()
+        .unwrap();
+    let v2 = Toolbox::builder()
+        .tool(book_flight::tool())
+        .tool(book_trip::tool())
+        .build()
+        .unwrap();
+    let v3 = Toolbox::builder()
+        .tool(book_flight::tool())
+        .tool(book_trip::tool())
+        .retire_at("book_flight", clock.now())
+        .clock(clock.reader())
+        .build()
+        .unwrap();
+    let dir =
+        std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("cli/tests/fixtures/deprecation");
+    let update = std::env::var_os("TOOLSMITH_UPDATE_SNAPSHOTS").is_some();
+    for (tb, v) in [(&v1, "v1"), (&v2, "v2"), (&v3, "v3")] {
+        for (target, shape) in [
+            (Target::Mcp(McpVersion::V2025_11_25), "mcp"),
+            (Target::OpenAiChat { strict: false }, "openai"),
+        ] {
+            let text = format!(
+                "{}\n",
+                serde_json::to_string_pretty(&tb.export(target).unwrap()).unwrap()
+            );
+            let path = dir.join(format!("{v}.{shape}.json"));
+            if update {
+                std::fs::create_dir_all(&dir).unwrap();
+                std::fs::write(&path, &text).unwrap();
+            } else {
+                let kept = std::fs::read_to_string(&path).unwrap_or_default();
+                assert_eq!(
+                    kept,
+                    text,
+                    "{} is stale: rerun with TOOLSMITH_UPDATE_SNAPSHOTS=1",
+                    path.display()
+                );
+            }
+        }
+    }
+}

@@ -126,3 +126,22 @@ pub(crate) fn apply_notice(tool: &mut ToolFn) {
     let notice = tool_lint::deprecation::notice(&d.since, d.note.as_deref(), by.as_deref());
     *text = tool_lint::deprecation::with_notice(text, &notice);
 }
+
+/// For a description over its budget, what the deprecation notice adds to it (the notice is part
+/// of what the model reads, so the budget counts it).
+pub(crate) fn budget_note(tool: &ToolFn, rule: &str) -> String {
+    let Some(d) = tool
+        .attr
+        .deprecated
+        .as_ref()
+        .filter(|_| rule == "description_budget")
+    else {
+        return String::new();
+    };
+    let by = d.replaced_by.as_ref().map(LitStr::value);
+    let notice = tool_lint::deprecation::notice(&d.since, d.note.as_deref(), by.as_deref());
+    format!(
+        "; the deprecation notice takes {} of them (`{notice}`): shorten the description or the note",
+        notice.chars().count() + 1
+    )
+}
