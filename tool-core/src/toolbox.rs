@@ -832,7 +832,10 @@ impl Toolbox {
     }
 
     /// Retires a tool: it leaves [`specs`](Self::specs), and calls to it return `invalid_input`
-    /// (code `TOOL_RETIRED`) naming the tools that remain.
+    /// (code `TOOL_RETIRED`) naming the tools that remain. For a planned retirement, in which
+    /// the model is first told what to use instead, deprecate the tool and give it a time
+    /// ([`ToolboxBuilder::retire_at`]). A deprecated tool that names this one as its
+    /// replacement keeps naming it in its notice: deregister or re-register that one too.
     pub fn deregister(&self, name: &str) -> Result<(), NotRegistered> {
         let mut removed: Option<Arc<Entry>> = None;
         let changed = self.update(|reg| {

@@ -6,7 +6,7 @@
 //! | # | stage ([`StageId`]) | module | what it does |
 //! |---|---|---|---|
 //! | 1 | `argument_size` | `size` | refuses arguments larger than the limit, before anything parses them |
-//! | 2 | `lookup` | `lookup` | finds the tool; an unknown or retired name is `invalid_input` naming the tools this caller may call |
+//! | 2 | `lookup` | `lookup` | finds the tool; an unknown or retired name is `invalid_input` naming the tools this caller may call (a retired deprecated tool: its replacement; `retire`) |
 //! | 3 | `policy` | `policy` | the caller against the tool's declared effects; a denial costs no parsing or validation |
 //! | 4 | `decode` | `decode` | JSON text to a value; "no arguments" (`null`, empty text) becomes `{}` (or, on the typed fast path, straight to the tool's checked arguments) |
 //! | 5 | `validate` | `validate` | drops strict-mode `null`s of optional parameters, validates against the exact schema, normalizes integers, fills in defaults |
