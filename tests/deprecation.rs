@@ -533,3 +533,28 @@ fn the_diff_fixtures_are_real_exports() {
         }
     }
 }
+
+#[test]
+fn the_snapshot_check_shows_a_deprecation_as_a_change_of_the_tool() {
+    use toolsmith::export::{check_snapshot, update_requested, write_artifacts};
+    if update_requested() {
+        return; // the check would rewrite instead of compare
+    }
+    let dir =
+        std::env::temp_dir().join(format!("toolsmith-deprecation-snap-{}", std::process::id()));
+    let before = vec![
+        before::book_flight::tool().spec().clone(),
+        book_trip::tool().spec().clone(),
+    ];
+    let after = vec![
+        book_flight::tool().spec().clone(),
+        book_trip::tool().spec().clone(),
+    ];
+    write_artifacts(&before, &dir).unwrap();
+    let drift = check_snapshot(&after, &dir).unwrap_err().to_string();
+    std::fs::remove_dir_all(&dir).unwrap();
+    assert!(drift.contains("tool `book_flight`: changed"), "{drift}");
+    assert!(drift.contains("Use `book_trip` instead."), "{drift}");
+    assert!(drift.contains("toolsmith/deprecated"), "{drift}");
+    assert!(!drift.contains("tool `book_trip`"), "{drift}");
+}
