@@ -26,8 +26,8 @@ use crate::pipeline::paging::Paging;
 use crate::pipeline::policy::PolicyCheck;
 pub use crate::pipeline::prepare::Problem;
 use crate::pipeline::redact::Redact;
-use crate::pipeline::registry::{Engine, Registry};
-use crate::pipeline::retire::{replacement_problems, Retirement};
+use crate::pipeline::registry::{Engine, Registry, Retirement};
+use crate::pipeline::retire::{replacement_problems, retirement_problem};
 use crate::pipeline::size::ArgumentSize;
 pub use crate::pipeline::threads::DEFAULT_TOOL_THREADS;
 use crate::pipeline::threads::{Isolation, ToolThreads};
@@ -507,7 +507,7 @@ impl ToolboxBuilder {
         for tool in &self.tools {
             match prepare(tool, &self.context, &registry) {
                 Ok(entry) => {
-                    problems.extend(self.retirement.problem_for(tool.spec()));
+                    problems.extend(retirement_problem(&self.retirement, tool.spec()));
                     registry.schedule(&self.retirement, tool.spec());
                     registry.push(entry);
                 }
@@ -809,7 +809,9 @@ impl Toolbox {
                         let retirement = &self.engine.retirement;
                         next.schedule(retirement, tool.spec());
                         let mut problems: Vec<Problem> =
-                            retirement.problem_for(tool.spec()).into_iter().collect();
+                            retirement_problem(retirement, tool.spec())
+                                .into_iter()
+                                .collect();
                         problems.extend(replacement_problems(&next, [tool.name()]));
                         if problems.is_empty() {
                             Some(next)

@@ -4,9 +4,11 @@
 
 use super::{Entry, Stages};
 use crate::fault::Faults;
+use crate::spec::ToolSpec;
 use arc_swap::ArcSwap;
 use std::collections::{BTreeMap, HashMap};
 use std::sync::Arc;
+use std::time::SystemTime;
 
 /// The registered tools: a snapshot, replaced whole on each change.
 #[derive(Default, Clone)]
@@ -44,12 +46,50 @@ pub(crate) struct Engine {
     /// (the stages that meet them hold the same counter).
     pub(crate) faults: Arc<Faults>,
     /// When deprecated tools retire, and the clock that says when it is.
-    pub(crate) retirement: super::retire::Retirement,
+    pub(crate) retirement: Retirement,
 }
 
 impl Engine {
     /// The current registry.
     pub(crate) fn registry(&self) -> arc_swap::Guard<Arc<Registry>> {
         self.registry.load()
+    }
+}
+
+/// Where a toolbox reads the time its retirements are judged by
+/// ([`ToolboxBuilder::clock`](crate::ToolboxBuilder::clock)); `SystemTime::now` unless set.
+pub(crate) type Clock = Arc<dyn Fn() -> SystemTime + Send + Sync>;
+
+/// When deprecated tools leave the list: the host's schedule, fixed when the toolbox is built.
+#[derive(Clone)]
+pub(crate) struct Retirement {
+    pub(crate) clock: Clock,
+    /// Per tool ([`ToolboxBuilder::retire_at`](crate::ToolboxBuilder::retire_at)).
+    pub(crate) at: BTreeMap<String, SystemTime>,
+    /// Every deprecated tool without a time of its own
+    /// ([`ToolboxBuilder::retire_deprecated_after`](crate::ToolboxBuilder::retire_deprecated_after)).
+    pub(crate) deprecated_at: Option<SystemTime>,
+}
+
+impl Default for Retirement {
+    fn default() -> Self {
+        Retirement {
+            clock: Arc::new(SystemTime::now),
+            at: BTreeMap::new(),
+            deprecated_at: None,
+        }
+    }
+}
+
+impl Retirement {
+    /// The time now, by the toolbox's clock.
+    pub(crate) fn now(&self) -> SystemTime {
+        (self.clock)()
+    }
+
+    /// When `spec` retires: only a deprecated tool does.
+    pub(crate) fn time_for(&self, spec: &ToolSpec) -> Option<SystemTime> {
+        spec.deprecated.as_ref()?;
+        self.at.get(&spec.name).copied().or(self.deprecated_at)
     }
 }

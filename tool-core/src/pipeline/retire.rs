@@ -1,72 +1,33 @@
-//! Deprecated tools and their retirement: the host's schedule ([`Retirement`], with the clock
-//! it reads), the checks of replacements when tools are registered (the replacement is
+//! Deprecated tools and their retirement: the host's schedule (`registry::Retirement`, with
+//! the clock it reads), the checks of replacements when tools are registered (the replacement is
 //! registered, no cycle), the move of tools whose time has come out of the list
 //! ([`Registry::retire_due`]), and the `TOOL_RETIRED` answer naming the replacement.
 
 use super::prepare::Problem;
-use super::registry::Registry;
+use super::registry::{Registry, Retirement};
 use super::Entry;
 use crate::codes;
 use crate::envelope::{Envelope, Status};
 use crate::policy::{Caller, Policy};
 use crate::spec::ToolSpec;
-use std::collections::{BTreeMap, BTreeSet};
+use std::collections::BTreeSet;
 use std::sync::Arc;
 use std::time::SystemTime;
 
-/// Where a toolbox reads the time its retirements are judged by
-/// ([`ToolboxBuilder::clock`](crate::ToolboxBuilder::clock)); `SystemTime::now` unless set.
-pub(crate) type Clock = Arc<dyn Fn() -> SystemTime + Send + Sync>;
-
-/// When deprecated tools leave the list: the host's schedule, fixed when the toolbox is built.
-#[derive(Clone)]
-pub(crate) struct Retirement {
-    pub(crate) clock: Clock,
-    /// Per tool ([`ToolboxBuilder::retire_at`](crate::ToolboxBuilder::retire_at)).
-    pub(crate) at: BTreeMap<String, SystemTime>,
-    /// Every deprecated tool without a time of its own
-    /// ([`ToolboxBuilder::retire_deprecated_after`](crate::ToolboxBuilder::retire_deprecated_after)).
-    pub(crate) deprecated_at: Option<SystemTime>,
-}
-
-impl Default for Retirement {
-    fn default() -> Self {
-        Retirement {
-            clock: Arc::new(SystemTime::now),
-            at: BTreeMap::new(),
-            deprecated_at: None,
+/// A time set for a tool that is not deprecated: the model would lose the tool without having
+/// been told what to use instead.
+pub(crate) fn retirement_problem(retirement: &Retirement, spec: &ToolSpec) -> Option<Problem> {
+    (retirement.at.contains_key(&spec.name) && spec.deprecated.is_none()).then(|| {
+        Problem::InvalidRetirement {
+            tool: spec.name.clone(),
+            reason: "it has a retirement time but is not deprecated: deprecate it first \
+                     (#[tool(deprecated(since = \"...\", replaced_by = \"...\"))] or \
+                     ToolSpec::with_deprecated), so the model reads what to use instead \
+                     before the tool leaves the list"
+                .into(),
         }
-    }
+    })
 }
-
-impl Retirement {
-    /// The time now, by the toolbox's clock.
-    pub(crate) fn now(&self) -> SystemTime {
-        (self.clock)()
-    }
-
-    /// When `spec` retires: only a deprecated tool does.
-    pub(crate) fn time_for(&self, spec: &ToolSpec) -> Option<SystemTime> {
-        spec.deprecated.as_ref()?;
-        self.at.get(&spec.name).copied().or(self.deprecated_at)
-    }
-
-    /// A time set for a tool that is not deprecated: the model would lose the tool without
-    /// having been told what to use instead.
-    pub(crate) fn problem_for(&self, spec: &ToolSpec) -> Option<Problem> {
-        (self.at.contains_key(&spec.name) && spec.deprecated.is_none()).then(|| {
-            Problem::InvalidRetirement {
-                tool: spec.name.clone(),
-                reason: "it has a retirement time but is not deprecated: deprecate it first \
-                         (#[tool(deprecated(since = \"...\", replaced_by = \"...\"))] or \
-                         ToolSpec::with_deprecated), so the model reads what to use instead \
-                         before the tool leaves the list"
-                    .into(),
-            }
-        })
-    }
-}
-
 impl Registry {
     /// Sets the retirement time of a registered tool that has one.
     pub(crate) fn schedule(&mut self, retirement: &Retirement, spec: &ToolSpec) {
