@@ -5,8 +5,10 @@ use std::fmt::Write as _;
 use std::path::Path;
 
 use serde_json::{json, Value};
+use tool_lint::deprecation::parse_notice;
 use tool_lint::walk::{self, Member, Pass, Pointer};
 use tool_spec::canonical_json;
+use tool_spec::deprecation::DEPRECATED_META_KEY;
 
 use crate::input::{self, name_of};
 use crate::measure::{tokenizer, tool_cost, TOKENIZER};
@@ -45,6 +47,9 @@ pub struct Change {
     pub at: String,
     /// What changed, in words.
     pub what: String,
+    /// The kind of a deprecation change ([`deprecation_changes`]): `deprecated`,
+    /// `undeprecated`, `replacement_changed` or `retired`; `None` for every other change.
+    pub kind: Option<&'static str>,
 }
 
 struct Diff {
@@ -59,6 +64,7 @@ impl Diff {
             tool: self.tool.clone(),
             at: at.to_string(),
             what: what.into(),
+            kind: None,
         });
     }
 }
@@ -107,11 +113,25 @@ pub fn changes(old: &[Value], new: &[Value]) -> Vec<Change> {
         out.extend(diff.changes);
     }
     for r in removed.iter().filter(|r| !used.contains(name_of(r))) {
+        // A deprecated tool that leaves the list was retired: still breaking for old calls,
+        // but the model had been told what to use instead.
+        let (what, kind) = match deprecation_of(r) {
+            Some(d) => (
+                format!(
+                    "tool removed: retired after its deprecation (since version {}{})",
+                    d.since,
+                    d.instead()
+                ),
+                Some("retired"),
+            ),
+            None => ("tool removed".to_string(), None),
+        };
         out.push(Change {
             class: Class::Breaking,
             tool: name_of(r).to_string(),
             at: String::new(),
-            what: "tool removed".into(),
+            what,
+            kind,
         });
     }
     out
@@ -122,7 +142,13 @@ fn text(v: Option<&Value>) -> Option<&str> {
 }
 
 fn compare_tool(o: &Value, n: &Value, diff: &mut Diff) {
+    deprecation_changes(o, n, diff);
     for (key, label) in [("title", "title"), ("description", "description")] {
+        // A description that only gained, lost or changed its deprecation notice is reported
+        // as the deprecation change.
+        if key == "description" && base_description(o) == base_description(n) {
+            continue;
+        }
         if text(o.get(key)) != text(n.get(key)) {
             diff.push(
                 Class::AgentVisible,
@@ -198,7 +224,16 @@ fn other_fields(o: &Value, n: &Value, diff: &mut Diff) {
     keys.dedup();
     for k in keys.into_iter().filter(|k| !KNOWN.contains(&k.as_str())) {
         let at = format!("/{}", tool_lint::escape_pointer_token(k));
-        let what = match (om.get(k), nm.get(k)) {
+        // The deprecation under `_meta` is reported as the deprecation change.
+        let without = |v: Option<&Value>| match v {
+            Some(Value::Object(m)) if k == "_meta" => {
+                let mut m = m.clone();
+                m.remove(DEPRECATED_META_KEY);
+                (!m.is_empty()).then_some(Value::Object(m))
+            }
+            other => other.cloned(),
+        };
+        let what = match (without(om.get(k)).as_ref(), without(nm.get(k)).as_ref()) {
             (Some(a), Some(b)) if canonical_json(a) == canonical_json(b) => continue,
             (Some(_), Some(_)) => format!("field `{k}` changed"),
             (None, Some(_)) => format!("field `{k}` added"),
@@ -206,6 +241,83 @@ fn other_fields(o: &Value, n: &Value, diff: &mut Diff) {
             (None, None) => continue,
         };
         diff.push(Class::AgentVisible, &at, what);
+    }
+}
+
+/// A tool's deprecation as a list shows it: toolsmith's MCP `_meta` entry
+/// ([`DEPRECATED_META_KEY`]) where there is one, else the notice its description ends with
+/// (every other shape carries only the description).
+struct Deprecated {
+    since: String,
+    replaced_by: Option<String>,
+}
+
+impl Deprecated {
+    /// `; use `x` instead`, or nothing when no replacement is named.
+    fn instead(&self) -> String {
+        self.replaced_by
+            .as_ref()
+            .map_or_else(String::new, |r| format!("; use `{r}` instead"))
+    }
+}
+
+fn deprecation_of(d: &Value) -> Option<Deprecated> {
+    if let Some(m) = d.get("_meta").and_then(|m| m.get(DEPRECATED_META_KEY)) {
+        return Some(Deprecated {
+            since: text(m.get("since")).unwrap_or_default().to_string(),
+            replaced_by: text(m.get("replacedBy")).map(String::from),
+        });
+    }
+    let parsed = parse_notice(text(d.get("description"))?)?;
+    Some(Deprecated {
+        since: parsed.since,
+        replaced_by: parsed.replaced_by,
+    })
+}
+
+/// The description without its deprecation notice.
+fn base_description(d: &Value) -> Option<String> {
+    let description = text(d.get("description"))?;
+    Some(parse_notice(description).map_or_else(|| description.to_string(), |p| p.base))
+}
+
+/// A tool deprecated, no longer deprecated, or given another replacement: agent-visible (the
+/// model reads the notice), each with its own kind.
+fn deprecation_changes(o: &Value, n: &Value, diff: &mut Diff) {
+    let (kind, what) = match (deprecation_of(o), deprecation_of(n)) {
+        (None, None) => return,
+        (None, Some(d)) => (
+            "deprecated",
+            format!(
+                "deprecated since version {}{}",
+                d.since,
+                d.replaced_by.as_ref().map_or_else(
+                    || "; no replacement named".to_string(),
+                    |r| format!("; the model is told to use `{r}` instead")
+                )
+            ),
+        ),
+        (Some(_), None) => ("undeprecated", "no longer deprecated".to_string()),
+        (Some(a), Some(b)) if a.replaced_by != b.replaced_by => (
+            "replacement_changed",
+            format!(
+                "replacement changed from {} to {}",
+                a.replaced_by.map_or("none".into(), |r| format!("`{r}`")),
+                b.replaced_by.map_or("none".into(), |r| format!("`{r}`"))
+            ),
+        ),
+        (Some(a), Some(b)) if a.since != b.since => (
+            "deprecated",
+            format!(
+                "deprecated since version {} instead of {}",
+                b.since, a.since
+            ),
+        ),
+        (Some(_), Some(_)) => return,
+    };
+    diff.push(Class::AgentVisible, "/description", what);
+    if let Some(last) = diff.changes.last_mut() {
+        last.kind = Some(kind);
     }
 }
 
@@ -635,7 +747,13 @@ pub fn run(
 fn json_report(changes: &[Change], tokens: &Tokens) -> String {
     let [nb, nv, nc] = counts(changes);
     let doc = json!({
-        "changes": changes.iter().map(|c| json!({"class": c.class.as_str(), "tool": c.tool, "at": c.at, "change": c.what})).collect::<Vec<_>>(),
+        "changes": changes.iter().map(|c| {
+            let mut change = json!({"class": c.class.as_str(), "tool": c.tool, "at": c.at, "change": c.what});
+            if let Some(kind) = c.kind {
+                change["kind"] = json!(kind);
+            }
+            change
+        }).collect::<Vec<_>>(),
         "tokens": {
             "tokenizer": TOKENIZER,
             "before": tokens.before, "after": tokens.after, "delta": tokens.delta(),

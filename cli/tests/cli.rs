@@ -893,3 +893,115 @@ fn convert_lowers_with_the_export_pipeline_and_reports_losses() {
     assert_eq!(code(&o), 2);
     assert!(stderr(&o).contains("unknown target `cobol`"));
 }
+
+/// A list of tools/deprecation/ (real exports of one toolbox, written by the facade's
+/// tests/deprecation.rs): v1 before the deprecation, v2 with it, v3 after the retirement.
+fn deprecation_list(name: &str) -> std::path::PathBuf {
+    std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("tests/fixtures/deprecation")
+        .join(name)
+}
+
+fn diff_files(old: &str, new: &str) -> (i32, Value) {
+    let o = run(&[
+        "diff",
+        "--format",
+        "json",
+        "--fail-on",
+        "breaking",
+        deprecation_list(old).to_str().unwrap(),
+        deprecation_list(new).to_str().unwrap(),
+    ]);
+    (code(&o), serde_json::from_slice(&o.stdout).unwrap())
+}
+
+fn kinds(doc: &Value) -> Vec<(String, String, String)> {
+    doc["changes"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|c| {
+            (
+                c["class"].as_str().unwrap().to_string(),
+                c["kind"].as_str().unwrap_or("-").to_string(),
+                c["change"].as_str().unwrap().to_string(),
+            )
+        })
+        .collect()
+}
+
+#[test]
+fn diff_reports_a_deprecation_as_its_own_agent_visible_change() {
+    let deprecated = (
+        "agent-visible".to_string(),
+        "deprecated".to_string(),
+        "deprecated since version 3; the model is told to use `book_trip` instead".to_string(),
+    );
+    // From the MCP list (the `_meta` entry) and from the OpenAI one (the description's
+    // notice alone): one deprecation, not "description changed" nor "field `_meta` added".
+    for shape in ["mcp", "openai"] {
+        let (rc, doc) = diff_files(&format!("v1.{shape}.json"), &format!("v2.{shape}.json"));
+        assert_eq!(rc, 0, "{shape}: not breaking");
+        assert_eq!(kinds(&doc), vec![deprecated.clone()], "{shape}");
+        assert_eq!(doc["changes"][0]["tool"], "book_flight");
+        assert_eq!(doc["changes"][0]["at"], "/description");
+        // Back: no longer deprecated.
+        let (_, doc) = diff_files(&format!("v2.{shape}.json"), &format!("v1.{shape}.json"));
+        assert_eq!(
+            kinds(&doc),
+            vec![(
+                "agent-visible".to_string(),
+                "undeprecated".to_string(),
+                "no longer deprecated".to_string()
+            )],
+            "{shape}"
+        );
+        // The retirement removes it: breaking, and said to be a retirement.
+        let (rc, doc) = diff_files(&format!("v2.{shape}.json"), &format!("v3.{shape}.json"));
+        assert_eq!(rc, 1, "{shape}: a removal is breaking");
+        assert_eq!(
+            kinds(&doc),
+            vec![(
+                "breaking".to_string(),
+                "retired".to_string(),
+                "tool removed: retired after its deprecation (since version 3; use `book_trip` instead)".to_string()
+            )],
+            "{shape}"
+        );
+    }
+    // A replacement that changes, and a description that changes beside the notice.
+    let old: Value =
+        serde_json::from_str(&std::fs::read_to_string(deprecation_list("v2.mcp.json")).unwrap())
+            .unwrap();
+    let mut new = old.clone();
+    let tool = &mut new["tools"][0];
+    tool["_meta"]["toolsmith/deprecated"]["replacedBy"] = json!("plan_trip");
+    tool["description"] = json!("Books one flight for the traveller. Returns the booking reference. Deprecated since version 3: bookings moved to one tool. Use `plan_trip` instead.");
+    let (_, doc) = diff_json(&old, &new, "diff-deprecation-replacement");
+    assert_eq!(
+        kinds(&doc),
+        vec![
+            (
+                "agent-visible".to_string(),
+                "replacement_changed".to_string(),
+                "replacement changed from `book_trip` to `plan_trip`".to_string()
+            ),
+            (
+                "agent-visible".to_string(),
+                "-".to_string(),
+                "description changed".to_string()
+            ),
+        ]
+    );
+    // The human report says it in words.
+    let o = run(&[
+        "diff",
+        deprecation_list("v1.mcp.json").to_str().unwrap(),
+        deprecation_list("v2.mcp.json").to_str().unwrap(),
+    ]);
+    assert!(
+        stdout(&o).contains("agent-visible  book_flight /description: deprecated since version 3; the model is told to use `book_trip` instead"),
+        "{}",
+        stdout(&o)
+    );
+}

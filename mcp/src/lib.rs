@@ -1201,15 +1201,24 @@ impl ServerHandler for McpServer {
         // `Watchers`) or when the server is dropped.
         let (mut changes, missed) = self.inner.start_watch();
         let peer = context.peer;
+        // Weak: the watcher must not keep the toolbox alive (its end ends the watch).
+        let toolbox = Arc::downgrade(&self.inner.toolbox);
         let watcher = tokio::spawn({
             let peer = peer.clone();
             async move {
                 if missed && peer.notify_tool_list_changed().await.is_err() {
                     return;
                 }
-                while changes.changed().await.is_ok() {
-                    if peer.notify_tool_list_changed().await.is_err() {
-                        break;
+                loop {
+                    tokio::select! {
+                        changed = changes.changed() => {
+                            if changed.is_err() || peer.notify_tool_list_changed().await.is_err() {
+                                break;
+                            }
+                        }
+                        // A deprecated tool's retirement time came: the toolbox retires it
+                        // when asked, and the change arrives above.
+                        () = next_retirement(&toolbox) => {}
                     }
                 }
             }
@@ -1230,6 +1239,7 @@ impl ServerHandler for McpServer {
 
     async fn listen(&self, context: SubscriptionContext) -> Result<(), ErrorData> {
         let (mut changes, missed) = self.inner.start_watch();
+        let toolbox = Arc::downgrade(&self.inner.toolbox);
         let wanted = context.accepted().tools_list_changed == Some(true);
         let sink = context.sink().clone();
         let cancelled = context.request_context().ct.clone();
@@ -1251,8 +1261,27 @@ impl ServerHandler for McpServer {
                         return Ok(());
                     }
                 }
+                () = next_retirement(&toolbox) => {}
             }
         }
+    }
+}
+
+/// Waits until the toolbox's next deprecated tool is due to retire, then lets the toolbox retire
+/// it (which announces the change to the watchers); never ends when none is to retire, or once
+/// the toolbox is gone. Waits at most an hour at a time, so a clock set anew is read again.
+async fn next_retirement(toolbox: &std::sync::Weak<Toolbox>) {
+    let wait = toolbox.upgrade().and_then(|t| t.next_retirement_in());
+    let Some(wait) = wait else {
+        return std::future::pending().await;
+    };
+    let (least, most) = (
+        std::time::Duration::from_millis(10),
+        std::time::Duration::from_secs(3600),
+    );
+    tokio::time::sleep(wait.clamp(least, most)).await;
+    if let Some(toolbox) = toolbox.upgrade() {
+        toolbox.generation();
     }
 }
 

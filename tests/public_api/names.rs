@@ -14,6 +14,7 @@ mod in_toolsmith {
     use toolsmith::Approver;
     use toolsmith::Arguments;
     use toolsmith::Audio;
+    use toolsmith::AuditDeprecation;
     use toolsmith::AuditEvent;
     use toolsmith::AuditRecord;
     use toolsmith::AuditSink;
@@ -32,6 +33,8 @@ mod in_toolsmith {
     use toolsmith::DEFAULT_TOOL_THREADS;
     use toolsmith::Denial;
     use toolsmith::DenialReason;
+    use toolsmith::Deprecation;
+    use toolsmith::DeprecationState;
     use toolsmith::ENVELOPE_SCHEMA_VERSION;
     use toolsmith::Effect;
     use toolsmith::Effects;
@@ -111,10 +114,12 @@ mod in_toolsmith {
 }
 
 mod in_toolsmith_audit {
+    use toolsmith::audit::AuditDeprecation;
     use toolsmith::audit::AuditEvent;
     use toolsmith::audit::AuditRecord;
     use toolsmith::audit::AuditSink;
     use toolsmith::audit::CANCELLED;
+    use toolsmith::audit::DeprecationState;
     use toolsmith::audit::JsonLinesSink;
     use toolsmith::audit::MemorySink;
     use toolsmith::audit::args_digest;

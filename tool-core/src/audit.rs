@@ -26,6 +26,46 @@ pub enum AuditEvent {
     Register,
     /// A tool was removed from a toolbox.
     Deregister,
+    /// A deprecated tool left the list because its retirement time came
+    /// ([`ToolboxBuilder::retire_at`](crate::ToolboxBuilder::retire_at)); its calls answer
+    /// `TOOL_RETIRED` from then on.
+    Retire,
+}
+
+/// Where a deprecated tool is in its life, as an audit record tells it.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+#[non_exhaustive]
+pub enum DeprecationState {
+    /// Deprecated, still listed and callable.
+    Deprecated,
+    /// Retired: no longer listed, and its calls are refused with `TOOL_RETIRED`.
+    Retired,
+}
+
+/// The deprecation of the tool an audit record is about ([`AuditRecord::deprecation`]).
+#[derive(Clone, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[non_exhaustive]
+pub struct AuditDeprecation {
+    /// Deprecated (still called) or retired (refused).
+    pub state: DeprecationState,
+    /// The version the tool is deprecated since.
+    pub since: String,
+    /// The tool that replaces it, when one is named.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub replaced_by: Option<String>,
+}
+
+impl AuditDeprecation {
+    /// The deprecation of `spec` in `state`; `None` when the tool is not deprecated.
+    pub fn of(spec: &ToolSpec, state: DeprecationState) -> Option<AuditDeprecation> {
+        let d = spec.deprecated.as_ref()?;
+        Some(AuditDeprecation {
+            state,
+            since: d.since.clone(),
+            replaced_by: d.replaced_by.clone(),
+        })
+    }
 }
 
 /// One entry of the audit trail. Holds no argument values, results or secrets.
@@ -77,6 +117,11 @@ pub struct AuditRecord {
     /// whose approval depends on its arguments.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub approval_condition: Option<String>,
+    /// The tool's deprecation, when it is deprecated or retired (absent for a tool in use):
+    /// a call of a deprecated tool is recorded with `state: deprecated`, a refused call of a
+    /// retired one with `state: retired`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub deprecation: Option<AuditDeprecation>,
 }
 
 impl AuditRecord {
@@ -101,6 +146,7 @@ impl AuditRecord {
             detail: None,
             approval: None,
             approval_condition: None,
+            deprecation: None,
         }
     }
 
@@ -122,6 +168,7 @@ impl AuditRecord {
         rec.code = env.code.clone();
         rec.duration_ms = Some(u64::try_from(duration.as_millis()).unwrap_or(u64::MAX));
         rec.args_digest = Some(args_digest(args));
+        rec.deprecation = AuditDeprecation::of(spec, DeprecationState::Deprecated);
         rec
     }
 
@@ -135,10 +182,18 @@ impl AuditRecord {
         Self::lifecycle(AuditEvent::Deregister, spec)
     }
 
+    /// The record of retiring `spec` after its deprecation window, with a new operation id.
+    pub fn retire(spec: &ToolSpec) -> Self {
+        let mut rec = Self::lifecycle(AuditEvent::Retire, spec);
+        rec.deprecation = AuditDeprecation::of(spec, DeprecationState::Retired);
+        rec
+    }
+
     fn lifecycle(event: AuditEvent, spec: &ToolSpec) -> Self {
         let mut rec = AuditRecord::new(event, new_operation_id(), spec.name.clone());
         rec.fingerprint = spec.fingerprint();
         rec.version = spec.version.clone();
+        rec.deprecation = AuditDeprecation::of(spec, DeprecationState::Deprecated);
         rec
     }
 

@@ -15,7 +15,7 @@
 //! | [`ARGUMENTS_TOO_LARGE`] | `invalid_input` | the arguments pass the host's size limit | the agent sends less or splits the work |
 //! | [`ARGUMENTS_TOO_DEEP`] | `invalid_input` | the arguments nest deeper than the limit | the agent sends flatter data |
 //! | [`UNKNOWN_TOOL`] | `invalid_input` | no tool has the name | the agent calls one of the listed tools |
-//! | [`TOOL_RETIRED`] | `invalid_input` | the tool was deregistered | the agent calls one of the listed tools |
+//! | [`TOOL_RETIRED`] | `invalid_input` | the tool was deregistered, or retired after its deprecation window | the agent calls the replacement the message names, or one of the listed tools |
 //! | [`INVALID_CURSOR`] | `invalid_input` | the cursor was edited or is another request's | the agent passes the cursor as given, or none |
 //! | [`IDEMPOTENCY_KEY_REUSED`] | `invalid_input` | a key already used with other arguments | the agent sends a new key |
 //! | [`EMPTY`] | `empty` | a tool found nothing (`ToolError::empty`) | the agent changes the query or accepts it |
@@ -110,10 +110,14 @@ pub const ARGUMENTS_TOO_DEEP: &str = "ARGUMENTS_TOO_DEEP";
 /// message lists.
 pub const UNKNOWN_TOOL: &str = "UNKNOWN_TOOL";
 
-/// The tool was deregistered and can no longer be called.
+/// The tool was deregistered, or retired when its deprecation window ended
+/// ([`ToolboxBuilder::retire_at`](crate::ToolboxBuilder::retire_at)), and can no longer be
+/// called; the tool did not run.
 ///
-/// Status `invalid_input` (a JSON-RPC error over MCP). The agent calls one of the tools the
-/// message lists.
+/// Status `invalid_input` (a JSON-RPC error over MCP): the model acts next. For a retired
+/// deprecated tool the message names the tool that replaces it, with its description (the
+/// first one along the chain of replacements still listed that the caller may call); otherwise
+/// it lists the tools the caller may call.
 pub const TOOL_RETIRED: &str = "TOOL_RETIRED";
 
 /// The cursor is not one this tool returned (edited or cut), or it belongs to a request with

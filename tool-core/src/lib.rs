@@ -105,6 +105,7 @@ pub use progress::{with_progress, Progress, ProgressReport, ProgressSink};
 pub use reply::Reply;
 pub use spec::{Allow, Effects, ToolSpec};
 pub use tool::Tool;
+pub use tool_spec::Deprecation;
 /// The agent-facing definition and schema generation are tool-spec's; the runtime reads them
 /// through these paths.
 use tool_spec::{schema, spec};
@@ -139,6 +140,7 @@ pub use redact::{RedactError, Redactor};
 pub use audit::{
     args_digest, keyed_args_digest, AuditEvent, AuditRecord, AuditSink, JsonLinesSink, MemorySink,
 };
+pub use audit::{AuditDeprecation, DeprecationState};
 pub use secret::{KeyError, SecretKey};
 
 // The boundary: faults.

@@ -52,6 +52,9 @@ pub struct ToolDef {
     /// The example calls of `#[tool(example(...))]`, each a JSON object as text (checked by the
     /// macro, so it parses).
     pub examples: &'static [&'static str],
+    /// `#[tool(deprecated(...))]`: since, note, replaced_by (the description already ends with
+    /// the notice).
+    pub deprecated: Option<(&'static str, Option<&'static str>, Option<&'static str>)>,
     pub invoke: InvokeFn,
     /// For a sync function: the same executor as a plain function.
     pub blocking: Option<BlockingFn>,
@@ -135,6 +138,12 @@ impl Tool {
                 Ok(example) => spec.examples.push(example),
                 Err(e) => problems.push(format!("example {} is not JSON: {e}", i + 1)),
             }
+        }
+        if let Some((since, note, replaced_by)) = def.deprecated {
+            let mut d = tool_spec::Deprecation::new(since);
+            d.note = note.map(String::from);
+            d.replaced_by = replaced_by.map(String::from);
+            spec = spec.with_deprecated(d);
         }
         Tool {
             inner: Arc::new(ToolInner {

@@ -26,7 +26,8 @@ use crate::pipeline::paging::Paging;
 use crate::pipeline::policy::PolicyCheck;
 pub use crate::pipeline::prepare::Problem;
 use crate::pipeline::redact::Redact;
-use crate::pipeline::registry::{Engine, Registry};
+use crate::pipeline::registry::{Engine, Registry, Retirement};
+use crate::pipeline::retire::{replacement_problems, retirement_problem};
 use crate::pipeline::size::ArgumentSize;
 pub use crate::pipeline::threads::DEFAULT_TOOL_THREADS;
 use crate::pipeline::threads::{Isolation, ToolThreads};
@@ -41,7 +42,7 @@ use arc_swap::ArcSwap;
 use std::any::Any;
 use std::future::Future;
 use std::sync::{Arc, Mutex, PoisonError};
-use std::time::Duration;
+use std::time::{Duration, SystemTime};
 
 /// Error returned by [`ToolboxBuilder::build`] and [`Toolbox::register`]: every problem found.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
@@ -88,6 +89,7 @@ pub struct ToolboxBuilder {
     approval_timeout: Option<Duration>,
     on_fault: Option<FaultHandler>,
     host_stages: Vec<(StageId, Arc<dyn Stage>)>,
+    retirement: Retirement,
 }
 
 impl Default for ToolboxBuilder {
@@ -123,6 +125,7 @@ impl Default for ToolboxBuilder {
             approval_timeout: None,
             on_fault: None,
             host_stages: Vec::new(),
+            retirement: Retirement::default(),
         }
     }
 }
@@ -428,15 +431,100 @@ impl ToolboxBuilder {
         self
     }
 
+    /// Retires the deprecated tool `name` at `at`: from then on it is absent from
+    /// [`Toolbox::specs`] and every export (an MCP server tells its clients the list changed),
+    /// and its calls are `invalid_input` with the code `TOOL_RETIRED`, whose message names the
+    /// tool that replaces it (with that tool's description) so the model calls it instead. The
+    /// call does not run the tool and is audited with the deprecation state `retired`.
+    ///
+    /// A deprecation names a version, not a date: the host chooses when the window ends. A
+    /// time already past at build retires the tool at once (it is never listed). The times
+    /// are read from the toolbox's [`clock`](Self::clock): replicas retire a tool each by its
+    /// own clock, so give them the same time and keep their clocks in step (a replica whose
+    /// clock is behind lists the tool a little longer). [`build`](Self::build) reports a name
+    /// that is not a registered tool, or one that is not deprecated, as
+    /// [`Problem::InvalidRetirement`].
+    #[must_use]
+    pub fn retire_at(mut self, name: impl Into<String>, at: SystemTime) -> Self {
+        self.retirement.at.insert(name.into(), at);
+        self
+    }
+
+    /// Retires every deprecated tool (registered now or later) at `start + window`, unless
+    /// [`retire_at`](Self::retire_at) gives it a time of its own; `start` is when the host
+    /// published the deprecations (a release's date, say). See [`retire_at`](Self::retire_at).
+    ///
+    /// ```
+    /// # tokio::runtime::Builder::new_current_thread().build().unwrap().block_on(async {
+    /// use std::time::{Duration, SystemTime};
+    /// use tool_core::{Deprecation, Effects, Tool, ToolSpec, Toolbox};
+    /// let tool = |name: &str, deprecation: Option<Deprecation>| {
+    ///     let mut spec = ToolSpec::new(name, "Searches. Returns offers.",
+    ///         serde_json::json!({"type": "object", "additionalProperties": false}))
+    ///         .with_effects(Effects::none().with_read_only(true)).with_version("3.0.0");
+    ///     if let Some(d) = deprecation { spec = spec.with_deprecated(d); }
+    ///     Tool::from_fn(spec, |_, _| Box::pin(async { Ok(serde_json::json!([])) }))
+    /// };
+    /// let published = SystemTime::UNIX_EPOCH + Duration::from_secs(1_800_000_000);
+    /// let now = std::sync::Arc::new(std::sync::Mutex::new(published));
+    /// let clock = std::sync::Arc::clone(&now);
+    /// let toolbox = Toolbox::builder()
+    ///     .tool(tool("search_v1", Some(Deprecation::new("3").with_replacement("search"))))
+    ///     .tool(tool("search", None))
+    ///     .retire_deprecated_after(published, Duration::from_secs(30 * 86_400))
+    ///     .clock(move || *clock.lock().unwrap())
+    ///     .build()
+    ///     .unwrap();
+    /// assert_eq!(toolbox.names(), ["search_v1", "search"]);
+    /// *now.lock().unwrap() += Duration::from_secs(30 * 86_400);
+    /// assert_eq!(toolbox.names(), ["search"]);
+    /// let env = toolbox.call("search_v1", "{}").await;
+    /// assert_eq!(env.code.as_deref(), Some("TOOL_RETIRED"));
+    /// assert!(env.message.unwrap().contains("Call \"search\" instead"));
+    /// # });
+    /// ```
+    #[must_use]
+    pub fn retire_deprecated_after(mut self, start: SystemTime, window: Duration) -> Self {
+        self.retirement.deprecated_at = Some(start.checked_add(window).unwrap_or(start));
+        self
+    }
+
+    /// Where the toolbox reads the time retirements are judged by (default
+    /// `SystemTime::now`): for tests, and for hosts that keep their own time.
+    #[must_use]
+    pub fn clock(mut self, now: impl Fn() -> SystemTime + Send + Sync + 'static) -> Self {
+        self.retirement.clock = Arc::new(now);
+        self
+    }
+
     /// Builds the toolbox, reporting every problem at once: duplicate names, missing context
-    /// values, unusable schemas, host stages out of place.
+    /// values, unusable schemas, host stages out of place, a replacement that is not
+    /// registered or a cycle of replacements, a retirement time for a tool that is not
+    /// registered or not deprecated.
     pub fn build(self) -> Result<Toolbox, BuildError> {
         let mut registry = Registry::default();
         let mut problems = Vec::new();
         for tool in &self.tools {
             match prepare(tool, &self.context, &registry) {
-                Ok(entry) => registry.push(entry),
+                Ok(entry) => {
+                    problems.extend(retirement_problem(&self.retirement, tool.spec()));
+                    registry.schedule(&self.retirement, tool.spec());
+                    registry.push(entry);
+                }
                 Err(mut p) => problems.append(&mut p),
+            }
+        }
+        problems.extend(replacement_problems(
+            &registry,
+            self.tools.iter().map(Tool::name),
+        ));
+        for name in self.retirement.at.keys() {
+            if !self.tools.iter().any(|t| t.name() == name) {
+                problems.push(Problem::InvalidRetirement {
+                    tool: name.clone(),
+                    reason: "it has a retirement time but no tool of that name is registered"
+                        .into(),
+                });
             }
         }
         for (before, _) in &self.host_stages {
@@ -448,15 +536,21 @@ impl ToolboxBuilder {
             return Err(BuildError { problems });
         }
         let faults = Arc::new(Faults::new(self.on_fault.clone()));
+        let retirement = self.retirement.clone();
         let stages = self.into_stages(&faults);
         for e in &registry.entries {
             stages.audit.write(&AuditRecord::register(e.tool.spec()));
+        }
+        // A window that ended before the build: those tools are never listed.
+        for e in registry.retire_due(retirement.now()) {
+            stages.audit.write(&AuditRecord::retire(e.tool.spec()));
         }
         Ok(Toolbox {
             engine: Engine {
                 registry: ArcSwap::from_pointee(registry),
                 stages,
                 faults,
+                retirement,
             },
             writing: Mutex::new(()),
             changes: tokio::sync::watch::Sender::new(0),
@@ -586,9 +680,51 @@ impl Toolbox {
         ToolboxBuilder::default()
     }
 
-    /// The registry for a moment's reading: no reference count is taken.
+    /// The registry for a moment's reading: no reference count is taken. Tools whose
+    /// retirement time has come leave it first.
     pub(crate) fn registry(&self) -> arc_swap::Guard<Arc<Registry>> {
+        self.retire_due();
         self.engine.registry()
+    }
+
+    /// Moves the deprecated tools whose retirement time has come out of the list: a change
+    /// like a deregistration (the generation moves, watchers are told, each is audited as
+    /// [`AuditEvent::Retire`](crate::AuditEvent::Retire)).
+    fn retire_due(&self) {
+        let current = self.engine.registry();
+        if current.retire_at.is_empty() {
+            return;
+        }
+        let now = self.engine.retirement.now();
+        if !current.any_due(now) {
+            return;
+        }
+        drop(current);
+        let mut retired = Vec::new();
+        let changed = self.update(|reg| {
+            let mut next = reg.clone();
+            retired = next.retire_due(now);
+            (!retired.is_empty()).then_some(next)
+        });
+        if let Some(generation) = changed {
+            for e in &retired {
+                self.audit_change(AuditRecord::retire(e.tool.spec()));
+            }
+            self.announce(generation);
+        }
+    }
+
+    /// How long until the next listed deprecated tool retires, by the toolbox's
+    /// [clock](ToolboxBuilder::clock) (zero when one is due now); `None` when none is to
+    /// retire. A server that keeps sessions open wakes then, so its clients hear that the
+    /// list changed without asking first.
+    pub fn next_retirement_in(&self) -> Option<Duration> {
+        let reg = self.engine.registry();
+        let next = reg.retire_at.values().min()?;
+        Some(
+            next.duration_since(self.engine.retirement.now())
+                .unwrap_or(Duration::ZERO),
+        )
     }
 
     /// Replaces the registry with the one `f` derives from it (`None`: nothing changed), one
@@ -670,7 +806,19 @@ impl Toolbox {
                         let mut next = reg.clone();
                         next.retired.remove(tool.name());
                         next.push(entry);
-                        Some(next)
+                        let retirement = &self.engine.retirement;
+                        next.schedule(retirement, tool.spec());
+                        let mut problems: Vec<Problem> =
+                            retirement_problem(retirement, tool.spec())
+                                .into_iter()
+                                .collect();
+                        problems.extend(replacement_problems(&next, [tool.name()]));
+                        if problems.is_empty() {
+                            Some(next)
+                        } else {
+                            result = Err(BuildError { problems });
+                            None
+                        }
                     }
                     Err(problems) => {
                         result = Err(BuildError { problems });
@@ -686,7 +834,10 @@ impl Toolbox {
     }
 
     /// Retires a tool: it leaves [`specs`](Self::specs), and calls to it return `invalid_input`
-    /// (code `TOOL_RETIRED`) naming the tools that remain.
+    /// (code `TOOL_RETIRED`) naming the tools that remain. For a planned retirement, in which
+    /// the model is first told what to use instead, deprecate the tool and give it a time
+    /// ([`ToolboxBuilder::retire_at`]). A deprecated tool that names this one as its
+    /// replacement keeps naming it in its notice: deregister or re-register that one too.
     pub fn deregister(&self, name: &str) -> Result<(), NotRegistered> {
         let mut removed: Option<Arc<Entry>> = None;
         let changed = self.update(|reg| {
@@ -701,7 +852,9 @@ impl Toolbox {
                 }
             }
             next.retired = reg.retired.clone();
-            next.retired.insert(name.to_string());
+            next.retired.insert(name.to_string(), None);
+            next.retire_at = reg.retire_at.clone();
+            next.retire_at.remove(name);
             removed.is_some().then_some(next)
         });
         let (Some(entry), Some(generation)) = (removed, changed) else {

@@ -26,6 +26,7 @@
 
 mod attack;
 mod config;
+pub mod deprecation;
 pub mod doc;
 mod finding;
 mod flow;

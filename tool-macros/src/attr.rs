@@ -57,6 +57,7 @@ keys! {
         Version = "version",
         Allow = "allow",
         Example = "example",
+        Deprecated = "deprecated",
     }
 }
 
@@ -165,6 +166,8 @@ pub(crate) struct ToolAttr {
     pub allows: Vec<AllowAttr>,
     /// `example(a = 1, b = "x")`, in declaration order.
     pub examples: Vec<ExampleAttr>,
+    /// `deprecated(since = "3", note = "...", replaced_by = "new_tool")`.
+    pub deprecated: Option<crate::deprecated::DeprecatedAttr>,
     /// Whether the attribute failed to parse (later rules then stay quiet to avoid cascades).
     pub malformed: bool,
 }
@@ -348,6 +351,10 @@ impl ToolAttr {
                         Ok(())
                     })?;
                     attr.examples.push(ExampleAttr { span, args });
+                }
+                ToolKey::Deprecated => {
+                    once(attr.deprecated.is_some())?;
+                    attr.deprecated = Some(crate::deprecated::parse(&meta)?);
                 }
                 ToolKey::Allow => {
                     let mut rule: Option<(String, Span)> = None;

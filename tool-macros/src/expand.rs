@@ -319,6 +319,21 @@ pub(crate) fn tool_expr(tool: &ToolFn, self_ty: Option<&Type>) -> TokenStream {
             .collect();
         serde_json::Value::Object(object).to_string()
     });
+    let deprecated = match &a.deprecated {
+        Some(d) => {
+            let since = &d.since;
+            let note = match &d.note {
+                Some(n) => quote!(::std::option::Option::Some(#n)),
+                None => quote!(::std::option::Option::None),
+            };
+            let by = match &d.replaced_by {
+                Some(r) => quote!(::std::option::Option::Some(#r)),
+                None => quote!(::std::option::Option::None),
+            };
+            quote!(::std::option::Option::Some((#since, #note, #by)))
+        }
+        None => quote!(::std::option::Option::None),
+    };
     let allows = a.allows.iter().map(|al| {
         let (r, why) = (&al.rule, &al.reason);
         quote!((#r, #why))
@@ -544,6 +559,7 @@ pub(crate) fn tool_expr(tool: &ToolFn, self_ty: Option<&Type>) -> TokenStream {
             idempotency_key: &[#(#idem_keys),*],
             version: #version,
             examples: &[#(#examples),*],
+            deprecated: #deprecated,
             invoke: __invoke,
             blocking: #blocking,
             typed: __typed_def(),

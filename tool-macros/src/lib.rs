@@ -10,6 +10,7 @@ mod ast;
 mod attr;
 mod check;
 mod ctxt;
+mod deprecated;
 mod expand;
 mod lint;
 mod model;
@@ -45,7 +46,8 @@ fn tool_impl(args: TokenStream2, input: TokenStream2) -> TokenStream2 {
     };
     let cx = ctxt::Ctxt::new();
     let attr = attr::ToolAttr::parse(&cx, args);
-    let tool = ast::parse(&cx, attr, &item.attrs, &mut item.sig, false);
+    let mut tool = ast::parse(&cx, attr, &item.attrs, &mut item.sig, false);
+    deprecated::apply_notice(&mut tool);
     let warnings = check::check(&cx, &tool, Span::call_site());
     let vis = &item.vis;
     let ident = &item.sig.ident;
@@ -154,7 +156,8 @@ fn tools_impl(args: TokenStream2, input: TokenStream2) -> TokenStream2 {
             }
         };
         let attr = attr::ToolAttr::parse(&cx, args);
-        let tool = ast::parse(&cx, attr, &f.attrs, &mut f.sig, true);
+        let mut tool = ast::parse(&cx, attr, &f.attrs, &mut f.sig, true);
+        deprecated::apply_notice(&mut tool);
         warnings.extend(check::check(&cx, &tool, tool_attr.span()));
         exprs.push(expand::tool_expr(&tool, Some(&self_ty)));
     }

@@ -116,8 +116,11 @@ pub(crate) fn lint(cx: &Ctxt, tool: &ToolFn) -> Vec<TokenStream> {
         }
         let span = span_for(tool, &f.pointer);
         let message = format!(
-            "{} (lint rule `{}`; if this is deliberate, add `allow({}, reason = \"...\")` to #[tool])",
-            f.message, f.rule, f.rule
+            "{}{} (lint rule `{}`; if this is deliberate, add `allow({}, reason = \"...\")` to #[tool])",
+            f.message,
+            crate::deprecated::budget_note(tool, f.rule),
+            f.rule,
+            f.rule
         );
         match f.severity {
             Severity::Error => cx.error_at(span, message),

@@ -30,10 +30,12 @@
 //! ```
 
 #![deny(unreachable_pub)]
+pub mod deprecation;
 pub mod export;
 pub mod lint;
 pub mod schema;
 pub mod spec;
 pub mod ui;
 
+pub use deprecation::Deprecation;
 pub use spec::{canonical_json, Allow, Effects, ToolSpec};

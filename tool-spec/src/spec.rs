@@ -319,6 +319,10 @@ pub struct ToolSpec {
     /// only when there are some.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub examples: Vec<Value>,
+    /// The tool's deprecation, when it is deprecated ([`ToolSpec::with_deprecated`], which also
+    /// appends the notice to the description); serialized only when present.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub deprecated: Option<crate::Deprecation>,
 }
 
 impl ToolSpec {
@@ -343,6 +347,7 @@ impl ToolSpec {
             timeout_ms: None,
             version: "0.0.0".into(),
             examples: Vec::new(),
+            deprecated: None,
         }
     }
 
@@ -495,6 +500,13 @@ impl ToolSpec {
         if !self.examples.is_empty() {
             obj.insert("examples".into(), Value::Array(self.examples.clone()));
         }
+        // The deprecation (the notice is in the description too); absent when not deprecated.
+        if let Some(d) = &self.deprecated {
+            obj.insert(
+                "deprecated".into(),
+                serde_json::to_value(d).unwrap_or(Value::Null),
+            );
+        }
         v
     }
 }
@@ -644,6 +656,7 @@ mod tests {
             timeout_ms: Some(250),
             version: "2.0.0".into(),
             examples: Vec::new(),
+            deprecated: None,
         };
         assert_eq!(spec, literal);
         let with_example = spec.clone().with_example(serde_json::json!({"to": "a"}));

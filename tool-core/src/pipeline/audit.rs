@@ -6,7 +6,10 @@
 //! whether the tool had started.
 
 use super::{CallState, Entry};
-use crate::audit::{keyed_args_digest, AuditEvent, AuditRecord, AuditSink, CANCELLED};
+use crate::audit::{
+    keyed_args_digest, AuditDeprecation, AuditEvent, AuditRecord, AuditSink, DeprecationState,
+    CANCELLED,
+};
 use crate::fault::{Fault, FaultKind, Faults};
 use crate::redact::Redactor;
 use crate::secret::SecretKey;
@@ -39,6 +42,12 @@ pub(super) fn record(call: &mut CallState<'_>) {
     let sh = &call.engine.stages.audit;
     if let Some(sink) = &sh.sink {
         let mut rec = call_record(call, call.entry.as_deref());
+        if let Some(retired) = &call.retired {
+            let spec = retired.tool.spec();
+            rec.fingerprint.clone_from(&retired.fingerprint);
+            rec.version.clone_from(&spec.version);
+            rec.deprecation = AuditDeprecation::of(spec, DeprecationState::Retired);
+        }
         let env = call.env.get_or_insert_with(super::internal_failure);
         rec.status = Some(env.status);
         rec.code.clone_from(&env.code);
@@ -62,6 +71,7 @@ fn call_record(call: &CallState<'_>, entry: Option<&Entry>) -> AuditRecord {
     if let Some(entry) = entry {
         rec.fingerprint.clone_from(&entry.fingerprint);
         rec.version.clone_from(&entry.tool.spec().version);
+        rec.deprecation = AuditDeprecation::of(entry.tool.spec(), DeprecationState::Deprecated);
     }
     rec.caller = call.options.who().id().map(String::from);
     rec.duration_ms = call.started.map(elapsed_ms);

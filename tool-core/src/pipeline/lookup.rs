@@ -1,8 +1,9 @@
 //! Stage `lookup`: finds the tool by name. An unknown or retired name is `invalid_input`, naming
-//! only the tools the caller may call.
+//! only the tools the caller may call (for a tool retired after its deprecation window, the
+//! tool that replaces it).
 
 use super::registry::{Engine, Registry};
-use super::{CallState, Step};
+use super::{retire, CallState, Step};
 use crate::codes;
 use crate::envelope::{Envelope, Status};
 use crate::policy::{Caller, Policy};
@@ -13,8 +14,20 @@ use std::sync::Arc;
 pub(super) fn run(tb: &Engine, policy: &Policy, call: &mut CallState<'_>) -> Step {
     let reg = tb.registry();
     let Some(&i) = reg.index.get(call.name) else {
-        return Step::refuse(unknown_tool(&reg, call.name, policy, call.options.who()));
+        return Step::refuse(unknown_tool(tb, &reg, call, policy));
     };
+    // A tool whose retirement time has come answers as retired, even before a listing has
+    // moved it out of the list.
+    if !reg.retire_at.is_empty() {
+        let now = tb.retirement.now();
+        if reg.is_due(call.name, now) {
+            let entry = Arc::clone(&reg.entries[i]);
+            let who = call.options.who();
+            let env = retire::retired(&reg, call.name, Some(entry.tool.spec()), now, policy, who);
+            call.retired = Some(entry);
+            return Step::refuse(env);
+        }
+    }
     let entry = Arc::clone(&reg.entries[i]);
     drop(reg);
     if call.audited() {
@@ -24,30 +37,32 @@ pub(super) fn run(tb: &Engine, policy: &Policy, call: &mut CallState<'_>) -> Ste
     Step::Continue
 }
 
-/// The error for a name that is not a tool; it lists only the tools `caller` may call.
-fn unknown_tool(reg: &Registry, name: &str, policy: &Policy, caller: &Caller) -> Envelope {
-    let names: Vec<String> = reg
-        .entries
-        .iter()
-        .filter(|e| policy.check(e.tool.spec(), caller).is_ok())
-        .map(|e| format!("\"{}\"", e.tool.name()))
-        .collect();
-    let available = if names.is_empty() {
-        "No tools are available.".to_string()
-    } else {
-        format!("The tools are {}.", names.join(", "))
-    };
-    if reg.retired.contains(name) {
-        Envelope::error(
-            Status::InvalidInput,
-            codes::TOOL_RETIRED,
-            format!("The tool \"{name}\" was retired and can no longer be called. {available}"),
-        )
-    } else {
-        Envelope::error(
-            Status::InvalidInput,
-            codes::UNKNOWN_TOOL,
-            format!("No tool is named \"{name}\". {available}"),
-        )
+/// The error for a name that is not a listed tool; it lists only the tools `caller` may call.
+fn unknown_tool(
+    tb: &Engine,
+    reg: &Registry,
+    call: &mut CallState<'_>,
+    policy: &Policy,
+) -> Envelope {
+    let (name, caller): (&str, &Caller) = (call.name, call.options.who());
+    let now = tb.retirement.now();
+    if let Some(kept) = reg.retired.get(name) {
+        call.retired.clone_from(kept);
+        return retire::retired(
+            reg,
+            name,
+            kept.as_ref().map(|e| e.tool.spec()),
+            now,
+            policy,
+            caller,
+        );
     }
+    Envelope::error(
+        Status::InvalidInput,
+        codes::UNKNOWN_TOOL,
+        format!(
+            "No tool is named \"{name}\". {}",
+            retire::available(reg, now, policy, caller)
+        ),
+    )
 }

@@ -6,7 +6,7 @@
 //! | # | stage ([`StageId`]) | module | what it does |
 //! |---|---|---|---|
 //! | 1 | `argument_size` | `size` | refuses arguments larger than the limit, before anything parses them |
-//! | 2 | `lookup` | `lookup` | finds the tool; an unknown or retired name is `invalid_input` naming the tools this caller may call |
+//! | 2 | `lookup` | `lookup` | finds the tool; an unknown or retired name is `invalid_input` naming the tools this caller may call (a retired deprecated tool: its replacement; `retire`) |
 //! | 3 | `policy` | `policy` | the caller against the tool's declared effects; a denial costs no parsing or validation |
 //! | 4 | `decode` | `decode` | JSON text to a value; "no arguments" (`null`, empty text) becomes `{}` (or, on the typed fast path, straight to the tool's checked arguments) |
 //! | 5 | `validate` | `validate` | drops strict-mode `null`s of optional parameters, validates against the exact schema, normalizes integers, fills in defaults |
@@ -90,6 +90,7 @@ pub(crate) mod policy;
 pub(crate) mod prepare;
 pub(crate) mod redact;
 pub(crate) mod registry;
+pub(crate) mod retire;
 pub(crate) mod size;
 mod stage;
 mod telemetry;
@@ -306,6 +307,8 @@ pub(crate) struct CallState<'a> {
     pub(crate) raw: Option<Arguments<'a>>,
     /// The tool, from `lookup` on.
     pub(crate) entry: Option<Arc<Entry>>,
+    /// A retired tool the call named (`entry` stays empty): for its audit record.
+    pub(crate) retired: Option<Arc<Entry>>,
     /// The arguments, from `decode` on (validated and complete after `validate`); `None` on
     /// the typed fast path.
     pub(crate) args: Option<Value>,
@@ -375,6 +378,7 @@ impl<'a> CallState<'a> {
             in_flight: true,
             raw: Some(args),
             entry: None,
+            retired: None,
             args: None,
             typed: None,
             page: None,

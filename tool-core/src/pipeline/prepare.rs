@@ -215,6 +215,23 @@ pub enum Problem {
         /// What is wrong.
         reason: String,
     },
+    /// A deprecated tool's replacement is not registered, or the replacements form a cycle.
+    #[error("tool `{tool}`: {reason}")]
+    InvalidReplacement {
+        /// The deprecated tool.
+        tool: String,
+        /// What is wrong.
+        reason: String,
+    },
+    /// A retirement time ([`ToolboxBuilder::retire_at`](crate::ToolboxBuilder::retire_at))
+    /// names a tool that is not registered, or one that is not deprecated.
+    #[error("tool `{tool}`: {reason}")]
+    InvalidRetirement {
+        /// The tool the time was set for.
+        tool: String,
+        /// What is wrong.
+        reason: String,
+    },
     /// A host stage was placed where host stages cannot run
     /// ([`StageId::accepts_host_stage`]).
     #[error("a host stage cannot run before `{before}`: host stages run before one of the stages from `lookup` to `output_contract`")]

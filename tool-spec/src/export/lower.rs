@@ -1758,7 +1758,8 @@ pub(crate) const APPROVAL_META_KEY: &str = "toolsmith/approval";
 
 /// An MCP tool object: name, title, description, the lowered input schema, the output schema
 /// (shaped so `structuredContent` fits it on every status, [`super::mcp`]), the behaviour hints
-/// and, under `_meta`, the tool's lint allowances, its example calls and its kind of content.
+/// and, under `_meta`, the tool's lint allowances, its example calls, its deprecation and its
+/// kind of content.
 fn mcp_tool<'a>(
     spec: &'a ToolSpec,
     p: &Passes,
@@ -1796,6 +1797,13 @@ fn mcp_tool<'a>(
     // arguments decides says so here, for hosts that show it before a call.
     if spec.effects.conditional_approval {
         meta.insert(APPROVAL_META_KEY.into(), json!("conditional"));
+    }
+    // The deprecation, for clients that read it (the model reads the notice in the description).
+    if let Some(d) = &spec.deprecated {
+        meta.insert(
+            crate::deprecation::DEPRECATED_META_KEY.into(),
+            serde_json::to_value(d).unwrap_or(Value::Null),
+        );
     }
     // What comes back besides (or instead of) `structuredContent`: the kind of content blocks.
     if let Some(kind) = spec.content_kind() {
