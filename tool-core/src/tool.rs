@@ -52,6 +52,9 @@ pub struct ToolDef {
     /// The example calls of `#[tool(example(...))]`, each a JSON object as text (checked by the
     /// macro, so it parses).
     pub examples: &'static [&'static str],
+    /// The icons of `#[tool(icon ...)]`, each MCP's `Icon` object as JSON text (checked by the
+    /// macro).
+    pub icons: &'static [&'static str],
     pub invoke: InvokeFn,
     /// For a sync function: the same executor as a plain function.
     pub blocking: Option<BlockingFn>,
@@ -122,6 +125,12 @@ impl Tool {
             match serde_json::from_str(text) {
                 Ok(example) => spec.examples.push(example),
                 Err(e) => problems.push(format!("example {} is not JSON: {e}", i + 1)),
+            }
+        }
+        for (i, text) in def.icons.iter().enumerate() {
+            match serde_json::from_str(text) {
+                Ok(icon) => spec.icons.push(icon),
+                Err(e) => problems.push(format!("icon {} is not an MCP icon: {e}", i + 1)),
             }
         }
         Tool {

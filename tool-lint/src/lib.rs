@@ -31,6 +31,7 @@ mod finding;
 mod flow;
 mod lint;
 mod list;
+pub mod mcp_fields;
 mod names;
 pub mod platform;
 mod poison;

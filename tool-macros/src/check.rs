@@ -16,6 +16,7 @@ pub(crate) fn check(cx: &Ctxt, tool: &ToolFn, attr_span: Span) -> Vec<proc_macro
     effects(cx, tool, attr_span);
     allows(cx, tool);
     examples(cx, tool);
+    crate::mcp_fields::check(cx, tool);
     crate::lint::lint(cx, tool)
 }
 

@@ -12,6 +12,7 @@ mod check;
 mod ctxt;
 mod expand;
 mod lint;
+mod mcp_fields;
 mod model;
 
 use proc_macro::TokenStream;

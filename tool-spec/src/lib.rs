@@ -31,6 +31,7 @@
 
 #![deny(unreachable_pub)]
 pub mod export;
+mod icon;
 pub mod lint;
 pub mod schema;
 pub mod spec;
