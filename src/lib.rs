@@ -55,12 +55,12 @@ pub use tool_core::*;
 #[cfg(feature = "mcp")]
 pub mod mcp {
     #[doc(inline)]
+    pub use toolsmith_mcp::CacheScope;
+    #[doc(inline)]
     pub use toolsmith_mcp::{
         HttpCallerFn, HttpServer, McpServer, ServeError, MAX_REQUEST_BODY_BYTES, MCP_PATH,
         SHUTDOWN_GRACE,
     };
-    #[doc(inline)]
-    pub use toolsmith_mcp::CacheScope;
 }
 pub use tool_macros::{model, tool, tools};
 /// A directory tools may read, search and write, its boundary enforced by the operating system

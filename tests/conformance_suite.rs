@@ -285,7 +285,10 @@ fn the_pending_scenarios_this_server_implements_pass() {
             .unwrap_or_else(|| panic!("{scenario}: the suite printed no summary line:\n{out}"));
         {
             use std::io::Write as _;
-            let _ = writeln!(std::io::stderr(), "conformance suite ({scenario}): {summary}");
+            let _ = writeln!(
+                std::io::stderr(),
+                "conformance suite ({scenario}): {summary}"
+            );
         }
         assert!(ok, "{scenario} failed:\n{out}");
         let counts = summary
@@ -297,7 +300,10 @@ fn the_pending_scenarios_this_server_implements_pass() {
         // Every check passed, and there were checks: a scenario that found nothing to test
         // (no tool with an annotation) reports its checks as not testable instead.
         assert_eq!(counts.0, counts.1, "{scenario}: {summary}\n{out}");
-        assert!(counts.0 != "0" && summary.contains(" 0 failed"), "{scenario}: {summary}\n{out}");
+        assert!(
+            counts.0 != "0" && summary.contains(" 0 failed"),
+            "{scenario}: {summary}\n{out}"
+        );
         assert!(!out.contains("NotTestable"), "{scenario}:\n{out}");
     }
 }

@@ -53,7 +53,8 @@ fn specs() -> Vec<ToolSpec> {
 }
 
 fn official(version: &str, name: &str) -> jsonschema::Validator {
-    let mut doc = fixture::workspace_file(&format!("tests/fixtures/specs/mcp-schema-{version}.json"));
+    let mut doc =
+        fixture::workspace_file(&format!("tests/fixtures/specs/mcp-schema-{version}.json"));
     let defs = if doc.get("definitions").is_some() {
         "definitions"
     } else {
@@ -173,7 +174,10 @@ fn the_canonical_spec_keeps_the_header_and_the_fingerprint_ignores_icons() {
     assert_eq!(bare.fingerprint(), spec.fingerprint());
     // Serialized only when present.
     assert!(serde_json::to_value(&bare).unwrap().get("icons").is_none());
-    assert_eq!(serde_json::to_value(&spec).unwrap()["icons"][1]["theme"], "dark");
+    assert_eq!(
+        serde_json::to_value(&spec).unwrap()["icons"][1]["theme"],
+        "dark"
+    );
 }
 
 fn echo(spec: ToolSpec) -> Tool {
@@ -218,8 +222,10 @@ fn a_tool_built_at_run_time_is_checked_at_registration() {
             "contradicts",
         ),
         (
-            ToolSpec::new("d", "A tool.", schema(json!({})))
-                .with_icon(Icon::new(format!("data:image/png;base64,{}", "A".repeat(20_000)))),
+            ToolSpec::new("d", "A tool.", schema(json!({}))).with_icon(Icon::new(format!(
+                "data:image/png;base64,{}",
+                "A".repeat(20_000)
+            ))),
             "over the limit",
         ),
         (
@@ -253,7 +259,9 @@ fn a_tool_built_at_run_time_is_checked_at_registration() {
             ToolSpec::new(
                 "h",
                 "A tool.",
-                schema(json!({"tags": {"type": "array", "items": {"type": "string", "x-mcp-header": "Tag"}}})),
+                schema(
+                    json!({"tags": {"type": "array", "items": {"type": "string", "x-mcp-header": "Tag"}}}),
+                ),
             ),
             "off the `properties` chain",
         ),
@@ -262,7 +270,10 @@ fn a_tool_built_at_run_time_is_checked_at_registration() {
         let name = spec.name.clone();
         let err = toolbox.register(echo(spec)).unwrap_err().to_string();
         assert!(err.contains(expected), "{name}: {err}");
-        assert!(err.contains(&format!("`{name}`")) || err.contains(&name), "{err}");
+        assert!(
+            err.contains(&format!("`{name}`")) || err.contains(&name),
+            "{err}"
+        );
     }
     assert_eq!(toolbox.specs().len(), 1);
 }
@@ -270,7 +281,10 @@ fn a_tool_built_at_run_time_is_checked_at_registration() {
 #[test]
 fn the_header_annotation_costs_the_validator_nothing() {
     let v = toolsmith::validate::Validator::new(&run_query::tool().spec().input_schema).unwrap();
-    assert!(!v.uses_fallback(), "x-mcp-header must not hand the schema to the full validator");
+    assert!(
+        !v.uses_fallback(),
+        "x-mcp-header must not hand the schema to the full validator"
+    );
 }
 
 // --- the server over streamable HTTP --------------------------------------------------------
@@ -287,12 +301,7 @@ fn toolbox() -> Arc<Toolbox> {
 
 /// One 2026-07-28 request (sessionless, the version in `_meta` and the header) with `extra`
 /// headers: the HTTP status and the JSON-RPC message answering it.
-async fn post_2026(
-    url: &str,
-    method: &str,
-    params: Value,
-    extra: &[(&str, &str)],
-) -> (u16, Value) {
+async fn post_2026(url: &str, method: &str, params: Value, extra: &[(&str, &str)]) -> (u16, Value) {
     let mut params = params;
     params["_meta"] = json!({
         "io.modelcontextprotocol/protocolVersion": "2026-07-28",
@@ -313,9 +322,15 @@ async fn post_2026(
     for (k, v) in extra {
         req = req.header(*k, *v);
     }
-    let res = tokio::time::timeout(BOUND, req.send()).await.unwrap().unwrap();
+    let res = tokio::time::timeout(BOUND, req.send())
+        .await
+        .unwrap()
+        .unwrap();
     let status = res.status().as_u16();
-    let text = tokio::time::timeout(BOUND, res.text()).await.unwrap().unwrap();
+    let text = tokio::time::timeout(BOUND, res.text())
+        .await
+        .unwrap()
+        .unwrap();
     let message = text
         .lines()
         .filter_map(|l| l.strip_prefix("data:").map(str::trim).or(Some(l)))
@@ -332,7 +347,10 @@ async fn the_server_lists_icons_headers_and_the_cache_hints_it_was_given() {
     let (status, answer) = post_2026(&url, "tools/list", json!({}), &[]).await;
     assert_eq!(status, 200, "{answer}");
     let list = &answer["result"];
-    assert_eq!((&list["ttlMs"], &list["cacheScope"]), (&json!(0), &json!("private")));
+    assert_eq!(
+        (&list["ttlMs"], &list["cacheScope"]),
+        (&json!(0), &json!("private"))
+    );
     assert_conforms("2026-07-28", "ListToolsResult", list);
     http.shutdown().await;
 
@@ -346,7 +364,10 @@ async fn the_server_lists_icons_headers_and_the_cache_hints_it_was_given() {
     assert_conforms("2026-07-28", "ListToolsResult", list);
     let tool = &list["tools"][0];
     assert_eq!(tool["icons"][1]["sizes"], json!(["48x48", "96x96"]));
-    assert_eq!(tool["inputSchema"]["properties"]["region"]["x-mcp-header"], "Region");
+    assert_eq!(
+        tool["inputSchema"]["properties"]["region"]["x-mcp-header"],
+        "Region"
+    );
 
     // A 2025-11-25 session: icons, no annotation, no hints.
     let init = json!({"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {
@@ -367,7 +388,10 @@ async fn the_server_lists_icons_headers_and_the_cache_hints_it_was_given() {
         req.send()
     };
     let res = post(init, None).await.unwrap();
-    let session = res.headers()["mcp-session-id"].to_str().unwrap().to_string();
+    let session = res.headers()["mcp-session-id"]
+        .to_str()
+        .unwrap()
+        .to_string();
     let _ = res.text().await;
     let _ = post(
         json!({"jsonrpc": "2.0", "method": "notifications/initialized"}),
@@ -389,7 +413,10 @@ async fn the_server_lists_icons_headers_and_the_cache_hints_it_was_given() {
         .find(|m| m["id"] == 2)
         .unwrap()["result"]
         .clone();
-    assert_eq!(list.as_object().unwrap().keys().collect::<Vec<_>>(), ["tools"]);
+    assert_eq!(
+        list.as_object().unwrap().keys().collect::<Vec<_>>(),
+        ["tools"]
+    );
     assert_eq!(list["tools"][0]["icons"].as_array().map(Vec::len), Some(2));
     assert_eq!(headers_in(&list), Vec::<String>::new());
     assert_conforms("2025-11-25", "ListToolsResult", &list);
@@ -399,14 +426,21 @@ async fn the_server_lists_icons_headers_and_the_cache_hints_it_was_given() {
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn over_http_the_mcp_param_header_must_match_the_argument() {
     let (http, url) = serve(McpServer::new(toolbox())).await;
-    let call = |region: &str| {
-        json!({"name": "run_query", "arguments": {"region": region, "query": "select 1"}})
-    };
+    let call = |region: &str| json!({"name": "run_query", "arguments": {"region": region, "query": "select 1"}});
     // Matching: served.
-    let (status, answer) = post_2026(&url, "tools/call", call("eu-west1"), &[("mcp-param-region", "eu-west1")]).await;
+    let (status, answer) = post_2026(
+        &url,
+        "tools/call",
+        call("eu-west1"),
+        &[("mcp-param-region", "eu-west1")],
+    )
+    .await;
     assert_eq!(status, 200, "{answer}");
     // 2026-07-28: any JSON value is structured content, unwrapped.
-    assert_eq!(answer["result"]["structuredContent"], "eu-west1/0: select 1", "{answer}");
+    assert_eq!(
+        answer["result"]["structuredContent"], "eu-west1/0: select 1",
+        "{answer}"
+    );
 
     // Non-ASCII: the client sends it Base64-wrapped, and it matches once decoded.
     // "Zürich" in UTF-8, Base64.
@@ -427,7 +461,10 @@ async fn over_http_the_mcp_param_header_must_match_the_argument() {
         // The header left out while the argument is there.
         ("eu-west1", vec![]),
         // A Base64 wrapper that does not decode.
-        ("eu-west1", vec![("mcp-param-region", "=?base64?ZXUtd2VzdDE?=")]),
+        (
+            "eu-west1",
+            vec![("mcp-param-region", "=?base64?ZXUtd2VzdDE?=")],
+        ),
         // The plain form of a value that needs Base64 does not match its encoding.
         ("Zürich", vec![("mcp-param-region", "=?base64?WnVyaWNo?=")]),
         // Case matters in values.
@@ -439,9 +476,20 @@ async fn over_http_the_mcp_param_header_must_match_the_argument() {
         assert_eq!(answer["error"]["code"], -32020, "{answer}");
     }
     // The optional shard: absent, no header expected; given, its header must come too.
-    let with_shard = json!({"name": "run_query", "arguments": {"region": "eu", "shard": 3, "query": "q"}});
-    let (status, answer) = post_2026(&url, "tools/call", with_shard.clone(), &[("mcp-param-region", "eu")]).await;
-    assert_eq!((status, &answer["error"]["code"]), (400, &json!(-32020)), "{answer}");
+    let with_shard =
+        json!({"name": "run_query", "arguments": {"region": "eu", "shard": 3, "query": "q"}});
+    let (status, answer) = post_2026(
+        &url,
+        "tools/call",
+        with_shard.clone(),
+        &[("mcp-param-region", "eu")],
+    )
+    .await;
+    assert_eq!(
+        (status, &answer["error"]["code"]),
+        (400, &json!(-32020)),
+        "{answer}"
+    );
     let (status, answer) = post_2026(
         &url,
         "tools/call",
@@ -516,7 +564,11 @@ async fn the_python_sdk_lists_the_icons_and_calls_through_its_own_headers() {
             String::from_utf8_lossy(&out.stderr)
         );
         assert!(out.status.success(), "{mode}: {text}");
-        let expected = if mode == "auto" { "2026-07-28" } else { "2025-11-25" };
+        let expected = if mode == "auto" {
+            "2026-07-28"
+        } else {
+            "2025-11-25"
+        };
         assert!(text.contains(&format!("OK {mode} {expected}")), "{text}");
     }
     http.shutdown().await;

@@ -110,7 +110,10 @@ pub fn icon_src_problem(src: &str) -> Option<String> {
 
 /// The media type of a `data:` URI (`image/png` of `data:image/png;base64,...`), lowercased.
 pub fn data_uri_media_type(src: &str) -> Option<String> {
-    let rest = src.get(..5)?.eq_ignore_ascii_case("data:").then(|| &src[5..])?;
+    let rest = src
+        .get(..5)?
+        .eq_ignore_ascii_case("data:")
+        .then(|| &src[5..])?;
     let head = rest.split(',').next()?;
     let media = head.split(';').next()?;
     Some(media.to_ascii_lowercase())
@@ -272,8 +275,7 @@ fn on_chain(
                 Some(h) => {
                     if let Some(p) = header_name_problem(h) {
                         problems.push(format!("property `{at}`: {p}"));
-                    } else if let Some((other, _)) = seen.iter().find(|(_, o)| same_header(o, h))
-                    {
+                    } else if let Some((other, _)) = seen.iter().find(|(_, o)| same_header(o, h)) {
                         problems.push(format!(
                             "property `{at}`: header {h:?} is also the header of `{other}` \
                              (header names are case-insensitive)"
@@ -376,7 +378,15 @@ mod tests {
         for ok in ["Region", "X-Tenant", "a.b_c~1", "!#$%&'*+-.^_`|~"] {
             assert_eq!(header_name_problem(ok), None, "{ok}");
         }
-        for bad in ["", "Re gion", "Region:", "a/b", "Région", "a\r\nX-Evil: 1", "a\"b"] {
+        for bad in [
+            "",
+            "Re gion",
+            "Region:",
+            "a/b",
+            "Région",
+            "a\r\nX-Evil: 1",
+            "a\"b",
+        ] {
             assert!(header_name_problem(bad).is_some(), "{bad:?}");
         }
     }
@@ -423,7 +433,9 @@ mod tests {
         for ok in ["48x48", "1x1", "512x256", "any"] {
             assert_eq!(icon_size_problem(ok), None, "{ok}");
         }
-        for bad in ["", "48", "0x48", "048x48", "48X48", "48x", "x48", "Any", "48x48 "] {
+        for bad in [
+            "", "48", "0x48", "048x48", "48X48", "48x", "x48", "Any", "48x48 ",
+        ] {
             assert!(icon_size_problem(bad).is_some(), "{bad:?}");
         }
         assert_eq!(icon_mime_problem("image/svg+xml"), None);

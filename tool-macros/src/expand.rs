@@ -189,7 +189,12 @@ pub(crate) fn tool_expr(tool: &ToolFn, self_ty: Option<&Type>) -> TokenStream {
                 let schema = quote_spanned!(m.inner.span()=> #p::schema_of::<#inner>);
                 // The header annotation goes into the schema only, never into the typed checks.
                 let mut constraints = constraints;
-                constraints.extend(m.arg.header.iter().map(|h| quote!(#p::Constraint::Header(#h))));
+                constraints.extend(
+                    m.arg
+                        .header
+                        .iter()
+                        .map(|h| quote!(#p::Constraint::Header(#h))),
+                );
                 param_defs.push(quote! {
                     #p::ParamDef {
                         name: #name,

@@ -5,8 +5,8 @@ use std::borrow::Cow;
 use std::collections::HashSet;
 use std::fmt::Write;
 
-use tool_lint::mcp_fields::HEADER_KEYWORD;
 use serde_json::{json, Map, Value};
+use tool_lint::mcp_fields::HEADER_KEYWORD;
 
 use super::error::{ExportError, ExportErrorKind};
 use super::target::{McpVersion, Target};
