@@ -101,7 +101,14 @@ pub fn icon_src_problem(src: &str) -> Option<String> {
         ));
     }
     let authority = rest.split(['/', '?', '#']).next().unwrap_or_default();
-    let host = authority.rsplit('@').next().unwrap_or_default();
+    if authority.contains('@') {
+        return Some(format!(
+            "icon src {} carries user information before `@`: every client that lists the tool \
+             would see it",
+            shorten(src)
+        ));
+    }
+    let host = authority;
     if host.is_empty() || host.starts_with(':') {
         return Some(format!("icon src {} has no host", shorten(src)));
     }
@@ -408,6 +415,7 @@ mod tests {
             "https:///path",
             "javascript:alert(1)",
             "file:///etc/passwd",
+            "https://user:secret@example.com/i.png",
             "https://example.com/a b.png",
             "data:text/html;base64,PGI+",
             "data:image/png,rawbytes",
