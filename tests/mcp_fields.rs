@@ -48,6 +48,16 @@ fn run_query(
     format!("{region}/{}: {query}", shard.unwrap_or(0))
 }
 
+/// Routes one message by its method. Returns the method.
+#[tool(read_only)]
+fn route_message(
+    /// The message's method, e.g. "ping"; mirrored into `Mcp-Param-Method`, never `Mcp-Method`.
+    #[arg(header = "Method")]
+    method: String,
+) -> String {
+    method
+}
+
 fn specs() -> Vec<ToolSpec> {
     vec![run_query::tool().spec().clone()]
 }
@@ -297,6 +307,39 @@ async fn serve(server: McpServer) -> (toolsmith::mcp::HttpServer, String) {
 
 fn toolbox() -> Arc<Toolbox> {
     Arc::new(Toolbox::builder().tool(run_query::tool()).build().unwrap())
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_header_named_like_a_standard_one_stays_under_its_prefix() {
+    let toolbox = Toolbox::builder()
+        .tool(route_message::tool())
+        .build()
+        .unwrap();
+    let (http, url) = serve(McpServer::new(toolbox)).await;
+    let call = json!({"name": "route_message", "arguments": {"method": "ping"}});
+    // `Mcp-Method` names the JSON-RPC method; `Mcp-Param-Method` the argument: both checked.
+    let (status, answer) = post_2026(
+        &url,
+        "tools/call",
+        call.clone(),
+        &[("mcp-param-method", "ping")],
+    )
+    .await;
+    assert_eq!(status, 200, "{answer}");
+    assert_eq!(answer["result"]["structuredContent"], "ping", "{answer}");
+    let (status, answer) = post_2026(
+        &url,
+        "tools/call",
+        call,
+        &[("mcp-param-method", "tools/call")],
+    )
+    .await;
+    assert_eq!(
+        (status, &answer["error"]["code"]),
+        (400, &json!(-32020)),
+        "{answer}"
+    );
+    http.shutdown().await;
 }
 
 /// One 2026-07-28 request (sessionless, the version in `_meta` and the header) with `extra`
