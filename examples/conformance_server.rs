@@ -406,6 +406,18 @@ fn json_schema_2020_12_tool() -> Tool {
     Tool::from_fn(spec, |_ctx, args| Box::pin(async move { Ok(args) }))
 }
 
+/// Echoes the region it runs in. Returns the region. (The suite's
+/// `http-custom-header-server-validation`: the argument also travels as `Mcp-Param-Region`,
+/// which rmcp's transport compares with it.)
+#[tool(read_only)]
+fn test_custom_header(
+    /// Region to run in, e.g. "us-west1".
+    #[arg(header = "Region")]
+    region: String,
+) -> String {
+    region
+}
+
 fn toolbox() -> Result<Toolbox, String> {
     Toolbox::builder()
         .tool(test_simple_text::tool())
@@ -426,6 +438,7 @@ fn toolbox() -> Result<Toolbox, String> {
         .tool(test_input_required_result_multi_round::tool())
         .tool(test_input_required_result_tampered_state::tool())
         .tool(json_schema_2020_12_tool())
+        .tool(test_custom_header::tool())
         .build()
         .map_err(|e| format!("the toolbox could not be built: {e}"))
 }

@@ -55,6 +55,8 @@ pub use tool_core::*;
 #[cfg(feature = "mcp")]
 pub mod mcp {
     #[doc(inline)]
+    pub use toolsmith_mcp::CacheScope;
+    #[doc(inline)]
     pub use toolsmith_mcp::{
         HttpCallerFn, HttpServer, McpServer, ServeError, MAX_REQUEST_BODY_BYTES, MCP_PATH,
         SHUTDOWN_GRACE,

@@ -251,3 +251,59 @@ fn the_official_conformance_suite_passes_but_for_the_listed_failures() {
     );
     eprintln!("{out}");
 }
+
+/// Scenarios outside the active set (the suite marks them pending against its own reference
+/// server) that this server passes, run one by one: none may fail.
+const PENDING_SCENARIOS_PASSED: &[&str] = &[
+    // SEP-2243: `Mcp-Param-*` headers checked against the arguments (rmcp's transport, through
+    // `McpServer::get_tool`; the example's `test_custom_header`).
+    "http-custom-header-server-validation",
+];
+
+#[test]
+fn the_pending_scenarios_this_server_implements_pass() {
+    let Some((node, entry)) = suite() else { return };
+    let Some(bin) = server_bin() else { return };
+    let (_server, url) = start_server(&bin);
+    for scenario in PENDING_SCENARIOS_PASSED {
+        let mut cmd = Command::new(&node);
+        cmd.arg(&entry)
+            .args(["server", "--url", &url, "--scenario", scenario])
+            .current_dir(conformance_dir())
+            .env("NO_PROXY", "127.0.0.1,localhost")
+            .env("no_proxy", "127.0.0.1,localhost")
+            .env_remove("HTTP_PROXY")
+            .env_remove("HTTPS_PROXY")
+            .env_remove("http_proxy")
+            .env_remove("https_proxy")
+            .env_remove("NODE_USE_ENV_PROXY");
+        let (ok, out) = run_bounded(cmd);
+        // One scenario's summary: `Passed: N/N, 0 failed, 0 warnings`.
+        let summary = out
+            .lines()
+            .find(|l| l.starts_with("Passed: "))
+            .unwrap_or_else(|| panic!("{scenario}: the suite printed no summary line:\n{out}"));
+        {
+            use std::io::Write as _;
+            let _ = writeln!(
+                std::io::stderr(),
+                "conformance suite ({scenario}): {summary}"
+            );
+        }
+        assert!(ok, "{scenario} failed:\n{out}");
+        let counts = summary
+            .trim_start_matches("Passed: ")
+            .split(',')
+            .next()
+            .and_then(|c| c.split_once('/'))
+            .unwrap_or_else(|| panic!("{scenario}: unreadable summary {summary:?}"));
+        // Every check passed, and there were checks: a scenario that found nothing to test
+        // (no tool with an annotation) reports its checks as not testable instead.
+        assert_eq!(counts.0, counts.1, "{scenario}: {summary}\n{out}");
+        assert!(
+            counts.0 != "0" && summary.contains(" 0 failed"),
+            "{scenario}: {summary}\n{out}"
+        );
+        assert!(!out.contains("NotTestable"), "{scenario}:\n{out}");
+    }
+}

@@ -15,6 +15,11 @@
 //! - `notifications/tools/list_changed` goes to every connected client (and, on 2026-07-28, to
 //!   every `subscriptions/listen` stream that asked for it) after [`Toolbox::register`] or
 //!   [`Toolbox::deregister`].
+//! - 2026-07-28 extras: a tool's `icons` (also in 2025-11-25) and its parameters'
+//!   `x-mcp-header` annotations are listed; over streamable HTTP rmcp's transport refuses a
+//!   `tools/call` whose `Mcp-Param-*` header is missing or differs from the argument (HTTP 400,
+//!   `-32020`), through [`McpServer`]'s `get_tool`; `tools/list` carries the cache hints of
+//!   [`McpServer::list_cache`] (default `ttlMs: 0`, `cacheScope: "private"`).
 //! - `notifications/cancelled` drops the call's future; rmcp sends nothing for that request
 //!   afterwards, and the server serves the next request as usual.
 //! - Kept results: a result with a `ref` (cut to the output budget, or a keyed write's) carries
@@ -73,11 +78,13 @@
 #![warn(missing_docs)]
 
 mod apps;
+mod cache;
 mod client;
 mod compose;
 mod http;
 mod input_required;
 
+pub use self::cache::CacheScope;
 pub use self::http::{HttpServer, MAX_REQUEST_BODY_BYTES, MCP_PATH, SHUTDOWN_GRACE};
 
 use arc_swap::ArcSwap;
@@ -144,6 +151,8 @@ struct Inner {
     state_key: tool_core::SecretKey,
     /// Prompts, resources and completions ([`McpServer::with_handler`]).
     handler: Option<Arc<dyn compose::Delegate>>,
+    /// The 2026-07-28 cache hints of `tools/list` ([`McpServer::list_cache`]).
+    list_cache: cache::ListCache,
 }
 
 impl Drop for Inner {
@@ -392,6 +401,7 @@ impl McpServer {
                 watchers: Watchers::default(),
                 state_key: tool_core::SecretKey::random(),
                 handler: None,
+                list_cache: cache::ListCache::default(),
             }),
             session: Arc::default(),
         }
@@ -418,6 +428,7 @@ impl McpServer {
             watchers: Watchers::default(),
             state_key: self.inner.state_key.clone(),
             handler: self.inner.handler.clone(),
+            list_cache: self.inner.list_cache,
         };
         f(&mut inner);
         McpServer {
@@ -452,6 +463,20 @@ impl McpServer {
     #[must_use]
     pub fn request_state_key(self, key: tool_core::SecretKey) -> Self {
         self.map(|i| i.state_key = key)
+    }
+
+    /// The cache hints of `tools/list` for 2026-07-28 clients: how long a client may reuse the
+    /// list without asking again (`ttlMs`, whole milliseconds) and who may keep it
+    /// (`cacheScope`). Default: `0` and [`CacheScope::Private`], so every client asks each time.
+    ///
+    /// A positive time suits a toolbox whose tools stay as built. A client that listens
+    /// (`subscriptions/listen`) drops its copy on `notifications/tools/list_changed`; one that
+    /// does not keeps listing a retired tool, and calling it (answered `-32602`), until the time
+    /// runs out. Older revisions have no such hints and get none.
+    #[must_use]
+    pub fn list_cache(self, ttl: std::time::Duration, scope: CacheScope) -> Self {
+        let hints = cache::ListCache::new(ttl, scope);
+        self.map(|i| i.list_cache = hints)
     }
 
     /// The name and version the server gives in `initialize` and `server/discover` (default
@@ -978,7 +1003,9 @@ impl ServerHandler for McpServer {
             .catalog
             .get(toolbox)
             .list(toolbox, version, apps)?;
-        Ok(ListToolsResult::clone(&list))
+        let mut list = ListToolsResult::clone(&list);
+        self.inner.list_cache.apply(&mut list, version);
+        Ok(list)
     }
 
     /// The tool as listed to 2026-07-28 clients (rmcp checks `Mcp-Param-*` headers against its

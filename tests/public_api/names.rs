@@ -45,6 +45,8 @@ mod in_toolsmith {
     use toolsmith::FaultKind;
     use toolsmith::FnApprover;
     use toolsmith::Hooks;
+    use toolsmith::Icon;
+    use toolsmith::IconTheme;
     use toolsmith::Image;
     use toolsmith::JsonLinesSink;
     use toolsmith::KeyError;
@@ -292,6 +294,7 @@ mod in_toolsmith_lint {
 }
 
 mod in_toolsmith_mcp {
+    use toolsmith::mcp::CacheScope;
     use toolsmith::mcp::HttpCallerFn;
     use toolsmith::mcp::HttpServer;
     use toolsmith::mcp::MAX_REQUEST_BODY_BYTES;

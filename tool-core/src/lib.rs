@@ -104,6 +104,7 @@ pub use error::ToolError;
 pub use progress::{with_progress, Progress, ProgressReport, ProgressSink};
 pub use reply::Reply;
 pub use spec::{Allow, Effects, ToolSpec};
+pub use spec::{Icon, IconTheme};
 pub use tool::Tool;
 pub use tool_spec::Deprecation;
 /// The agent-facing definition and schema generation are tool-spec's; the runtime reads them

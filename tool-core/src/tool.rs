@@ -55,6 +55,9 @@ pub struct ToolDef {
     /// `#[tool(deprecated(...))]`: since, note, replaced_by (the description already ends with
     /// the notice).
     pub deprecated: Option<(&'static str, Option<&'static str>, Option<&'static str>)>,
+    /// The icons of `#[tool(icon ...)]`, each MCP's `Icon` object as JSON text (checked by the
+    /// macro).
+    pub icons: &'static [&'static str],
     pub invoke: InvokeFn,
     /// For a sync function: the same executor as a plain function.
     pub blocking: Option<BlockingFn>,
@@ -144,6 +147,12 @@ impl Tool {
             d.note = note.map(String::from);
             d.replaced_by = replaced_by.map(String::from);
             spec = spec.with_deprecated(d);
+        }
+        for (i, text) in def.icons.iter().enumerate() {
+            match serde_json::from_str(text) {
+                Ok(icon) => spec.icons.push(icon),
+                Err(e) => problems.push(format!("icon {} is not an MCP icon: {e}", i + 1)),
+            }
         }
         Tool {
             inner: Arc::new(ToolInner {

@@ -371,6 +371,9 @@ impl<'s> Compiler<'s> {
                 "title" | "default" | "examples" | "deprecated" | "readOnly" | "writeOnly"
                 | "$comment" | "$schema" | "$id" | "$anchor" | "contentEncoding"
                 | "contentMediaType" => {}
+                // MCP 2026-07-28: the argument travels in a header too; rmcp's transport compares
+                // the two, the value itself is constrained by the rest of the schema.
+                tool_lint::mcp_fields::HEADER_KEYWORD => {}
                 // Definitions: compiled through the references that use them (walk::Pass).
                 k if walk::keyword(k).is_some_and(|k| !k.walked_by(Pass::Validate)) => {}
                 _ => self.defer(&mut node),

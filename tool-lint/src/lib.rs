@@ -32,6 +32,7 @@ mod finding;
 mod flow;
 mod lint;
 mod list;
+pub mod mcp_fields;
 mod names;
 pub mod platform;
 mod poison;

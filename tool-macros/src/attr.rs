@@ -58,6 +58,7 @@ keys! {
         Allow = "allow",
         Example = "example",
         Deprecated = "deprecated",
+        Icon = "icon",
     }
 }
 
@@ -78,6 +79,7 @@ keys! {
         MaxItems = "max_items",
         UniqueItems = "unique_items",
         Default = "default",
+        Header = "header",
     }
 }
 
@@ -168,6 +170,8 @@ pub(crate) struct ToolAttr {
     pub examples: Vec<ExampleAttr>,
     /// `deprecated(since = "3", note = "...", replaced_by = "new_tool")`.
     pub deprecated: Option<crate::deprecated::DeprecatedAttr>,
+    /// `icon = "..."` and `icon(src = ..., ...)`, in declaration order.
+    pub icons: Vec<IconAttr>,
     /// Whether the attribute failed to parse (later rules then stay quiet to avoid cascades).
     pub malformed: bool,
 }
@@ -356,6 +360,7 @@ impl ToolAttr {
                     once(attr.deprecated.is_some())?;
                     attr.deprecated = Some(crate::deprecated::parse(&meta)?);
                 }
+                ToolKey::Icon => attr.icons.push(IconAttr::parse(&meta)?),
                 ToolKey::Allow => {
                     let mut rule: Option<(String, Span)> = None;
                     let mut reason: Option<String> = None;
@@ -432,6 +437,8 @@ pub(crate) struct ArgAttr {
     pub max_items: Option<(u64, Span)>,
     pub unique_items: Option<Span>,
     pub default: Option<Expr>,
+    /// `header = "Region"`: the MCP 2026-07-28 `x-mcp-header`.
+    pub header: Option<LitStr>,
     /// The first `#[arg]` attribute, for errors about the attribute as a whole.
     pub attr: Option<Attribute>,
 }
@@ -581,6 +588,10 @@ impl ArgAttr {
                     dup(self.default.is_some())?;
                     self.default = Some(meta.value()?.parse()?);
                 }
+                ArgKey::Header => {
+                    dup(self.header.is_some())?;
+                    self.header = Some(meta.value()?.parse()?);
+                }
             }
             Ok(())
         });
@@ -723,5 +734,95 @@ pub(crate) fn doc_text(attrs: &[Attribute]) -> Option<(String, Span)> {
         None
     } else {
         Some((text, span))
+    }
+}
+
+/// One `icon = "src"` or `icon(src = "...", mime_type = "...", sizes = ["48x48"], theme =
+/// "dark")`: MCP's `Icon`, each value with where it was written (`check` judges them).
+pub(crate) struct IconAttr {
+    /// The `icon` keyword.
+    pub span: Span,
+    pub src: Option<LitStr>,
+    pub mime_type: Option<LitStr>,
+    pub sizes: Vec<LitStr>,
+    pub theme: Option<LitStr>,
+}
+
+impl IconAttr {
+    fn parse(meta: &ParseNestedMeta) -> syn::Result<IconAttr> {
+        let mut icon = IconAttr {
+            span: meta.path.span(),
+            src: None,
+            mime_type: None,
+            sizes: Vec::new(),
+            theme: None,
+        };
+        if meta.input.peek(syn::Token![=]) {
+            icon.src = Some(meta.value()?.parse()?);
+            return Ok(icon);
+        }
+        if !meta.input.peek(syn::token::Paren) {
+            return Err(meta.error(
+                "`icon` takes its image: `icon = \"https://...\"` or `icon(src = \"https://...\", mime_type = \"image/png\", sizes = [\"48x48\"], theme = \"dark\")`",
+            ));
+        }
+        let keys = "src, mime_type, sizes, theme";
+        meta.parse_nested_meta(|inner| {
+            let key = inner.path.get_ident().map(ToString::to_string);
+            let twice = |given: bool| -> syn::Result<()> {
+                match given {
+                    true => Err(inner.error(format!(
+                        "`{}` is given twice in this icon",
+                        key.as_deref().unwrap_or_default()
+                    ))),
+                    false => Ok(()),
+                }
+            };
+            match key.as_deref() {
+                Some("src") => {
+                    twice(icon.src.is_some())?;
+                    icon.src = Some(inner.value()?.parse()?);
+                }
+                Some("mime_type") => {
+                    twice(icon.mime_type.is_some())?;
+                    icon.mime_type = Some(inner.value()?.parse()?);
+                }
+                Some("theme") => {
+                    twice(icon.theme.is_some())?;
+                    icon.theme = Some(inner.value()?.parse()?);
+                }
+                Some("sizes") => {
+                    twice(!icon.sizes.is_empty())?;
+                    let expr: syn::ExprArray = inner.value()?.parse()?;
+                    for e in expr.elems {
+                        match e {
+                            Expr::Lit(syn::ExprLit {
+                                lit: Lit::Str(s), ..
+                            }) => icon.sizes.push(s),
+                            other => {
+                                return Err(syn::Error::new(
+                                    other.span(),
+                                    "a size is a string: \"48x48\" or \"any\"",
+                                ))
+                            }
+                        }
+                    }
+                    if icon.sizes.is_empty() {
+                        return Err(inner.error(
+                            "`sizes` lists at least one size, e.g. `sizes = [\"48x48\"]`; leave it out for any size",
+                        ));
+                    }
+                }
+                _ => return Err(unknown_key(&inner, "icon", keys)),
+            }
+            Ok(())
+        })?;
+        if icon.src.is_none() {
+            return Err(syn::Error::new(
+                icon.span,
+                "this icon has no `src`: add `src = \"https://...\"` (or a `data:image/...;base64,` URI)",
+            ));
+        }
+        Ok(icon)
     }
 }

@@ -17,6 +17,7 @@ pub(crate) fn check(cx: &Ctxt, tool: &ToolFn, attr_span: Span) -> Vec<proc_macro
     allows(cx, tool);
     examples(cx, tool);
     crate::deprecated::check(cx, tool);
+    crate::mcp_fields::check(cx, tool);
     crate::lint::lint(cx, tool)
 }
 

@@ -187,6 +187,14 @@ pub(crate) fn tool_expr(tool: &ToolFn, self_ty: Option<&Type>) -> TokenStream {
                     (&&#p::typed::TypeProbe::<#inner>(#p::typed::PhantomData)).guarded()
                 });
                 let schema = quote_spanned!(m.inner.span()=> #p::schema_of::<#inner>);
+                // The header annotation goes into the schema only, never into the typed checks.
+                let mut constraints = constraints;
+                constraints.extend(
+                    m.arg
+                        .header
+                        .iter()
+                        .map(|h| quote!(#p::Constraint::Header(#h))),
+                );
                 param_defs.push(quote! {
                     #p::ParamDef {
                         name: #name,
@@ -334,6 +342,24 @@ pub(crate) fn tool_expr(tool: &ToolFn, self_ty: Option<&Type>) -> TokenStream {
         }
         None => quote!(::std::option::Option::None),
     };
+    // Each icon as MCP's `Icon` JSON, in the order declared (`check` has judged them).
+    let icons = a.icons.iter().map(|icon| {
+        let mut object = serde_json::Map::new();
+        let text = |l: &syn::LitStr| serde_json::Value::String(l.value());
+        if let Some(src) = &icon.src {
+            object.insert("src".into(), text(src));
+        }
+        if let Some(m) = &icon.mime_type {
+            object.insert("mimeType".into(), text(m));
+        }
+        if !icon.sizes.is_empty() {
+            object.insert("sizes".into(), icon.sizes.iter().map(text).collect());
+        }
+        if let Some(t) = &icon.theme {
+            object.insert("theme".into(), text(t));
+        }
+        serde_json::Value::Object(object).to_string()
+    });
     let allows = a.allows.iter().map(|al| {
         let (r, why) = (&al.rule, &al.reason);
         quote!((#r, #why))
@@ -560,6 +586,7 @@ pub(crate) fn tool_expr(tool: &ToolFn, self_ty: Option<&Type>) -> TokenStream {
             version: #version,
             examples: &[#(#examples),*],
             deprecated: #deprecated,
+            icons: &[#(#icons),*],
             invoke: __invoke,
             blocking: #blocking,
             typed: __typed_def(),

@@ -13,6 +13,7 @@ mod ctxt;
 mod deprecated;
 mod expand;
 mod lint;
+mod mcp_fields;
 mod model;
 
 use proc_macro::TokenStream;

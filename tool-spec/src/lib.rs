@@ -32,6 +32,7 @@
 #![deny(unreachable_pub)]
 pub mod deprecation;
 pub mod export;
+mod icon;
 pub mod lint;
 pub mod schema;
 pub mod spec;

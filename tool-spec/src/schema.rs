@@ -114,6 +114,10 @@ pub enum Constraint {
     MaxItems(u64),
     /// `unique_items`: `uniqueItems: true`.
     UniqueItems,
+    /// `header = "Region"`: the MCP 2026-07-28 annotation `x-mcp-header` (the argument is
+    /// mirrored into the HTTP header `Mcp-Param-Region`); no constraint on the value, and only
+    /// the MCP 2026-07-28 export keeps it.
+    Header(&'static str),
 }
 
 impl Constraint {
@@ -131,6 +135,7 @@ impl Constraint {
             Constraint::MinItems(n) => ("minItems", n.into()),
             Constraint::MaxItems(n) => ("maxItems", n.into()),
             Constraint::UniqueItems => ("uniqueItems", true.into()),
+            Constraint::Header(h) => (tool_lint::mcp_fields::HEADER_KEYWORD, h.into()),
         }
     }
 }

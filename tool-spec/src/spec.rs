@@ -7,6 +7,8 @@
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
+pub use crate::icon::{Icon, IconTheme};
+
 /// The side effects a tool declares in `#[tool(...)]`.
 ///
 /// Every tool declares its effects explicitly; the declaration is part of the spec, feeds the
@@ -323,6 +325,11 @@ pub struct ToolSpec {
     /// appends the notice to the description); serialized only when present.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub deprecated: Option<crate::Deprecation>,
+    /// Icons a client shows beside the tool (MCP's `icons`, 2025-11-25 and 2026-07-28; other
+    /// targets have no such field and drop them). Not model-facing: no part of the fingerprint;
+    /// serialized only when there are some.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub icons: Vec<Icon>,
 }
 
 impl ToolSpec {
@@ -348,6 +355,7 @@ impl ToolSpec {
             version: "0.0.0".into(),
             examples: Vec::new(),
             deprecated: None,
+            icons: Vec::new(),
         }
     }
 
@@ -447,6 +455,22 @@ impl ToolSpec {
     #[must_use]
     pub fn with_example(mut self, example: Value) -> ToolSpec {
         self.examples.push(example);
+        self
+    }
+
+    /// Adds one icon after those already declared (the toolbox refuses a tool whose icon breaks
+    /// MCP's rules: [`Icon::problems`]).
+    ///
+    /// ```
+    /// # use tool_spec::ToolSpec;
+    /// use tool_spec::spec::Icon;
+    /// let spec = ToolSpec::new("search_products", "Searches the catalog.", serde_json::json!({"type": "object"}))
+    ///     .with_icon(Icon::new("https://example.com/search.svg").with_sizes(["any"]));
+    /// assert_eq!(spec.icons[0].sizes, ["any"]);
+    /// ```
+    #[must_use]
+    pub fn with_icon(mut self, icon: Icon) -> ToolSpec {
+        self.icons.push(icon);
         self
     }
 
@@ -657,6 +681,7 @@ mod tests {
             version: "2.0.0".into(),
             examples: Vec::new(),
             deprecated: None,
+            icons: Vec::new(),
         };
         assert_eq!(spec, literal);
         let with_example = spec.clone().with_example(serde_json::json!({"to": "a"}));

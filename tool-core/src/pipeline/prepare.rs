@@ -50,6 +50,7 @@ pub(crate) fn prepare(
     if let Some(validator) = &validator {
         problems.extend(example_problems(tool, validator));
     }
+    problems.extend(mcp_field_problems(tool));
     let output_validator = output_validator(tool, &mut problems);
     let paginated = spec
         .input_schema
@@ -161,6 +162,30 @@ fn example_problems(tool: &Tool, validator: &Validator) -> Vec<Problem> {
         }
     }
     problems
+}
+
+/// The MCP fields a client would refuse or a tool built at run time may get wrong: each icon
+/// against MCP's `Icon` rules ([`tool_spec::spec::Icon::problems`]), and the input schema's
+/// `x-mcp-header` annotations against the 2026-07-28 rules (`tool_lint::mcp_fields`): a client
+/// drops a tool whose annotation breaks them, so the tool would vanish from its list unseen.
+/// `#[tool(icon)]` and `#[arg(header)]` make the same checks at compile time.
+fn mcp_field_problems(tool: &Tool) -> Vec<Problem> {
+    let spec = tool.spec();
+    let icons = spec.icons.iter().enumerate().flat_map(|(i, icon)| {
+        icon.problems()
+            .into_iter()
+            .map(move |p| format!("icon {}: {p}", i + 1))
+    });
+    let headers = tool_lint::mcp_fields::header_problems(&spec.input_schema)
+        .into_iter()
+        .map(|p| format!("x-mcp-header: {p}"));
+    icons
+        .chain(headers)
+        .map(|reason| Problem::InvalidDeclaration {
+            tool: tool.name().to_string(),
+            reason,
+        })
+        .collect()
 }
 
 /// The output contract is checked in debug builds (and so in tests) only.

@@ -6,6 +6,7 @@ use std::collections::HashSet;
 use std::fmt::Write;
 
 use serde_json::{json, Map, Value};
+use tool_lint::mcp_fields::HEADER_KEYWORD;
 
 use super::error::{ExportError, ExportErrorKind};
 use super::target::{McpVersion, Target};
@@ -1489,6 +1490,13 @@ impl SchemaUri {
 }
 
 impl Passes {
+    /// Whether `x-mcp-header` annotations stay on the properties: only in MCP 2026-07-28, the
+    /// revision that defines them; every other target drops them ([`strip_mcp_headers`]), as a
+    /// strict platform refuses a keyword it does not know.
+    fn keeps_mcp_headers(&self) -> bool {
+        self.target == Target::Mcp(McpVersion::V2026_07_28)
+    }
+
     /// Whether boolean property schemas become objects ([`normalize_boolean_properties`]):
     /// everywhere but MCP 2026-07-28, whose schemas keep them.
     fn normalizes_boolean_properties(&self) -> bool {
@@ -1522,6 +1530,7 @@ impl Cx<'_> {
         let p = self.p;
         (p.inline_refs && has_key(schema, "$ref"))
             || (p.normalizes_boolean_properties() && has_boolean_property(schema))
+            || (!p.keeps_mcp_headers() && has_mcp_header(root))
             || (p.walks_nodes() && self.touches(root) && !self.in_place(root))
     }
 
@@ -1581,6 +1590,9 @@ impl Cx<'_> {
             }
             self.inline(s, &Pointer::root(base), &mut RefStack::default())?;
         }
+        if !p.keeps_mcp_headers() {
+            strip_mcp_headers(s);
+        }
         if p.normalizes_boolean_properties() {
             normalize_boolean_properties(s);
         }
@@ -1612,6 +1624,32 @@ fn root_members(
 }
 
 /// Whether any object anywhere in `node` has a member `key`.
+/// Whether a property reached through `properties` keys from `root` carries `x-mcp-header`
+/// (the only place the annotation may be; the toolbox refuses it elsewhere).
+fn has_mcp_header(root: &Map<String, Value>) -> bool {
+    get(root, "properties")
+        .and_then(Value::as_object)
+        .is_some_and(|props| {
+            props.values().any(|p| {
+                p.as_object()
+                    .is_some_and(|p| has(p, HEADER_KEYWORD) || has_mcp_header(p))
+            })
+        })
+}
+
+/// Removes `x-mcp-header` from every property reached through `properties` keys.
+fn strip_mcp_headers(node: &mut Value) {
+    let Some(Value::Object(props)) = node.get_mut("properties") else {
+        return;
+    };
+    for prop in props.values_mut() {
+        if let Value::Object(p) = prop {
+            p.remove(HEADER_KEYWORD);
+        }
+        strip_mcp_headers(prop);
+    }
+}
+
 fn has_key(node: &Value, key: &str) -> bool {
     match node {
         Value::Object(m) => m.iter().any(|(k, v)| k == key || has_key(v, key)),
@@ -1777,6 +1815,10 @@ fn mcp_tool<'a>(
         "annotations",
         Tree::Val(Value::Object(mcp_annotations(spec))),
     );
+    // Icons (a field since 2025-11-25), for the client's user interface.
+    if !spec.icons.is_empty() && version != McpVersion::V2025_06_18 {
+        tool.insert("icons", Tree::Val(json!(spec.icons)));
+    }
     let mut meta = Map::new();
     if !spec.allows.is_empty() {
         let allows: Vec<Value> = spec
