@@ -103,7 +103,7 @@ pub use context::Context;
 pub use error::ToolError;
 pub use progress::{with_progress, Progress, ProgressReport, ProgressSink};
 pub use reply::Reply;
-pub use spec::{Allow, Effects, ToolSpec};
+pub use spec::{Allow, Effects, Namespace, ToolSpec};
 pub use tool::Tool;
 /// The agent-facing definition and schema generation are tool-spec's; the runtime reads them
 /// through these paths.
@@ -161,7 +161,7 @@ pub mod __private {
     pub use crate::error::ToolError;
     pub use crate::reply::{Encoded, Encoding, Reply};
     pub use crate::schema::{schema_of, Constraint, Num, ParamDef};
-    pub use crate::spec::Effects;
+    pub use crate::spec::{Effects, Namespace};
     pub use crate::tool::{BoxFuture, ContextDef, Tool, ToolDef};
     pub use schemars;
     pub use serde;

@@ -35,4 +35,4 @@ pub mod lint;
 pub mod schema;
 pub mod spec;
 
-pub use spec::{canonical_json, Allow, Effects, ToolSpec};
+pub use spec::{canonical_json, Allow, Effects, Namespace, ToolSpec};

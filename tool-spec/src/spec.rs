@@ -287,6 +287,45 @@ pub struct ToolSpec {
     /// only when there are some.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub examples: Vec<Value>,
+    /// Part of the always-loaded core set (`#[tool(core)]`, `ToolboxBuilder::core`). Once any
+    /// tool of a list is core, the Anthropic and OpenAI Responses exports defer every other one
+    /// (`defer_loading: true`); a list with no core tool defers nothing. Serialized (and
+    /// fingerprinted) only when set.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub core: bool,
+    /// The namespace the tool belongs to (`#[tools(namespace = ...)]`,
+    /// `ToolboxBuilder::namespace`): the OpenAI Responses export groups a namespace's tools
+    /// into one `{"type": "namespace"}` entry; other targets ignore it. Serialized (and
+    /// fingerprinted) only when set.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub namespace: Option<Namespace>,
+}
+
+/// A group of tools the model sees under one name and description (OpenAI Responses'
+/// `namespace` tool). Built with [`Namespace::new`]; the fields stay public for reading.
+///
+/// ```
+/// let ns = tool_spec::spec::Namespace::new("billing", "Invoices, refunds and payment methods.");
+/// assert_eq!(ns.name, "billing");
+/// ```
+#[derive(Clone, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[non_exhaustive]
+pub struct Namespace {
+    /// The namespace's name, e.g. `billing` (OpenAI's function-name rule:
+    /// `^[a-zA-Z0-9_-]{1,64}$`).
+    pub name: String,
+    /// What the tools of the namespace are for: the model reads it before it loads them.
+    pub description: String,
+}
+
+impl Namespace {
+    /// A namespace named `name`, described by `description`.
+    pub fn new(name: impl Into<String>, description: impl Into<String>) -> Namespace {
+        Namespace {
+            name: name.into(),
+            description: description.into(),
+        }
+    }
 }
 
 impl ToolSpec {
@@ -311,6 +350,8 @@ impl ToolSpec {
             timeout_ms: None,
             version: "0.0.0".into(),
             examples: Vec::new(),
+            core: false,
+            namespace: None,
         }
     }
 
@@ -413,6 +454,20 @@ impl ToolSpec {
         self
     }
 
+    /// Marks the tool as part of the always-loaded core set (see [`core`](ToolSpec::core)).
+    #[must_use]
+    pub fn with_core(mut self, core: bool) -> ToolSpec {
+        self.core = core;
+        self
+    }
+
+    /// Puts the tool into a namespace (see [`namespace`](ToolSpec::namespace)).
+    #[must_use]
+    pub fn with_namespace(mut self, namespace: Namespace) -> ToolSpec {
+        self.namespace = Some(namespace);
+        self
+    }
+
     /// The names of the model-facing parameters, in declaration order.
     ///
     /// ```
@@ -462,6 +517,17 @@ impl ToolSpec {
         // fingerprints.
         if !self.examples.is_empty() {
             obj.insert("examples".into(), Value::Array(self.examples.clone()));
+        }
+        // Whether the model sees the tool up front, and the group it sees it in: absent unless
+        // declared, so existing fingerprints stay.
+        if self.core {
+            obj.insert("core".into(), Value::Bool(true));
+        }
+        if let Some(ns) = &self.namespace {
+            obj.insert(
+                "namespace".into(),
+                serde_json::json!({"name": ns.name, "description": ns.description}),
+            );
         }
         v
     }
@@ -591,6 +657,8 @@ mod tests {
             timeout_ms: Some(250),
             version: "2.0.0".into(),
             examples: Vec::new(),
+            core: false,
+            namespace: None,
         };
         assert_eq!(spec, literal);
         let with_example = spec.clone().with_example(serde_json::json!({"to": "a"}));
