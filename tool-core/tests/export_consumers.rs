@@ -159,7 +159,14 @@ fn webmcp_export_registers_unchanged_in_real_chromium() {
         "getTools() returned {} tools",
         got.len()
     );
-    for (spec, sent) in specs.iter().zip(exported.as_array().expect("array")) {
+    for spec in &specs {
+        // The export lists tools by name, not in spec order.
+        let sent = exported
+            .as_array()
+            .expect("array")
+            .iter()
+            .find(|t| t["name"] == spec.name.as_str())
+            .expect("every spec is exported");
         let back = got
             .iter()
             .find(|t| t["name"] == spec.name.as_str())
@@ -384,8 +391,10 @@ fn anthropic_consumer_rejects_a_broken_export() {
         Target::Anthropic { strict: true },
     )
     .expect("export");
-    exported[0]["input_schema"]["properties"]["query"]["minLength"] = Value::from(1);
-    exported[1]["parameters"] = serde_json::json!({"type": "object"});
+    // The export lists tools by name: close_ticket, then search_products.
+    assert_eq!(exported[1]["name"], "search_products");
+    exported[1]["input_schema"]["properties"]["query"]["minLength"] = Value::from(1);
+    exported[0]["parameters"] = serde_json::json!({"type": "object"});
     let (ok, result) = consumer.run("anthropic-broken", &exported);
     assert!(!ok, "{result}");
     assert_eq!(result["changed"][0]["name"], "search_products", "{result}");
@@ -426,8 +435,10 @@ fn gemini_consumer_rejects_a_broken_export() {
     };
     let mut exported =
         export(&exportable_specs(Target::Gemini)[..2], Target::Gemini).expect("export");
-    exported["functionDeclarations"][0]["strict"] = Value::from(true);
-    exported["functionDeclarations"][1]["parametersJsonSchema"]["x-unknown"] = Value::from(1);
+    // The export lists tools by name: close_ticket, then search_products.
+    assert_eq!(exported["functionDeclarations"][0]["name"], "close_ticket");
+    exported["functionDeclarations"][1]["strict"] = Value::from(true);
+    exported["functionDeclarations"][0]["parametersJsonSchema"]["x-unknown"] = Value::from(1);
     let (ok, result) = consumer.run("gemini-broken", &exported);
     assert!(!ok, "{result}");
     let errors = result["errors"].as_array().expect("errors");
