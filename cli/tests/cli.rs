@@ -611,13 +611,21 @@ fn measure_shows_the_core_set_against_the_whole_and_counts_examples() {
          "_meta": {"toolsmith/deferred": true}}
     ]});
     let mut docs = Vec::new();
-    for (file, list) in [("anthropic.json", &anthropic), ("openai.json", &openai), ("mcp.json", &mcp)] {
+    for (file, list) in [
+        ("anthropic.json", &anthropic),
+        ("openai.json", &openai),
+        ("mcp.json", &mcp),
+    ] {
         let path = write(&dir, file, list);
         let o = run(&["measure", "--json", path.to_str().unwrap()]);
         assert_eq!(code(&o), 0, "{}", stderr(&o));
         let doc: Value = serde_json::from_slice(&o.stdout).unwrap();
         let tools = doc["tools"].as_array().unwrap();
-        assert_eq!(tools.len(), 2, "{file}: the search tool is no tool of the list");
+        assert_eq!(
+            tools.len(),
+            2,
+            "{file}: the search tool is no tool of the list"
+        );
         let refund = tools.iter().find(|t| t["name"] == "refund_order").unwrap();
         assert_eq!(refund["deferred"], true, "{file}");
         let find = tools.iter().find(|t| t["name"] == "find_order").unwrap();
@@ -630,7 +638,10 @@ fn measure_shows_the_core_set_against_the_whole_and_counts_examples() {
         let o = run(&["measure", path.to_str().unwrap()]);
         let out = stdout(&o);
         assert!(out.contains("refund_order (deferred)"), "{out}");
-        assert!(out.contains("core set: 1 of 2 tools loaded up front"), "{out}");
+        assert!(
+            out.contains("core set: 1 of 2 tools loaded up front"),
+            "{out}"
+        );
     }
     // `[{"id":"o_1"}]`: 14 characters, counted where the list carries examples.
     assert_eq!(docs[0].1["chars"], 14);

@@ -643,7 +643,11 @@ impl ToolboxBuilder {
 
 /// The builder's core set and namespaces applied to its tools; a name that is no tool's is a
 /// problem.
-fn apply_loading(mut tools: Vec<Tool>, loading: &Loading, problems: &mut Vec<Problem>) -> Vec<Tool> {
+fn apply_loading(
+    mut tools: Vec<Tool>,
+    loading: &Loading,
+    problems: &mut Vec<Problem>,
+) -> Vec<Tool> {
     let mut marks: Vec<(&'static str, &String)> = Vec::new();
     marks.extend(loading.core.iter().map(|n| ("core", n)));
     for (_, names) in &loading.namespaces {
@@ -807,9 +811,8 @@ impl Toolbox {
                         let mut next = reg.clone();
                         next.retired.remove(tool.name());
                         next.push(entry);
-                        let problems = namespace_problems(
-                            next.entries.iter().map(|e| e.tool.spec().clone()),
-                        );
+                        let problems =
+                            namespace_problems(next.entries.iter().map(|e| e.tool.spec().clone()));
                         if !problems.is_empty() {
                             result = Err(BuildError { problems });
                             return None;

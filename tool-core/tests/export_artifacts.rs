@@ -62,7 +62,12 @@ fn artifacts_hold_one_file_per_target_and_an_index_reporting_failures() {
     assert_eq!(
         names,
         // Export order: by name, whatever the order of the specs.
-        ["close_ticket", "create_order", "get_time", "search_products"]
+        [
+            "close_ticket",
+            "create_order",
+            "get_time",
+            "search_products"
+        ]
     );
     assert_eq!(
         read(&dir, "mcp-2025-11-25.json")["tools"]

@@ -528,7 +528,11 @@ fn anthropic_tool_param_accepts_deferral_examples_and_cache_control() {
         assert_eq!(count(&text, "\"cache_control\""), 1);
         assert_eq!(count(&text, "tool_search_tool_regex_20251119"), 1);
         let (ok, result) = consumer.run_fields("anthropic", target.slug(), &exported);
-        assert_eq!(result["errors"], serde_json::json!([]), "{target}: {result}");
+        assert_eq!(
+            result["errors"],
+            serde_json::json!([]),
+            "{target}: {result}"
+        );
         assert!(ok);
         assert_eq!(
             result["checked"].as_array().map(Vec::len),
@@ -571,11 +575,15 @@ fn anthropic_tool_param_rejects_broken_fields() {
         .collect();
     assert_eq!(errors.len(), 3, "{result}");
     assert!(
-        errors.iter().any(|e| e.contains("cache_control: keys ['scope']")),
+        errors
+            .iter()
+            .any(|e| e.contains("cache_control: keys ['scope']")),
         "{errors:?}"
     );
     assert!(
-        errors.iter().any(|e| e.contains("Input should be a valid boolean")),
+        errors
+            .iter()
+            .any(|e| e.contains("Input should be a valid boolean")),
         "{errors:?}"
     );
     assert!(
@@ -608,7 +616,11 @@ fn openai_responses_types_accept_deferral_and_namespaces() {
             specs.len() - 2
         );
         let (ok, result) = consumer.run_fields("openai-responses", target.slug(), &exported);
-        assert_eq!(result["errors"], serde_json::json!([]), "{target}: {result}");
+        assert_eq!(
+            result["errors"],
+            serde_json::json!([]),
+            "{target}: {result}"
+        );
         assert!(ok);
         // The search tool, the five tools outside a namespace, the two namespaces.
         assert_eq!(result["checked"].as_array().map(Vec::len), Some(1 + 5 + 2));

@@ -259,15 +259,23 @@ fn every_export_is_byte_stable_across_registration_orders() {
     };
     let forward = build(&mut specs.clone().into_iter());
     let backward = build(&mut specs.clone().into_iter().rev());
-    assert_ne!(forward.names(), backward.names(), "registration orders differ");
+    assert_ne!(
+        forward.names(),
+        backward.names(),
+        "registration orders differ"
+    );
     let options = ExportOptions::default().with_cache_control(true);
     for &target in Target::all() {
         let first = serde_json::to_string(&forward.export_with(target, &options).unwrap()).unwrap();
         let again = serde_json::to_string(&forward.export_with(target, &options).unwrap()).unwrap();
-        let other = serde_json::to_string(&backward.export_with(target, &options).unwrap()).unwrap();
+        let other =
+            serde_json::to_string(&backward.export_with(target, &options).unwrap()).unwrap();
         assert_eq!(first, again, "{target}: not stable between runs");
         assert_eq!(first, other, "{target}: depends on registration order");
-        assert_eq!(forward.export_text(target).unwrap(), backward.export_text(target).unwrap());
+        assert_eq!(
+            forward.export_text(target).unwrap(),
+            backward.export_text(target).unwrap()
+        );
     }
     // The artifacts too, index.json included.
     let dir = std::env::temp_dir().join(format!("toolsmith-order-{}", std::process::id()));
@@ -343,9 +351,9 @@ fn the_builder_refuses_names_that_are_no_tool_and_bad_namespaces() {
         unknown,
         [("core", "serch_help"), ("namespace", "list_invoices")]
     );
-    assert!(err
-        .to_string()
-        .contains("`.core(...)` names `serch_help`, which is not a registered tool; registered: search_help"));
+    assert!(err.to_string().contains(
+        "`.core(...)` names `serch_help`, which is not a registered tool; registered: search_help"
+    ));
 
     let err = Toolbox::builder()
         .tool(tool(spec("billing")))
@@ -379,7 +387,10 @@ fn a_tool_registered_later_cannot_break_a_namespace() {
             spec("void_invoice").with_namespace(Namespace::new("billing", "Other words.")),
         ))
         .unwrap_err();
-    assert!(err.to_string().contains("describes it differently"), "{err}");
+    assert!(
+        err.to_string().contains("describes it differently"),
+        "{err}"
+    );
 }
 
 /// A tool inside a namespace is called by its own name (OpenAI's call item carries `name` and,
@@ -395,8 +406,12 @@ async fn a_namespaced_tool_is_called_by_its_name() {
     assert_eq!(env.status, tool_core::Status::Ok, "{env:?}");
     // Two tools of one name in two namespaces cannot be registered: dispatch is by name.
     let err = Toolbox::builder()
-        .tool(tool(spec("refund").with_namespace(Namespace::new("billing", "Invoices."))))
-        .tool(tool(spec("refund").with_namespace(Namespace::new("orders", "Orders."))))
+        .tool(tool(
+            spec("refund").with_namespace(Namespace::new("billing", "Invoices.")),
+        ))
+        .tool(tool(
+            spec("refund").with_namespace(Namespace::new("orders", "Orders.")),
+        ))
         .build()
         .unwrap_err();
     assert!(

@@ -151,7 +151,12 @@ const NOT_FOR_NAMESPACES: [&str; 7] = [
 
 /// Runs the text rules (budget, steering, poisoning) on a namespace's description, spanned at
 /// `span`. Errors go into `cx`; warnings come back as tokens to emit.
-pub(crate) fn lint_namespace(cx: &Ctxt, name: &str, description: &str, span: Span) -> Vec<TokenStream> {
+pub(crate) fn lint_namespace(
+    cx: &Ctxt,
+    name: &str,
+    description: &str,
+    span: Span,
+) -> Vec<TokenStream> {
     let cfg = match config() {
         Ok(cfg) => cfg,
         Err(e) => {

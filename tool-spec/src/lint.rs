@@ -15,9 +15,9 @@
 
 use crate::spec::ToolSpec;
 pub use tool_lint::{
-    apply_allows, estimate_tokens, examples_of, lint_definition, lint_tool_list, measure, rule, rule_ids,
-    CompileTime, ConfigError, Finding, LintConfig, ListError, Measure, Profile, Rule, Severity,
-    RULES,
+    apply_allows, estimate_tokens, examples_of, lint_definition, lint_tool_list, measure, rule,
+    rule_ids, CompileTime, ConfigError, Finding, LintConfig, ListError, Measure, Profile, Rule,
+    Severity, RULES,
 };
 
 /// Lints one spec with the default (chrome) budgets; the spec's own `allow`s are honoured.

@@ -212,10 +212,12 @@ impl ExportError {
             RequestLimit { .. } => format!(
                 "Make some parameters required or send fewer strict tools per request{or_relaxed}."
             ),
-            InvalidNamespace { .. } => "Give every tool of a namespace the same namespace name \
+            InvalidNamespace { .. } => {
+                "Give every tool of a namespace the same namespace name \
                 (letters, digits, `_` and `-`, at most 64) and description, and a name no tool \
                 of the list has (`#[tools(namespace = \"...\", namespace_description = \"...\")]`)."
-                .into(),
+                    .into()
+            }
         }
     }
 }

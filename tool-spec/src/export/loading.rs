@@ -87,7 +87,10 @@ pub enum ToolSearch {
 /// sort: tools with the same namespace and name keep their order (the second is a duplicate).
 pub(crate) fn order(specs: &[ToolSpec]) -> Vec<usize> {
     fn key(s: &ToolSpec) -> (Option<&str>, &str) {
-        (s.namespace.as_ref().map(|n| n.name.as_str()), s.name.as_str())
+        (
+            s.namespace.as_ref().map(|n| n.name.as_str()),
+            s.name.as_str(),
+        )
     }
     let mut idx: Vec<usize> = (0..specs.len()).collect();
     idx.sort_by(|&a, &b| key(&specs[a]).cmp(&key(&specs[b])));
