@@ -338,9 +338,12 @@ fn gemini_into<'a>(
     Ok(())
 }
 
-/// The MCP-shaped definition of a tool object with the schema `schema`.
+/// The MCP-shaped definition of a tool object with the schema `schema`. A vendor's example
+/// calls (Anthropic `input_examples`) and deferral (`defer_loading: true`, Anthropic and OpenAI
+/// Responses) go under `_meta` where toolsmith's MCP export keeps them (`toolsmith/examples`,
+/// `toolsmith/deferred`), so every command reads them in one place.
 fn mcp_def<'a>(obj: Obj<'a>, schema: Option<&Node<'a>>, arena: &'a Bump) -> Node<'a> {
-    let mut m = Vec::with_capacity(4);
+    let mut m = Vec::with_capacity(5);
     for key in ["name", "title", "description"] {
         if let Some(v) = obj.get(key) {
             m.push((key, *v));
@@ -348,6 +351,17 @@ fn mcp_def<'a>(obj: Obj<'a>, schema: Option<&Node<'a>>, arena: &'a Bump) -> Node
     }
     if let Some(s) = schema {
         m.push(("inputSchema", *s));
+    }
+    let mut meta = Vec::new();
+    if let Some(examples) = obj.get("input_examples") {
+        meta.push(("toolsmith/examples", *examples));
+    }
+    if obj.get("defer_loading").and_then(Node::as_bool) == Some(true) {
+        meta.push(("toolsmith/deferred", Node::new(Kind::Bool(true))));
+    }
+    if !meta.is_empty() {
+        let meta = Node::new(Kind::Object(Obj(arena.alloc_slice_copy(&meta))));
+        m.push(("_meta", meta));
     }
     Node::new(Kind::Object(Obj(arena.alloc_slice_copy(&m))))
 }
@@ -365,6 +379,11 @@ struct ShapeKeys<'a> {
     parameters: Option<&'a Node<'a>>,
     /// Whether there is an `inputSchema` (MCP).
     input_schema: bool,
+    /// `"type": "namespace"` with its `tools` (OpenAI Responses).
+    namespace_tools: Option<&'a [Node<'a>]>,
+    /// A platform's tool-search tool (`"type": "tool_search"`, Anthropic
+    /// `tool_search_tool_*`): a tool of the platform, no definition of the list's.
+    tool_search: bool,
 }
 
 impl<'a> ShapeKeys<'a> {
@@ -376,18 +395,31 @@ impl<'a> ShapeKeys<'a> {
             input_schema_snake: None,
             parameters: None,
             input_schema: false,
+            namespace_tools: None,
+            tool_search: false,
         };
+        let mut is_namespace = false;
+        let mut tools = None;
         // An object's keys are unique, so each is seen at most once.
         for (k, v) in obj.0 {
             match *k {
                 "functionDeclarations" => keys.function_declarations = Some(v),
-                "type" => keys.is_function = v.as_str() == Some("function"),
+                "type" => {
+                    let t = v.as_str().unwrap_or_default();
+                    keys.is_function = t == "function";
+                    is_namespace = t == "namespace";
+                    keys.tool_search = t == "tool_search" || t.starts_with("tool_search_tool_");
+                }
+                "tools" => tools = v.as_array(),
                 "function" => keys.function = v.as_object(),
                 "input_schema" => keys.input_schema_snake = Some(v),
                 "parameters" => keys.parameters = Some(v),
                 "inputSchema" => keys.input_schema = true,
                 _ => {}
             }
+        }
+        if is_namespace {
+            keys.namespace_tools = tools;
         }
         keys
     }
@@ -420,6 +452,15 @@ fn items_into<'a>(
             continue;
         };
         let keys = ShapeKeys::of(obj);
+        if keys.tool_search {
+            continue;
+        }
+        if let Some(members) = keys.namespace_tools {
+            // An OpenAI namespace: its functions are the list's tools.
+            let at = format!("{}/tools", tool.at);
+            items_into(members, &at, arena, out)?;
+            continue;
+        }
         if let Some(decls) = keys.function_declarations {
             let at = format!("{}/functionDeclarations", tool.at);
             gemini_into(decls, &at, arena, out)?;

@@ -12,15 +12,27 @@ use crate::{emit, CliError, Color};
 /// The tokenizer, as named in the output.
 pub const TOKENIZER: &str = "o200k_base";
 
-/// The parts of a definition that are measured, with their keys.
-const PARTS: [(&str, &str); 6] = [
-    ("name", "name"),
-    ("title", "title"),
-    ("description", "description"),
-    ("input", "inputSchema"),
-    ("output", "outputSchema"),
-    ("annotations", "annotations"),
+/// The parts of a definition that are measured, with their JSON pointers into the MCP-shaped
+/// definition. The example calls go into the model's context too (Anthropic `input_examples`,
+/// read into MCP `_meta` as `toolsmith/examples`).
+const PARTS: [(&str, &str); 7] = [
+    ("name", "/name"),
+    ("title", "/title"),
+    ("description", "/description"),
+    ("input", "/inputSchema"),
+    ("output", "/outputSchema"),
+    ("annotations", "/annotations"),
+    ("examples", "/_meta/toolsmith~1examples"),
 ];
+
+/// The number of [`PARTS`].
+const N: usize = PARTS.len();
+
+/// Whether a definition is deferred: loaded only on demand (`defer_loading: true` in an
+/// Anthropic or OpenAI Responses list, `_meta` `toolsmith/deferred` in an MCP one).
+pub fn is_deferred(def: &Value) -> bool {
+    def.pointer("/_meta/toolsmith~1deferred") == Some(&Value::Bool(true))
+}
 
 /// Characters and tokens of one text.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
@@ -63,11 +75,11 @@ pub fn cost(bpe: &tiktoken_rs::CoreBPE, v: &Value) -> Cost {
 }
 
 /// Each part's cost and the sum.
-pub fn tool_cost(bpe: &tiktoken_rs::CoreBPE, def: &Value) -> ([Cost; 6], Cost) {
-    let mut parts = [Cost::default(); 6];
+pub fn tool_cost(bpe: &tiktoken_rs::CoreBPE, def: &Value) -> ([Cost; N], Cost) {
+    let mut parts = [Cost::default(); N];
     let mut total = Cost::default();
-    for (i, (_, key)) in PARTS.iter().enumerate() {
-        if let Some(v) = def.get(*key).filter(|v| !v.is_null()) {
+    for (i, (_, pointer)) in PARTS.iter().enumerate() {
+        if let Some(v) = def.pointer(pointer).filter(|v| !v.is_null()) {
             parts[i] = cost(bpe, v);
             total += parts[i];
         }
@@ -78,31 +90,44 @@ pub fn tool_cost(bpe: &tiktoken_rs::CoreBPE, def: &Value) -> ([Cost; 6], Cost) {
 /// The cost of each tool of a list, most tokens first, with the sum of each part and the
 /// total.
 struct Costs {
-    /// Each tool's name, the cost of each part, and its whole cost.
-    rows: Vec<(String, [Cost; 6], Cost)>,
-    sum: [Cost; 6],
+    /// Each tool's name, the cost of each part, its whole cost, and whether it is deferred.
+    rows: Vec<(String, [Cost; N], Cost, bool)>,
+    sum: [Cost; N],
     total: Cost,
+    /// When the list defers tools: the number of tools loaded up front and their cost.
+    core: Option<(usize, Cost)>,
 }
 
 impl Costs {
     fn of(bpe: &tiktoken_rs::CoreBPE, defs: &[Value]) -> Costs {
-        let mut rows: Vec<(String, [Cost; 6], Cost)> = defs
+        let mut rows: Vec<(String, [Cost; N], Cost, bool)> = defs
             .iter()
             .map(|d| {
                 let (parts, total) = tool_cost(bpe, d);
-                (name_of(d).to_string(), parts, total)
+                (name_of(d).to_string(), parts, total, is_deferred(d))
             })
             .collect();
         rows.sort_by(|a, b| b.2.tokens.cmp(&a.2.tokens).then_with(|| a.0.cmp(&b.0)));
-        let mut sum = [Cost::default(); 6];
+        let mut sum = [Cost::default(); N];
         let mut total = Cost::default();
-        for (_, parts, t) in &rows {
+        let mut core = (0, Cost::default());
+        for (_, parts, t, deferred) in &rows {
             for (s, p) in sum.iter_mut().zip(parts) {
                 *s += *p;
             }
             total += *t;
+            if !deferred {
+                core.0 += 1;
+                core.1 += *t;
+            }
         }
-        Costs { rows, sum, total }
+        let core = rows.iter().any(|r| r.3).then_some(core);
+        Costs {
+            rows,
+            sum,
+            total,
+            core,
+        }
     }
 }
 
@@ -138,7 +163,7 @@ pub fn run(files: &[PathBuf], as_json: bool, color: Color) -> Result<u8, CliErro
 
 /// The costs of the list `label` as a JSON document.
 fn json_doc(label: &str, costs: &Costs) -> Value {
-    let part_json = |parts: &[Cost; 6]| {
+    let part_json = |parts: &[Cost; N]| {
         let mut m = serde_json::Map::new();
         for (i, (label, _)) in PARTS.iter().enumerate() {
             m.insert(
@@ -149,18 +174,34 @@ fn json_doc(label: &str, costs: &Costs) -> Value {
         Value::Object(m)
     };
     let total = costs.total;
-    json!({
+    let mut doc = json!({
         "file": label,
         "tokenizer": TOKENIZER,
-        "tools": costs.rows.iter().map(|(name, parts, t)| json!({
-            "name": name,
-            "parts": part_json(parts),
-            "chars": t.chars,
-            "tokens": t.tokens,
-            "share": share(t.tokens, total.tokens),
-        })).collect::<Vec<_>>(),
+        "tools": costs.rows.iter().map(|(name, parts, t, deferred)| {
+            let mut row = json!({
+                "name": name,
+                "parts": part_json(parts),
+                "chars": t.chars,
+                "tokens": t.tokens,
+                "share": share(t.tokens, total.tokens),
+            });
+            if *deferred {
+                row["deferred"] = Value::Bool(true);
+            }
+            row
+        }).collect::<Vec<_>>(),
         "total": {"parts": part_json(&costs.sum), "chars": total.chars, "tokens": total.tokens},
-    })
+    });
+    // The tools loaded up front against the whole, when the list defers some.
+    if let Some((n, c)) = costs.core {
+        doc["core"] = json!({
+            "tools": n,
+            "chars": c.chars,
+            "tokens": c.tokens,
+            "share": share(c.tokens, total.tokens),
+        });
+    }
+    doc
 }
 
 /// The costs of the list `label` as a table for a terminal: a row per tool, with a bar of its
@@ -176,7 +217,7 @@ fn write_table(out: &mut String, st: &Style, label: &str, costs: &Costs) {
     );
     let width = rows
         .iter()
-        .map(|r| r.0.chars().count())
+        .map(|r| r.0.chars().count() + if r.3 { 11 } else { 0 })
         .max()
         .unwrap_or(4)
         .clamp(5, 40);
@@ -185,8 +226,13 @@ fn write_table(out: &mut String, st: &Style, label: &str, costs: &Costs) {
         let _ = write!(out, " {label:>12}");
     }
     let _ = writeln!(out, " {:>12}  share", "total");
-    for (name, parts, t) in rows {
-        let _ = write!(out, "{:<width$}", clip(name, width));
+    for (name, parts, t, deferred) in rows {
+        let name = if *deferred {
+            format!("{name} (deferred)")
+        } else {
+            name.clone()
+        };
+        let _ = write!(out, "{:<width$}", clip(&name, width));
         for p in parts {
             let _ = write!(out, " {:>12}", cell(*p));
         }
@@ -204,6 +250,17 @@ fn write_table(out: &mut String, st: &Style, label: &str, costs: &Costs) {
         let _ = write!(out, " {:>12}", cell(*p));
     }
     let _ = writeln!(out, " {:>12}", cell(total));
+    if let Some((n, c)) = costs.core {
+        let _ = writeln!(
+            out,
+            "core set: {n} of {} tool{} loaded up front, {}/{} tokens/characters ({:.1}% of the whole); the rest are deferred",
+            rows.len(),
+            if rows.len() == 1 { "" } else { "s" },
+            c.tokens,
+            c.chars,
+            share(c.tokens, total.tokens) * 100.0
+        );
+    }
     out.push('\n');
 }
 

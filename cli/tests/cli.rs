@@ -582,6 +582,77 @@ fn measure_counts_tokens_and_characters_per_part_sorted_by_cost() {
     assert!(out.lines().any(|l| l.starts_with("total")));
 }
 
+/// A list that defers tools: the core set's cost against the whole, read from every shape that
+/// carries the mark (Anthropic and OpenAI Responses `defer_loading`, MCP `_meta`), with the
+/// example calls counted and the platforms' tool-search entries and OpenAI namespaces read right.
+#[test]
+fn measure_shows_the_core_set_against_the_whole_and_counts_examples() {
+    let dir = scratch("measure-core");
+    let schema = json!({"type": "object", "properties": {"id": {"type": "string", "description": "The id."}}});
+    let anthropic = json!([
+        {"type": "tool_search_tool_regex_20251119", "name": "tool_search_tool_regex"},
+        {"name": "find_order", "description": "Finds an order. Returns it.", "input_schema": schema,
+         "input_examples": [{"id": "o_1"}], "cache_control": {"type": "ephemeral"}},
+        {"name": "refund_order", "description": "Refunds an order. Returns the refund.",
+         "input_schema": schema, "defer_loading": true}
+    ]);
+    let openai = json!([
+        {"type": "tool_search"},
+        {"type": "function", "name": "find_order", "description": "Finds an order. Returns it.",
+         "parameters": schema, "strict": false},
+        {"type": "namespace", "name": "billing", "description": "Refunds.", "tools": [
+            {"type": "function", "name": "refund_order", "description": "Refunds an order. Returns the refund.",
+             "parameters": schema, "strict": false, "defer_loading": true}]}
+    ]);
+    let mcp = json!({"tools": [
+        {"name": "find_order", "description": "Finds an order. Returns it.", "inputSchema": schema,
+         "_meta": {"toolsmith/examples": [{"id": "o_1"}]}},
+        {"name": "refund_order", "description": "Refunds an order. Returns the refund.", "inputSchema": schema,
+         "_meta": {"toolsmith/deferred": true}}
+    ]});
+    let mut docs = Vec::new();
+    for (file, list) in [
+        ("anthropic.json", &anthropic),
+        ("openai.json", &openai),
+        ("mcp.json", &mcp),
+    ] {
+        let path = write(&dir, file, list);
+        let o = run(&["measure", "--json", path.to_str().unwrap()]);
+        assert_eq!(code(&o), 0, "{}", stderr(&o));
+        let doc: Value = serde_json::from_slice(&o.stdout).unwrap();
+        let tools = doc["tools"].as_array().unwrap();
+        assert_eq!(
+            tools.len(),
+            2,
+            "{file}: the search tool is no tool of the list"
+        );
+        let refund = tools.iter().find(|t| t["name"] == "refund_order").unwrap();
+        assert_eq!(refund["deferred"], true, "{file}");
+        let find = tools.iter().find(|t| t["name"] == "find_order").unwrap();
+        assert!(find.get("deferred").is_none(), "{file}");
+        assert_eq!(doc["core"]["tools"], 1, "{file}");
+        assert_eq!(doc["core"]["tokens"], find["tokens"], "{file}");
+        assert!(doc["core"]["tokens"].as_u64() < doc["total"]["tokens"].as_u64());
+        docs.push((file, find["parts"]["examples"].clone()));
+
+        let o = run(&["measure", path.to_str().unwrap()]);
+        let out = stdout(&o);
+        assert!(out.contains("refund_order (deferred)"), "{out}");
+        assert!(
+            out.contains("core set: 1 of 2 tools loaded up front"),
+            "{out}"
+        );
+    }
+    // `[{"id":"o_1"}]`: 14 characters, counted where the list carries examples.
+    assert_eq!(docs[0].1["chars"], 14);
+    assert_eq!(docs[1].1["chars"], 0);
+    assert_eq!(docs[2].1["chars"], 14);
+    // A list that defers nothing has no core line.
+    let o = run(&["measure", "--json", catalog("everything").to_str().unwrap()]);
+    let doc: Value = serde_json::from_slice(&o.stdout).unwrap();
+    assert!(doc.get("core").is_none());
+}
+
 // ---------------------------------------------------------------------------------------------
 // diff
 // ---------------------------------------------------------------------------------------------

@@ -54,6 +54,7 @@ mod in_toolsmith {
     use toolsmith::LogMessage;
     use toolsmith::MemoryRecordStore;
     use toolsmith::MemorySink;
+    use toolsmith::Namespace;
     use toolsmith::NotRegistered;
     use toolsmith::Policy;
     use toolsmith::Problem;
@@ -230,18 +231,23 @@ mod in_toolsmith_export {
     use toolsmith::export::ENVELOPE_META_KEY;
     use toolsmith::export::ExportError;
     use toolsmith::export::ExportErrorKind;
+    use toolsmith::export::ExportOptions;
     use toolsmith::export::McpCallParts;
     use toolsmith::export::McpVersion;
     use toolsmith::export::NameRule;
     use toolsmith::export::SnapshotDrift;
     use toolsmith::export::Target;
+    use toolsmith::export::ToolSearch;
     use toolsmith::export::UPDATE_ENV;
+    use toolsmith::export::check_namespaces;
     use toolsmith::export::check_snapshot;
     use toolsmith::export::default_artifact_dir;
     use toolsmith::export::export;
     use toolsmith::export::export_text;
+    use toolsmith::export::export_text_with;
     use toolsmith::export::export_tool;
     use toolsmith::export::export_tool_text;
+    use toolsmith::export::export_with;
     use toolsmith::export::mcp;
     use toolsmith::export::mcp_call_parts;
     use toolsmith::export::mcp_call_result;
@@ -249,6 +255,7 @@ mod in_toolsmith_export {
     use toolsmith::export::tool_result;
     use toolsmith::export::update_requested;
     use toolsmith::export::write_artifacts;
+    use toolsmith::export::write_artifacts_with;
 }
 
 mod in_toolsmith_export_mcp {
@@ -273,6 +280,7 @@ mod in_toolsmith_idempotency {
 mod in_toolsmith_lint {
     use toolsmith::lint::CompileTime;
     use toolsmith::lint::ConfigError;
+    use toolsmith::lint::CoreMeasure;
     use toolsmith::lint::Finding;
     use toolsmith::lint::LintConfig;
     use toolsmith::lint::ListError;
@@ -283,11 +291,13 @@ mod in_toolsmith_lint {
     use toolsmith::lint::Severity;
     use toolsmith::lint::apply_allows;
     use toolsmith::lint::estimate_tokens;
+    use toolsmith::lint::examples_of;
     use toolsmith::lint::lint;
     use toolsmith::lint::lint_definition;
     use toolsmith::lint::lint_tool_list;
     use toolsmith::lint::lint_with;
     use toolsmith::lint::measure;
+    use toolsmith::lint::measure_core;
     use toolsmith::lint::measure_specs;
     use toolsmith::lint::rule;
     use toolsmith::lint::rule_ids;

@@ -21,6 +21,16 @@ impl crate::Toolbox {
         export_text(&self.specs(), target)
     }
 
+    /// The tool list lowered for one agent platform with [`ExportOptions`] (Anthropic's cache
+    /// breakpoint, the tool-search tool of a list that defers tools; see [`export_with`]).
+    pub fn export_with(
+        &self,
+        target: Target,
+        options: &ExportOptions,
+    ) -> Result<Value, ExportError> {
+        export_with(&self.specs(), target, options)
+    }
+
     /// Writes one file per export target plus `index.json` into `dir` (see
     /// [`write_artifacts`]); [`default_artifact_dir`] is `target/tool-specs/`.
     pub fn write_artifacts(

@@ -103,7 +103,7 @@ pub use context::Context;
 pub use error::ToolError;
 pub use progress::{with_progress, Progress, ProgressReport, ProgressSink};
 pub use reply::Reply;
-pub use spec::{Allow, Effects, ToolSpec};
+pub use spec::{Allow, Effects, Namespace, ToolSpec};
 pub use spec::{Icon, IconTheme};
 pub use tool::Tool;
 pub use tool_spec::Deprecation;
@@ -164,7 +164,7 @@ pub mod __private {
     pub use crate::error::ToolError;
     pub use crate::reply::{Encoded, Encoding, Reply};
     pub use crate::schema::{schema_of, Constraint, Num, ParamDef};
-    pub use crate::spec::Effects;
+    pub use crate::spec::{Effects, Namespace};
     pub use crate::tool::{BoxFuture, ContextDef, Tool, ToolDef};
     pub use schemars;
     pub use serde;

@@ -281,6 +281,21 @@ impl Tool {
         })
     }
 
+    /// Marks the tool as part of the toolbox's always-loaded core set (`#[tool(core)]`): once
+    /// any tool of a list is core, the Anthropic and OpenAI Responses exports defer the others
+    /// (see [`ToolSpec::core`]).
+    #[must_use]
+    pub fn with_core(self, core: bool) -> Tool {
+        self.map_inner(|inner| inner.spec.core = core)
+    }
+
+    /// Puts the tool into a namespace (`#[tools(namespace = "...")]`; see
+    /// [`ToolSpec::namespace`]).
+    #[must_use]
+    pub fn with_namespace(self, namespace: crate::Namespace) -> Tool {
+        self.map_inner(|inner| inner.spec.namespace = Some(namespace))
+    }
+
     fn map_inner(self, f: impl FnOnce(&mut ToolInner)) -> Tool {
         let mut inner = match Arc::try_unwrap(self.inner) {
             Ok(inner) => inner,

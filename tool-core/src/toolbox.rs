@@ -90,6 +90,15 @@ pub struct ToolboxBuilder {
     on_fault: Option<FaultHandler>,
     host_stages: Vec<(StageId, Arc<dyn Stage>)>,
     retirement: Retirement,
+    /// The core set and namespaces given on the builder, applied at build.
+    loading: Loading,
+}
+
+/// What the builder says about loading: the core set and the namespaces, by tool name.
+#[derive(Default)]
+struct Loading {
+    core: Vec<String>,
+    namespaces: Vec<(crate::spec::Namespace, Vec<String>)>,
 }
 
 impl Default for ToolboxBuilder {
@@ -126,6 +135,7 @@ impl Default for ToolboxBuilder {
             on_fault: None,
             host_stages: Vec::new(),
             retirement: Retirement::default(),
+            loading: Loading::default(),
         }
     }
 }
@@ -500,10 +510,12 @@ impl ToolboxBuilder {
     /// Builds the toolbox, reporting every problem at once: duplicate names, missing context
     /// values, unusable schemas, host stages out of place, a replacement that is not
     /// registered or a cycle of replacements, a retirement time for a tool that is not
-    /// registered or not deprecated.
-    pub fn build(self) -> Result<Toolbox, BuildError> {
+    /// registered or not deprecated, a core set or namespace naming no registered tool.
+    pub fn build(mut self) -> Result<Toolbox, BuildError> {
         let mut registry = Registry::default();
         let mut problems = Vec::new();
+        let tools = std::mem::take(&mut self.tools);
+        self.tools = apply_loading(tools, &self.loading, &mut problems);
         for tool in &self.tools {
             match prepare(tool, &self.context, &registry) {
                 Ok(entry) => {
@@ -532,6 +544,9 @@ impl ToolboxBuilder {
                 problems.push(Problem::InvalidStage { before: *before });
             }
         }
+        problems.extend(namespace_problems(
+            registry.entries.iter().map(|e| e.tool.spec().clone()),
+        ));
         if !problems.is_empty() {
             return Err(BuildError { problems });
         }
@@ -645,6 +660,132 @@ impl ToolboxBuilder {
             host,
         }
     }
+}
+
+/// Deferred loading and namespaces, set on the builder (the same marks as `#[tool(core)]` and
+/// `#[tools(namespace = ...)]`).
+impl ToolboxBuilder {
+    /// Marks the named tools as the toolbox's always-loaded core set (as `#[tool(core)]` does):
+    /// once any tool is core, the Anthropic and OpenAI Responses exports defer every other tool
+    /// (`defer_loading: true`, with the platform's tool-search tool); with no core tool nothing
+    /// is deferred. Applies to the tools registered on the builder; a name that is not one of
+    /// them fails [`build`](Self::build) with [`Problem::UnknownTool`]. May be called more than
+    /// once; the sets add up.
+    ///
+    /// ```
+    /// use tool_core::{Tool, ToolSpec, Toolbox};
+    /// let tool = |name: &str| Tool::from_fn(
+    ///     ToolSpec::new(name, "Does one thing. Returns the result.", serde_json::json!({"type": "object"})),
+    ///     |_, _| Box::pin(async { Ok(serde_json::json!({})) }),
+    /// );
+    /// let tb = Toolbox::builder()
+    ///     .tool(tool("search_orders"))
+    ///     .tool(tool("refund_order"))
+    ///     .core(["search_orders"])
+    ///     .build()
+    ///     .unwrap();
+    /// let tools = tb.export(tool_core::export::Target::Anthropic { strict: false }).unwrap();
+    /// assert_eq!(tools[1]["name"], "refund_order");
+    /// assert_eq!(tools[1]["defer_loading"], true);
+    /// let err = Toolbox::builder().tool(tool("search_orders")).core(["serch_orders"]).build().unwrap_err();
+    /// assert!(err.to_string().contains("`.core(...)` names `serch_orders`, which is not a registered tool"));
+    /// ```
+    #[must_use]
+    pub fn core<S: Into<String>>(mut self, names: impl IntoIterator<Item = S>) -> Self {
+        self.loading.core.extend(names.into_iter().map(Into::into));
+        self
+    }
+
+    /// Puts the named tools into the namespace `name`, described by `description` (as
+    /// `#[tools(namespace = ..., namespace_description = ...)]` does): the OpenAI Responses
+    /// export groups them into one `{"type": "namespace"}` entry; other targets ignore
+    /// namespaces. A name that is not a tool registered on the builder fails
+    /// [`build`](Self::build) with [`Problem::UnknownTool`]; a namespace OpenAI cannot take (its
+    /// name breaks the function-name rule, its description is empty or differs between tools,
+    /// a tool has its name) with [`Problem::InvalidNamespace`].
+    ///
+    /// ```
+    /// use tool_core::{Tool, ToolSpec, Toolbox};
+    /// let tool = |name: &str| Tool::from_fn(
+    ///     ToolSpec::new(name, "Does one thing. Returns the result.", serde_json::json!({"type": "object"})),
+    ///     |_, _| Box::pin(async { Ok(serde_json::json!({})) }),
+    /// );
+    /// let tb = Toolbox::builder()
+    ///     .tool(tool("list_invoices"))
+    ///     .tool(tool("refund_invoice"))
+    ///     .namespace("billing", "Invoices and refunds.", ["list_invoices", "refund_invoice"])
+    ///     .build()
+    ///     .unwrap();
+    /// let tools = tb.export(tool_core::export::Target::OpenAiResponses { strict: true }).unwrap();
+    /// assert_eq!(tools[0]["type"], "namespace");
+    /// assert_eq!(tools[0]["tools"][1]["name"], "refund_invoice");
+    /// ```
+    #[must_use]
+    pub fn namespace<S: Into<String>>(
+        mut self,
+        name: impl Into<String>,
+        description: impl Into<String>,
+        tools: impl IntoIterator<Item = S>,
+    ) -> Self {
+        self.loading.namespaces.push((
+            crate::spec::Namespace::new(name, description),
+            tools.into_iter().map(Into::into).collect(),
+        ));
+        self
+    }
+}
+
+/// The builder's core set and namespaces applied to its tools; a name that is no tool's is a
+/// problem.
+fn apply_loading(
+    mut tools: Vec<Tool>,
+    loading: &Loading,
+    problems: &mut Vec<Problem>,
+) -> Vec<Tool> {
+    let mut marks: Vec<(&'static str, &String)> = Vec::new();
+    marks.extend(loading.core.iter().map(|n| ("core", n)));
+    for (_, names) in &loading.namespaces {
+        marks.extend(names.iter().map(|n| ("namespace", n)));
+    }
+    for (setting, name) in marks {
+        if !tools.iter().any(|t| t.name() == name.as_str()) {
+            let registered: Vec<&str> = tools.iter().map(Tool::name).collect();
+            problems.push(Problem::UnknownTool {
+                setting,
+                name: name.clone(),
+                registered: registered.join(", "),
+            });
+        }
+    }
+    for tool in &mut tools {
+        if loading.core.iter().any(|n| n == tool.name()) {
+            *tool = tool.clone().with_core(true);
+        }
+        if let Some((ns, _)) = loading
+            .namespaces
+            .iter()
+            .rev()
+            .find(|(_, names)| names.iter().any(|n| n == tool.name()))
+        {
+            *tool = tool.clone().with_namespace(ns.clone());
+        }
+    }
+    tools
+}
+
+/// The namespace problems of a tool list ([`tool_spec::export::check_namespaces`]).
+fn namespace_problems(specs: impl Iterator<Item = ToolSpec>) -> Vec<Problem> {
+    let specs: Vec<ToolSpec> = specs.collect();
+    if specs.iter().all(|s| s.namespace.is_none()) {
+        return Vec::new();
+    }
+    tool_spec::export::check_namespaces(&specs)
+        .into_iter()
+        .map(|e| Problem::InvalidNamespace {
+            tool: e.tool.clone(),
+            reason: e.problem(),
+        })
+        .collect()
 }
 
 /// The registry of tools. Calls run through the pipeline of [`crate::pipeline`]: argument size
@@ -813,6 +954,9 @@ impl Toolbox {
                                 .into_iter()
                                 .collect();
                         problems.extend(replacement_problems(&next, [tool.name()]));
+                        problems.extend(namespace_problems(
+                            next.entries.iter().map(|e| e.tool.spec().clone()),
+                        ));
                         if problems.is_empty() {
                             Some(next)
                         } else {

@@ -159,7 +159,14 @@ fn webmcp_export_registers_unchanged_in_real_chromium() {
         "getTools() returned {} tools",
         got.len()
     );
-    for (spec, sent) in specs.iter().zip(exported.as_array().expect("array")) {
+    for spec in &specs {
+        // The export lists tools by name, not in spec order.
+        let sent = exported
+            .as_array()
+            .expect("array")
+            .iter()
+            .find(|t| t["name"] == spec.name.as_str())
+            .expect("every spec is exported");
         let back = got
             .iter()
             .find(|t| t["name"] == spec.name.as_str())
@@ -384,8 +391,10 @@ fn anthropic_consumer_rejects_a_broken_export() {
         Target::Anthropic { strict: true },
     )
     .expect("export");
-    exported[0]["input_schema"]["properties"]["query"]["minLength"] = Value::from(1);
-    exported[1]["parameters"] = serde_json::json!({"type": "object"});
+    // The export lists tools by name: close_ticket, then search_products.
+    assert_eq!(exported[1]["name"], "search_products");
+    exported[1]["input_schema"]["properties"]["query"]["minLength"] = Value::from(1);
+    exported[0]["parameters"] = serde_json::json!({"type": "object"});
     let (ok, result) = consumer.run("anthropic-broken", &exported);
     assert!(!ok, "{result}");
     assert_eq!(result["changed"][0]["name"], "search_products", "{result}");
@@ -426,8 +435,10 @@ fn gemini_consumer_rejects_a_broken_export() {
     };
     let mut exported =
         export(&exportable_specs(Target::Gemini)[..2], Target::Gemini).expect("export");
-    exported["functionDeclarations"][0]["strict"] = Value::from(true);
-    exported["functionDeclarations"][1]["parametersJsonSchema"]["x-unknown"] = Value::from(1);
+    // The export lists tools by name: close_ticket, then search_products.
+    assert_eq!(exported["functionDeclarations"][0]["name"], "close_ticket");
+    exported["functionDeclarations"][1]["strict"] = Value::from(true);
+    exported["functionDeclarations"][0]["parametersJsonSchema"]["x-unknown"] = Value::from(1);
     let (ok, result) = consumer.run("gemini-broken", &exported);
     assert!(!ok, "{result}");
     let errors = result["errors"].as_array().expect("errors");
@@ -441,4 +452,205 @@ fn gemini_consumer_rejects_a_broken_export() {
         errors.iter().any(|e| e["name"] == "close_ticket"),
         "JSONSchema accepted an unknown keyword: {result}"
     );
+}
+
+// ---------------------------------------------------------------------------------------------
+// The fields a list adds (deferral, namespaces, the cache breakpoint, example calls), checked
+// against the SDKs' request types with unknown keys refused (`consumers/tool_fields.py`).
+// ---------------------------------------------------------------------------------------------
+
+const ANTHROPIC_FIELDS: PyConsumer = PyConsumer {
+    package: "anthropic (PyPI)",
+    import: "anthropic.types",
+    script: "tool_fields.py",
+};
+const OPENAI_FIELDS: PyConsumer = PyConsumer {
+    package: "openai (PyPI)",
+    import: "openai.types.responses.namespace_tool_param",
+    script: "tool_fields.py",
+};
+
+impl PyConsumer {
+    /// Runs `tool_fields.py PLATFORM` on `exported`.
+    fn run_fields(self, platform: &str, label: &str, exported: &Value) -> (bool, Value) {
+        let file = write_temp(label, exported);
+        let mut cmd = Command::new(python());
+        cmd.arg(consumers_dir().join(self.script))
+            .arg(platform)
+            .arg(&file);
+        let result = run_json(cmd, self.script);
+        let _ = std::fs::remove_file(&file);
+        result
+    }
+}
+
+/// The fixtures with a core set (every other tool deferred), example calls on the first and
+/// the catalogs' tools in two namespaces.
+fn loading_specs(target: Target) -> Vec<ToolSpec> {
+    let mut specs = exportable_specs(target);
+    specs[0] = specs[0]
+        .clone()
+        .with_example(serde_json::json!({"query": "tent", "limit": 5}))
+        .with_core(true);
+    specs[1].core = true;
+    for (i, s) in specs.iter_mut().enumerate().skip(5) {
+        let ns = if i % 2 == 0 {
+            tool_core::Namespace::new("everything", "The reference server's test tools.")
+        } else {
+            tool_core::Namespace::new("files", "Reading and writing files of the workspace.")
+        };
+        s.namespace = Some(ns);
+    }
+    specs
+}
+
+fn count(text: &str, needle: &str) -> usize {
+    text.matches(needle).count()
+}
+
+#[test]
+fn anthropic_tool_param_accepts_deferral_examples_and_cache_control() {
+    let Some(consumer) = ANTHROPIC_FIELDS.available() else {
+        return;
+    };
+    let options = tool_core::export::ExportOptions::default().with_cache_control(true);
+    for target in [
+        Target::Anthropic { strict: false },
+        Target::Anthropic { strict: true },
+    ] {
+        // A strict request carries at most 20 strict tools.
+        let specs: Vec<ToolSpec> = loading_specs(target).into_iter().take(20).collect();
+        let exported = tool_core::export::export_with(&specs, target, &options)
+            .unwrap_or_else(|e| panic!("{e}"));
+        let text = exported.to_string();
+        assert_eq!(count(&text, "\"defer_loading\":true"), specs.len() - 2);
+        assert_eq!(count(&text, "\"input_examples\""), 1);
+        assert_eq!(count(&text, "\"cache_control\""), 1);
+        assert_eq!(count(&text, "tool_search_tool_regex_20251119"), 1);
+        let (ok, result) = consumer.run_fields("anthropic", target.slug(), &exported);
+        assert_eq!(
+            result["errors"],
+            serde_json::json!([]),
+            "{target}: {result}"
+        );
+        assert!(ok);
+        assert_eq!(
+            result["checked"].as_array().map(Vec::len),
+            Some(specs.len() + 1),
+            "every tool and the search tool: {result}"
+        );
+    }
+    let bm25 = options.with_tool_search(tool_core::export::ToolSearch::Bm25);
+    let target = Target::Anthropic { strict: false };
+    let exported = tool_core::export::export_with(&loading_specs(target), target, &bm25).unwrap();
+    assert_eq!(exported[0]["type"], "tool_search_tool_bm25_20251119");
+    let (ok, result) = consumer.run_fields("anthropic", "anthropic-bm25", &exported);
+    assert!(ok, "{result}");
+}
+
+/// The check is not vacuous: a deferral flag that is not a boolean, an unknown field and an
+/// unknown key of `cache_control` are each refused.
+#[test]
+fn anthropic_tool_param_rejects_broken_fields() {
+    let Some(consumer) = ANTHROPIC_FIELDS.available() else {
+        return;
+    };
+    let target = Target::Anthropic { strict: false };
+    let options = tool_core::export::ExportOptions::default().with_cache_control(true);
+    let mut exported =
+        tool_core::export::export_with(&loading_specs(target)[..4], target, &options).unwrap();
+    let list = exported.as_array_mut().unwrap();
+    let cached = list.iter().position(|t| t.get("cache_control").is_some());
+    list[cached.unwrap()]["cache_control"]["scope"] = Value::from("global");
+    let deferred = list.iter().position(|t| t.get("defer_loading").is_some());
+    list[deferred.unwrap()]["defer_loading"] = Value::from("yes");
+    list.last_mut().unwrap()["namespace"] = Value::from("billing");
+    let (ok, result) = consumer.run_fields("anthropic", "anthropic-fields-broken", &exported);
+    assert!(!ok, "{result}");
+    let errors: Vec<&str> = result["errors"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter_map(|e| e["error"].as_str())
+        .collect();
+    assert_eq!(errors.len(), 3, "{result}");
+    assert!(
+        errors
+            .iter()
+            .any(|e| e.contains("cache_control: keys ['scope']")),
+        "{errors:?}"
+    );
+    assert!(
+        errors
+            .iter()
+            .any(|e| e.contains("Input should be a valid boolean")),
+        "{errors:?}"
+    );
+    assert!(
+        errors.iter().any(|e| e.contains("keys ['namespace']")),
+        "{errors:?}"
+    );
+}
+
+#[test]
+fn openai_responses_types_accept_deferral_and_namespaces() {
+    let Some(consumer) = OPENAI_FIELDS.available() else {
+        return;
+    };
+    for target in [
+        Target::OpenAiResponses { strict: false },
+        Target::OpenAiResponses { strict: true },
+    ] {
+        let specs = loading_specs(target);
+        let exported = export(&specs, target).unwrap_or_else(|e| panic!("{e}"));
+        let list = exported.as_array().unwrap();
+        assert_eq!(list[0], serde_json::json!({"type": "tool_search"}));
+        let namespaces: Vec<&str> = list
+            .iter()
+            .filter(|t| t["type"] == "namespace")
+            .map(|t| t["name"].as_str().unwrap())
+            .collect();
+        assert_eq!(namespaces, ["everything", "files"]);
+        assert_eq!(
+            count(&exported.to_string(), "\"defer_loading\":true"),
+            specs.len() - 2
+        );
+        let (ok, result) = consumer.run_fields("openai-responses", target.slug(), &exported);
+        assert_eq!(
+            result["errors"],
+            serde_json::json!([]),
+            "{target}: {result}"
+        );
+        assert!(ok);
+        // The search tool, the five tools outside a namespace, the two namespaces.
+        assert_eq!(result["checked"].as_array().map(Vec::len), Some(1 + 5 + 2));
+    }
+}
+
+/// The check is not vacuous: a namespace without a description, a member with a field the
+/// namespace's function type does not have, and a deferral flag that is no boolean are refused.
+#[test]
+fn openai_responses_types_reject_broken_fields() {
+    let Some(consumer) = OPENAI_FIELDS.available() else {
+        return;
+    };
+    let target = Target::OpenAiResponses { strict: true };
+    let mut exported = export(&loading_specs(target), target).unwrap();
+    let list = exported.as_array_mut().unwrap();
+    let at = list.iter().position(|t| t["type"] == "namespace").unwrap();
+    list[at].as_object_mut().unwrap().remove("description");
+    list[at + 1]["tools"][0]["input_examples"] = serde_json::json!([{}]);
+    list[1]["defer_loading"] = Value::from(1);
+    let (ok, result) = consumer.run_fields("openai-responses", "openai-fields-broken", &exported);
+    assert!(!ok, "{result}");
+    let errors: Vec<&str> = result["errors"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter_map(|e| e["error"].as_str())
+        .collect();
+    assert_eq!(errors.len(), 3, "{result}");
+    assert!(errors[0].contains("defer_loading"), "{errors:?}");
+    assert!(errors[1].contains("description"), "{errors:?}");
+    assert!(errors[2].contains("keys ['input_examples']"), "{errors:?}");
 }

@@ -1014,13 +1014,13 @@ fn error_non_scalar_enum_for_anthropic_strict() {
 fn error_per_request_limits() {
     let many = |n: usize| {
         (0..n)
-            .map(|i| spec(&format!("t{i}"), obj(json!({}))))
+            .map(|i| spec(&format!("t{i:03}"), obj(json!({}))))
             .collect::<Vec<_>>()
     };
     assert!(export(&many(20), Target::Anthropic { strict: true }).is_ok());
     assert_eq!(
         err(many(21), Target::Anthropic { strict: true }),
-        "cannot export tool `t20` to Anthropic Messages (strict): adding this tool makes 21 strict tools in one \
+        "cannot export tool `t020` to Anthropic Messages (strict): adding this tool makes 21 strict tools in one \
          request; the limit is 20 (at /name). Send at most 20 tools per request (split the toolbox by task), or \
          export this tool with `Target::Anthropic { strict: false }`."
     );

@@ -50,8 +50,8 @@ pub use finding::{apply_allows, escape_pointer_token, pointer_tokens, Finding};
 pub use flow::{toxic_flow, toxic_flow_nodes};
 pub use lint::{definition_text, lint_definition};
 pub use list::{
-    estimate_tokens, lint_each, lint_nodes, lint_nodes_then, lint_tool_list, lint_tools, measure,
-    tool_definitions, ListError, Measure,
+    estimate_tokens, examples_of, lint_each, lint_nodes, lint_nodes_then, lint_tool_list,
+    lint_tools, measure, tool_definitions, ListError, Measure,
 };
 pub use rules::{lookup_rule, rule, rule_ids, CompileTime, Rule, Severity, UnknownRule, RULES};
 pub use text::{Fnv, FnvBuild};

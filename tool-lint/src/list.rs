@@ -246,14 +246,26 @@ pub fn estimate_tokens(chars: usize) -> usize {
     chars.div_ceil(4)
 }
 
+/// The example calls of a definition, which the model reads beside the schema: Anthropic's
+/// `input_examples`, MCP `_meta` `toolsmith/examples`, or a spec's `examples`.
+pub fn examples_of(tool: &Value) -> Option<&Value> {
+    tool.get("input_examples")
+        .or_else(|| tool.pointer("/_meta/toolsmith~1examples"))
+        .or_else(|| tool.get("examples"))
+        .filter(|v| v.as_array().is_some_and(|a| !a.is_empty()))
+}
+
 /// Measures a tool list: characters per definition (compact JSON of name, description and input
-/// schema) and in total, and an estimate of the tokens.
+/// schema, plus the compact JSON of its example calls, [`examples_of`]) and in total, and an
+/// estimate of the tokens.
 ///
 /// ```
 /// let list = serde_json::json!([{"name": "a", "description": "Returns b."}]);
 /// let m = tool_lint::measure(&list).unwrap();
 /// assert_eq!(m.per_tool, vec![("a".to_string(), 39)]);
 /// assert_eq!((m.total_chars, m.estimated_tokens), (39, 10)); // {"name":"a","description":"Returns b."}
+/// let with_examples = serde_json::json!([{"name": "a", "description": "Returns b.", "input_examples": [{}]}]);
+/// assert_eq!(tool_lint::measure(&with_examples).unwrap().total_chars, 39 + 4); // [{}]
 /// ```
 pub fn measure(list: &Value) -> Result<Measure, ListError> {
     let per_tool: Vec<(String, usize)> = tool_definitions(list)?
@@ -264,7 +276,8 @@ pub fn measure(list: &Value) -> Result<Measure, ListError> {
                 .and_then(Value::as_str)
                 .unwrap_or_default()
                 .to_string();
-            (name, definition_text(t).chars().count())
+            let examples = examples_of(t).map_or(0, |e| e.to_string().chars().count());
+            (name, definition_text(t).chars().count() + examples)
         })
         .collect();
     let total_chars = per_tool.iter().map(|(_, n)| n).sum();

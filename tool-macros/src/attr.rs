@@ -59,6 +59,7 @@ keys! {
         Example = "example",
         Deprecated = "deprecated",
         Icon = "icon",
+        Core = "core",
     }
 }
 
@@ -172,6 +173,8 @@ pub(crate) struct ToolAttr {
     pub deprecated: Option<crate::deprecated::DeprecatedAttr>,
     /// `icon = "..."` and `icon(src = ..., ...)`, in declaration order.
     pub icons: Vec<IconAttr>,
+    /// `core`: part of the toolbox's always-loaded core set.
+    pub core: Flag,
     /// Whether the attribute failed to parse (later rules then stay quiet to avoid cascades).
     pub malformed: bool,
 }
@@ -319,6 +322,7 @@ impl ToolAttr {
                 }
                 ToolKey::RequiresApproval => flag(&mut attr.requires_approval, &meta)?,
                 ToolKey::UntrustedOutput => flag(&mut attr.untrusted_output, &meta)?,
+                ToolKey::Core => flag(&mut attr.core, &meta)?,
                 ToolKey::Example => {
                     let mut args: Vec<ExampleArg> = Vec::new();
                     if meta.input.peek(Token![=]) {
@@ -824,5 +828,81 @@ impl IconAttr {
             ));
         }
         Ok(icon)
+    }
+}
+
+keys! {
+    /// The keys `#[tools(...)]` accepts.
+    ToolsKey {
+        Namespace = "namespace",
+        NamespaceDescription = "namespace_description",
+    }
+}
+
+/// Everything in `#[tools(...)]`: the namespace every tool of the impl block is put in.
+#[derive(Default)]
+pub(crate) struct ToolsAttr {
+    pub namespace: Option<LitStr>,
+    pub namespace_description: Option<LitStr>,
+}
+
+impl ToolsAttr {
+    /// Parses the arguments of `#[tools(...)]` and checks the namespace: a name OpenAI accepts
+    /// and a description, which OpenAI shows the model before it loads the namespace's tools.
+    pub(crate) fn parse(cx: &Ctxt, args: TokenStream) -> ToolsAttr {
+        let mut attr = ToolsAttr::default();
+        let parser = syn::meta::parser(|meta| {
+            let ident = meta.path.get_ident().map(ToString::to_string);
+            let Some(key) = ident.as_deref().and_then(ToolsKey::lookup) else {
+                return Err(unknown_key(&meta, "#[tools]", &ToolsKey::expected()));
+            };
+            let slot = match key {
+                ToolsKey::Namespace => &mut attr.namespace,
+                ToolsKey::NamespaceDescription => &mut attr.namespace_description,
+            };
+            if slot.is_some() {
+                return Err(meta.error(format!("`{}` is given twice", key.as_str())));
+            }
+            *slot = Some(meta.value()?.parse()?);
+            Ok(())
+        });
+        if let Err(e) = syn::parse::Parser::parse2(parser, args) {
+            cx.syn_error(e);
+            return ToolsAttr::default();
+        }
+        match (&attr.namespace, &attr.namespace_description) {
+            (Some(ns), None) => cx.error_at(
+                ns.span(),
+                format!(
+                    "`namespace = {:?}` needs `namespace_description = \"...\"`: OpenAI shows the model the namespace's description, not its tools, until it loads them",
+                    ns.value()
+                ),
+            ),
+            (None, Some(d)) => cx.error_at(
+                d.span(),
+                "`namespace_description` describes a namespace: add `namespace = \"...\"`",
+            ),
+            (Some(ns), Some(d)) => {
+                let rule = &tool_lint::platform::OPENAI.name;
+                if !rule.accepts(&ns.value()) {
+                    cx.error_at(
+                        ns.span(),
+                        format!(
+                            "namespace `{}` is not a name OpenAI accepts: {}",
+                            ns.value(),
+                            rule.text
+                        ),
+                    );
+                }
+                if d.value().trim().is_empty() {
+                    cx.error_at(
+                        d.span(),
+                        "the namespace description is empty: say what the namespace's tools are for",
+                    );
+                }
+            }
+            (None, None) => {}
+        }
+        attr
     }
 }

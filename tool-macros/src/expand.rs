@@ -360,6 +360,8 @@ pub(crate) fn tool_expr(tool: &ToolFn, self_ty: Option<&Type>) -> TokenStream {
         }
         serde_json::Value::Object(object).to_string()
     });
+    // `#[tool(core)]`: the tool joins the toolbox's always-loaded core set.
+    let core = a.core.on().then(|| quote!(.with_core(true)));
     let allows = a.allows.iter().map(|al| {
         let (r, why) = (&al.rule, &al.reason);
         quote!((#r, #why))
@@ -590,7 +592,7 @@ pub(crate) fn tool_expr(tool: &ToolFn, self_ty: Option<&Type>) -> TokenStream {
             invoke: __invoke,
             blocking: #blocking,
             typed: __typed_def(),
-        })#approval_when
+        })#approval_when #core
     }}
 }
 

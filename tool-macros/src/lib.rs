@@ -119,12 +119,13 @@ fn tools_impl(args: TokenStream2, input: TokenStream2) -> TokenStream2 {
         }
     };
     let cx = ctxt::Ctxt::new();
-    if !args.is_empty() {
-        cx.error_spanned_by(
-            &args,
-            "`#[tools]` takes no arguments; put settings on each `#[tool(...)]`",
-        );
-    }
+    // `#[tools(namespace = "...", namespace_description = "...")]`: every tool of the block
+    // goes into that namespace.
+    let tools_attr = attr::ToolsAttr::parse(&cx, args);
+    let namespace = match (&tools_attr.namespace, &tools_attr.namespace_description) {
+        (Some(ns), Some(d)) => Some((ns.clone(), d.clone())),
+        _ => None,
+    };
     if let Some((_, path, _)) = &item.trait_ {
         cx.error_spanned_by(
             path,
@@ -160,7 +161,22 @@ fn tools_impl(args: TokenStream2, input: TokenStream2) -> TokenStream2 {
         let mut tool = ast::parse(&cx, attr, &f.attrs, &mut f.sig, true);
         deprecated::apply_notice(&mut tool);
         warnings.extend(check::check(&cx, &tool, tool_attr.span()));
+        if let Some((ns, _)) = &namespace {
+            if tool.name == ns.value() {
+                cx.error_at(
+                    ns.span(),
+                    format!("namespace `{}` has the name of a tool of this block; OpenAI calls both by name, so rename one", ns.value()),
+                );
+            }
+        }
         exprs.push(expand::tool_expr(&tool, Some(&self_ty)));
+    }
+    if let Some((ns, d)) = &namespace {
+        warnings.extend(lint::lint_namespace(&cx, &ns.value(), &d.value(), d.span()));
+        exprs = exprs
+            .into_iter()
+            .map(|e| quote!(#e.with_namespace(::toolsmith::__private::Namespace::new(#ns, #d))))
+            .collect();
     }
     if exprs.is_empty() && item.trait_.is_none() {
         cx.error_at(Span::call_site(), "this impl block has no `#[tool]` methods; mark the methods to expose with `#[tool(...)]`");

@@ -139,3 +139,61 @@ pub(crate) fn lint(cx: &Ctxt, tool: &ToolFn) -> Vec<TokenStream> {
     }
     warnings
 }
+
+/// The rules that judge a tool rather than text, which a namespace's description is not held
+/// to (a namespace returns nothing and its name is no verb).
+const NOT_FOR_NAMESPACES: [&str; 7] = [
+    "well_formed",
+    "described",
+    "says_what_it_returns",
+    "name_style",
+    "name_budget",
+    "definition_budget",
+    "tool_shadowing",
+];
+
+/// Runs the text rules (budget, steering, poisoning) on a namespace's description, spanned at
+/// `span`. Errors go into `cx`; warnings come back as tokens to emit.
+pub(crate) fn lint_namespace(
+    cx: &Ctxt,
+    name: &str,
+    description: &str,
+    span: Span,
+) -> Vec<TokenStream> {
+    let cfg = match config() {
+        Ok(cfg) => cfg,
+        Err(e) => {
+            cx.error_at(Span::call_site(), format!("toolsmith lint settings: {e}"));
+            return Vec::new();
+        }
+    };
+    let def = json!({"name": name, "description": description});
+    let mut warnings = Vec::new();
+    for f in tool_lint::lint_definition(&def, &cfg) {
+        let Some(rule) = tool_lint::rule(f.rule) else {
+            continue;
+        };
+        if !rule.runs_at_compile_time() || NOT_FOR_NAMESPACES.contains(&f.rule) {
+            continue;
+        }
+        let message = format!(
+            "namespace description: {} (lint rule `{}`)",
+            f.message, f.rule
+        );
+        match f.severity {
+            Severity::Error => cx.error_at(span, message),
+            Severity::Warning => {
+                let note = format!("toolsmith lint warning: {message}");
+                warnings.push(quote_spanned! {span=>
+                    const _: () = {
+                        #[deprecated(note = #note)]
+                        #[allow(non_camel_case_types)]
+                        struct toolsmith_lint;
+                        let _ = toolsmith_lint;
+                    };
+                });
+            }
+        }
+    }
+    warnings
+}

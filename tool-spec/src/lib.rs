@@ -39,4 +39,4 @@ pub mod spec;
 pub mod ui;
 
 pub use deprecation::Deprecation;
-pub use spec::{canonical_json, Allow, Effects, ToolSpec};
+pub use spec::{canonical_json, Allow, Effects, Namespace, ToolSpec};

@@ -330,6 +330,45 @@ pub struct ToolSpec {
     /// serialized only when there are some.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub icons: Vec<Icon>,
+    /// Part of the always-loaded core set (`#[tool(core)]`, `ToolboxBuilder::core`). Once any
+    /// tool of a list is core, the Anthropic and OpenAI Responses exports defer every other one
+    /// (`defer_loading: true`); a list with no core tool defers nothing. Serialized (and
+    /// fingerprinted) only when set.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub core: bool,
+    /// The namespace the tool belongs to (`#[tools(namespace = ...)]`,
+    /// `ToolboxBuilder::namespace`): the OpenAI Responses export groups a namespace's tools
+    /// into one `{"type": "namespace"}` entry; other targets ignore it. Serialized (and
+    /// fingerprinted) only when set.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub namespace: Option<Namespace>,
+}
+
+/// A group of tools the model sees under one name and description (OpenAI Responses'
+/// `namespace` tool). Built with [`Namespace::new`]; the fields stay public for reading.
+///
+/// ```
+/// let ns = tool_spec::spec::Namespace::new("billing", "Invoices, refunds and payment methods.");
+/// assert_eq!(ns.name, "billing");
+/// ```
+#[derive(Clone, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[non_exhaustive]
+pub struct Namespace {
+    /// The namespace's name, e.g. `billing` (OpenAI's function-name rule:
+    /// `^[a-zA-Z0-9_-]{1,64}$`).
+    pub name: String,
+    /// What the tools of the namespace are for: the model reads it before it loads them.
+    pub description: String,
+}
+
+impl Namespace {
+    /// A namespace named `name`, described by `description`.
+    pub fn new(name: impl Into<String>, description: impl Into<String>) -> Namespace {
+        Namespace {
+            name: name.into(),
+            description: description.into(),
+        }
+    }
 }
 
 impl ToolSpec {
@@ -356,6 +395,8 @@ impl ToolSpec {
             examples: Vec::new(),
             deprecated: None,
             icons: Vec::new(),
+            core: false,
+            namespace: None,
         }
     }
 
@@ -474,6 +515,20 @@ impl ToolSpec {
         self
     }
 
+    /// Marks the tool as part of the always-loaded core set (see [`core`](ToolSpec::core)).
+    #[must_use]
+    pub fn with_core(mut self, core: bool) -> ToolSpec {
+        self.core = core;
+        self
+    }
+
+    /// Puts the tool into a namespace (see [`namespace`](ToolSpec::namespace)).
+    #[must_use]
+    pub fn with_namespace(mut self, namespace: Namespace) -> ToolSpec {
+        self.namespace = Some(namespace);
+        self
+    }
+
     /// The names of the model-facing parameters, in declaration order.
     ///
     /// ```
@@ -529,6 +584,17 @@ impl ToolSpec {
             obj.insert(
                 "deprecated".into(),
                 serde_json::to_value(d).unwrap_or(Value::Null),
+            );
+        }
+        // Whether the model sees the tool up front, and the group it sees it in: absent unless
+        // declared, so existing fingerprints stay.
+        if self.core {
+            obj.insert("core".into(), Value::Bool(true));
+        }
+        if let Some(ns) = &self.namespace {
+            obj.insert(
+                "namespace".into(),
+                serde_json::json!({"name": ns.name, "description": ns.description}),
             );
         }
         v
@@ -682,6 +748,8 @@ mod tests {
             examples: Vec::new(),
             deprecated: None,
             icons: Vec::new(),
+            core: false,
+            namespace: None,
         };
         assert_eq!(spec, literal);
         let with_example = spec.clone().with_example(serde_json::json!({"to": "a"}));

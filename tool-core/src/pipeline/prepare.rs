@@ -257,6 +257,28 @@ pub enum Problem {
         /// What is wrong.
         reason: String,
     },
+    /// A setting of the builder names a tool that is not registered
+    /// ([`ToolboxBuilder::core`](crate::ToolboxBuilder::core),
+    /// [`ToolboxBuilder::namespace`](crate::ToolboxBuilder::namespace)).
+    #[error("`.{setting}(...)` names `{name}`, which is not a registered tool; registered: {registered}")]
+    UnknownTool {
+        /// The builder method, e.g. `core`.
+        setting: &'static str,
+        /// The name it gave.
+        name: String,
+        /// The registered tools' names, comma-separated.
+        registered: String,
+    },
+    /// A tool's namespace cannot be exported (see `tool_spec::export::check_namespaces`): a
+    /// name OpenAI does not accept, an empty description, one namespace described two ways, or
+    /// a namespace named like a tool.
+    #[error("tool `{tool}`: {reason}")]
+    InvalidNamespace {
+        /// The tool.
+        tool: String,
+        /// What is wrong.
+        reason: String,
+    },
     /// A host stage was placed where host stages cannot run
     /// ([`StageId::accepts_host_stage`]).
     #[error("a host stage cannot run before `{before}`: host stages run before one of the stages from `lookup` to `output_contract`")]

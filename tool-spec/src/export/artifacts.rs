@@ -5,6 +5,7 @@ use std::path::{Path, PathBuf};
 use serde_json::{json, Value};
 
 use super::error::ExportError;
+use super::loading::{finish, order, ExportOptions};
 use super::lower::{assemble, wrap_list, Until};
 use super::target::Target;
 use crate::spec::ToolSpec;
@@ -38,7 +39,10 @@ pub enum ArtifactError {
 }
 
 /// The artifact files as (file name, pretty JSON text), plus the export failures.
-pub(crate) fn render(specs: &[ToolSpec]) -> (Vec<(String, String)>, Vec<ExportError>) {
+pub(crate) fn render(
+    specs: &[ToolSpec],
+    options: &ExportOptions,
+) -> (Vec<(String, String)>, Vec<ExportError>) {
     let mut files = Vec::new();
     let mut failures = Vec::new();
     let mut exported: Vec<Vec<&'static str>> = vec![Vec::new(); specs.len()];
@@ -48,17 +52,15 @@ pub(crate) fn render(specs: &[ToolSpec]) -> (Vec<(String, String)>, Vec<ExportEr
             exported[i].push(target.slug());
         }
         failures.extend(assembled.failures);
-        let doc = wrap_list(
-            target,
-            assembled.tools.into_iter().map(|(_, t)| t).collect(),
-        );
+        let doc = wrap_list(target, finish(specs, target, options, assembled.tools));
         let mut text = doc.to_pretty_text();
         text.push('\n');
         files.push((format!("{}.json", target.slug()), text));
     }
-    let tools: Vec<Value> = specs
-        .iter()
-        .enumerate()
+    // In export order, like the tool lists.
+    let tools: Vec<Value> = order(specs)
+        .into_iter()
+        .map(|i| (i, &specs[i]))
         .map(|(i, spec)| {
             let failed: Vec<Value> = failures
                 .iter()
@@ -144,12 +146,22 @@ pub fn write_artifacts(
     specs: &[ToolSpec],
     dir: impl AsRef<Path>,
 ) -> Result<ArtifactReport, ArtifactError> {
+    write_artifacts_with(specs, dir, &ExportOptions::default())
+}
+
+/// [`write_artifacts`] with [`ExportOptions`] (each target's file as
+/// [`export_with`](super::export_with) writes it).
+pub fn write_artifacts_with(
+    specs: &[ToolSpec],
+    dir: impl AsRef<Path>,
+    options: &ExportOptions,
+) -> Result<ArtifactReport, ArtifactError> {
     let dir = dir.as_ref();
     std::fs::create_dir_all(dir).map_err(|source| ArtifactError::Io {
         path: dir.to_path_buf(),
         source,
     })?;
-    let (files, failures) = render(specs);
+    let (files, failures) = render(specs, options);
     let forms = dir.join(FORMS_DIR);
     std::fs::create_dir_all(&forms).map_err(|source| ArtifactError::Io {
         path: forms.clone(),

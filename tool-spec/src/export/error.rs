@@ -94,6 +94,15 @@ pub enum ExportErrorKind {
         /// The limit.
         max: usize,
     },
+    /// The tool's namespace cannot be exported: its name breaks OpenAI's name rule, its
+    /// description is empty, another tool declares the same namespace with another description,
+    /// or a tool of the list has the namespace's name.
+    InvalidNamespace {
+        /// The namespace's name.
+        namespace: String,
+        /// What is wrong with it.
+        reason: String,
+    },
 }
 
 impl ExportError {
@@ -141,6 +150,7 @@ impl ExportError {
             RequestLimit { what, count, max } => {
                 format!("adding this tool makes {count} {what} in one request; the limit is {max}")
             }
+            InvalidNamespace { namespace, reason } => format!("namespace `{namespace}`: {reason}"),
         }
     }
 
@@ -202,6 +212,12 @@ impl ExportError {
             RequestLimit { .. } => format!(
                 "Make some parameters required or send fewer strict tools per request{or_relaxed}."
             ),
+            InvalidNamespace { .. } => {
+                "Give every tool of a namespace the same namespace name \
+                (letters, digits, `_` and `-`, at most 64) and description, and a name no tool \
+                of the list has (`#[tools(namespace = \"...\", namespace_description = \"...\")]`)."
+                    .into()
+            }
         }
     }
 }

@@ -1921,8 +1921,8 @@ pub(crate) enum Until {
     End,
 }
 
-/// Lowers every spec, then applies the list-level rules (unique names, per-request limits)
-/// greedily in spec order: the tool that would exceed a limit fails, the rest still export
+/// Lowers every spec in export order ([`super::loading::order`]), then applies the list-level
+/// rules (namespaces, unique names, per-request limits) greedily in that order: the tool that would exceed a limit fails, the rest still export
 /// (unless `until` stops at the first failure).
 pub(crate) fn assemble(specs: &[ToolSpec], target: Target, until: Until) -> Assembled<'_> {
     let p = Passes::of(target);
@@ -1932,14 +1932,23 @@ pub(crate) fn assemble(specs: &[ToolSpec], target: Target, until: Until) -> Asse
         failures: Vec::new(),
     };
     let mut totals = Stats::default();
-    for (i, spec) in specs.iter().enumerate() {
+    // Only OpenAI Responses exports namespaces; the other targets ignore them.
+    let mut namespace_errors = match target {
+        Target::OpenAiResponses { .. } => super::loading::namespace_errors(specs, target),
+        _ => Default::default(),
+    };
+    // In export order (namespace, then name), whatever the order of `specs`.
+    for i in super::loading::order(specs) {
+        let spec = &specs[i];
         let fail = |pointer: &str, kind| ExportError {
             tool: spec.name.clone(),
             target,
             pointer: pointer.into(),
             kind,
         };
-        let admitted = if seen.insert(spec.name.as_str()) {
+        let admitted = if let Some(e) = namespace_errors.remove(&i) {
+            Err(e)
+        } else if seen.insert(spec.name.as_str()) {
             lower_tool(spec, &p).and_then(|(tool, stats)| {
                 match request_limit_exceeded(&p, out.tools.len() + 1, &totals, &stats) {
                     // The tool count is the tool's own doing; the other limits its parameters'.

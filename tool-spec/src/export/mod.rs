@@ -37,7 +37,7 @@
 //!      `"Search text. (at least 1 character; at most 200 characters)"`. The runtime still
 //!      enforces them, because it validates against the canonical schema.
 //! 6. **Assembly** — the tool object in the target's shape (below), annotations mapped from
-//!    [`Effects`](crate::spec::Effects); then list rules in spec order: unique names and
+//!    [`Effects`](crate::spec::Effects); then list rules in export order (below): unique names and
 //!    per-request limits (OpenAI 128 tools; Anthropic strict 20 tools, 24 optional and 16
 //!    union-typed parameters in all). [`export`] fails on the first problem;
 //!    [`write_artifacts`] exports what it can and lists every failure in `index.json`.
@@ -101,6 +101,39 @@
 //! put into OpenAI, Anthropic, Gemini or WebMCP tool objects; they stay visible in the MCP
 //! `_meta` and in the artifacts' `index.json`.
 //!
+//! # Deferred loading, namespaces, caching and order
+//!
+//! **Order.** Every export (and `index.json`) lists the tools in one order whatever the order of
+//! the specs: tools outside a namespace first, then each namespace by name; within each, by
+//! name. Two toolboxes that register the same tools in any order export the same bytes, so a
+//! prompt prefix stays byte-identical between requests and builds.
+//!
+//! **Deferred loading.** A list with no core tool ([`ToolSpec::core`]) defers nothing: its
+//! exports are as they were. Once any tool is core, every other tool is deferred:
+//! - Anthropic and OpenAI Responses: `"defer_loading": true` on the tool, and, in front of the
+//!   list, the platform's tool-search tool ([`ToolSearch`]; both APIs refuse deferred tools
+//!   without one): Anthropic `{"type": "tool_search_tool_regex_20251119", "name":
+//!   "tool_search_tool_regex"}` (or BM25), OpenAI `{"type": "tool_search"}`.
+//! - MCP: no deferral field; every tool is listed, a deferred one with `_meta:
+//!   {"toolsmith/deferred": true}` for hosts that load on demand (and for `toolsmith measure`).
+//! - OpenAI Chat Completions, Gemini and WebMCP have no deferral: every tool as before.
+//!
+//! [`export_tool`] exports one tool without its list, so it never defers.
+//!
+//! **Namespaces** ([`ToolSpec::namespace`]). The OpenAI Responses export puts a namespace's
+//! tools into one `{"type": "namespace", "name", "description", "tools": [...]}` entry (each
+//! member the usual function object, `defer_loading` included); a model calls a member by its
+//! own name, and the call names the namespace beside it. A namespace's name follows OpenAI's
+//! function-name rule, its description must not be empty and must be the same on every member,
+//! and no tool of the list may have its name ([`check_namespaces`], `InvalidNamespace`). The
+//! other targets have no namespaces and ignore them; their tools are listed flat.
+//!
+//! **Caching** ([`ExportOptions::cache_control`]). Anthropic caches the tool definitions up to
+//! a `cache_control` breakpoint; the export puts `{"type": "ephemeral"}` on the last tool that
+//! is loaded up front (deferred tools are not part of the prefix; with the tool-search tool
+//! alone up front, on that). OpenAI caches prefixes without a field, and the other targets have
+//! none: the option changes only the Anthropic export.
+//!
 //! # Artifacts and drift (the `cargo test` recipe)
 //!
 //! In the manner of ts-rs, a crate's own test writes its artifacts and checks them against a
@@ -130,6 +163,7 @@
 
 mod artifacts;
 mod error;
+mod loading;
 mod lower;
 pub mod mcp;
 mod names;
@@ -138,8 +172,11 @@ mod target;
 mod tree;
 
 /// The host side of OpenAI strict mode lives with the argument clean-up of the call pipeline.
-pub use artifacts::{default_artifact_dir, write_artifacts, ArtifactError, ArtifactReport};
+pub use artifacts::{
+    default_artifact_dir, write_artifacts, write_artifacts_with, ArtifactError, ArtifactReport,
+};
 pub use error::{ExportError, ExportErrorKind};
+pub use loading::{check_namespaces, ExportOptions, ToolSearch};
 pub use names::{name_rejected_by, NameRule};
 pub use snapshot::{check_snapshot, update_requested, SnapshotDrift, UPDATE_ENV};
 pub use target::{McpVersion, Target};
@@ -152,7 +189,7 @@ use crate::spec::ToolSpec;
 /// MCP (like a `tools/list` result), `{"functionDeclarations": [...]}` for Gemini, an array of
 /// tool objects for OpenAI, Anthropic and WebMCP.
 ///
-/// Fails with the first [`ExportError`] in spec order.
+/// Fails with the first [`ExportError`] in export order.
 ///
 /// ```
 /// use tool_spec::export::{export, McpVersion, Target};
@@ -171,7 +208,17 @@ use crate::spec::ToolSpec;
 /// assert_eq!(openai[0]["parameters"]["required"], serde_json::json!([]));
 /// ```
 pub fn export(specs: &[ToolSpec], target: Target) -> Result<Value, ExportError> {
-    export_tree(specs, target).map(tree::Tree::into_value)
+    export_with(specs, target, &ExportOptions::default())
+}
+
+/// [`export`] with [`ExportOptions`]: Anthropic's cache breakpoint, the tool-search tool that
+/// deferred tools need. See [the list's own fields](self#deferred-loading-namespaces-caching-and-order).
+pub fn export_with(
+    specs: &[ToolSpec],
+    target: Target,
+    options: &ExportOptions,
+) -> Result<Value, ExportError> {
+    export_tree(specs, target, options).map(tree::Tree::into_value)
 }
 
 /// The JSON text of the tool list for `target`: byte for byte
@@ -181,7 +228,7 @@ pub fn export(specs: &[ToolSpec], target: Target) -> Result<Value, ExportError> 
 /// of the target changes, then writes the document straight to text. Use it where the export is
 /// sent or stored as text (an HTTP body, a file); [`write_artifacts`] writes its files this way.
 ///
-/// Fails with the first [`ExportError`] in spec order, the same error [`export`] returns.
+/// Fails with the first [`ExportError`] in export order, the same error [`export`] returns.
 ///
 /// ```
 /// use tool_spec::export::{export, export_text, Target};
@@ -199,18 +246,31 @@ pub fn export(specs: &[ToolSpec], target: Target) -> Result<Value, ExportError> 
 /// }
 /// ```
 pub fn export_text(specs: &[ToolSpec], target: Target) -> Result<String, ExportError> {
-    export_tree(specs, target).map(|doc| doc.to_text())
+    export_text_with(specs, target, &ExportOptions::default())
 }
 
-/// The lowered document of [`export`] and [`export_text`], borrowing from `specs`.
-fn export_tree(specs: &[ToolSpec], target: Target) -> Result<tree::Tree<'_>, ExportError> {
+/// [`export_text`] with [`ExportOptions`]: byte for byte the text of [`export_with`].
+pub fn export_text_with(
+    specs: &[ToolSpec],
+    target: Target,
+    options: &ExportOptions,
+) -> Result<String, ExportError> {
+    export_tree(specs, target, options).map(|doc| doc.to_text())
+}
+
+/// The lowered document of [`export_with`] and [`export_text_with`], borrowing from `specs`.
+fn export_tree<'a>(
+    specs: &'a [ToolSpec],
+    target: Target,
+    options: &ExportOptions,
+) -> Result<tree::Tree<'a>, ExportError> {
     let assembled = lower::assemble(specs, target, lower::Until::FirstFailure);
     if let Some(first) = assembled.failures.into_iter().next() {
         return Err(first);
     }
     Ok(lower::wrap_list(
         target,
-        assembled.tools.into_iter().map(|(_, t)| t).collect(),
+        loading::finish(specs, target, options, assembled.tools),
     ))
 }
 

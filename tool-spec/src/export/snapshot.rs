@@ -136,7 +136,7 @@ pub fn check_snapshot(specs: &[ToolSpec], dir: impl AsRef<Path>) -> Result<(), S
 
 /// Every tool entry that differs between the committed snapshot in `dir` and the current exports.
 fn drift_of(specs: &[ToolSpec], dir: &Path) -> Result<Vec<Change>, SnapshotDrift> {
-    let (files, _) = render(specs);
+    let (files, _) = render(specs, &super::loading::ExportOptions::default());
     let mut changes: Vec<Change> = Vec::new();
     for (file, current_text) in &files {
         let path = dir.join(file);
