@@ -65,8 +65,9 @@ impl Form {
 
     /// Whether the form carries WebMCP's declarative attributes: every parameter has a control
     /// the browser derives the parameter's JSON type from. When it does not (a list of free
-    /// text, a nested object), the form is for people only and the page registers the tool
-    /// through the imperative API (the `webmcp` export) instead.
+    /// text, a nested object), the form carries the tool's `webmcp` export instead, and
+    /// [`SCRIPT`] registers it through WebMCP's imperative API with the spec's own schema (its
+    /// calls fill the form in and go to the same endpoint).
     pub fn is_declarative(&self) -> bool {
         self.declarative
     }
@@ -188,6 +189,17 @@ fn render_form(spec: &ToolSpec, options: &FormOptions, webmcp: bool) -> Form {
         // fills the form in and the person presses its button.
         if spec.effects.read_only && !spec.effects.requires_approval {
             html.push_str(" toolautosubmit");
+        }
+    }
+    // A form the browser cannot derive the tool from carries the tool's WebMCP definition (the
+    // spec's own schema), which the page's script registers through the imperative API.
+    if !r.declarative && webmcp {
+        if let Ok(def) = crate::export::export_tool(spec, crate::export::Target::WebMcp) {
+            let _ = write!(
+                html,
+                " data-toolsmith-webmcp=\"{}\"",
+                attr(&def.to_string())
+            );
         }
     }
     let _ = writeln!(
@@ -343,18 +355,38 @@ pub const SCRIPT: &str = concat!(
     event.preventDefault();
     const tool = form.dataset.toolsmithTool;
     const args = collect(form, JSON.parse(form.dataset.toolsmithParams), '');
-    const result = call(form, tool, args).then((text) => {
-      const raw = typeof text === 'string' ? text : JSON.stringify(text);
-      const out = form.querySelector('output.toolsmith-result');
-      if (out) {
-        let shown = raw;
-        try { shown = JSON.stringify(JSON.parse(raw), null, 2); } catch (e) { /* not JSON */ }
-        out.textContent = shown;
-      }
-      return raw;
-    });
+    const result = call(form, tool, args).then((text) => present(form, text));
     if (event.agentInvoked && typeof event.respondWith === 'function') event.respondWith(result);
   });
+  // Shows a result in the form's <output> (JSON pretty-printed); returns it as text.
+  function present(form, text) {
+    const raw = typeof text === 'string' ? text : JSON.stringify(text);
+    const out = form.querySelector('output.toolsmith-result');
+    if (out) {
+      let shown = raw;
+      try { shown = JSON.stringify(JSON.parse(raw), null, 2); } catch (e) { /* not JSON */ }
+      out.textContent = shown;
+    }
+    return raw;
+  }
+  // A form the browser cannot derive the tool from (a list of free values, a nested object)
+  // is registered through WebMCP's imperative API with the spec's own schema; an agent's call
+  // fills the form in, for the person to see, and goes to the same endpoint.
+  const modelContext = document.modelContext || navigator.modelContext;
+  if (modelContext && typeof modelContext.registerTool === 'function') {
+    for (const form of document.querySelectorAll('form[data-toolsmith-webmcp]')) {
+      const def = JSON.parse(form.dataset.toolsmithWebmcp);
+      const fields = JSON.parse(form.dataset.toolsmithParams);
+      const tool = form.dataset.toolsmithTool;
+      const execute = async (args) => {
+        form.reset();
+        fill(form, fields, args || {}, '');
+        const text = present(form, await call(form, tool, args || {}));
+        return { content: [{ type: 'text', text }] };
+      };
+      Promise.resolve(modelContext.registerTool({ ...def, execute })).catch(() => {});
+    }
+  }
   window.toolsmithCollect = (form) => collect(form, JSON.parse(form.dataset.toolsmithParams), '');
 "#,
     "})();\n"
@@ -637,7 +669,7 @@ impl Renderer<'_> {
         self.gap(
             param,
             "type",
-            format!("{what}: no form control derives this type in the browser's schema, so the form is for people only and the page registers the tool through the imperative API"),
+            format!("{what}: no form control derives this type in the browser's schema, so the form is not declarative; the page's script registers the tool through WebMCP's imperative API with the spec's schema"),
         );
     }
 

@@ -8,8 +8,9 @@
 //   version      the browser's version
 //   registered   what document.modelContext.getTools() returns: name, description, inputSchema
 //                (the schema the browser derives from each declarative form)
-//   agent        per declarative tool and valid case: the arguments the page's script collected
-//                after document.modelContext.executeTool(tool, args) filled and submitted the form
+//   agent        per registered tool and valid case: the arguments the page's script sent after
+//                document.modelContext.executeTool(tool, args) (a declarative form: filled in and
+//                submitted; an imperative tool: its execute, which fills the form in and sends)
 //   person       per tool and valid case: the arguments collected after filling the form as a
 //                person does (typing, clicking radio buttons and checkboxes) and pressing its button
 //   refused      per invalid case: whether the form let it be submitted, which controls the
@@ -87,13 +88,24 @@ const result = await withPage(executable, async (page, version) => {
           form.reset();
           const tools = await document.modelContext.getTools();
           const target = Array.from(tools).find((t) => t.name === name);
+          // A declarative form answers with the page's text; an imperative tool with a result
+          // whose text block holds it.
+          const unwrap = (text) => {
+            let v = typeof text === 'string' ? JSON.parse(text) : text;
+            if (v && Array.isArray(v.content) && v.content[0] && typeof v.content[0].text === 'string') {
+              v = JSON.parse(v.content[0].text);
+            }
+            return v;
+          };
           window.__pending = document.modelContext.executeTool(target, args).then(
-            (text) => JSON.parse(typeof text === 'string' ? text : JSON.stringify(text)),
+            unwrap,
             (e) => ({ error: String(e) }),
           );
         }, { name: tool.name, args });
-        const auto = await page.locator(`form[data-toolsmith-tool="${tool.name}"]`).getAttribute('toolautosubmit');
-        if (auto === null) {
+        const form = page.locator(`form[data-toolsmith-tool="${tool.name}"]`);
+        const auto = await form.getAttribute('toolautosubmit');
+        const imperative = (await form.getAttribute('data-toolsmith-webmcp')) !== null;
+        if (auto === null && !imperative) {
           await page.waitForFunction(({ name, args }) => {
             const form = document.querySelector(`form[data-toolsmith-tool="${name}"]`);
             return JSON.stringify(window.toolsmithCollect(form)) === JSON.stringify(args);
