@@ -146,10 +146,14 @@ pub fn app_tool(uri: &str) -> Option<&str> {
 pub fn app(spec: &ToolSpec) -> String {
     let title = spec.title.clone().unwrap_or_else(|| humanize(&spec.name));
     let form = render_form(spec, &FormOptions::default(), false);
+    document(&title, &format!("{}\n", form.html()), APP_SCRIPT)
+}
+
+/// A whole HTML document titled `title`: the styles, `main` inside `<main>`, then `script`.
+fn document(title: &str, main: &str, script: &str) -> String {
     format!(
-        "<!doctype html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">\n<title>{}</title>\n<style>{STYLE}</style>\n</head>\n<body>\n<main>\n{}\n</main>\n<script>\n{APP_SCRIPT}</script>\n</body>\n</html>\n",
-        text(&title),
-        form.html()
+        "<!doctype html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">\n<title>{}</title>\n<style>{STYLE}</style>\n</head>\n<body>\n<main>\n{main}</main>\n<script>\n{script}</script>\n</body>\n</html>\n",
+        text(title)
     )
 }
 
@@ -236,22 +240,12 @@ fn render_form(spec: &ToolSpec, options: &FormOptions, webmcp: bool) -> Form {
 
 /// A whole HTML document: every spec's form, then [`SCRIPT`]. `title` is the page's title.
 pub fn page(title: &str, specs: &[ToolSpec], options: &FormOptions) -> String {
-    let mut out = String::new();
-    let _ = write!(
-        out,
-        "<!doctype html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">\n<title>{}</title>\n<style>{STYLE}</style>\n</head>\n<body>\n<main>\n<h1>{}</h1>\n",
-        text(title),
-        text(title)
-    );
+    let mut main = format!("<h1>{}</h1>\n", text(title));
     for spec in specs {
-        out.push_str(form_with(spec, options).html());
-        out.push('\n');
+        main.push_str(form_with(spec, options).html());
+        main.push('\n');
     }
-    let _ = write!(
-        out,
-        "</main>\n<script>\n{SCRIPT}</script>\n</body>\n</html>\n"
-    );
-    out
+    document(title, &main, SCRIPT)
 }
 
 /// The styles of [`page`]: readable, no framework.
