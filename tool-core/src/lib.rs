@@ -165,7 +165,7 @@ pub mod __private {
     pub use crate::reply::{Encoded, Encoding, Reply};
     pub use crate::schema::{schema_of, Constraint, Num, ParamDef};
     pub use crate::spec::{Effects, Namespace};
-    pub use crate::tool::{BoxFuture, ContextDef, Tool, ToolDef};
+    pub use crate::tool::{BoxFuture, ContextDef, Exec, Tool, ToolDef};
     pub use schemars;
     pub use serde;
     pub use serde_json::Value;
@@ -173,22 +173,20 @@ pub mod __private {
     /// The typed fast path's pieces.
     pub mod typed {
         pub use crate::typed::{
-            guarded_from_str, guarded_from_value, starts_object, wrong_arguments, Decoded, Fast,
-            Fused, Input, Known, KnownType, PatternCell, Probe, TypeProbe, TypedArgs, TypedDef,
-            Unknown, UnknownType, NO_PATTERN,
+            fill, filled, wrong_arguments, wrong_arguments_future, DecodeError, Decoded, Fast,
+            Fused, Input, Known, KnownType, PatternCell, Probe, Slot, TypeProbe, TypedArgs,
+            TypedDef, TypedExec, Unknown, UnknownType, NO_PATTERN,
         };
-        pub use serde_json::from_str;
         pub use std::marker::PhantomData;
     }
 
-    /// Decodes validated arguments into the generated argument struct.
-    pub fn decode<T: serde::de::DeserializeOwned>(args: &Value) -> Result<T, ToolError> {
-        T::deserialize(args).map_err(|e| {
-            ToolError::invalid_input(
-                crate::codes::INVALID_ARGUMENT,
-                format!("The arguments could not be read: {e}."),
-            )
-        })
+    /// The error of validated arguments that do not decode into the tool's parameters.
+    #[cold]
+    pub fn unreadable(e: serde_json::Error) -> ToolError {
+        ToolError::invalid_input(
+            crate::codes::INVALID_ARGUMENT,
+            format!("The arguments could not be read: {e}."),
+        )
     }
 
     /// Fetches a context value for a `#[context]` parameter.

@@ -58,12 +58,21 @@ pub struct ToolDef {
     /// The icons of `#[tool(icon ...)]`, each MCP's `Icon` object as JSON text (checked by the
     /// macro).
     pub icons: &'static [&'static str],
-    pub invoke: InvokeFn,
-    /// For a sync function: the same executor as a plain function.
-    pub blocking: Option<BlockingFn>,
+    /// The executor of validated arguments.
+    pub exec: Exec,
     /// Typed decoding with the constraints compiled in ([`crate::typed`]), when every
     /// parameter allows it.
     pub typed: Option<crate::typed::TypedDef>,
+}
+
+/// The generated executor of validated arguments. Built by generated code.
+#[doc(hidden)]
+#[derive(Clone, Copy)]
+pub enum Exec {
+    /// A sync function: runs on the blocking pool when a tokio runtime is present.
+    Sync(BlockingFn),
+    /// An async function.
+    Async(InvokeFn),
 }
 
 #[derive(Clone)]
@@ -157,9 +166,9 @@ impl Tool {
         Tool {
             inner: Arc::new(ToolInner {
                 spec,
-                invoke: match def.blocking {
-                    Some(f) => Invoke::Blocking(f),
-                    None => Invoke::Generated(def.invoke),
+                invoke: match def.exec {
+                    Exec::Sync(f) => Invoke::Blocking(f),
+                    Exec::Async(f) => Invoke::Generated(f),
                 },
                 contexts: def.contexts.to_vec(),
                 problems,

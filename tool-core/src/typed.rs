@@ -79,19 +79,13 @@ use std::any::Any;
 use std::cmp::Ordering;
 use std::sync::OnceLock;
 
+mod fill;
 mod guard;
 
-/// Decodes JSON text through the guard (see the module docs; `None` when serde or the guard refuses it).
+pub use fill::{fill, filled, Slot};
+/// The error of [`fill`] (serde_json's).
 #[doc(hidden)]
-pub fn guarded_from_str<T: serde::de::DeserializeOwned>(text: &str) -> Option<T> {
-    guard::from_str(text)
-}
-
-/// Decodes a parsed value through the guard, without cloning it.
-#[doc(hidden)]
-pub fn guarded_from_value<'de, T: serde::Deserialize<'de>>(value: &'de Value) -> Option<T> {
-    guard::from_value(value)
-}
+pub use serde_json::Error as DecodeError;
 
 /// Decoded and checked arguments, as the generated decoder's argument struct.
 pub type TypedArgs = Box<dyn Any + Send>;
@@ -114,9 +108,9 @@ pub(crate) type TypedRunFn = for<'a> fn(&'a Context, Input<'_>, Encoding<'a>) ->
 /// What [`TypedRunFn`] made of a call. Built by generated code.
 #[doc(hidden)]
 pub enum Fused {
-    /// The arguments decoded and passed every check, and the tool ran: its result, or the
-    /// payload of its panic.
-    Ran(std::thread::Result<Result<Reply<Encoded>, ToolError>>),
+    /// The arguments decoded and passed every check, and the tool ran: its result (a panic
+    /// unwinds to the caller, which catches it around the whole call).
+    Ran(Result<Reply<Encoded>, ToolError>),
     /// The arguments did not decode or pass the checks: what [`Decoded`] says (never
     /// [`Decoded::Args`]); the tool did not run.
     Declined(Decoded),
@@ -151,16 +145,44 @@ impl Decoded {
 #[doc(hidden)]
 #[derive(Clone, Copy)]
 pub struct TypedDef {
-    /// Decodes and checks JSON text.
-    pub from_text: fn(&str) -> Decoded,
-    /// Decodes and checks a parsed value.
-    pub from_value: fn(&Value) -> Decoded,
+    /// Decodes and checks the arguments (JSON text or a parsed value).
+    pub decode: fn(Input<'_>) -> Decoded,
     /// Runs the tool on decoded arguments.
-    pub invoke: TypedInvokeFn,
-    /// For a sync tool: the same as a plain function.
-    pub blocking: Option<TypedBlockingFn>,
-    /// For a sync tool: decoding, the checks and the run in one call.
-    pub run: Option<TypedRunFn>,
+    pub exec: TypedExec,
+}
+
+/// How a tool runs on decoded arguments. Built by generated code.
+#[doc(hidden)]
+#[derive(Clone, Copy)]
+pub enum TypedExec {
+    /// A sync tool: as a plain function, and decoding, the checks and the run in one call
+    /// (when the call runs in the caller's task).
+    Sync {
+        /// The tool run on decoded arguments.
+        blocking: TypedBlockingFn,
+        /// Decoding, the checks and the run in one call.
+        run: TypedRunFn,
+    },
+    /// An async tool.
+    Async(TypedInvokeFn),
+}
+
+impl TypedDef {
+    /// A sync tool's plain function.
+    pub(crate) fn blocking(&self) -> Option<TypedBlockingFn> {
+        match self.exec {
+            TypedExec::Sync { blocking, .. } => Some(blocking),
+            TypedExec::Async(_) => None,
+        }
+    }
+
+    /// A sync tool's decode-check-run function.
+    pub(crate) fn run(&self) -> Option<TypedRunFn> {
+        match self.exec {
+            TypedExec::Sync { run, .. } => Some(run),
+            TypedExec::Async(_) => None,
+        }
+    }
 }
 
 /// The input of a call, as the fast path sees it.
@@ -179,18 +201,7 @@ pub(crate) fn decode(def: Option<&TypedDef>, input: Input<'_>) -> Decoded {
     let Some(def) = def else {
         return Decoded::Fallback;
     };
-    match input {
-        Input::Text(text) => (def.from_text)(text),
-        Input::Value(value) => (def.from_value)(value),
-    }
-}
-
-/// Whether JSON text starts an object (after leading whitespace): serde would also read a
-/// struct from an array, which the schema does not allow.
-#[doc(hidden)]
-pub fn starts_object(text: &str) -> bool {
-    text.trim_start_matches([' ', '\t', '\n', '\r'])
-        .starts_with('{')
+    (def.decode)(input)
 }
 
 /// A compiled `pattern`: `None` when the validator cannot run it itself (it then leaves it to
@@ -517,6 +528,12 @@ pub fn wrong_arguments() -> ToolError {
     )
 }
 
+/// [`wrong_arguments`] as an async executor's answer.
+#[doc(hidden)]
+pub fn wrong_arguments_future<'a>() -> BoxFuture<'a, Result<Reply<Encoded>, ToolError>> {
+    Box::pin(std::future::ready(Err(wrong_arguments())))
+}
+
 impl crate::arguments::Arguments<'_> {
     /// The arguments as the typed fast path reads them.
     pub(crate) fn as_input(&self) -> Input<'_> {
@@ -638,13 +655,5 @@ mod tests {
         assert!((&&Probe(&"x".to_string())).typed_ok(&[], &cell));
         assert!((&&TypeProbe::<Vec<u8>>(std::marker::PhantomData)).known());
         assert!(!(&&TypeProbe::<Mine>(std::marker::PhantomData)).known());
-    }
-
-    #[test]
-    fn only_objects_start_the_fast_path() {
-        assert!(starts_object(" \n{\"a\": 1}"));
-        assert!(!starts_object("[1, 2]"));
-        assert!(!starts_object(""));
-        assert!(!starts_object("null"));
     }
 }

@@ -62,6 +62,12 @@ pub(crate) fn tool_expr(tool: &ToolFn, self_ty: Option<&Type>) -> TokenStream {
     };
 
     let mut fields = Vec::new();
+    // The table-driven decoding (`typed::fill`): each parameter's name, its slot (an
+    // `Option<T>` local), the slot handed to `fill`, and the field taken from the slot.
+    let mut names = Vec::new();
+    let mut slots = Vec::new();
+    let mut slot_refs = Vec::new();
+    let mut takes = Vec::new();
     let mut defaults = Vec::new();
     let mut param_defs = Vec::new();
     let mut context_defs = Vec::new();
@@ -73,8 +79,6 @@ pub(crate) fn tool_expr(tool: &ToolFn, self_ty: Option<&Type>) -> TokenStream {
     // fails (see `typed::Decoded::OneInvalid`).
     let mut failures = Vec::new();
     let mut fast_possible = Vec::new();
-    // Whether a parameter's type needs the guarded decoding (a `#[model]` type).
-    let mut guards = Vec::new();
 
     if tool.has_self {
         let st = self_tokens.clone().unwrap_or_else(|| quote!(Self));
@@ -100,13 +104,12 @@ pub(crate) fn tool_expr(tool: &ToolFn, self_ty: Option<&Type>) -> TokenStream {
                     .as_ref()
                     .map(|d| d.0.clone())
                     .unwrap_or_default();
-                let mut serde_attrs = vec![quote!(#[serde(rename = #name)])];
+                let slot = format_ident!("__s{}", i);
                 let default = match &m.arg.default {
                     Some(expr) => {
                         let f = format_ident!("__default_{}", i);
                         let fj = format_ident!("__default_json_{}", i);
-                        let f_str = f.to_string();
-                        serde_attrs.push(quote!(#[serde(default = #f_str)]));
+                        takes.push(quote!(#field: #slot.unwrap_or_else(#f)));
                         defaults.push(quote_spanned! {expr.span()=>
                             #[allow(clippy::unnecessary_cast)]
                             fn #f() -> #ty { #expr }
@@ -114,10 +117,26 @@ pub(crate) fn tool_expr(tool: &ToolFn, self_ty: Option<&Type>) -> TokenStream {
                         });
                         quote!(::std::option::Option::Some(#fj))
                     }
-                    None => quote!(::std::option::Option::None),
+                    None => {
+                        takes.push(if m.optional {
+                            quote!(#field: #slot.unwrap_or(::std::option::Option::None))
+                        } else {
+                            quote!(#field: #p::typed::filled(#slot, #name)?)
+                        });
+                        quote!(::std::option::Option::None)
+                    }
                 };
-                fields.push(quote!(#(#serde_attrs)* #field: #ty));
+                fields.push(quote!(#field: #ty));
                 let required = !m.optional && m.arg.default.is_none();
+                names.push(name.clone());
+                slots.push(quote!(let mut #slot: ::std::option::Option<#ty> = ::std::option::Option::None;));
+                slot_refs.push(quote! {
+                    #p::typed::Slot::new(
+                        &mut #slot,
+                        (&&#p::typed::TypeProbe::<#inner>(#p::typed::PhantomData)).guarded(),
+                        #required,
+                    )
+                });
                 let constraints = m
                     .arg
                     .constraints()
@@ -183,9 +202,6 @@ pub(crate) fn tool_expr(tool: &ToolFn, self_ty: Option<&Type>) -> TokenStream {
                         (&&#p::typed::TypeProbe::<#inner>(#p::typed::PhantomData)).known()
                     });
                 }
-                guards.push(quote! {
-                    (&&#p::typed::TypeProbe::<#inner>(#p::typed::PhantomData)).guarded()
-                });
                 let schema = quote_spanned!(m.inner.span()=> #p::schema_of::<#inner>);
                 // The header annotation goes into the schema only, never into the typed checks.
                 let mut constraints = constraints;
@@ -267,7 +283,7 @@ pub(crate) fn tool_expr(tool: &ToolFn, self_ty: Option<&Type>) -> TokenStream {
     let decode = if fields.is_empty() {
         quote!(let _ = __raw; let __args = __Args {};)
     } else {
-        quote!(let __args: __Args = #p::decode(__raw)?;)
+        quote!(let __args: __Args = __fill(#p::typed::Input::Value(__raw)).map_err(#p::unreadable)?;)
     };
     let result_ty = quote!(::std::result::Result<#p::Reply<#p::Value>, #p::ToolError>);
     let encoded_ty = quote!(::std::result::Result<#p::Reply<#p::Encoded>, #p::ToolError>);
@@ -367,10 +383,10 @@ pub(crate) fn tool_expr(tool: &ToolFn, self_ty: Option<&Type>) -> TokenStream {
         quote!((#r, #why))
     });
 
-    // A sync tool also gets a plain function, which the toolbox runs on a tool thread so a
-    // slow body cannot stall the host's async threads or outlive its timeout unanswered. Both
-    // entry points (validated value, typed fast path) share one body.
-    let (invoke_fns, blocking, typed_blocking, typed_run) = if tool.is_async {
+    // A sync tool is a plain function, which the toolbox runs on a tool thread so a slow body
+    // cannot stall the host's async threads or outlive its timeout unanswered; an async tool
+    // is a boxed future. Both entry points (validated value, typed fast path) share one body.
+    let (invoke_fns, exec, typed_exec) = if tool.is_async {
         (
             quote! {
                 #[allow(unused_variables)]
@@ -394,15 +410,12 @@ pub(crate) fn tool_expr(tool: &ToolFn, self_ty: Option<&Type>) -> TokenStream {
                 ) -> #p::BoxFuture<'__a, #encoded_ty> {
                     match __typed.downcast::<__Args>() {
                         ::std::result::Result::Ok(__args) => ::std::boxed::Box::pin(__run(__ctx, *__args, __enc)),
-                        ::std::result::Result::Err(_) => ::std::boxed::Box::pin(async {
-                            ::std::result::Result::Err(#p::typed::wrong_arguments())
-                        }),
+                        ::std::result::Result::Err(_) => #p::typed::wrong_arguments_future(),
                     }
                 }
             },
-            quote!(::std::option::Option::None),
-            quote!(::std::option::Option::None),
-            quote!(::std::option::Option::None),
+            quote!(#p::Exec::Async(__invoke)),
+            quote!(#p::typed::TypedExec::Async(__invoke_typed)),
         )
     } else {
         (
@@ -419,12 +432,6 @@ pub(crate) fn tool_expr(tool: &ToolFn, self_ty: Option<&Type>) -> TokenStream {
                     #decode
                     #p::value_reply(__run(__ctx, __args, #p::Encoding::Value))
                 }
-                fn __invoke<'__a>(
-                    __ctx: &'__a #p::Context,
-                    __raw: &'__a #p::Value,
-                ) -> #p::BoxFuture<'__a, #result_ty> {
-                    ::std::boxed::Box::pin(async move { __invoke_blocking(__ctx, __raw) })
-                }
                 fn __typed_blocking(
                     __ctx: &#p::Context,
                     __typed: #p::typed::TypedArgs,
@@ -435,36 +442,33 @@ pub(crate) fn tool_expr(tool: &ToolFn, self_ty: Option<&Type>) -> TokenStream {
                         ::std::result::Result::Err(_) => ::std::result::Result::Err(#p::typed::wrong_arguments()),
                     }
                 }
-                fn __invoke_typed<'__a>(
-                    __ctx: &'__a #p::Context,
-                    __typed: #p::typed::TypedArgs,
-                    __enc: #p::Encoding<'__a>,
-                ) -> #p::BoxFuture<'__a, #encoded_ty> {
-                    ::std::boxed::Box::pin(async move { __typed_blocking(__ctx, __typed, __enc) })
-                }
                 fn __run_fused<'__a>(
                     __ctx: &'__a #p::Context,
                     __input: #p::typed::Input<'_>,
                     __enc: #p::Encoding<'__a>,
                 ) -> #p::typed::Fused {
                     match __decode(__input) {
-                        ::std::result::Result::Ok(__args) => #p::typed::Fused::Ran(
-                            ::std::panic::catch_unwind(::std::panic::AssertUnwindSafe(|| {
-                                __run(__ctx, __args, __enc)
-                            })),
-                        ),
+                        ::std::result::Result::Ok(__args) => #p::typed::Fused::Ran(__run(__ctx, __args, __enc)),
                         ::std::result::Result::Err(__why) => #p::typed::Fused::Declined(__why),
                     }
                 }
             },
-            quote!(::std::option::Option::Some(__invoke_blocking)),
-            quote!(::std::option::Option::Some(__typed_blocking)),
-            quote!(::std::option::Option::Some(__run_fused)),
+            quote!(#p::Exec::Sync(__invoke_blocking)),
+            quote!(#p::typed::TypedExec::Sync { blocking: __typed_blocking, run: __run_fused }),
         )
     };
-    // Typed decoding: straight into `__Args`, then the compiled checks; `None` hands the call to
-    // the validator, which builds the errors.
+    // Typed decoding: the parameters decoded into their slots by `typed::fill` (compiled once,
+    // in tool-core), then the compiled checks; `Fallback` hands the call to the validator,
+    // which builds the errors.
     let typed_fns = quote! {
+        /// The arguments decoded into the parameters (the checks aside).
+        #[allow(unused_mut, unused_imports, clippy::needless_borrow)]
+        fn __fill(__input: #p::typed::Input<'_>) -> ::std::result::Result<__Args, #p::typed::DecodeError> {
+            use #p::typed::{KnownType as _, UnknownType as _};
+            #(#slots)*
+            #p::typed::fill(__input, &[#(#names),*], &mut [#(#slot_refs),*])?;
+            ::std::result::Result::Ok(__Args { #(#takes),* })
+        }
         #[allow(unused_variables, unused_imports, clippy::needless_borrow)]
         fn __check(__a: &__Args) -> bool {
             use #p::typed::{Known as _, Unknown as _};
@@ -481,51 +485,15 @@ pub(crate) fn tool_expr(tool: &ToolFn, self_ty: Option<&Type>) -> TokenStream {
             #(#failures)*
             __one
         }
-        /// What the checks make of decoded arguments: the arguments, or why not.
-        fn __checked(__a: __Args) -> ::std::result::Result<__Args, #p::typed::Decoded> {
-            if __check(&__a) {
-                return ::std::result::Result::Ok(__a);
-            }
-            ::std::result::Result::Err(match __failure(&__a) {
-                ::std::option::Option::Some((__name, __value)) => #p::typed::Decoded::OneInvalid(__name, __value),
-                ::std::option::Option::None => #p::typed::Decoded::Fallback,
-            })
-        }
-        /// Whether a parameter's type is one serde decodes more leniently than its schema
-        /// allows (a `#[model]` type), so decoding goes through the guard. Constant per tool.
-        #[allow(unused_imports, clippy::needless_borrow)]
-        #[inline(always)]
-        fn __guarded() -> bool {
-            use #p::typed::{KnownType as _, UnknownType as _};
-            false #(|| #guards)*
-        }
         /// The arguments decoded and checked, or what the general path is to make of them.
         fn __decode(__input: #p::typed::Input<'_>) -> ::std::result::Result<__Args, #p::typed::Decoded> {
-            let __a: ::std::option::Option<__Args> = match __input {
-                #p::typed::Input::Text(__text) => {
-                    if !#p::typed::starts_object(__text) {
-                        return ::std::result::Result::Err(#p::typed::Decoded::Fallback);
-                    }
-                    if __guarded() {
-                        #p::typed::guarded_from_str(__text)
-                    } else {
-                        #p::typed::from_str(__text).ok()
-                    }
-                }
-                #p::typed::Input::Value(__v) => {
-                    if !__v.is_object() {
-                        return ::std::result::Result::Err(#p::typed::Decoded::Fallback);
-                    }
-                    if __guarded() {
-                        #p::typed::guarded_from_value(__v)
-                    } else {
-                        <__Args as #p::serde::Deserialize>::deserialize(__v).ok()
-                    }
-                }
-            };
-            match __a {
-                ::std::option::Option::Some(__a) => __checked(__a),
-                ::std::option::Option::None => ::std::result::Result::Err(#p::typed::Decoded::Fallback),
+            match __fill(__input) {
+                ::std::result::Result::Ok(__a) if __check(&__a) => ::std::result::Result::Ok(__a),
+                ::std::result::Result::Ok(__a) => ::std::result::Result::Err(match __failure(&__a) {
+                    ::std::option::Option::Some((__name, __value)) => #p::typed::Decoded::OneInvalid(__name, __value),
+                    ::std::option::Option::None => #p::typed::Decoded::Fallback,
+                }),
+                ::std::result::Result::Err(_) => ::std::result::Result::Err(#p::typed::Decoded::Fallback),
             }
         }
         fn __decoded(__input: #p::typed::Input<'_>) -> #p::typed::Decoded {
@@ -534,30 +502,19 @@ pub(crate) fn tool_expr(tool: &ToolFn, self_ty: Option<&Type>) -> TokenStream {
                 ::std::result::Result::Err(__why) => __why,
             }
         }
-        fn __from_text(__text: &str) -> #p::typed::Decoded {
-            __decoded(#p::typed::Input::Text(__text))
-        }
-        fn __from_value(__v: &#p::Value) -> #p::typed::Decoded {
-            __decoded(#p::typed::Input::Value(__v))
-        }
         #[allow(unused_imports, clippy::needless_borrow)]
         fn __typed_def() -> ::std::option::Option<#p::typed::TypedDef> {
             use #p::typed::{KnownType as _, UnknownType as _};
             let __possible: bool = true #(&& #fast_possible)*;
             __possible.then_some(#p::typed::TypedDef {
-                from_text: __from_text,
-                from_value: __from_value,
-                invoke: __invoke_typed,
-                blocking: #typed_blocking,
-                run: #typed_run,
+                decode: __decoded,
+                exec: #typed_exec,
             })
         }
     };
     let (approval_fn, approval_when) = approval_when(tool, &fix);
     quote! {{
         #approval_fn
-        #[derive(#p::serde::Deserialize)]
-        #[serde(crate = "::toolsmith::__private::serde", deny_unknown_fields)]
         #[allow(non_camel_case_types, dead_code)]
         struct __Args { #(#fields,)* }
         #(#defaults)*
@@ -589,8 +546,7 @@ pub(crate) fn tool_expr(tool: &ToolFn, self_ty: Option<&Type>) -> TokenStream {
             examples: &[#(#examples),*],
             deprecated: #deprecated,
             icons: &[#(#icons),*],
-            invoke: __invoke,
-            blocking: #blocking,
+            exec: #exec,
             typed: __typed_def(),
         })#approval_when #core
     }}
@@ -647,7 +603,7 @@ fn approval_when(tool: &ToolFn, fix: &dyn Fn(&Type) -> TokenStream) -> (TokenStr
             fn __approval_when(__raw: &#p::Value) -> bool {
                 // The arguments are validated, so they decode; should they not, the approver
                 // is asked.
-                match #p::decode::<__Args>(__raw) {
+                match __fill(#p::typed::Input::Value(__raw)) {
                     ::std::result::Result::Ok(__a) => {
                         #decided
                         __needs

@@ -13,7 +13,7 @@ use crate::redact::{Redactor, ResultScan};
 use crate::reply::{Encoded, Encoding, Reply, TextScan};
 use crate::spec::ToolSpec;
 use crate::tool::{BoxFuture, Invoke};
-use crate::typed::{Decoded, Fused, TypedArgs, TypedBlockingFn, TypedDef};
+use crate::typed::{Decoded, Fused, TypedArgs, TypedDef, TypedExec};
 use crate::unwind::{panic_text, CatchUnwind};
 use serde_json::Value;
 use std::panic::{catch_unwind, AssertUnwindSafe};
@@ -45,7 +45,7 @@ pub(crate) struct Execute {
 /// checks (nothing ran, and the call is as it was); `None` for a tool without this path.
 pub(super) fn run_fused(sh: &Execute, call: &mut CallState<'_>) -> Option<Result<Step, Decoded>> {
     let entry = call.entry.as_ref()?;
-    let f = entry.typed.as_ref()?.run?;
+    let f = entry.typed.as_ref()?.run()?;
     if !runs_in_place(sh, entry) {
         return None;
     }
@@ -53,12 +53,15 @@ pub(super) fn run_fused(sh: &Execute, call: &mut CallState<'_>) -> Option<Result
     let entry = start(call);
     let scan = super::redact::scan(sh.redactor.as_deref(), &entry);
     let encoding = encoding_of(&call.encoding, scan.as_ref());
-    match f(&sh.context, raw.as_input(), encoding) {
-        Fused::Ran(outcome) => {
-            let outcome = outcome.map_err(|p| Stop::Panic(panic_text(p)));
-            Some(Ok(finish(call, entry, outcome)))
-        }
-        Fused::Declined(decoded) => {
+    // One unwind boundary around decoding and the run (the generated function has none): a
+    // panic is the tool's, whether its body or a user type's decoding raised it.
+    let fused = catch_unwind(AssertUnwindSafe(|| {
+        f(&sh.context, raw.as_input(), encoding)
+    }));
+    match fused {
+        Ok(Fused::Ran(outcome)) => Some(Ok(finish(call, entry, Ok(outcome)))),
+        Err(p) => Some(Ok(finish(call, entry, Err(Stop::Panic(panic_text(p)))))),
+        Ok(Fused::Declined(decoded)) => {
             // Nothing ran: the call is as it was (no audit sink and no idempotency claim on this
             // path, so marking it started left no trace).
             call.raw = Some(raw);
@@ -331,7 +334,7 @@ async fn guarded<R>(
 /// function call: no timeout, and not offloaded to the blocking pool (or no runtime to offload
 /// it to), as [`invoke_typed`] would run it.
 fn runs_in_place(sh: &Execute, entry: &Entry) -> bool {
-    entry.typed.as_ref().is_some_and(|d| d.blocking.is_some())
+    entry.typed.as_ref().is_some_and(|d| d.blocking().is_some())
         && timeout_of(sh, entry).is_none()
         && !(isolated(sh, entry, None, true) && tokio::runtime::Handle::try_current().is_ok())
 }
@@ -349,17 +352,18 @@ async fn invoke_typed(
         return Ok(Err(crate::typed::wrong_arguments()));
     };
     let runtime = tokio::runtime::Handle::try_current().ok();
-    let sync = def.blocking.is_some();
+    let sync = def.blocking().is_some();
     let host = match runtime {
         Some(rt) if isolated(sh, entry, timeout, sync) => rt,
-        _ => return inline_typed(sh, &def, def.blocking, args, timeout, encoding).await,
+        _ => return inline_typed(sh, &def, args, timeout, encoding).await,
     };
     let context = Arc::clone(&sh.context);
     let encoding = detached(encoding);
-    let work: Work<Result<Reply<Encoded>, ToolError>> = match def.blocking {
-        Some(f) => Work::Sync(Box::new(move || f(&context, args, encoding))),
-        None => {
-            let f = def.invoke;
+    let work: Work<Result<Reply<Encoded>, ToolError>> = match def.exec {
+        TypedExec::Sync { blocking: f, .. } => {
+            Work::Sync(Box::new(move || f(&context, args, encoding)))
+        }
+        TypedExec::Async(f) => {
             Work::Async(Box::pin(async move { f(&context, args, encoding).await }))
         }
     };
@@ -379,20 +383,19 @@ fn detached(encoding: Encoding<'_>) -> Encoding<'static> {
 async fn inline_typed(
     sh: &Execute,
     def: &TypedDef,
-    blocking: Option<TypedBlockingFn>,
     args: TypedArgs,
     timeout: Option<Duration>,
     encoding: Encoding<'_>,
 ) -> Executed<Reply<Encoded>> {
     let context = &sh.context;
-    let fut: BoxFuture<'_, Result<Reply<Encoded>, ToolError>> = match blocking {
-        Some(f) if timeout.is_none() => {
+    let fut: BoxFuture<'_, Result<Reply<Encoded>, ToolError>> = match def.exec {
+        TypedExec::Sync { blocking: f, .. } if timeout.is_none() => {
             // A sync tool in the caller's task: no future needed.
             return catch_unwind(AssertUnwindSafe(|| f(context, args, encoding)))
                 .map_err(|p| Stop::Panic(panic_text(p)));
         }
-        Some(f) => Box::pin(async move { f(context, args, encoding) }),
-        None => (def.invoke)(context, args, encoding),
+        TypedExec::Sync { blocking: f, .. } => Box::pin(async move { f(context, args, encoding) }),
+        TypedExec::Async(f) => f(context, args, encoding),
     };
     guarded(fut, timeout).await
 }

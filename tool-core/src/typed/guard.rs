@@ -295,6 +295,7 @@ impl<'de, D: Deserializer<'de>> Deserializer<'de> for Guard<D> {
 }
 
 /// Decodes JSON text through the guard (`None` when serde or the guard refuses it).
+#[cfg(test)]
 pub(crate) fn from_str<T: de::DeserializeOwned>(text: &str) -> Option<T> {
     let mut de = serde_json::Deserializer::from_str(text);
     let value = T::deserialize(Guard(&mut de)).ok()?;
@@ -303,6 +304,7 @@ pub(crate) fn from_str<T: de::DeserializeOwned>(text: &str) -> Option<T> {
 }
 
 /// Decodes a parsed value through the guard, without cloning it.
+#[cfg(test)]
 pub(crate) fn from_value<'de, T: de::Deserialize<'de>>(value: &'de serde_json::Value) -> Option<T> {
     T::deserialize(Guard(value)).ok()
 }
