@@ -22,7 +22,8 @@
 # LOAD_CLIENTS, LOAD_CALLS, LOAD_SECONDS, LOAD_ROUNDS bound the load run (default 16 clients,
 # 400 calls each, 20 s per server, 2 alternating rounds). REPLICAS_CALLS, REPLICAS_READ_CALLS,
 # REPLICAS_CONCURRENCY, REPLICAS_ROUNDS bound the replicas run (default 2,000 keyed writes and
-# 100,000 reads per state and scenario, 16 in flight, 5 rounds).
+# 100,000 reads per state and scenario, 16 in flight, 5 rounds). COMPILE_RUNS sets the compile
+# suite's repetitions of each incremental cell (default 3; the tables show medians).
 #
 # `all` runs `replicas` only when redis-server and PostgreSQL 15 are installed already (it
 # never installs them); otherwise it says SKIPPED and leaves that table as it was.
@@ -286,16 +287,31 @@ PY
 
 seconds() { python3 -c "import time; print(f'{time.time():.3f}')"; }
 
-timed_build() { # crate target_dir -> prints seconds
-  local crate="$1" tdir="$2" start end
+timed_build() { # crate target_dir [cargo command, default build] -> prints seconds
+  local crate="$1" tdir="$2" cmd="${3:-build}" start end
   start=$(seconds)
-  CARGO_TARGET_DIR="$tdir" cargo build -q -p "$crate" >&2
+  CARGO_TARGET_DIR="$tdir" cargo "$cmd" -q -p "$crate" >&2
   end=$(seconds)
   python3 -c "print(f'{$end - $start:.1f}')"
 }
 
+median() { # numbers -> their median
+  python3 -c "import statistics, sys; print(f'{statistics.median(map(float, sys.argv[1:])):.1f}')" "$@"
+}
+
+# Toggles tool 50's description between two texts of different lengths (an edit that moves
+# every byte after it, the costlier kind for incremental builds).
+edit_description() { # crate dir
+  local file="$2/$1/src/lib.rs"
+  if grep -q 'collection 50 by any text\.' "$file"; then
+    sed -i 's/Searches the records of collection 50 by any text\./Searches the records of collection 50 by text./' "$file"
+  else
+    sed -i 's/Searches the records of collection 50 by text\./Searches the records of collection 50 by any text./' "$file"
+  fi
+}
+
 run_compile() {
-  local dir="$ROOT/target/bench-compile"
+  local dir="$ROOT/target/bench-compile" runs="${COMPILE_RUNS:-3}"
   rm -rf "$dir/gen-toolsmith" "$dir/gen-rmcp" "$dir/gen-plain"
   generate_crates "$dir"
   cp "$ROOT/Cargo.lock" "$dir/Cargo.lock"
@@ -305,30 +321,41 @@ run_compile() {
     rm -rf "$tdir"
     (cd "$dir" && CARGO_TARGET_DIR="$tdir" cargo fetch -q)
     echo "compile: $crate from clean (dependencies included)..." >&2
-    local clean only edit
+    local clean only=() edit=() check=() i
     clean=$(cd "$dir" && timed_build "$crate" "$tdir")
-    (cd "$dir" && CARGO_TARGET_DIR="$tdir" cargo clean -q -p "$crate")
-    echo "compile: $crate alone..." >&2
-    only=$(cd "$dir" && timed_build "$crate" "$tdir")
-    # Change one tool description (tool 50's doc comment) and rebuild incrementally.
-    sed -i 's/Searches the records of collection 50 by text\./Searches the records of collection 50 by any text./' "$dir/$crate/src/lib.rs"
-    echo "compile: $crate after editing one description..." >&2
-    edit=$(cd "$dir" && timed_build "$crate" "$tdir")
-    rows+=("$crate $clean $only $edit")
+    for ((i = 0; i < runs; i++)); do
+      (cd "$dir" && CARGO_TARGET_DIR="$tdir" cargo clean -q -p "$crate")
+      echo "compile: $crate alone ($((i + 1))/$runs)..." >&2
+      only+=("$(cd "$dir" && timed_build "$crate" "$tdir")")
+    done
+    # Incremental: one description edited, then `cargo build` (each run edits again).
+    for ((i = 0; i < runs; i++)); do
+      edit_description "$crate" "$dir"
+      echo "compile: $crate after editing one description ($((i + 1))/$runs)..." >&2
+      edit+=("$(cd "$dir" && timed_build "$crate" "$tdir")")
+    done
+    # The same for `cargo check` (what an editor runs on save), after one check to warm it.
+    (cd "$dir" && CARGO_TARGET_DIR="$tdir" cargo check -q -p "$crate")
+    for ((i = 0; i < runs; i++)); do
+      edit_description "$crate" "$dir"
+      echo "compile: $crate checked after editing one description ($((i + 1))/$runs)..." >&2
+      check+=("$(cd "$dir" && timed_build "$crate" "$tdir" check)")
+    done
+    rows+=("$crate $clean $(median "${only[@]}") $(median "${edit[@]}") $(median "${check[@]}")")
   done
   python3 - "$OUT/compile.md" "${rows[@]}" <<'PY'
 import sys
 out, rows = sys.argv[1], [r.split() for r in sys.argv[2:]]
 t = {r[0]: tuple(map(float, r[1:])) for r in rows}
 plain = t["gen-plain"]
-lines = ["| Crate (100 tools) | clean, with deps (s) | crate only (s) | crate only − plain (s) | after editing one description (s) |",
-         "|---|---:|---:|---:|---:|"]
+lines = ["| Crate (100 tools) | clean, with deps (s) | crate only (s) | crate only − plain (s) | `cargo build` after editing one description (s) | `cargo check` after editing one description (s) |",
+         "|---|---:|---:|---:|---:|---:|"]
 for name, label in [("gen-plain", "plain functions (baseline)"), ("gen-toolsmith", "toolsmith `#[tool]`"), ("gen-rmcp", "rmcp `#[tool_router]` + `Parameters<T>`")]:
-    c, o, e = t[name]
-    lines.append(f"| {label} | {c:.1f} | {o:.1f} | {o - plain[1]:.1f} | {e:.1f} |")
+    c, o, e, k = t[name]
+    lines.append(f"| {label} | {c:.1f} | {o:.1f} | {o - plain[1]:.1f} | {e:.1f} | {k:.1f} |")
 ts, rm = t["gen-toolsmith"], t["gen-rmcp"]
 lines.append("")
-lines.append(f"toolsmith / rmcp: clean with deps {ts[0]/rm[0]:.2f}×, crate only {ts[1]/rm[1]:.2f}×, after an edit {ts[2]/rm[2]:.2f}×. "
+lines.append(f"toolsmith / rmcp: clean with deps {ts[0]/rm[0]:.2f}×, crate only {ts[1]/rm[1]:.2f}×, build after an edit {ts[2]/rm[2]:.2f}×, check after an edit {ts[3]/rm[3]:.2f}×. "
              f"The macro's share of the toolsmith crate-only build: {(ts[1]-plain[1])/ts[1]*100:.0f}% ({ts[1]-plain[1]:.1f} s of {ts[1]:.1f} s, expansion plus compiling the generated code).")
 open(out, "w").write("\n".join(lines) + "\n")
 print("\n".join(lines))

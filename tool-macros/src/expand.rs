@@ -75,9 +75,6 @@ pub(crate) fn tool_expr(tool: &ToolFn, self_ty: Option<&Type>) -> TokenStream {
     let mut call_args = Vec::new();
     // The typed fast path: one check per parameter, and whether its type can have one.
     let mut checks = Vec::new();
-    // The same checks, run again on arguments that failed them, to find the one parameter that
-    // fails (see `typed::Decoded::OneInvalid`).
-    let mut failures = Vec::new();
     let mut fast_possible = Vec::new();
 
     if tool.has_self {
@@ -147,36 +144,20 @@ pub(crate) fn tool_expr(tool: &ToolFn, self_ty: Option<&Type>) -> TokenStream {
                 let probe = quote! {
                     (&&#p::typed::Probe(__v)).typed_ok(__C, &__RE)
                 };
-                let check = if m.optional {
-                    quote! {
-                        if let ::std::option::Option::Some(__v) = &__a.#field {
-                            if !#probe { return false; }
-                        }
-                    }
-                } else {
-                    quote! {
-                        let __v = &__a.#field;
-                        if !#probe { return false; }
-                    }
-                };
-                checks.push(quote! {{
-                    static __RE: #p::typed::PatternCell = #p::typed::PatternCell::new();
-                    const __C: &[#p::Constraint] = &[#(#check_constraints),*];
-                    #check
-                }});
-                // A parameter with a default may hold the default, not what was sent: its
-                // failure is left to the general path.
+                // A failing parameter is reported alone (`Decoded::OneInvalid`) when it is the
+                // only one; a parameter with a default may hold the default, not what was sent,
+                // so its failure is left to the general path.
                 let report = if m.arg.default.is_some() {
-                    quote!(return ::std::option::Option::None;)
+                    quote!(return ::std::result::Result::Err(#p::typed::Decoded::Fallback);)
                 } else {
                     quote! {
-                        if __one.is_some() {
-                            return ::std::option::Option::None;
+                        match (__one.is_none(), (&&#p::typed::Probe(__v)).typed_json()) {
+                            (true, ::std::option::Option::Some(__json)) => __one = ::std::option::Option::Some((#name, __json)),
+                            _ => return ::std::result::Result::Err(#p::typed::Decoded::Fallback),
                         }
-                        __one = ::std::option::Option::Some((#name, (&&#p::typed::Probe(__v)).typed_json()?));
                     }
                 };
-                let failure = if m.optional {
+                let check = if m.optional {
                     quote! {
                         if let ::std::option::Option::Some(__v) = &__a.#field {
                             if !#probe { #report }
@@ -188,10 +169,10 @@ pub(crate) fn tool_expr(tool: &ToolFn, self_ty: Option<&Type>) -> TokenStream {
                         if !#probe { #report }
                     }
                 };
-                failures.push(quote! {{
+                checks.push(quote! {{
                     static __RE: #p::typed::PatternCell = #p::typed::PatternCell::new();
                     const __C: &[#p::Constraint] = &[#(#check_constraints),*];
-                    #failure
+                    #check
                 }});
                 if m.optional && m.arg.default.is_some() {
                     // `null` would decode as `None` where the general path drops it and decodes
@@ -469,30 +450,27 @@ pub(crate) fn tool_expr(tool: &ToolFn, self_ty: Option<&Type>) -> TokenStream {
             #p::typed::fill(__input, &[#(#names),*], &mut [#(#slot_refs),*])?;
             ::std::result::Result::Ok(__Args { #(#takes),* })
         }
-        #[allow(unused_variables, unused_imports, clippy::needless_borrow)]
-        fn __check(__a: &__Args) -> bool {
-            use #p::typed::{Known as _, Unknown as _};
-            #(#checks)*
-            true
-        }
-        /// Arguments that failed `__check`: the one parameter that fails, with its value as JSON,
-        /// or `None` when more than one fails or one cannot be reported alone.
+        /// The compiled checks of decoded arguments: `Ok`, the one parameter that fails, or
+        /// `Fallback` when more than one fails or one cannot be reported alone.
         #[allow(unused_variables, unused_imports, unused_mut, clippy::needless_borrow)]
-        #[cold]
-        fn __failure(__a: &__Args) -> ::std::option::Option<(&'static str, #p::Value)> {
+        fn __check(__a: &__Args) -> ::std::result::Result<(), #p::typed::Decoded> {
             use #p::typed::{Known as _, Unknown as _};
             let mut __one: ::std::option::Option<(&'static str, #p::Value)> = ::std::option::Option::None;
-            #(#failures)*
-            __one
+            #(#checks)*
+            match __one {
+                ::std::option::Option::None => ::std::result::Result::Ok(()),
+                ::std::option::Option::Some((__name, __value)) => {
+                    ::std::result::Result::Err(#p::typed::Decoded::OneInvalid(__name, __value))
+                }
+            }
         }
         /// The arguments decoded and checked, or what the general path is to make of them.
         fn __decode(__input: #p::typed::Input<'_>) -> ::std::result::Result<__Args, #p::typed::Decoded> {
             match __fill(__input) {
-                ::std::result::Result::Ok(__a) if __check(&__a) => ::std::result::Result::Ok(__a),
-                ::std::result::Result::Ok(__a) => ::std::result::Result::Err(match __failure(&__a) {
-                    ::std::option::Option::Some((__name, __value)) => #p::typed::Decoded::OneInvalid(__name, __value),
-                    ::std::option::Option::None => #p::typed::Decoded::Fallback,
-                }),
+                ::std::result::Result::Ok(__a) => match __check(&__a) {
+                    ::std::result::Result::Ok(()) => ::std::result::Result::Ok(__a),
+                    ::std::result::Result::Err(__why) => ::std::result::Result::Err(__why),
+                },
                 ::std::result::Result::Err(_) => ::std::result::Result::Err(#p::typed::Decoded::Fallback),
             }
         }

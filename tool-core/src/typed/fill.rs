@@ -40,6 +40,8 @@ type ValueFn = fn(&Value, &mut dyn Any, bool) -> Result<(), Error>;
 #[doc(hidden)]
 pub struct Slot<'a> {
     out: &'a mut dyn Any,
+    /// For the common types, decoded straight from the object's text (no raw value between).
+    kind: Kind,
     text: TextFn,
     value: ValueFn,
     guarded: bool,
@@ -59,6 +61,7 @@ impl<'a> Slot<'a> {
     ) -> Self {
         Slot {
             out,
+            kind: if guarded { Kind::Other } else { kind_of::<T>() },
             text: text::<T>,
             value: value::<T>,
             guarded,
@@ -146,13 +149,17 @@ pub fn fill(
         }
         Input::Text(text) => {
             let mut de = serde_json::Deserializer::from_str(text);
-            de::Deserializer::deserialize_map(
-                &mut de,
-                TextArgs {
-                    names,
-                    slots: &mut *slots,
-                },
-            )?;
+            let mut failed = None;
+            let args = TextArgs {
+                names,
+                slots: &mut *slots,
+                failed: &mut failed,
+            };
+            if let Err(e) = de::Deserializer::deserialize_map(&mut de, args) {
+                // A value's own error, as its decoder gave it (not re-formatted through the
+                // object's deserializer), or the object's.
+                return Err(failed.unwrap_or(e));
+            }
             de.end()?;
         }
     }
@@ -194,10 +201,12 @@ impl de::Expected for Arguments {
     }
 }
 
-/// The visitor of the arguments' object in JSON text.
+/// The visitor of the arguments' object in JSON text. A value that does not decode stops the
+/// walk with a bare error and leaves its own in `failed`.
 struct TextArgs<'s, 'a> {
     names: &'static [&'static str],
     slots: &'s mut [Slot<'a>],
+    failed: &'s mut Option<Error>,
 }
 
 impl<'de> Visitor<'de> for TextArgs<'_, '_> {
@@ -209,13 +218,72 @@ impl<'de> Visitor<'de> for TextArgs<'_, '_> {
 
     fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<(), A::Error> {
         while let Some(i) = map.next_key_seed(Key(self.names))? {
+            let slot = &mut self.slots[i];
+            if !matches!(slot.kind, Kind::Other) {
+                slot.claim(self.names[i]).map_err(de::Error::custom)?;
+                take_common(slot.kind, &mut map, slot.out)?;
+                continue;
+            }
             let raw: &RawValue = map.next_value()?;
-            self.slots[i]
-                .take_text(self.names[i], raw.get())
-                .map_err(de::Error::custom)?;
+            if let Err(e) = slot.take_text(self.names[i], raw.get()) {
+                *self.failed = Some(e);
+                return Err(de::Error::custom(""));
+            }
         }
         Ok(())
     }
+}
+
+/// The common parameter types, which the walk over JSON text decodes in place; any other type
+/// is borrowed as raw text and decoded by its slot's function.
+macro_rules! common_kinds {
+    ($($kind:ident => $t:ty),* $(,)?) => {
+        #[derive(Clone, Copy)]
+        enum Kind {
+            Other,
+            $($kind),*
+        }
+
+        /// `T`'s kind (decided when the code is compiled: `TypeId`s of known types compare).
+        fn kind_of<T: 'static>() -> Kind {
+            let t = std::any::TypeId::of::<T>();
+            $(if t == std::any::TypeId::of::<$t>() {
+                return Kind::$kind;
+            })*
+            Kind::Other
+        }
+
+        /// Decodes the map's next value as `kind`'s type into `out`.
+        fn take_common<'de, A: MapAccess<'de>>(kind: Kind, map: &mut A, out: &mut dyn Any) -> Result<(), A::Error> {
+            match kind {
+                $(Kind::$kind => {
+                    let v: $t = map.next_value()?;
+                    store(out, v).map_err(de::Error::custom)
+                })*
+                Kind::Other => Err(de::Error::custom("not a common type")),
+            }
+        }
+    };
+}
+
+common_kinds! {
+    Text => String,
+    Flag => bool,
+    U32 => u32,
+    U64 => u64,
+    Usize => usize,
+    I32 => i32,
+    I64 => i64,
+    F64 => f64,
+    OptText => Option<String>,
+    OptFlag => Option<bool>,
+    OptU32 => Option<u32>,
+    OptU64 => Option<u64>,
+    OptUsize => Option<usize>,
+    OptI32 => Option<i32>,
+    OptI64 => Option<i64>,
+    OptF64 => Option<f64>,
+    Texts => Vec<String>,
 }
 
 /// A key of the arguments' object: the index of its parameter.
@@ -315,6 +383,10 @@ mod tests {
                 "invalid value: integer `-1`, expected u32",
             ),
             (json!(["a", 1]), "expected an object of arguments"),
+            (
+                json!({"query": "a", "at": "here"}),
+                "invalid type: string \"here\", expected struct Point",
+            ),
         ];
         for (v, want) in cases {
             let (t, val) = both(v.clone());
@@ -329,6 +401,42 @@ mod tests {
     fn a_repeated_key_in_text_is_refused() {
         let err = decode(Input::Text(r#"{"query": "a", "query": "b"}"#)).unwrap_err();
         assert!(err.contains("duplicate field `query`"), "{err}");
+        let at = r#"{"x": 1, "y": 2}"#;
+        let err = decode(Input::Text(&format!(
+            r#"{{"query": "a", "at": {at}, "at": {at}}}"#
+        )))
+        .unwrap_err();
+        assert!(err.contains("duplicate field `at`"), "{err}");
+    }
+
+    #[test]
+    fn common_and_other_types_decode_alike() {
+        // `u32` is decoded in place from the object's text, `u16` from its raw text: the same
+        // values and the same refusals.
+        fn one<T: DeserializeOwned + 'static>(text: &str) -> Result<Option<T>, String> {
+            let mut slot = None::<T>;
+            fill(
+                Input::Text(text),
+                &["n"],
+                &mut [Slot::new(&mut slot, false, true)],
+            )
+            .map_err(|e| e.to_string())?;
+            Ok(slot)
+        }
+        for text in [
+            r#"{"n": 7}"#,
+            r#"{"n": -1}"#,
+            r#"{"n": 1.5}"#,
+            r#"{"n": "7"}"#,
+            r#"{"n": null}"#,
+        ] {
+            let (a, b) = (one::<u32>(text), one::<u16>(text));
+            assert_eq!(a.is_ok(), b.is_ok(), "{text}: {a:?} {b:?}");
+            if let (Ok(a), Ok(b)) = (a, b) {
+                assert_eq!(a.map(u64::from), b.map(u64::from), "{text}");
+            }
+        }
+        assert!(matches!(kind_of::<u32>(), Kind::U32) && matches!(kind_of::<u16>(), Kind::Other));
     }
 
     #[test]
