@@ -1,10 +1,11 @@
 //! Typed decoding: the fast path of a `#[tool]` call.
 //!
 //! The macro knows every parameter, its type and its `#[arg(...)]` constraints. For each tool it
-//! generates a decoder that reads the arguments straight into the tool's argument struct (from
-//! JSON text with `serde_json::from_str`, from a parsed value through `Deserialize` on `&Value`,
-//! without cloning) and then runs the constraints on the typed fields. The checks share the
-//! validator's own comparisons ([`crate::validate`]), so they agree with it by construction.
+//! generates a slot per parameter and the checks of its constraints; [`fill`] reads the
+//! arguments straight into the slots (from JSON text in one pass, from a parsed value without
+//! cloning; see its module for how the work is shared between all tools of a crate), and the
+//! generated checks then run on the typed fields. The checks share the validator's own
+//! comparisons ([`crate::validate`]), so they agree with it by construction.
 //!
 //! The fast path only ever *accepts*. Whenever it cannot prove that the validator would accept
 //! the same input — serde rejects it, a check fails, a parameter's type is not one it knows (a
@@ -45,9 +46,9 @@
 //! (for deserialization) and the input schema's hygiene ([`crate::schema`]):
 //!
 //! - **Unknown fields.** serde's derived struct skips them; the input schema closes every object
-//!   (`additionalProperties: false`). The arguments of a tool with a `#[model]` parameter are
-//!   therefore decoded through a guard that fails on any skipped value (`deserialize_ignored_any`,
-//!   at every depth), so an unknown field falls back.
+//!   (`additionalProperties: false`). A `#[model]` parameter is therefore decoded through a
+//!   guard that fails on any skipped value (`deserialize_ignored_any`, at every depth), so an
+//!   unknown field falls back (an unknown parameter is refused by [`fill`] itself).
 //! - **Other forms serde accepts.** A derived struct also reads an array of its field values and
 //!   a unit variant also reads `{"Variant": null}`; the schema has an object and a string. The
 //!   guard refuses both: a struct must be a JSON object, an enum a JSON string.
@@ -57,8 +58,8 @@
 //!   admits `null` (hygiene strips it from optional properties), but the validator first drops a
 //!   `null` optional at every depth, as absent, which schemars does not require either. A
 //!   non-`Option` field's `null` fails in serde.
-//! - **Duplicate keys** (text only). serde fails on a repeated field (`duplicate field`), so
-//!   they fall back; the validator sees the last one, as the parsed value keeps it.
+//! - **Duplicate keys** (text only). serde fails on a repeated field (`duplicate field`), and
+//!   [`fill`] on a repeated parameter, so they fall back; the validator sees the last one, as the parsed value keeps it.
 //! - **Names.** serde and schemars apply `rename_all` with the same rules; a type whose names
 //!   could collide under a rule (same letters ignoring case, `_` and `-`) gets no check.
 //!
