@@ -127,8 +127,9 @@ pub(crate) fn tool_expr(tool: &ToolFn, self_ty: Option<&Type>) -> TokenStream {
                 let required = !m.optional && m.arg.default.is_none();
                 names.push(name.clone());
                 slots.push(quote!(let mut #slot: ::std::option::Option<#ty> = ::std::option::Option::None;));
+                // The type named as written: a type serde cannot decode is an error there.
                 slot_refs.push(quote! {
-                    #p::typed::Slot::new(
+                    #p::typed::Slot::new::<#ty>(
                         &mut #slot,
                         (&&#p::typed::TypeProbe::<#inner>(#p::typed::PhantomData)).guarded(),
                         #required,

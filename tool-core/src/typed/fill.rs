@@ -141,7 +141,7 @@ pub fn fill(
         Input::Value(Value::Object(map)) => {
             for (key, v) in map {
                 let i = index(names, key).ok_or_else(|| de::Error::unknown_field(key, names))?;
-                slots[i].take_value(names[i], v)?;
+                slot(slots, i)?.take_value(names[i], v)?;
             }
         }
         Input::Value(other) => {
@@ -164,9 +164,19 @@ pub fn fill(
         }
     }
     match slots.iter().position(|s| s.required && !s.filled) {
-        Some(i) => Err(de::Error::missing_field(names[i])),
+        Some(i) => Err(de::Error::missing_field(
+            names.get(i).copied().unwrap_or("?"),
+        )),
         None => Ok(()),
     }
+}
+
+/// The slot of the `i`th name (generated code gives one slot per name; should it not, the
+/// arguments are refused rather than indexed past the end).
+fn slot<'s, 'a>(slots: &'s mut [Slot<'a>], i: usize) -> Result<&'s mut Slot<'a>, Error> {
+    slots
+        .get_mut(i)
+        .ok_or_else(|| de::Error::custom("a parameter has no slot"))
 }
 
 /// A required parameter's value ([`fill`] has refused arguments without it, so this is only
@@ -218,7 +228,7 @@ impl<'de> Visitor<'de> for TextArgs<'_, '_> {
 
     fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<(), A::Error> {
         while let Some(i) = map.next_key_seed(Key(self.names))? {
-            let slot = &mut self.slots[i];
+            let slot = slot(self.slots, i).map_err(de::Error::custom)?;
             if !matches!(slot.kind, Kind::Other) {
                 slot.claim(self.names[i]).map_err(de::Error::custom)?;
                 take_common(slot.kind, &mut map, slot.out)?;
@@ -407,6 +417,18 @@ mod tests {
         )))
         .unwrap_err();
         assert!(err.contains("duplicate field `at`"), "{err}");
+    }
+
+    #[test]
+    fn fewer_slots_than_names_is_an_error_not_a_panic() {
+        let mut q = None::<String>;
+        for input in [
+            Input::Text(r#"{"limit": 3}"#),
+            Input::Value(&json!({"limit": 3})),
+        ] {
+            let got = fill(input, NAMES, &mut [Slot::new(&mut q, false, true)]);
+            assert!(got.is_err());
+        }
     }
 
     #[test]
