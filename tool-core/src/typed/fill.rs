@@ -15,10 +15,11 @@
 //! parameter in serde's own words (`unknown field`, `duplicate field`, `missing field`), and a
 //! value's error is serde's for the parameter's type.
 //!
-//! JSON text is read once for the object's structure, with each value borrowed as raw text
-//! ([`RawValue`]) and decoded from that slice by its parameter's type; a parsed value is walked
-//! directly. A `#[model]` parameter is decoded through the guard ([`super::guard`]) when the
-//! generated code asks for it.
+//! JSON text is read in one pass: a value of a common type (text, a flag, the usual integers,
+//! `f64`, their `Option`s, a list of texts) is decoded in place, and any other value is borrowed
+//! as raw text ([`RawValue`]) and decoded from that slice by its parameter's type. A parsed
+//! value is walked directly. A `#[model]` parameter is decoded through the guard
+//! ([`super::guard`]) when the generated code asks for it.
 
 use super::guard::Guard;
 use super::Input;
