@@ -34,6 +34,39 @@ fn config() -> Result<LintConfig, String> {
         .clone()
 }
 
+/// The crate's lint settings, or `None` with the error reported (at the call site: the
+/// settings are the manifest's, not any token's).
+fn settings(cx: &Ctxt) -> Option<LintConfig> {
+    config()
+        .map_err(|e| cx.error_at(Span::call_site(), format!("toolsmith lint settings: {e}")))
+        .ok()
+}
+
+/// A finding at `span`: an error into `cx`, or a warning (a deprecated item's use, the only
+/// warning a proc macro can raise on stable) pushed to `warnings`.
+fn report(
+    cx: &Ctxt,
+    severity: Severity,
+    span: Span,
+    message: String,
+    warnings: &mut Vec<TokenStream>,
+) {
+    match severity {
+        Severity::Error => cx.error_at(span, message),
+        Severity::Warning => {
+            let note = format!("toolsmith lint warning: {message}");
+            warnings.push(quote_spanned! {span=>
+                const _: () = {
+                    #[deprecated(note = #note)]
+                    #[allow(non_camel_case_types)]
+                    struct toolsmith_lint;
+                    let _ = toolsmith_lint;
+                };
+            });
+        }
+    }
+}
+
 /// The definition as far as the macro can see it: names and descriptions, no schemas of types.
 fn definition(tool: &ToolFn) -> Value {
     let mut props = Map::new();
@@ -90,12 +123,8 @@ fn span_for(tool: &ToolFn, pointer: &str) -> Span {
 
 /// Runs the compile-time rules. Errors go into `cx`; warnings come back as tokens to emit.
 pub(crate) fn lint(cx: &Ctxt, tool: &ToolFn) -> Vec<TokenStream> {
-    let cfg = match config() {
-        Ok(cfg) => cfg,
-        Err(e) => {
-            cx.error_at(Span::call_site(), format!("toolsmith lint settings: {e}"));
-            return Vec::new();
-        }
+    let Some(cfg) = settings(cx) else {
+        return Vec::new();
     };
     let allows: Vec<(String, String)> = tool
         .attr
@@ -122,20 +151,7 @@ pub(crate) fn lint(cx: &Ctxt, tool: &ToolFn) -> Vec<TokenStream> {
             f.rule,
             f.rule
         );
-        match f.severity {
-            Severity::Error => cx.error_at(span, message),
-            Severity::Warning => {
-                let note = format!("toolsmith lint warning: {message}");
-                warnings.push(quote_spanned! {span=>
-                    const _: () = {
-                        #[deprecated(note = #note)]
-                        #[allow(non_camel_case_types)]
-                        struct toolsmith_lint;
-                        let _ = toolsmith_lint;
-                    };
-                });
-            }
-        }
+        report(cx, f.severity, span, message, &mut warnings);
     }
     warnings
 }
@@ -160,12 +176,8 @@ pub(crate) fn lint_namespace(
     description: &str,
     span: Span,
 ) -> Vec<TokenStream> {
-    let cfg = match config() {
-        Ok(cfg) => cfg,
-        Err(e) => {
-            cx.error_at(Span::call_site(), format!("toolsmith lint settings: {e}"));
-            return Vec::new();
-        }
+    let Some(cfg) = settings(cx) else {
+        return Vec::new();
     };
     let def = json!({"name": name, "description": description});
     let mut warnings = Vec::new();
@@ -180,20 +192,7 @@ pub(crate) fn lint_namespace(
             "namespace description: {} (lint rule `{}`)",
             f.message, f.rule
         );
-        match f.severity {
-            Severity::Error => cx.error_at(span, message),
-            Severity::Warning => {
-                let note = format!("toolsmith lint warning: {message}");
-                warnings.push(quote_spanned! {span=>
-                    const _: () = {
-                        #[deprecated(note = #note)]
-                        #[allow(non_camel_case_types)]
-                        struct toolsmith_lint;
-                        let _ = toolsmith_lint;
-                    };
-                });
-            }
-        }
+        report(cx, f.severity, span, message, &mut warnings);
     }
     warnings
 }
