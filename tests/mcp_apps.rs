@@ -40,8 +40,16 @@ async fn connect(
     version: &ProtocolVersion,
     announce: bool,
 ) -> RunningService<RoleClient, ClientConfig> {
+    connect_to(McpServer::new(toolbox()), version, announce).await
+}
+
+async fn connect_to(
+    server: McpServer,
+    version: &ProtocolVersion,
+    announce: bool,
+) -> RunningService<RoleClient, ClientConfig> {
     let (server_end, client_end) = tokio::io::duplex(1 << 20);
-    tokio::spawn(McpServer::new(toolbox()).serve(server_end));
+    tokio::spawn(server.serve(server_end));
     let lifecycle = if version.has_initialize() {
         rmcp::service::ClientLifecycleMode::Initialize
     } else {
@@ -101,10 +109,24 @@ fn not_found(version: &ProtocolVersion) -> ErrorCode {
     }
 }
 
+/// Whether the server's capabilities, as the client received them, declare MCP Apps (`None`
+/// when the session has no server info to read).
+fn declares_apps(client: &RunningService<RoleClient, ClientConfig>) -> Option<bool> {
+    let info = client.peer().peer_info()?;
+    let capabilities = serde_json::to_value(&info.capabilities).unwrap();
+    Some(
+        capabilities["extensions"]["io.modelcontextprotocol/ui"]["mimeTypes"]
+            == json!(["text/html;profile=mcp-app"]),
+    )
+}
+
 #[tokio::test]
 async fn a_client_that_announces_apps_gets_each_tool_s_form() {
     for version in VERSIONS {
         let client = connect(&version, true).await;
+        if version.has_initialize() {
+            assert_eq!(declares_apps(&client), Some(true), "{version}");
+        }
         let tools = listed(&client).await;
         assert_eq!(tools.len(), 3, "{version}");
         for tool in &tools {
@@ -166,6 +188,44 @@ async fn a_client_that_does_not_announce_apps_gets_neither_link_nor_form() {
             "{}",
             e.message
         );
+        client.cancel().await.unwrap();
+    }
+}
+
+#[tokio::test]
+async fn a_server_with_apps_switched_off_offers_none_to_a_client_that_announces_them() {
+    for version in VERSIONS {
+        let server = McpServer::new(toolbox()).mcp_apps(false);
+        let client = connect_to(server, &version, true).await;
+        if version.has_initialize() {
+            assert_eq!(declares_apps(&client), Some(false), "{version}");
+        }
+        let tools = listed(&client).await;
+        assert_eq!(tools.len(), 3, "{version}");
+        for tool in &tools {
+            assert!(tool["_meta"].get("ui").is_none(), "{version}: {tool}");
+        }
+        let ServiceError::McpError(e) = read(&client, "ui://toolsmith/add_to_cart")
+            .await
+            .unwrap_err()
+        else {
+            panic!("not a protocol error")
+        };
+        assert_eq!(e.code, not_found(&version), "{version}");
+        assert!(e.message.contains("switched off"), "{}", e.message);
+        // The tools still answer.
+        let args = json!({"query": "tent"}).as_object().cloned();
+        let result = tokio::time::timeout(
+            Duration::from_secs(10),
+            client.peer().call_tool(
+                rmcp::model::CallToolRequestParams::new("search_products")
+                    .with_arguments(args.unwrap()),
+            ),
+        )
+        .await
+        .unwrap()
+        .unwrap();
+        assert_ne!(result.is_error, Some(true), "{version}: {result:?}");
         client.cancel().await.unwrap();
     }
 }

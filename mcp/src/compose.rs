@@ -323,7 +323,13 @@ impl McpServer {
         uri: &str,
         context: &RequestContext<RoleServer>,
     ) -> Result<ReadResourceResponse, ErrorData> {
-        if !crate::apps::announced(context, crate::version_of(context)) {
+        if !self.inner.apps {
+            return Err(resource_not_found(
+                uri,
+                "this server serves no tool forms (its MCP Apps are switched off)",
+            ));
+        }
+        if !self.apps_for(context, crate::version_of(context)) {
             return Err(resource_not_found(
                 uri,
                 "tool forms are served to clients that announce the MCP Apps extension (io.modelcontextprotocol/ui)",

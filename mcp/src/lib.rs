@@ -153,6 +153,8 @@ struct Inner {
     handler: Option<Arc<dyn compose::Delegate>>,
     /// The 2026-07-28 cache hints of `tools/list` ([`McpServer::list_cache`]).
     list_cache: cache::ListCache,
+    /// Whether tools' forms are offered as MCP Apps ([`McpServer::mcp_apps`]).
+    apps: bool,
 }
 
 impl Drop for Inner {
@@ -402,6 +404,7 @@ impl McpServer {
                 state_key: tool_core::SecretKey::random(),
                 handler: None,
                 list_cache: cache::ListCache::default(),
+                apps: true,
             }),
             session: Arc::default(),
         }
@@ -429,6 +432,7 @@ impl McpServer {
             state_key: self.inner.state_key.clone(),
             handler: self.inner.handler.clone(),
             list_cache: self.inner.list_cache,
+            apps: self.inner.apps,
         };
         f(&mut inner);
         McpServer {
@@ -477,6 +481,22 @@ impl McpServer {
     pub fn list_cache(self, ttl: std::time::Duration, scope: CacheScope) -> Self {
         let hints = cache::ListCache::new(ttl, scope);
         self.map(|i| i.list_cache = hints)
+    }
+
+    /// Whether the server offers each tool's form as an MCP App (the `io.modelcontextprotocol/ui`
+    /// extension; default `true`). With `false` the server does not declare the extension,
+    /// links no `_meta.ui.resourceUri` in `tools/list` and answers a `ui://toolsmith/...` read
+    /// with resource-not-found, whatever the client announces: for a host that wants its tools
+    /// called by the model only, or shows its own forms.
+    #[must_use]
+    pub fn mcp_apps(self, enabled: bool) -> Self {
+        self.map(|i| i.apps = enabled)
+    }
+
+    /// Whether this request's client gets the tools' MCP Apps: the server offers them
+    /// ([`McpServer::mcp_apps`]) and the client announced the extension.
+    fn apps_for(&self, context: &RequestContext<RoleServer>, version: McpVersion) -> bool {
+        self.inner.apps && apps::announced(context, version)
     }
 
     /// The name and version the server gives in `initialize` and `server/discover` (default
@@ -968,16 +988,18 @@ impl ServerHandler for McpServer {
             .build();
         let mut capabilities = capabilities;
         // MCP Apps: each tool's form, for clients that announce the extension too (`apps`).
-        capabilities
-            .extensions
-            .get_or_insert_with(Default::default)
-            .insert(
-                tool_spec::ui::APP_EXTENSION.to_string(),
-                serde_json::Map::from_iter([(
-                    "mimeTypes".to_string(),
-                    Value::from(vec![tool_spec::ui::APP_MIME_TYPE]),
-                )]),
-            );
+        if self.inner.apps {
+            capabilities
+                .extensions
+                .get_or_insert_with(Default::default)
+                .insert(
+                    tool_spec::ui::APP_EXTENSION.to_string(),
+                    serde_json::Map::from_iter([(
+                        "mimeTypes".to_string(),
+                        Value::from(vec![tool_spec::ui::APP_MIME_TYPE]),
+                    )]),
+                );
+        }
         let own = ServerConfig::new(capabilities).with_server_info(self.inner.info.clone());
         // With the prompts, resources and completions of the handler, if any.
         match self.handler() {
@@ -997,7 +1019,7 @@ impl ServerHandler for McpServer {
     ) -> Result<ListToolsResult, ErrorData> {
         let version = version_of(&context);
         let toolbox = &self.inner.toolbox;
-        let apps = apps::announced(&context, version);
+        let apps = self.apps_for(&context, version);
         let list = self
             .inner
             .catalog
