@@ -485,4 +485,72 @@ mod tests {
             assert!(t.is_err() && val.is_err(), "{v}");
         }
     }
+
+    /// The derived decoder `fill` replaces, for `(query: String, limit: Option<u32>,
+    /// at: Option<Point>, tags: Vec<String>, n: u16)`: the common kinds in place, `Point` and
+    /// `u16` through their raw text.
+    #[derive(serde::Deserialize, Debug, PartialEq)]
+    #[serde(deny_unknown_fields)]
+    struct Derived {
+        query: String,
+        limit: Option<u32>,
+        at: Option<Point>,
+        tags: Vec<String>,
+        n: u16,
+    }
+
+    fn filled_args(input: Input<'_>) -> Option<Derived> {
+        let (mut query, mut limit, mut at, mut tags, mut n) = (None, None, None, None, None);
+        fill(
+            input,
+            &["query", "limit", "at", "tags", "n"],
+            &mut [
+                Slot::new(&mut query, false, true),
+                Slot::new(&mut limit, false, false),
+                Slot::new(&mut at, false, false),
+                Slot::new(&mut tags, false, true),
+                Slot::new(&mut n, false, true),
+            ],
+        )
+        .ok()?;
+        Some(Derived {
+            query: filled(query, "query").ok()?,
+            limit: limit.unwrap_or(None),
+            at: at.unwrap_or(None),
+            tags: filled(tags, "tags").ok()?,
+            n: filled(n, "n").ok()?,
+        })
+    }
+
+    proptest::proptest! {
+        #![proptest_config(proptest::prelude::ProptestConfig::with_cases(512))]
+
+        /// On any object of these keys (an unknown one and repeats included) and values of
+        /// every JSON type, `fill` accepts exactly what serde's derived decoder accepts, with
+        /// the same values, from JSON text and from the parsed value.
+        #[test]
+        fn fill_decodes_what_the_derived_decoder_decodes(
+            base in proptest::prelude::any::<bool>(),
+            entries in proptest::collection::vec((0usize..6, 0usize..14), 0..6),
+        ) {
+            const KEYS: [&str; 6] = ["query", "limit", "at", "tags", "n", "extra"];
+            const VALUES: [&str; 14] = [
+                r#""tent""#, r#""t\u00e9nt \"x\"""#, "5", "-1", "1.5", "70000", "null", "true",
+                "[]", r#"["a", "b"]"#, "[1]", r#"{"x": 1, "y": 2}"#, r#"{"x": 1}"#, "{}",
+            ];
+            // Half the objects start valid, so acceptance is tried as often as refusal.
+            let mut body: Vec<String> = if base {
+                vec![r#""query": "a""#.into(), r#""tags": []"#.into(), r#""n": 3"#.into()]
+            } else {
+                Vec::new()
+            };
+            body.extend(entries.iter().map(|&(k, v)| format!("{:?}: {}", KEYS[k], VALUES[v])));
+            let text = format!("{{{}}}", body.join(", "));
+            let derived = serde_json::from_str::<Derived>(&text).ok();
+            proptest::prop_assert_eq!(filled_args(Input::Text(&text)), derived, "{}", text);
+            let value: Value = serde_json::from_str(&text).unwrap();
+            let derived = <Derived as serde::Deserialize>::deserialize(&value).ok();
+            proptest::prop_assert_eq!(filled_args(Input::Value(&value)), derived, "{}", text);
+        }
+    }
 }
