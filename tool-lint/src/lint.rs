@@ -194,6 +194,7 @@ fn lint_object(obj: Obj<'_>, cfg: &LintConfig, sink: &mut Sink) {
     if let Some(out) = obj.get("outputSchema") {
         hidden_everywhere(out, "/outputSchema", sink);
     }
+    lint_mcp_fields(obj, schema, schema_facts.is_some_and(|f| f.header), sink);
 
     // The whole definition.
     let size = definition_chars(obj, schema_facts.map(|f| f.chars));
@@ -206,6 +207,25 @@ fn lint_object(obj: Obj<'_>, cfg: &LintConfig, sink: &mut Sink) {
                 cfg.definition_budget
             ),
         );
+    }
+}
+
+/// `mcp_fields`: the icons, and the input schema's `x-mcp-header` annotations when it has any
+/// (`headers`, from the one walk over the schema), against the rules MCP clients apply.
+fn lint_mcp_fields(obj: Obj<'_>, schema: Option<&Node<'_>>, headers: bool, sink: &mut Sink) {
+    if let Some(icons) = obj.get("icons") {
+        for (pointer, message) in crate::mcp_fields::icons_problems(&icons.to_value()) {
+            sink.push("mcp_fields", pointer, message);
+        }
+    }
+    if let (true, Some(schema)) = (headers, schema) {
+        for message in crate::mcp_fields::header_problems(&schema.to_value()) {
+            sink.push(
+                "mcp_fields",
+                "/inputSchema",
+                format!("x-mcp-header: {message}"),
+            );
+        }
     }
 }
 
@@ -745,6 +765,9 @@ struct JsonFacts {
     chars: usize,
     /// Whether a string or key of the node holds a non-ASCII character.
     non_ascii: bool,
+    /// Whether an object of the node has an `x-mcp-header` key (the only case `mcp_fields` has
+    /// to look at an input schema).
+    header: bool,
 }
 
 /// The [`JsonFacts`] of a node.
@@ -752,6 +775,7 @@ fn json_facts(v: &Node<'_>) -> JsonFacts {
     let plain = |chars| JsonFacts {
         chars,
         non_ascii: false,
+        header: false,
     };
     match v.kind {
         Kind::Null | Kind::Bool(true) => plain(4),
@@ -764,15 +788,18 @@ fn json_facts(v: &Node<'_>) -> JsonFacts {
                 let i = json_facts(item);
                 f.chars += i.chars;
                 f.non_ascii |= i.non_ascii;
+                f.header |= i.header;
             }
             f
         }
         Kind::Object(o) => {
             let mut f = plain(2 + o.len().saturating_sub(1));
             for (k, v) in o.iter() {
+                f.header |= k == crate::mcp_fields::HEADER_KEYWORD;
                 let (k, v) = (string_facts(k), json_facts(v));
                 f.chars += k.chars + 1 + v.chars;
                 f.non_ascii |= k.non_ascii | v.non_ascii;
+                f.header |= v.header;
             }
             f
         }
@@ -785,6 +812,7 @@ fn string_facts(s: &str) -> JsonFacts {
         return JsonFacts {
             chars: s.len() + 2,
             non_ascii: false,
+            header: false,
         };
     }
     let chars = 2 + s
@@ -800,6 +828,7 @@ fn string_facts(s: &str) -> JsonFacts {
     JsonFacts {
         chars,
         non_ascii: !s.is_ascii(),
+        header: false,
     }
 }
 

@@ -237,6 +237,88 @@ fn shorten(s: &str) -> String {
     format!("{out:?}")
 }
 
+/// What is wrong with one icon, one sentence each: a `src` that is no http(s) URL or Base64
+/// `data:` image URI (or a `data:` URI over 16 KiB), a MIME type that is not `image/...` or that
+/// contradicts the `data:` URI's own, a size that is neither `WxH` nor `any`, a theme that is
+/// neither `light` nor `dark`.
+pub fn icon_problems<'a>(
+    src: &str,
+    mime_type: Option<&str>,
+    sizes: impl IntoIterator<Item = &'a str>,
+    theme: Option<&str>,
+) -> Vec<String> {
+    let mut out = Vec::new();
+    out.extend(icon_src_problem(src));
+    if let Some(mime) = mime_type {
+        match icon_mime_problem(mime) {
+            Some(p) => out.push(p),
+            None => out.extend(icon_mime_conflict(src, mime)),
+        }
+    }
+    out.extend(sizes.into_iter().filter_map(icon_size_problem));
+    out.extend(theme.and_then(icon_theme_problem));
+    out
+}
+
+/// Every problem of a definition's `icons` (MCP's `Icon` objects), each with the JSON pointer
+/// of what it is about (under `/icons`): not an array, an icon that is no object or has no
+/// string `src`, fields of the wrong JSON type, and each icon's [`icon_problems`].
+pub fn icons_problems(icons: &Value) -> Vec<(String, String)> {
+    let Some(list) = icons.as_array() else {
+        return vec![(
+            "/icons".to_string(),
+            "`icons` must be an array of icon objects".to_string(),
+        )];
+    };
+    let mut out = Vec::new();
+    for (i, icon) in list.iter().enumerate() {
+        let at = format!("/icons/{i}");
+        let Some(src) = icon.get("src").and_then(Value::as_str) else {
+            out.push((
+                at,
+                format!("icon {}: an icon is an object with a string `src`", i + 1),
+            ));
+            continue;
+        };
+        let text = |key: &str| -> Result<Option<&str>, String> {
+            match icon.get(key) {
+                None => Ok(None),
+                Some(Value::String(s)) => Ok(Some(s)),
+                Some(_) => Err(format!("icon {}: `{key}` must be a string", i + 1)),
+            }
+        };
+        let mime = text("mimeType");
+        let theme = text("theme");
+        let sizes: Result<Vec<&str>, String> = match icon.get("sizes") {
+            None => Ok(Vec::new()),
+            Some(Value::Array(a)) => a
+                .iter()
+                .map(|s| {
+                    s.as_str()
+                        .ok_or_else(|| format!("icon {}: each of `sizes` must be a string", i + 1))
+                })
+                .collect(),
+            Some(_) => Err(format!(
+                "icon {}: `sizes` must be an array of strings",
+                i + 1
+            )),
+        };
+        let (mime, theme, sizes) = match (mime, theme, sizes) {
+            (Ok(m), Ok(t), Ok(s)) => (m, t, s),
+            (m, t, s) => {
+                for e in [m.err(), t.err(), s.err()].into_iter().flatten() {
+                    out.push((at.clone(), e));
+                }
+                continue;
+            }
+        };
+        for p in icon_problems(src, mime, sizes, theme) {
+            out.push((at.clone(), format!("icon {}: {p}", i + 1)));
+        }
+    }
+    out
+}
+
 /// Every problem of the `x-mcp-header` annotations of an input schema, each a sentence naming
 /// the property: annotations off the `properties` chain (at the root, under `items`, a
 /// composition, a condition or `$defs`), values that are no string or no token, names repeated

@@ -285,6 +285,13 @@ pub static RULES: &[Rule] = &[
         compile_time: CompileTime::No,
         poisoning: false,
     },
+    Rule {
+        id: "mcp_fields",
+        explanation: "The MCP fields a client checks hold to the specification: each icon (an http(s) URL or a Base64 image `data:` URI of at most 16 KiB, an image MIME type that agrees with it, sizes `WxH` or `any`, theme `light` or `dark`) and each `x-mcp-header` annotation (a header-name token, unique ignoring case, on a string, integer or boolean property reached through `properties`, not on a secret); a client drops a tool that breaks them, so it vanishes from the agent's list unseen.",
+        severity: Severity::Error,
+        compile_time: CompileTime::No,
+        poisoning: false,
+    },
 ];
 
 /// Looks a rule up by id.

@@ -275,6 +275,11 @@ fn every_rule_is_triggered_by_some_definition() {
                 json!({"description": "Big.", "enum": [long.clone(), long.clone(), long]}),
             ),
         ),
+        ("mcp_fields", {
+            let mut t = clean();
+            t["icons"] = json!([{"src": "ftp://cdn.example/tool.png"}]);
+            t
+        }),
     ];
     let covered: Vec<&str> = triggers.iter().map(|(r, _)| *r).collect();
     let all: Vec<&str> = RULES.iter().map(|r| r.id).collect();
@@ -1090,4 +1095,106 @@ fn rules_md_documents_every_rule_with_its_severity() {
         let row = format!("| `{}` | {} | {} |", r.id, r.severity, compile);
         assert!(doc.contains(&row), "RULES.md table lacks {row}");
     }
+}
+
+/// `mcp_fields` on icons and `x-mcp-header` annotations: each broken field found at its icon or
+/// at the input schema, naming what is wrong; well-formed ones pass; a schema without any
+/// annotation is not looked at for them.
+#[test]
+fn mcp_fields_finds_broken_icons_and_header_annotations() {
+    let icons = |icons: Value| {
+        let mut t = clean();
+        t["icons"] = icons;
+        t
+    };
+    let good = icons(json!([
+        {"src": "https://cdn.example/tool.png", "mimeType": "image/png", "sizes": ["48x48", "any"], "theme": "dark"},
+        {"src": "data:image/svg+xml;base64,PHN2Zy8+"}
+    ]));
+    assert!(of_rule(&good, "mcp_fields").is_empty(), "{good}");
+    let cases = [
+        (json!({"src": "x"}), "/icons", "must be an array"),
+        (json!([{"sizes": ["48x48"]}]), "/icons/0", "string `src`"),
+        (
+            json!([{"src": "ftp://cdn.example/t.png"}]),
+            "/icons/0",
+            "icon 1:",
+        ),
+        (
+            json!([{"src": "https://a.example/t.png", "sizes": ["48"]}]),
+            "/icons/0",
+            "\"48\"",
+        ),
+        (
+            json!([{"src": "https://a.example/t.png", "theme": "sepia"}]),
+            "/icons/0",
+            "\"sepia\"",
+        ),
+        (
+            json!([{"src": "https://a.example/t.png", "mimeType": "text/html"}]),
+            "/icons/0",
+            "text/html",
+        ),
+        (
+            json!([{"src": "https://a.example/t.png", "sizes": "48x48"}]),
+            "/icons/0",
+            "array of strings",
+        ),
+        (
+            json!([{"src": "https://a.example/t.png"}, {"src": "data:image/png;base64,%%"}]),
+            "/icons/1",
+            "icon 2:",
+        ),
+    ];
+    for (value, pointer, needle) in cases {
+        let tool = icons(value);
+        let found = of_rule(&tool, "mcp_fields");
+        assert!(
+            found
+                .iter()
+                .any(|(p, m)| p == pointer && m.contains(needle)),
+            "{tool}: {found:?}"
+        );
+    }
+
+    let header = |prop: Value| with_param(clean(), "region", prop);
+    let good =
+        header(json!({"type": "string", "description": "Region.", "x-mcp-header": "Region"}));
+    assert!(of_rule(&good, "mcp_fields").is_empty(), "{good}");
+    for (prop, needle) in [
+        (
+            json!({"type": "string", "description": "Region.", "x-mcp-header": "Region Code"}),
+            "region",
+        ),
+        (
+            json!({"type": "object", "description": "Region.", "x-mcp-header": "Region"}),
+            "region",
+        ),
+        (
+            json!({"type": "string", "description": "Region.", "x-mcp-header": 5}),
+            "must be a string",
+        ),
+    ] {
+        let tool = header(prop);
+        let found = of_rule(&tool, "mcp_fields");
+        assert!(
+            found
+                .iter()
+                .any(|(p, m)| p == "/inputSchema" && m.contains(needle)),
+            "{tool}: {found:?}"
+        );
+    }
+    // Two annotations naming one header, ignoring case.
+    let mut tool =
+        header(json!({"type": "string", "description": "Region.", "x-mcp-header": "Region"}));
+    tool = with_param(
+        tool,
+        "zone",
+        json!({"type": "string", "description": "Zone.", "x-mcp-header": "REGION"}),
+    );
+    let found = of_rule(&tool, "mcp_fields");
+    assert!(
+        found.iter().any(|(_, m)| m.contains("case-insensitive")),
+        "{found:?}"
+    );
 }

@@ -112,19 +112,12 @@ impl Icon {
     /// that contradicts the `data:` URI's own, a size that is neither `WxH` nor `any`. The same
     /// rules `#[tool(icon)]` applies at compile time (`tool_lint::mcp_fields`).
     pub fn problems(&self) -> Vec<String> {
-        let mut out = Vec::new();
-        out.extend(mcp_fields::icon_src_problem(&self.src));
-        if let Some(mime) = &self.mime_type {
-            match mcp_fields::icon_mime_problem(mime) {
-                Some(p) => out.push(p),
-                None => out.extend(mcp_fields::icon_mime_conflict(&self.src, mime)),
-            }
-        }
-        out.extend(
-            self.sizes
-                .iter()
-                .filter_map(|s| mcp_fields::icon_size_problem(s)),
-        );
-        out
+        // The theme is typed, so it is always one MCP knows.
+        mcp_fields::icon_problems(
+            &self.src,
+            self.mime_type.as_deref(),
+            self.sizes.iter().map(String::as_str),
+            None,
+        )
     }
 }
