@@ -558,9 +558,11 @@ fn compare_bounds(o: &Value, n: &Value, site: &Site<'_>, diff: &mut Diff) {
     }
 }
 
-/// `pattern` and `format`: a new or changed one is breaking, a dropped one compatible.
+/// `pattern`, `format` and `x-mcp-header` (MCP 2026-07-28: the argument must also travel in the
+/// header `Mcp-Param-{name}`, and a server refuses a call whose header is missing or differs):
+/// a new or changed one is breaking, a dropped one compatible.
 fn compare_texts(o: &Value, n: &Value, site: &Site<'_>, diff: &mut Diff) {
-    for key in ["pattern", "format"] {
+    for key in ["pattern", "format", tool_lint::mcp_fields::HEADER_KEYWORD] {
         let (a, b) = (text(o.get(key)), text(n.get(key)));
         if a != b {
             let class = if b.is_some() {

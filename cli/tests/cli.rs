@@ -747,6 +747,12 @@ fn diff_breaking_changes() {
             Box::new(|v| v["tools"][0]["annotations"]["readOnlyHint"] = json!(false)),
             "effects widened: now writes",
         ),
+        (
+            Box::new(|v| {
+                v["tools"][0]["inputSchema"]["properties"]["kind"]["x-mcp-header"] = json!("Kind")
+            }),
+            "x-mcp-header of parameter `kind` changed from none to \"Kind\"",
+        ),
     ];
     for (i, (change, what)) in cases.iter().enumerate() {
         let mut new = old.clone();
@@ -758,6 +764,32 @@ fn diff_breaking_changes() {
             "{what}: {doc}"
         );
     }
+}
+
+#[test]
+fn diff_a_dropped_or_renamed_header_annotation() {
+    let mut old = base_list();
+    old["tools"][0]["inputSchema"]["properties"]["kind"]["x-mcp-header"] = json!("Kind");
+    let mut renamed = old.clone();
+    renamed["tools"][0]["inputSchema"]["properties"]["kind"]["x-mcp-header"] = json!("Category");
+    let (rc, doc) = diff_json(&old, &renamed, "diff-header-renamed");
+    assert_eq!(rc, 1);
+    assert_eq!(
+        classes(&doc),
+        vec![(
+            "breaking".into(),
+            "x-mcp-header of parameter `kind` changed from \"Kind\" to \"Category\"".into()
+        )]
+    );
+    let (rc, doc) = diff_json(&old, &base_list(), "diff-header-dropped");
+    assert_eq!(rc, 0, "{doc}");
+    assert_eq!(
+        classes(&doc),
+        vec![(
+            "compatible".into(),
+            "x-mcp-header of parameter `kind` changed from \"Kind\" to none".into()
+        )]
+    );
 }
 
 #[test]
