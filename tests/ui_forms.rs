@@ -1,5 +1,5 @@
 //! Parity of the person's form and the agent's tool, checked by a real browser: every tool of the
-//! three examples is rendered by `toolsmith::ui` and loaded in Debian's Chromium with WebMCP
+//! three examples (and one with an optional enumeration shown as a select) is rendered by `toolsmith::ui` and loaded in Debian's Chromium with WebMCP
 //! (as the WebMCP export test runs it). For each tool:
 //! - a declarative form registers as a tool whose name, description and parameter descriptions
 //!   are the spec's; a form that is not declarative (a parameter has no control the browser
@@ -37,6 +37,45 @@ use std::process::Command;
 use toolsmith::ui::{self, FormOptions, Gap};
 use toolsmith::{Status, ToolSpec, Toolbox};
 
+/// The floor of a meeting room: more values than radio buttons show, so a select.
+#[toolsmith::model]
+#[serde(rename_all = "snake_case")]
+#[derive(Clone, Copy, Debug)]
+pub enum Floor {
+    /// The ground floor.
+    Ground,
+    /// The first floor.
+    First,
+    /// The second floor.
+    Second,
+    /// The third floor.
+    Third,
+    /// The fourth floor.
+    Fourth,
+    /// The fifth floor.
+    Fifth,
+    /// The sixth floor.
+    Sixth,
+    /// The seventh floor.
+    Seventh,
+    /// The eighth floor.
+    Eighth,
+    /// The roof terrace.
+    Roof,
+}
+
+/// Books a meeting room for today. Returns the booking id.
+#[toolsmith::tool(writes)]
+fn book_room(
+    /// The room's name, e.g. "Fjord".
+    #[arg(min_length = 2, max_length = 40)]
+    room: String,
+    /// The floor to book on, when it matters.
+    floor: Option<Floor>,
+) -> String {
+    format!("booked {room} on {floor:?}")
+}
+
 fn consumers_dir() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("tool-core/tests/consumers")
 }
@@ -45,7 +84,8 @@ fn chromium() -> String {
     std::env::var("TOOLSMITH_CHROMIUM").unwrap_or_else(|_| "/usr/bin/chromium".into())
 }
 
-/// The three examples' toolboxes (the workspace one on a fresh directory).
+/// The three examples' toolboxes (the workspace one on a fresh directory), and one whose tool
+/// has an optional enumeration long enough for a select (its empty option is the absent value).
 fn toolboxes(dir: &Path) -> Vec<Toolbox> {
     let customer = store::Customer {
         id: "cust-1".into(),
@@ -60,6 +100,7 @@ fn toolboxes(dir: &Path) -> Vec<Toolbox> {
             toolsmith::approve_all(),
         )
         .unwrap(),
+        Toolbox::builder().tool(book_room::tool()).build().unwrap(),
     ]
 }
 
@@ -95,6 +136,11 @@ fn valid_cases(tool: &str) -> Vec<Value> {
             json!({"query": "tent", "path": "notes", "cursor": "c1"}),
         ],
         "write_file" => vec![json!({"path": "notes/new.md", "content": "Pack the stove."})],
+        "book_room" => vec![
+            json!({"room": "Fjord"}),
+            json!({"room": "Fjord", "floor": "roof"}),
+            json!({"room": "Li", "floor": "ground"}),
+        ],
         other => panic!("no cases for {other}: add them when an example gains a tool"),
     }
 }

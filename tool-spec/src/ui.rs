@@ -763,9 +763,11 @@ impl Renderer<'_> {
                     );
                 }
             } else {
+                // Chromium takes a select's description from the select itself (a radio
+                // group's from its fieldset).
                 let _ = writeln!(
                     self.out,
-                    "    <select id=\"{}\" name=\"{}\"{req}>",
+                    "    <select id=\"{}\" name=\"{}\"{req}{param_desc}>",
                     attr(&id),
                     attr(full)
                 );
@@ -1165,6 +1167,32 @@ mod tests {
         let keywords: Vec<&str> = f.gaps().iter().map(|g| g.keyword.as_str()).collect();
         assert!(keywords.contains(&"exclusiveMinimum"), "{keywords:?}");
         assert!(keywords.contains(&"minLength/maxLength"), "{keywords:?}");
+    }
+
+    #[test]
+    fn a_long_optional_enumeration_is_a_described_select_with_an_empty_option() {
+        let floors: Vec<String> = (0..10).map(|i| format!("f{i}")).collect();
+        let s = spec(
+            "Books a room. Returns the booking.",
+            json!({"type": "object", "properties": {
+                "floor": {"type": "string", "enum": floors, "description": "The floor."}
+            }}),
+        );
+        let f = form(&s);
+        let html = f.html();
+        // The description on the select itself: Chromium derives a select's from it.
+        assert!(
+            html.contains("<select id=\"ts-find_items-floor\" name=\"floor\" toolparamdescription=\"The floor.\">"),
+            "{html}"
+        );
+        assert!(
+            html.contains("<option value=\"\">(none)</option>"),
+            "{html}"
+        );
+        assert!(f
+            .gaps()
+            .iter()
+            .any(|g| g.param == "floor" && g.keyword == "enum"));
     }
 
     #[test]
