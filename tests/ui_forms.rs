@@ -477,10 +477,14 @@ fn a_description_with_markup_renders_as_text() {
     );
 }
 
+/// A 1×1 PNG, Base64.
+const PIXEL: &str = "iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNk+M9QDwADhgGAWjR9awAAAABJRU5ErkJggg==";
+
 /// The same form as an MCP App in a host's sandboxed frame (MCP Apps over `postMessage`): the
 /// handshake, the model's arguments filled in for the person to review, a changed value typed
 /// over them, and the person's submission sent to the host as `tools/call` with exactly the
-/// arguments the form shows; the host's result is shown as text.
+/// arguments the form shows; the host's result is shown block by block (text as text, images,
+/// links).
 #[test]
 fn an_mcp_app_shows_the_model_s_arguments_and_calls_the_tool_through_the_host() {
     let spec = store::add_to_cart::tool().spec().clone();
@@ -489,7 +493,13 @@ fn an_mcp_app_shows_the_model_s_arguments_and_calls_the_tool_through_the_host() 
         "html": ui::app(&spec),
         "input": input,
         "edit": {"quantity": 2},
-        "result": {"content": [{"type": "text", "text": "Added 2 × BOOT-TROLL <b>43</b>."}]}
+        "result": {"content": [
+            {"type": "text", "text": "Added 2 × BOOT-TROLL <b>43</b>."},
+            {"type": "image", "mimeType": "image/png", "data": PIXEL},
+            {"type": "resource_link", "uri": "https://shop.example/cart", "name": "cart", "title": "Your cart"},
+            {"type": "resource_link", "uri": "javascript:alert(1)", "name": "trap"},
+            {"type": "image", "mimeType": "text/html", "data": "PGI+eDwvYj4="}
+        ]}
     });
     let Some(seen) = run_node("mcp_app.mjs", &case) else {
         return;
@@ -519,8 +529,24 @@ fn an_mcp_app_shows_the_model_s_arguments_and_calls_the_tool_through_the_host() 
         json!([{"name": "add_to_cart", "arguments": {"sku": "BOOT-TROLL", "quantity": 2, "size": "43"}}]),
         "{seen}"
     );
-    // Shown as text, never as markup.
-    assert_eq!(seen["shown"], "Added 2 × BOOT-TROLL <b>43</b>.");
+    // Text as text, never as markup; the image shown; an http(s) link as a link, any other
+    // URI as text; an image block of another type left out.
+    assert_eq!(
+        seen["shown"],
+        "Added 2 × BOOT-TROLL <b>43</b>.\n\nYour cart\ntrap (javascript:alert(1))"
+    );
+    assert_eq!(
+        seen["images"],
+        json!([format!("data:image/png;base64,{PIXEL}")])
+    );
+    assert_eq!(seen["links"], json!(["https://shop.example/cart"]));
+    assert_eq!(seen["error"], false);
+    // A result with no block to show: its structured content as JSON; an error result marked.
+    let mut case = case;
+    case["result"] = json!({"isError": true, "content": [], "structuredContent": {"total": 3}});
+    let seen = run_node("mcp_app.mjs", &case).expect("the consumers ran a moment ago");
+    assert_eq!(seen["shown"], "{\n  \"total\": 3\n}");
+    assert_eq!(seen["error"], true);
     // The app's form carries no WebMCP attributes (it runs in the host's frame).
     assert!(!ui::app(&spec).contains("toolname="));
 }

@@ -9,7 +9,9 @@
 //             "edit": {"name": "value the person types instead"}, "result": {CallToolResult}}
 // Prints one JSON object: version; log (every message the host received, in order); filled (the
 // view's arguments after tool-input, as its script collects them); calls (the `tools/call` params
-// the host received after the person pressed the button); shown (the view's <output> text).
+// the host received after the person pressed the button); shown (the view's <output> text);
+// images and links (the src and href of the <img> and <a> elements in it); error (whether it is
+// marked as an error).
 import fs from 'node:fs';
 import { withPage } from './browser.mjs';
 
@@ -56,8 +58,11 @@ const result = await withPage(executable, async (page, version) => {
   await page.waitForFunction(() => window.__calls.length > 0, null, { timeout: 10000 }).catch(() => {});
   await target.waitForFunction(() => document.querySelector('output').textContent !== '', null, { timeout: 10000 }).catch(() => {});
   const shown = await view.locator('output').textContent();
+  const images = await target.evaluate(() => [...document.querySelectorAll('output img')].map((i) => i.getAttribute('src')));
+  const links = await target.evaluate(() => [...document.querySelectorAll('output a')].map((a) => a.getAttribute('href')));
+  const error = await target.evaluate(() => document.querySelector('output').classList.contains('toolsmith-error'));
   const log = await page.evaluate(() => window.__log);
   const calls = await page.evaluate(() => window.__calls);
-  return { version, log, filled, calls, shown };
+  return { version, log, filled, calls, shown, images, links, error };
 });
 console.log(JSON.stringify(result));
