@@ -169,25 +169,33 @@ async fn a_client_that_announces_apps_gets_each_tool_s_form() {
     }
 }
 
+/// The client gets every tool without a `_meta.ui` link, and reading a form is resource-not-found
+/// with a message that says why (`why`).
+async fn assert_no_apps(
+    client: &RunningService<RoleClient, ClientConfig>,
+    version: &ProtocolVersion,
+    why: &str,
+) {
+    let tools = listed(client).await;
+    assert_eq!(tools.len(), 3, "{version}");
+    for tool in &tools {
+        assert!(tool["_meta"].get("ui").is_none(), "{version}: {tool}");
+    }
+    let ServiceError::McpError(e) = read(client, "ui://toolsmith/add_to_cart")
+        .await
+        .unwrap_err()
+    else {
+        panic!("not a protocol error")
+    };
+    assert_eq!(e.code, not_found(version), "{version}");
+    assert!(e.message.contains(why), "{}", e.message);
+}
+
 #[tokio::test]
 async fn a_client_that_does_not_announce_apps_gets_neither_link_nor_form() {
     for version in VERSIONS {
         let client = connect(&version, false).await;
-        for tool in listed(&client).await {
-            assert!(tool["_meta"].get("ui").is_none(), "{version}: {tool}");
-        }
-        let ServiceError::McpError(e) = read(&client, "ui://toolsmith/add_to_cart")
-            .await
-            .unwrap_err()
-        else {
-            panic!("not a protocol error")
-        };
-        assert_eq!(e.code, not_found(&version), "{version}");
-        assert!(
-            e.message.contains("io.modelcontextprotocol/ui"),
-            "{}",
-            e.message
-        );
+        assert_no_apps(&client, &version, "io.modelcontextprotocol/ui").await;
         client.cancel().await.unwrap();
     }
 }
@@ -200,19 +208,7 @@ async fn a_server_with_apps_switched_off_offers_none_to_a_client_that_announces_
         if version.has_initialize() {
             assert_eq!(declares_apps(&client), Some(false), "{version}");
         }
-        let tools = listed(&client).await;
-        assert_eq!(tools.len(), 3, "{version}");
-        for tool in &tools {
-            assert!(tool["_meta"].get("ui").is_none(), "{version}: {tool}");
-        }
-        let ServiceError::McpError(e) = read(&client, "ui://toolsmith/add_to_cart")
-            .await
-            .unwrap_err()
-        else {
-            panic!("not a protocol error")
-        };
-        assert_eq!(e.code, not_found(&version), "{version}");
-        assert!(e.message.contains("switched off"), "{}", e.message);
+        assert_no_apps(&client, &version, "switched off").await;
         // The tools still answer.
         let args = json!({"query": "tent"}).as_object().cloned();
         let result = tokio::time::timeout(
