@@ -179,6 +179,49 @@ fn report_levels_slowly(#[context] client: &Client) -> usize {
     LogLevel::ALL.len()
 }
 
+/// The fittings `book_fitting` booked, by item, over every test of this file.
+static FITTINGS: Mutex<Vec<String>> = Mutex::new(Vec::new());
+
+/// Books a boot fitting for an item, with a confirmation text from the client's model. Returns
+/// the confirmation.
+#[tool(writes, idempotency_key(item))]
+async fn book_fitting(
+    #[context] client: &Client,
+    /// The boot model, e.g. "hiker".
+    item: String,
+) -> Result<String, ToolError> {
+    let text = client
+        .sample(SampleRequest::new(
+            format!("Confirm a fitting of {item}"),
+            20,
+        ))
+        .await?;
+    FITTINGS.lock().unwrap().push(item);
+    Ok(text.text)
+}
+
+/// How many fittings `book_fitting` booked for `item`.
+fn fittings(item: &str) -> usize {
+    FITTINGS
+        .lock()
+        .unwrap()
+        .iter()
+        .filter(|i| *i == item)
+        .count()
+}
+
+/// The ticket `summarize_ticket` reads: a GitHub token and a database password in it.
+const TICKET: &str = "Deploy failed with token ghp_0123456789abcdefghijklmnopqrstuvwxyzAB \
+                      on postgres://app:hunter2hunter2@db.internal/prod";
+
+/// Summarizes the latest support ticket with the client's model. Returns the summary.
+#[tool(read_only)]
+async fn summarize_ticket(#[context] client: &Client) -> Result<String, ToolError> {
+    let request = SampleRequest::new(format!("Summarize: {TICKET}"), 50)
+        .with_system_prompt(format!("Tickets look like: {TICKET}"));
+    Ok(client.sample(request).await?.text)
+}
+
 /// The approvals `book_boots` was given, over every test of this file.
 static APPROVALS: AtomicUsize = AtomicUsize::new(0);
 
@@ -195,6 +238,8 @@ fn toolbox(sink: Arc<MemorySink>) -> Arc<Toolbox> {
             .tool(report_levels::tool())
             .tool(report_levels_slowly::tool())
             .tool(book_boots::tool())
+            .tool(book_fitting::tool())
+            .tool(summarize_ticket::tool())
             .isolate_tools(["pick_boot_size"])
             .shared_approver(sync_approver(|request| {
                 APPROVALS.fetch_add(1, Ordering::SeqCst);
@@ -220,6 +265,11 @@ struct Person {
     questions: Arc<Mutex<Vec<(String, Value)>>>,
     samples: Arc<Mutex<Vec<CreateMessageRequestParams>>>,
     logs: Arc<Mutex<Vec<LoggingMessageNotificationParam>>>,
+    /// Never answers a sampling request (the request is recorded).
+    silent: bool,
+    /// The requests the server said it cancelled (`notifications/cancelled`).
+    cancelled: Arc<Mutex<Vec<rmcp::model::CancelledNotificationParam>>>,
+    heard_cancel: Arc<tokio::sync::Notify>,
 }
 
 impl Person {
@@ -232,6 +282,9 @@ impl Person {
             questions: Arc::default(),
             samples: Arc::default(),
             logs: Arc::default(),
+            silent: false,
+            cancelled: Arc::default(),
+            heard_cancel: Arc::default(),
         }
     }
 
@@ -282,6 +335,9 @@ impl ClientHandler for Person {
         _context: RequestContext<RoleClient>,
     ) -> Result<CreateMessageResult, ErrorData> {
         self.samples.lock().unwrap().push(params);
+        if self.silent {
+            return std::future::pending().await;
+        }
         if let Some(e) = &self.sampling_error {
             return Err(e.clone());
         }
@@ -299,6 +355,15 @@ impl ClientHandler for Person {
         _context: NotificationContext<RoleClient>,
     ) {
         self.logs.lock().unwrap().push(params);
+    }
+
+    async fn on_cancelled(
+        &self,
+        params: rmcp::model::CancelledNotificationParam,
+        _context: NotificationContext<RoleClient>,
+    ) {
+        self.cancelled.lock().unwrap().push(params);
+        self.heard_cancel.notify_one();
     }
 }
 
@@ -321,6 +386,18 @@ async fn connect(
     RunningService<RoleClient, Person>,
     Option<toolsmith::mcp::HttpServer>,
 ) {
+    connect_to(McpServer::new(Arc::clone(toolbox)), person, http).await
+}
+
+/// [`connect`] to a server the test configured.
+async fn connect_to(
+    server: McpServer,
+    person: Person,
+    http: bool,
+) -> (
+    RunningService<RoleClient, Person>,
+    Option<toolsmith::mcp::HttpServer>,
+) {
     let lifecycle = if person.version.has_initialize() {
         rmcp::service::ClientLifecycleMode::Initialize
     } else {
@@ -328,7 +405,6 @@ async fn connect(
             preferred_versions: vec![person.version.clone()],
         }
     };
-    let server = McpServer::new(Arc::clone(toolbox));
     if http {
         let http = server.bind_http("127.0.0.1:0").await.unwrap();
         let transport =
@@ -910,6 +986,94 @@ async fn an_input_required_state_is_sealed_to_its_call() {
     finish(client, server).await;
 }
 
+/// The expiry a `requestState` carries (its payload is base64url JSON, `e` in seconds).
+fn expiry_of(state: &str) -> u64 {
+    use base64::Engine as _;
+    let payload = state.split('.').next().unwrap();
+    let bytes = base64::engine::general_purpose::URL_SAFE_NO_PAD
+        .decode(payload)
+        .unwrap();
+    serde_json::from_slice::<Value>(&bytes).unwrap()["e"]
+        .as_u64()
+        .unwrap()
+}
+
+/// A `requestState` is bound to its caller and to the key that sealed it: another caller's
+/// retry and a server with another key refuse it (`-32602`), while another replica that shares
+/// the key serves it (the answer completes the call there). A state presented again without
+/// an answer is answered with a state that keeps the first one's expiry, so a client cannot
+/// keep a call's state alive by presenting it over and over.
+#[tokio::test]
+async fn a_request_state_is_bound_to_its_caller_and_key_and_served_by_any_replica_sharing_it() {
+    use rmcp::model::{CallToolResponse, InputResponses};
+    use toolsmith::{Caller, SecretKey};
+    let tb = toolbox(Arc::new(MemorySink::new()));
+    let key = SecretKey::from_bytes([7; 32]);
+    let replica = |caller: &str, key: &SecretKey| {
+        McpServer::new(Arc::clone(&tb))
+            .caller(Caller::new(caller))
+            .request_state_key(key.clone())
+    };
+    let person = || Person::new(ProtocolVersion::V_2026_07_28, capabilities(ELICITATION));
+    let price = |state: Option<String>, answer: Option<&InputResponses>| {
+        let Value::Object(args) = json!({"item": "hiker"}) else {
+            unreachable!()
+        };
+        let mut p = CallToolRequestParams::new("get_boot_price").with_arguments(args);
+        if let Some(state) = state {
+            p = p.with_request_state(state);
+        }
+        if let Some(answer) = answer {
+            p = p.with_input_responses(answer.clone());
+        }
+        p
+    };
+    let asked = |r: CallToolResponse| match r {
+        CallToolResponse::InputRequired(asked) => asked.request_state.unwrap(),
+        other => panic!("expected input_required, got {other:?}"),
+    };
+    let (ann_a, server) = connect_to(replica("ann", &key), person(), false).await;
+    let state = asked(call_once(&ann_a, price(None, None)).await.unwrap());
+    // Presented again without an answer: asked again, under the first state's expiry.
+    // (The unit tests of `input_required` show it with a state issued earlier.)
+    let again = asked(
+        call_once(&ann_a, price(Some(state.clone()), None))
+            .await
+            .unwrap(),
+    );
+    assert_eq!(expiry_of(&again), expiry_of(&state));
+    let mut answer = InputResponses::new();
+    answer.insert(
+        "needs_input".into(),
+        json!({"action": "accept", "content": {"size": 43}}),
+    );
+    for (caller, key, why) in [
+        ("bob", key.clone(), "does not verify"),
+        ("ann", SecretKey::from_bytes([8; 32]), "does not verify"),
+    ] {
+        let (client, other) = connect_to(replica(caller, &key), person(), false).await;
+        match call_once(&client, price(Some(state.clone()), Some(&answer))).await {
+            Err(rmcp::ServiceError::McpError(e)) => {
+                assert_eq!(e.code, ErrorCode::INVALID_PARAMS, "{e:?}");
+                assert!(e.message.contains(why), "{caller}: {e:?}");
+            }
+            other => panic!("{caller}: expected a JSON-RPC error, got {other:?}"),
+        }
+        finish(client, other).await;
+    }
+    // Another replica of the same caller sharing the key: the answer completes the call there.
+    let (ann_b, other) = connect_to(replica("ann", &key), person(), false).await;
+    let r = call_once(&ann_b, price(Some(again), Some(&answer)))
+        .await
+        .unwrap();
+    let CallToolResponse::Complete(done) = r else {
+        panic!("expected a result, got {r:?}")
+    };
+    assert_eq!(done.structured_content, Some(json!("hiker in 43: 120 EUR")));
+    finish(ann_b, other).await;
+    finish(ann_a, server).await;
+}
+
 #[tokio::test]
 async fn log_messages_reach_an_http_client_at_its_level() {
     let tb = toolbox(Arc::new(MemorySink::new()));
@@ -1307,4 +1471,114 @@ async fn a_stream_session_ends_promptly_when_its_input_closes_during_a_question(
         .unwrap()
         .unwrap();
     call.abort();
+}
+
+// ------------------------------------------------------------------ keyed writes that ask
+
+/// The `data` of a result's envelope, as its first text block carries it (in every revision).
+fn data_of(result: &CallToolResult) -> Value {
+    let block = serde_json::to_value(&result.content[0]).unwrap();
+    let env: Value = serde_json::from_str(block["text"].as_str().unwrap()).unwrap();
+    env["data"].clone()
+}
+
+/// A keyed write that asks the client's model before it acts, and gets no answer it can use:
+/// from a client that cannot sample, one that never answers (the server's bound passes and it
+/// tells the client the request is cancelled), and in 2026-07-28's rounds. Each time the tool
+/// did not act, so the key is released: the retry (here from another anonymous client, which
+/// shares the scope) runs, once, and the repeat after it is a `DUPLICATE`. Before, every retry
+/// within the hour was a `DUPLICATE` of a fitting that was never booked.
+#[tokio::test]
+async fn a_keyed_write_whose_request_goes_unanswered_releases_its_key() {
+    let tb = toolbox(Arc::new(MemorySink::new()));
+    let answering = || Person::new(ProtocolVersion::V_2025_11_25, capabilities(SAMPLING));
+    let args = |item: &str| json!({"item": item});
+
+    // A client without the sampling capability, twice: the tool never acted.
+    let person = Person::new(ProtocolVersion::V_2025_11_25, capabilities(ELICITATION));
+    let (client, server) = connect(person, &tb, false).await;
+    for _ in 0..2 {
+        let r = call(&client, "book_fitting", args("unsupported")).await;
+        assert_outcome(&r, Status::Failed, Some(codes::CLIENT_UNSUPPORTED));
+    }
+    finish(client, server).await;
+    let (client, server) = connect(answering(), &tb, false).await;
+    let r = call(&client, "book_fitting", args("unsupported")).await;
+    assert_eq!(data_of(&r), json!("Boots, briefly."), "{r:?}");
+    let r = call(&client, "book_fitting", args("unsupported")).await;
+    assert_outcome(&r, Status::Refused, Some(codes::DUPLICATE));
+    finish(client, server).await;
+    assert_eq!(fittings("unsupported"), 1);
+
+    // A client that never answers, over both transports: the server's bound.
+    for http in [false, true] {
+        let item = if http { "silent-http" } else { "silent-stream" };
+        let mut person = answering();
+        person.silent = true;
+        let bounded = McpServer::new(Arc::clone(&tb)).client_timeout(Duration::from_millis(300));
+        let (client, server) = connect_to(bounded, person.clone(), http).await;
+        let r = call(&client, "book_fitting", args(item)).await;
+        assert_outcome(&r, Status::Failed, Some(codes::CLIENT_TIMEOUT));
+        tokio::time::timeout(BOUND, person.heard_cancel.notified())
+            .await
+            .expect("the client is told the request is cancelled");
+        let cancelled = person.cancelled.lock().unwrap()[0].clone();
+        assert!(cancelled.request_id.is_some(), "{cancelled:?}");
+        finish(client, server).await;
+        let (client, server) = connect(answering(), &tb, http).await;
+        let r = call(&client, "book_fitting", args(item)).await;
+        assert_eq!(data_of(&r), json!("Boots, briefly."), "{r:?}");
+        finish(client, server).await;
+        assert_eq!(fittings(item), 1, "http: {http}");
+    }
+
+    // 2026-07-28: the request goes in an input_required result; the client's retry with the
+    // answer runs the write once.
+    let person = Person::new(ProtocolVersion::V_2026_07_28, capabilities(SAMPLING));
+    let (client, server) = connect(person.clone(), &tb, false).await;
+    let r = call(&client, "book_fitting", args("rounds")).await;
+    assert_eq!(data_of(&r), json!("Boots, briefly."), "{r:?}");
+    let r = call(&client, "book_fitting", args("rounds")).await;
+    assert_outcome(&r, Status::Refused, Some(codes::DUPLICATE));
+    assert_eq!(person.samples.lock().unwrap().len(), 1);
+    finish(client, server).await;
+    assert_eq!(fittings("rounds"), 1);
+}
+
+/// What a tool sends the client's model passes the toolbox's redactor, as its results do: a
+/// token and a password in a `sampling/createMessage` (2025-11-25) and in the
+/// `inputRequests` of an `input_required` result (2026-07-28) are masked.
+#[tokio::test]
+async fn a_sampling_request_carries_no_secret_to_the_clients_model() {
+    use rmcp::model::CallToolResponse;
+    let tb = toolbox(Arc::new(MemorySink::new()));
+    let person = Person::new(ProtocolVersion::V_2025_11_25, capabilities(SAMPLING));
+    let (client, server) = connect(person.clone(), &tb, true).await;
+    let r = call(&client, "summarize_ticket", json!({})).await;
+    assert_eq!(
+        r.structured_content,
+        Some(json!({"result": "Boots, briefly."})),
+        "{r:?}"
+    );
+    let sent = serde_json::to_string(&person.samples.lock().unwrap()[0]).unwrap();
+    finish(client, server).await;
+
+    let person = Person::new(ProtocolVersion::V_2026_07_28, capabilities(SAMPLING));
+    let (client, server) = connect(person, &tb, false).await;
+    let asked = call_once(&client, CallToolRequestParams::new("summarize_ticket"))
+        .await
+        .unwrap();
+    let CallToolResponse::InputRequired(asked) = asked else {
+        panic!("expected input_required, got {asked:?}")
+    };
+    let rounds = serde_json::to_string(&asked.input_requests).unwrap();
+    finish(client, server).await;
+    for text in [sent, rounds] {
+        assert!(
+            !text.contains("ghp_0123") && !text.contains("hunter2"),
+            "{text}"
+        );
+        assert!(text.contains("[REDACTED:github_token]"), "{text}");
+        assert!(text.contains("Summarize: Deploy failed"), "{text}");
+    }
 }

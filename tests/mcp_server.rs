@@ -1747,3 +1747,62 @@ async fn over_http_a_kept_result_is_read_by_the_caller_each_request_maps_to() {
     }
     http.shutdown().await;
 }
+
+/// Two replicas of one service (two HTTP listeners, each with its own session manager, as two
+/// processes would have): a 2025-11-25 session (`Mcp-Session-Id`, from `initialize`) lives on
+/// the replica that opened it, and another replica answers it `404`, so the client starts
+/// over; 2026-07-28 requests carry their version and capabilities themselves, and any replica
+/// serves any of them (README, "Run several replicas").
+#[tokio::test]
+async fn across_replicas_a_2025_session_lives_on_one_and_2026_requests_on_any() {
+    let dir = Dir::new("replicas");
+    let tb = toolbox(&dir, Arc::default(), Policy::allow_all());
+    let a = McpServer::new(Arc::clone(&tb))
+        .bind_http("127.0.0.1:0")
+        .await
+        .unwrap();
+    let b = McpServer::new(Arc::clone(&tb))
+        .bind_http("127.0.0.1:0")
+        .await
+        .unwrap();
+    let (a_url, b_url) = (a.url().to_string(), b.url().to_string());
+
+    let version = "2025-11-25";
+    let (status, headers, answer) = http_post(&a_url, &initialize_request(1, version), &[]).await;
+    assert!(status.is_success(), "{status}");
+    assert!(response_to(&answer, 1)["result"].is_object());
+    let session = headers
+        .get("mcp-session-id")
+        .expect("a session for a 2025 revision")
+        .to_str()
+        .unwrap()
+        .to_string();
+    let with = [
+        ("mcp-session-id", session.as_str()),
+        ("mcp-protocol-version", version),
+    ];
+    let initialized = json!({"jsonrpc": "2.0", "method": "notifications/initialized"});
+    let (status, _, _) = http_post(&a_url, &initialized, &with).await;
+    assert!(status.is_success(), "{status}");
+    let list = json!({"jsonrpc": "2.0", "id": 2, "method": "tools/list"});
+    let (status, _, _) = http_post(&b_url, &list, &with).await;
+    assert_eq!(status, reqwest::StatusCode::NOT_FOUND, "the other replica");
+    let (status, _, answer) = http_post(&a_url, &list, &with).await;
+    assert!(status.is_success(), "{status}");
+    assert!(response_to(&answer, 2)["result"]["tools"].is_array());
+
+    let version = "2026-07-28";
+    let with = |method| [("mcp-protocol-version", version), ("mcp-method", method)];
+    let discover = inline_request(1, "server/discover", version);
+    let (status, _, _) = http_post(&a_url, &discover, &with("server/discover")).await;
+    assert!(status.is_success(), "{status}");
+    for (id, url) in [(2, &b_url), (3, &a_url), (4, &b_url)] {
+        let list = inline_request(id, "tools/list", version);
+        let (status, headers, answer) = http_post(url, &list, &with("tools/list")).await;
+        assert!(status.is_success(), "{url}: {status}");
+        assert!(headers.get("mcp-session-id").is_none(), "no session");
+        assert!(response_to(&answer, id)["result"]["tools"].is_array());
+    }
+    a.shutdown().await;
+    b.shutdown().await;
+}

@@ -27,16 +27,18 @@
 // this server speaks.
 #![allow(deprecated)]
 
+use rmcp::model::{CancelledNotification, CancelledNotificationParam, ServerNotification};
 use rmcp::model::{
     ClientResult, CreateMessageRequest, CreateMessageRequestParams, ElicitRequest,
     ElicitRequestParams, ElicitationAction, ElicitationSchema, InputRequest, LoggingLevel,
     LoggingMessageNotificationParam, ModelHint, ModelPreferences, ProgressToken, RequestId, Role,
     SamplingMessage, SamplingMessageContentBlock, ServerRequest,
 };
-use rmcp::service::{OriginatingRequestId, RequestContext};
+use rmcp::service::{OriginatingRequestId, PeerRequestOptions, RequestContext};
 use rmcp::{Peer, RoleServer, ServiceError};
 use std::collections::VecDeque;
 use std::sync::{Arc, Mutex, PoisonError};
+use std::time::Duration;
 use tool_core::export::McpVersion;
 use tool_core::{
     Answer, ClientChannel, ClientError, ClientFuture, LogLevel, LogMessage, ProgressReport,
@@ -174,6 +176,10 @@ pub(crate) struct CallChannel {
     /// The end of a stream session's input: a request still waiting then is answered
     /// [`ClientError::Closed`] (rmcp no longer reads the client's answers).
     input_closed: Option<tokio_util::sync::CancellationToken>,
+    /// How long a request waits for the client's answer ([`McpServer::client_timeout`]).
+    ///
+    /// [`McpServer::client_timeout`]: crate::McpServer::client_timeout
+    timeout: Duration,
 }
 
 /// A 2026-07-28 call's rounds (SEP-2322): the answers so far, by request name, and the requests
@@ -229,6 +235,7 @@ impl CallChannel {
         outbox: Arc<Outbox>,
         rounds: Option<Rounds>,
         input_closed: Option<tokio_util::sync::CancellationToken>,
+        timeout: Duration,
     ) -> CallChannel {
         let (level, no_sampling, no_elicitation) = if version == McpVersion::V2026_07_28 {
             let level = context.meta.log_level().map(level_of);
@@ -266,6 +273,7 @@ impl CallChannel {
             no_elicitation,
             rounds: rounds.filter(|_| version == McpVersion::V2026_07_28),
             input_closed,
+            timeout,
         }
     }
 
@@ -279,17 +287,65 @@ impl CallChannel {
         OriginatingRequestId(self.request.clone())
     }
 
-    /// Sends a request (marked with [`origin`](Self::origin)) to the client.
+    /// Sends a request (marked with [`origin`](Self::origin)) to the client and waits for its
+    /// answer, at most [`timeout`](Self::timeout) (rmcp then tells the client the request is
+    /// cancelled). A wait that ends otherwise (the tool stopped: its timeout, its call dropped)
+    /// tells the client too, so it stops asking its user or its model.
     async fn request(&self, request: ServerRequest) -> Result<ClientResult, ClientError> {
-        let sent = self.peer.send_request(request);
+        let sent = async {
+            let handle = self
+                .peer
+                .send_request_with_option(request, PeerRequestOptions::with_timeout(self.timeout))
+                .await
+                .map_err(client_error)?;
+            let pending = Withdraw(Some((self.peer.clone(), handle.id.clone())));
+            let answer = handle.await_response().await;
+            pending.answered();
+            answer.map_err(client_error)
+        };
         match &self.input_closed {
             Some(closed) => tokio::select! {
                 biased;
                 () = closed.cancelled() => Err(ClientError::Closed),
-                answer = sent => answer.map_err(client_error),
+                answer = sent => answer,
             },
-            None => sent.await.map_err(client_error),
+            None => sent.await,
         }
+    }
+}
+
+/// A request to the client still waiting for its answer: dropped before [`answered`], it sends
+/// `notifications/cancelled` for the request, so the client withdraws the question or stops the
+/// generation nobody waits for any more.
+///
+/// [`answered`]: Withdraw::answered
+struct Withdraw(Option<(Peer<RoleServer>, RequestId)>);
+
+impl Withdraw {
+    /// The answer came (or rmcp ended the wait itself, and told the client so).
+    fn answered(mut self) {
+        self.0 = None;
+    }
+}
+
+impl Drop for Withdraw {
+    fn drop(&mut self) {
+        let Some((peer, id)) = self.0.take() else {
+            return;
+        };
+        let Ok(rt) = tokio::runtime::Handle::try_current() else {
+            return;
+        };
+        let notification = CancelledNotification::new(CancelledNotificationParam::new(
+            Some(id),
+            Some("the tool stopped waiting for the answer".into()),
+        ));
+        // A closed transport cannot be told, and needs not be.
+        rt.spawn(async move {
+            let _ = peer
+                .send_notification(ServerNotification::CancelledNotification(notification))
+                .await;
+        });
     }
 }
 
@@ -302,6 +358,7 @@ fn client_error(e: ServiceError) -> ClientError {
         },
         ServiceError::TransportClosed | ServiceError::TransportSend(_) => ClientError::Closed,
         ServiceError::Cancelled { .. } => ClientError::Closed,
+        ServiceError::Timeout { timeout } => ClientError::TimedOut(timeout),
         ServiceError::UnexpectedResponse => {
             ClientError::InvalidAnswer("the client answered with another kind of result".into())
         }

@@ -84,9 +84,16 @@ fn sealed(key: &SecretKey, state: &State, caller: &Caller, args: &Value) -> Resu
     Ok(format!("{payload}.{mac}"))
 }
 
+/// When a new state expires: at the expiry of the state the retry presented (`Some`), so a
+/// call's rounds all end [`STATE_TTL`] after its first, however often a client presents a
+/// state without answering it; [`STATE_TTL`] from now for a call's first round.
+fn expiry(presented: Option<u64>) -> u64 {
+    presented.unwrap_or_else(|| now() + STATE_TTL.as_secs())
+}
+
 /// The `input_required` result of a run whose tool made requests no answer met (`Client::ask`,
 /// `Client::sample`): those requests, and a state carrying every answer so far, so the next
-/// round's run finds them all.
+/// round's run finds them all; `expires`: the expiry of the state the call presented.
 pub(crate) fn rounds(
     key: &SecretKey,
     tool: &str,
@@ -94,13 +101,14 @@ pub(crate) fn rounds(
     answers: Map<String, Value>,
     caller: &Caller,
     args: &Value,
+    expires: Option<u64>,
 ) -> Result<InputRequiredResult, String> {
     let state = State {
         t: tool.to_string(),
         f: Vec::new(),
         m: String::new(),
         a: answers,
-        e: now() + STATE_TTL.as_secs(),
+        e: expiry(expires),
     };
     let requests: InputRequests = pending.into_iter().collect();
     Ok(InputRequiredResult::new(
@@ -110,7 +118,7 @@ pub(crate) fn rounds(
 }
 
 /// The `input_required` result that asks `question` for the tool `tool`, carrying the answers
-/// of earlier rounds.
+/// of earlier rounds; `expires`: the expiry of the state the call presented.
 pub(crate) fn ask(
     key: &SecretKey,
     tool: &str,
@@ -118,6 +126,7 @@ pub(crate) fn ask(
     earlier: Map<String, Value>,
     caller: &Caller,
     args: &Value,
+    expires: Option<u64>,
 ) -> Result<InputRequiredResult, String> {
     let schema = match question.schema() {
         Value::Object(schema) => ElicitationSchema::from_json_schema(schema.clone())
@@ -134,7 +143,7 @@ pub(crate) fn ask(
         f: question.fields().to_vec(),
         m: question.message().to_string(),
         a: earlier,
-        e: now() + STATE_TTL.as_secs(),
+        e: expiry(expires),
     };
     let mut requests = InputRequests::new();
     requests.insert(REQUEST_KEY.to_string(), InputRequest::Elicitation(request));
@@ -157,7 +166,8 @@ pub(crate) enum Resume {
 }
 
 /// Verifies `state` for a retry of `tool` by `caller` with `args`, and reads the answer in
-/// `responses`. `Err`: why the state is refused (a JSON-RPC error for the client).
+/// `responses`; with it, the state's expiry, which every state issued in answer to the retry
+/// keeps. `Err`: why the state is refused (a JSON-RPC error for the client).
 pub(crate) fn resume(
     key: &SecretKey,
     tool: &str,
@@ -166,7 +176,7 @@ pub(crate) fn resume(
     responses: Option<&InputResponses>,
     caller: &Caller,
     args: &Value,
-) -> Result<Resume, String> {
+) -> Result<(Resume, u64), String> {
     if state.len() > MAX_STATE_BYTES {
         return Err(format!(
             "the requestState is {} bytes, over the {MAX_STATE_BYTES} this server issues",
@@ -199,6 +209,17 @@ pub(crate) fn resume(
     if state.e < now() {
         return Err("the requestState has expired; send the request again without it".into());
     }
+    let expires = state.e;
+    let resume = read_answer(state, input_schema, responses)?;
+    Ok((resume, expires))
+}
+
+/// What a verified state and the retry's responses make of the call.
+fn read_answer(
+    state: State,
+    input_schema: &Value,
+    responses: Option<&InputResponses>,
+) -> Result<Resume, String> {
     if state.f.is_empty() {
         return Ok(Resume::Answers(state.a));
     }
@@ -243,4 +264,89 @@ fn answer_of(response: &Value) -> Result<Answer, tool_core::ToolError> {
 
 fn constant_time_eq(a: &[u8], b: &[u8]) -> bool {
     a.len() == b.len() && a.iter().zip(b).fold(0u8, |acc, (x, y)| acc | (x ^ y)) == 0
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    fn schema() -> Value {
+        json!({"type": "object", "properties": {"size": {"type": "integer"}},
+               "required": ["size"]})
+    }
+
+    fn state_of(result: &InputRequiredResult) -> String {
+        result.request_state.clone().unwrap()
+    }
+
+    /// A state whose expiry has passed is refused, whatever else holds (seal, caller, tool).
+    #[test]
+    fn an_expired_state_is_refused() {
+        let key = SecretKey::random();
+        let (ann, args) = (Caller::new("ann"), json!({"item": "hiker"}));
+        let state = State {
+            t: "get_boot_price".into(),
+            f: vec!["size".into()],
+            m: "Which size?".into(),
+            a: Map::new(),
+            e: now() - 1,
+        };
+        let sealed = sealed(&key, &state, &ann, &args).unwrap();
+        let refused = resume(
+            &key,
+            "get_boot_price",
+            &schema(),
+            &sealed,
+            None,
+            &ann,
+            &args,
+        );
+        assert!(
+            matches!(&refused, Err(why) if why.contains("has expired")),
+            "{:?}",
+            refused.err()
+        );
+    }
+
+    /// A state issued in answer to a retry keeps the expiry of the state the retry presented;
+    /// a call's first state expires `STATE_TTL` from now.
+    #[test]
+    fn a_state_issued_for_a_retry_keeps_the_presented_expiry() {
+        let key = SecretKey::random();
+        let (ann, args) = (Caller::new("ann"), json!({"item": "hiker"}));
+        let question = Question::for_fields("Which size?", &schema(), &["size".into()]).unwrap();
+        let first = ask(&key, "t", &question, Map::new(), &ann, &args, None).unwrap();
+        let (resumed, expires) =
+            resume(&key, "t", &schema(), &state_of(&first), None, &ann, &args).unwrap();
+        let first_expiry = now() + STATE_TTL.as_secs();
+        assert!(expires <= first_expiry && expires + 5 >= first_expiry);
+        let Resume::AskAgain(question, earlier) = resumed else {
+            panic!("no answer: asked again")
+        };
+        let presented = expires - 60; // as if the first state were a minute older
+        let again = ask(&key, "t", &question, earlier, &ann, &args, Some(presented)).unwrap();
+        let (_, kept) = resume(&key, "t", &schema(), &state_of(&again), None, &ann, &args).unwrap();
+        assert_eq!(kept, presented);
+        let rounds = rounds(
+            &key,
+            "t",
+            Vec::new(),
+            Map::new(),
+            &ann,
+            &args,
+            Some(presented),
+        );
+        let (_, kept) = resume(
+            &key,
+            "t",
+            &schema(),
+            &state_of(&rounds.unwrap()),
+            None,
+            &ann,
+            &args,
+        )
+        .unwrap();
+        assert_eq!(kept, presented);
+    }
 }

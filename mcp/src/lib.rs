@@ -139,6 +139,10 @@ pub enum ServeError {
     Session(String),
 }
 
+/// How long a tool's request to the client waits for its answer unless the host says otherwise
+/// ([`McpServer::client_timeout`]).
+pub const DEFAULT_CLIENT_TIMEOUT: std::time::Duration = std::time::Duration::from_secs(60);
+
 struct Inner {
     toolbox: Arc<Toolbox>,
     caller: Caller,
@@ -155,6 +159,9 @@ struct Inner {
     list_cache: cache::ListCache,
     /// Whether tools' forms are offered as MCP Apps ([`McpServer::mcp_apps`]).
     apps: bool,
+    /// How long a tool's request to the client waits for its answer
+    /// ([`McpServer::client_timeout`]).
+    client_timeout: std::time::Duration,
 }
 
 impl Drop for Inner {
@@ -405,6 +412,7 @@ impl McpServer {
                 handler: None,
                 list_cache: cache::ListCache::default(),
                 apps: true,
+                client_timeout: DEFAULT_CLIENT_TIMEOUT,
             }),
             session: Arc::default(),
         }
@@ -433,6 +441,7 @@ impl McpServer {
             handler: self.inner.handler.clone(),
             list_cache: self.inner.list_cache,
             apps: self.inner.apps,
+            client_timeout: self.inner.client_timeout,
         };
         f(&mut inner);
         McpServer {
@@ -491,6 +500,23 @@ impl McpServer {
     #[must_use]
     pub fn mcp_apps(self, enabled: bool) -> Self {
         self.map(|i| i.apps = enabled)
+    }
+
+    /// How long a tool's request to the client (a completion from its model, a question to its
+    /// user: `sampling/createMessage`, `elicitation/create` in the 2025 revisions) waits for the
+    /// answer; default [`DEFAULT_CLIENT_TIMEOUT`] (60 s, as the official TypeScript SDK waits
+    /// for a request). When it passes, the server tells the client the request is cancelled
+    /// and the tool gets [`ClientError::TimedOut`](tool_core::ClientError::TimedOut)
+    /// (`failed`, `CLIENT_TIMEOUT` when it passes it on with `?`).
+    ///
+    /// A keyed write that stops at such a question did not act, so its idempotency key is
+    /// released and the agent's retry runs; the bound is how long one silent client can hold
+    /// the key (`IN_PROGRESS` for every other caller of its scope). Give the user time to read
+    /// and answer a form, and no more.
+    #[must_use]
+    pub fn client_timeout(self, timeout: std::time::Duration) -> Self {
+        let timeout = timeout.max(std::time::Duration::from_millis(1));
+        self.map(|i| i.client_timeout = timeout)
     }
 
     /// Whether this request's client gets the tools' MCP Apps: the server offers them
@@ -925,10 +951,19 @@ impl McpServer {
         earlier: serde_json::Map<String, Value>,
         caller: &Caller,
         args: &Value,
+        expires: Option<u64>,
     ) -> Result<CallToolResponse, ErrorData> {
-        input_required::ask(&self.inner.state_key, name, question, earlier, caller, args)
-            .map(CallToolResponse::from)
-            .map_err(internal)
+        input_required::ask(
+            &self.inner.state_key,
+            name,
+            question,
+            earlier,
+            caller,
+            args,
+            expires,
+        )
+        .map(CallToolResponse::from)
+        .map_err(internal)
     }
 
     /// Verifies a retry's `requestState` and reads its answer (2026-07-28).
@@ -939,7 +974,7 @@ impl McpServer {
         responses: Option<&rmcp::model::InputResponses>,
         caller: &Caller,
         args: &Value,
-    ) -> Result<input_required::Resume, ErrorData> {
+    ) -> Result<(input_required::Resume, u64), ErrorData> {
         let catalog = self.inner.catalog.get(&self.inner.toolbox);
         let Some(spec) = catalog.specs.get(name) else {
             return Err(ErrorData::invalid_params(
@@ -1064,14 +1099,18 @@ impl ServerHandler for McpServer {
         // The answers to the tool's own requests (`Client::ask`, `Client::sample`): those of
         // earlier rounds (in the verified state), then this request's.
         let mut answers = serde_json::Map::new();
+        // The expiry of the state the retry presented: every state issued in answer keeps it.
+        let mut expires = None;
         if let (Some(state), Some((original, caller))) = (&request.request_state, &original) {
-            match self.resume(
+            let (resume, expiry) = self.resume(
                 name,
                 state,
                 request.input_responses.as_ref(),
                 caller,
                 original,
-            )? {
+            )?;
+            expires = Some(expiry);
+            match resume {
                 input_required::Resume::Answered(fields) => {
                     if let Value::Object(map) = &mut args {
                         map.extend(fields.clone());
@@ -1079,7 +1118,8 @@ impl ServerHandler for McpServer {
                     earlier = fields;
                 }
                 input_required::Resume::AskAgain(question, answered) => {
-                    return self.input_required(name, &question, answered, caller, original);
+                    return self
+                        .input_required(name, &question, answered, caller, original, expires);
                 }
                 input_required::Resume::Answers(earlier_answers) => answers = earlier_answers,
                 input_required::Resume::Refused(env) => {
@@ -1098,6 +1138,7 @@ impl ServerHandler for McpServer {
             Arc::clone(&outbox),
             rounds.then(|| client::Rounds::new(answers)),
             self.input_closed.clone(),
+            self.inner.client_timeout,
         ));
         let token = context.meta.get_progress_token();
         // Boxed: the pipeline's future is large, and rmcp moves the request's future into a
@@ -1133,6 +1174,7 @@ impl ServerHandler for McpServer {
                     rounds.answers.clone(),
                     caller,
                     original,
+                    expires,
                 )
                 .map(CallToolResponse::from)
                 .map_err(internal);
@@ -1145,7 +1187,7 @@ impl ServerHandler for McpServer {
                 .question_for(name, &env)
                 .filter(|q| !q.fields().iter().any(|f| earlier.contains_key(f)));
             if let Some(question) = question {
-                return self.input_required(name, &question, earlier, caller, original);
+                return self.input_required(name, &question, earlier, caller, original, expires);
             }
         }
         Ok(self.result_of(name, env, version, &context)?.into())

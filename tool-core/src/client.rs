@@ -238,7 +238,13 @@ impl SampleResult {
 /// | [`Rejected`](ClientError::Rejected) with code `-1` (MCP's "user rejected") | `cancelled_by_user` | [`CANCELLED_BY_USER`](codes::CANCELLED_BY_USER) |
 /// | [`Rejected`](ClientError::Rejected), any other code | `failed` | [`CLIENT_REJECTED`](codes::CLIENT_REJECTED) |
 /// | [`Closed`](ClientError::Closed) | `failed` | [`CLIENT_CLOSED`](codes::CLIENT_CLOSED) |
+/// | [`TimedOut`](ClientError::TimedOut) | `failed` | [`CLIENT_TIMEOUT`](codes::CLIENT_TIMEOUT) |
 /// | [`InvalidAnswer`](ClientError::InvalidAnswer) | `failed` | [`INVALID_ANSWER`](codes::INVALID_ANSWER) |
+///
+/// A keyed write ([`#[tool(writes, idempotency_key(...))]`](crate::idempotency)) that ends with
+/// one of these errors, because its request got no answer it could use, did not act: its key is
+/// released, so the agent's retry runs, unless the tool said it had already taken effect
+/// ([`Client::mark_acted`]).
 #[derive(Clone, Debug, PartialEq, thiserror::Error)]
 #[non_exhaustive]
 pub enum ClientError {
@@ -259,6 +265,10 @@ pub enum ClientError {
     /// The connection to the client closed before it answered.
     #[error("the connection to the client closed before it answered")]
     Closed,
+    /// The client did not answer within the time the transport allows for a request (over MCP,
+    /// `McpServer::client_timeout`); the request was withdrawn.
+    #[error("the client did not answer within {} ms", .0.as_millis())]
+    TimedOut(std::time::Duration),
     /// The client answered, but not with what was asked (a sampling answer that is not text).
     #[error("the client's answer is not what was asked: {0}")]
     InvalidAnswer(String),
@@ -306,6 +316,15 @@ impl From<ClientError> for ToolError {
             ClientError::Closed => ToolError::failed(
                 codes::CLIENT_CLOSED,
                 "The connection to the client closed while the tool waited for its answer.",
+            ),
+            ClientError::TimedOut(limit) => ToolError::failed(
+                codes::CLIENT_TIMEOUT,
+                format!(
+                    "The client did not answer the tool's request within {} s, so the tool \
+                     stopped without acting. Tell the user; call the tool again only if they \
+                     want to answer.",
+                    limit.as_secs_f64()
+                ),
             ),
             ClientError::InvalidAnswer(why) => invalid_answer(&why),
         }
@@ -540,6 +559,40 @@ impl Question {
                 &[self.message.as_bytes(), self.schema.to_string().as_bytes()],
             ),
         }
+    }
+
+    /// This question with `f` applied to the text the user reads (the message, each field's
+    /// title and description, a text default): `None` when `f` changed nothing. The fields, the
+    /// choices and the request's name stay as they were.
+    pub(crate) fn map_text(&self, f: impl Fn(&str) -> Option<String>) -> Option<Question> {
+        let mut changed = false;
+        let mut apply = |v: &mut Value| {
+            if let Some(new) = v.as_str().and_then(&f) {
+                *v = Value::String(new);
+                changed = true;
+            }
+        };
+        let mut message = Value::String(self.message.clone());
+        apply(&mut message);
+        let mut schema = self.schema.clone();
+        if let Some(Value::Object(fields)) = schema.get_mut("properties") {
+            for field in fields.values_mut().filter_map(Value::as_object_mut) {
+                for keyword in ["title", "description", "default"] {
+                    if let Some(v) = field.get_mut(keyword) {
+                        apply(v);
+                    }
+                }
+            }
+        }
+        changed.then(|| Question {
+            message: match message {
+                Value::String(m) => m,
+                _ => self.message.clone(),
+            },
+            schema,
+            fields: self.fields.clone(),
+            key: self.key.clone(),
+        })
     }
 
     /// The message shown to the user.
@@ -1006,6 +1059,63 @@ pub(crate) async fn scope<F: Future>(channel: Option<Arc<dyn ClientChannel>>, fu
     }
 }
 
+/// What the toolbox learns from one run of a keyed tool about its dealings with the client:
+/// whether the tool said it had taken effect ([`Client::mark_acted`]). A request to the client
+/// that goes unanswered releases the call's idempotency key only when it had not.
+#[derive(Debug, Default)]
+pub(crate) struct Talk {
+    acted: std::sync::atomic::AtomicBool,
+}
+
+impl Talk {
+    /// Whether the tool marked the call as having taken effect.
+    pub(crate) fn acted(&self) -> bool {
+        self.acted.load(std::sync::atomic::Ordering::Acquire)
+    }
+}
+
+tokio::task_local! {
+    static TALK: Arc<Talk>;
+}
+
+/// The talk record of the current run, if the pipeline keeps one (carried to the tool threads).
+pub(crate) fn current_talk() -> Option<Arc<Talk>> {
+    TALK.try_with(Arc::clone).ok()
+}
+
+/// Polls `fut` (a tool's run) with `talk` recording what the tool says of its effects.
+pub(crate) async fn talk_scope<F: Future>(talk: Option<Arc<Talk>>, fut: F) -> F::Output {
+    match talk {
+        Some(talk) => TALK.scope(talk, fut).await,
+        None => fut.await,
+    }
+}
+
+/// Runs `f` (a sync tool, on a tool thread) with `talk` recording what it says of its effects.
+pub(crate) fn talk_sync_scope<R>(talk: Option<Arc<Talk>>, f: impl FnOnce() -> R) -> R {
+    match talk {
+        Some(talk) => TALK.sync_scope(talk, f),
+        None => f(),
+    }
+}
+
+/// Whether `code` says a request to the client got no answer the tool could use: the client
+/// could not take it, refused it with an error, closed, did not answer in time, or answered
+/// with something else than was asked (and the question itself could not be put). A tool that
+/// ends with one of these stopped at its question, so (unless it said otherwise with
+/// [`Client::mark_acted`]) it did not act.
+pub(crate) fn unanswered(code: &str) -> bool {
+    [
+        codes::CLIENT_UNSUPPORTED,
+        codes::CLIENT_REJECTED,
+        codes::CLIENT_CLOSED,
+        codes::CLIENT_TIMEOUT,
+        codes::INVALID_ANSWER,
+        codes::INVALID_QUESTION,
+    ]
+    .contains(&code)
+}
+
 /// The handle a tool talks back to its client through (a context value every toolbox
 /// supplies): log messages, a completion from the client's model, a question to the user.
 ///
@@ -1097,6 +1207,32 @@ impl Client {
                 data: data(),
             });
         }
+    }
+
+    /// Tells the toolbox that the call has taken effect (the write is done, the message sent).
+    ///
+    /// A keyed write that asks its client something (a completion, a question) and gets no
+    /// usable answer ends with a `failed` error the toolbox reads as "stopped at the question,
+    /// did nothing": its idempotency key is released, so the agent's retry runs. A tool that
+    /// acts first and asks after calls this once the act is done: from then on the call's
+    /// outcome is kept whatever it ends with, and a repeat is a `DUPLICATE` (or
+    /// `OUTCOME_UNKNOWN`), never a second act. Outside a keyed call it has no effect.
+    ///
+    /// ```
+    /// use tool_core::{Client, SampleRequest, ToolError};
+    ///
+    /// async fn refund_and_explain(client: &Client, order: &str) -> Result<String, ToolError> {
+    ///     // ... the refund goes through here ...
+    ///     client.mark_acted();
+    ///     let note = client
+    ///         .sample(SampleRequest::new(format!("Explain the refund of {order} in one line."), 60))
+    ///         .await?;
+    ///     Ok(note.text)
+    /// }
+    /// # let _ = refund_and_explain;
+    /// ```
+    pub fn mark_acted(&self) {
+        let _ = TALK.try_with(|t| t.acted.store(true, std::sync::atomic::Ordering::Release));
     }
 
     /// Whether the client can answer [`sample`](Self::sample).

@@ -40,6 +40,7 @@
 //! | [`CLIENT_UNSUPPORTED`] | `failed` | the tool asked the client for something it cannot do (no sampling, no client) | the agent tells the user the tool cannot run here |
 //! | [`CLIENT_REJECTED`] | `failed` | the client answered the tool's request with an error | the agent tells the user |
 //! | [`CLIENT_CLOSED`] | `failed` | the connection to the client closed while the tool waited for it | the host reads the audit record |
+//! | [`CLIENT_TIMEOUT`] | `failed` | the client did not answer the tool's request within the host's bound | the agent tells the user; calls again if they want to answer |
 //! | [`INVALID_ANSWER`] | `failed` | the client's answer does not fit what the tool asked | the agent tells the user; calls again if asked |
 //! | [`INVALID_QUESTION`] | `failed` | the tool asked a question no form can show (a nested or list field) | the tool's author fixes the question |
 //! | [`TIMEOUT`] | `timeout` | the tool ran past its time limit | the agent repeats only an idempotent or read-only tool |
@@ -283,6 +284,13 @@ pub const CLIENT_REJECTED: &str = "CLIENT_REJECTED";
 /// Status `failed`. Usually nobody is left to read it; the host reads the audit record.
 pub const CLIENT_CLOSED: &str = "CLIENT_CLOSED";
 
+/// The client did not answer a tool's request (a completion, a question) within the time the
+/// host allows ([`ClientError::TimedOut`](crate::ClientError::TimedOut)); the request was
+/// withdrawn.
+///
+/// Status `failed`. The agent tells the user; it calls again only if the user wants to answer.
+pub const CLIENT_TIMEOUT: &str = "CLIENT_TIMEOUT";
+
 /// The client's answer does not fit what the tool asked: a question's answer with a field of
 /// the wrong type, out of bounds, not among the choices, missing or not asked for, or that does
 /// not read into the tool's type; a completion that is not text.
@@ -436,6 +444,7 @@ pub const ALL: &[Code] = &[
     code(CLIENT_UNSUPPORTED, Status::Failed),
     code(CLIENT_REJECTED, Status::Failed),
     code(CLIENT_CLOSED, Status::Failed),
+    code(CLIENT_TIMEOUT, Status::Failed),
     code(INVALID_ANSWER, Status::Failed),
     code(INVALID_QUESTION, Status::Failed),
     code(TIMEOUT, Status::Timeout),

@@ -518,6 +518,38 @@ impl SharedState {
             f(e);
         }
     }
+
+    /// Withdraws the claim `token` made on `id` when its answer never came (the store timed
+    /// out, or the connection dropped after the write): it may have landed after all, and a
+    /// landed claim would answer every repeat `IN_PROGRESS`, then `OUTCOME_UNKNOWN` for the
+    /// window (a write's claim is written started), though nothing ran. The release goes out
+    /// at once, so on a store that keeps the order of one connection's steps (Redis) it lands
+    /// after the claim and before the caller's retry; when it is not answered either, or finds
+    /// nothing (a claim still on its way by another path), it is sent twice more in the
+    /// background while a landed claim's lease would still hold.
+    async fn withdraw(&self, id: String, token: String) {
+        if let Ok(true) = self.store.release(&id, &token).await {
+            return;
+        }
+        let Ok(rt) = tokio::runtime::Handle::try_current() else {
+            return;
+        };
+        let (state, pause) = (self.clone(), self.lease / 3);
+        rt.spawn(async move {
+            let mut failed = None;
+            for _ in 0..2 {
+                tokio::time::sleep(pause).await;
+                match state.store.release(&id, &token).await {
+                    Ok(true) => return,
+                    Ok(false) => failed = None,
+                    Err(e) => failed = Some(e),
+                }
+            }
+            if let Some(e) = failed {
+                state.report(&e);
+            }
+        });
+    }
 }
 
 impl std::fmt::Debug for IdempotencyGate {
@@ -1225,6 +1257,7 @@ impl IdempotencyGate {
             }),
             Err(e) => {
                 shared.report(&e);
+                shared.withdraw(id, token).await;
                 Entered::Refused(Refusal::Unavailable)
             }
         }

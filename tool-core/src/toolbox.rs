@@ -72,6 +72,8 @@ pub struct ToolboxBuilder {
     hooks: Hooks,
     audit: Option<Arc<dyn AuditSink>>,
     redactor: Option<Arc<Redactor>>,
+    /// Whether a tool's requests to the client pass the redactor too.
+    redact_client_requests: bool,
     budget: OutputBudget,
     max_content_bytes: usize,
     store: Arc<dyn RecordStore>,
@@ -117,6 +119,7 @@ impl Default for ToolboxBuilder {
             hooks: Hooks::new(),
             audit: None,
             redactor: Some(Arc::new(Redactor::new())),
+            redact_client_requests: true,
             budget: OutputBudget::default(),
             max_content_bytes: DEFAULT_MAX_CONTENT_BYTES,
             store: Arc::new(MemoryRecordStore::default()),
@@ -230,6 +233,23 @@ impl ToolboxBuilder {
     #[must_use]
     pub fn without_redaction(mut self) -> Self {
         self.redactor = None;
+        self
+    }
+
+    /// Whether what a tool sends its client passes the redactor (default `true`): the messages
+    /// and system prompt of a [`Client::sample`](crate::Client::sample) request, which the
+    /// client's model reads, and the text of a question to the user ([`Client::ask`]: its
+    /// message, its fields' titles, descriptions and text defaults), as the toolbox redacts a
+    /// result. Log messages are the tool's own words to the host and pass as they are.
+    ///
+    /// `false` is the way out for a host whose tools must send the client's model a secret (a
+    /// token it is to use, say): its tools' requests then go out as written, while results are
+    /// still redacted. Prefer leaving it on and handing the model a reference to the secret.
+    ///
+    /// [`Client::ask`]: crate::Client::ask
+    #[must_use]
+    pub fn redact_client_requests(mut self, redact: bool) -> Self {
+        self.redact_client_requests = redact;
         self
     }
 
@@ -640,6 +660,10 @@ impl ToolboxBuilder {
                 isolation: self.isolation,
                 threads: ToolThreads::new(self.tool_threads),
                 redactor: self.redactor.clone(),
+                client_redactor: self
+                    .redactor
+                    .clone()
+                    .filter(|_| self.redact_client_requests),
                 faults: Arc::clone(faults),
             },
             redact: Redact {

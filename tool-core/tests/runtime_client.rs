@@ -737,3 +737,222 @@ fn lists_of_choices_and_legacy_titles_are_forms() {
     let e = Question::new("Sizes?", &numbers).unwrap_err();
     assert_eq!(e.field(), Some("sizes"));
 }
+
+// ------------------------------------------------------------------ keyed writes that ask
+
+/// A keyed write (`book_room`, keyed by `room`, neither idempotent nor read-only) that asks the
+/// client's model for a confirmation text before it books, counting its bookings. With
+/// `act_first` it books, says so ([`Client::mark_acted`]), and asks after.
+fn asking_write(booked: Arc<std::sync::atomic::AtomicUsize>, act_first: bool) -> Tool {
+    use std::sync::atomic::Ordering;
+    let spec = ToolSpec::new(
+        "book_room",
+        "Books a meeting room. Returns the booking and its confirmation text.",
+        json!({"type": "object", "properties": {"room": {"type": "string"}},
+               "required": ["room"], "additionalProperties": false}),
+    )
+    .with_effects(tool_core::Effects::none().with_writes(true));
+    Tool::from_fn(spec, move |context, args| {
+        let booked = booked.clone();
+        Box::pin(async move {
+            let client = context.get::<Client>().expect("every toolbox has one");
+            if act_first {
+                booked.fetch_add(1, Ordering::SeqCst);
+                client.mark_acted();
+            }
+            let text = client
+                .sample(SampleRequest::new(format!("Confirm {}", args["room"]), 20))
+                .await?;
+            if !act_first {
+                booked.fetch_add(1, Ordering::SeqCst);
+            }
+            Ok(json!({"room": args["room"], "confirmation": text.text}))
+        })
+    })
+    .with_idempotency_key(["room"])
+}
+
+/// A client whose every sampling request fails with `error`.
+struct Failing(ClientError);
+
+impl ClientChannel for Failing {
+    fn log_level(&self) -> Option<LogLevel> {
+        None
+    }
+    fn log(&self, _: LogMessage) {}
+    fn can_sample(&self) -> bool {
+        true
+    }
+    fn can_elicit(&self) -> bool {
+        true
+    }
+    fn sample(&self, _: SampleRequest) -> ClientFuture<'_, Result<SampleResult, ClientError>> {
+        let e = self.0.clone();
+        Box::pin(async move { Err(e) })
+    }
+    fn elicit<'a>(&'a self, _: &'a Question) -> ClientFuture<'a, Result<Answer, ClientError>> {
+        let e = self.0.clone();
+        Box::pin(async move { Err(e) })
+    }
+}
+
+/// A keyed write whose request to the client gets no usable answer (no client at all, one
+/// that cannot sample, one that closed, refused or did not answer in time) stopped before it
+/// acted: its key is released and the agent's retry runs, once a client answers. Before, the
+/// `failed` answer was kept and every retry for the window was a `DUPLICATE` of a booking that
+/// never happened.
+#[tokio::test]
+async fn a_keyed_write_stopped_at_an_unanswered_request_releases_its_key() {
+    use std::sync::atomic::{AtomicUsize, Ordering};
+    let failures = [
+        None,
+        Some(ClientError::Unsupported("no sampling".into())),
+        Some(ClientError::Closed),
+        Some(ClientError::Rejected {
+            code: -32603,
+            message: "model unavailable".into(),
+        }),
+        Some(ClientError::TimedOut(std::time::Duration::from_secs(60))),
+        Some(ClientError::InvalidAnswer("an image".into())),
+    ];
+    for failure in failures {
+        let booked = Arc::new(AtomicUsize::new(0));
+        let toolbox = Toolbox::builder()
+            .tool(asking_write(booked.clone(), false))
+            .build()
+            .unwrap();
+        let args = json!({"room": "fjord"});
+        let code = match &failure {
+            None => codes::CLIENT_UNSUPPORTED.to_string(),
+            Some(e) => ToolError::from(e.clone()).code().to_string(),
+        };
+        for round in 0..2 {
+            let env = match &failure {
+                None => toolbox.call("book_room", args.clone()).await,
+                Some(e) => {
+                    let channel = Arc::new(Failing(e.clone()));
+                    with_client(channel, toolbox.call("book_room", args.clone())).await
+                }
+            };
+            assert_eq!(
+                env.status,
+                Status::Failed,
+                "{failure:?} round {round}: {env:?}"
+            );
+            assert_eq!(
+                env.code.as_deref(),
+                Some(&*code),
+                "{failure:?} round {round}"
+            );
+        }
+        // A client that answers: the booking runs, once.
+        let answering = Arc::new(Scripted {
+            samples: true,
+            ..Scripted::default()
+        });
+        let env = with_client(answering, toolbox.call("book_room", args.clone())).await;
+        assert_eq!(env.status, Status::Ok, "{failure:?}: {env:?}");
+        let again = toolbox.call("book_room", args.clone()).await;
+        assert_eq!(again.code.as_deref(), Some(codes::DUPLICATE), "{failure:?}");
+        assert_eq!(booked.load(Ordering::SeqCst), 1, "{failure:?}");
+    }
+}
+
+/// A tool that acts first and asks after says so (`Client::mark_acted`): a request that then
+/// goes unanswered leaves the call's outcome kept, and the retry is a `DUPLICATE`, never a
+/// second act. The mark holds on the tool threads too.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_tool_that_acted_before_it_asked_keeps_its_key() {
+    use std::sync::atomic::{AtomicUsize, Ordering};
+    for isolated in [false, true] {
+        let booked = Arc::new(AtomicUsize::new(0));
+        let mut builder = Toolbox::builder().tool(asking_write(booked.clone(), true));
+        if isolated {
+            builder = builder.isolate_tools(["book_room"]);
+        }
+        let toolbox = builder.build().unwrap();
+        let args = json!({"room": "fjord"});
+        let closed = Arc::new(Failing(ClientError::Closed));
+        let env = with_client(closed.clone(), toolbox.call("book_room", args.clone())).await;
+        assert_eq!(env.code.as_deref(), Some(codes::CLIENT_CLOSED));
+        let again = with_client(closed, toolbox.call("book_room", args.clone())).await;
+        assert_eq!(again.code.as_deref(), Some(codes::DUPLICATE), "{isolated}");
+        assert_eq!(booked.load(Ordering::SeqCst), 1, "{isolated}");
+    }
+    // Outside a keyed call the mark does nothing, and costs nothing.
+    Client::default().mark_acted();
+}
+
+// ------------------------------------------------------------------ redaction of requests
+
+/// A tool that summarizes a stored ticket through the client's model and asks the user to
+/// confirm, quoting the ticket: the text carries a GitHub token and a database password.
+fn summarizer() -> Tool {
+    const TICKET: &str = "Deploy failed: token ghp_0123456789abcdefghijklmnopqrstuvwxyzAB, \
+                          db postgres://app:hunter2hunter2@db.internal/prod";
+    let spec = ToolSpec::new(
+        "summarize_ticket",
+        "Summarizes a support ticket with the client's model. Returns the summary.",
+        json!({"type": "object", "properties": {}, "additionalProperties": false}),
+    );
+    Tool::from_fn(spec, |context, _| {
+        Box::pin(async move {
+            let client = context.get::<Client>().expect("every toolbox has one");
+            let summary = client
+                .sample(
+                    SampleRequest::new(format!("Summarize: {TICKET}"), 50)
+                        .with_system_prompt(format!("You read tickets like: {TICKET}")),
+                )
+                .await?;
+            let form = json!({"type": "object", "properties": {"ok": {
+                "type": "boolean", "title": "Send it?", "description": format!("Ticket: {TICKET}")
+            }}});
+            client.elicit(format!("Send this? {TICKET}"), &form).await?;
+            Ok(json!({"summary": summary.text}))
+        })
+    })
+}
+
+/// What a tool sends the client's model and its user passes the redactor, as its results do;
+/// `redact_client_requests(false)` is the host's way out, and sends the text as written.
+#[tokio::test]
+async fn requests_to_the_client_are_redacted_unless_the_host_says_otherwise() {
+    for redact in [true, false] {
+        let toolbox = Toolbox::builder()
+            .tool(summarizer())
+            .redact_client_requests(redact)
+            .build()
+            .unwrap();
+        let channel = Arc::new(Scripted {
+            samples: true,
+            elicits: true,
+            answers: Mutex::new(VecDeque::from([Ok(Answer::Accept(content(
+                json!({"ok": true}),
+            )))])),
+            ..Scripted::default()
+        });
+        let env = with_client(channel.clone(), toolbox.call("summarize_ticket", json!({}))).await;
+        assert_eq!(env.status, Status::Ok, "{env:?}");
+        let sampled = channel.sampled.lock().unwrap()[0].clone();
+        let asked = channel.asked.lock().unwrap()[0].clone();
+        let sent = [
+            sampled.messages[0].clone(),
+            sampled.system_prompt.unwrap(),
+            asked.message().to_string(),
+            asked.schema()["properties"]["ok"]["description"]
+                .as_str()
+                .unwrap()
+                .to_string(),
+        ];
+        for text in &sent {
+            assert_eq!(text.contains("ghp_0123"), !redact, "{text}");
+            assert_eq!(text.contains("hunter2"), !redact, "{text}");
+        }
+        if redact {
+            assert!(sent[0].contains("[REDACTED:github_token]"), "{}", sent[0]);
+            // The form is the same form: its fields, types and title are kept.
+            assert_eq!(asked.fields(), ["ok"]);
+            assert_eq!(asked.schema()["properties"]["ok"]["title"], "Send it?");
+        }
+    }
+}

@@ -129,3 +129,84 @@ async fn a_step_the_server_does_not_answer_in_time_is_of_unknown_outcome() {
         other => panic!("the late claim holds the key, got {other:?}"),
     }
 }
+
+/// A claim that the server applies only after the store stopped waiting for it: the keyed
+/// write answers `temporary_failure` (`IDEMPOTENCY_UNAVAILABLE`: nothing ran), and the claim
+/// that lands late is withdrawn with its token, so the retry after the stall runs the write
+/// once. Before, the late claim (written started, as a write's claim is) held the key:
+/// `IN_PROGRESS`, then `OUTCOME_UNKNOWN` for the whole window, with zero runs.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_claim_answered_too_late_is_withdrawn_and_the_retry_runs() {
+    use std::sync::atomic::{AtomicUsize, Ordering};
+    use std::sync::Arc;
+    use tool_core::{codes, Effects, Status, Tool, ToolSpec, Toolbox};
+
+    let Some(server) = common::OwnServer::start() else {
+        return;
+    };
+    let url = server.url();
+    let store = RedisStateStore::connect_with(
+        &url,
+        RedisOptions::new()
+            .with_connect_timeout(Duration::from_millis(500))
+            .with_response_timeout(Duration::from_millis(400)),
+    )
+    .await
+    .unwrap_or_else(|e| panic!("{e}"));
+    let runs = Arc::new(AtomicUsize::new(0));
+    let counted = Arc::clone(&runs);
+    let spec = ToolSpec::new(
+        "append_note",
+        "Appends a note to the order. Returns the note.",
+        serde_json::json!({"type": "object", "properties": {"note": {"type": "string"}},
+                           "required": ["note"], "additionalProperties": false}),
+    )
+    .with_effects(Effects::none().with_writes(true));
+    let tool = Tool::from_fn(spec, move |_, args| {
+        let counted = Arc::clone(&counted);
+        Box::pin(async move {
+            counted.fetch_add(1, Ordering::SeqCst);
+            Ok(args)
+        })
+    })
+    .with_idempotency_key(["note"]);
+    let toolbox = Toolbox::builder()
+        .tool(tool)
+        .state_store(Arc::new(store))
+        .claim_lease(Duration::from_secs(1))
+        .build()
+        .unwrap();
+    let args = serde_json::json!({"note": "ship on Monday"});
+
+    // Redis holds every other client's commands for 1.5 s: the claim is sent during the stall.
+    let mut raw = common::raw(&url).await;
+    let _: () = redis::cmd("CLIENT")
+        .arg("PAUSE")
+        .arg(1500)
+        .query_async(&mut raw)
+        .await
+        .unwrap();
+    let env = toolbox.call("append_note", args.clone()).await;
+    assert_eq!(env.status, Status::TemporaryFailure, "{env:?}");
+    assert_eq!(env.code.as_deref(), Some(codes::IDEMPOTENCY_UNAVAILABLE));
+    assert_eq!(runs.load(Ordering::SeqCst), 0);
+
+    // The stall ends (a fresh connection's PING answers again), then the retry runs, once.
+    let deadline = std::time::Instant::now() + Duration::from_secs(10);
+    loop {
+        let mut probe = common::raw(&url).await;
+        let pong: Result<String, _> = redis::cmd("PING").query_async(&mut probe).await;
+        if pong.is_ok() {
+            break;
+        }
+        assert!(
+            std::time::Instant::now() < deadline,
+            "Redis never answered again"
+        );
+    }
+    let env = toolbox.call("append_note", args.clone()).await;
+    assert_eq!(env.status, Status::Ok, "{env:?}");
+    let again = toolbox.call("append_note", args).await;
+    assert_eq!(again.code.as_deref(), Some(codes::DUPLICATE), "{again:?}");
+    assert_eq!(runs.load(Ordering::SeqCst), 1);
+}

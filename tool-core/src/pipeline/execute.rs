@@ -33,6 +33,8 @@ pub(crate) struct Execute {
     /// Where tools run apart from the caller's runtime.
     pub(crate) threads: ToolThreads,
     pub(crate) redactor: Option<Arc<Redactor>>,
+    /// The redactor a tool's requests to its client pass (`None`: they go out as written).
+    pub(crate) client_redactor: Option<Arc<Redactor>>,
     /// Where a failure to mark a claim started in the shared state is counted.
     pub(crate) faults: Arc<Faults>,
 }
@@ -55,9 +57,12 @@ pub(super) fn run_fused(sh: &Execute, call: &mut CallState<'_>) -> Option<Result
     let encoding = encoding_of(&call.encoding, scan.as_ref());
     // One unwind boundary around decoding and the run (the generated function has none): a
     // panic is the tool's, whether its body or a user type's decoding raised it.
-    let fused = catch_unwind(AssertUnwindSafe(|| {
-        f(&sh.context, raw.as_input(), encoding)
-    }));
+    let channel = super::redact::client_channel(sh.client_redactor.as_ref());
+    let fused = crate::client::sync_scope(channel, || {
+        catch_unwind(AssertUnwindSafe(|| {
+            f(&sh.context, raw.as_input(), encoding)
+        }))
+    });
     match fused {
         Ok(Fused::Ran(outcome)) => Some(Ok(finish(call, entry, Ok(outcome)))),
         Err(p) => Some(Ok(finish(call, entry, Err(Stop::Panic(panic_text(p)))))),
@@ -76,20 +81,41 @@ pub(super) async fn run(sh: &Execute, call: &mut CallState<'_>) -> Step {
         return Step::answer(env);
     }
     let timeout = call.entry.as_ref().and_then(|e| timeout_of(sh, e));
+    // A keyed call learns what the tool says of its effects (`Client::mark_acted`): its record
+    // releases the key of a run that stopped at an unanswered question only if it had not.
+    let talk = call
+        .claim
+        .is_some()
+        .then(|| Arc::new(crate::client::Talk::default()));
+    call.talk.clone_from(&talk);
     // Boxed: these futures hold a timer or a task handle, and held in place they made every
     // call's future (which hosts move into a task or a box) larger, for a run that spawns a
     // task or builds a boxed future anyway (a sync tool run in place goes `run_fused`'s way).
     if let Some((entry, typed)) = start_typed(call) {
         let scan = super::redact::scan(sh.redactor.as_deref(), &entry);
         let encoding = encoding_of(&call.encoding, scan.as_ref());
-        let outcome = Box::pin(invoke_typed(sh, &entry, typed, timeout, encoding)).await;
+        let run = Box::pin(invoke_typed(sh, &entry, typed, timeout, encoding));
+        let outcome = in_scopes(sh, talk, run).await;
         return finish(call, entry, outcome);
     }
     let entry = start(call);
-    let outcome = Box::pin(invoke(sh, &entry, call.args(), timeout))
+    let run = Box::pin(invoke(sh, &entry, call.args(), timeout));
+    let outcome = in_scopes(sh, talk, run)
         .await
         .map(|r| r.map(|reply| reply.map_data(Encoded::Value)));
     finish(call, entry, outcome)
+}
+
+/// Runs a tool's future with its requests to the client redacted
+/// ([`super::redact::client_channel`]) and, for a keyed call, what it says of its effects
+/// recorded in `talk`; the tool threads carry both over ([`super::threads`]).
+async fn in_scopes<F: std::future::Future>(
+    sh: &Execute,
+    talk: Option<Arc<crate::client::Talk>>,
+    run: F,
+) -> F::Output {
+    let channel = super::redact::client_channel(sh.client_redactor.as_ref());
+    crate::client::scope(channel, crate::client::talk_scope(talk, run)).await
 }
 
 /// The tool's timeout: its own, or the toolbox default.

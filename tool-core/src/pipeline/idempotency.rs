@@ -88,6 +88,13 @@ fn did_not_act(status: Status) -> bool {
     }
 }
 
+/// Whether the tool ended with the error of a request to its client that got no usable answer
+/// ([`crate::client::unanswered`]): the `failed` error `?` makes of a [`crate::ClientError`]
+/// (the `cancelled_by_user` ones release the key by their status).
+fn stopped_at_question(env: &Envelope) -> bool {
+    env.status == Status::Failed && env.code.as_deref().is_some_and(crate::client::unanswered)
+}
+
 /// The call's idempotency key, if it has one (then `claim` runs). A call on the typed fast path
 /// has no argument value, and never a key (`decode` takes that path only for calls without one).
 pub(super) fn key_of(call: &CallState<'_>) -> Option<IdempotencyKey> {
@@ -224,12 +231,19 @@ pub(super) async fn record(sh: &Claims, call: &mut CallState<'_>) -> Step {
     let (Some(ticket), Some(env)) = (call.claim.take(), call.env.as_mut()) else {
         return Step::Continue;
     };
+    // The tool said it had taken effect (`Client::mark_acted`): whatever it answers after that,
+    // a repeat must not act again.
+    let acted = call.talk.take().is_some_and(|t| t.acted());
     let disposition = match call.ran {
         Ran::NotRun => Disposition::Release,
+        Ran::Returned if acted => Disposition::Keep,
         // The tool answered that it did nothing: the agent is told to retry (after
         // `retry_after`, with fixed arguments, after asking the user), and a kept record would
         // refuse that retry as a duplicate of an operation that never happened.
         Ran::Returned if did_not_act(env.status) => Disposition::Release,
+        // It stopped at a request to its client that got no usable answer (the client could
+        // not take it, closed, refused it, or did not answer in time): it did not act either.
+        Ran::Returned if stopped_at_question(env) => Disposition::Release,
         Ran::Returned => Disposition::Keep,
         Ran::Stopped if repeat_safe => Disposition::Release,
         Ran::Stopped => Disposition::Unknown,

@@ -324,6 +324,9 @@ pub(crate) struct CallState<'a> {
     /// The claimed idempotency key, from `idempotency` to `idempotency_record`. Boxed: only
     /// calls with a key have one, and every call's state is moved with the call's future.
     pub(crate) claim: Option<Box<Ticket<'a>>>,
+    /// For a call with a claim, from `execute` on: what the tool said of its effects while it
+    /// ran ([`crate::client::Talk`]), read by `idempotency_record`.
+    pub(crate) talk: Option<Arc<crate::client::Talk>>,
     /// Whether the call is put to the approver and why, once decided (`approval::decide`, from
     /// `idempotency` or `approval`, whichever asks first); `None` for a tool that never needs
     /// approval, or before the decision.
@@ -383,6 +386,7 @@ impl<'a> CallState<'a> {
             typed: None,
             page: None,
             claim: None,
+            talk: None,
             approval: None,
             ran: Ran::NotRun,
             encoding,

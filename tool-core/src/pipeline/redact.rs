@@ -18,8 +18,13 @@
 //! here (`Redactor::json_text_may_change`, the same check on each string).
 
 use super::{CallState, Entry, Step};
+use crate::client::{
+    Answer, ClientChannel, ClientError, ClientFuture, LogLevel, LogMessage, Question,
+    SampleRequest, SampleResult,
+};
 use crate::envelope::{Envelope, Status};
 use crate::redact::{QuietKeys, Redactor, ResultScan};
+use std::borrow::Cow;
 use std::sync::Arc;
 
 /// The keys of the tool's output schema that `r` leaves alone, checked on the tool's first call.
@@ -112,4 +117,81 @@ fn redact_result(r: &Redactor, env: &mut Envelope, may_hold_text: bool, quiet: &
             *text = clean;
         }
     }
+}
+
+/// The transport's channel to the client, behind the toolbox's redactor: what a tool sends the
+/// client's model (a sampling request's messages and system prompt) and its user (a question's
+/// message, its fields' titles, descriptions and text defaults) is redacted as a result would
+/// be, since the client's model reads it. Log messages pass as they are (the tool's own words
+/// to the host's log, documented on [`crate::Client`]).
+struct RedactingChannel {
+    inner: Arc<dyn ClientChannel>,
+    redactor: Arc<Redactor>,
+}
+
+impl RedactingChannel {
+    fn redacted(&self, text: &str) -> Option<String> {
+        match self.redactor.redact_str(text) {
+            Cow::Borrowed(_) => None,
+            Cow::Owned(text) => Some(text),
+        }
+    }
+}
+
+impl ClientChannel for RedactingChannel {
+    fn log_level(&self) -> Option<LogLevel> {
+        self.inner.log_level()
+    }
+
+    fn log(&self, message: LogMessage) {
+        self.inner.log(message);
+    }
+
+    fn can_sample(&self) -> bool {
+        self.inner.can_sample()
+    }
+
+    fn can_elicit(&self) -> bool {
+        self.inner.can_elicit()
+    }
+
+    fn sample(
+        &self,
+        mut request: SampleRequest,
+    ) -> ClientFuture<'_, Result<SampleResult, ClientError>> {
+        for message in &mut request.messages {
+            if let Some(text) = self.redacted(message) {
+                *message = text;
+            }
+        }
+        if let Some(text) = request
+            .system_prompt
+            .as_deref()
+            .and_then(|p| self.redacted(p))
+        {
+            request.system_prompt = Some(text);
+        }
+        self.inner.sample(request)
+    }
+
+    fn elicit<'a>(
+        &'a self,
+        question: &'a Question,
+    ) -> ClientFuture<'a, Result<Answer, ClientError>> {
+        match question.map_text(|text| self.redacted(text)) {
+            None => self.inner.elicit(question),
+            Some(redacted) => Box::pin(async move { self.inner.elicit(&redacted).await }),
+        }
+    }
+}
+
+/// The channel a tool's requests to the client go through during its run: the transport's
+/// ([`crate::with_client`]) behind `redactor`; `None` when no transport talks to a client, or
+/// the toolbox does not redact them ([`ToolboxBuilder::redact_client_requests`]).
+///
+/// [`ToolboxBuilder::redact_client_requests`]: crate::ToolboxBuilder::redact_client_requests
+pub(super) fn client_channel(redactor: Option<&Arc<Redactor>>) -> Option<Arc<dyn ClientChannel>> {
+    let redactor = Arc::clone(redactor?);
+    let inner = crate::client::current()?;
+    Some(Arc::new(RedactingChannel { inner, redactor }))
 }

@@ -251,6 +251,7 @@ impl Drop for Claim {
 struct CallLocals {
     progress: Option<Arc<dyn ProgressSink>>,
     client: Option<Arc<dyn ClientChannel>>,
+    talk: Option<Arc<crate::client::Talk>>,
 }
 
 impl CallLocals {
@@ -259,22 +260,29 @@ impl CallLocals {
         CallLocals {
             progress: crate::progress::current(),
             client: crate::client::current(),
+            talk: crate::client::current_talk(),
         }
     }
 
     /// `work`, run with these task-locals set.
     fn around<R: Send + 'static>(self, work: Work<R>) -> Work<R> {
-        if self.progress.is_none() && self.client.is_none() {
+        if self.progress.is_none() && self.client.is_none() && self.talk.is_none() {
             return work;
         }
-        let CallLocals { progress, client } = self;
+        let CallLocals {
+            progress,
+            client,
+            talk,
+        } = self;
         match work {
             Work::Sync(f) => Work::Sync(Box::new(move || {
-                crate::progress::sync_scope(progress, || crate::client::sync_scope(client, f))
+                crate::progress::sync_scope(progress, || {
+                    crate::client::sync_scope(client, || crate::client::talk_sync_scope(talk, f))
+                })
             })),
             Work::Async(fut) => Work::Async(Box::pin(crate::progress::scope(
                 progress,
-                crate::client::scope(client, fut),
+                crate::client::scope(client, crate::client::talk_scope(talk, fut)),
             ))),
         }
     }
