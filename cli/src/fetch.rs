@@ -7,9 +7,7 @@
 //! the HTTP body of that request). Each tool's object is printed with every field the server sent.
 
 use std::collections::HashMap;
-use std::pin::Pin;
 use std::sync::{Arc, Mutex, PoisonError};
-use std::task::{Context, Poll};
 use std::time::Duration;
 
 use reqwest::header::{HeaderName, HeaderValue, ACCEPT, CONTENT_TYPE};
@@ -22,9 +20,9 @@ use rmcp::transport::streamable_http_client::{
 use rmcp::transport::StreamableHttpClientTransport;
 use rmcp::{RoleClient, ServiceExt};
 use serde_json::{json, Value};
-use tokio::io::{AsyncBufReadExt, AsyncRead, ReadBuf};
+use tokio::io::{AsyncBufReadExt, AsyncReadExt, AsyncWriteExt, DuplexStream};
 
-use crate::{emit, CliError};
+use crate::{emit, one_line, CliError};
 
 fn fail(message: String) -> CliError {
     CliError { code: 2, message }
@@ -35,6 +33,10 @@ const MAX_PAGES: usize = 1000;
 
 /// The longest line of a server's standard error quoted in an error message, in characters.
 const STDERR_LINE_MAX: usize = 200;
+
+/// The most characters quoted of a line a server wrote to standard output that was not
+/// JSON-RPC.
+const STDOUT_QUOTE_MAX: usize = 80;
 
 /// The raw `result` of each JSON-RPC response seen on the wire, by request id (its JSON text).
 #[derive(Clone, Default)]
@@ -51,12 +53,20 @@ impl Raw {
         }
     }
 
-    /// Records every message of a JSON text that is one message or a batch.
-    fn record_text(&self, text: &[u8]) {
+    /// Records every message of a JSON text that is one message or a batch; whether the text
+    /// is JSON-RPC (an object with `"jsonrpc"`, or a non-empty batch of them).
+    fn record_text(&self, text: &[u8]) -> bool {
+        let is_message = |m: &Value| m.get("jsonrpc").is_some();
         match serde_json::from_slice::<Value>(text) {
-            Ok(Value::Array(batch)) => batch.iter().for_each(|m| self.record(m)),
-            Ok(message) => self.record(&message),
-            Err(_) => {}
+            Ok(Value::Array(batch)) => {
+                batch.iter().for_each(|m| self.record(m));
+                !batch.is_empty() && batch.iter().all(is_message)
+            }
+            Ok(message) => {
+                self.record(&message);
+                is_message(&message)
+            }
+            Err(_) => false,
         }
     }
 
@@ -69,37 +79,102 @@ impl Raw {
     }
 }
 
-/// The server's standard output as rmcp reads it, with each complete line also recorded in
-/// [`Raw`] before rmcp decodes it.
-struct Tee<R> {
-    inner: R,
-    line: Vec<u8>,
-    raw: Raw,
+/// What a stdio server wrote to standard output besides JSON-RPC, for the error message of a
+/// failed fetch.
+#[derive(Default)]
+struct Stdout {
+    /// Whether a line was a JSON-RPC message.
+    json_rpc: bool,
+    /// The first non-blank line that was not (clipped to [`STDOUT_QUOTE_MAX`] characters, on one
+    /// line).
+    other: Option<String>,
 }
 
-impl<R: AsyncRead + Unpin> AsyncRead for Tee<R> {
-    fn poll_read(
-        mut self: Pin<&mut Self>,
-        cx: &mut Context<'_>,
-        buf: &mut ReadBuf<'_>,
-    ) -> Poll<std::io::Result<()>> {
-        let before = buf.filled().len();
-        let polled = Pin::new(&mut self.inner).poll_read(cx, buf);
-        if let Poll::Ready(Ok(())) = polled {
-            let this = &mut *self;
-            let mut new = &buf.filled()[before..];
-            while let Some(i) = memchr::memchr(b'\n', new) {
-                this.line.extend_from_slice(&new[..i]);
-                if this.line.iter().any(|b| !b.is_ascii_whitespace()) {
-                    this.raw.record_text(&this.line);
-                }
-                this.line.clear();
-                new = &new[i + 1..];
-            }
-            this.line.extend_from_slice(new);
+/// [`Stdout`], shared between the reader and the one who words the failure.
+type SeenOnStdout = Arc<Mutex<Stdout>>;
+
+impl Stdout {
+    /// The clause of an error message about what the server wrote to standard output (with
+    /// `; ` before it), or nothing when every line was JSON-RPC.
+    fn clause(seen: &SeenOnStdout) -> String {
+        let seen = seen.lock().unwrap_or_else(PoisonError::into_inner);
+        match (&seen.other, seen.json_rpc) {
+            (None, _) => String::new(),
+            (Some(line), false) => format!(
+                "; it wrote `{line}` to standard output, which is not a JSON-RPC message (is it an MCP server?)"
+            ),
+            (Some(line), true) => format!(
+                "; it wrote `{line}` to standard output, which is not a JSON-RPC message (an MCP server writes nothing else there)"
+            ),
         }
-        polled
     }
+}
+
+/// The lines of the server's standard output: each complete line is recorded in [`Raw`] and
+/// noted in [`Stdout`].
+struct Lines {
+    line: Vec<u8>,
+    raw: Raw,
+    seen: SeenOnStdout,
+}
+
+impl Lines {
+    /// Takes the next bytes of the output.
+    fn feed(&mut self, mut new: &[u8]) {
+        while let Some(i) = memchr::memchr(b'\n', new) {
+            self.line.extend_from_slice(&new[..i]);
+            self.end_line();
+            new = &new[i + 1..];
+        }
+        self.line.extend_from_slice(new);
+    }
+
+    /// Records the line read so far, and empties it.
+    fn end_line(&mut self) {
+        if self.line.iter().any(|b| !b.is_ascii_whitespace()) {
+            let json_rpc = self.raw.record_text(&self.line);
+            let mut seen = self.seen.lock().unwrap_or_else(PoisonError::into_inner);
+            if json_rpc {
+                seen.json_rpc = true;
+            } else if seen.other.is_none() {
+                // Only the start of the line is quoted: no need to decode all of it.
+                let head = &self.line[..self.line.len().min(STDOUT_QUOTE_MAX * 4 + 4)];
+                let text = String::from_utf8_lossy(head);
+                let mut quoted = one_line(text.trim(), STDOUT_QUOTE_MAX);
+                if head.len() < self.line.len() && !quoted.ends_with('…') {
+                    quoted.push('…');
+                }
+                seen.other = Some(quoted);
+            }
+        }
+        self.line.clear();
+    }
+}
+
+/// Reads the server's standard output to its end, passing it on to `to` (what rmcp reads) line
+/// by line after [`Lines`] has recorded it, so a response is in [`Raw`] before rmcp decodes it.
+/// Once rmcp stops reading (a failed handshake), the rest is still read and noted, so an error
+/// message can say what the server wrote.
+async fn pump_stdout(
+    mut from: tokio::process::ChildStdout,
+    mut to: DuplexStream,
+    mut lines: Lines,
+) {
+    let mut buf = vec![0u8; 64 * 1024];
+    let mut forward = true;
+    loop {
+        let n = match from.read(&mut buf).await {
+            Ok(0) | Err(_) => break,
+            Ok(n) => n,
+        };
+        lines.feed(&buf[..n]);
+        if forward && to.write_all(&buf[..n]).await.is_err() {
+            forward = false;
+        }
+    }
+    // A last line without a line break counts too, recorded before rmcp sees the end (`to` is
+    // dropped after this).
+    lines.end_line();
 }
 
 /// Runs the command: a stdio server started from `command`, or a streamable-HTTP server at
@@ -171,40 +246,55 @@ async fn fetch_stdio(command: &[String], limit: Duration) -> Result<Vec<Value>, 
     let last: LastLine = Arc::default();
     let stderr_task = tokio::spawn(read_stderr(stderr, last.clone()));
     let raw = Raw::default();
-    let tee = Tee {
-        inner: stdout,
+    let seen = SeenOnStdout::default();
+    let (rmcp_side, pump_side) = tokio::io::duplex(64 * 1024);
+    let lines = Lines {
         line: Vec::new(),
         raw: raw.clone(),
+        seen: seen.clone(),
     };
-    let result = handshake_and_list((tee, stdin), &raw, limit).await;
-    let result = match result {
-        Ok(tools) => Ok(tools),
-        Err(Failure::Handshake(cause)) => {
-            // A server that exited says why: its status and last line on standard error.
+    let stdout_task = tokio::spawn(pump_stdout(stdout, pump_side, lines));
+    let failure = match handshake_and_list((rmcp_side, stdin), &raw, limit).await {
+        Ok(tools) => {
+            end_child(&mut child).await;
+            return Ok(tools);
+        }
+        Err(failure) => failure,
+    };
+    // A server that exited before the handshake says why: its status, and its last line on
+    // standard error.
+    let exited = match failure {
+        Failure::Handshake(_) => {
             match tokio::time::timeout(Duration::from_millis(500), child.wait()).await {
-                Ok(Ok(status)) => {
-                    // Its standard error is closed once no process of it is left: read to the end.
-                    let _ = tokio::time::timeout(Duration::from_millis(500), stderr_task).await;
-                    let said = last
-                        .lock()
-                        .unwrap_or_else(PoisonError::into_inner)
-                        .take()
-                        .map_or("it wrote nothing to standard error".to_string(), |l| {
-                            format!("its last line on standard error: {l}")
-                        });
-                    Err(fail(format!(
-                        "{what} exited ({status}) before answering `initialize`; {said}"
-                    )))
-                }
-                _ => Err(fail(format!(
-                    "the MCP handshake with {what} failed: {cause}"
-                ))),
+                Ok(Ok(status)) => Some(status),
+                _ => None,
             }
         }
-        Err(other) => Err(other.into_error(&what, limit)),
+        _ => None,
     };
     end_child(&mut child).await;
-    result
+    // Its output and standard error close once no process of it is left: read both to the end.
+    let _ = tokio::time::timeout(Duration::from_millis(500), async {
+        let _ = stdout_task.await;
+        let _ = stderr_task.await;
+    })
+    .await;
+    // What it wrote to standard output that was not JSON-RPC, for every failure.
+    let stdout_said = Stdout::clause(&seen);
+    let message = match (failure, exited) {
+        (Failure::Handshake(_), Some(status)) => {
+            let stderr_said = last
+                .lock()
+                .unwrap_or_else(PoisonError::into_inner)
+                .take()
+                .map_or("it wrote nothing to standard error".to_string(), |l| {
+                    format!("its last line on standard error: {l}")
+                });
+            format!("{what} exited ({status}) before answering `initialize`{stdout_said}; {stderr_said}")
+        }
+        (failure, _) => format!("{}{stdout_said}", failure.into_error(&what, limit).message),
+    };
+    Err(fail(message))
 }
 
 /// Ends the server: its whole process group, then the child itself, reaped.
@@ -229,7 +319,8 @@ async fn end_child(child: &mut tokio::process::Child) {
     }
 }
 
-/// Keeps the last non-empty line of `stderr` (clipped to [`STDERR_LINE_MAX`] characters).
+/// Keeps the last non-empty line of `stderr` (clipped to [`STDERR_LINE_MAX`] characters, on one
+/// line).
 async fn read_stderr(stderr: tokio::process::ChildStderr, last: LastLine) {
     let mut lines = tokio::io::BufReader::new(stderr);
     let mut buf = Vec::new();
@@ -241,11 +332,8 @@ async fn read_stderr(stderr: tokio::process::ChildStderr, last: LastLine) {
                 let text = String::from_utf8_lossy(&buf);
                 let line = text.trim();
                 if !line.is_empty() {
-                    let mut clipped: String = line.chars().take(STDERR_LINE_MAX).collect();
-                    if line.chars().count() > STDERR_LINE_MAX {
-                        clipped.push('…');
-                    }
-                    *last.lock().unwrap_or_else(PoisonError::into_inner) = Some(clipped);
+                    *last.lock().unwrap_or_else(PoisonError::into_inner) =
+                        Some(one_line(line, STDERR_LINE_MAX));
                 }
             }
         }

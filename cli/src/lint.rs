@@ -1041,7 +1041,8 @@ fn render(c: char, out: &mut String) {
     }
 }
 
-fn is_invisible(c: char) -> bool {
+/// Whether `c` is invisible when printed (format characters, fillers, tags, variation selectors).
+pub(crate) fn is_invisible(c: char) -> bool {
     matches!(c as u32,
         0x00AD | 0x034F | 0x061C | 0x115F | 0x1160 | 0x180E | 0x200B..=0x200F | 0x202A..=0x202E
         | 0x2060..=0x206F | 0x3164 | 0xFEFF | 0xFFA0 | 0xFFF9..=0xFFFB | 0xE0000..=0xE007F

@@ -2,8 +2,9 @@
 //!
 //! Exit codes: 0 success (no errors found, no change of the class given to `--fail-on`, the lock
 //! matches); 1 the check failed (lint errors, a failing diff, a lock mismatch, tools a target
-//! could not carry); 2 the input could not be read or parsed, a server could not be fetched, or
-//! the command line is wrong.
+//! could not carry); 2 the input could not be read or parsed (a list given to `pin` that names a
+//! tool more than once, a lock that pins a name twice), a server could not be fetched, or the
+//! command line is wrong.
 
 use std::path::PathBuf;
 use std::process::ExitCode;
@@ -160,14 +161,21 @@ enum Command {
         #[arg(long, value_enum, default_value_t = DiffFormat::Human)]
         format: DiffFormat,
     },
-    /// Print a lockfile of each tool's definition hash (name, title, description, schemas,
-    /// annotations): `toolsmith pin FILE > tools.lock`.
+    /// Print a lockfile of each tool's definition hash (the whole tool object, every field, and
+    /// each field on its own): `toolsmith pin FILE > tools.lock`.
+    ///
+    /// Exit codes: 0 the lock was printed; 2 the list could not be read or parsed, or it names a
+    /// tool more than once (a lock approves one definition per name).
     Pin {
         /// The approved tool list.
         file: PathBuf,
     },
-    /// Check a tool list against a lockfile; names every tool and field that changed. Exit code 1
-    /// on any difference.
+    /// Check a tool list against a lockfile; names every tool and field that changed, every tool
+    /// added or removed, and every tool the list names more than once, one line each (`changed:`,
+    /// `added:`, `removed:`, `duplicate:`).
+    ///
+    /// Exit codes: 0 the list matches the lock; 1 any difference; 2 the lock or the list could
+    /// not be read or parsed, or the lock pins a name twice.
     Verify {
         /// The lockfile written by `toolsmith pin`.
         #[arg(long)]
@@ -190,7 +198,9 @@ enum Command {
     /// field included, all pages.
     ///
     /// A stdio server's standard error is read, not shown: its last line is quoted if it exits
-    /// before answering. The server's processes (its process group) are ended when fetch ends.
+    /// before answering. When the fetch fails, the first line the server wrote to standard output
+    /// that is not JSON-RPC is quoted too (on one line, clipped). The server's processes (its
+    /// process group) are ended when fetch ends.
     ///
     /// Exit codes: 0 the list was printed; 2 the server could not be started, exited, did not
     /// answer within --timeout, nothing listens at the URL, the URL is no MCP endpoint, or the
@@ -245,6 +255,25 @@ fn main() -> ExitCode {
             ExitCode::from(e.code)
         }
     }
+}
+
+/// `text` for one line of a message: each control, invisible or line-separating
+/// character shown as `<U+XXXX>`, at most `max` characters of it (then `…`).
+pub fn one_line(text: &str, max: usize) -> String {
+    use std::fmt::Write as _;
+    let mut out = String::with_capacity(text.len().min(max.saturating_mul(4)));
+    for (i, c) in text.chars().enumerate() {
+        if i == max {
+            out.push('…');
+            break;
+        }
+        if c.is_control() || lint::is_invisible(c) || matches!(c, '\u{2028}' | '\u{2029}') {
+            let _ = write!(out, "<U+{:04X}>", c as u32);
+        } else {
+            out.push(c);
+        }
+    }
+    out
 }
 
 /// Writes to standard output; a closed pipe (`| head`) is not an error worth a panic.

@@ -10,7 +10,12 @@ use sha2::{Digest, Sha256};
 use tool_spec::canonical_json;
 
 use crate::input::{self, name_of};
-use crate::{emit, CliError};
+use crate::{emit, one_line, CliError};
+
+/// A tool name as a message shows it: on one line, at most 200 characters.
+fn shown(name: &str) -> String {
+    one_line(name, 200)
+}
 
 /// The fields every lock entry lists (with `null` when the tool has none), first and in this
 /// order; any other field the tool has follows in key order. The hash covers them all.
@@ -75,9 +80,47 @@ pub fn entry(def: &Value) -> Value {
     })
 }
 
-/// `toolsmith pin FILE`: prints the lockfile.
+/// The first name `names` holds more than once, with the indices of its copies, and how many
+/// other names are repeated.
+fn first_repeat<'a>(names: impl Iterator<Item = &'a str>) -> Option<(&'a str, Vec<usize>, usize)> {
+    let mut at: HashMap<&str, Vec<usize>> = HashMap::new();
+    let mut order: Vec<&str> = Vec::new();
+    for (i, name) in names.enumerate() {
+        at.entry(name)
+            .or_insert_with(|| {
+                order.push(name);
+                Vec::new()
+            })
+            .push(i);
+    }
+    let mut repeated = order.into_iter().filter(|n| at[n].len() > 1);
+    let first = repeated.next()?;
+    Some((first, at[first].clone(), repeated.count()))
+}
+
+/// `toolsmith pin FILE`: prints the lockfile. A list that names a tool more than once is refused
+/// (exit code 2): a lock approves one definition per name, and a client given two definitions of
+/// one name may call either.
 pub fn pin(file: &Path) -> Result<u8, CliError> {
     let source = input::load_file(file)?;
+    if let Some((name, copies, others)) = first_repeat(source.defs.iter().map(name_of)) {
+        let places: Vec<&str> = copies
+            .iter()
+            .map(|&i| source.tools[i].at.as_str())
+            .collect();
+        return Err(CliError::input(format!(
+            "{}: the tool `{}` appears {} times ({}){}; a lock approves one definition per name, so a list that names a tool more than once cannot be pinned",
+            source.label,
+            shown(name),
+            copies.len(),
+            places.join(", "),
+            match others {
+                0 => String::new(),
+                1 => ", and 1 other name repeats".into(),
+                n => format!(", and {n} other names repeat"),
+            }
+        )));
+    }
     let lock = json!({
         "toolsmithLock": VERSION,
         "hash": "sha256 of the canonical JSON (sorted keys, compact) of the whole tool object: every field, known or not",
@@ -97,8 +140,27 @@ pub enum Drift {
     Removed(String),
     /// A tool that is not in the lock.
     Added(String),
-    /// A locked tool whose definition changed, with the fields that differ.
+    /// A locked tool whose definition changed, with the fields that differ (in any of its
+    /// copies, when the list names it more than once).
     Changed(String, Vec<String>),
+    /// A tool the list names more than once, with the number of its copies.
+    Duplicate(String, usize),
+}
+
+/// The order of fields in an entry: [`FIELDS`] first, then the others by name.
+fn field_order(name: &str) -> (usize, &str) {
+    (
+        FIELDS
+            .iter()
+            .position(|f| *f == name)
+            .unwrap_or(FIELDS.len()),
+        name,
+    )
+}
+
+/// The name of a lock entry (empty if it has none).
+fn entry_name(e: &Value) -> &str {
+    e.get("name").and_then(Value::as_str).unwrap_or_default()
 }
 
 /// The fields of `now` (an [`entry`]) whose hashes differ from the lock entry `locked`: over
@@ -122,55 +184,81 @@ fn changed_fields(locked: &Value, now: &Value, version: u64) -> Vec<String> {
         push(now);
     }
     // The entry's order: the known fields first, then the others by name.
-    names.sort_by_key(|n| {
-        (
-            FIELDS.iter().position(|f| f == n).unwrap_or(FIELDS.len()),
-            n.clone(),
-        )
-    });
+    names.sort_by(|a, b| field_order(a).cmp(&field_order(b)));
     names
         .into_iter()
         .filter(|f| hash(locked, f) != hash(now, f))
         .collect()
 }
 
-/// Compares lock entries (of a lockfile of `version`) with a list's definitions.
+/// The fields in which the definition `def` differs from the lock entry `e` (of a lockfile of
+/// `version`); empty when it matches.
+fn changes(e: &Value, def: &Value, version: u64) -> Vec<String> {
+    let now = entry(def);
+    let differs = if version >= 2 {
+        now["sha256"] != e["sha256"]
+    } else {
+        !changed_fields(e, &now, version).is_empty()
+    };
+    if !differs {
+        return Vec::new();
+    }
+    let mut fields = changed_fields(e, &now, version);
+    if fields.is_empty() {
+        // Only possible for an entry edited by hand: its hash and fields disagree.
+        fields.push("the tool's hash".into());
+    }
+    fields
+}
+
+/// Compares lock entries (of a lockfile of `version`) with a list's definitions: per name of
+/// the list, in the order the names first appear, `Added` or `Changed` (over every copy of the
+/// name), then `Duplicate` when the list names it more than once; then `Removed`, in the lock's
+/// order. Of lock entries sharing a name (which `pin` does not write), the first counts.
 pub fn compare(lock: &[Value], defs: &[Value], version: u64) -> Vec<Drift> {
-    let mut locked: HashMap<&str, Vec<&Value>> = HashMap::new();
+    let mut locked: HashMap<&str, &Value> = HashMap::new();
     for e in lock {
-        locked
-            .entry(e.get("name").and_then(Value::as_str).unwrap_or_default())
-            .or_default()
-            .push(e);
+        locked.entry(entry_name(e)).or_insert(e);
     }
-    for v in locked.values_mut() {
-        v.reverse();
-    }
-    let mut out = Vec::new();
+    let mut order: Vec<&str> = Vec::new();
+    let mut copies: HashMap<&str, Vec<&Value>> = HashMap::new();
     for def in defs {
         let name = name_of(def);
-        let Some(e) = locked.get_mut(name).and_then(Vec::pop) else {
-            out.push(Drift::Added(name.to_string()));
-            continue;
-        };
-        let now = entry(def);
-        let differs = if version >= 2 {
-            now["sha256"] != e["sha256"]
-        } else {
-            !changed_fields(e, &now, version).is_empty()
-        };
-        if differs {
-            let mut fields = changed_fields(e, &now, version);
-            if fields.is_empty() {
-                // Only possible for an entry edited by hand: its hash and fields disagree.
-                fields.push("the tool's hash".into());
+        copies
+            .entry(name)
+            .or_insert_with(|| {
+                order.push(name);
+                Vec::new()
+            })
+            .push(def);
+    }
+    let mut out = Vec::new();
+    for name in order {
+        let defs = &copies[name];
+        match locked.get(name) {
+            None => out.push(Drift::Added(name.to_string())),
+            Some(e) => {
+                let mut fields: Vec<String> = Vec::new();
+                for def in defs {
+                    for f in changes(e, def, version) {
+                        if !fields.contains(&f) {
+                            fields.push(f);
+                        }
+                    }
+                }
+                if !fields.is_empty() {
+                    fields.sort_by(|a, b| field_order(a).cmp(&field_order(b)));
+                    out.push(Drift::Changed(name.to_string(), fields));
+                }
             }
-            out.push(Drift::Changed(name.to_string(), fields));
+        }
+        if defs.len() > 1 {
+            out.push(Drift::Duplicate(name.to_string(), defs.len()));
         }
     }
     for e in lock {
-        let name = e.get("name").and_then(Value::as_str).unwrap_or_default();
-        if locked.get_mut(name).and_then(Vec::pop).is_some() {
+        let name = entry_name(e);
+        if !copies.contains_key(name) && locked.remove(name).is_some() {
             out.push(Drift::Removed(name.to_string()));
         }
     }
@@ -206,17 +294,38 @@ pub fn verify(lock_path: &Path, file: &Path) -> Result<u8, CliError> {
         .get("tools")
         .and_then(Value::as_array)
         .ok_or_else(|| CliError::input(format!("{label}: \"tools\" is missing or not an array")))?;
+    if let Some((name, copies, _)) = first_repeat(entries.iter().map(entry_name)) {
+        return Err(CliError::input(format!(
+            "{label}: the lock pins `{}` {} times; a lock approves one definition per name: pin again from a list that names each tool once",
+            shown(name),
+            copies.len()
+        )));
+    }
     let source = input::load_file(file)?;
     let drift = compare(entries, &source.defs, version);
     let mut out = String::new();
     for d in &drift {
         let _ = match d {
-            Drift::Removed(n) => writeln!(out, "removed: `{n}` is in the lock but not in the list"),
-            Drift::Added(n) => writeln!(out, "added: `{n}` is not in the lock"),
+            Drift::Removed(n) => writeln!(
+                out,
+                "removed: `{}` is in the lock but not in the list",
+                shown(n)
+            ),
+            Drift::Added(n) => writeln!(out, "added: `{}` is not in the lock", shown(n)),
+            Drift::Duplicate(n, k) => writeln!(
+                out,
+                "duplicate: `{}` appears {k} times in the list; the lock approves one definition per name",
+                shown(n)
+            ),
             Drift::Changed(n, fields) => writeln!(
                 out,
-                "changed: `{n}`: {} differ{} from the lock",
-                fields.join(", "),
+                "changed: `{}`: {} differ{} from the lock",
+                shown(n),
+                fields
+                    .iter()
+                    .map(|f| shown(f))
+                    .collect::<Vec<_>>()
+                    .join(", "),
                 if fields.len() == 1 { "s" } else { "" }
             ),
         };
@@ -278,6 +387,46 @@ mod tests {
         let fields = v1["fields"].as_object_mut().unwrap();
         fields.retain(|k, _| FIELDS.contains(&k.as_str()));
         assert!(compare(&[v1], &[b], 1).is_empty());
+    }
+
+    #[test]
+    fn added_removed_and_repeated_tools_are_drift() {
+        let t = |name: &str, d: &str| json!({"name": name, "description": d});
+        let lock = [entry(&t("a", "A.")), entry(&t("b", "B."))];
+        let drift = |defs: &[Value]| compare(&lock, defs, VERSION);
+        assert!(drift(&[t("b", "B."), t("a", "A.")]).is_empty());
+        assert_eq!(
+            drift(&[t("a", "A."), t("b", "B."), t("c", "C.")]),
+            vec![Drift::Added("c".into())]
+        );
+        assert_eq!(drift(&[t("b", "B.")]), vec![Drift::Removed("a".into())]);
+        // A copy of an approved tool, identical or not, and a new tool twice.
+        assert_eq!(
+            drift(&[t("a", "A."), t("b", "B."), t("a", "A.")]),
+            vec![Drift::Duplicate("a".into(), 2)]
+        );
+        assert_eq!(
+            drift(&[
+                t("a", "A."),
+                t("c", "C."),
+                t("b", "B."),
+                t("a", "Evil."),
+                t("c", "C.")
+            ]),
+            vec![
+                Drift::Changed("a".into(), vec!["description".into()]),
+                Drift::Duplicate("a".into(), 2),
+                Drift::Added("c".into()),
+                Drift::Duplicate("c".into(), 2),
+            ]
+        );
+        // Of lock entries sharing a name (not written by `pin`), the first counts, once.
+        let twice = [entry(&t("a", "A.")), entry(&t("a", "Other."))];
+        assert!(compare(&twice, &[t("a", "A.")], VERSION).is_empty());
+        assert_eq!(
+            compare(&twice, &[], VERSION),
+            vec![Drift::Removed("a".into())]
+        );
     }
 
     #[test]

@@ -2,7 +2,8 @@
 //! server. Run with `TOOLSMITH_TEST_SERVER` set, it serves instead of testing: `catalog` serves
 //! the filesystem catalog's tools with rmcp, `raw` writes its JSON-RPC by hand to list tools with
 //! fields rmcp's `Tool` lacks (over two pages), `exit` writes a line to standard error and exits
-//! with status 3, `silent` reads its input and never answers (for at most 60 seconds). HTTP
+//! with status 3, `silent` reads its input and never answers (for at most 60 seconds), `banner`
+//! writes a line that is not JSON-RPC to standard output, then stays silent like `silent`. HTTP
 //! servers are small `std::net` servers on 127.0.0.1 in the tests themselves.
 
 use std::path::Path;
@@ -113,7 +114,15 @@ fn serve(mode: &str) {
             eprintln!("test server: cannot open the database");
             std::process::exit(3)
         }
-        "silent" => {
+        "banner" | "silent" => {
+            if mode == "banner" {
+                use std::io::Write;
+                // A terminal escape, a bidi override and a long line: quoted on one line, clipped.
+                let banner = format!("\x1b[1mlistening\u{202e} on stdio {}", "y".repeat(300));
+                let mut out = std::io::stdout().lock();
+                writeln!(out, "{banner}").unwrap();
+                out.flush().unwrap();
+            }
             // Swallow the handshake and stay quiet; bounded so no process outlives the test.
             std::thread::spawn(|| std::io::copy(&mut std::io::stdin(), &mut std::io::sink()));
             std::thread::sleep(std::time::Duration::from_secs(60));
@@ -348,6 +357,47 @@ fn a_server_that_never_answers_times_out() {
     );
 }
 
+/// `toolsmith fetch -- ARGS` (with a timeout of 2 s).
+fn fetch_command(args: &[&str]) -> Output {
+    let mut all = vec!["fetch", "--timeout", "2", "--"];
+    all.extend_from_slice(args);
+    toolsmith(&all)
+}
+
+fn a_command_that_is_no_mcp_server_says_what_it_wrote() {
+    // It exits at once, having written a line that is not JSON-RPC.
+    let o = fetch_command(&["echo", "hello"]);
+    assert_eq!(o.status.code(), Some(2));
+    assert_eq!(
+        stderr(&o),
+        "toolsmith: error: the server `echo hello` exited (exit status: 0) before answering `initialize`; it wrote `hello` to standard output, which is not a JSON-RPC message (is it an MCP server?); it wrote nothing to standard error\n"
+    );
+    assert!(o.stdout.is_empty());
+
+    // A command that writes nothing at all: as before.
+    let o = fetch_command(&["true"]);
+    assert_eq!(o.status.code(), Some(2));
+    assert_eq!(
+        stderr(&o),
+        "toolsmith: error: the server `true` exited (exit status: 0) before answering `initialize`; it wrote nothing to standard error\n"
+    );
+
+    // Still running after its banner: the timeout says what it wrote, on one line, clipped
+    // to 80 characters, its control and invisible characters shown as code points.
+    let o = fetch("banner", &["--timeout", "1"]);
+    assert_eq!(o.status.code(), Some(2));
+    let err = stderr(&o);
+    let quoted = format!("<U+001B>[1mlistening<U+202E> on stdio {}…", "y".repeat(56));
+    assert!(
+        err.ends_with(&format!(
+            "` did not answer the MCP handshake within 1 s; it wrote `{quoted}` to standard output, which is not a JSON-RPC message (is it an MCP server?)\n"
+        )),
+        "{err}"
+    );
+    assert_eq!(err.lines().count(), 1, "{err}");
+    assert!(!err.contains(['\x1b', '\u{202e}']), "{err}");
+}
+
 fn a_command_that_does_not_exist_is_exit_code_two() {
     let o = Command::new(env!("CARGO_BIN_EXE_toolsmith"))
         .args(["fetch", "--", "/nonexistent/toolsmith-test-server"])
@@ -521,7 +571,7 @@ fn main() {
         serve(&mode);
         return;
     }
-    let tests: [(&str, fn()); 9] = [
+    let tests: [(&str, fn()); 10] = [
         (
             "fields_rmcp_lacks_are_fetched_pinned_and_verified",
             fields_rmcp_lacks_are_fetched_pinned_and_verified,
@@ -549,6 +599,10 @@ fn main() {
         (
             "a_server_that_never_answers_times_out",
             a_server_that_never_answers_times_out,
+        ),
+        (
+            "a_command_that_is_no_mcp_server_says_what_it_wrote",
+            a_command_that_is_no_mcp_server_says_what_it_wrote,
         ),
         (
             "a_command_that_does_not_exist_is_exit_code_two",
