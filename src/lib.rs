@@ -58,8 +58,8 @@ pub mod mcp {
     pub use toolsmith_mcp::CacheScope;
     #[doc(inline)]
     pub use toolsmith_mcp::{
-        HttpCallerFn, HttpServer, McpServer, ServeError, MAX_REQUEST_BODY_BYTES, MCP_PATH,
-        SHUTDOWN_GRACE,
+        HttpCallerFn, HttpServer, McpServer, ServeError, DEFAULT_CLIENT_TIMEOUT,
+        MAX_REQUEST_BODY_BYTES, MCP_PATH, SHUTDOWN_GRACE,
     };
 }
 pub use tool_macros::{model, tool, tools};
@@ -107,13 +107,13 @@ pub mod redis {
 
 /// The person's side of a tool (feature `ui`): an accessible HTML form rendered from the same
 /// spec the model reads, carrying WebMCP's declarative attributes so the browser registers the
-/// form a person fills in as the agent's tool.
+/// form a person fills in as the agent's tool, and the guard of the endpoint it posts to.
 #[cfg(feature = "ui")]
 pub mod ui {
     #[doc(inline)]
     pub use tool_spec::ui::{
         app, app_tool, app_uri, form, form_arguments, form_with, page, Form, FormOptions, Gap,
-        APP_EXTENSION, APP_MIME_TYPE, APP_SCRIPT, SCRIPT,
+        Refusal, RequestGuard, APP_EXTENSION, APP_MIME_TYPE, APP_SCRIPT, SCRIPT,
     };
 }
 

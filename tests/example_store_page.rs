@@ -1,7 +1,10 @@
 //! The store example's page for people (`examples/store/page.rs`): the search and add-to-cart
 //! forms rendered from the tools' specs, the endpoint they post to, and the page in Debian's
 //! Chromium with WebMCP, where the forms are declarative tools an agent calls and a person fills
-//! in, both through the toolbox's pipeline.
+//! in, both through the toolbox's pipeline. The endpoint's guard (`toolsmith::ui::RequestGuard`)
+//! refuses a post from another site's page and any request under a foreign name (DNS
+//! rebinding): checked on `respond`, over raw HTTP as curl sends it, and in Chromium with a
+//! hostile page on another origin.
 
 #[path = "../tool-core/tests/consumers/require.rs"]
 mod require;
@@ -16,7 +19,15 @@ mod tools;
 use serde_json::{json, Value};
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
+use std::time::Duration;
+use tokio::io::{AsyncReadExt, AsyncWriteExt};
+use toolsmith::ui::RequestGuard;
 use toolsmith::Toolbox;
+
+/// The host and origin the unit tests' requests come from: the page's own, as a browser on it
+/// sends them.
+const HOST: &str = "127.0.0.1:8080";
+const ORIGIN: &str = "http://127.0.0.1:8080";
 
 fn store() -> Toolbox {
     let customer = tools::Customer {
@@ -24,6 +35,38 @@ fn store() -> Toolbox {
         purchased: Vec::new(),
     };
     tools::toolbox(tools::demo_catalogue(), customer).unwrap()
+}
+
+/// Answers a request as the page's own script or form sends it: the page's `Host`, its
+/// `Origin` and `Sec-Fetch-Site: same-origin` on a post, and `content_type` when given.
+async fn respond(
+    tb: &Toolbox,
+    method: &str,
+    path: &str,
+    query: Option<&str>,
+    content_type: Option<&str>,
+    body: &[u8],
+) -> page::Answer {
+    let mut headers = vec![("Host", HOST)];
+    if method != "GET" {
+        headers.extend([("Origin", ORIGIN), ("Sec-Fetch-Site", "same-origin")]);
+    }
+    if let Some(ct) = content_type {
+        headers.push(("Content-Type", ct));
+    }
+    let guard = RequestGuard::loopback();
+    page::respond(tb, &guard, method, path, query, &headers, body).await
+}
+
+/// The number of items in the cart after adding one more LMP-HEAD through the toolbox: what
+/// was added before, plus one.
+async fn items_after_one_more(tb: &Toolbox) -> u64 {
+    let env = tb
+        .call("add_to_cart", json!({"sku": "LMP-HEAD", "quantity": 1}))
+        .await;
+    let wire: Value = serde_json::from_str(&env.to_json()).unwrap();
+    assert_eq!(wire["status"], "ok", "{wire}");
+    wire["data"]["cart_items"].as_u64().unwrap()
 }
 
 fn json_of(answer: &page::Answer) -> Value {
@@ -34,7 +77,7 @@ fn json_of(answer: &page::Answer) -> Value {
 #[tokio::test]
 async fn the_page_has_a_declarative_form_per_tool_and_no_other() {
     let tb = store();
-    let answer = page::respond(&tb, "GET", "/", None, None, b"").await;
+    let answer = respond(&tb, "GET", "/", None, None, b"").await;
     assert_eq!(answer.status, 200);
     for tool in page::PAGE_TOOLS {
         assert!(
@@ -56,7 +99,7 @@ async fn the_page_has_a_declarative_form_per_tool_and_no_other() {
 async fn the_script_s_json_reaches_the_toolbox() {
     let tb = store();
     let body = json!({"tool": "search_products", "arguments": {"query": "jacket"}}).to_string();
-    let answer = page::respond(
+    let answer = respond(
         &tb,
         "POST",
         "/call",
@@ -73,7 +116,7 @@ async fn the_script_s_json_reaches_the_toolbox() {
     // What the schema forbids is refused by the toolbox, naming the parameter.
     let body = json!({"tool": "add_to_cart", "arguments": {"sku": "BOOT-TROLL", "quantity": 11}})
         .to_string();
-    let answer = page::respond(
+    let answer = respond(
         &tb,
         "POST",
         "/call",
@@ -90,7 +133,7 @@ async fn the_script_s_json_reaches_the_toolbox() {
 #[tokio::test]
 async fn a_native_submission_is_typed_by_the_spec() {
     let tb = store();
-    let answer = page::respond(
+    let answer = respond(
         &tb,
         "POST",
         "/call",
@@ -107,7 +150,7 @@ async fn a_native_submission_is_typed_by_the_spec() {
     );
     assert!(answer.body.contains("\"status\":\"ok\""), "{}", answer.body);
     // A number that is not a number stays text: the toolbox names the parameter.
-    let answer = page::respond(
+    let answer = respond(
         &tb,
         "POST",
         "/call",
@@ -170,17 +213,309 @@ async fn bad_requests_get_a_status_and_a_reason() {
         ("GET", "/admin", None, None, b"", 404),
     ];
     for (method, path, query, ct, body, want) in cases {
-        let answer = page::respond(&tb, method, path, query, ct, body).await;
+        let answer = respond(&tb, method, path, query, ct, body).await;
         assert_eq!(answer.status, want, "{method} {path} {ct:?}: {answer:?}");
         assert!(!answer.body.is_empty());
     }
     let big = vec![b'x'; page::MAX_BODY + 1];
-    let answer = page::respond(&tb, "POST", "/call", None, Some("application/json"), &big).await;
+    let answer = respond(&tb, "POST", "/call", None, Some("application/json"), &big).await;
     assert_eq!(answer.status, 413);
+}
+
+/// A post from another site's page, and any request under a name the page is not served under
+/// (DNS rebinding), is refused before the toolbox sees it: nothing reaches the cart. A client
+/// outside a browser (neither `Origin` nor `Sec-Fetch-Site`) is let through: it could post
+/// anything anyway, and a browser's page always says where it is from.
+#[tokio::test]
+async fn the_guard_refuses_cross_site_posts_and_foreign_hosts_before_any_tool_runs() {
+    let tb = store();
+    let guard = RequestGuard::loopback();
+    let form = Some("tool=add_to_cart");
+    let body: &[u8] = b"sku=TNT-2P&quantity=2";
+    let ct = ("Content-Type", "application/x-www-form-urlencoded");
+    let rebound = "rebind.attacker.example:8080";
+    // (what the request is, method, path, headers, the status it gets)
+    type Case<'a> = (&'a str, &'a str, &'a str, Vec<(&'a str, &'a str)>, u16);
+    let cases: [Case; 8] = [
+        (
+            "a hidden form on another site",
+            "POST",
+            "/call",
+            vec![
+                ("Host", HOST),
+                ("Origin", "http://evil.example"),
+                ("Sec-Fetch-Site", "cross-site"),
+                ct,
+            ],
+            403,
+        ),
+        (
+            "curl with another site's Origin",
+            "POST",
+            "/call",
+            vec![("host", HOST), ("origin", "http://evil.example"), ct],
+            403,
+        ),
+        (
+            "a page that hides its origin",
+            "POST",
+            "/call",
+            vec![("Host", HOST), ("Origin", "null"), ct],
+            403,
+        ),
+        (
+            "a page of a sibling site",
+            "POST",
+            "/call",
+            vec![("Host", HOST), ("Sec-Fetch-Site", "same-site"), ct],
+            403,
+        ),
+        (
+            "another port of the same host",
+            "POST",
+            "/call",
+            vec![("Host", HOST), ("Origin", "http://127.0.0.1:9999"), ct],
+            403,
+        ),
+        (
+            "a rebound name posting to itself",
+            "POST",
+            "/call",
+            vec![
+                ("Host", rebound),
+                ("Origin", "http://rebind.attacker.example:8080"),
+                ("Sec-Fetch-Site", "same-origin"),
+                ct,
+            ],
+            403,
+        ),
+        (
+            "a rebound name reading the page",
+            "GET",
+            "/",
+            vec![("Host", rebound)],
+            403,
+        ),
+        ("a request with no Host", "POST", "/call", vec![ct], 400),
+    ];
+    for (what, method, path, headers, want) in cases {
+        let answer = page::respond(&tb, &guard, method, path, form, &headers, body).await;
+        assert_eq!(answer.status, want, "{what}: {answer:?}");
+        assert_eq!(answer.content_type, "text/plain; charset=utf-8", "{what}");
+        assert!(
+            !answer.body.contains("\"status\""),
+            "{what}: a tool ran: {answer:?}"
+        );
+    }
+    let foreign = page::respond(&tb, &guard, "GET", "/", None, &[("Host", rebound)], b"").await;
+    assert!(foreign.body.contains(rebound), "{foreign:?}");
+    assert_eq!(
+        items_after_one_more(&tb).await,
+        1,
+        "nothing reached the cart"
+    );
+
+    // No Origin, no Sec-Fetch-Site: not a page in a browser, let through.
+    let answer = page::respond(
+        &tb,
+        &guard,
+        "POST",
+        "/call",
+        form,
+        &[("host", HOST), ct],
+        body,
+    )
+    .await;
+    assert_eq!(answer.status, 200, "{answer:?}");
+    assert!(answer.body.contains("\"cart_items\":3"), "{answer:?}");
+}
+
+/// Sends raw HTTP/1.1 to `addr` as curl does: `head` is the request line and headers (no blank
+/// line); the body follows with its length. Returns the status and the body.
+async fn raw_http(addr: std::net::SocketAddr, head: &str, body: &[u8]) -> (u16, String) {
+    let mut stream = tokio::net::TcpStream::connect(addr).await.unwrap();
+    let mut request = format!(
+        "{head}\r\nContent-Length: {}\r\nConnection: close\r\n\r\n",
+        body.len()
+    )
+    .into_bytes();
+    request.extend_from_slice(body);
+    stream.write_all(&request).await.unwrap();
+    let mut answer = Vec::new();
+    tokio::time::timeout(Duration::from_secs(10), stream.read_to_end(&mut answer))
+        .await
+        .expect("the page answers within ten seconds")
+        .unwrap();
+    let text = String::from_utf8_lossy(&answer).into_owned();
+    let status = text
+        .split(' ')
+        .nth(1)
+        .and_then(|s| s.parse().ok())
+        .unwrap_or_else(|| panic!("no status line: {text}"));
+    let body = text
+        .split_once("\r\n\r\n")
+        .map(|(_, b)| b.to_string())
+        .unwrap_or_default();
+    (status, body)
+}
+
+/// The served page, over real HTTP as curl sends it: another site's `Origin` and a foreign
+/// `Host` get 403 and run nothing; the page's own name without an `Origin` is answered.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn over_http_another_site_s_origin_and_a_foreign_host_get_403() {
+    let tb = Arc::new(store());
+    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+    let addr = listener.local_addr().unwrap();
+    let server = tokio::spawn(page::serve(
+        Arc::clone(&tb),
+        RequestGuard::loopback(),
+        listener,
+    ));
+    let post = "POST /call?tool=add_to_cart HTTP/1.1";
+    let form = "Content-Type: application/x-www-form-urlencoded";
+    let body: &[u8] = b"sku=TNT-2P&quantity=2";
+
+    let (status, text) = raw_http(
+        addr,
+        &format!("{post}\r\nHost: {addr}\r\nOrigin: http://evil.example\r\n{form}"),
+        body,
+    )
+    .await;
+    assert_eq!(status, 403, "{text}");
+    assert!(text.contains("http://evil.example"), "{text}");
+    for request in [
+        format!(
+            "GET / HTTP/1.1\r\nHost: rebind.attacker.example:{}",
+            addr.port()
+        ),
+        format!(
+            "{post}\r\nHost: rebind.attacker.example:{}\r\n{form}",
+            addr.port()
+        ),
+    ] {
+        let (status, text) = raw_http(addr, &request, body).await;
+        assert_eq!(status, 403, "{request}: {text}");
+        assert!(text.contains("rebind.attacker.example"), "{text}");
+    }
+    let (status, text) = raw_http(addr, &format!("{post}\r\nHost: {addr}\r\n{form}"), body).await;
+    server.abort();
+    assert_eq!(status, 200, "{text}");
+    assert!(
+        text.contains("\"cart_items\":2"),
+        "only this addition is in the cart: {text}"
+    );
 }
 
 fn consumers_dir() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("tool-core/tests/consumers")
+}
+
+/// The Chromium to run: `None` (with a SKIP, or a panic under `TOOLSMITH_REQUIRE_CONSUMERS=1`)
+/// when it or playwright-core is missing.
+fn chromium() -> Option<String> {
+    let chromium =
+        std::env::var("TOOLSMITH_CHROMIUM").unwrap_or_else(|_| "/usr/bin/chromium".into());
+    if !Path::new(&chromium).exists() {
+        return require::missing("chromium", &format!("{chromium} does not exist"));
+    }
+    if !consumers_dir()
+        .join("node_modules/playwright-core")
+        .exists()
+    {
+        return require::missing(
+            "playwright-core",
+            "tool-core/tests/consumers/node_modules is not installed",
+        );
+    }
+    Some(chromium)
+}
+
+/// Runs `script` of the consumers with `args` in `chromium`; returns the JSON it prints last.
+async fn run_node(chromium: &str, script: &str, args: &[String]) -> Value {
+    let mut cmd = tokio::process::Command::new("node");
+    cmd.arg(consumers_dir().join(script))
+        .args(args)
+        .env("TOOLSMITH_CHROMIUM", chromium)
+        .current_dir(consumers_dir())
+        .kill_on_drop(true);
+    let out = tokio::time::timeout(Duration::from_secs(120), cmd.output())
+        .await
+        .expect("the browser finishes within two minutes")
+        .expect("node runs");
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(out.status.success(), "{script} failed:\n{stdout}\n{stderr}");
+    stdout
+        .lines()
+        .rev()
+        .find_map(|l| serde_json::from_str(l).ok())
+        .unwrap_or_else(|| panic!("{script} printed no JSON:\n{stdout}\n{stderr}"))
+}
+
+/// Serves the store's page on 127.0.0.1 behind the loopback guard; returns its URL and the task.
+async fn serve(tb: &Arc<Toolbox>) -> (String, tokio::task::JoinHandle<std::io::Result<()>>) {
+    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+    let url = format!("http://{}/", listener.local_addr().unwrap());
+    let server = tokio::spawn(page::serve(
+        Arc::clone(tb),
+        RequestGuard::loopback(),
+        listener,
+    ));
+    (url, server)
+}
+
+/// The attack of issue 49 in Chromium: a page on another site (`http://evil.example:PORT/`, a
+/// name Chromium resolves to 127.0.0.1) posts `add_to_cart` to the store's endpoint with a
+/// no-cors fetch and a hidden, auto-submitted form; a rebound name
+/// (`http://rebind.example:STOREPORT/`) loads the page and posts to it as its own origin. Every
+/// one is refused (403) and nothing reaches the cart; the store's own page, submitting its form
+/// natively in the same browser, still adds to the cart, and that addition is the only one.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_hostile_page_cannot_use_the_store_through_the_person_s_browser() {
+    let Some(chromium) = chromium() else {
+        return;
+    };
+    let tb = Arc::new(store());
+    let (url, server) = serve(&tb).await;
+    let seen = run_node(&chromium, "store_attack.mjs", &[url]).await;
+    server.abort();
+
+    let cross = seen["crossSite"].as_array().unwrap();
+    assert_eq!(
+        cross.len(),
+        2,
+        "the fetch and the form reached the store: {seen}"
+    );
+    for request in cross {
+        assert_eq!(request["status"], 403, "{request}");
+    }
+    // The form's post is what a browser sends across sites, so the guard is what refused it.
+    let form = cross.iter().find(|r| r["kind"] == "document").unwrap();
+    assert!(
+        form["origin"]
+            .as_str()
+            .is_some_and(|o| o.starts_with("http://evil.example:")),
+        "{form}"
+    );
+    assert_eq!(form["secFetchSite"], "cross-site", "{form}");
+    assert_eq!(seen["rebindPage"]["status"], 403, "{}", seen["rebindPage"]);
+    assert!(
+        seen["rebindPage"]["body"]
+            .as_str()
+            .unwrap()
+            .contains("`rebind.example:"),
+        "{}",
+        seen["rebindPage"]
+    );
+    assert_eq!(seen["rebindPost"]["status"], 403, "{}", seen["rebindPost"]);
+
+    let own = &seen["own"];
+    assert_eq!(own["status"], 200, "{own}");
+    assert!(
+        own["body"].as_str().unwrap().contains("\"cart_items\":1"),
+        "the person's own addition is the only one in the cart: {own}"
+    );
+    assert_eq!(items_after_one_more(&tb).await, 2);
 }
 
 /// The page over real HTTP in Chromium: both forms register as WebMCP tools with the specs'
@@ -189,50 +524,17 @@ fn consumers_dir() -> PathBuf {
 /// saves the README's picture.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn the_store_page_works_in_chromium_for_an_agent_and_a_person() {
-    let chromium =
-        std::env::var("TOOLSMITH_CHROMIUM").unwrap_or_else(|_| "/usr/bin/chromium".into());
-    if !Path::new(&chromium).exists() {
-        require::missing::<()>("chromium", &format!("{chromium} does not exist"));
+    let Some(chromium) = chromium() else {
         return;
-    }
-    if !consumers_dir()
-        .join("node_modules/playwright-core")
-        .exists()
-    {
-        require::missing::<()>(
-            "playwright-core",
-            "tool-core/tests/consumers/node_modules is not installed",
-        );
-        return;
-    }
+    };
     let tb = Arc::new(store());
-    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
-    let url = format!("http://{}/", listener.local_addr().unwrap());
-    let server = tokio::spawn(page::serve(Arc::clone(&tb), listener));
-    let mut cmd = tokio::process::Command::new("node");
-    cmd.arg(consumers_dir().join("store_page.mjs"))
-        .arg(&url)
-        .env("TOOLSMITH_CHROMIUM", &chromium)
-        .current_dir(consumers_dir());
+    let (url, server) = serve(&tb).await;
+    let mut args = vec![url];
     if let Ok(shot) = std::env::var("TOOLSMITH_SCREENSHOT") {
-        cmd.arg(shot);
+        args.push(shot);
     }
-    let out = tokio::time::timeout(std::time::Duration::from_secs(120), cmd.output())
-        .await
-        .expect("the browser finishes within two minutes")
-        .expect("node runs");
+    let seen = run_node(&chromium, "store_page.mjs", &args).await;
     server.abort();
-    let stdout = String::from_utf8_lossy(&out.stdout);
-    let stderr = String::from_utf8_lossy(&out.stderr);
-    assert!(
-        out.status.success(),
-        "store_page.mjs failed:\n{stdout}\n{stderr}"
-    );
-    let seen: Value = stdout
-        .lines()
-        .rev()
-        .find_map(|l| serde_json::from_str(l).ok())
-        .unwrap_or_else(|| panic!("no JSON:\n{stdout}\n{stderr}"));
 
     let names: Vec<&str> = seen["registered"]
         .as_array()

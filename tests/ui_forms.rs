@@ -5,14 +5,16 @@
 //!   are the spec's; a form that is not declarative (a parameter has no control the browser
 //!   derives its type from) is registered by the page's script through the imperative API, with
 //!   the spec's own WebMCP schema;
+//! - the renderer reports exactly the [`Gap`]s pinned for the tool (`expected_gaps`), so a gap
+//!   that appears or vanishes fails here and is looked at;
 //! - on every sample argument set, the schema the browser derives from the form accepts what the
-//!   spec's schema accepts, except where the renderer reports a [`Gap`] for that parameter and
-//!   keyword (for example the browser derives no `minLength`);
+//!   spec's schema accepts, except where a pinned gap covers that parameter and keyword (for
+//!   example the browser derives no `minLength`);
 //! - an agent's call (`document.modelContext.executeTool`) and a person filling in the same
 //!   values (typing, clicking) both produce exactly the sample arguments;
 //! - a value the schema forbids is stopped by the form before submit (or cannot be typed, for a
-//!   `maxlength`), unless a gap says the control cannot express it, and the toolbox refuses it
-//!   naming the same parameter.
+//!   `maxlength`), unless a pinned gap says the control cannot express it, and the toolbox
+//!   refuses it naming the same parameter.
 //!
 //! Needs chromium, node and playwright-core (`.ci/consumers.sh`); skipped with a notice unless
 //! `TOOLSMITH_REQUIRE_CONSUMERS=1`.
@@ -211,10 +213,63 @@ fn as_submitted(spec: &ToolSpec, args: &Value) -> Value {
     out
 }
 
-/// A gap the renderer reported for `param` that covers `keyword`.
-fn gap_covers(gaps: &[Gap], param: &str, keyword: &str) -> bool {
+/// The gaps each tool's form reports, as (parameter, keyword), in the order the form reports
+/// them. Pinned rather than taken from the renderer, so that a gap that appears (a constraint a
+/// form newly cannot carry) or vanishes (one it now carries, or no longer reports) fails the
+/// tests and is looked at, instead of silently widening or narrowing what the parity checks let
+/// through.
+fn expected_gaps(tool: &str) -> Vec<(&'static str, &'static str)> {
+    let lengths = "minLength/maxLength";
+    match tool {
+        "search_products" => vec![("query", lengths)],
+        "compare_products" => vec![("skus", "type")],
+        "add_to_cart" => vec![("sku", lengths), ("size", lengths)],
+        "search_articles" => vec![("query", lengths)],
+        "create_ticket" => vec![("subject", lengths), ("body", lengths)],
+        "get_ticket_status" => vec![],
+        "read_file" => vec![("path", lengths)],
+        "search_text" => vec![("query", lengths), ("path", lengths)],
+        "write_file" => vec![("path", lengths), ("content", lengths)],
+        "book_room" => vec![("room", lengths), ("floor", "enum")],
+        other => panic!("no pinned gaps for {other}: add them when an example gains a tool"),
+    }
+}
+
+/// The gaps the renderer reports for `spec`'s form, as (parameter, keyword).
+fn reported_gaps(spec: &ToolSpec) -> Vec<(String, String)> {
+    ui::form(spec)
+        .gaps()
+        .iter()
+        .map(|g: &Gap| (g.param.clone(), g.keyword.clone()))
+        .collect()
+}
+
+/// A pinned gap for `param` that covers `keyword`.
+fn gap_covers(gaps: &[(&str, &str)], param: &str, keyword: &str) -> bool {
     gaps.iter()
-        .any(|g| g.param == param && g.keyword.split('/').any(|k| k == keyword))
+        .any(|(p, k)| *p == param && k.split('/').any(|k| k == keyword))
+}
+
+/// Every form of the examples reports exactly its pinned gaps (without a browser, so this holds
+/// wherever the tests run).
+#[test]
+fn every_form_reports_exactly_the_pinned_gaps() {
+    let dir = std::env::temp_dir().join(format!("toolsmith-ui-gaps-{}", std::process::id()));
+    for tb in toolboxes(&dir) {
+        for spec in tb.specs() {
+            let pinned: Vec<(String, String)> = expected_gaps(&spec.name)
+                .into_iter()
+                .map(|(p, k)| (p.to_string(), k.to_string()))
+                .collect();
+            assert_eq!(
+                reported_gaps(&spec),
+                pinned,
+                "{}: the form's gaps changed; if the change is meant, update expected_gaps",
+                spec.name
+            );
+        }
+    }
+    let _ = std::fs::remove_dir_all(&dir);
 }
 
 /// Runs the page in Chromium; `None` when a consumer is missing (and not required).
@@ -303,7 +358,14 @@ fn forms_of_the_examples_match_their_tools_in_a_real_browser() {
     let mut registered_count = 0;
     for (b, spec) in &specs {
         let form = ui::form(spec);
-        let gaps = form.gaps();
+        let gaps = expected_gaps(&spec.name);
+        let reported: Vec<(&str, &str)> = form
+            .gaps()
+            .iter()
+            .map(|g| (g.param.as_str(), g.keyword.as_str()))
+            .collect();
+        assert_eq!(reported, gaps, "{}: the form's gaps", spec.name);
+        let gaps = &gaps[..];
         let spec_check = validator(&spec.input_schema);
         let valid = valid_cases(&spec.name);
 
@@ -322,7 +384,7 @@ fn forms_of_the_examples_match_their_tools_in_a_real_browser() {
         let derived = &tool["inputSchema"];
         if !form.is_declarative() {
             assert!(
-                gaps.iter().any(|g| g.keyword == "type"),
+                gaps.iter().any(|(_, k)| *k == "type"),
                 "{}: not declarative without a type gap",
                 spec.name
             );
@@ -407,7 +469,7 @@ fn check_person_and_refusals(
     spec: &ToolSpec,
     toolbox: &Toolbox,
     valid: &[Value],
-    gaps: &[Gap],
+    gaps: &[(&str, &str)],
 ) {
     for (i, args) in valid.iter().enumerate() {
         let got = seen["person"]
@@ -484,7 +546,8 @@ const PIXEL: &str = "iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mN
 /// handshake, the model's arguments filled in for the person to review, a changed value typed
 /// over them, and the person's submission sent to the host as `tools/call` with exactly the
 /// arguments the form shows; the host's result is shown block by block (text as text, images,
-/// links).
+/// links). A sibling frame of the view (another frame of the host's page) that posts the app
+/// other arguments, a result and a `ping` is ignored: the app reads its host's messages only.
 #[test]
 fn an_mcp_app_shows_the_model_s_arguments_and_calls_the_tool_through_the_host() {
     let spec = store::add_to_cart::tool().spec().clone();
@@ -499,7 +562,14 @@ fn an_mcp_app_shows_the_model_s_arguments_and_calls_the_tool_through_the_host() 
             {"type": "resource_link", "uri": "https://shop.example/cart", "name": "cart", "title": "Your cart"},
             {"type": "resource_link", "uri": "javascript:alert(1)", "name": "trap"},
             {"type": "image", "mimeType": "text/html", "data": "PGI+eDwvYj4="}
-        ]}
+        ]},
+        "forged": [
+            {"jsonrpc": "2.0", "forged": true, "method": "ui/notifications/tool-input",
+             "params": {"arguments": {"sku": "TNT-4P", "quantity": 9}}},
+            {"jsonrpc": "2.0", "forged": true, "method": "ui/notifications/tool-result",
+             "params": {"content": [{"type": "text", "text": "FORGED result"}]}},
+            {"jsonrpc": "2.0", "forged": true, "id": "forged-ping", "method": "ping"}
+        ]
     });
     let Some(seen) = run_node("mcp_app.mjs", &case) else {
         return;
@@ -519,7 +589,18 @@ fn an_mcp_app_shows_the_model_s_arguments_and_calls_the_tool_through_the_host() 
         ],
         "{seen}"
     );
+    // No answer to the sibling's ping reached the host: the three messages are the app's own.
+    assert_eq!(seen["log"].as_array().unwrap().len(), 3, "{seen}");
     assert_eq!(seen["log"][0]["params"]["protocolVersion"], "2026-01-26");
+    assert_eq!(
+        seen["forgedSeen"], 3,
+        "the sibling's messages reached the view: {seen}"
+    );
+    assert_eq!(
+        seen["afterForged"],
+        json!({"filled": input, "shown": ""}),
+        "the sibling's arguments and result are ignored"
+    );
     assert_eq!(
         seen["filled"], input,
         "the model's arguments, as the form shows them"

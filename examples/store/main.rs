@@ -7,7 +7,10 @@
 //!
 //! `cargo run --example store -- --serve [127.0.0.1:8080]` serves the store's page for people
 //! instead: the search and add-to-cart forms rendered from the same specs (`page.rs`); in a
-//! browser with WebMCP they are the agent's tools too.
+//! browser with WebMCP they are the agent's tools too. The page answers under the loopback names
+//! only (`localhost`, `127.0.0.1`, `[::1]`: `RequestGuard::loopback`) and takes posts from its
+//! own origin only; served under another name, it must list that name
+//! (`RequestGuard::for_hosts`).
 
 mod page;
 mod tools;
@@ -27,8 +30,9 @@ async fn main() -> Result<(), Box<dyn std::error::Error>> {
         let addr = args.next().unwrap_or_else(|| "127.0.0.1:8080".to_string());
         let listener = tokio::net::TcpListener::bind(&addr).await?;
         println!("the store's page: http://{}/", listener.local_addr()?);
+        let guard = toolsmith::ui::RequestGuard::loopback();
         tokio::select! {
-            served = page::serve(std::sync::Arc::new(toolbox), listener) => served?,
+            served = page::serve(std::sync::Arc::new(toolbox), guard, listener) => served?,
             _ = tokio::signal::ctrl_c() => {}
         }
         return Ok(());

@@ -3,6 +3,11 @@
 //! forms are declarative tools too, so a person and an agent use the same form, and both reach
 //! the toolbox through the same pipeline (validation, policy, audit).
 //!
+//! The endpoint runs a tool for whoever posts to it, and a browser posts a form across sites
+//! without asking, so every request passes the page's [`RequestGuard`] first: only the names the
+//! page is served under are answered (against DNS rebinding), and only the page's own origin may
+//! post. A refused request runs no tool.
+//!
 //! `respond` answers one request (the tests call it directly); `serve` runs it over HTTP/1.1 on a
 //! listener the caller binds (127.0.0.1 in the example and the tests).
 
@@ -13,7 +18,7 @@ use hyper::body::{Bytes, Incoming};
 use hyper::{Request, Response};
 use hyper_util::rt::TokioIo;
 use serde_json::Value;
-use toolsmith::ui::{self, FormOptions};
+use toolsmith::ui::{self, FormOptions, RequestGuard};
 use toolsmith::Toolbox;
 
 /// The tools the page offers, in page order.
@@ -53,15 +58,39 @@ pub fn page(toolbox: &Toolbox) -> String {
     )
 }
 
-/// Answers one request. `query` is the request's query string, `content_type` its header.
+/// The guard's refusal of a request, as an answer; `None` when the guard lets it through.
+/// `headers` are the request's name-value pairs (names in any case).
+pub fn refused(guard: &RequestGuard, method: &str, headers: &[(&str, &str)]) -> Option<Answer> {
+    let header = |name: &str| {
+        headers
+            .iter()
+            .find(|(n, _)| n.eq_ignore_ascii_case(name))
+            .map(|(_, v)| *v)
+    };
+    guard
+        .check(method, header)
+        .err()
+        .map(|refusal| Answer::text(refusal.status(), refusal.message()))
+}
+
+/// Answers one request: `query` is its query string, `headers` its name-value pairs (names in
+/// any case). The guard sees it first; a refused request runs no tool.
 pub async fn respond(
     toolbox: &Toolbox,
+    guard: &RequestGuard,
     method: &str,
     path: &str,
     query: Option<&str>,
-    content_type: Option<&str>,
+    headers: &[(&str, &str)],
     body: &[u8],
 ) -> Answer {
+    if let Some(refusal) = refused(guard, method, headers) {
+        return refusal;
+    }
+    let content_type = headers
+        .iter()
+        .find(|(n, _)| n.eq_ignore_ascii_case("content-type"))
+        .map(|(_, v)| *v);
     match (method, path) {
         ("GET", "/") => Answer {
             status: 200,
@@ -148,18 +177,22 @@ async fn call(
     }
 }
 
-/// Serves the page on `listener` until the task is dropped.
+/// Serves the page on `listener`, behind `guard`, until the task is dropped.
 pub async fn serve(
     toolbox: Arc<Toolbox>,
+    guard: RequestGuard,
     listener: tokio::net::TcpListener,
 ) -> std::io::Result<()> {
+    let guard = Arc::new(guard);
     loop {
         let (stream, _) = listener.accept().await?;
         let toolbox = Arc::clone(&toolbox);
+        let guard = Arc::clone(&guard);
         tokio::spawn(async move {
             let service = hyper::service::service_fn(move |req: Request<Incoming>| {
                 let toolbox = Arc::clone(&toolbox);
-                async move { Ok::<_, std::convert::Infallible>(handle(&toolbox, req).await) }
+                let guard = Arc::clone(&guard);
+                async move { Ok::<_, std::convert::Infallible>(handle(&toolbox, &guard, req).await) }
             });
             let _ = hyper::server::conn::http1::Builder::new()
                 .serve_connection(TokioIo::new(stream), service)
@@ -168,29 +201,47 @@ pub async fn serve(
     }
 }
 
-async fn handle(toolbox: &Toolbox, req: Request<Incoming>) -> Response<Full<Bytes>> {
+async fn handle(
+    toolbox: &Toolbox,
+    guard: &RequestGuard,
+    req: Request<Incoming>,
+) -> Response<Full<Bytes>> {
     let method = req.method().as_str().to_string();
     let path = req.uri().path().to_string();
     let query = req.uri().query().map(str::to_string);
-    let content_type = req
+    // A value that is not UTF-8 is kept (lossily) rather than dropped, so the guard sees that
+    // the header is there.
+    let owned: Vec<(String, String)> = req
         .headers()
-        .get(hyper::header::CONTENT_TYPE)
-        .and_then(|v| v.to_str().ok())
-        .map(str::to_string);
-    let answer = match Limited::new(req.into_body(), MAX_BODY).collect().await {
-        Ok(body) => {
-            let bytes = body.to_bytes();
-            respond(
-                toolbox,
-                &method,
-                &path,
-                query.as_deref(),
-                content_type.as_deref(),
-                &bytes,
-            )
-            .await
-        }
-        Err(_) => Answer::text(413, format!("the request is over {MAX_BODY} bytes")),
+        .iter()
+        .map(|(n, v)| {
+            let value = String::from_utf8_lossy(v.as_bytes()).into_owned();
+            (n.as_str().to_string(), value)
+        })
+        .collect();
+    let headers: Vec<(&str, &str)> = owned
+        .iter()
+        .map(|(n, v)| (n.as_str(), v.as_str()))
+        .collect();
+    // The guard first, so that a refused request's body is not even read.
+    let answer = match refused(guard, &method, &headers) {
+        Some(refusal) => refusal,
+        None => match Limited::new(req.into_body(), MAX_BODY).collect().await {
+            Ok(body) => {
+                let bytes = body.to_bytes();
+                respond(
+                    toolbox,
+                    guard,
+                    &method,
+                    &path,
+                    query.as_deref(),
+                    &headers,
+                    &bytes,
+                )
+                .await
+            }
+            Err(_) => Answer::text(413, format!("the request is over {MAX_BODY} bytes")),
+        },
     };
     Response::builder()
         .status(answer.status)

@@ -168,6 +168,7 @@ mod in_toolsmith_codes {
     use toolsmith::codes::CANCELLED_BY_USER;
     use toolsmith::codes::CLIENT_CLOSED;
     use toolsmith::codes::CLIENT_REJECTED;
+    use toolsmith::codes::CLIENT_TIMEOUT;
     use toolsmith::codes::CLIENT_UNSUPPORTED;
     use toolsmith::codes::CONTENT_TOO_LARGE;
     use toolsmith::codes::Code;
@@ -305,6 +306,7 @@ mod in_toolsmith_lint {
 
 mod in_toolsmith_mcp {
     use toolsmith::mcp::CacheScope;
+    use toolsmith::mcp::DEFAULT_CLIENT_TIMEOUT;
     use toolsmith::mcp::HttpCallerFn;
     use toolsmith::mcp::HttpServer;
     use toolsmith::mcp::MAX_REQUEST_BODY_BYTES;
@@ -363,6 +365,8 @@ mod in_toolsmith_ui {
     use toolsmith::ui::Form;
     use toolsmith::ui::FormOptions;
     use toolsmith::ui::Gap;
+    use toolsmith::ui::Refusal;
+    use toolsmith::ui::RequestGuard;
     use toolsmith::ui::SCRIPT;
     use toolsmith::ui::app;
     use toolsmith::ui::app_tool;

@@ -14,6 +14,12 @@
 //! reported as a [`Gap`] (for example the browser derives no `minLength` from a text field); the
 //! toolbox still checks every call against the spec's schema, whoever fills the form.
 //!
+//! The endpoint the forms post to runs tools for whoever posts, and a browser posts a form
+//! across sites without asking. A host serving it checks every request with a
+//! [`RequestGuard`] before the toolbox sees it: the `Host` must be one it serves (against DNS
+//! rebinding) and a post must come from the endpoint's own pages (`Origin`,
+//! `Sec-Fetch-Site`); a [`Refusal`] is answered as it says and runs no tool.
+//!
 //! ```
 //! # use tool_spec::ToolSpec;
 //! # use serde_json::json;
@@ -35,6 +41,9 @@ use serde_json::{json, Map, Value};
 use std::fmt::Write as _;
 
 use crate::spec::ToolSpec;
+
+mod guard;
+pub use guard::{Refusal, RequestGuard};
 
 /// Enumerations with at most this many values are radio buttons; longer ones a `<select>`.
 const RADIO_LIMIT: usize = 8;
@@ -98,7 +107,8 @@ pub struct FormOptions {
     /// Where the form posts: `<endpoint>?tool=<name>` is the `action` of a native submission
     /// (form-encoded; type it with [`form_arguments`]) and the URL [`SCRIPT`] posts
     /// `{"tool": ..., "arguments": {...}}` to as JSON. Without it the script dispatches a
-    /// `toolsmith:call` event on the form instead, for the page to handle.
+    /// `toolsmith:call` event on the form instead, for the page to handle. The endpoint runs
+    /// tools for whoever posts to it: check every request with a [`RequestGuard`] first.
     pub endpoint: Option<String>,
 }
 

@@ -1,6 +1,7 @@
 // Starts Debian's chromium (or the executable given) headless with WebMCP enabled, on a blank
 // page served from http://127.0.0.1:PORT/ (document.modelContext needs a secure context), runs
-// `fn(page)` and always cleans up. Never downloads a browser.
+// `fn(page)` and always cleans up. `extraArgs` are added to the launch flags (for example
+// `--host-resolver-rules=...`, to give 127.0.0.1 other names). Never downloads a browser.
 import fs from 'node:fs';
 import http from 'node:http';
 import os from 'node:os';
@@ -14,7 +15,7 @@ export const ARGS = [
   '--disable-component-update', '--disable-sync',
 ];
 
-export async function withPage(executablePath, fn) {
+export async function withPage(executablePath, fn, extraArgs = []) {
   const server = http.createServer((req, res) => {
     res.writeHead(200, { 'content-type': 'text/html; charset=utf-8' });
     res.end('<!doctype html><meta charset="utf-8"><title>toolsmith webmcp</title><p>ok</p>');
@@ -25,7 +26,7 @@ export async function withPage(executablePath, fn) {
   let context;
   try {
     context = await chromium.launchPersistentContext(userDataDir, {
-      executablePath, headless: true, args: ARGS, timeout: 60_000,
+      executablePath, headless: true, args: [...ARGS, ...extraArgs], timeout: 60_000,
     });
     const page = context.pages()[0] ?? (await context.newPage());
     await page.goto(`http://127.0.0.1:${port}/`);

@@ -6,12 +6,18 @@
 //
 // Usage: node mcp_app.mjs CASE.json
 // CASE.json: {"html": "<!doctype html>...", "input": {...model's arguments...},
-//             "edit": {"name": "value the person types instead"}, "result": {CallToolResult}}
+//             "edit": {"name": "value the person types instead"}, "result": {CallToolResult},
+//             "forged": [messages]}
+// With "forged", once the view shows the model's arguments, a sibling frame of the view (another
+// sandboxed iframe of the host page, not the host) posts each forged message to the view; each
+// carries `"forged": true`, which a probe the view's page gets after the app's own listener counts,
+// so the app has handled (or ignored) every one of them before the view is read again.
 // Prints one JSON object: version; log (every message the host received, in order); filled (the
-// view's arguments after tool-input, as its script collects them); calls (the `tools/call` params
-// the host received after the person pressed the button); shown (the view's <output> text);
-// images and links (the src and href of the <img> and <a> elements in it); error (whether it is
-// marked as an error).
+// view's arguments after tool-input, as its script collects them); forgedSeen (how many forged
+// messages reached the view), afterForged ({filled, shown}: the view's arguments and <output>
+// text after them); calls (the `tools/call` params the host received after the person pressed
+// the button); shown (the view's <output> text); images and links (the src and href of the <img>
+// and <a> elements in it); error (whether it is marked as an error).
 import fs from 'node:fs';
 import { withPage } from './browser.mjs';
 
@@ -49,6 +55,31 @@ const result = await withPage(executable, async (page, version) => {
     return JSON.stringify(window.toolsmithCollect(form)) === JSON.stringify(want);
   }, input.input, { timeout: 10000 }).catch(() => {});
   const filled = await target.evaluate(() => window.toolsmithCollect(document.querySelector('form[data-toolsmith-tool]')));
+  let forgedSeen = null;
+  let afterForged = null;
+  if (Array.isArray(input.forged)) {
+    await target.evaluate(() => {
+      window.__forgedSeen = 0;
+      window.addEventListener('message', (event) => {
+        if (event.data && event.data.forged === true) window.__forgedSeen += 1;
+      });
+    });
+    await page.evaluate((forged) => {
+      const sibling = document.createElement('iframe');
+      sibling.id = 'sibling';
+      sibling.setAttribute('sandbox', 'allow-scripts');
+      // The view is the host page's first frame; the sibling reaches it as any frame can.
+      sibling.srcdoc = '<!doctype html><script>const view = parent.frames[0];'
+        + 'for (const m of ' + JSON.stringify(forged).replace(/</g, '\\u003c') + ') view.postMessage(m, "*");</' + 'script>';
+      document.body.append(sibling);
+    }, input.forged);
+    await target.waitForFunction((n) => window.__forgedSeen >= n, input.forged.length, { timeout: 10000 }).catch(() => {});
+    forgedSeen = await target.evaluate(() => window.__forgedSeen);
+    afterForged = await target.evaluate(() => ({
+      filled: window.toolsmithCollect(document.querySelector('form[data-toolsmith-tool]')),
+      shown: document.querySelector('output').textContent,
+    }));
+  }
   for (const [name, value] of Object.entries(input.edit || {})) {
     const field = view.locator(`[name="${name}"]`);
     await field.fill('');
@@ -63,6 +94,6 @@ const result = await withPage(executable, async (page, version) => {
   const error = await target.evaluate(() => document.querySelector('output').classList.contains('toolsmith-error'));
   const log = await page.evaluate(() => window.__log);
   const calls = await page.evaluate(() => window.__calls);
-  return { version, log, filled, calls, shown, images, links, error };
+  return { version, log, filled, forgedSeen, afterForged, calls, shown, images, links, error };
 });
 console.log(JSON.stringify(result));
