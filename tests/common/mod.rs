@@ -38,6 +38,27 @@ pub fn call_blocking(tb: &Toolbox, name: &str, args: Value) -> Envelope {
     rt().block_on(tb.call(name, args))
 }
 
+/// Drives `call` until `started()` holds (asked every millisecond, for at most 30 s), then drops
+/// it: a call dropped while its tool runs, however long the tool took to start on a loaded
+/// machine. Panics when the call answers first.
+pub async fn drop_once(
+    call: impl std::future::Future<Output = Envelope>,
+    started: impl Fn() -> bool,
+) {
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(30);
+    tokio::pin!(call);
+    while !started() {
+        assert!(
+            std::time::Instant::now() < deadline,
+            "the tool did not start within 30 s"
+        );
+        tokio::select! {
+            env = &mut call => panic!("the call answered before it was dropped: {}", env.to_json()),
+            () = tokio::time::sleep(std::time::Duration::from_millis(1)) => {}
+        }
+    }
+}
+
 /// The envelope as JSON without its per-call operation id, which is asserted present and of the
 /// `op_` form.
 #[track_caller]

@@ -140,7 +140,11 @@ async fn identical_writes_on_two_replicas_run_once() {
 /// A replica dies while its write runs (its call future is leaked, its toolbox dropped: no drop
 /// handler writes anything, its lease is no longer renewed). Until the lease lapses a retry on
 /// the other replica is `IN_PROGRESS`; after, `OUTCOME_UNKNOWN`, and the write never runs again.
-#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+///
+/// The clock is tokio's, paused (the in-memory state reads it): it moves only when every task
+/// waits for a timer, so the first retry is certainly within the lease however loaded the
+/// machine, and the lapse is waited for by asking until the state says so.
+#[tokio::test(start_paused = true)]
 async fn a_write_whose_replica_died_is_unknown_everywhere_and_never_reruns() {
     let hold = Arc::new(Notify::new());
     let lease = Duration::from_millis(200);
@@ -160,7 +164,25 @@ async fn a_write_whose_replica_died_is_unknown_everywhere_and_never_reruns() {
     drop(a);
     let first = reserve(&b, "wed-10").await;
     assert_eq!(first.code.as_deref(), Some("IN_PROGRESS"), "{first:?}");
-    tokio::time::sleep(lease * 3).await;
+    // In progress until the lease lapses (at most a lease after the last renewal), then unknown.
+    let mut retries = 0;
+    let lapsed = loop {
+        tokio::time::sleep(lease / 4).await;
+        let retry = reserve(&b, "wed-10").await;
+        if retry.code.as_deref() != Some("IN_PROGRESS") {
+            break retry;
+        }
+        retries += 1;
+        assert!(
+            retries < 20,
+            "still IN_PROGRESS five leases after the replica died"
+        );
+    };
+    assert_eq!(
+        lapsed.code.as_deref(),
+        Some("OUTCOME_UNKNOWN"),
+        "{lapsed:?}"
+    );
     for _ in 0..2 {
         let retry = reserve(&b, "wed-10").await;
         assert_eq!(retry.status, Status::Refused, "{retry:?}");

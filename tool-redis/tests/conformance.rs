@@ -157,7 +157,10 @@ async fn concurrent_claims_on_a_lapsed_started_run_find_one_unknown_outcome() {
         ClaimState::Claimed
     );
     assert!(a.mark_started("k", "dead").await.unwrap());
-    tokio::time::sleep(short * 3).await;
+    // The holder dies. Wait until Redis itself has let the lease go (its `PX` has passed; no
+    // claim is made meanwhile, so the concurrent claims below are the first to find it).
+    let mut raw = common::raw(&url).await;
+    until_gone(&mut raw, &[format!("{prefix}claim:{{k}}:lease")]).await;
     let tokens: Vec<String> = (0..16).map(|i| format!("t{i}")).collect();
     let claims = tokens.iter().enumerate().map(|(i, token)| {
         let store = if i % 2 == 0 { &a } else { &b };
@@ -177,7 +180,6 @@ async fn concurrent_claims_on_a_lapsed_started_run_find_one_unknown_outcome() {
     // The dead holder can do nothing with it.
     assert!(!a.renew("k", "dead", long).await.unwrap());
     assert!(!a.release("k", "dead").await.unwrap());
-    let mut raw = common::raw(&url).await;
     let started: bool = raw
         .exists(format!("{prefix}claim:{{k}}:started"))
         .await
@@ -190,9 +192,8 @@ async fn a_started_marker_ends_a_window_after_its_lease() {
     let Some(url) = common::redis_url() else {
         return;
     };
-    let store = connect(&url)
-        .await
-        .with_prefix(common::unique_prefix("marker"));
+    let prefix = common::unique_prefix("marker");
+    let store = connect(&url).await.with_prefix(prefix.clone());
     let (lease, window) = (Duration::from_millis(100), Duration::from_millis(200));
     assert_eq!(
         store
@@ -202,7 +203,16 @@ async fn a_started_marker_ends_a_window_after_its_lease() {
         ClaimState::Claimed
     );
     assert!(store.mark_started("k", "t1").await.unwrap());
-    tokio::time::sleep(Duration::from_millis(600)).await;
+    // Nobody asks: wait until Redis has let the lease go, and the marker a window after it.
+    let mut raw = common::raw(&url).await;
+    until_gone(
+        &mut raw,
+        &[
+            format!("{prefix}claim:{{k}}:lease"),
+            format!("{prefix}claim:{{k}}:started"),
+        ],
+    )
+    .await;
     assert_eq!(
         store
             .claim("k", request("t2", Duration::from_secs(60), window))
@@ -211,6 +221,23 @@ async fn a_started_marker_ends_a_window_after_its_lease() {
         ClaimState::Claimed,
         "nobody asked within the window: the key is free again"
     );
+}
+
+/// Waits until none of `keys` exists any more: Redis's own view of an expiry (`EXISTS` answers
+/// 0 once a key's `PX` has passed), asked every 10 ms for at most 30 s.
+async fn until_gone(raw: &mut redis::aio::MultiplexedConnection, keys: &[String]) {
+    let deadline = std::time::Instant::now() + Duration::from_secs(30);
+    loop {
+        let left: i64 = raw.exists(keys).await.unwrap();
+        if left == 0 {
+            return;
+        }
+        assert!(
+            std::time::Instant::now() < deadline,
+            "{keys:?} still exist 30 s later"
+        );
+        tokio::time::sleep(Duration::from_millis(10)).await;
+    }
 }
 
 /// Polls the futures concurrently on this task and returns their outputs in order.

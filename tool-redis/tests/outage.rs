@@ -118,8 +118,30 @@ async fn a_step_the_server_does_not_answer_in_time_is_of_unknown_outcome() {
         "{err}"
     );
     // The pause ends and the claim applies after all: claiming again with the same token finds
-    // it the caller's (a claim is retried with its token after an unknown outcome).
-    tokio::time::sleep(Duration::from_millis(1200)).await;
+    // it the caller's (a claim is retried with its token after an unknown outcome). Wait until
+    // Redis holds the late claim's lease (asked on a connection of the test's own; no claim is
+    // made meanwhile).
+    let lease_key = format!("{}claim:{{slow}}:lease", tool_redis::DEFAULT_PREFIX);
+    let deadline = Instant::now() + Duration::from_secs(30);
+    loop {
+        let held: Result<Option<String>, _> = redis::cmd("GET")
+            .arg(&lease_key)
+            .query_async(&mut raw)
+            .await;
+        if let Ok(Some(lease)) = held {
+            let lease: serde_json::Value = serde_json::from_str(&lease).unwrap();
+            assert_eq!(lease["token"], "t1", "{lease}");
+            break;
+        }
+        assert!(
+            Instant::now() < deadline,
+            "the late claim never landed: {held:?}"
+        );
+        if held.is_err() {
+            raw = common::raw(&url).await;
+        }
+        tokio::time::sleep(Duration::from_millis(20)).await;
+    }
     assert_eq!(
         store.claim("slow", request("t1")).await.unwrap(),
         ClaimState::Claimed

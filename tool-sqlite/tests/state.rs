@@ -212,24 +212,39 @@ async fn a_file_locked_past_the_busy_timeout_is_an_error_naming_it() {
     );
 }
 
-#[tokio::test]
+/// Another connection holds the write lock; a claim made while it does waits (within the busy
+/// timeout) and goes on once the lock is released. The holder says when it has the lock (an
+/// event); the test then holds it for `HOLD` with the claim under way (the wait is what it tests)
+/// and sees the claim still pending before it lets the holder commit.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_writer_that_waits_within_the_busy_timeout_goes_on() {
+    const HOLD: Duration = Duration::from_millis(300);
     let dir = TempDir::new("wait");
     let store = SqliteRecordStore::open(dir.file()).unwrap();
     let path = dir.file();
+    let (locked_tx, locked_rx) = tokio::sync::oneshot::channel();
+    let (commit_tx, commit_rx) = std::sync::mpsc::channel::<()>();
     let holder = std::thread::spawn(move || {
         let mut other = rusqlite::Connection::open(path).unwrap();
         let lock = other
             .transaction_with_behavior(rusqlite::TransactionBehavior::Immediate)
             .unwrap();
-        std::thread::sleep(Duration::from_millis(300));
+        locked_tx.send(()).unwrap();
+        // Until the test says so (at most 30 s, should the test fail first).
+        let _ = commit_rx.recv_timeout(Duration::from_secs(30));
         lock.commit().unwrap();
     });
-    std::thread::sleep(Duration::from_millis(50));
-    assert_eq!(
-        store.claim("k", request("t1")).await.unwrap(),
-        ClaimState::Claimed
-    );
+    tokio::time::timeout(Duration::from_secs(30), locked_rx)
+        .await
+        .expect("the holder takes the write lock")
+        .unwrap();
+    let mut claim = store.claim("k", request("t1"));
+    tokio::select! {
+        early = &mut claim => panic!("the claim ended while the file was locked: {early:?}"),
+        () = tokio::time::sleep(HOLD) => {}
+    }
+    commit_tx.send(()).unwrap();
+    assert_eq!(claim.await.unwrap(), ClaimState::Claimed);
     holder.join().unwrap();
 }
 

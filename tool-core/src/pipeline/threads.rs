@@ -328,3 +328,146 @@ impl Isolation {
         }
     }
 }
+
+#[cfg(test)]
+mod tests {
+    //! The claim of the module: a run is started by its thread or withdrawn by its caller, never
+    //! both, so `Busy` ("it did not run") is exact. Driven through the race many times: the only
+    //! tool thread frees at a moment drawn across the caller's timeout.
+    use super::{ToolThreads, Unrun, Work};
+    use std::sync::atomic::{AtomicUsize, Ordering};
+    use std::sync::{mpsc, Arc};
+    use std::time::{Duration, Instant};
+    use tokio::sync::oneshot;
+
+    /// Rounds of the race (each a few milliseconds).
+    const ROUNDS: u64 = 800;
+    /// The caller's timeout: its timer fires between one and two milliseconds after the run is
+    /// submitted (tokio's timer has a millisecond's resolution).
+    const TIMEOUT: Duration = Duration::from_millis(1);
+    /// The thread frees this long after the run is submitted, plus up to `SPREAD`: from before
+    /// the earliest firing of the timer to after the latest.
+    const EARLIEST: Duration = Duration::from_micros(700);
+    const SPREAD_US: u64 = 1_600;
+    /// How long the sync tool runs: a start shortly before the timer fires is seen as a timeout
+    /// (the start won the race by less than this).
+    const BODY: Duration = Duration::from_micros(200);
+
+    /// Says so when dropped: the work that owns it has run, or was thrown away unrun. Either
+    /// way the thread is done with it.
+    struct Settled(Option<oneshot::Sender<()>>);
+
+    impl Drop for Settled {
+        fn drop(&mut self) {
+            if let Some(tx) = self.0.take() {
+                let _ = tx.send(());
+            }
+        }
+    }
+
+    fn spin_until(at: Instant) {
+        while Instant::now() < at {
+            std::hint::spin_loop();
+        }
+    }
+
+    #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+    async fn a_run_is_started_or_withdrawn_never_both() {
+        let threads = ToolThreads::new(1);
+        let host = tokio::runtime::Handle::current();
+        let ran = Arc::new(AtomicUsize::new(0));
+        let (mut busy, mut returned, mut timed_out) = (0u64, 0u64, 0u64);
+        // Withdrawn rounds whose thread was already free when the caller had its answer: the
+        // thread went for the run while the caller withdrew it (a photo finish).
+        let mut photo_finish = 0u64;
+        // A fixed xorshift: the same moments on every run.
+        let mut seed = 0x9E37_79B9_7F4A_7C15_u64;
+        for round in 0..ROUNDS {
+            seed ^= seed << 13;
+            seed ^= seed >> 7;
+            seed ^= seed << 17;
+            let offset = EARLIEST + Duration::from_micros(seed % SPREAD_US);
+            // The only tool thread, held by a run that frees it at the moment the test sends.
+            let (held_tx, held_rx) = oneshot::channel::<()>();
+            let (free_tx, free_rx) = mpsc::channel::<Instant>();
+            let holder: Work<()> = Work::Sync(Box::new(move || {
+                let _ = held_tx.send(());
+                if let Ok(at) = free_rx.recv() {
+                    spin_until(at);
+                }
+            }));
+            // The run under test counts its body; its guard says when the thread is done with
+            // it (run, or thrown away unrun).
+            let (settled_tx, settled_rx) = oneshot::channel();
+            let settled = Settled(Some(settled_tx));
+            let counter = Arc::clone(&ran);
+            let sync = round % 2 == 0;
+            let work: Work<()> = if sync {
+                Work::Sync(Box::new(move || {
+                    let _settled = settled;
+                    counter.fetch_add(1, Ordering::SeqCst);
+                    spin_until(Instant::now() + BODY);
+                }))
+            } else {
+                Work::Async(Box::pin(async move {
+                    let _settled = settled;
+                    counter.fetch_add(1, Ordering::SeqCst);
+                }))
+            };
+            let before = ran.load(Ordering::SeqCst);
+            let race = async {
+                // The holder has the thread (an event, not a delay); it frees it `offset` from
+                // now, while the run below waits for it within its timeout.
+                held_rx.await.expect("the holder runs");
+                let free_at = Instant::now() + offset;
+                free_tx.send(free_at).unwrap();
+                let answer = threads.run(host.clone(), work, Some(TIMEOUT)).await;
+                (answer, free_at, Instant::now())
+            };
+            let (held, (answer, free_at, answered_at)) =
+                tokio::join!(threads.run(host.clone(), holder, None), race);
+            assert!(held.is_ok(), "round {round}: the holder gave no result");
+            // The thread has run the work or dropped it: only now is the count final.
+            tokio::time::timeout(Duration::from_secs(30), settled_rx)
+                .await
+                .expect("the thread settles the run within 30 s")
+                .expect("the run's guard is dropped, never leaked");
+            let runs = ran.load(Ordering::SeqCst) - before;
+            match answer {
+                Err(Unrun::Busy { .. }) => {
+                    assert_eq!(runs, 0, "round {round}: answered Busy, yet the tool ran");
+                    busy += 1;
+                    if free_at <= answered_at {
+                        photo_finish += 1;
+                    }
+                }
+                Ok(()) => {
+                    assert_eq!(runs, 1, "round {round}: answered, yet the tool did not run");
+                    returned += 1;
+                }
+                // Started as the timer fired. A sync tool runs to its end; an async one may be
+                // cancelled before its first poll: "timeout" never claims it did not run.
+                Err(Unrun::Timeout { .. }) => {
+                    if sync {
+                        assert_eq!(runs, 1, "round {round}: a started sync tool did not run");
+                    }
+                    timed_out += 1;
+                }
+                Err(Unrun::Panic(p)) => panic!("round {round}: the tool panicked: {p}"),
+                Err(Unrun::Unavailable(e)) => panic!("round {round}: no tool thread: {e}"),
+            }
+        }
+        println!(
+            "{ROUNDS} rounds: {busy} withdrawn (Busy, did not run; {photo_finish} of them with the \
+             thread already free when the answer came), {returned} ran and answered, \
+             {timed_out} started within {BODY:?} before the timer fired (timeout, ran)"
+        );
+        // The draw crossed the race: both sides won in some rounds.
+        assert!(busy > 0, "no round was withdrawn: the draw missed the race");
+        assert!(
+            returned + timed_out > 0,
+            "no round started: the draw missed the race"
+        );
+        assert_eq!(threads.held(), 0);
+    }
+}

@@ -10,18 +10,35 @@
 //! ```
 //!
 //! Each check uses keys of its own (a random prefix), so the suite can run against a store that
-//! holds other data, and more than once. It sleeps for short leases to lapse (a few hundred
-//! milliseconds in all) and panics with the promise that failed.
+//! holds other data, and more than once. It panics with the promise that failed.
+//!
+//! No check assumes that a step of the store takes less than some time. A check that needs a
+//! short lease (a window, a kept value) to lapse asks the store until it says so (a few hundred
+//! milliseconds in all; at most 30 s each, reached only by a store that never lets go). The
+//! renewal check measures its own round trips: a round counts only when every step was answered
+//! within the lease it relied on, and a round the store (or a loaded machine) was too slow for
+//! is run again with a lease twice as long.
 
 use super::{ClaimRequest, ClaimState, KeptValue, StateStore, MAX_KEPT_BYTES};
 use crate::store::{new_reference, StoredOutcome};
 use serde_json::json;
+use std::future::Future;
 use std::time::Duration;
+use tokio::time::Instant;
 
 /// A lease long enough that no check sees it lapse by accident.
 const LONG: Duration = Duration::from_secs(60);
 /// A lease checks wait out.
 const SHORT: Duration = Duration::from_millis(150);
+/// How long a check asks the store for a short lease (window, kept value) to lapse before it
+/// fails: far beyond `SHORT`, so only a store that never lets go reaches it.
+const LAPSE_BOUND: Duration = Duration::from_secs(30);
+/// The pause between two questions to the store while a check waits for a lapse.
+const POLL: Duration = Duration::from_millis(10);
+/// The lease of the renewal check's first round; each inconclusive round doubles it.
+const RENEW_LEASE: Duration = Duration::from_millis(300);
+/// Rounds of the renewal check before it gives up (the last with a lease of 4.8 s).
+const RENEW_ROUNDS: u32 = 5;
 
 fn request<'a>(token: &'a str, operation_id: &'a str, lease: Duration) -> ClaimRequest<'a> {
     ClaimRequest {
@@ -49,6 +66,27 @@ async fn claim(store: &dyn StateStore, key: &str, req: ClaimRequest<'_>) -> Clai
         .claim(key, req)
         .await
         .unwrap_or_else(|e| panic!("claim of {key} failed: {e}"))
+}
+
+/// Asks `look` until it answers `Some` (the store says that what had to lapse has lapsed),
+/// pausing [`POLL`] between questions, for at most [`LAPSE_BOUND`]. `look` answers `None` while
+/// the store still shows the state before the lapse, and panics on anything else.
+async fn until_lapsed<T, F, Fut>(what: &str, mut look: F) -> T
+where
+    F: FnMut() -> Fut,
+    Fut: Future<Output = Option<T>>,
+{
+    let deadline = Instant::now() + LAPSE_BOUND;
+    loop {
+        if let Some(found) = look().await {
+            return found;
+        }
+        assert!(
+            Instant::now() < deadline,
+            "{what}: the store still held it {LAPSE_BOUND:?} later"
+        );
+        tokio::time::sleep(POLL).await;
+    }
 }
 
 /// Runs every check on `a` and `b`, two handles to one shared state.
@@ -142,12 +180,18 @@ async fn a_lapsed_lease_frees_an_unstarted_run(a: &dyn StateStore, b: &dyn State
         claim(a, key, request("t1", "op_1", SHORT)).await,
         ClaimState::Claimed
     );
-    tokio::time::sleep(SHORT * 2).await;
-    assert_eq!(
-        claim(b, key, request("t2", "op_2", LONG)).await,
-        ClaimState::Claimed,
-        "the lapsed lease of a run that never started must free the key"
-    );
+    // Until the lease lapses the key is op_1's; then the lapsed lease of a run that never
+    // started frees it.
+    until_lapsed("an unstarted lease", || async {
+        match claim(b, key, request("t2", "op_2", LONG)).await {
+            ClaimState::Claimed => Some(()),
+            ClaimState::Running { operation_id, .. } if operation_id == "op_1" => None,
+            other => {
+                panic!("the lapsed lease of a run that never started must free the key: {other:?}")
+            }
+        }
+    })
+    .await;
     // The old holder has lost it.
     assert!(!a.renew(key, "t1", LONG).await.unwrap());
     assert!(!a
@@ -162,32 +206,89 @@ async fn a_lapsed_started_run_is_unknown(a: &dyn StateStore, b: &dyn StateStore,
         ClaimState::Claimed
     );
     assert!(a.mark_started(key, "t1").await.unwrap());
-    // The holder dies: no renewal, no finish.
-    tokio::time::sleep(SHORT * 2).await;
-    for (store, token) in [(b, "t2"), (a, "t3")] {
+    // The holder dies: no renewal, no finish. Running until the lease lapses, then unknown.
+    let recorded = |store, token| async move {
         match claim(store, key, request(token, "op_2", LONG)).await {
             ClaimState::Recorded(kept) => {
                 assert!(kept.unknown, "a run that started and lapsed is unknown");
                 assert_eq!(kept.operation_id, "op_1");
+                Some(())
             }
+            ClaimState::Running { operation_id, .. } if operation_id == "op_1" => None,
             other => panic!("a lapsed started run must be an unknown outcome, got {other:?}"),
         }
-    }
+    };
+    until_lapsed("a started lease", || recorded(b, "t2")).await;
+    assert_eq!(
+        recorded(a, "t3").await,
+        Some(()),
+        "the unknown outcome is seen everywhere"
+    );
 }
 
+/// Renewal keeps a lease live past its first end: the holder renews in a loop until more than a
+/// lease has passed since its claim was answered, then another claim (sent after the unrenewed
+/// lease would have ended) must find the run still going.
+///
+/// Nothing is assumed of the store's speed: a lease written by a step asked at `t` ends no
+/// earlier than `t + lease` (the store wrote it after it was asked), so a step answered before
+/// then certainly found it live. A round in which some step was answered later proves nothing
+/// (the lease may have lapsed in between, as it should) and is run again with a lease twice as
+/// long.
 async fn renewal_keeps_the_lease(a: &dyn StateStore, b: &dyn StateStore, key: &str) {
+    let mut lease = RENEW_LEASE;
+    for round in 0..RENEW_ROUNDS {
+        if renewal_round(a, b, &format!("{key}:{round}"), lease).await {
+            return;
+        }
+        lease *= 2;
+    }
+    panic!(
+        "renewal: in {RENEW_ROUNDS} rounds (leases up to {:?}) some step was always answered \
+         too late to show anything",
+        lease / 2
+    );
+}
+
+/// One round of [`renewal_keeps_the_lease`] with `lease`: `true` when it proved the promise,
+/// `false` when a step came too late to tell (it panics when the promise is broken).
+async fn renewal_round(a: &dyn StateStore, b: &dyn StateStore, key: &str, lease: Duration) -> bool {
+    // A step answered within this much of the end of the lease it relied on certainly found it
+    // live (a tenth is kept back for the store's clock and ours to disagree).
+    let sure = lease - lease / 10;
+    // When the lease as last written was asked for: it ends no earlier than `since + lease`.
+    let mut since = Instant::now();
     assert_eq!(
-        claim(a, key, request("t1", "op_1", SHORT)).await,
+        claim(a, key, request("t1", "op_1", lease)).await,
         ClaimState::Claimed
     );
-    for _ in 0..3 {
-        tokio::time::sleep(SHORT / 2).await;
-        assert!(a.renew(key, "t1", SHORT).await.unwrap());
+    let claimed = Instant::now();
+    // Unrenewed, the lease ends by `claimed + lease`: renew until that is past.
+    while Instant::now() <= claimed + lease {
+        tokio::time::sleep(lease / 4).await;
+        let asked = Instant::now();
+        let renewed = a.renew(key, "t1", lease).await.unwrap();
+        if Instant::now() >= since + sure {
+            return false;
+        }
+        assert!(
+            renewed,
+            "the holder's renewal of its live lease must succeed"
+        );
+        since = asked;
     }
-    match claim(b, key, request("t2", "op_2", LONG)).await {
+    let state = claim(b, key, request("t2", "op_2", LONG)).await;
+    if Instant::now() >= since + sure {
+        return false;
+    }
+    match state {
         ClaimState::Running { operation_id, .. } => assert_eq!(operation_id, "op_1"),
-        other => panic!("a renewed lease must stay live, got {other:?}"),
+        other => panic!(
+            "a renewed lease must stay live past its first end ({lease:?} after the claim), got \
+             {other:?}"
+        ),
     }
+    true
 }
 
 async fn the_request_fingerprint_is_kept(a: &dyn StateStore, b: &dyn StateStore, key: &str) {
@@ -216,12 +317,15 @@ async fn outcomes_end_with_the_window(a: &dyn StateStore, b: &dyn StateStore, ke
         .finish(key, "t1", &outcome("op_1", None), SHORT, None)
         .await
         .unwrap());
-    tokio::time::sleep(SHORT * 2).await;
-    assert_eq!(
-        claim(b, key, request("t2", "op_2", LONG)).await,
-        ClaimState::Claimed,
-        "an outcome past its window must free the key"
-    );
+    // The outcome answers until its window ends; then the key is free.
+    until_lapsed("an outcome's window", || async {
+        match claim(b, key, request("t2", "op_2", LONG)).await {
+            ClaimState::Claimed => Some(()),
+            ClaimState::Recorded(kept) if kept.operation_id == "op_1" => None,
+            other => panic!("an outcome past its window must free the key, got {other:?}"),
+        }
+    })
+    .await;
 }
 
 async fn kept_values_are_shared_and_expire(a: &dyn StateStore, b: &dyn StateStore) {
@@ -243,12 +347,16 @@ async fn kept_values_are_shared_and_expire(a: &dyn StateStore, b: &dyn StateStor
     );
     let short = new_reference();
     a.keep(&short, &value, SHORT).await.unwrap();
-    tokio::time::sleep(SHORT * 2).await;
-    assert_eq!(
-        b.read(&short).await.unwrap(),
-        None,
-        "a kept value must expire"
-    );
+    until_lapsed("a kept value", || async {
+        match b.read(&short).await.unwrap() {
+            None => Some(()),
+            Some(kept) => {
+                assert_eq!(kept, value, "a kept value reads as kept until it expires");
+                None
+            }
+        }
+    })
+    .await;
     // The bound is the caller's to apply; a store need only keep values up to it.
     let big = json!("x".repeat(MAX_KEPT_BYTES.min(1 << 20)));
     let big_ref = new_reference();
@@ -282,17 +390,21 @@ async fn a_claim_written_started_is_unknown_once_lapsed(
     req.started = true;
     assert_eq!(claim(a, key, req).await, ClaimState::Claimed);
     // The holder dies before it marks anything: the claim itself said the run started.
-    tokio::time::sleep(SHORT * 2).await;
-    match claim(b, key, request("t2", "op_2", LONG)).await {
-        ClaimState::Recorded(kept) => {
-            assert!(
-                kept.unknown,
-                "a claim written started and lapsed is unknown"
-            );
-            assert_eq!(kept.operation_id, "op_1");
+    until_lapsed("a lease written started", || async {
+        match claim(b, key, request("t2", "op_2", LONG)).await {
+            ClaimState::Recorded(kept) => {
+                assert!(
+                    kept.unknown,
+                    "a claim written started and lapsed is unknown"
+                );
+                assert_eq!(kept.operation_id, "op_1");
+                Some(())
+            }
+            ClaimState::Running { operation_id, .. } if operation_id == "op_1" => None,
+            other => panic!("a lapsed claim written started must be unknown, got {other:?}"),
         }
-        other => panic!("a lapsed claim written started must be unknown, got {other:?}"),
-    }
+    })
+    .await;
 }
 
 async fn a_released_started_claim_frees_the_key(a: &dyn StateStore, b: &dyn StateStore, key: &str) {
@@ -375,5 +487,88 @@ async fn a_finish_under_a_kept_reference_writes_nothing(
     match claim(b, key, request("t2", "op_2", LONG)).await {
         ClaimState::Running { operation_id, .. } => assert_eq!(operation_id, "op_1"),
         other => panic!("a failed finish must leave the lease as it was, got {other:?}"),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    //! The suite's own checks catch what they name: a store that answers a renewal without
+    //! pushing the lease out fails the renewal check.
+    use super::super::{
+        BackendError, BoxFuture, ClaimRequest, ClaimState, KeptValue, MemoryStateStore, StateStore,
+    };
+    use crate::store::StoredOutcome;
+    use serde_json::Value;
+    use std::time::Duration;
+
+    /// The memory store, except that a renewal by the holder changes nothing.
+    #[derive(Default)]
+    struct NoRenewal(MemoryStateStore);
+
+    impl StateStore for NoRenewal {
+        fn claim<'a>(
+            &'a self,
+            key: &'a str,
+            req: ClaimRequest<'a>,
+        ) -> BoxFuture<'a, Result<ClaimState, BackendError>> {
+            self.0.claim(key, req)
+        }
+        fn renew<'a>(
+            &'a self,
+            key: &'a str,
+            token: &'a str,
+            _lease: Duration,
+        ) -> BoxFuture<'a, Result<bool, BackendError>> {
+            // Says yes while the lease is the holder's, as a store that forgot to write would.
+            let held = self.0.with_lease(key, token, |_| {});
+            Box::pin(std::future::ready(Ok(held)))
+        }
+        fn mark_started<'a>(
+            &'a self,
+            key: &'a str,
+            token: &'a str,
+        ) -> BoxFuture<'a, Result<bool, BackendError>> {
+            self.0.mark_started(key, token)
+        }
+        fn finish<'a>(
+            &'a self,
+            key: &'a str,
+            token: &'a str,
+            outcome: &'a StoredOutcome,
+            window: Duration,
+            kept: Option<KeptValue<'a>>,
+        ) -> BoxFuture<'a, Result<bool, BackendError>> {
+            self.0.finish(key, token, outcome, window, kept)
+        }
+        fn release<'a>(
+            &'a self,
+            key: &'a str,
+            token: &'a str,
+        ) -> BoxFuture<'a, Result<bool, BackendError>> {
+            self.0.release(key, token)
+        }
+        fn keep<'a>(
+            &'a self,
+            reference: &'a str,
+            value: &'a Value,
+            ttl: Duration,
+        ) -> BoxFuture<'a, Result<(), BackendError>> {
+            self.0.keep(reference, value, ttl)
+        }
+        fn read<'a>(
+            &'a self,
+            reference: &'a str,
+        ) -> BoxFuture<'a, Result<Option<Value>, BackendError>> {
+            self.0.read(reference)
+        }
+    }
+
+    #[tokio::test]
+    // The holder's renewal after the first end is refused, or the other claim finds the key
+    // free: either way the lease did not stay live.
+    #[should_panic(expected = "live")]
+    async fn the_renewal_check_fails_a_store_that_does_not_renew() {
+        let store = NoRenewal::default();
+        super::renewal_keeps_the_lease(&store, &store, "renew").await;
     }
 }
