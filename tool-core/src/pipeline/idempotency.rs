@@ -3,8 +3,10 @@
 //! the tool) claims it before approval; a repeat of a request that returned within the window is
 //! refused as `DUPLICATE` (with the original when it fits the budget), a repeat while it runs as
 //! `IN_PROGRESS`, after an unknown outcome as `OUTCOME_UNKNOWN`. Once the answer is redacted, the
-//! record keeps it for the repeats, or releases the key: when the tool never ran, or answered
-//! with a status that says it did nothing (`did_not_act`), so the retry that status asks for runs.
+//! record keeps it for the repeats, or releases the key: when the tool never ran, answered with a
+//! status that says it did nothing (`did_not_act`), or stopped at a request to its client that
+//! got no usable answer (`stopped_at_question`), so the retry runs; unless the tool said it had
+//! acted (`Client::mark_acted`), which keeps its outcome whatever it answered.
 
 use super::{CallState, Entry, Ran, Step};
 use crate::budget::OutputBudget;

@@ -4,6 +4,9 @@
 
 use std::path::{Path, PathBuf};
 
+#[path = "../../../tests/skip-summary/src/lib.rs"]
+mod skip;
+
 /// The workspace root: the nearest ancestor of `manifest_dir` (a test's `CARGO_MANIFEST_DIR`)
 /// that holds `Cargo.lock`.
 pub fn workspace_root(manifest_dir: &str) -> PathBuf {
@@ -28,17 +31,10 @@ pub fn python(manifest_dir: &str) -> String {
     "python3".into()
 }
 
-/// `None` with a SKIP printed when the consumer is missing and not required; a panic when
-/// `TOOLSMITH_REQUIRE_CONSUMERS=1` (CI) requires it.
+/// `None` with a SKIP said (at once, and in the run's summary) when the consumer is missing and
+/// not required; a panic when `TOOLSMITH_REQUIRE_CONSUMERS=1` (CI) requires it.
+#[track_caller]
 pub fn missing<T>(what: &str, why: &str) -> Option<T> {
-    if std::env::var("TOOLSMITH_REQUIRE_CONSUMERS").as_deref() == Ok("1") {
-        panic!(
-            "consumer {what} is missing ({why}) and TOOLSMITH_REQUIRE_CONSUMERS=1 requires it; \
-             install it with .ci/consumers.sh"
-        );
-    }
-    eprintln!(
-        "\n======== SKIP: consumer {what} is missing ({why}); run .ci/consumers.sh ========\n"
-    );
+    skip::skip(skip::Need::Consumer, &format!("consumer {what}"), why);
     None
 }

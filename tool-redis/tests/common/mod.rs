@@ -1,28 +1,27 @@
 //! Helpers of tool-redis's tests: the server under test (`TOOLSMITH_REDIS_URL`, set by
 //! `.ci/services.sh`), a redis-server of a test's own on a free port, and raw access to both.
 //!
-//! A test whose server is absent prints `SKIP: ...` and passes, unless
-//! `TOOLSMITH_REQUIRE_SERVICES=1` (CI), where it fails saying what is missing.
+//! A test whose server is absent says SKIP (at once, and in the summary at the end of
+//! `cargo test --workspace`) and passes, unless `TOOLSMITH_REQUIRE_SERVICES=1` (CI), where it
+//! fails saying what is missing.
 
 #![allow(dead_code)] // each test file uses its own part
 
 pub const URL_ENV: &str = "TOOLSMITH_REDIS_URL";
-pub const REQUIRE_ENV: &str = "TOOLSMITH_REQUIRE_SERVICES";
 
-fn required() -> bool {
-    std::env::var(REQUIRE_ENV).is_ok_and(|v| v == "1")
-}
+#[path = "../../../tests/skip-summary/src/lib.rs"]
+mod skip;
 
-/// The URL of the Redis under test, or `None` (after printing SKIP) when it is not set.
+/// The URL of the Redis under test, or `None` (after a SKIP) when it is not set.
 pub fn redis_url() -> Option<String> {
     match std::env::var(URL_ENV) {
         Ok(url) if !url.trim().is_empty() => Some(url),
-        _ if required() => panic!(
-            "{URL_ENV} is not set and {REQUIRE_ENV}=1: run the tests under \
-             `bash .ci/services.sh cargo test -p tool-redis`, which starts Redis and sets it"
-        ),
         _ => {
-            println!("SKIP: {URL_ENV} not set");
+            skip::skip(
+                skip::Need::Service,
+                "the Redis under test",
+                &format!("{URL_ENV} is not set"),
+            );
             None
         }
     }

@@ -9,11 +9,9 @@ use std::path::PathBuf;
 use std::process::{Child, Command, Stdio};
 use std::time::{Duration, Instant};
 
-const REQUIRE_ENV: &str = "TOOLSMITH_REQUIRE_SERVICES";
-
-fn required() -> bool {
-    std::env::var(REQUIRE_ENV).is_ok_and(|v| v == "1")
-}
+// The module that includes this file includes the skip summary's record too (tool-redis's
+// `common`, the facade's `replicas_http`).
+use super::skip;
 
 /// A port of 127.0.0.1 nothing listens on (bound and released at once).
 pub fn free_port() -> u16 {
@@ -45,10 +43,11 @@ impl OwnServer {
             .status()
             .is_ok_and(|s| s.success());
         if !found {
-            if required() {
-                panic!("redis-server is not on PATH and {REQUIRE_ENV}=1: install it (.ci/services.sh does)");
-            }
-            println!("SKIP: redis-server not on PATH");
+            skip::skip(
+                skip::Need::Service,
+                "redis-server",
+                "it is not on PATH; .ci/services.sh installs it",
+            );
             return None;
         }
         let port = free_port();

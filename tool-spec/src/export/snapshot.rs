@@ -47,21 +47,35 @@ pub enum SnapshotDrift {
 }
 
 /// Whether the environment asks for snapshots and golden files to be rewritten: `UPDATE_ENV`
-/// set to anything but empty, `0` or `false`. The one reading of the variable: the snapshot
-/// check and every golden test of the workspace ask here.
+/// set to anything but empty, `0` or `false`, and `CI` not set so. The one reading of the
+/// variable: the snapshot check and every golden test of the workspace ask here.
+///
+/// A CI run checks the committed files and never rewrites them, whatever `UPDATE_ENV` says: a
+/// run that rewrote every golden before comparing would pass whatever changed.
 ///
 /// ```
 /// # std::env::remove_var(tool_spec::export::UPDATE_ENV);
 /// assert!(!tool_spec::export::update_requested());
 /// ```
 pub fn update_requested() -> bool {
-    env_on(UPDATE_ENV)
+    wants_update(
+        std::env::var(UPDATE_ENV).ok().as_deref(),
+        std::env::var("CI").ok().as_deref(),
+    )
+}
+
+/// [`update_requested`] for the values of `UPDATE_ENV` and `CI`.
+fn wants_update(update: Option<&str>, ci: Option<&str>) -> bool {
+    on(update) && !on(ci)
+}
+
+/// Whether a variable's value says yes: set, and not empty, `0` or `false`.
+fn on(value: Option<&str>) -> bool {
+    value.is_some_and(|v| !v.is_empty() && v != "0" && !v.eq_ignore_ascii_case("false"))
 }
 
 fn env_on(name: &str) -> bool {
-    std::env::var(name)
-        .map(|v| !v.is_empty() && v != "0" && !v.eq_ignore_ascii_case("false"))
-        .unwrap_or(false)
+    on(std::env::var(name).ok().as_deref())
 }
 
 /// Compares the export of `specs` for every target (the files [`write_artifacts`] writes:
@@ -488,7 +502,19 @@ fn diff_lines(old: &str, new: &str) -> Vec<String> {
 
 #[cfg(test)]
 mod tests {
-    use super::diff_lines;
+    use super::{diff_lines, wants_update};
+
+    /// CI checks the committed files and never rewrites them, even when asked to.
+    #[test]
+    fn ci_never_rewrites_the_goldens() {
+        assert!(wants_update(Some("1"), None));
+        assert!(wants_update(Some("yes"), Some("false")));
+        assert!(!wants_update(Some("1"), Some("true")));
+        assert!(!wants_update(Some("1"), Some("1")));
+        assert!(!wants_update(None, None));
+        assert!(!wants_update(Some("0"), None));
+        assert!(!wants_update(Some(""), None));
+    }
 
     #[test]
     fn a_diff_shows_the_changed_lines_with_two_lines_of_context() {
