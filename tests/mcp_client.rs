@@ -270,6 +270,8 @@ struct Person {
     /// The requests the server said it cancelled (`notifications/cancelled`).
     cancelled: Arc<Mutex<Vec<rmcp::model::CancelledNotificationParam>>>,
     heard_cancel: Arc<tokio::sync::Notify>,
+    /// Notified when a sampling request arrives.
+    sampled: Arc<tokio::sync::Notify>,
 }
 
 impl Person {
@@ -285,6 +287,7 @@ impl Person {
             silent: false,
             cancelled: Arc::default(),
             heard_cancel: Arc::default(),
+            sampled: Arc::default(),
         }
     }
 
@@ -335,6 +338,7 @@ impl ClientHandler for Person {
         _context: RequestContext<RoleClient>,
     ) -> Result<CreateMessageResult, ErrorData> {
         self.samples.lock().unwrap().push(params);
+        self.sampled.notify_one();
         if self.silent {
             return std::future::pending().await;
         }
@@ -1531,6 +1535,45 @@ async fn a_keyed_write_whose_request_goes_unanswered_releases_its_key() {
         finish(client, server).await;
         assert_eq!(fittings(item), 1, "http: {http}");
     }
+
+    // A client that cancels its call instead of answering (the server drops the call while the
+    // tool waits): the tool did not act, and the retry runs.
+    let mut person = answering();
+    person.silent = true;
+    let (client, server) = connect(person.clone(), &tb, false).await;
+    let Value::Object(arguments) = args("cancelled") else {
+        unreachable!()
+    };
+    let request = rmcp::model::ClientRequest::CallToolRequest(rmcp::model::CallToolRequest::new(
+        CallToolRequestParams::new("book_fitting").with_arguments(arguments),
+    ));
+    let handle = client
+        .peer()
+        .send_cancellable_request(request, Default::default())
+        .await
+        .unwrap();
+    tokio::time::timeout(BOUND, person.sampled.notified())
+        .await
+        .expect("the question reaches the client");
+    handle
+        .cancel(Some("the user closed the dialog".into()))
+        .await
+        .unwrap();
+    finish(client, server).await;
+    let (client, server) = connect(answering(), &tb, false).await;
+    let mut r = call(&client, "book_fitting", args("cancelled")).await;
+    // The dropped call's claim is released by the gate as the call is dropped; until the server
+    // has dropped it, the retry is told it is in progress.
+    for _ in 0..1000 {
+        if envelope_of(&r)["code"] != codes::IN_PROGRESS {
+            break;
+        }
+        tokio::task::yield_now().await;
+        r = call(&client, "book_fitting", args("cancelled")).await;
+    }
+    assert_eq!(data_of(&r), json!("Boots, briefly."), "{r:?}");
+    finish(client, server).await;
+    assert_eq!(fittings("cancelled"), 1);
 
     // 2026-07-28: the request goes in an input_required result; the client's retry with the
     // answer runs the write once.

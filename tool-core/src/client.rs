@@ -1060,11 +1060,16 @@ pub(crate) async fn scope<F: Future>(channel: Option<Arc<dyn ClientChannel>>, fu
 }
 
 /// What the toolbox learns from one run of a keyed tool about its dealings with the client:
-/// whether the tool said it had taken effect ([`Client::mark_acted`]). A request to the client
-/// that goes unanswered releases the call's idempotency key only when it had not.
+/// whether the tool said it had taken effect ([`Client::mark_acted`]), and whether it waits for
+/// an answer now. A request to the client that goes unanswered releases the call's idempotency
+/// key only when the tool had not acted; so does a run stopped (its timeout) or dropped (its
+/// caller gone) while it waited for its client.
 #[derive(Debug, Default)]
 pub(crate) struct Talk {
     acted: std::sync::atomic::AtomicBool,
+    /// Requests to the client sent and not answered: counted down only when an answer (or an
+    /// error) comes back, so a run stopped or dropped while it waits leaves it above zero.
+    waiting: std::sync::atomic::AtomicUsize,
 }
 
 impl Talk {
@@ -1072,6 +1077,26 @@ impl Talk {
     pub(crate) fn acted(&self) -> bool {
         self.acted.load(std::sync::atomic::Ordering::Acquire)
     }
+
+    /// Whether the run waits (or was stopped while it waited) for its client's answer without
+    /// having said it acted: then it did nothing yet (a tool asks before it acts, or says so).
+    pub(crate) fn stopped_at_question(&self) -> bool {
+        self.waiting.load(std::sync::atomic::Ordering::Acquire) > 0 && !self.acted()
+    }
+}
+
+/// Awaits a request to the client, counted in the run's [`Talk`] while it waits: the count goes
+/// down when the answer comes back, not when the wait is dropped.
+async fn asking<F: Future>(request: F) -> F::Output {
+    let talk = current_talk();
+    if let Some(t) = &talk {
+        t.waiting.fetch_add(1, std::sync::atomic::Ordering::AcqRel);
+    }
+    let answer = request.await;
+    if let Some(t) = &talk {
+        t.waiting.fetch_sub(1, std::sync::atomic::Ordering::AcqRel);
+    }
+    answer
 }
 
 tokio::task_local! {
@@ -1213,10 +1238,11 @@ impl Client {
     ///
     /// A keyed write that asks its client something (a completion, a question) and gets no
     /// usable answer ends with a `failed` error the toolbox reads as "stopped at the question,
-    /// did nothing": its idempotency key is released, so the agent's retry runs. A tool that
-    /// acts first and asks after calls this once the act is done: from then on the call's
-    /// outcome is kept whatever it ends with, and a repeat is a `DUPLICATE` (or
-    /// `OUTCOME_UNKNOWN`), never a second act. Outside a keyed call it has no effect.
+    /// did nothing": its idempotency key is released, so the agent's retry runs. So is a run
+    /// stopped by its timeout, or dropped with its call, while it waits for the answer. A tool
+    /// that acts first (or while it asks) and asks after calls this once the act is done: from
+    /// then on the call's outcome is kept whatever it ends with, and a repeat is a `DUPLICATE`
+    /// (or `OUTCOME_UNKNOWN`), never a second act. Outside a keyed call it has no effect.
     ///
     /// ```
     /// use tool_core::{Client, SampleRequest, ToolError};
@@ -1260,7 +1286,7 @@ impl Client {
                 "no client is connected to this call".into(),
             ));
         };
-        channel.sample(request).await
+        asking(channel.sample(request)).await
     }
 
     /// Asks the user for the fields of `T` (MCP `elicitation/create`, form mode), with
@@ -1313,7 +1339,7 @@ impl Client {
         let Some(channel) = current().filter(|c| c.can_elicit()) else {
             return Err(question.needs_input());
         };
-        match channel.elicit(question).await {
+        match asking(channel.elicit(question)).await {
             Ok(answer) => question.answered(answer),
             Err(ClientError::Unsupported(_)) => Err(question.needs_input()),
             Err(e) => Err(e.into()),

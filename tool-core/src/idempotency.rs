@@ -451,6 +451,9 @@ impl Entry {
 pub struct Started {
     flag: Arc<std::sync::atomic::AtomicBool>,
     on_mark: Option<Arc<dyn Fn() + Send + Sync>>,
+    /// What the run says of its dealings with its client (the pipeline's keyed calls): a run
+    /// dropped while it waits for its client's answer, not having said it acted, did nothing.
+    talk: Arc<std::sync::OnceLock<Arc<crate::client::Talk>>>,
 }
 
 impl std::fmt::Debug for Started {
@@ -470,8 +473,16 @@ impl Started {
         }
     }
 
+    /// Whether the run may have taken effect: marked, and not stopped while it waited for its
+    /// client without having said it acted ([`crate::client::Talk::stopped_at_question`]).
     fn is_marked(&self) -> bool {
         self.flag.load(std::sync::atomic::Ordering::SeqCst)
+            && !self.talk.get().is_some_and(|t| t.stopped_at_question())
+    }
+
+    /// Lets a drop of the run read what `talk` records of it (set once, before the run).
+    pub(crate) fn attach(&self, talk: Arc<crate::client::Talk>) {
+        let _ = self.talk.set(talk);
     }
 }
 
@@ -621,6 +632,12 @@ impl Drop for RunGuard<'_> {
             let mut inner = self.gate.lock();
             if matches!(inner.entries.get(&key), Some(Entry::Running { run, .. }) if *run == self.run)
             {
+                if !unknown && self.started.flag.load(std::sync::atomic::Ordering::SeqCst) {
+                    // Marked (and persisted as unknown), but it stopped at a question: released.
+                    if let Some(store) = &self.gate.durable {
+                        let _ = store.remove_outcome(&key.id());
+                    }
+                }
                 if unknown {
                     let request = key.request.clone();
                     let dup = Duplicate {

@@ -883,6 +883,131 @@ async fn a_tool_that_acted_before_it_asked_keeps_its_key() {
     Client::default().mark_acted();
 }
 
+/// A client that never answers: it says when a request reached it, and keeps the request
+/// waiting for ever.
+#[derive(Default)]
+struct Silent {
+    asked: tokio::sync::Notify,
+}
+
+impl ClientChannel for Silent {
+    fn log_level(&self) -> Option<LogLevel> {
+        None
+    }
+    fn log(&self, _: LogMessage) {}
+    fn can_sample(&self) -> bool {
+        true
+    }
+    fn can_elicit(&self) -> bool {
+        true
+    }
+    fn sample(&self, _: SampleRequest) -> ClientFuture<'_, Result<SampleResult, ClientError>> {
+        self.asked.notify_one();
+        Box::pin(std::future::pending())
+    }
+    fn elicit<'a>(&'a self, _: &'a Question) -> ClientFuture<'a, Result<Answer, ClientError>> {
+        self.asked.notify_one();
+        Box::pin(std::future::pending())
+    }
+}
+
+/// A keyed write stopped while it waits for its client, by its timeout or because its caller
+/// dropped the call (an MCP client that cancels its `tools/call` instead of answering the
+/// question), had not acted: its key is released and the retry runs, with the gate's own map
+/// and with a shared state store. A tool that said it acted keeps its key
+/// (`OUTCOME_UNKNOWN`). Before, every such stop left the outcome unknown for the window.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_keyed_write_stopped_while_it_waits_for_its_client_releases_its_key() {
+    use std::sync::atomic::{AtomicUsize, Ordering};
+    let answering = || {
+        Arc::new(Scripted {
+            samples: true,
+            ..Scripted::default()
+        })
+    };
+    for shared in [false, true] {
+        for act_first in [false, true] {
+            let booked = Arc::new(AtomicUsize::new(0));
+            let timed = Tool::from_fn(
+                ToolSpec::new(
+                    "book_slowly",
+                    "Books a meeting room, waiting at most 300 ms. Returns the booking.",
+                    json!({"type": "object", "properties": {"room": {"type": "string"}},
+                           "required": ["room"], "additionalProperties": false}),
+                )
+                .with_timeout_ms(300)
+                .with_effects(tool_core::Effects::none().with_writes(true)),
+                {
+                    let booked = booked.clone();
+                    move |context, args| {
+                        let booked = booked.clone();
+                        Box::pin(async move {
+                            let client = context.get::<Client>().expect("every toolbox has one");
+                            if act_first {
+                                booked.fetch_add(1, Ordering::SeqCst);
+                                client.mark_acted();
+                            }
+                            client.sample(SampleRequest::new("Confirm", 20)).await?;
+                            if !act_first {
+                                booked.fetch_add(1, Ordering::SeqCst);
+                            }
+                            Ok(args)
+                        })
+                    }
+                },
+            )
+            .with_idempotency_key(["room"]);
+            let mut builder = Toolbox::builder()
+                .tool(asking_write(booked.clone(), act_first))
+                .tool(timed);
+            if shared {
+                builder =
+                    builder.state_store(Arc::new(tool_core::state::MemoryStateStore::new(64)));
+            }
+            let toolbox = builder.build().unwrap();
+            let case = format!("shared: {shared}, act first: {act_first}");
+
+            // Dropped while the question waits.
+            let silent = Arc::new(Silent::default());
+            let args = json!({"room": "fjord"});
+            tokio::select! {
+                env = with_client(silent.clone(), toolbox.call("book_room", args.clone())) => {
+                    panic!("{case}: a silent client's call ended: {env:?}")
+                }
+                () = silent.asked.notified() => {}
+            }
+            // Stopped by its timeout while the question waits.
+            let env = with_client(silent, toolbox.call("book_slowly", args.clone())).await;
+            assert_eq!(env.status, Status::Timeout, "{case}: {env:?}");
+
+            for tool in ["book_room", "book_slowly"] {
+                // A dropped call's claim in the shared state is written off in a task of its
+                // own: until it lands, the retry is told the call is still in progress.
+                let mut again = with_client(answering(), toolbox.call(tool, args.clone())).await;
+                for _ in 0..10_000 {
+                    if again.code.as_deref() != Some(codes::IN_PROGRESS) {
+                        break;
+                    }
+                    tokio::task::yield_now().await;
+                    again = with_client(answering(), toolbox.call(tool, args.clone())).await;
+                }
+                if act_first {
+                    assert_eq!(
+                        again.code.as_deref(),
+                        Some(codes::OUTCOME_UNKNOWN),
+                        "{case}, {tool}: {again:?}"
+                    );
+                } else {
+                    assert_eq!(again.status, Status::Ok, "{case}, {tool}: {again:?}");
+                }
+            }
+            // Acting first: once each, before the stop, and never again. Asking first: never
+            // before the stop, once each in the retry.
+            assert_eq!(booked.load(Ordering::SeqCst), 2, "{case}");
+        }
+    }
+}
+
 // ------------------------------------------------------------------ redaction of requests
 
 /// A tool that summarizes a stored ticket through the client's model and asks the user to

@@ -83,10 +83,11 @@ pub(super) async fn run(sh: &Execute, call: &mut CallState<'_>) -> Step {
     let timeout = call.entry.as_ref().and_then(|e| timeout_of(sh, e));
     // A keyed call learns what the tool says of its effects (`Client::mark_acted`): its record
     // releases the key of a run that stopped at an unanswered question only if it had not.
-    let talk = call
-        .claim
-        .is_some()
-        .then(|| Arc::new(crate::client::Talk::default()));
+    let talk = call.claim.as_ref().map(|ticket| {
+        let talk = Arc::new(crate::client::Talk::default());
+        ticket.started().attach(Arc::clone(&talk));
+        talk
+    });
     call.talk.clone_from(&talk);
     // Boxed: these futures hold a timer or a task handle, and held in place they made every
     // call's future (which hosts move into a task or a box) larger, for a run that spawns a

@@ -234,8 +234,11 @@ pub(super) async fn record(sh: &Claims, call: &mut CallState<'_>) -> Step {
         return Step::Continue;
     };
     // The tool said it had taken effect (`Client::mark_acted`): whatever it answers after that,
-    // a repeat must not act again.
-    let acted = call.talk.take().is_some_and(|t| t.acted());
+    // a repeat must not act again. A run stopped while it waited for its client, not having
+    // said so, did nothing.
+    let talk = call.talk.take();
+    let acted = talk.as_ref().is_some_and(|t| t.acted());
+    let stopped_asking = talk.as_ref().is_some_and(|t| t.stopped_at_question());
     let disposition = match call.ran {
         Ran::NotRun => Disposition::Release,
         Ran::Returned if acted => Disposition::Keep,
@@ -247,7 +250,7 @@ pub(super) async fn record(sh: &Claims, call: &mut CallState<'_>) -> Step {
         // not take it, closed, refused it, or did not answer in time): it did not act either.
         Ran::Returned if stopped_at_question(env) => Disposition::Release,
         Ran::Returned => Disposition::Keep,
-        Ran::Stopped if repeat_safe => Disposition::Release,
+        Ran::Stopped if repeat_safe || stopped_asking => Disposition::Release,
         Ran::Stopped => Disposition::Unknown,
     };
     // Keep the result so a refused repeat can point at it (it is redacted already, as
