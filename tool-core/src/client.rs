@@ -582,6 +582,24 @@ impl Question {
                         apply(v);
                     }
                 }
+                // The titles of the choices (not their values: the answer is checked
+                // against those).
+                for (key, list) in field.iter_mut() {
+                    let options = match (key.as_str(), list) {
+                        ("oneOf" | "anyOf", Value::Array(options)) => Some(options),
+                        ("items", Value::Object(items)) => {
+                            items.get_mut("anyOf").and_then(Value::as_array_mut)
+                        }
+                        _ => None,
+                    };
+                    for title in options
+                        .into_iter()
+                        .flatten()
+                        .filter_map(|o| o.get_mut("title"))
+                    {
+                        apply(title);
+                    }
+                }
             }
         }
         changed.then(|| Question {

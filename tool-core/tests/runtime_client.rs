@@ -1029,9 +1029,15 @@ fn summarizer() -> Tool {
                         .with_system_prompt(format!("You read tickets like: {TICKET}")),
                 )
                 .await?;
-            let form = json!({"type": "object", "properties": {"ok": {
-                "type": "boolean", "title": "Send it?", "description": format!("Ticket: {TICKET}")
-            }}});
+            let form = json!({"type": "object", "properties": {
+                "ok": {
+                    "type": "boolean", "title": "Send it?", "description": format!("Ticket: {TICKET}")
+                },
+                "via": {"type": "string", "oneOf": [
+                    {"const": "db", "title": format!("Post to {TICKET}")},
+                    {"const": "mail", "title": "Mail it"},
+                ]},
+            }});
             client.elicit(format!("Send this? {TICKET}"), &form).await?;
             Ok(json!({"summary": summary.text}))
         })
@@ -1068,6 +1074,10 @@ async fn requests_to_the_client_are_redacted_unless_the_host_says_otherwise() {
                 .as_str()
                 .unwrap()
                 .to_string(),
+            asked.schema()["properties"]["via"]["oneOf"][0]["title"]
+                .as_str()
+                .unwrap()
+                .to_string(),
         ];
         for text in &sent {
             assert_eq!(text.contains("ghp_0123"), !redact, "{text}");
@@ -1076,8 +1086,12 @@ async fn requests_to_the_client_are_redacted_unless_the_host_says_otherwise() {
         if redact {
             assert!(sent[0].contains("[REDACTED:github_token]"), "{}", sent[0]);
             // The form is the same form: its fields, types and title are kept.
-            assert_eq!(asked.fields(), ["ok"]);
+            assert_eq!(asked.fields(), ["ok", "via"]);
             assert_eq!(asked.schema()["properties"]["ok"]["title"], "Send it?");
+            assert_eq!(
+                asked.schema()["properties"]["via"]["oneOf"][0]["const"],
+                "db"
+            );
         }
     }
 }
