@@ -1037,29 +1037,41 @@ fn response_to(messages: &[Value], id: u64) -> Value {
         .clone()
 }
 
+/// Opens a session of a 2025 `version` at `url` over raw HTTP (`initialize`, its result
+/// checked against the official schema, then `notifications/initialized`): its
+/// `Mcp-Session-Id`.
+async fn open_http_session(url: &str, version: &str) -> String {
+    let (status, headers, answer) = http_post(url, &initialize_request(1, version), &[]).await;
+    assert!(status.is_success(), "{status}");
+    let init = response_to(&answer, 1);
+    assert_eq!(init["result"]["protocolVersion"], version, "{init}");
+    assert_conforms(version, "InitializeResult", &init["result"]);
+    let session = headers
+        .get("mcp-session-id")
+        .expect("a session for a 2025 revision")
+        .to_str()
+        .unwrap()
+        .to_string();
+    let with = [
+        ("mcp-session-id", session.as_str()),
+        ("mcp-protocol-version", version),
+    ];
+    let initialized = json!({"jsonrpc": "2.0", "method": "notifications/initialized"});
+    let (status, _, _) = http_post(url, &initialized, &with).await;
+    assert!(status.is_success(), "{status}");
+    session
+}
+
 /// The `tools/list` result a raw client of `version` receives over streamable HTTP: a session
 /// opened by `initialize` (2025), or sessionless requests that carry the version in their
 /// `_meta` and in the `MCP-Protocol-Version` header (2026-07-28).
 async fn raw_http_tools_list(url: &str, version: &str) -> Value {
     if has_initialize(version) {
-        let (status, headers, answer) = http_post(url, &initialize_request(1, version), &[]).await;
-        assert!(status.is_success(), "{status}");
-        let init = response_to(&answer, 1);
-        assert_eq!(init["result"]["protocolVersion"], version, "{init}");
-        assert_conforms(version, "InitializeResult", &init["result"]);
-        let session = headers
-            .get("mcp-session-id")
-            .expect("a session for a 2025 revision")
-            .to_str()
-            .unwrap()
-            .to_string();
+        let session = open_http_session(url, version).await;
         let with = [
             ("mcp-session-id", session.as_str()),
             ("mcp-protocol-version", version),
         ];
-        let initialized = json!({"jsonrpc": "2.0", "method": "notifications/initialized"});
-        let (status, _, _) = http_post(url, &initialized, &with).await;
-        assert!(status.is_success(), "{status}");
         let list = json!({"jsonrpc": "2.0", "id": 2, "method": "tools/list"});
         let (status, _, answer) = http_post(url, &list, &with).await;
         assert!(status.is_success(), "{status}");
@@ -1768,22 +1780,11 @@ async fn across_replicas_a_2025_session_lives_on_one_and_2026_requests_on_any() 
     let (a_url, b_url) = (a.url().to_string(), b.url().to_string());
 
     let version = "2025-11-25";
-    let (status, headers, answer) = http_post(&a_url, &initialize_request(1, version), &[]).await;
-    assert!(status.is_success(), "{status}");
-    assert!(response_to(&answer, 1)["result"].is_object());
-    let session = headers
-        .get("mcp-session-id")
-        .expect("a session for a 2025 revision")
-        .to_str()
-        .unwrap()
-        .to_string();
+    let session = open_http_session(&a_url, version).await;
     let with = [
         ("mcp-session-id", session.as_str()),
         ("mcp-protocol-version", version),
     ];
-    let initialized = json!({"jsonrpc": "2.0", "method": "notifications/initialized"});
-    let (status, _, _) = http_post(&a_url, &initialized, &with).await;
-    assert!(status.is_success(), "{status}");
     let list = json!({"jsonrpc": "2.0", "id": 2, "method": "tools/list"});
     let (status, _, _) = http_post(&b_url, &list, &with).await;
     assert_eq!(status, reqwest::StatusCode::NOT_FOUND, "the other replica");

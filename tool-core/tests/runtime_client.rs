@@ -772,10 +772,26 @@ fn asking_write(booked: Arc<std::sync::atomic::AtomicUsize>, act_first: bool) ->
     .with_idempotency_key(["room"])
 }
 
-/// A client whose every sampling request fails with `error`.
-struct Failing(ClientError);
+/// A client that never answers with what was asked: every request fails with the error
+/// (`Fails`), or reaches it and waits for ever, the `Notify` saying it arrived (`Silent`).
+enum NoAnswer {
+    Fails(ClientError),
+    Silent(tokio::sync::Notify),
+}
 
-impl ClientChannel for Failing {
+impl NoAnswer {
+    fn answer<T: Send + 'static>(&self) -> ClientFuture<'_, Result<T, ClientError>> {
+        match self {
+            NoAnswer::Fails(e) => Box::pin(std::future::ready(Err(e.clone()))),
+            NoAnswer::Silent(asked) => {
+                asked.notify_one();
+                Box::pin(std::future::pending())
+            }
+        }
+    }
+}
+
+impl ClientChannel for NoAnswer {
     fn log_level(&self) -> Option<LogLevel> {
         None
     }
@@ -787,12 +803,10 @@ impl ClientChannel for Failing {
         true
     }
     fn sample(&self, _: SampleRequest) -> ClientFuture<'_, Result<SampleResult, ClientError>> {
-        let e = self.0.clone();
-        Box::pin(async move { Err(e) })
+        self.answer()
     }
     fn elicit<'a>(&'a self, _: &'a Question) -> ClientFuture<'a, Result<Answer, ClientError>> {
-        let e = self.0.clone();
-        Box::pin(async move { Err(e) })
+        self.answer()
     }
 }
 
@@ -830,7 +844,7 @@ async fn a_keyed_write_stopped_at_an_unanswered_request_releases_its_key() {
             let env = match &failure {
                 None => toolbox.call("book_room", args.clone()).await,
                 Some(e) => {
-                    let channel = Arc::new(Failing(e.clone()));
+                    let channel = Arc::new(NoAnswer::Fails(e.clone()));
                     with_client(channel, toolbox.call("book_room", args.clone())).await
                 }
             };
@@ -872,7 +886,7 @@ async fn a_tool_that_acted_before_it_asked_keeps_its_key() {
         }
         let toolbox = builder.build().unwrap();
         let args = json!({"room": "fjord"});
-        let closed = Arc::new(Failing(ClientError::Closed));
+        let closed = Arc::new(NoAnswer::Fails(ClientError::Closed));
         let env = with_client(closed.clone(), toolbox.call("book_room", args.clone())).await;
         assert_eq!(env.code.as_deref(), Some(codes::CLIENT_CLOSED));
         let again = with_client(closed, toolbox.call("book_room", args.clone())).await;
@@ -881,34 +895,6 @@ async fn a_tool_that_acted_before_it_asked_keeps_its_key() {
     }
     // Outside a keyed call the mark does nothing, and costs nothing.
     Client::default().mark_acted();
-}
-
-/// A client that never answers: it says when a request reached it, and keeps the request
-/// waiting for ever.
-#[derive(Default)]
-struct Silent {
-    asked: tokio::sync::Notify,
-}
-
-impl ClientChannel for Silent {
-    fn log_level(&self) -> Option<LogLevel> {
-        None
-    }
-    fn log(&self, _: LogMessage) {}
-    fn can_sample(&self) -> bool {
-        true
-    }
-    fn can_elicit(&self) -> bool {
-        true
-    }
-    fn sample(&self, _: SampleRequest) -> ClientFuture<'_, Result<SampleResult, ClientError>> {
-        self.asked.notify_one();
-        Box::pin(std::future::pending())
-    }
-    fn elicit<'a>(&'a self, _: &'a Question) -> ClientFuture<'a, Result<Answer, ClientError>> {
-        self.asked.notify_one();
-        Box::pin(std::future::pending())
-    }
 }
 
 /// A keyed write stopped while it waits for its client, by its timeout or because its caller
@@ -968,13 +954,16 @@ async fn a_keyed_write_stopped_while_it_waits_for_its_client_releases_its_key() 
             let case = format!("shared: {shared}, act first: {act_first}");
 
             // Dropped while the question waits.
-            let silent = Arc::new(Silent::default());
+            let silent = Arc::new(NoAnswer::Silent(tokio::sync::Notify::new()));
+            let NoAnswer::Silent(asked) = &*silent else {
+                unreachable!()
+            };
             let args = json!({"room": "fjord"});
             tokio::select! {
                 env = with_client(silent.clone(), toolbox.call("book_room", args.clone())) => {
                     panic!("{case}: a silent client's call ended: {env:?}")
                 }
-                () = silent.asked.notified() => {}
+                () = asked.notified() => {}
             }
             // Stopped by its timeout while the question waits.
             let env = with_client(silent, toolbox.call("book_slowly", args.clone())).await;
