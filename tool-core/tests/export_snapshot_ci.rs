@@ -1,5 +1,6 @@
 //! The first-run rule of `check_snapshot`: a missing snapshot is written and passes locally,
-//! and is an error when `CI` is set. One test in its own binary, because it sets environment
+//! and is an error when `CI` is set; the update switch rewrites a snapshot locally, never in
+//! CI. One test in its own binary, because it sets environment
 //! variables.
 
 #[path = "consumers/fixtures.rs"]
@@ -43,11 +44,17 @@ fn missing_snapshot_is_an_error_in_ci_and_written_otherwise() {
         Err(SnapshotDrift::Changed { .. })
     ));
 
-    // The update switch writes the new snapshot.
+    // In CI the update switch is ignored: a run that rewrote the snapshot before comparing
+    // would pass whatever changed.
     std::env::set_var(UPDATE_ENV, "1");
+    assert!(matches!(
+        check_snapshot(&changed, &dir),
+        Err(SnapshotDrift::Changed { .. })
+    ));
+    // Elsewhere it writes the new snapshot.
+    std::env::remove_var("CI");
     check_snapshot(&changed, &dir).expect("update writes");
     std::env::remove_var(UPDATE_ENV);
     check_snapshot(&changed, &dir).expect("updated snapshot matches");
-    std::env::remove_var("CI");
     std::fs::remove_dir_all(&dir).unwrap();
 }
