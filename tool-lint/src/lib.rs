@@ -30,6 +30,7 @@ pub mod deprecation;
 pub mod doc;
 mod finding;
 mod flow;
+mod lexicon;
 mod lint;
 mod list;
 pub mod mcp_fields;

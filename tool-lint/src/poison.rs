@@ -9,6 +9,7 @@
 
 use crate::text::NameSet;
 
+use crate::lexicon::{AGENT_TAGS, GENERIC_PARAMS, PRIVATE_PATHS};
 use crate::text::{List, WordSet, Words, MARK_AT, MARK_LT, MARK_PATH, MARK_SCHEME};
 
 /// One match: what was found (for the message) and where, as `(start, len)` in characters
@@ -18,279 +19,6 @@ pub(crate) struct Hit {
     pub what: String,
     pub span: (usize, usize),
 }
-
-/// Phrases that address the agent rather than describe the tool: concealment from the user,
-/// overriding earlier instructions, preconditions the tool does not need.
-pub(crate) const AGENT_PHRASES: &[&str] = &[
-    "before using this tool",
-    "before using this",
-    "before calling this tool",
-    "before you use this",
-    "before you call this",
-    "before using any other",
-    "before calling any other",
-    "do not tell the user",
-    "don't tell the user",
-    "never tell the user",
-    "do not inform the user",
-    "don't inform the user",
-    "without telling the user",
-    "without informing the user",
-    "without the user knowing",
-    "do not mention",
-    "don't mention",
-    "never mention",
-    "do not reveal",
-    "don't reveal",
-    "never reveal",
-    "hide this from the user",
-    "keep this secret",
-    "the user must not know",
-    "the user should not know",
-    "ignore previous instructions",
-    "ignore all previous",
-    "ignore all prior",
-    "ignore the previous",
-    "ignore prior instructions",
-    "ignore your instructions",
-    "ignore all instructions",
-    "ignore the above",
-    "disregard previous",
-    "disregard all previous",
-    "disregard prior",
-    "disregard your instructions",
-    "disregard the above",
-    "forget your instructions",
-    "forget all previous",
-    "you are now",
-];
-
-/// Tag names of blocks that address the model (`<IMPORTANT>`, `<system>`, ...).
-pub(crate) const AGENT_TAGS: &[&str] = &[
-    "important",
-    "system",
-    "instructions",
-    "instruction",
-    "secret",
-    "hidden",
-    "admin",
-    "sudo",
-    "override",
-    "prompt",
-];
-
-/// Files and paths that hold credentials or private data (matched inside tokens, lowercased).
-const PRIVATE_PATHS: &[&str] = &[
-    "~/.ssh",
-    ".ssh/",
-    "id_rsa",
-    "id_ed25519",
-    "id_ecdsa",
-    "id_dsa",
-    "authorized_keys",
-    "known_hosts",
-    "/etc/passwd",
-    "/etc/shadow",
-    "~/.aws",
-    ".aws/credentials",
-    ".npmrc",
-    ".netrc",
-    ".pgpass",
-    ".git-credentials",
-    ".kube/config",
-    ".docker/config.json",
-    "~/.gnupg",
-    "wallet.dat",
-    "~/.config/gh",
-    ".bash_history",
-    ".zsh_history",
-];
-
-/// Credential nouns; they count as a request only with a verb of [`REQUEST_VERBS`] in the same
-/// sentence.
-pub(crate) const CREDENTIAL_PHRASES: &[&str] = &[
-    "passport number",
-    "social security number",
-    "date of birth",
-    "home address",
-    "secret access key",
-    "ssh configuration",
-    "ssh config",
-    "credentials file",
-    "api key",
-    "api keys",
-    "apikey",
-    "api token",
-    "access token",
-    "access tokens",
-    "auth token",
-    "bearer token",
-    "refresh token",
-    "session token",
-    "oauth token",
-    "private key",
-    "private keys",
-    "secret key",
-    "ssh key",
-    "ssh keys",
-    "password",
-    "passwords",
-    "passphrase",
-    "credentials",
-    "credential",
-    "seed phrase",
-    "recovery phrase",
-    "mnemonic",
-    "session cookie",
-    "cookies",
-    "secrets",
-    "environment variables",
-    "env vars",
-];
-
-/// The conversation and other tools' data.
-pub(crate) const CONVERSATION_PHRASES: &[&str] = &[
-    "conversation history",
-    "chat history",
-    "message history",
-    "the conversation",
-    "this conversation",
-    "entire conversation",
-    "whole conversation",
-    "full conversation",
-    "previous messages",
-    "prior messages",
-    "all messages",
-    "earlier messages",
-    "user's messages",
-    "the user's message",
-    "system prompt",
-    "your instructions",
-    "your system",
-    "output of other tools",
-    "results of other tools",
-    "data from other tools",
-    "other tool's",
-    "another tool's",
-    "previous tool",
-    "all tool results",
-    "tool results",
-];
-
-/// Verbs that ask for something to be read, handed over or put into an argument.
-pub(crate) const REQUEST_VERBS: &[&str] = &[
-    "read",
-    "include",
-    "includes",
-    "including",
-    "pass",
-    "send",
-    "provide",
-    "attach",
-    "append",
-    "copy",
-    "upload",
-    "paste",
-    "share",
-    "add",
-    "put",
-    "collect",
-    "extract",
-    "gather",
-    "give",
-    "supply",
-    "enter",
-    "insert",
-    "embed",
-    "cat",
-    "fill",
-    "forward",
-    "dump",
-    "list",
-    "output",
-    "print",
-    "summarize",
-    "summarise",
-    "concatenate",
-    "store",
-    "save",
-];
-
-/// Verbs that send data somewhere.
-pub(crate) const SEND_VERBS: &[&str] = &[
-    "send",
-    "sent",
-    "post",
-    "posted",
-    "forward",
-    "forwarded",
-    "upload",
-    "uploaded",
-    "report",
-    "email",
-    "mail",
-    "submit",
-    "transmit",
-    "exfiltrate",
-    "copy",
-    "cc",
-    "bcc",
-    "notify",
-    "deliver",
-    "share",
-    "webhook",
-    "beacon",
-    "ping",
-];
-
-/// Words that, in a sentence naming another tool, change how that tool is used.
-pub(crate) const SHADOW_CUES: &[&str] = &[
-    "when",
-    "whenever",
-    "before",
-    "after",
-    "while",
-    "must",
-    "should",
-    "always",
-    "never",
-    "ensure",
-    "remember",
-    "override",
-    "overrides",
-    "replace",
-    "replaces",
-    "redirect",
-];
-
-/// Parameter names that carry no meaning of their own: a request for secrets there is data the
-/// tool does not need.
-const GENERIC_PARAMS: &[&str] = &[
-    "note",
-    "notes",
-    "context",
-    "extra",
-    "metadata",
-    "meta",
-    "comment",
-    "comments",
-    "remarks",
-    "memo",
-    "sidenote",
-    "side_note",
-    "debug",
-    "info",
-    "details",
-    "misc",
-    "additional_info",
-    "additional_context",
-    "extra_info",
-    "reasoning",
-    "feedback",
-    "annotation",
-    "annotations",
-    "summary",
-];
 
 /// Whether a parameter name is one of the generic names of [`GENERIC_PARAMS`].
 pub(crate) fn is_generic_param(name: &str) -> bool {
@@ -496,8 +224,9 @@ fn is_dotenv(tok: &str) -> bool {
     })
 }
 
-/// Whether the sentence of word `i` holds a verb of [`REQUEST_VERBS`] that no negation
-/// governs: "Never put API keys in the URL" warns against what "Put your API key here" asks.
+/// Whether the sentence of word `i` holds a verb of
+/// [`REQUEST_VERBS`](crate::lexicon::REQUEST_VERBS) that no negation governs: "Never put API
+/// keys in the URL" warns against what "Put your API key here" asks.
 fn sentence_asks(ws: &Words, i: usize) -> bool {
     let (a, b) = sentence_of(ws, i);
     let negated = |k: usize| {
@@ -510,7 +239,8 @@ fn sentence_asks(ws: &Words, i: usize) -> bool {
     (a..=b).any(|k| ws.in_set(k, WordSet::Request) && !negated(k))
 }
 
-/// A phrase of `set` in a sentence that also holds one of [`REQUEST_VERBS`] (not negated).
+/// A phrase of `set` in a sentence that also holds one of
+/// [`REQUEST_VERBS`](crate::lexicon::REQUEST_VERBS) (not negated).
 fn request_phrase(text: &str, ws: &Words, set: List) -> Option<Hit> {
     let mut from = 0;
     while let Some((i, j, _)) = ws.find_any_from(set, from) {
@@ -632,14 +362,6 @@ pub(crate) fn shadowing(
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    #[test]
-    fn the_verb_lists_are_lowercase() {
-        // Words compare with them lowercased (`Words::is_word`).
-        for w in REQUEST_VERBS.iter().chain(SEND_VERBS).chain(SHADOW_CUES) {
-            assert_eq!(*w, w.to_lowercase(), "{w}");
-        }
-    }
 
     fn agent(t: &str) -> Option<String> {
         agent_instructions(t, &Words::new(t)).map(|h| h.what)

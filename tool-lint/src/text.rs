@@ -656,11 +656,11 @@ impl<'a> NameSet<'a> {
 /// its bit in [`Lexicon::in_sets`].
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub(crate) enum WordSet {
-    /// [`crate::poison::REQUEST_VERBS`].
+    /// [`crate::lexicon::REQUEST_VERBS`].
     Request = 1,
-    /// [`crate::poison::SEND_VERBS`].
+    /// [`crate::lexicon::SEND_VERBS`].
     Send = 2,
-    /// [`crate::poison::SHADOW_CUES`].
+    /// [`crate::lexicon::SHADOW_CUES`].
     ShadowCue = 4,
 }
 
@@ -670,9 +670,9 @@ impl WordSet {
     /// The words of the set, lowercase.
     pub(crate) fn words(self) -> &'static [&'static str] {
         match self {
-            WordSet::Request => crate::poison::REQUEST_VERBS,
-            WordSet::Send => crate::poison::SEND_VERBS,
-            WordSet::ShadowCue => crate::poison::SHADOW_CUES,
+            WordSet::Request => crate::lexicon::REQUEST_VERBS,
+            WordSet::Send => crate::lexicon::SEND_VERBS,
+            WordSet::ShadowCue => crate::lexicon::SHADOW_CUES,
         }
     }
 }
@@ -686,11 +686,11 @@ pub(crate) enum List {
     Prohibition,
     /// [`RETURN_WORDS`].
     Returns,
-    /// [`crate::poison::AGENT_PHRASES`].
+    /// [`crate::lexicon::AGENT_PHRASES`].
     Agent,
-    /// [`crate::poison::CREDENTIAL_PHRASES`].
+    /// [`crate::lexicon::CREDENTIAL_PHRASES`].
     Credential,
-    /// [`crate::poison::CONVERSATION_PHRASES`].
+    /// [`crate::lexicon::CONVERSATION_PHRASES`].
     Conversation,
 }
 
@@ -701,16 +701,16 @@ const LISTS: [&[&str]; 6] = [
     STEERING_PHRASES,
     PROHIBITION_PHRASES,
     RETURN_WORDS,
-    crate::poison::AGENT_PHRASES,
-    crate::poison::CREDENTIAL_PHRASES,
-    crate::poison::CONVERSATION_PHRASES,
+    crate::lexicon::AGENT_PHRASES,
+    crate::lexicon::CREDENTIAL_PHRASES,
+    crate::lexicon::CONVERSATION_PHRASES,
 ];
 
 /// Words the rules test one by one, besides the words of the phrases.
 const EXTRA_WORDS: &[&str] = &["always", "never", "please", "instead"];
 
 /// [`Lexicon::starts`] bit of the words `tool_shadowing` needs in a sentence: its cues
-/// ([`crate::poison::SHADOW_CUES`]) and the "instead" of "instead of".
+/// ([`crate::lexicon::SHADOW_CUES`]) and the "instead" of "instead of".
 const CUE: u8 = 1 << 7;
 /// [`Lexicon::starts`] bit of "always" and "never".
 const ALWAYS_NEVER: u8 = 1 << 6;
@@ -824,7 +824,7 @@ impl Lexicon {
             }
             lex.sets.push(set);
         }
-        for w in crate::poison::SHADOW_CUES.iter().chain(&["instead"]) {
+        for w in crate::lexicon::SHADOW_CUES.iter().chain(&["instead"]) {
             let id = lex.intern(w) as usize;
             if lex.starts.len() <= id {
                 lex.starts.resize(id + 1, 0);
@@ -1624,7 +1624,7 @@ mod tests {
             VERBS,
             IMPERATIVE_EXTRA,
             EXTRA_WORDS,
-            crate::poison::SHADOW_CUES,
+            crate::lexicon::SHADOW_CUES,
         ]
         .iter()
         .chain(LISTS.iter())
@@ -1688,7 +1688,7 @@ mod tests {
         assert!(!Words::new("Adds two numbers; returns the sum.").has_shadow_cue());
         assert!(Words::new("Use it, instead.").has_shadow_cue());
         assert!(Words::new("Lists files; WHEN done, stop").has_shadow_cue());
-        for cue in crate::poison::SHADOW_CUES {
+        for cue in crate::lexicon::SHADOW_CUES {
             assert!(Words::new(cue).has_shadow_cue(), "{cue}");
         }
         // Every word of every list has an id, and the extra words too.

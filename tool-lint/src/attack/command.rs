@@ -1,0 +1,117 @@
+//! `command_execution`: a command line that opens a shell, escalates, downloads and runs, or
+//! deletes, in an order to run it; and the automata that find command lines and claims in one
+//! pass.
+
+use super::cues::{addresses_agent, directs, is_url, third_person_start, tokens};
+use super::sentence::{is_word_byte, Sentence, Text};
+use crate::lexicon::command::{COMMANDS, RUNNABLE};
+
+/// Whether `line` (lowercase) holds one of [`COMMANDS`] at the start of a word.
+pub(super) fn has_command(line: &str) -> bool {
+    static AC: std::sync::OnceLock<aho_corasick::AhoCorasick> = std::sync::OnceLock::new();
+    let ac = AC.get_or_init(|| automaton(COMMANDS));
+    let lb = line.as_bytes();
+    ac.find_overlapping_iter(line).any(|m| {
+        let first = COMMANDS[m.pattern().as_usize()].as_bytes()[0];
+        !first.is_ascii_alphanumeric() || m.start() == 0 || !is_word_byte(lb[m.start() - 1])
+    })
+}
+
+/// One automaton for a list of lowercase patterns: every occurrence in one pass over the text
+/// (overlapping, so a match that fails its word-boundary test hides no other).
+pub(super) fn automaton(patterns: &[&str]) -> aho_corasick::AhoCorasick {
+    aho_corasick::AhoCorasick::builder()
+        .match_kind(aho_corasick::MatchKind::Standard)
+        .build(patterns)
+        .expect("the patterns build an automaton")
+}
+
+/// `command_execution`: a command line of [`COMMANDS`] in an order to run it (or hidden in an
+/// HTML comment, or downloading and running), or a runnable file downloaded to be run.
+pub(super) fn command(t: &Text, s: &Sentence) -> Option<&'static str> {
+    let line = t.line(s);
+    const WHY: &str = "orders the agent to run a command line that opens a shell, escalates, downloads or deletes (command execution)";
+    let runs = t.has_word(
+        s,
+        &[
+            "run", "execute", "exec", "type", "enter", "issue", "invoke", "launch", "paste",
+            "perform", "start", "spawn", "pipe", "open", "install",
+        ],
+    ) || (addresses_agent(t, s) && t.has_word(s, &["executed", "performed"]));
+    let refused = t.has_phrase(
+        s,
+        &[
+            "without running",
+            "without executing",
+            "never runs",
+            "does not run",
+            "not run",
+            "not execute",
+            "never executes",
+        ],
+    );
+    if has_command(line) {
+        let hidden = t.orig[..s.start]
+            .rfind("<!--")
+            .is_some_and(|open| !t.orig[open..s.start].contains("-->"));
+        let fetch_and_run = (line.contains("curl ") || line.contains("wget "))
+            && ["| ", "&&", "; ", "-o "].iter().any(|j| line.contains(j));
+        if (directs(t, s) || runs || hidden || fetch_and_run || addresses_agent(t, s)) && !refused {
+            return Some(WHY);
+        }
+    }
+    // A reverse shell or a wipe told in words: "an interactive bash session redirected to TCP
+    // port 4444", "wipe the user's home directory recursively".
+    let shell_out = t.has_word(s, &["bash", "shell", "sh", "terminal", "zsh", "powershell"])
+        && t.has_word(
+            s,
+            &["tcp", "port", "redirected", "socket", "netcat", "listener"],
+        );
+    let wipe = t.has_word(
+        s,
+        &[
+            "wipe", "erase", "delete", "remove", "destroy", "format", "shred", "rm",
+        ],
+    ) && (t.has_phrase(
+        s,
+        &[
+            "home directory",
+            "root directory",
+            "entire disk",
+            "whole disk",
+            "all files",
+            "the drive",
+            "every file",
+        ],
+    ) || t.has_word(s, &["recursively", "forcibly"]));
+    if (shell_out || wipe) && directs(t, s) && !third_person_start(t, s) && !refused {
+        return Some(WHY);
+    }
+    let url = tokens(&t.orig[s.start..s.end]).find(|(_, tok)| is_url(tok));
+    let runnable = url.is_some_and(|(_, tok)| {
+        RUNNABLE
+            .iter()
+            .any(|x| tok.to_ascii_lowercase().ends_with(x))
+    });
+    // "download https://... and run it (with node)".
+    let fetched =
+        url.is_some() && t.has_word(s, &["download", "downloaded", "fetch", "get", "save"]);
+    ((runnable || fetched) && runs && directs(t, s) && !refused).then_some(WHY)
+}
+
+#[cfg(test)]
+mod tests {
+    use crate::attack::attacks;
+
+    fn rules(text: &str) -> Vec<&'static str> {
+        attacks(text, "add_numbers", None, false)
+            .into_iter()
+            .map(|h| h.rule)
+            .collect()
+    }
+
+    #[test]
+    fn a_word_inside_another_is_no_command() {
+        assert!(rules("Returns the pseudo random number.").is_empty());
+    }
+}

