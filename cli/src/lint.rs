@@ -9,7 +9,8 @@ use std::sync::{Mutex, PoisonError};
 use bumpalo::Bump;
 use serde_json::{json, Value};
 use tool_lint::doc::Node;
-use tool_lint::{lint_nodes_then, lookup_rule, Finding, LintConfig, Severity, RULES};
+use tool_lint::quality::lint_nodes_then;
+use tool_lint::{lookup_rule, Finding, LintConfig, Severity, RULES};
 
 use crate::input::{self, Parsed, Shape};
 use crate::style::{self, Style};
@@ -19,6 +20,26 @@ use crate::{CliError, Color, LintFormat, Only};
 /// table's `poisoning` flag); every other finding is a style finding.
 fn is_security(rule: &str) -> bool {
     tool_lint::rule(rule).is_some_and(|r| r.poisoning)
+}
+
+/// Whether a finding is one of the quality components (a style finding that the human report
+/// ranks first, see [`tool_lint::quality`]).
+fn is_quality(rule: &str) -> bool {
+    tool_lint::quality::is_component(rule)
+}
+
+/// How many tools of a list have each of [`tool_lint::quality::COMPONENTS`].
+type Components = [usize; 5];
+
+/// [`Components`] of tools from their findings (all of them, before any filter).
+fn components_of(all: &[Vec<Finding>]) -> Components {
+    let mut have = [0; 5];
+    for each in all {
+        for (n, missing) in have.iter_mut().zip(tool_lint::quality::missing(each)) {
+            *n += usize::from(!missing);
+        }
+    }
+    have
 }
 
 /// A finding's class as the JSON and SARIF reports name it: `security` or `style`.
@@ -58,6 +79,8 @@ const LIST: usize = usize::MAX;
 struct Part<'s, 'a> {
     located: Vec<Located<'s, 'a>>,
     text: Vec<u8>,
+    /// How many of the part's tools have each quality component.
+    have: Components,
 }
 
 /// What the lint reports: every finding, or one class of them (`--only`).
@@ -75,12 +98,20 @@ impl Filter<'_> {
                 None => true,
                 Some(Only::Security) => security,
                 Some(Only::Style) => !security,
+                Some(Only::Quality) => !security && is_quality(f.rule),
             }
     }
 
-    /// Whether the human report has a verdict line per tool: unless only style is asked for.
+    /// Whether the human report has a verdict line per tool: unless only style (or the quality
+    /// components) is asked for.
     fn verdicts(&self) -> bool {
-        self.only != Some(Only::Style)
+        matches!(self.only, None | Some(Only::Security))
+    }
+
+    /// Whether the human report has a line of each list's quality components: unless only
+    /// security is asked for.
+    fn components(&self) -> bool {
+        self.only != Some(Only::Security)
     }
 }
 
@@ -174,10 +205,12 @@ fn write_report<'s, 'a, W: Write + Send>(
     let stream = Mutex::new(stream);
     let lock = || stream.lock().unwrap_or_else(PoisonError::into_inner);
     let mut parts = Vec::new();
+    let mut lists = Vec::with_capacity(sources.len());
     for source in sources {
         let split = source.defs.len() * SPLIT_PERCENT / 100;
         let done = lint_nodes_then(&source.defs, cfg, split, |first, all| {
             let tools = first..first + all.len();
+            let have = components_of(&all);
             let located = locate_part(source, first, all, filter);
             let verdicts = (format == LintFormat::Human && filter.verdicts())
                 .then_some(Verdicts { source, tools });
@@ -185,6 +218,7 @@ fn write_report<'s, 'a, W: Write + Send>(
                 return Part {
                     located,
                     text: Vec::new(),
+                    have,
                 };
             }
             // Every part of this source after the first is written once they are all done,
@@ -198,12 +232,22 @@ fn write_report<'s, 'a, W: Write + Send>(
             } else {
                 part_text(&located, verdicts, format, st, None)
             };
-            Part { located, text }
+            Part {
+                located,
+                text,
+                have,
+            }
         });
         let mut s = lock();
         for p in done.iter().filter(|p| !p.text.is_empty()) {
             s.begin_part(false);
             s.write(&p.text);
+        }
+        let mut have = [0; 5];
+        for p in &done {
+            for (n, h) in have.iter_mut().zip(p.have) {
+                *n += h;
+            }
         }
         parts.extend(done);
         // The list rule: one finding for the source, after its tools'.
@@ -214,10 +258,14 @@ fn write_report<'s, 'a, W: Write + Send>(
             }
             parts.push(part);
         }
+        if format == LintFormat::Human && filter.components() && !source.defs.is_empty() {
+            s.write(components_line(&source.label, source.defs.len(), have, st).as_bytes());
+        }
         drop(s);
+        lists.push(have);
     }
     let mut stream = stream.into_inner().unwrap_or_else(PoisonError::into_inner);
-    write_end(&mut stream, &parts, sources, format, st);
+    write_end(&mut stream, &parts, sources, &lists, format, st);
     let result = std::mem::replace(&mut stream.result, Ok(()));
     (parts, result.and_then(|()| stream.out.flush()))
 }
@@ -246,8 +294,30 @@ fn list_part<'s, 'a>(
     let part = Part {
         located,
         text: Vec::new(),
+        have: [0; 5],
     };
     Some((part, text))
+}
+
+/// The human report's line of a list's quality components: how many of its `tools` have each
+/// (`components in FILE: purpose 12/14, when to use 0/14, ...`).
+fn components_line(label: &str, tools: usize, have: Components, st: Style) -> String {
+    let mut out = String::new();
+    st.wrap(&mut out, style::BOLD, |o| {
+        o.push_str("components in ");
+        o.push_str(label);
+        o.push(':');
+    });
+    for (i, (c, n)) in tool_lint::quality::COMPONENTS.iter().zip(have).enumerate() {
+        let _ = write!(
+            out,
+            "{} {} {n}/{tools}",
+            if i == 0 { "" } else { "," },
+            c.name
+        );
+    }
+    out.push('\n');
+    out
 }
 
 /// The end of the report, after every part: the human summary, the JSON report's close, or
@@ -256,6 +326,7 @@ fn write_end<W: Write>(
     stream: &mut Stream<'_, W>,
     parts: &[Part],
     sources: &[Parsed],
+    lists: &[Components],
     format: LintFormat,
     st: Style,
 ) {
@@ -274,7 +345,7 @@ fn write_end<W: Write>(
         LintFormat::Json => {
             let close: &[u8] = if stream.any { b"\n  ]" } else { b"]" };
             stream.write(close);
-            stream.write(&json_tail(tools, errors, n - errors));
+            stream.write(&json_tail(sources, lists, tools, errors, n - errors));
         }
         LintFormat::Sarif => {
             let located: Vec<&Located> = parts.iter().flat_map(|p| &p.located).collect();
@@ -340,7 +411,8 @@ struct Verdicts<'s, 'a> {
 
 /// The findings of the tools `first..` of `source` (`all[i]` those of tool `first + i`) that
 /// `filter` keeps, with their positions in the source: tool by tool, each tool's security
-/// findings first (a reviewer's report), in the order the lint found them otherwise.
+/// findings first (a reviewer's report), then the quality components it lacks (what to fix
+/// first), then its other style findings, in the order the lint found them otherwise.
 fn locate_part<'s, 'a>(
     source: &'s Parsed<'a>,
     first: usize,
@@ -404,21 +476,27 @@ impl Kept {
             security: Vec::with_capacity(n),
         };
         let mut style = Vec::new();
+        let mut quality = Vec::new();
         for (i, each) in all.into_iter().enumerate() {
             let ti = first + i;
-            // Security findings go out at once; style findings wait for the tool's last one.
+            // Security findings go out at once; the quality components wait for the tool's last
+            // one, and the other style findings for them.
             for f in each {
                 let sec = is_security(f.rule);
                 if !filter.keeps(&f, sec) {
                     continue;
                 }
                 if !sec {
-                    style.push(f);
+                    if is_quality(f.rule) {
+                        quality.push(f);
+                    } else {
+                        style.push(f);
+                    }
                     continue;
                 }
                 kept.push(source, ti, f, true);
             }
-            for f in style.drain(..) {
+            for f in quality.drain(..).chain(style.drain(..)) {
                 kept.push(source, ti, f, false);
             }
         }
@@ -499,10 +577,37 @@ fn json_head(sources: &[Parsed], profile: &str) -> Vec<u8> {
     head
 }
 
-/// The JSON report after its findings array's `]`.
-fn json_tail(tools: usize, errors: usize, warnings: usize) -> Vec<u8> {
+/// The JSON report after its findings array's `]`: the quality components of each list (how
+/// many of its tools have each), then the summary.
+fn json_tail(
+    sources: &[Parsed],
+    lists: &[Components],
+    tools: usize,
+    errors: usize,
+    warnings: usize,
+) -> Vec<u8> {
     let mut n = itoa::Buffer::new();
-    let mut tail = Vec::from(*b",\n  \"summary\": {\n    \"tools\": ");
+    let mut tail = Vec::from(*b",\n  \"components\": [");
+    for (i, (s, have)) in sources.iter().zip(lists).enumerate() {
+        tail.extend_from_slice(if i == 0 { &b"\n"[..] } else { b",\n" });
+        tail.extend_from_slice(b"    {\n      \"file\": ");
+        json_str(&mut tail, &s.label);
+        tail.extend_from_slice(b",\n      \"tools\": ");
+        tail.extend_from_slice(n.format(s.defs.len()).as_bytes());
+        for (c, h) in tool_lint::quality::COMPONENTS.iter().zip(have) {
+            tail.extend_from_slice(b",\n      \"");
+            tail.extend_from_slice(c.key.as_bytes());
+            tail.extend_from_slice(b"\": ");
+            tail.extend_from_slice(n.format(*h).as_bytes());
+        }
+        tail.extend_from_slice(b"\n    }");
+    }
+    tail.extend_from_slice(if lists.is_empty() {
+        &b"]"[..]
+    } else {
+        b"\n  ]"
+    });
+    tail.extend_from_slice(b",\n  \"summary\": {\n    \"tools\": ");
     tail.extend_from_slice(n.format(tools).as_bytes());
     tail.extend_from_slice(b",\n    \"errors\": ");
     tail.extend_from_slice(n.format(errors).as_bytes());
@@ -588,6 +693,7 @@ fn spilled(mut out: Vec<u8>, spill: Option<Spill<'_>>) -> Vec<u8> {
 fn json_report(
     located: &[Located],
     sources: &[Parsed],
+    lists: &[Components],
     profile: &str,
     tools: usize,
     errors: usize,
@@ -638,6 +744,24 @@ fn json_report(
             m.end()
         }
     }
+    struct Lists<'a, 'b>(&'a [Parsed<'b>], &'a [Components]);
+    impl Serialize for Lists<'_, '_> {
+        fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+            s.collect_seq(self.0.iter().zip(self.1).map(|(p, h)| ListEntry(p, h)))
+        }
+    }
+    struct ListEntry<'a, 'b>(&'a Parsed<'b>, &'a Components);
+    impl Serialize for ListEntry<'_, '_> {
+        fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+            let mut m = s.serialize_map(Some(7))?;
+            m.serialize_entry("file", &self.0.label)?;
+            m.serialize_entry("tools", &self.0.defs.len())?;
+            for (c, h) in tool_lint::quality::COMPONENTS.iter().zip(self.1) {
+                m.serialize_entry(c.key, h)?;
+            }
+            m.end()
+        }
+    }
     struct Summary {
         tools: usize,
         errors: usize,
@@ -656,14 +780,16 @@ fn json_report(
         profile: &'a str,
         sources: &'a [Parsed<'c>],
         located: &'a [Located<'b, 'c>],
+        lists: &'a [Components],
         summary: Summary,
     }
     impl Serialize for Doc<'_, '_, '_> {
         fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
-            let mut m = s.serialize_map(Some(4))?;
+            let mut m = s.serialize_map(Some(5))?;
             m.serialize_entry("profile", self.profile)?;
             m.serialize_entry("files", &Files(self.sources))?;
             m.serialize_entry("findings", &Findings(self.located))?;
+            m.serialize_entry("components", &Lists(self.sources, self.lists))?;
             m.serialize_entry("summary", &self.summary)?;
             m.end()
         }
@@ -672,6 +798,7 @@ fn json_report(
         profile,
         sources,
         located,
+        lists,
         summary: Summary {
             tools,
             errors,
@@ -1158,7 +1285,28 @@ mod tests {
         let tools: usize = sources.iter().map(|s| s.defs.len()).sum();
         let profile = cfg.profile.name();
         let located: Vec<Located> = parts.into_iter().flat_map(|p| p.located).collect();
-        let reference = json_report(&located, sources, profile, tools, errors, n - errors);
+        // Each list's components, linted again in one part.
+        let lists: Vec<Components> = sources
+            .iter()
+            .map(|s| {
+                let mut have = [0; 5];
+                for part in lint_nodes_then(&s.defs, cfg, 0, |_, all| components_of(&all)) {
+                    for (n, h) in have.iter_mut().zip(part) {
+                        *n += h;
+                    }
+                }
+                have
+            })
+            .collect();
+        let reference = json_report(
+            &located,
+            sources,
+            &lists,
+            profile,
+            tools,
+            errors,
+            n - errors,
+        );
         (String::from_utf8(written).unwrap(), reference)
     }
 

@@ -80,6 +80,9 @@ pub enum Only {
     Security,
     /// Style findings: every other rule (budgets, names, descriptions, schemas).
     Style,
+    /// The quality components alone, a part of the style findings: purpose, when to use,
+    /// limits, parameters, what comes back.
+    Quality,
 }
 
 /// When to use colour.
@@ -110,8 +113,11 @@ enum Command {
     ///
     /// The human report goes tool by tool: a verdict line (`verdict: NAME: no security finding`
     /// or `verdict: NAME: N security findings (RULE, ...)`), then the tool's security findings,
-    /// then its style findings. JSON and SARIF give each finding's `category` (`security` or
-    /// `style`).
+    /// then the quality components it lacks (purpose, when to use, limits, parameters, what comes
+    /// back: what to fix first), then its other style findings; after each list, a line of how
+    /// many of its tools have each component (`components in FILE: purpose 12/14, ...`). JSON
+    /// and SARIF give each finding's `category` (`security` or `style`); the JSON report has the
+    /// components of each list under `components`.
     ///
     /// Exit codes: 0 no error among the findings shown (warnings allowed); 1 at least one error
     /// among them; 2 the input could not be read or parsed, or the command line is wrong.
@@ -128,8 +134,8 @@ enum Command {
         /// A rule to leave out (repeatable).
         #[arg(long = "allow", value_name = "RULE")]
         allow: Vec<String>,
-        /// Show only security findings (tool poisoning) or only style findings; the exit code
-        /// counts the findings shown.
+        /// Show only security findings (tool poisoning), only style findings, or only the
+        /// quality components (a part of style); the exit code counts the findings shown.
         #[arg(long, value_enum)]
         only: Option<Only>,
         /// Colour in the human format.

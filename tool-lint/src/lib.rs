@@ -37,6 +37,7 @@ pub mod mcp_fields;
 mod names;
 pub mod platform;
 mod poison;
+pub mod quality;
 mod rules;
 mod schema;
 pub mod secrets;

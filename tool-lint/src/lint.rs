@@ -7,10 +7,10 @@ use serde_json::{Map, Value};
 
 use crate::doc::{Kind, Node, Obj};
 
-use crate::attack::attacks;
+use crate::attack::{attacks_in, Split};
 use crate::config::LintConfig;
 use crate::finding::{child, escape_pointer_token, sort_findings, Finding};
-use crate::names::{secret_kind, tool_name_problem};
+use crate::names::{secret_kind, tool_name_problem_in};
 use crate::poison::{
     agent_instructions, conversation_request, exfiltration_target, is_generic_param,
     sensitive_request, shadowing,
@@ -22,20 +22,33 @@ use crate::text::{
     says_what_it_returns, to_snake_case, Words,
 };
 
-pub(crate) struct Sink<'n> {
+pub(crate) struct Sink<'n, 's, 'd> {
     pub(crate) tool: String,
     pub(crate) findings: Vec<Finding>,
     /// The list's tool names when `tool_shadowing` runs (a list of two names or more): the text
     /// rules check it on the texts they split ([`shadow`]).
-    names: Option<&'n NameSet<'n>>,
+    names: Option<&'n NameSet<'s>>,
     /// Whether the schema rules checked `tool_shadowing` on the top-level parameter
     /// descriptions (they do when they run).
     params_shadowed: bool,
+    /// The identifiers the tool's text may name without naming another server's tool (the
+    /// list's names, the tool's own parameters), built when a poisoning rule first asks.
+    local: std::cell::OnceCell<crate::attack::Local>,
+    /// The tool's input schema, for [`Sink::local`].
+    schema: Option<&'d Node<'d>>,
+    /// Whether the quality rules run ([`crate::quality`]).
+    pub(crate) quality: bool,
 }
 
-impl Sink<'_> {
+impl Sink<'_, '_, '_> {
     fn push(&mut self, rule: &'static str, pointer: impl Into<String>, message: impl Into<String>) {
         self.push_at(rule, pointer, message, None);
+    }
+
+    /// The identifiers the tool's text may name without naming another server's tool.
+    fn local(&self) -> &crate::attack::Local {
+        self.local
+            .get_or_init(|| crate::attack::Local::new(self.names, self.schema))
     }
 
     pub(crate) fn push_at(
@@ -45,9 +58,31 @@ impl Sink<'_> {
         message: impl Into<String>,
         span: Option<(usize, usize)>,
     ) {
+        self.push_sure(rule, pointer, message, span, true);
+    }
+
+    /// [`push_at`](Self::push_at) for a heuristic that knows how sure it is: a hit it is not
+    /// sure of is a warning, whatever the rule's severity.
+    pub(crate) fn push_sure(
+        &mut self,
+        rule: &'static str,
+        pointer: impl Into<String>,
+        message: impl Into<String>,
+        span: Option<(usize, usize)>,
+        sure: bool,
+    ) {
+        debug_assert!(
+            sure || crate::rule(rule)
+                .is_some_and(|r| r.graded() || r.severity == crate::Severity::Warning),
+            "{rule} is not graded (rules.rs GRADED) but reported a finding it is not sure of"
+        );
         self.findings.push(Finding {
             rule,
-            severity: severity_of(rule),
+            severity: if sure {
+                severity_of(rule)
+            } else {
+                crate::rules::Severity::Warning
+            },
             tool: self.tool.clone(),
             pointer: pointer.into(),
             message: message.into(),
@@ -80,15 +115,16 @@ impl Sink<'_> {
 /// ```
 pub fn lint_definition(tool: &Value, cfg: &LintConfig) -> Vec<Finding> {
     let arena = Bump::new();
-    lint_in_list(&Node::from_value(tool, &arena), cfg, None)
+    lint_in_list(&Node::from_value(tool, &arena), cfg, None, false)
 }
 
 /// [`lint_definition`] for a tool of a list whose names (all of them) are `names`: adds the
-/// list rule `tool_shadowing`.
+/// list rule `tool_shadowing`; with `quality`, the quality rules too ([`crate::quality`]).
 pub(crate) fn lint_in_list(
     tool: &Node<'_>,
     cfg: &LintConfig,
     names: Option<&NameSet<'_>>,
+    quality: bool,
 ) -> Vec<Finding> {
     let name = tool.get("name").and_then(Node::as_str).unwrap_or_default();
     let mut sink = Sink {
@@ -96,6 +132,9 @@ pub(crate) fn lint_in_list(
         findings: Vec::new(),
         names: names.filter(|n| n.len() > 1),
         params_shadowed: false,
+        local: std::cell::OnceCell::new(),
+        schema: tool.get("inputSchema"),
+        quality,
     };
     match tool.as_object() {
         Some(obj) => lint_object(obj, cfg, &mut sink),
@@ -135,8 +174,11 @@ fn shadow_with(
     pointer: String,
     sink: &mut Sink,
 ) {
-    if let Some(hit) = shadowing(text, &sink.tool, names, words) {
-        sink.push_at(
+    if let Some((hit, _)) = shadowing(text, &sink.tool, names, words) {
+        // The list's tools are one server's: naming a sibling ("use update_issue instead") is
+        // how a server documents its own tools, and only decisive evidence makes it an attack.
+        let sure = Split::new(text).decisive_at(hit.span.0, &sink.tool, sink.names, sink.local());
+        sink.push_sure(
             "tool_shadowing",
             pointer,
             format!(
@@ -145,6 +187,7 @@ fn shadow_with(
                 hit.span.0 + 1
             ),
             Some(hit.span),
+            sure,
         );
     }
 }
@@ -191,6 +234,13 @@ fn lint_object(obj: Obj<'_>, cfg: &LintConfig, sink: &mut Sink) {
     let schema = obj.get("inputSchema");
     let schema_facts = schema.map(json_facts);
     lint_input_schema_field(schema, schema_facts.is_some_and(|f| f.non_ascii), cfg, sink);
+    if let Some(message) = sink
+        .quality
+        .then(|| crate::quality::explains_parameters(obj))
+        .flatten()
+    {
+        sink.push("explains_parameters", "/inputSchema/properties", message);
+    }
     if let Some(out) = obj.get("outputSchema") {
         hidden_everywhere(out, "/outputSchema", sink);
     }
@@ -364,7 +414,7 @@ fn lint_name(name: &str, cfg: &LintConfig, sink: &mut Sink) {
             format!("name is {n} characters; the budget is {}", cfg.name_budget),
         );
     }
-    if let Some(problem) = tool_name_problem(name) {
+    if let Some(problem) = tool_name_problem_in(name, sink.names) {
         sink.push("name_style", "/name", problem);
     }
     hidden(name, "/name", false, sink);
@@ -389,6 +439,11 @@ fn lint_description(d: &str, cfg: &LintConfig, sink: &mut Sink) {
             "/description",
             "the description does not say what comes back; add a sentence such as \"Returns ...\"",
         );
+    }
+    if sink.quality {
+        for (rule, message) in crate::quality::description(d, &ws, &sink.tool) {
+            sink.push(rule, "/description", message);
+        }
     }
     steering_and_framing(&ws, "/description", sink);
     poisoning(d, &ws, "/description", None, sink);
@@ -418,23 +473,36 @@ fn steering_and_framing(ws: &Words, pointer: &str, sink: &mut Sink) {
 /// The tool-poisoning rules on one agent-facing string. `param` is the parameter or field name
 /// when the string is its description.
 fn poisoning(text: &str, ws: &Words, pointer: &str, param: Option<&str>, sink: &mut Sink) {
-    for hit in attacks(
-        text,
+    // One split of the text for every question the attack side asks of it.
+    let split = Split::new(text);
+    for hit in attacks_in(
+        &split,
         &sink.tool,
         sink.names,
-        pointer.starts_with("/inputSchema"),
+        sink.local(),
+        pointer
+            .starts_with("/inputSchema")
+            .then(|| param.unwrap_or_default()),
     ) {
-        sink.push_at(
+        sink.push_sure(
             hit.rule,
             pointer,
             format!("{:?} {}", hit.quote, hit.why),
             Some(hit.span),
+            hit.sure,
         );
     }
-    if let Some(hit) =
-        agent_instructions(text, ws).filter(|h| !crate::attack::protects_user(text, h.span.0))
-    {
-        sink.push_at(
+    let decisive =
+        |at: usize, sink: &Sink| split.decisive_at(at, &sink.tool, sink.names, sink.local());
+    if let Some(hit) = agent_instructions(text, ws).filter(|h| !split.protects_user(h.span.0)) {
+        // Addressing the agent ("before using this tool, ...") is how many real servers
+        // document a workflow; with decisive evidence beside it (or inside the block a tag
+        // opens), it is an attack's.
+        let sure = decisive(hit.span.0, sink)
+            || tag_block(text, &hit).is_some_and(|(from, to)| {
+                split.decisive_within(from, to, &sink.tool, sink.names, sink.local())
+            });
+        sink.push_sure(
             "agent_instructions",
             pointer,
             format!(
@@ -443,6 +511,7 @@ fn poisoning(text: &str, ws: &Words, pointer: &str, param: Option<&str>, sink: &
                 hit.span.0 + 1
             ),
             Some(hit.span),
+            sure,
         );
     }
     let sensitive = sensitive_request(text, ws);
@@ -459,11 +528,14 @@ fn poisoning(text: &str, ws: &Words, pointer: &str, param: Option<&str>, sink: &
                 ),
                 Some(hit.span),
             );
-            return exfiltration(text, ws, pointer, sink);
+            return exfiltration(&split, text, ws, pointer, sink);
         }
     }
     if let Some(hit) = sensitive {
-        sink.push_at(
+        // Tools that manage credentials name them; asking for them to be read or sent is
+        // decisive.
+        let sure = decisive(hit.span.0, sink);
+        sink.push_sure(
             "sensitive_data_request",
             pointer,
             format!(
@@ -472,10 +544,12 @@ fn poisoning(text: &str, ws: &Words, pointer: &str, param: Option<&str>, sink: &
                 hit.span.0 + 1
             ),
             Some(hit.span),
+            sure,
         );
     }
     if let Some(hit) = conversation {
-        sink.push_at(
+        let sure = decisive(hit.span.0, sink);
+        sink.push_sure(
             "conversation_exfiltration",
             pointer,
             format!(
@@ -484,14 +558,26 @@ fn poisoning(text: &str, ws: &Words, pointer: &str, param: Option<&str>, sink: &
                 hit.span.0 + 1
             ),
             Some(hit.span),
+            sure,
         );
     }
-    exfiltration(text, ws, pointer, sink);
+    exfiltration(&split, text, ws, pointer, sink);
 }
 
-fn exfiltration(text: &str, ws: &Words, pointer: &str, sink: &mut Sink) {
+fn exfiltration(split: &Split<'_>, text: &str, ws: &Words, pointer: &str, sink: &mut Sink) {
     if let Some(hit) = exfiltration_target(text, ws) {
-        sink.push_at(
+        // Sure when the address is where something goes ("uploads ... to https://...", "send it
+        // to x@y.z") or the sentence is decisive; a link to documentation beside a verb of
+        // sending is a warning.
+        let byte = text.char_indices().nth(hit.span.0).map_or(0, |(b, _)| b);
+        let before = text[..byte].trim_end().to_ascii_lowercase();
+        let aimed = ["to", "into", "at", "via"]
+            .iter()
+            .any(|w| before.ends_with(&format!(" {w}")) || before == *w);
+        // An address reserved for examples (RFC 2606) receives nothing: documentation shows it.
+        let sure = !crate::poison::is_example_address(&hit.what)
+            && (aimed || split.decisive_at(hit.span.0, &sink.tool, sink.names, sink.local()));
+        sink.push_sure(
             "exfiltration_target",
             pointer,
             format!(
@@ -500,6 +586,16 @@ fn exfiltration(text: &str, ws: &Words, pointer: &str, sink: &mut Sink) {
                 hit.span.0 + 1
             ),
             Some(hit.span),
+            sure,
+        );
+    } else if let Some((span, quote)) = split.exfiltration_claim() {
+        sink.push_at(
+            "exfiltration_target",
+            pointer,
+            format!(
+                "{quote:?} sends the user's data out of their reach (a remote server, an external party); a tool's text names no destination for the agent's data"
+            ),
+            Some(span),
         );
     }
 }
@@ -840,6 +936,28 @@ fn definition_text_of(obj: &Map<String, Value>) -> String {
         }
     }
     Value::Object(m).to_string()
+}
+
+/// The characters a tag hit of `agent_instructions` (`<IMPORTANT>`) wraps: from the end of the
+/// tag to its closing tag, or to the end of the text when it has none. `None` for a phrase hit.
+fn tag_block(text: &str, hit: &crate::poison::Hit) -> Option<(usize, usize)> {
+    let name = hit.what.strip_prefix('<')?.trim_start_matches(['/', '!']);
+    let name: String = name
+        .chars()
+        .take_while(char::is_ascii_alphanumeric)
+        .map(|c| c.to_ascii_lowercase())
+        .collect();
+    if name.is_empty() {
+        return None;
+    }
+    let from = hit.span.0 + hit.span.1;
+    let rest: String = text
+        .chars()
+        .skip(from)
+        .collect::<String>()
+        .to_ascii_lowercase();
+    let len = rest.find(&format!("</{name}")).map_or(rest.len(), |b| b);
+    Some((from, from + rest[..len].chars().count()))
 }
 
 #[cfg(test)]

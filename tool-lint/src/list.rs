@@ -189,6 +189,21 @@ where
     R: Send,
     F: Fn(usize, Vec<Vec<Finding>>) -> R + Sync,
 {
+    lint_parts(tools, cfg, false, split, then)
+}
+
+/// [`lint_nodes_then`], with the quality rules ([`crate::quality`]) when `quality`.
+pub(crate) fn lint_parts<R, F>(
+    tools: &[Node<'_>],
+    cfg: &LintConfig,
+    quality: bool,
+    split: usize,
+    then: F,
+) -> Vec<R>
+where
+    R: Send,
+    F: Fn(usize, Vec<Vec<Finding>>) -> R + Sync,
+{
     let names = NameSet::new(
         tools
             .iter()
@@ -197,7 +212,7 @@ where
     let lint = |first: usize, part: &[Node<'_>]| -> R {
         let each = part
             .iter()
-            .map(|tool| lint_in_list(tool, cfg, Some(&names)))
+            .map(|tool| lint_in_list(tool, cfg, Some(&names), quality))
             .collect();
         then(first, each)
     };

@@ -2,12 +2,83 @@
 //! configuration (the secret words are [`crate::secrets`]'s).
 
 use crate::secrets::is_credential_parameter;
-use crate::text::{is_snake_case, to_snake_case};
+use crate::text::{is_snake_case, to_snake_case, NameSet};
 use crate::verbs::VERBS;
 
 /// What is wrong with a tool name's style, as a message, or `None` when it is snake_case
-/// verb_object.
+/// verb_object; for a tool linted alone (see [`tool_name_problem_in`]).
+#[cfg(test)]
 pub(crate) fn tool_name_problem(name: &str) -> Option<String> {
+    tool_name_problem_in(name, None)
+}
+
+/// Whether `word` is one of [`VERBS`] (a base form).
+fn is_verb(word: &str) -> bool {
+    // VERBS is sorted: the same answer as `contains`.
+    VERBS.binary_search(&word).is_ok()
+}
+
+/// Words that join the parts of a name that is no noun phrase (`docx_to_pdf`, `text_for_speech`):
+/// `get_` before it would not read.
+const JOINING_WORDS: &[&str] = &[
+    "and", "as", "at", "by", "for", "from", "in", "into", "of", "on", "or", "to", "via", "with",
+];
+
+/// Whether a snake_case name reads as the data a tool returns, so that `get_` before it reads
+/// right (`products`, `directory_tree`, `console_messages`): no word is a verb (`web_search`,
+/// `unprotect_document`, `new_game`), no word joins parts (`docx_to_pdf`), and its last word
+/// does not name an actor after a verb (`searcher`, `pdf_merger`, `text_formatter`,
+/// `code_generator`): each would read as the action itself.
+fn reads_as_data(name: &str) -> bool {
+    let mut words = name.split('_');
+    // `new_game` names making one, not the game.
+    if words.clone().next() == Some("new") {
+        return false;
+    }
+    let verb_like = |w: &str| {
+        is_verb(w)
+            || ["un", "re"]
+                .iter()
+                .any(|p| w.strip_prefix(p).is_some_and(|v| v.len() > 2 && is_verb(v)))
+    };
+    if words
+        .clone()
+        .any(|w| JOINING_WORDS.contains(&w) || verb_like(w))
+    {
+        return false;
+    }
+    let last = words.next_back().unwrap_or_default();
+    !is_actor_noun(last)
+}
+
+/// Whether a word is a verb with `-er` or `-or` (`searcher`, `merger`, `splitter`, `editor`,
+/// `generator`).
+fn is_actor_noun(word: &str) -> bool {
+    let Some(stem) = word
+        .strip_suffix("er")
+        .or_else(|| word.strip_suffix("or"))
+        .filter(|s| s.len() >= 2)
+    else {
+        return false;
+    };
+    let b = stem.as_bytes();
+    is_verb(stem)
+        || is_verb(&format!("{stem}e"))
+        || (b.len() >= 3 && b[b.len() - 1] == b[b.len() - 2] && is_verb(&stem[..stem.len() - 1]))
+}
+
+/// [`tool_name_problem`] for a tool of a list whose names are `list` (`None` for a tool linted
+/// alone).
+///
+/// Besides verb_object, two naming schemes pass, both of which the platforms recommend for
+/// grouping a server's tools: a prefix that another tool of the list shares, then a verb
+/// (`browser_close` beside `browser_navigate`); and, with or without a list, a first word then a
+/// verb then what it acts on (`github_create_issue`). A name of two words whose second could be a
+/// verb (`browser_close` alone, but also `account_balance`) is still reported, without a
+/// suggested name: no rewrite can tell the two readings apart. A suggestion keeps the list's
+/// prefix (`browser_get_console_messages`, not `get_browser_console_messages`) and is never made
+/// by putting `get_` before a name that already holds a verb.
+pub(crate) fn tool_name_problem_in(name: &str, list: Option<&NameSet<'_>>) -> Option<String> {
     if !is_snake_case(name) {
         let fixed = to_snake_case(name);
         return Some(if fixed.is_empty() || fixed == name {
@@ -17,8 +88,7 @@ pub(crate) fn tool_name_problem(name: &str) -> Option<String> {
         });
     }
     let first = name.split('_').next().unwrap_or_default();
-    // VERBS is sorted: the same answer as `contains`.
-    if VERBS.binary_search(&first).is_ok() {
+    if is_verb(first) {
         // One word: no `_` after it.
         if first.len() == name.len() {
             return Some(format!(
@@ -27,9 +97,45 @@ pub(crate) fn tool_name_problem(name: &str) -> Option<String> {
         }
         return None;
     }
-    Some(format!(
-        "name \"{name}\" does not start with a verb; use verb_object, e.g. \"get_{name}\""
-    ))
+    // A prefix the list's tools share, then a verb. `shared` is where the shortest shared
+    // prefix ends.
+    let mut shared = None;
+    if let Some(list) = list {
+        for (at, _) in name.match_indices('_') {
+            if list.shares_prefix(&name[..at]) {
+                if name[at + 1..].split('_').next().is_some_and(is_verb) {
+                    return None;
+                }
+                shared.get_or_insert(at);
+            }
+        }
+    }
+    // A first word (the service or the resource), a verb, and what it acts on.
+    let mut words = name.split('_');
+    words.next();
+    if words.next().is_some_and(is_verb) && words.next().is_some() {
+        return None;
+    }
+    let rest_of = |at: usize| &name[at + 1..];
+    Some(match shared {
+        Some(at) if reads_as_data(rest_of(at)) && rest_of(at).contains('_') => {
+            let (prefix, rest) = (&name[..at], rest_of(at));
+            format!("name \"{name}\" does not start with a verb; keep the prefix \"{prefix}_\" that the list's tools share and put a verb after it, e.g. \"{prefix}_get_{rest}\"")
+        }
+        Some(at) => {
+            let prefix = &name[..at];
+            format!("name \"{name}\" does not start with a verb; keep the prefix \"{prefix}_\" that the list's tools share and put a verb right after it (\"{prefix}_<verb>_...\")")
+        }
+        None if name.split('_').skip(1).any(is_verb) => format!(
+            "name \"{name}\" does not start with a verb; put the action first (verb_object), or keep \"{first}_\" as a prefix that other tools of the list share, then a verb"
+        ),
+        None if reads_as_data(name) => format!(
+            "name \"{name}\" does not start with a verb; use verb_object, e.g. \"get_{name}\""
+        ),
+        None => format!(
+            "name \"{name}\" does not start with a verb; use verb_object: a verb for what the tool does, then what it acts on"
+        ),
+    })
 }
 
 /// Segments before `url`/`uri` that make it a connection string (`database_url`).
@@ -300,6 +406,70 @@ mod tests {
             let snake = to_snake_case(&name);
             let segs: Vec<&str> = snake.split('_').filter(|s| !s.is_empty()).collect();
             assert_eq!(secret_kind(&name), secret_kind_of(&segs), "{name}");
+        }
+    }
+
+    #[test]
+    fn a_prefix_the_list_shares_then_a_verb_passes() {
+        let list = NameSet::new([
+            "camera_zoom",
+            "camera_rotate",
+            "camera_recent_frames",
+            "camera_frame_archive",
+            "tracker_create_ticket",
+        ]);
+        let problem = |name| tool_name_problem_in(name, Some(&list));
+        assert_eq!(problem("camera_zoom"), None);
+        assert_eq!(problem("camera_rotate"), None);
+        assert_eq!(problem("tracker_create_ticket"), None);
+        // The prefix kept, the verb after it.
+        assert_eq!(
+            problem("camera_recent_frames").as_deref(),
+            Some("name \"camera_recent_frames\" does not start with a verb; keep the prefix \"camera_\" that the list's tools share and put a verb after it, e.g. \"camera_get_recent_frames\"")
+        );
+        // A verb later in the name: no rewrite that could read worse.
+        assert_eq!(
+            problem("camera_frame_archive").as_deref(),
+            Some("name \"camera_frame_archive\" does not start with a verb; keep the prefix \"camera_\" that the list's tools share and put a verb right after it (\"camera_<verb>_...\")")
+        );
+        // One tool does not make a shared prefix.
+        assert!(problem("ledger_balance").is_some());
+    }
+
+    #[test]
+    fn alone_a_first_word_then_a_verb_then_its_object_passes() {
+        assert_eq!(tool_name_problem("tracker_create_ticket"), None);
+        assert_eq!(tool_name_problem("camera_rotate_image"), None);
+        // Two words whose second could be a verb: still reported, with no name to copy.
+        let m = tool_name_problem("camera_zoom").unwrap();
+        assert_eq!(m, "name \"camera_zoom\" does not start with a verb; put the action first (verb_object), or keep \"camera_\" as a prefix that other tools of the list share, then a verb");
+    }
+
+    #[test]
+    fn a_suggested_name_never_puts_get_before_an_action() {
+        for name in [
+            "ledger_balance",
+            "image_resizer",
+            "csv_to_json",
+            "news_search",
+            "new_session",
+            "unbookmark_page",
+            "code_generator",
+        ] {
+            let m = tool_name_problem(name).unwrap();
+            assert!(
+                m.starts_with(&format!("name \"{name}\" does not start with a verb")),
+                "{m}"
+            );
+            assert!(!m.contains("get_"), "{m}");
+        }
+        for (name, fixed) in [
+            ("products", "get_products"),
+            ("recent_frames", "get_recent_frames"),
+        ] {
+            assert!(tool_name_problem(name)
+                .unwrap()
+                .ends_with(&format!("e.g. \"{fixed}\"")));
         }
     }
 

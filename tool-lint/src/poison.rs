@@ -285,6 +285,26 @@ pub(crate) fn exfiltration_target(text: &str, ws: &Words) -> Option<Hit> {
     found
 }
 
+/// Whether an address is one reserved for examples (RFC 2606: `example.com`, `.example`,
+/// `.test`, `.invalid`, `localhost`): documentation shows it, nothing is sent there.
+pub(crate) fn is_example_address(tok: &str) -> bool {
+    let host = tok
+        .rsplit('@')
+        .next()
+        .unwrap_or(tok)
+        .trim_start_matches("https://")
+        .trim_start_matches("http://");
+    let host = host.split(['/', ':', '?', '#']).next().unwrap_or(host);
+    let host = host.to_ascii_lowercase();
+    ["example.com", "example.org", "example.net"]
+        .iter()
+        .any(|d| host == *d || host.ends_with(&format!(".{d}")))
+        || [".example", ".test", ".invalid", ".localhost"]
+            .iter()
+            .any(|d| host.ends_with(d))
+        || host == "localhost"
+}
+
 fn is_url(tok: &str) -> bool {
     tok.find("://").is_some_and(|i| {
         i > 0 && tok[..i].bytes().all(|b| b.is_ascii_alphabetic()) && tok.len() > i + 3
@@ -311,13 +331,16 @@ fn is_email(tok: &str) -> bool {
 /// `tool_shadowing`: a sentence that names another tool of the list (`others`, without this
 /// tool's own name) together with a word that changes how it is used. `words` are the text's
 /// [`Words`] when the caller has them: a text none of whose words is a cue is then passed over
-/// without a search for the names.
+/// without a search for the names. With the hit, whether it is sure: the sentence changes the
+/// other tool's use by more than an obligation (secrets or results passed on, concealment, a
+/// fixed value, an address, an override). The list's tools are the same server's, and "call
+/// `get_next_task` after this" is how a server orders its own tools' work: a warning.
 pub(crate) fn shadowing(
     text: &str,
     own: &str,
     others: &NameSet<'_>,
     words: Option<&Words>,
-) -> Option<Hit> {
+) -> Option<(Hit, bool)> {
     if words.is_some_and(|ws| !ws.has_shadow_cue()) || !others.may_occur_in(text) {
         return None;
     }
@@ -342,19 +365,27 @@ pub(crate) fn shadowing(
         // A cue word and a sentence that changes the other tool's use (an obligation, a fixed
         // value, secrets, results passed on, concealment): "Call get_status after start_job
         // to see progress" names two tools and a cue, and changes nothing.
-        let hit = word_at_char(ws, span.0).is_some_and(|w| {
+        let cued = word_at_char(ws, span.0).is_some_and(|w| {
             sentence_has(ws, w, WordSet::ShadowCue) || {
                 let (a, b) = sentence_of(ws, w);
                 (a..b).any(|k| ws.is_word(k, "instead") && ws.is_word(k + 1, "of"))
             }
-        }) && crate::attack::changes_use(text, start);
-        if hit {
-            found = Some(Hit {
-                what: tok.to_string(),
-                span,
-            });
+        });
+        let changes = if cued {
+            crate::attack::changes_use(text, start)
+        } else {
+            None
+        };
+        if let Some(strong) = changes {
+            found = Some((
+                Hit {
+                    what: tok.to_string(),
+                    span,
+                },
+                strong,
+            ));
         }
-        hit
+        changes.is_some()
     });
     found
 }

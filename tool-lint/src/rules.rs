@@ -78,7 +78,34 @@ impl Rule {
     pub fn runs_at_compile_time(&self) -> bool {
         self.compile_time != CompileTime::No
     }
+
+    /// True when the rule weighs its evidence: it reports its [`Rule::severity`] (an error)
+    /// only when it is sure, and a warning otherwise (the security rules that read prose: an
+    /// order to the agent is how vendors document a workflow too, so an error needs decisive
+    /// evidence such as concealment, an address to send data to or private files).
+    ///
+    /// ```
+    /// assert!(tool_lint::rule("agent_instructions").unwrap().graded());
+    /// assert!(!tool_lint::rule("hidden_text").unwrap().graded());
+    /// ```
+    pub fn graded(&self) -> bool {
+        GRADED.contains(&self.id)
+    }
 }
+
+/// The rules whose findings are errors only when sure ([`Rule::graded`]).
+const GRADED: &[&str] = &[
+    "agent_instructions",
+    "sensitive_data_request",
+    "conversation_exfiltration",
+    "exfiltration_target",
+    "tool_shadowing",
+    "authority_framing",
+    "user_override",
+    "parameter_tampering",
+    "cross_tool_directive",
+    "fake_prerequisite",
+];
 
 /// Every lint rule, in the order findings for the same pointer are reported.
 pub static RULES: &[Rule] = &[
@@ -129,6 +156,34 @@ pub static RULES: &[Rule] = &[
         explanation: "The tool description says what comes back (\"Returns ...\", \"Lists ...\", \"Get the ...\"), so the model knows what a call is worth.",
         severity: Severity::Warning,
         compile_time: CompileTime::Full,
+        poisoning: false,
+    },
+    Rule {
+        id: "states_purpose",
+        explanation: "The tool description says what the tool does, to what, and how it behaves or what comes back, in words of its own beyond the tool's name (an action and at least five words the name does not hold): what a model reads first to pick a tool.",
+        severity: Severity::Warning,
+        compile_time: CompileTime::No,
+        poisoning: false,
+    },
+    Rule {
+        id: "says_when_to_use",
+        explanation: "The tool description says when to use the tool and, where it helps, when not to or what to use instead (\"Use it when ...\", \"Best for ...\", \"For ..., use ... instead\"), so the model picks it for the right task.",
+        severity: Severity::Warning,
+        compile_time: CompileTime::No,
+        poisoning: false,
+    },
+    Rule {
+        id: "states_limits",
+        explanation: "The tool description states the tool's limits: what it does not do, its bounds (\"at most 100 results\", \"only public repositories\") or when it fails, so the model does not expect what it cannot give.",
+        severity: Severity::Warning,
+        compile_time: CompileTime::No,
+        poisoning: false,
+    },
+    Rule {
+        id: "explains_parameters",
+        explanation: "Each top-level parameter is explained: its schema description says what it means beyond its name (or the tool description names it) and its schema gives its type, so the model fills it in right.",
+        severity: Severity::Warning,
+        compile_time: CompileTime::No,
         poisoning: false,
     },
     Rule {

@@ -344,6 +344,17 @@ impl<'t> Words<'t> {
         }
     }
 
+    /// Appends the lowercased text of word `i` to `buf` (without a buffer of its own, as
+    /// [`Words::text`] makes for a word with capitals).
+    pub(crate) fn push_lower(&self, i: usize, buf: &mut String) {
+        let raw = self.raw(i);
+        let at = buf.len();
+        buf.push_str(raw);
+        if self.is_ascii() {
+            buf[at..].make_ascii_lowercase();
+        }
+    }
+
     /// Whether word `i` is `word`, a lowercase word.
     pub(crate) fn is_word(&self, i: usize, word: &str) -> bool {
         let raw = self.raw(i);
@@ -598,6 +609,8 @@ impl std::hash::Hasher for Fnv {
 pub type FnvBuild = std::hash::BuildHasherDefault<Fnv>;
 /// A `HashSet` with [`Fnv`].
 pub(crate) type FastSet<K> = std::collections::HashSet<K, FnvBuild>;
+/// A `HashMap` with [`Fnv`].
+pub(crate) type FastMap<K, V> = std::collections::HashMap<K, V, FnvBuild>;
 
 /// The tool names of a list, with a filter on (first byte, length) that turns most words of a
 /// text away before hashing them.
@@ -607,6 +620,10 @@ pub(crate) struct NameSet<'a> {
     /// All the names in one automaton, built on first use: a text that holds none of them (as
     /// a substring) has no token that is one.
     any: std::sync::OnceLock<Option<aho_corasick::AhoCorasick>>,
+    /// How many names start with each run of their leading words (`browser` of
+    /// `browser_close`; `github` and `github_create` of `github_create_issue`), built on first
+    /// use.
+    prefixes: std::sync::OnceLock<FastMap<&'a str, u32>>,
 }
 
 impl<'a> NameSet<'a> {
@@ -616,6 +633,7 @@ impl<'a> NameSet<'a> {
             set: FastSet::default(),
             filter: [0; 8],
             any: std::sync::OnceLock::new(),
+            prefixes: std::sync::OnceLock::new(),
         };
         for n in names {
             let bit = filter_bit(n);
@@ -634,6 +652,27 @@ impl<'a> NameSet<'a> {
     /// How many different names.
     pub(crate) fn len(&self) -> usize {
         self.set.len()
+    }
+
+    /// Whether two names or more of the list start with the words `prefix` and go on after it
+    /// (`prefix` is a run of leading words without the `_` that follows it: `browser` is shared
+    /// by `browser_close` and `browser_navigate`).
+    pub(crate) fn shares_prefix(&self, prefix: &str) -> bool {
+        let prefixes = self.prefixes.get_or_init(|| {
+            let mut m = FastMap::default();
+            for name in &self.set {
+                for (at, _) in name.match_indices('_').filter(|&(at, _)| at > 0) {
+                    *m.entry(&name[..at]).or_insert(0u32) += 1;
+                }
+            }
+            m
+        });
+        prefixes.get(prefix).is_some_and(|&n| n >= 2)
+    }
+
+    /// The names, in no order.
+    pub(crate) fn iter(&self) -> impl Iterator<Item = &'a str> + '_ {
+        self.set.iter().copied()
     }
 
     /// Whether `text` may hold one of the names: `false` only when none occurs in it.

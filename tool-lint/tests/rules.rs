@@ -108,6 +108,22 @@ fn every_rule_is_triggered_by_some_definition() {
             with(clean(), "/description", json!("Toggles the lights.")),
         ),
         (
+            "states_purpose",
+            with(clean(), "/description", json!("Searches products.")),
+        ),
+        (
+            "says_when_to_use",
+            with(clean(), "/description", json!("Returns products.")),
+        ),
+        (
+            "states_limits",
+            with(clean(), "/description", json!("Returns products.")),
+        ),
+        (
+            "explains_parameters",
+            with_param(clean(), "sku", json!({"type": "string"})),
+        ),
+        (
             "no_steering",
             with(
                 clean(),
@@ -297,6 +313,15 @@ fn every_rule_is_triggered_by_some_definition() {
             );
             continue;
         }
+        if tool_lint::quality::is_component(rule_id) {
+            // The quality components run when asked for.
+            let found = tool_lint::quality::lint_definition(tool, &LintConfig::default());
+            assert!(
+                found.iter().any(|f| f.rule == *rule_id),
+                "{rule_id} does not fire on {tool}"
+            );
+            continue;
+        }
         if *rule_id == "tool_shadowing" {
             // A list rule: it needs the other tool in the list.
             let other =
@@ -340,6 +365,10 @@ fn rule_table_is_consistent() {
         vec![
             "name_style",
             "says_what_it_returns",
+            "states_purpose",
+            "says_when_to_use",
+            "states_limits",
+            "explains_parameters",
             "positive_framing",
             "readable_enum",
             "preference_manipulation",
@@ -1092,7 +1121,12 @@ fn rules_md_documents_every_rule_with_its_severity() {
             tool_lint::CompileTime::Partial => "partial",
             tool_lint::CompileTime::No => "no",
         };
-        let row = format!("| `{}` | {} | {} |", r.id, r.severity, compile);
+        let severity = if r.graded() {
+            format!("{}/warning", r.severity)
+        } else {
+            r.severity.to_string()
+        };
+        let row = format!("| `{}` | {severity} | {compile} |", r.id);
         assert!(doc.contains(&row), "RULES.md table lacks {row}");
     }
 }

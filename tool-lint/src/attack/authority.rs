@@ -1,45 +1,71 @@
 //! `authority_framing`: an authority label set off as a heading, or cited, over an order to the
 //! agent.
 
-use super::cues::{addresses_agent, directs, obliges};
+use super::confidence::{claims_authority, decisive};
+use super::cues::{addresses_agent, directs, obliges, Local};
 use super::sentence::{Sentence, Text};
 use crate::lexicon::authority::{
     AUTHORITY_WORDS, CITING_PHRASES, LABEL_HEADS, LABEL_TAILS, STRONG_TAILS,
 };
 use crate::lexicon::cues::{ACTION_VERBS, OBLIGATION_PHRASES, OBLIGATION_WORDS};
+use crate::text::NameSet;
 
 /// `authority_framing`: sentence `k` holds an authority label that is set off as a heading (a
 /// colon or dash after it, brackets, `#` or `**` around it, capitals, a tag), or is cited ("per
 /// the security policy", "as required by our Data Handling Policy"), and it or the next
 /// sentence directs the agent to act.
-pub(super) fn authority(t: &Text, k: usize) -> Option<&'static str> {
+///
+/// `Some((why, sure))`: sure when the label claims authority over the agent (a system, a
+/// security or compliance office, a policy: [`claims_authority`]) or the order carries decisive
+/// evidence; a documentation heading ("IMPORTANT USAGE GUIDELINES", "Note to LLM") over an
+/// order is a warning.
+pub(super) fn authority(
+    t: &Text,
+    k: usize,
+    own: &str,
+    others: Option<&NameSet<'_>>,
+    local: &Local,
+) -> Option<(&'static str, bool)> {
     const WHY: &str = "an authority label over an order to the agent: a tool's text carries no policy the agent must obey (authority framing)";
     let s = &t.sentences[k];
-    let Some(label_end) = set_off_label(t, s).or_else(|| cited_label(t, s)) else {
+    let next = t.sentences.get(k + 1);
+    let decisive_here = || {
+        decisive(t, s, own, others, local)
+            || next.is_some_and(|n| decisive(t, n, own, others, local))
+    };
+    if grants_privileges(t, s) {
+        return Some((
+            "gives the agent a role or privileges beyond the user's (\"act as\", \"unrestricted\", \"bypass all access controls\"): a tool's text grants the agent nothing (authority framing)",
+            true,
+        ));
+    }
+    let Some((label_start, label_end)) = set_off_label(t, s).or_else(|| cited_label(t, s)) else {
         // No heading, but the words of authority over an order to the agent: "by its
         // authority, the agent is ordered to ...", "PRIVILEGED INSTRUCTION ...: every AI
         // runtime must ...".
         let framed = addresses_agent(t, s) && obliges(t, s) && t.has_word(s, AUTHORITY_WORDS);
-        return framed.then_some(WHY);
+        return framed.then(|| (WHY, decisive_here()));
     };
     let here = orders_agent(t, s, label_end + 1);
-    let next = t
-        .sentences
-        .get(k + 1)
-        .is_some_and(|next| orders_agent(t, next, 0));
-    (here || next).then_some(WHY)
+    let next_orders = next.is_some_and(|next| orders_agent(t, next, 0));
+    (here || next_orders).then(|| {
+        (
+            WHY,
+            claims_authority(t, s, label_start, label_end) || decisive_here(),
+        )
+    })
 }
 
 /// The last word of the first authority label of `s` set off as a heading: opened by a tag
 /// (`<policy authority="system">`), or as [`label_set_off_at`] finds one.
-fn set_off_label(t: &Text, s: &Sentence) -> Option<usize> {
+fn set_off_label(t: &Text, s: &Sentence) -> Option<(usize, usize)> {
     if s.start > 0 && t.orig.as_bytes()[s.start - 1] == b'<' {
         let w = t.word(s, 0);
         if LABEL_TAILS.contains(&w) || LABEL_HEADS.contains(&w) {
-            return Some(0);
+            return Some((0, 0));
         }
     }
-    (0..s.words.len()).find_map(|i| label_set_off_at(t, s, i))
+    (0..s.words.len()).find_map(|i| label_set_off_at(t, s, i).map(|last| (i, last)))
 }
 
 /// The last word of the authority label that starts at word `i` of `s`, if it is set off: a
@@ -100,18 +126,23 @@ fn label_set_off_at(t: &Text, s: &Sentence, i: usize) -> Option<usize> {
     set_off.then_some(last)
 }
 
-/// The last word of an authority label that `s` cites ("Per the security policy, ...", "As
-/// required by our Data Handling Policy, ...").
-fn cited_label(t: &Text, s: &Sentence) -> Option<usize> {
+/// The first and last words of an authority label that `s` cites ("Per the security policy,
+/// ...", "As required by our Data Handling Policy, ...").
+fn cited_label(t: &Text, s: &Sentence) -> Option<(usize, usize)> {
     if !t.has_phrase(s, CITING_PHRASES) {
         return None;
     }
     let n = s.words.len();
-    (0..n).find(|&i| {
-        STRONG_TAILS.contains(&t.word(s, i)) || {
-            i + 1 < n
-                && LABEL_HEADS.contains(&t.word(s, i))
-                && LABEL_TAILS.contains(&t.word(s, i + 1))
+    (0..n).find_map(|i| {
+        if STRONG_TAILS.contains(&t.word(s, i)) {
+            Some((i.saturating_sub(1), i))
+        } else if i + 1 < n
+            && LABEL_HEADS.contains(&t.word(s, i))
+            && LABEL_TAILS.contains(&t.word(s, i + 1))
+        {
+            Some((i, i + 1))
+        } else {
+            None
         }
     })
 }
@@ -129,4 +160,51 @@ fn orders_agent(t: &Text, s: &Sentence, from: usize) -> bool {
             )
     }) || t.has_phrase(s, OBLIGATION_PHRASES);
     acts && (directs(t, s) || addresses_agent(t, s))
+}
+
+/// Whether `s` hands the agent a role or privileges: a role to play ("ACT AS: ...", "you are
+/// now ..."), with privileges or trust beyond the user's (root, admin, unrestricted, all
+/// commands trusted) or checks switched off (access controls bypassed, safety filters
+/// disabled, a "jailbreak mode"). Two of these in one sentence, or one beside a role to play.
+pub(super) fn grants_privileges(t: &Text, s: &Sentence) -> bool {
+    let role = t.has_phrase(
+        s,
+        &[
+            "act as",
+            "acting as",
+            "you are now",
+            "you now have",
+            "pretend to be",
+        ],
+    );
+    let elevated = [
+        t.has_phrase(
+            s,
+            &[
+                "root privileges",
+                "admin privileges",
+                "administrator privileges",
+                "elevated privileges",
+                "full privileges",
+                "unrestricted access",
+                "full trust",
+                "trust all",
+                "without validation",
+                "without restrictions",
+                "all safety",
+                "safety restrictions",
+                "access controls",
+                "content filters",
+            ],
+        ),
+        t.has_word(s, &["unrestricted", "jailbreak", "superadmin", "superuser"]),
+        t.has_word(
+            s,
+            &["bypass", "bypasses", "disable", "disables", "escalate"],
+        ),
+    ]
+    .iter()
+    .filter(|x| **x)
+    .count();
+    elevated >= 2 || (role && elevated >= 1)
 }

@@ -13,7 +13,11 @@ pub(super) fn has_command(line: &str) -> bool {
     let lb = line.as_bytes();
     ac.find_overlapping_iter(line).any(|m| {
         let first = COMMANDS[m.pattern().as_usize()].as_bytes()[0];
-        !first.is_ascii_alphanumeric() || m.start() == 0 || !is_word_byte(lb[m.start() - 1])
+        // A quote opens a command as a space does: `system('rm -rf /')`.
+        !first.is_ascii_alphanumeric()
+            || m.start() == 0
+            || !is_word_byte(lb[m.start() - 1])
+            || matches!(lb[m.start() - 1], b'\'' | b'"' | b'`')
     })
 }
 
@@ -104,10 +108,16 @@ mod tests {
     use crate::attack::attacks;
 
     fn rules(text: &str) -> Vec<&'static str> {
-        attacks(text, "add_numbers", None, false)
-            .into_iter()
-            .map(|h| h.rule)
-            .collect()
+        attacks(
+            text,
+            "add_numbers",
+            None,
+            &crate::attack::Local::default(),
+            None,
+        )
+        .into_iter()
+        .map(|h| h.rule)
+        .collect()
     }
 
     #[test]

@@ -87,27 +87,130 @@ pub(super) fn sensitive(t: &Text, s: &Sentence) -> bool {
         || t.has_phrase(s, SENSITIVE_PHRASES)
 }
 
-/// The words of a sentence that look like the names of tools: a word of the list's names
-/// other than the tool's own, an identifier with `_` or `-` (or camelCase) that follows an
-/// invoking verb, stands next to "tool" or "function" or starts with an action, or "the X
-/// tool".
+/// The identifiers a tool's own text may name without naming another server's tool: the list's
+/// tool names and the tool's own parameters and fields (at any depth), each compared without
+/// regard to case, `_` and `-` (`listFollowedProjects` is `list_followed_projects`).
+#[derive(Debug, Default)]
+pub(crate) struct Local {
+    names: crate::text::FastSet<String>,
+}
+
+impl Local {
+    /// The identifiers of a tool whose list's names are `others` and whose input schema is
+    /// `schema`.
+    pub(crate) fn new(
+        others: Option<&NameSet<'_>>,
+        schema: Option<&crate::doc::Node<'_>>,
+    ) -> Local {
+        let mut local = Local::default();
+        if let Some(names) = others {
+            for n in names.iter() {
+                local.names.insert(fold(n));
+            }
+        }
+        if let Some(schema) = schema {
+            local.add_fields(schema, 0);
+        }
+        local
+    }
+
+    fn add_fields(&mut self, node: &crate::doc::Node<'_>, depth: usize) {
+        let Some(obj) = node.as_object() else {
+            if let Some(items) = node.as_array() {
+                for item in items.iter().take(64) {
+                    self.add_fields(item, depth + 1);
+                }
+            }
+            return;
+        };
+        if depth > 16 {
+            return;
+        }
+        for (key, value) in obj.iter() {
+            if key == "properties" {
+                if let Some(props) = value.as_object() {
+                    for (name, _) in props.iter() {
+                        self.names.insert(fold(name));
+                    }
+                }
+            }
+            if value.as_object().is_some() || value.as_array().is_some() {
+                self.add_fields(value, depth + 1);
+            }
+        }
+    }
+
+    /// Whether `word` is one of the identifiers.
+    pub(crate) fn contains(&self, word: &str) -> bool {
+        !self.names.is_empty() && self.names.contains(&fold(word))
+    }
+}
+
+/// `word` lowercased without `_` and `-`.
+fn fold(word: &str) -> String {
+    word.chars()
+        .filter(|c| !matches!(c, '_' | '-'))
+        .flat_map(char::to_lowercase)
+        .collect()
+}
+
+/// A tool a sentence names ([`named_tools`]).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(super) enum NamedTool {
+    /// A name of the list the tool is linted in: a tool of the same server.
+    Sibling(usize),
+    /// A word that looks like a tool's name and is not one of the list's: another server's
+    /// tool (or, for a tool checked alone, any tool).
+    Foreign(usize),
+    /// A tool named by what it is, not by its name: "the booking tool", "any other tool".
+    Generic,
+    /// An identifier that may be a tool's name only because "the" stands before it ("the
+    /// manual-approve button"): counted as a named tool, never as a foreign one.
+    Maybe(usize),
+}
+
+/// Whether `s` names a tool other than this one ([`named_tools`]).
 pub(super) fn names_other_tool(
     t: &Text,
     s: &Sentence,
     own: &str,
     others: Option<&NameSet<'_>>,
 ) -> bool {
+    !named_tools(t, s, own, others, None).is_empty()
+}
+
+/// The tools other than this one that `s` names, in order: a word of the list's names other
+/// than the tool's own (a sibling), an identifier with `_` or `-` (or camelCase) that follows an
+/// invoking verb, stands next to "tool" or "function" or starts with an action (a foreign tool
+/// when it is not one of the list's names), or "the X tool" and the like (generic).
+///
+/// With `local`, an identifier the tool's list or its own schema knows ([`Local`]) is a sibling,
+/// never a foreign tool.
+pub(super) fn named_tools(
+    t: &Text,
+    s: &Sentence,
+    own: &str,
+    others: Option<&NameSet<'_>>,
+    local: Option<&Local>,
+) -> Vec<NamedTool> {
+    let mut out = Vec::new();
     let n = s.words.len();
     let own = own.to_ascii_lowercase();
     for i in 0..n {
-        let w = t.word(s, i);
+        // A word may open with the apostrophe of a quote ('get_user'): not part of a name.
+        let w = t.word(s, i).trim_start_matches('\'');
         if w == own {
             continue;
         }
         let (a, b) = s.words[i];
-        let orig = &t.orig[a..b];
+        let orig = t.orig[a..b].trim_start_matches('\'');
         if others.is_some_and(|names| names.contains(orig) && w.len() > 2) {
-            return true;
+            out.push(NamedTool::Sibling(i));
+            continue;
+        }
+        // A command-line flag (`--allow-write`) is no tool.
+        if t.orig[..a].ends_with('-') {
+            continue;
         }
         let snake = w.contains('_');
         let ident = snake
@@ -123,13 +226,18 @@ pub(super) fn names_other_tool(
             && w.split('_')
                 .next()
                 .is_some_and(|p| TOOL_VERB_PREFIXES.contains(&p));
-        if ident
-            && (action_first
-                || prev.is_some_and(|p| INVOKE_VERBS.contains(&p) || p == "the")
-                || near_tool(next)
-                || near_tool(prev))
-        {
-            return true;
+        let invoked = prev.is_some_and(|p| INVOKE_VERBS.contains(&p));
+        if ident && (action_first || invoked || near_tool(next) || near_tool(prev)) {
+            out.push(if local.is_some_and(|l| l.contains(orig)) {
+                NamedTool::Sibling(i)
+            } else {
+                NamedTool::Foreign(i)
+            });
+            continue;
+        }
+        if ident && prev == Some("the") {
+            out.push(NamedTool::Maybe(i));
+            continue;
         }
         // "the booking tool", "any email tool", not "this tool".
         if matches!(w, "tool" | "tools" | "function" | "functions" | "connector")
@@ -140,25 +248,30 @@ pub(super) fn names_other_tool(
             )
             && !matches!(t.word(s, i - 1), "this" | "same")
         {
-            return true;
+            out.push(NamedTool::Generic);
         }
     }
-    t.has_phrase(
-        s,
-        &[
-            "any other tool",
-            "all other tools",
-            "other tools",
-            "another tool",
-            "every tool",
-            "any tool",
-            "each tool",
-            "every other tool",
-            "other tool",
-            "tool call",
-            "tool calls",
-        ],
-    )
+    if out.is_empty()
+        && t.has_phrase(
+            s,
+            &[
+                "any other tool",
+                "all other tools",
+                "other tools",
+                "another tool",
+                "every tool",
+                "any tool",
+                "each tool",
+                "every other tool",
+                "other tool",
+                "tool call",
+                "tool calls",
+            ],
+        )
+    {
+        out.push(NamedTool::Generic);
+    }
+    out
 }
 
 /// Whether `s` speaks of this tool: "this tool", "this function", its own name.
@@ -401,12 +514,31 @@ pub(super) fn forwards(t: &Text, s: &Sentence) -> bool {
     results && (t.has_word(s, HANDOVER_VERBS) || t.has_word(s, &["with"]))
 }
 
-/// Whether `s` hides something from the user.
+/// Whether `s` hides something from the user: in secret, or without telling them ("silently"
+/// and "without notifying" of a system's behaviour, or of the organizer of a meeting, hide
+/// nothing from the user: the sentence must speak of the user).
 pub(super) fn conceals(t: &Text, s: &Sentence) -> bool {
-    t.has_word(
-        s,
-        &["silently", "secretly", "covertly", "quietly", "discreetly"],
-    ) || t.has_phrase(
+    let user = || {
+        t.has_word(
+            s,
+            &[
+                "user",
+                "user's",
+                "users",
+                "human",
+                "them",
+                "they",
+                "requester",
+                "anyone",
+            ],
+        )
+    };
+    t.has_word(s, &["secretly", "covertly", "discreetly"])
+        || (t.has_word(s, &["silently", "quietly"]) || concealing_phrase(t, s)) && user()
+}
+
+fn concealing_phrase(t: &Text, s: &Sentence) -> bool {
+    t.has_phrase(
         s,
         &[
             "without telling",

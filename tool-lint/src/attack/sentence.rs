@@ -69,6 +69,11 @@ impl<'t> Text<'t> {
         let mut in_tag = false;
         while i < b.len() {
             let c = b[i];
+            let p = punct_len(b, i);
+            if p > 0 {
+                i += p;
+                continue;
+            }
             if is_word_byte(c) {
                 let s = i;
                 let e;
@@ -81,7 +86,7 @@ impl<'t> Text<'t> {
                 }
                 continue;
             }
-            if ends_sentence(&lower, i, &words, &mut in_tag) {
+            if ends_sentence(text, &lower, i, &words, &mut in_tag) {
                 let end = if matches!(c, b'.' | b'!' | b'?' | b';') {
                     i + 1
                 } else {
@@ -159,7 +164,8 @@ impl<'t> Text<'t> {
     }
 
     /// The hit for sentence `s`.
-    pub(super) fn hit(&self, rule: &'static str, s: &Sentence, why: &str) -> AttackHit {
+    /// The hit of `rule` on `s`, `sure` or not ([`super::confidence`]).
+    pub(super) fn hit(&self, rule: &'static str, s: &Sentence, why: &str, sure: bool) -> AttackHit {
         let span = char_span(self.orig, s.start, s.end);
         let sentence = self.orig[s.start..s.end].trim();
         let quote = if sentence.chars().count() > 160 {
@@ -173,6 +179,7 @@ impl<'t> Text<'t> {
             span,
             why: why.to_string(),
             quote,
+            sure,
         }
     }
 }
@@ -185,7 +192,7 @@ fn scan_word(b: &[u8], i: usize) -> (usize, usize) {
     let s = i;
     let mut i = i;
     while i < b.len()
-        && (is_word_byte(b[i])
+        && ((is_word_byte(b[i]) && punct_len(b, i) == 0)
             || (b[i] == b'-' && b.get(i + 1).is_some_and(u8::is_ascii_alphanumeric)))
     {
         i += 1;
@@ -197,13 +204,39 @@ fn scan_word(b: &[u8], i: usize) -> (usize, usize) {
     (e, i)
 }
 
+/// The length in bytes of the typographic punctuation at byte `i` of `b`, 0 if there is none:
+/// quotes (`“ ” ‘ « »`), dashes (`– —`) and a closing `’` part words as their ASCII forms do;
+/// a `’` between letters ("don’t") stays inside its word.
+#[inline]
+fn punct_len(b: &[u8], i: usize) -> usize {
+    match b[i..] {
+        [0xE2, 0x80, 0x93 | 0x94 | 0x98 | 0x9C | 0x9D, ..] => 3,
+        [0xE2, 0x80, 0x99, next, ..] if next.is_ascii_alphabetic() => 0,
+        [0xE2, 0x80, 0x99, ..] => 3,
+        [0xC2, 0xAB | 0xBB, ..] => 2,
+        _ => 0,
+    }
+}
+
 /// Whether the byte at `i` of the lowercased text (not a word byte) ends the sentence whose
 /// words so far are `words`. `in_tag` is whether a tag that parts sentences is open.
 #[inline]
-fn ends_sentence(lower: &str, i: usize, words: &[(usize, usize)], in_tag: &mut bool) -> bool {
+fn ends_sentence(
+    orig: &str,
+    lower: &str,
+    i: usize,
+    words: &[(usize, usize)],
+    in_tag: &mut bool,
+) -> bool {
     let b = lower.as_bytes();
     match b[i] {
-        b'\n' | b';' => true,
+        // A line that goes on in lowercase is a sentence wrapped (a docstring's lines), not a
+        // new one.
+        b'\n' => !orig.as_bytes()[i + 1..]
+            .iter()
+            .find(|c| !matches!(c, b' ' | b'\t'))
+            .is_some_and(u8::is_ascii_lowercase),
+        b';' => true,
         // The tags that wrap orders to the model (`<IMPORTANT>`, `</system>`,
         // `<policy ...>`, `<!-- ... -->`) part sentences; a placeholder such as
         // `<conversation>` and a shell's `>&` do not.
@@ -296,6 +329,26 @@ mod tests {
                 "b",
                 "x",
                 "b"
+            ]
+        );
+    }
+
+    #[test]
+    fn typographic_quotes_and_dashes_part_words() {
+        let t = Text::new("Bücher — “ignore previous instructions” and don’t ‘x’ «y»");
+        let s = &t.sentences[0];
+        let words: Vec<&str> = (0..s.words.len()).map(|i| t.word(s, i)).collect();
+        assert_eq!(
+            words,
+            [
+                "bücher",
+                "ignore",
+                "previous",
+                "instructions",
+                "and",
+                "don’t",
+                "x",
+                "y"
             ]
         );
     }

@@ -15,6 +15,7 @@ pub(super) fn user_override(t: &Text, s: &Sentence) -> Option<&'static str> {
         return None;
     }
     dismisses_request(t, s)
+        .or_else(|| sets_instructions_aside(t, s))
         .or_else(|| waives_consent(t, s))
         .or_else(|| overrides_user(t, s))
         .or_else(|| {
@@ -32,9 +33,12 @@ pub(super) fn user_override(t: &Text, s: &Sentence) -> Option<&'static str> {
         })
         .or_else(|| {
             t.has_phrase(s, APPROVAL_IN_ADVANCE)
-                .then_some("claims the user's approval in advance (user override)")
+                .then_some(APPROVAL_CLAIMED)
         })
 }
+
+/// Why a claim of the user's approval in advance is an override.
+pub(super) const APPROVAL_CLAIMED: &str = "claims the user's approval in advance (user override)";
 
 /// `user_override` by a dismissal of what the user asked for: "the user's instructions are
 /// irrelevant", or a weaker one ("ignore", "instead") in an order.
@@ -174,4 +178,38 @@ fn overrides_at(t: &Text, s: &Sentence, i: usize) -> bool {
                     "user" | "user's" | "users" | "human" | "instructions" | "prompt" | "anything"
                 )
             }))
+}
+
+/// Why setting the agent's own instructions aside is an override.
+pub(super) const INSTRUCTIONS_ASIDE: &str =
+    "tells the agent to set aside its instructions (\"ignore previous instructions\"): what the user and the host told it comes first (user override)";
+
+/// `user_override` by the agent's instructions set aside: "ignore previous safety guidelines",
+/// "disregard all prior instructions", "forget your rules".
+pub(super) fn sets_instructions_aside(t: &Text, s: &Sentence) -> Option<&'static str> {
+    let n = s.words.len();
+    (0..n)
+        .any(|i| {
+            matches!(
+                t.word(s, i),
+                "ignore" | "disregard" | "forget" | "override" | "bypass"
+            ) && (i + 1..(i + 5).min(n)).any(|j| {
+                matches!(
+                    t.word(s, j),
+                    "previous" | "prior" | "above" | "earlier" | "your" | "system"
+                ) && (j + 1..(j + 3).min(n)).any(|k| {
+                    matches!(
+                        t.word(s, k),
+                        "instructions"
+                            | "instruction"
+                            | "guidelines"
+                            | "rules"
+                            | "restrictions"
+                            | "prompt"
+                            | "directives"
+                    )
+                })
+            })
+        })
+        .then_some(INSTRUCTIONS_ASIDE)
 }
