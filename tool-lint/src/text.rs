@@ -740,9 +740,9 @@ const LISTS: [&[&str]; 6] = [
     STEERING_PHRASES,
     PROHIBITION_PHRASES,
     RETURN_WORDS,
-    crate::lexicon::AGENT_PHRASES,
-    crate::lexicon::CREDENTIAL_PHRASES,
-    crate::lexicon::CONVERSATION_PHRASES,
+    crate::lexicon::AGENT_PHRASES.as_slice(),
+    crate::lexicon::CREDENTIAL_PHRASES.as_slice(),
+    crate::lexicon::CONVERSATION_PHRASES.as_slice(),
 ];
 
 /// Words the rules test one by one, besides the words of the phrases.

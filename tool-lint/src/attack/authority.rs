@@ -8,6 +8,7 @@ use crate::lexicon::authority::{
     AUTHORITY_WORDS, CITING_PHRASES, LABEL_HEADS, LABEL_TAILS, STRONG_TAILS,
 };
 use crate::lexicon::cues::{ACTION_VERBS, OBLIGATION_PHRASES, OBLIGATION_WORDS};
+use crate::lexicon::terms::terms;
 use crate::text::NameSet;
 
 /// `authority_framing`: sentence `k` holds an authority label that is set off as a heading (a
@@ -169,7 +170,7 @@ fn orders_agent(t: &Text, s: &Sentence, from: usize) -> bool {
 pub(super) fn grants_privileges(t: &Text, s: &Sentence) -> bool {
     let role = t.has_phrase(
         s,
-        &[
+        terms![
             "act as",
             "acting as",
             "you are now",
@@ -180,7 +181,7 @@ pub(super) fn grants_privileges(t: &Text, s: &Sentence) -> bool {
     let elevated = [
         t.has_phrase(
             s,
-            &[
+            terms![
                 "root privileges",
                 "admin privileges",
                 "administrator privileges",
@@ -197,10 +198,13 @@ pub(super) fn grants_privileges(t: &Text, s: &Sentence) -> bool {
                 "content filters",
             ],
         ),
-        t.has_word(s, &["unrestricted", "jailbreak", "superadmin", "superuser"]),
         t.has_word(
             s,
-            &["bypass", "bypasses", "disable", "disables", "escalate"],
+            terms!["unrestricted", "jailbreak", "superadmin", "superuser"],
+        ),
+        t.has_word(
+            s,
+            terms!["bypass", "bypasses", "disable", "disables", "escalate"],
         ),
     ]
     .iter()

@@ -5,6 +5,7 @@
 use super::cues::{addresses_agent, directs, is_url, third_person_start, tokens};
 use super::sentence::{is_word_byte, Sentence, Text};
 use crate::lexicon::command::{COMMANDS, RUNNABLE};
+use crate::lexicon::terms::terms;
 
 /// Whether `line` (lowercase) holds one of [`COMMANDS`] at the start of a word.
 pub(super) fn has_command(line: &str) -> bool {
@@ -37,14 +38,14 @@ pub(super) fn command(t: &Text, s: &Sentence) -> Option<&'static str> {
     const WHY: &str = "orders the agent to run a command line that opens a shell, escalates, downloads or deletes (command execution)";
     let runs = t.has_word(
         s,
-        &[
+        terms![
             "run", "execute", "exec", "type", "enter", "issue", "invoke", "launch", "paste",
             "perform", "start", "spawn", "pipe", "open", "install",
         ],
-    ) || (addresses_agent(t, s) && t.has_word(s, &["executed", "performed"]));
+    ) || (addresses_agent(t, s) && t.has_word(s, terms!["executed", "performed"]));
     let refused = t.has_phrase(
         s,
-        &[
+        terms![
             "without running",
             "without executing",
             "never runs",
@@ -66,19 +67,19 @@ pub(super) fn command(t: &Text, s: &Sentence) -> Option<&'static str> {
     }
     // A reverse shell or a wipe told in words: "an interactive bash session redirected to TCP
     // port 4444", "wipe the user's home directory recursively".
-    let shell_out = t.has_word(s, &["bash", "shell", "sh", "terminal", "zsh", "powershell"])
-        && t.has_word(
-            s,
-            &["tcp", "port", "redirected", "socket", "netcat", "listener"],
-        );
+    let shell_out = t.has_word(
+        s,
+        terms!["bash", "shell", "sh", "terminal", "zsh", "powershell"],
+    ) && t.has_word(
+        s,
+        terms!["tcp", "port", "redirected", "socket", "netcat", "listener"],
+    );
     let wipe = t.has_word(
         s,
-        &[
-            "wipe", "erase", "delete", "remove", "destroy", "format", "shred", "rm",
-        ],
+        terms!["wipe", "erase", "delete", "remove", "destroy", "format", "shred", "rm",],
     ) && (t.has_phrase(
         s,
-        &[
+        terms![
             "home directory",
             "root directory",
             "entire disk",
@@ -87,7 +88,7 @@ pub(super) fn command(t: &Text, s: &Sentence) -> Option<&'static str> {
             "the drive",
             "every file",
         ],
-    ) || t.has_word(s, &["recursively", "forcibly"]));
+    ) || t.has_word(s, terms!["recursively", "forcibly"]));
     if (shell_out || wipe) && directs(t, s) && !third_person_start(t, s) && !refused {
         return Some(WHY);
     }
@@ -99,7 +100,7 @@ pub(super) fn command(t: &Text, s: &Sentence) -> Option<&'static str> {
     });
     // "download https://... and run it (with node)".
     let fetched =
-        url.is_some() && t.has_word(s, &["download", "downloaded", "fetch", "get", "save"]);
+        url.is_some() && t.has_word(s, terms!["download", "downloaded", "fetch", "get", "save"]);
     ((runnable || fetched) && runs && directs(t, s) && !refused).then_some(WHY)
 }
 

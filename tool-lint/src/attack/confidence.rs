@@ -20,6 +20,8 @@
 //! agent sends, money multiplied), is sure: an error. Any other hit is a warning: worth a look
 //! from whoever reviews the list, and never the word that stops it.
 
+use crate::lexicon::terms::{terms, Terms};
+
 use super::authority::grants_privileges;
 use super::cues::{
     conceals, forwards, is_email, is_url, named_tools, names_address, obliges, sensitive, tokens,
@@ -83,7 +85,7 @@ pub(super) fn hands_on_secrets(t: &Text, s: &Sentence) -> bool {
 
 /// Files that hold the user's keys and passwords: no documentation sends the agent to them (a
 /// warning against them is a negation, handled before).
-const PRIVATE_FILES: &[&str] = &[
+const PRIVATE_FILES: &Terms = terms![
     ".ssh/",
     "id_rsa",
     "id_ed25519",
@@ -118,10 +120,10 @@ pub(super) fn hostile(t: &Text) -> bool {
 /// with a DELETE statement to empty the table"): with an order to call another tool, no
 /// workflow a server documents.
 pub(super) fn destructive(t: &Text, s: &Sentence) -> bool {
-    t.has_word(s, &["reset", "wipe", "erase", "truncate", "purge"])
+    t.has_word(s, terms!["reset", "wipe", "erase", "truncate", "purge"])
         || t.has_phrase(
             s,
-            &[
+            terms![
                 "delete all",
                 "delete statement",
                 "drop table",
@@ -165,7 +167,12 @@ pub(super) fn fixed_foreign_call(
     local: &Local,
 ) -> bool {
     // The call is ordered (an obligation, or a step before or around others), not offered.
-    if !(obliges(t, s) || t.has_word(s, &["before", "first", "prior", "always", "automatically"])) {
+    if !(obliges(t, s)
+        || t.has_word(
+            s,
+            terms!["before", "first", "prior", "always", "automatically"],
+        ))
+    {
         return false;
     }
     let named = named_tools(t, s, own, others, Some(local));
@@ -201,7 +208,7 @@ pub(super) fn fixed_foreign_call(
 }
 
 /// Verbs that call the tool named right after them.
-const CALLING: &[&str] = &[
+const CALLING: &Terms = terms![
     "call",
     "calling",
     "calls",
@@ -350,7 +357,7 @@ pub(super) fn sets_request_aside(t: &Text, s: &Sentence) -> bool {
 /// The words of a label that claim authority over the agent (a system, a security or
 /// compliance office, an administrator, a policy or directive), as opposed to the headings of
 /// documentation ("usage guidelines", "important note", "critical requirements").
-pub(super) const AUTHORITY_CLAIMS: &[&str] = &[
+pub(super) const AUTHORITY_CLAIMS: &Terms = terms![
     "system",
     "security",
     "compliance",

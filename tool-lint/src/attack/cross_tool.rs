@@ -8,6 +8,7 @@ use super::cues::{
 use super::sentence::{Sentence, Text};
 use crate::lexicon::cross_tool::{LOOKUP, SEQUENCE_WORDS, THINGS};
 use crate::lexicon::cues::{HANDOVER_VERBS, INVOKE_VERBS};
+use crate::lexicon::terms::terms;
 use crate::text::NameSet;
 
 /// `cross_tool_directive`: an order to call another tool, with a reason to distrust it; or this
@@ -27,11 +28,11 @@ pub(super) fn cross_tool(
     let sequenced = steps
         || universal
         || t.has_word(s, SEQUENCE_WORDS)
-        || t.has_phrase(s, &["in place of", "rather than"]);
+        || t.has_phrase(s, terms!["in place of", "rather than"]);
     if names_other_tool(t, s, own, others) && sequenced {
         let copies = t.has_phrase(
             s,
-            &[
+            terms![
                 "a copy",
                 "copy of",
                 "also send",
@@ -53,8 +54,9 @@ pub(super) fn cross_tool(
         }
     }
     // This tool into every task: "always call this tool first", "must be called before any ...".
-    let this = names_this_tool(t, s, own) || t.has_word(s, &["it", "me"]);
-    let every = universal || (t.has_word(s, &["first"]) && t.has_word(s, &["always", "whenever"]));
+    let this = names_this_tool(t, s, own) || t.has_word(s, terms!["it", "me"]);
+    let every = universal
+        || (t.has_word(s, terms!["first"]) && t.has_word(s, terms!["always", "whenever"]));
     if this && every && directs(t, s) {
         return Some("forces this tool into every task, before or after the calls the user asked for (cross-tool directive)");
     }

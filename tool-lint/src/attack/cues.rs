@@ -8,6 +8,7 @@ use crate::lexicon::cues::{
     SENSITIVE_PATHS, SENSITIVE_PHRASES, SENSITIVE_WORDS, TOOL_VERB_PREFIXES, UNITS,
     UNIVERSAL_PHRASES,
 };
+use crate::lexicon::terms::terms;
 use crate::lexicon::{CONVERSATION_PHRASES, CREDENTIAL_PHRASES};
 use crate::text::NameSet;
 
@@ -57,7 +58,7 @@ pub(super) fn imperative(t: &Text, s: &Sentence) -> bool {
 pub(super) fn addresses_agent(t: &Text, s: &Sentence) -> bool {
     t.has_word(
         s,
-        &[
+        terms![
             "you",
             "your",
             "assistant",
@@ -73,7 +74,7 @@ pub(super) fn addresses_agent(t: &Text, s: &Sentence) -> bool {
             "copilot",
             "models",
         ],
-    ) || t.has_phrase(s, &["the model", "language model", "language models"])
+    ) || t.has_phrase(s, terms!["the model", "language model", "language models"])
 }
 
 /// What an attack wants handed over: credentials, private files, payment data, the
@@ -254,7 +255,7 @@ pub(super) fn named_tools(
     if out.is_empty()
         && t.has_phrase(
             s,
-            &[
+            terms![
                 "any other tool",
                 "all other tools",
                 "other tools",
@@ -278,7 +279,7 @@ pub(super) fn named_tools(
 pub(super) fn names_this_tool(t: &Text, s: &Sentence, own: &str) -> bool {
     t.has_phrase(
         s,
-        &[
+        terms![
             "this tool",
             "this function",
             "this server",
@@ -349,10 +350,10 @@ pub(super) fn is_url(tok: &str) -> bool {
 /// Whether `s` protects the user's say rather than taking it away: "unless the user has asked
 /// you to", "do not run it without asking the user first", "when the user has not confirmed".
 pub(super) fn protective(t: &Text, s: &Sentence) -> bool {
-    let negated = t.has_phrase(s, &["do not", "don't", "never"]);
+    let negated = t.has_phrase(s, terms!["do not", "don't", "never"]);
     let without = t.has_phrase(
         s,
-        &[
+        terms![
             "without asking",
             "without confirmation",
             "without confirming",
@@ -363,7 +364,7 @@ pub(super) fn protective(t: &Text, s: &Sentence) -> bool {
     (negated && without)
         || t.has_phrase(
             s,
-            &[
+            terms![
                 "unless the user has",
                 "unless the user asks",
                 "unless the user explicitly",
@@ -488,7 +489,7 @@ pub(super) fn is_email(tok: &str) -> bool {
 pub(super) fn forwards(t: &Text, s: &Sentence) -> bool {
     let results = t.has_phrase(
         s,
-        &[
+        terms![
             "what it finds",
             "what it returns",
             "the result",
@@ -511,7 +512,7 @@ pub(super) fn forwards(t: &Text, s: &Sentence) -> bool {
             "the file's",
         ],
     );
-    results && (t.has_word(s, HANDOVER_VERBS) || t.has_word(s, &["with"]))
+    results && (t.has_word(s, HANDOVER_VERBS) || t.has_word(s, terms!["with"]))
 }
 
 /// Whether `s` hides something from the user: in secret, or without telling them ("silently"
@@ -521,7 +522,7 @@ pub(super) fn conceals(t: &Text, s: &Sentence) -> bool {
     let user = || {
         t.has_word(
             s,
-            &[
+            terms![
                 "user",
                 "user's",
                 "users",
@@ -533,14 +534,14 @@ pub(super) fn conceals(t: &Text, s: &Sentence) -> bool {
             ],
         )
     };
-    t.has_word(s, &["secretly", "covertly", "discreetly"])
-        || (t.has_word(s, &["silently", "quietly"]) || concealing_phrase(t, s)) && user()
+    t.has_word(s, terms!["secretly", "covertly", "discreetly"])
+        || (t.has_word(s, terms!["silently", "quietly"]) || concealing_phrase(t, s)) && user()
 }
 
 fn concealing_phrase(t: &Text, s: &Sentence) -> bool {
     t.has_phrase(
         s,
-        &[
+        terms![
             "without telling",
             "without informing",
             "without notifying",

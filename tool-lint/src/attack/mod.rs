@@ -36,6 +36,7 @@ mod sentence;
 mod tampering;
 mod user_override;
 
+use crate::lexicon::terms::terms;
 use crate::text::NameSet;
 pub(crate) use cues::Local;
 
@@ -155,10 +156,10 @@ impl<'t> Split<'t> {
         self.sentence_at_char(at).is_some_and(|s| {
             !conceals(t, s)
                 && (protective(t, s)
-                    || (t.has_word(s, &["user", "user's"])
+                    || (t.has_word(s, terms!["user", "user's"])
                         && t.has_word(
                             s,
-                            &["confirm", "confirmation", "approval", "approve", "consent"],
+                            terms!["confirm", "confirmation", "approval", "approve", "consent"],
                         )))
         })
     }
@@ -257,7 +258,7 @@ pub(crate) fn changes_use(text: &str, at: usize) -> Option<bool> {
         || names_address(&t, s)
         || t.has_word(
             s,
-            &[
+            terms![
                 "instead",
                 "override",
                 "overrides",
@@ -268,7 +269,7 @@ pub(crate) fn changes_use(text: &str, at: usize) -> Option<bool> {
                 "cc",
             ],
         )
-        || (literal(&t, s, 0) && t.has_word(s, &["set", "change", "pass", "use"]));
+        || (literal(&t, s, 0) && t.has_word(s, terms!["set", "change", "pass", "use"]));
     if strong {
         Some(true)
     } else {

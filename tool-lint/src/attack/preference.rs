@@ -8,6 +8,7 @@ use crate::lexicon::preference::{
     CHOOSE_WORDS, CLAIMS, DEPRECATION, DISPARAGING, EXCLUSIVE_WORDS, OTHERS_REF, OVER_OTHERS,
     RUN_DOWN, STOP_USING, THE_ONE_TOOL, THIS_TOOL_PHRASES, TURN_AWAY,
 };
+use crate::lexicon::terms::terms;
 use crate::text::NameSet;
 
 /// Promotional claims: how many different ones `lower` (a lowercased text) makes.
@@ -35,7 +36,7 @@ pub(super) fn claims(lower: &str) -> usize {
     let ac = AC.get_or_init(|| automaton(CLAIMS));
     // Each claim once, however often it is made.
     let mut seen = [false; 256];
-    const _: () = assert!(CLAIMS.len() <= 256);
+    const _: () = assert!(CLAIMS.as_slice().len() <= 256);
     for m in ac.find_overlapping_iter(lower) {
         let c = CLAIMS[m.pattern().as_usize()].as_bytes();
         let (i, end) = (m.start(), m.end());
@@ -72,8 +73,8 @@ pub(super) fn preference(
     }
     if t.has_phrase(s, TURN_AWAY)
         || (this
-            && t.has_phrase(s, &["is the only", "the only"])
-            && t.has_word(s, &["should", "use", "must"]))
+            && t.has_phrase(s, terms!["is the only", "the only"])
+            && t.has_word(s, terms!["should", "use", "must"]))
     {
         return Some("turns the agent away from other tools (preference manipulation)");
     }
@@ -86,7 +87,7 @@ pub(super) fn preference(
     let here = claims(t.line(s));
     let choice = t.has_word(
         s,
-        &[
+        terms![
             "choice", "prefer", "pick", "select", "favour", "favor", "choose", "go-to", "reach",
         ],
     );

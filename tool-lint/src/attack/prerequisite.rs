@@ -8,6 +8,7 @@ use crate::lexicon::cues::{HANDOVER_VERBS, INVOKE_VERBS};
 use crate::lexicon::prerequisite::{
     CONDITION_PHRASES, CONDITION_WORDS, FAILURE_PHRASES, FAILURE_WORDS, REMEDIES, REQUIRED_FOR,
 };
+use crate::lexicon::terms::terms;
 use crate::text::NameSet;
 
 /// `fake_prerequisite`: a condition for success (or an error) that has the agent hand over
@@ -46,7 +47,7 @@ fn fails(t: &Text, k: usize) -> bool {
     let fails_here = tells_failure(t, s);
     let fails_before = k > 0 && tells_failure(t, &t.sentences[k - 1]);
     let remedy = t.has_phrase(s, REMEDIES)
-        || t.has_phrase(s, &["only once", "is reset", "reset only", "to reset"]);
+        || t.has_phrase(s, terms!["only once", "is reset", "reset only", "to reset"]);
     let after_error = k > 0 && {
         let prev = &t.sentences[k - 1];
         matches!(

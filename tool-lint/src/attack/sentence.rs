@@ -1,8 +1,9 @@
 //! The sentence splitter of the attack classes: a [`Text`] split into [`Sentence`]s of lowercase
 //! words, and the word tests every class asks (`has_word`, `has_phrase`, ...), each turned away
-//! early by the sentence's bits.
+//! early by the sentence's filter of word hashes.
 
 use super::AttackHit;
+use crate::lexicon::terms::{has_bit, hash_word, same, set_bit, Terms, ANY, FILTER_WORDS};
 use crate::lexicon::{AGENT_TAGS, BLOCK_TAGS};
 
 /// One sentence of a text: its byte range in the text and its words.
@@ -13,37 +14,16 @@ pub(super) struct Sentence {
     /// Byte ranges of its words in the text (and in the lowercased text: ASCII lowercasing
     /// keeps every byte where it is).
     pub(super) words: Vec<(usize, usize)>,
-    /// A bit per word, at [`word_bit`] of the word: a word whose bit is clear is not in the
-    /// sentence, so most words of a list are turned away without comparing any string.
-    bits: [u64; 4],
+    /// The [`hash_word`] of each word, computed once: the lexicon's [`Terms`] are hashed when the
+    /// crate is compiled, so a check compares integers and compares strings only to confirm.
+    hashes: Vec<u32>,
+    /// The filter of the words' hashes ([`set_bit`]): a word whose bit is clear is not in the
+    /// sentence, so most lists are turned away without comparing anything.
+    filter: [u64; FILTER_WORDS],
     /// [`directs`](super::cues::directs) and [`obliges`](super::cues::obliges) of the sentence,
     /// once asked.
     pub(super) directs: std::cell::Cell<Option<bool>>,
     pub(super) obliges: std::cell::Cell<Option<bool>>,
-}
-
-/// The bit of a lowercase word in [`Sentence::bits`]: a mix of its length and its first,
-/// second and last bytes, without a loop (the lists ask for thousands of words per text).
-#[inline]
-fn word_bit(w: &[u8]) -> u8 {
-    let n = w.len();
-    if n == 0 {
-        return 0;
-    }
-    let h = (n as u32)
-        .wrapping_mul(0x9E37_79B1)
-        .wrapping_add(u32::from(w[0]).wrapping_mul(0x85EB_CA77))
-        .wrapping_add(u32::from(w[n.min(2) - 1]).wrapping_mul(0xC2B2_AE3D))
-        .wrapping_add(u32::from(w[n - 1]).wrapping_mul(0x27D4_EB2F));
-    (h >> 24) as u8
-}
-
-impl Sentence {
-    /// Whether `w` may be a word of the sentence (`false`: it is not).
-    fn may_have(&self, w: &str) -> bool {
-        let b = word_bit(w.as_bytes());
-        self.bits[usize::from(b >> 6)] & (1 << (b & 63)) != 0
-    }
 }
 
 /// A text split for the class checks.
@@ -116,51 +96,65 @@ impl<'t> Text<'t> {
         &self.lower[s.start..s.end]
     }
 
-    /// The index of the first word of `s` at or after `from` that is one of `set`.
-    pub(super) fn find_word(&self, s: &Sentence, from: usize, set: &[&str]) -> Option<usize> {
-        if !set.iter().any(|w| s.may_have(w)) {
+    /// The index of the first word of `s` at or after `from` that is one of the (one-word)
+    /// entries of `set`.
+    pub(super) fn find_word(&self, s: &Sentence, from: usize, set: &Terms) -> Option<usize> {
+        if !set.may_start_in(&s.filter) {
             return None;
         }
-        (from..s.words.len()).find(|&i| set.contains(&self.word(s, i)))
+        (from..s.words.len()).find(|&i| self.is_one_of(s, i, set))
     }
 
-    pub(super) fn has_word(&self, s: &Sentence, set: &[&str]) -> bool {
-        set.iter()
-            .any(|w| s.may_have(w) && s.words.iter().any(|&(a, b)| &self.lower[a..b] == *w))
+    /// Whether the word `i` of `s` is one of the one-word entries of `set`.
+    #[inline]
+    fn is_one_of(&self, s: &Sentence, i: usize, set: &Terms) -> bool {
+        let h = s.hashes[i];
+        set.entries()
+            .any(|(k, w)| w.len() == 1 && w[0] == h && same(self.word(s, i), set.term(k)))
     }
 
-    /// The index of the first word of the phrase `p` (words split by spaces, `*` any one word)
-    /// in `s` at or after `from`.
-    pub(super) fn find_phrase(&self, s: &Sentence, from: usize, p: &str) -> Option<usize> {
-        let pb = p.as_bytes();
-        let first_len = pb.iter().position(|&c| c == b' ').unwrap_or(pb.len());
-        let first = &p[..first_len];
-        if first != "*" && !s.may_have(first) {
-            return None;
+    /// Whether a word of `s` is one of the one-word entries of `set`.
+    pub(super) fn has_word(&self, s: &Sentence, set: &Terms) -> bool {
+        if !set.may_start_in(&s.filter) {
+            return false;
         }
-        (from..s.words.len()).find(|&i| {
-            (first == "*" || self.word(s, i) == first)
-                && self.rest_matches(s, i + 1, &p[first_len..])
+        set.entries().any(|(k, w)| {
+            w.len() == 1
+                && has_bit(&s.filter, w[0])
+                && (0..s.words.len())
+                    .any(|i| s.hashes[i] == w[0] && same(self.word(s, i), set.term(k)))
         })
     }
 
-    /// Whether the words of `s` from `i` on begin with the phrase `rest` (" word word ...",
-    /// each after a space; `*` any one word), without splitting it into a vector.
-    fn rest_matches(&self, s: &Sentence, mut i: usize, mut rest: &str) -> bool {
-        while let Some(r) = rest.strip_prefix(' ') {
-            let len = r.bytes().position(|c| c == b' ').unwrap_or(r.len());
-            let (w, tail) = r.split_at(len);
-            if i >= s.words.len() || (w != "*" && self.word(s, i) != w) {
+    /// Whether the words of `s` from `i` on begin with the phrase `p` (words parted by single
+    /// spaces; `*` any one word), without splitting it into a vector.
+    fn phrase_at(&self, s: &Sentence, mut i: usize, p: &str) -> bool {
+        for w in p.split(' ') {
+            if i >= s.words.len() || (w != "*" && !same(self.word(s, i), w)) {
                 return false;
             }
             i += 1;
-            rest = tail;
         }
         true
     }
 
-    pub(super) fn has_phrase(&self, s: &Sentence, phrases: &[&str]) -> bool {
-        phrases.iter().any(|p| self.find_phrase(s, 0, p).is_some())
+    /// Whether one of the entries of `phrases` (a word or words, `*` any one word) is in `s`.
+    pub(super) fn has_phrase(&self, s: &Sentence, phrases: &Terms) -> bool {
+        if !phrases.may_start_in(&s.filter) {
+            return false;
+        }
+        let n = s.words.len();
+        phrases.entries().any(|(k, w)| {
+            if w.len() > n || w.iter().any(|&h| h != ANY && !has_bit(&s.filter, h)) {
+                return false;
+            }
+            (0..=n - w.len()).any(|i| {
+                w.iter()
+                    .zip(&s.hashes[i..])
+                    .all(|(&p, &h)| p == ANY || p == h)
+                    && self.phrase_at(s, i, phrases.term(k))
+            })
+        })
     }
 
     /// The hit for sentence `s`.
@@ -283,16 +277,21 @@ fn push_sentence(
     }
     let end = end.max(words.last().map_or(end, |w| w.1));
     let words = std::mem::take(words);
-    let mut bits = [0u64; 4];
-    for &(a, b) in &words {
-        let bit = word_bit(&lower[a..b]);
-        bits[usize::from(bit >> 6)] |= 1 << (bit & 63);
-    }
+    let mut filter = [0u64; FILTER_WORDS];
+    let hashes = words
+        .iter()
+        .map(|&(a, b)| {
+            let h = hash_word(&lower[a..b]);
+            set_bit(&mut filter, h);
+            h
+        })
+        .collect();
     out.push(Sentence {
         start,
         end,
         words,
-        bits,
+        hashes,
+        filter,
         directs: std::cell::Cell::new(None),
         obliges: std::cell::Cell::new(None),
     });

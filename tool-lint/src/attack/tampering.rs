@@ -1,6 +1,8 @@
 //! `parameter_tampering`: an address of its own added to what the agent sends, or a parameter set
 //! to a fixed value.
 
+use crate::lexicon::terms::{terms, Terms};
+
 use super::confidence::decisive;
 use super::cues::{
     directs, imperative, is_email, literal, named_tools, names_address, obliges, tokens, universal,
@@ -51,8 +53,8 @@ pub(super) fn tampering(
         // ~/.bashrc instead"); money or an account fixed for every use. A warning: one value
         // shouted for every use ("THE BUCKET MUST BE 'x' FOR ALL UPLOADS"). Nothing otherwise:
         // a parameter's own values and defaults are what its description documents.
-        let replaces_given = t.has_word(s, &["whatever", "regardless", "whichever"])
-            && (substitutes || t.has_word(s, &["use", "write", "send"]));
+        let replaces_given = t.has_word(s, terms!["whatever", "regardless", "whichever"])
+            && (substitutes || t.has_word(s, terms!["use", "write", "send"]));
         // The parameter's own name says what its value is ("account_number", "payee_iban").
         let money = t.has_word(s, MONEY)
             || param
@@ -144,7 +146,7 @@ fn quoted_value(t: &Text, s: &Sentence, verb: usize) -> bool {
 }
 
 /// Where money goes, or how much of it.
-const MONEY: &[&str] = &[
+const MONEY: &Terms = terms![
     "amount",
     "payout",
     "account",

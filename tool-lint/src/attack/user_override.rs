@@ -3,6 +3,7 @@
 
 use super::cues::{directs, protective, third_person_start};
 use super::sentence::{Sentence, Text};
+use crate::lexicon::terms::terms;
 use crate::lexicon::user_override::{
     AGAINST_USER, APPROVAL_IN_ADVANCE, CONSENT_CLAIMED, CONSENT_PHRASES, CONSENT_WORDS,
     DISMISS_STRONG, DISMISS_WEAK, INPUT_REF, SKIPPED_CONSENT, SKIP_ASKING, SKIP_PHRASES,
@@ -20,7 +21,7 @@ pub(super) fn user_override(t: &Text, s: &Sentence) -> Option<&'static str> {
         .or_else(|| overrides_user(t, s))
         .or_else(|| {
             (t.has_phrase(s, AGAINST_USER)
-                && (directs(t, s) || t.has_word(s, &["ignore", "ignored"])))
+                && (directs(t, s) || t.has_word(s, terms!["ignore", "ignored"])))
             .then_some("orders an action against what the user asked (user override)")
         })
         .or_else(|| {
@@ -46,15 +47,8 @@ fn dismisses_request(t: &Text, s: &Sentence) -> Option<&'static str> {
     if !(t.has_word(s, USER_REF) && t.has_word(s, INPUT_REF)) {
         return None;
     }
-    let has = |p: &&str| {
-        if p.contains(' ') {
-            t.find_phrase(s, 0, p).is_some()
-        } else {
-            t.has_word(s, &[p])
-        }
-    };
     let ordering = directs(t, s) && !third_person_start(t, s);
-    (DISMISS_STRONG.iter().any(has) || (ordering && DISMISS_WEAK.iter().any(has)))
+    (t.has_phrase(s, DISMISS_STRONG) || (ordering && t.has_phrase(s, DISMISS_WEAK)))
         .then_some("tells the agent to set aside what the user asked for (user override)")
 }
 
@@ -105,7 +99,7 @@ fn waives_consent(t: &Text, s: &Sentence) -> Option<&'static str> {
     (consent
         && (governs || claimed)
         && (skipped || claimed)
-        && (directs(t, s) || claimed || t.has_phrase(s, &["go ahead", "proceed"]))
+        && (directs(t, s) || claimed || t.has_phrase(s, terms!["go ahead", "proceed"]))
         && !third_person_start(t, s))
     .then_some("tells the agent to act without the user's confirmation (user override)")
 }

@@ -1,7 +1,9 @@
 //! The lists of `authority_framing`: the words of authority labels and of citing them.
 
+use crate::lexicon::terms::{terms, Terms};
+
 /// The first words of authority labels and their second words.
-pub(crate) const LABEL_HEADS: &[&str] = &[
+pub(crate) const LABEL_HEADS: &Terms = terms![
     "new",
     "updated",
     "privileged",
@@ -45,7 +47,7 @@ pub(crate) const LABEL_HEADS: &[&str] = &[
 ];
 
 /// The second words of authority labels ([`LABEL_HEADS`]).
-pub(crate) const LABEL_TAILS: &[&str] = &[
+pub(crate) const LABEL_TAILS: &Terms = terms![
     "policy",
     "policies",
     "protocol",
@@ -90,7 +92,7 @@ pub(crate) const LABEL_TAILS: &[&str] = &[
 ];
 
 /// Labels whose last word alone makes them one when set off ("Data Handling Policy:").
-pub(crate) const STRONG_TAILS: &[&str] = &[
+pub(crate) const STRONG_TAILS: &Terms = terms![
     "policy",
     "protocol",
     "directive",
@@ -104,7 +106,7 @@ pub(crate) const STRONG_TAILS: &[&str] = &[
 
 /// Phrases that cite a policy: "per the security policy", "as required by our Data Handling
 /// Policy".
-pub(crate) const CITING_PHRASES: &[&str] = &[
+pub(crate) const CITING_PHRASES: &Terms = terms![
     "per",
     "according to",
     "as required by",
@@ -114,7 +116,7 @@ pub(crate) const CITING_PHRASES: &[&str] = &[
 ];
 
 /// Words of authority that, over an order to the agent, frame it without a heading.
-pub(crate) const AUTHORITY_WORDS: &[&str] = &[
+pub(crate) const AUTHORITY_WORDS: &Terms = terms![
     "authority",
     "privileged",
     "ordered",

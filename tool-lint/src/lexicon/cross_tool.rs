@@ -1,8 +1,10 @@
 //! The lists of `cross_tool_directive`: when another call is to happen, and the plain purposes of
 //! looking something up.
 
+use crate::lexicon::terms::{terms, Terms};
+
 /// Order words: when another call is to happen.
-pub(crate) const SEQUENCE_WORDS: &[&str] = &[
+pub(crate) const SEQUENCE_WORDS: &Terms = terms![
     "before",
     "after",
     "prior",
@@ -23,7 +25,7 @@ pub(crate) const SEQUENCE_WORDS: &[&str] = &[
 
 /// Purposes of looking something up ("to obtain", "to resolve"): with a word of [`THINGS`],
 /// an order to call another tool for one is a workflow, not an attack.
-pub(crate) const LOOKUP: &[&str] = &[
+pub(crate) const LOOKUP: &Terms = terms![
     "to obtain",
     "to get",
     "to find",
@@ -40,7 +42,7 @@ pub(crate) const LOOKUP: &[&str] = &[
 ];
 
 /// What a lookup ([`LOOKUP`]) plainly fetches: ids, names, paths, schemas, status.
-pub(crate) const THINGS: &[&str] = &[
+pub(crate) const THINGS: &Terms = terms![
     "id",
     "ids",
     "identifier",

@@ -1,8 +1,10 @@
 //! The cues several attack classes share: obligations and orders to the agent, what an attack
 //! wants handed over, verbs that hand something over or invoke a tool, everything-scoped triggers.
 
+use crate::lexicon::terms::{terms, Terms};
+
 /// Obligations: a sentence with one directs whoever reads it.
-pub(crate) const OBLIGATION_WORDS: &[&str] = &[
+pub(crate) const OBLIGATION_WORDS: &Terms = terms![
     "must",
     "shall",
     "should",
@@ -18,7 +20,7 @@ pub(crate) const OBLIGATION_WORDS: &[&str] = &[
 ];
 
 /// Phrases of obligation: a sentence with one directs whoever reads it.
-pub(crate) const OBLIGATION_PHRASES: &[&str] = &[
+pub(crate) const OBLIGATION_PHRASES: &Terms = terms![
     "need to",
     "needs to",
     "have to",
@@ -64,7 +66,7 @@ pub(crate) const OBLIGATION_PHRASES: &[&str] = &[
 ];
 
 /// Verbs in their base form that open an order to the agent.
-pub(crate) const ACTION_VERBS: &[&str] = &[
+pub(crate) const ACTION_VERBS: &Terms = terms![
     "call",
     "use",
     "invoke",
@@ -200,7 +202,7 @@ pub(crate) const ACTION_VERBS: &[&str] = &[
 ];
 
 /// Words skipped before the verb of an order: "Please first call ...", "Then always send ...".
-pub(crate) const FILLERS: &[&str] = &[
+pub(crate) const FILLERS: &Terms = terms![
     "please",
     "first",
     "firstly",
@@ -251,7 +253,7 @@ pub(crate) const FILLERS: &[&str] = &[
 ];
 
 /// Paths and names of files and settings that hold secrets, found anywhere in a sentence.
-pub(crate) const SENSITIVE_PATHS: &[&str] = &[
+pub(crate) const SENSITIVE_PATHS: &Terms = terms![
     "~/",
     ".ssh",
     "id_rsa",
@@ -279,7 +281,7 @@ pub(crate) const SENSITIVE_PATHS: &[&str] = &[
 ];
 
 /// Words that name what an attack wants handed over.
-pub(crate) const SENSITIVE_WORDS: &[&str] = &[
+pub(crate) const SENSITIVE_WORDS: &Terms = terms![
     "password",
     "passwords",
     "token",
@@ -307,7 +309,7 @@ pub(crate) const SENSITIVE_WORDS: &[&str] = &[
 ];
 
 /// Phrases that name what an attack wants handed over.
-pub(crate) const SENSITIVE_PHRASES: &[&str] = &[
+pub(crate) const SENSITIVE_PHRASES: &Terms = terms![
     "api key",
     "credit card",
     "card number",
@@ -346,7 +348,7 @@ pub(crate) const SENSITIVE_PHRASES: &[&str] = &[
 ];
 
 /// Verbs that hand something over or put it somewhere.
-pub(crate) const HANDOVER_VERBS: &[&str] = &[
+pub(crate) const HANDOVER_VERBS: &Terms = terms![
     "pass",
     "passing",
     "passed",
@@ -400,7 +402,7 @@ pub(crate) const HANDOVER_VERBS: &[&str] = &[
 ];
 
 /// Verbs that invoke a tool.
-pub(crate) const INVOKE_VERBS: &[&str] = &[
+pub(crate) const INVOKE_VERBS: &Terms = terms![
     "call",
     "calling",
     "called",
@@ -430,7 +432,7 @@ pub(crate) const INVOKE_VERBS: &[&str] = &[
 
 /// First parts of identifiers that name actions: `verify_identity`, `get_contacts` read as
 /// tool names where a parameter (`max_results`) does not.
-pub(crate) const TOOL_VERB_PREFIXES: &[&str] = &[
+pub(crate) const TOOL_VERB_PREFIXES: &Terms = terms![
     "get",
     "read",
     "send",
@@ -482,7 +484,7 @@ pub(crate) const TOOL_VERB_PREFIXES: &[&str] = &[
 ];
 
 /// Everything-scoped triggers: "before any", "for every request".
-pub(crate) const UNIVERSAL_PHRASES: &[&str] = &[
+pub(crate) const UNIVERSAL_PHRASES: &Terms = terms![
     "before any",
     "before every",
     "before each",
@@ -521,7 +523,7 @@ pub(crate) const UNIVERSAL_PHRASES: &[&str] = &[
 
 /// Units of the agent's work: "every", "each", "any" or "all" before one scopes an order to
 /// everything ("every pair of tool calls", "any conversation").
-pub(crate) const UNITS: &[&str] = &[
+pub(crate) const UNITS: &Terms = terms![
     "call",
     "calls",
     "tool",
@@ -564,7 +566,7 @@ pub(crate) const UNITS: &[&str] = &[
 
 /// Verbs that move something out, to another place or party: what secrets given away need
 /// (narrower than [`HANDOVER_VERBS`], which documentation uses for its own arguments).
-pub(crate) const EGRESS_VERBS: &[&str] = &[
+pub(crate) const EGRESS_VERBS: &Terms = terms![
     "send",
     "sending",
     "sends",
@@ -611,7 +613,7 @@ pub(crate) const EGRESS_VERBS: &[&str] = &[
 
 /// Words that turn a sentence's mention of something into a warning against it ("never write
 /// to ~/.ssh", "excluding secrets").
-pub(crate) const NEGATIONS: &[&str] = &[
+pub(crate) const NEGATIONS: &Terms = terms![
     "not",
     "never",
     "avoid",
@@ -645,7 +647,7 @@ pub(crate) const NEGATIONS: &[&str] = &[
 
 /// What a person would not have leave their machine or go to strangers, beyond credentials:
 /// what they typed, where they are, who they are, what their machine is.
-pub(crate) const PERSONAL_DATA: &[&str] = &[
+pub(crate) const PERSONAL_DATA: &Terms = terms![
     "clipboard",
     "keystrokes",
     "screenshots",
@@ -665,7 +667,7 @@ pub(crate) const PERSONAL_DATA: &[&str] = &[
 ];
 
 /// Phrases of [`PERSONAL_DATA`]'s kind.
-pub(crate) const PERSONAL_PHRASES: &[&str] = &[
+pub(crate) const PERSONAL_PHRASES: &Terms = terms![
     "mac address",
     "ip address",
     "running processes",
@@ -686,7 +688,7 @@ pub(crate) const PERSONAL_PHRASES: &[&str] = &[
 
 /// Verbs that keep something (somewhere): with a place out of the user's reach, data leaving
 /// as surely as when it is sent.
-pub(crate) const RETENTION_VERBS: &[&str] = &[
+pub(crate) const RETENTION_VERBS: &Terms = terms![
     "stored",
     "stores",
     "cached",
@@ -705,7 +707,7 @@ pub(crate) const RETENTION_VERBS: &[&str] = &[
 ];
 
 /// Places out of the user's reach that data goes to.
-pub(crate) const ELSEWHERE: &[&str] = &[
+pub(crate) const ELSEWHERE: &Terms = terms![
     "remote",
     "remotely",
     "external",

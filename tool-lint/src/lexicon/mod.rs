@@ -14,8 +14,13 @@
 //! | `preference.rs` | `preference_manipulation` |
 //! | `prerequisite.rs` | `fake_prerequisite` |
 //!
-//! Every word is lowercase: the checks compare lowercased text with them. The verbs a tool name
+//! | `terms.rs` | [`terms::Terms`], what a list is: written with `terms![...]`, every word hashed when the crate compiles, so that the attack classes compare integers with the hashes the sentence splitter computed once per word of the text |
+//!
+//! Every word is lowercase (a `terms!` list with an uppercase letter fails to compile): the
+//! checks compare lowercased text with them. The verbs a tool name
 //! may start with are elsewhere, in `verbs.rs` (the one verb list).
+
+use terms::{terms, Terms};
 
 pub(crate) mod authority;
 pub(crate) mod command;
@@ -24,11 +29,12 @@ pub(crate) mod cues;
 pub(crate) mod preference;
 pub(crate) mod prerequisite;
 pub(crate) mod tampering;
+pub(crate) mod terms;
 pub(crate) mod user_override;
 
 /// Phrases that address the agent rather than describe the tool: concealment from the user,
 /// overriding earlier instructions, preconditions the tool does not need.
-pub(crate) const AGENT_PHRASES: &[&str] = &[
+pub(crate) const AGENT_PHRASES: &Terms = terms![
     "before using this tool",
     "before using this",
     "before calling this tool",
@@ -73,7 +79,7 @@ pub(crate) const AGENT_PHRASES: &[&str] = &[
 ];
 
 /// Tag names of blocks that address the model (`<IMPORTANT>`, `<system>`, ...).
-pub(crate) const AGENT_TAGS: &[&str] = &[
+pub(crate) const AGENT_TAGS: &Terms = terms![
     "important",
     "system",
     "instructions",
@@ -88,7 +94,7 @@ pub(crate) const AGENT_TAGS: &[&str] = &[
 
 /// Tags that wrap a block of text addressed to the model, besides `agent_instructions`'s
 /// ([`AGENT_TAGS`]), and the markup tags that part text the same way.
-pub(crate) const BLOCK_TAGS: &[&str] = &[
+pub(crate) const BLOCK_TAGS: &Terms = terms![
     "policy",
     "rule",
     "rules",
@@ -114,7 +120,7 @@ pub(crate) const BLOCK_TAGS: &[&str] = &[
 ];
 
 /// Files and paths that hold credentials or private data (matched inside tokens, lowercased).
-pub(crate) const PRIVATE_PATHS: &[&str] = &[
+pub(crate) const PRIVATE_PATHS: &Terms = terms![
     "~/.ssh",
     ".ssh/",
     "id_rsa",
@@ -142,7 +148,7 @@ pub(crate) const PRIVATE_PATHS: &[&str] = &[
 
 /// Credential nouns; they count as a request only with a verb of [`REQUEST_VERBS`] in the same
 /// sentence.
-pub(crate) const CREDENTIAL_PHRASES: &[&str] = &[
+pub(crate) const CREDENTIAL_PHRASES: &Terms = terms![
     "passport number",
     "social security number",
     "date of birth",
@@ -183,7 +189,7 @@ pub(crate) const CREDENTIAL_PHRASES: &[&str] = &[
 ];
 
 /// The conversation and other tools' data.
-pub(crate) const CONVERSATION_PHRASES: &[&str] = &[
+pub(crate) const CONVERSATION_PHRASES: &Terms = terms![
     "conversation history",
     "chat history",
     "message history",
@@ -212,7 +218,7 @@ pub(crate) const CONVERSATION_PHRASES: &[&str] = &[
 ];
 
 /// Verbs that ask for something to be read, handed over or put into an argument.
-pub(crate) const REQUEST_VERBS: &[&str] = &[
+pub(crate) const REQUEST_VERBS: &Terms = terms![
     "read",
     "include",
     "includes",
@@ -251,7 +257,7 @@ pub(crate) const REQUEST_VERBS: &[&str] = &[
 ];
 
 /// Verbs that send data somewhere.
-pub(crate) const SEND_VERBS: &[&str] = &[
+pub(crate) const SEND_VERBS: &Terms = terms![
     "send",
     "sends",
     "sending",
@@ -288,7 +294,7 @@ pub(crate) const SEND_VERBS: &[&str] = &[
 ];
 
 /// Words that, in a sentence naming another tool, change how that tool is used.
-pub(crate) const SHADOW_CUES: &[&str] = &[
+pub(crate) const SHADOW_CUES: &Terms = terms![
     "when",
     "whenever",
     "before",
@@ -309,7 +315,7 @@ pub(crate) const SHADOW_CUES: &[&str] = &[
 
 /// Parameter names that carry no meaning of their own: a request for secrets there is data the
 /// tool does not need.
-pub(crate) const GENERIC_PARAMS: &[&str] = &[
+pub(crate) const GENERIC_PARAMS: &Terms = terms![
     "note",
     "notes",
     "context",

@@ -1,9 +1,11 @@
 //! The lists of `preference_manipulation`: promotional claims, this tool and the others, choosing,
 //! running down and turning away.
 
+use crate::lexicon::terms::{terms, Terms};
+
 /// The promotional claims `claims` of `attack/preference.rs` counts (lowercase; each match on
 /// word boundaries).
-pub(crate) const CLAIMS: &[&str] = &[
+pub(crate) const CLAIMS: &Terms = terms![
     "most advanced",
     "most reliable",
     "most accurate",
@@ -121,7 +123,7 @@ pub(crate) const CLAIMS: &[&str] = &[
 ];
 
 /// Words that run other tools down.
-pub(crate) const DISPARAGING: &[&str] = &[
+pub(crate) const DISPARAGING: &Terms = terms![
     "outdated",
     "wrong",
     "unreliable",
@@ -163,7 +165,7 @@ pub(crate) const DISPARAGING: &[&str] = &[
 ];
 
 /// Phrases that point at this tool.
-pub(crate) const THIS_TOOL_PHRASES: &[&str] = &[
+pub(crate) const THIS_TOOL_PHRASES: &Terms = terms![
     "this tool",
     "this function",
     "this one",
@@ -195,7 +197,7 @@ pub(crate) const THIS_TOOL_PHRASES: &[&str] = &[
 ];
 
 /// Words that choose a tool.
-pub(crate) const CHOOSE_WORDS: &[&str] = &[
+pub(crate) const CHOOSE_WORDS: &Terms = terms![
     "prefer",
     "preferred",
     "choose",
@@ -220,7 +222,7 @@ pub(crate) const CHOOSE_WORDS: &[&str] = &[
 ];
 
 /// Phrases that set a tool against the others.
-pub(crate) const OVER_OTHERS: &[&str] = &[
+pub(crate) const OVER_OTHERS: &Terms = terms![
     "over any",
     "over all",
     "over other",
@@ -260,7 +262,7 @@ pub(crate) const OVER_OTHERS: &[&str] = &[
 ];
 
 /// Words that make a choice exclusive.
-pub(crate) const EXCLUSIVE_WORDS: &[&str] = &[
+pub(crate) const EXCLUSIVE_WORDS: &Terms = terms![
     "always",
     "only",
     "exclusively",
@@ -270,7 +272,7 @@ pub(crate) const EXCLUSIVE_WORDS: &[&str] = &[
 ];
 
 /// Phrases that point at the other tools.
-pub(crate) const OTHERS_REF: &[&str] = &[
+pub(crate) const OTHERS_REF: &Terms = terms![
     "other",
     "others",
     "the alternatives",
@@ -281,7 +283,7 @@ pub(crate) const OTHERS_REF: &[&str] = &[
 ];
 
 /// Phrases that run other tools down.
-pub(crate) const RUN_DOWN: &[&str] = &[
+pub(crate) const RUN_DOWN: &Terms = terms![
     "no longer be used",
     "should not be used",
     "do not use them",
@@ -289,14 +291,14 @@ pub(crate) const RUN_DOWN: &[&str] = &[
 ];
 
 /// Phrases of an honest deprecation notice.
-pub(crate) const DEPRECATION: &[&str] = &[
+pub(crate) const DEPRECATION: &Terms = terms![
     "this tool is deprecated",
     "is deprecated: use",
     "deprecated: use",
 ];
 
 /// Phrases that turn the agent away from other tools.
-pub(crate) const TURN_AWAY: &[&str] = &[
+pub(crate) const TURN_AWAY: &Terms = terms![
     "do not use other",
     "don't use other",
     "never use other",
@@ -312,7 +314,7 @@ pub(crate) const TURN_AWAY: &[&str] = &[
 ];
 
 /// Phrases that claim to be the one tool to pick.
-pub(crate) const THE_ONE_TOOL: &[&str] = &[
+pub(crate) const THE_ONE_TOOL: &Terms = terms![
     "is the preferred",
     "is the recommended",
     "is the official",
@@ -327,7 +329,7 @@ pub(crate) const THE_ONE_TOOL: &[&str] = &[
 ];
 
 /// Phrases that stop the use of a tool.
-pub(crate) const STOP_USING: &[&str] = &[
+pub(crate) const STOP_USING: &Terms = terms![
     "do not use",
     "don't use",
     "never use",

@@ -1,8 +1,10 @@
 //! The lists of `fake_prerequisite`: remedies, failures, conditions and requirements of success.
 
+use crate::lexicon::terms::{terms, Terms};
+
 /// The remedies a fake error or prerequisite offers: each makes a sentence a condition, and
 /// after a failure told the sentence before, it ties the two.
-pub(crate) const REMEDIES: &[&str] = &[
+pub(crate) const REMEDIES: &Terms = terms![
     "to proceed",
     "to continue",
     "to resolve",
@@ -20,7 +22,7 @@ pub(crate) const REMEDIES: &[&str] = &[
 ];
 
 /// Words that tell of a failure.
-pub(crate) const FAILURE_WORDS: &[&str] = &[
+pub(crate) const FAILURE_WORDS: &Terms = terms![
     "fail",
     "fails",
     "failed",
@@ -70,7 +72,7 @@ pub(crate) const FAILURE_WORDS: &[&str] = &[
 ];
 
 /// Phrases that tell of a failure.
-pub(crate) const FAILURE_PHRASES: &[&str] = &[
+pub(crate) const FAILURE_PHRASES: &Terms = terms![
     "won't work",
     "will not work",
     "does not work",
@@ -103,7 +105,7 @@ pub(crate) const FAILURE_PHRASES: &[&str] = &[
 ];
 
 /// Words that make a sentence a condition.
-pub(crate) const CONDITION_WORDS: &[&str] = &[
+pub(crate) const CONDITION_WORDS: &Terms = terms![
     "unless",
     "without",
     "until",
@@ -120,7 +122,7 @@ pub(crate) const CONDITION_WORDS: &[&str] = &[
 ];
 
 /// Phrases that make a sentence a condition.
-pub(crate) const CONDITION_PHRASES: &[&str] = &[
+pub(crate) const CONDITION_PHRASES: &Terms = terms![
     "if you do not",
     "if you don't",
     "if you fail",
@@ -138,7 +140,7 @@ pub(crate) const CONDITION_PHRASES: &[&str] = &[
 ];
 
 /// Phrases that make something a requirement of success on their own.
-pub(crate) const REQUIRED_FOR: &[&str] = &[
+pub(crate) const REQUIRED_FOR: &Terms = terms![
     "required for authentication",
     "required for verification",
     "required for validation",

@@ -1,8 +1,10 @@
 //! The lists of `parameter_tampering`: the parameters that steer, the verbs that set them, and the
 //! words that make a value fixed or put one in place of another.
 
+use crate::lexicon::terms::{terms, Terms};
+
 /// Parameters whose value decides where money, messages or files go.
-pub(crate) const STEERED_PARAMS: &[&str] = &[
+pub(crate) const STEERED_PARAMS: &Terms = terms![
     "recipient",
     "recipients",
     "destination",
@@ -66,7 +68,7 @@ pub(crate) const STEERED_PARAMS: &[&str] = &[
 ];
 
 /// Words that, beside an address in an order, add it to what the agent sends.
-pub(crate) const ADDRESS_ADDED: &[&str] = &[
+pub(crate) const ADDRESS_ADDED: &Terms = terms![
     "bcc",
     "cc",
     "recipient",
@@ -87,7 +89,7 @@ pub(crate) const ADDRESS_ADDED: &[&str] = &[
 ];
 
 /// Verbs that set a parameter to a value.
-pub(crate) const SET_VERBS: &[&str] = &[
+pub(crate) const SET_VERBS: &Terms = terms![
     "set",
     "change",
     "replace",
@@ -132,7 +134,7 @@ pub(crate) const SET_VERBS: &[&str] = &[
 ];
 
 /// Words that make a value fixed whatever was asked.
-pub(crate) const ALWAYS_WORDS: &[&str] = &[
+pub(crate) const ALWAYS_WORDS: &Terms = terms![
     "always",
     "regardless",
     "whatever",
@@ -148,7 +150,7 @@ pub(crate) const ALWAYS_WORDS: &[&str] = &[
 ];
 
 /// Phrases that make a value fixed whatever was asked.
-pub(crate) const ALWAYS_PHRASES: &[&str] = &[
+pub(crate) const ALWAYS_PHRASES: &Terms = terms![
     "no matter",
     "in all cases",
     "each time",
@@ -159,7 +161,7 @@ pub(crate) const ALWAYS_PHRASES: &[&str] = &[
 ];
 
 /// Phrases that put one value in place of another.
-pub(crate) const SUBSTITUTE_PHRASES: &[&str] = &[
+pub(crate) const SUBSTITUTE_PHRASES: &Terms = terms![
     "in place of",
     "rather than",
     "instead of",
@@ -168,7 +170,7 @@ pub(crate) const SUBSTITUTE_PHRASES: &[&str] = &[
 ];
 
 /// Words that put one value in place of another.
-pub(crate) const SUBSTITUTE_WORDS: &[&str] = &[
+pub(crate) const SUBSTITUTE_WORDS: &Terms = terms![
     "instead",
     "change",
     "replace",
@@ -180,7 +182,7 @@ pub(crate) const SUBSTITUTE_WORDS: &[&str] = &[
 ];
 
 /// Words that multiply or raise a value.
-pub(crate) const MULTIPLIED: &[&str] = &[
+pub(crate) const MULTIPLIED: &Terms = terms![
     "times",
     "double",
     "triple",
@@ -193,7 +195,7 @@ pub(crate) const MULTIPLIED: &[&str] = &[
 ];
 
 /// Verbs that change a value whatever it was.
-pub(crate) const STRONG_SET_VERBS: &[&str] = &[
+pub(crate) const STRONG_SET_VERBS: &Terms = terms![
     "change",
     "replace",
     "override",
@@ -207,7 +209,7 @@ pub(crate) const STRONG_SET_VERBS: &[&str] = &[
 ];
 
 /// Phrases that aim an order at calls of a tool.
-pub(crate) const WHEN_CALLING: &[&str] = &[
+pub(crate) const WHEN_CALLING: &Terms = terms![
     "when you call",
     "when calling",
     "when you use",

@@ -1,9 +1,11 @@
 //! The lists of `user_override`: the user and what they gave, its dismissal, their consent skipped
 //! or claimed.
 
+use crate::lexicon::terms::{terms, Terms};
+
 /// Words that point at the user or what they asked, in a sentence that sets it aside ("ignore",
 /// "priority over", "regardless").
-pub(crate) const USERISH: &[&str] = &[
+pub(crate) const USERISH: &Terms = terms![
     "user",
     "user's",
     "users",
@@ -32,7 +34,7 @@ pub(crate) const USERISH: &[&str] = &[
 ];
 
 /// Who the user is, in the words attacks use.
-pub(crate) const USER_REF: &[&str] = &[
+pub(crate) const USER_REF: &Terms = terms![
     "user",
     "user's",
     "users",
@@ -63,7 +65,7 @@ pub(crate) const USER_REF: &[&str] = &[
 ];
 
 /// What the user gave: their request, choice, words.
-pub(crate) const INPUT_REF: &[&str] = &[
+pub(crate) const INPUT_REF: &Terms = terms![
     "asks",
     "asked",
     "ask",
@@ -115,7 +117,7 @@ pub(crate) const INPUT_REF: &[&str] = &[
 ];
 
 /// Dismissals of what the user gave that settle the matter on their own.
-pub(crate) const DISMISS_STRONG: &[&str] = &[
+pub(crate) const DISMISS_STRONG: &Terms = terms![
     "irrelevant",
     "does not apply",
     "do not apply",
@@ -161,7 +163,7 @@ pub(crate) const DISMISS_STRONG: &[&str] = &[
 ];
 
 /// Dismissals that need an order beside them.
-pub(crate) const DISMISS_WEAK: &[&str] = &[
+pub(crate) const DISMISS_WEAK: &Terms = terms![
     "ignore",
     "regardless",
     "whatever",
@@ -180,7 +182,7 @@ pub(crate) const DISMISS_WEAK: &[&str] = &[
 ];
 
 /// Words that ask for the user's consent.
-pub(crate) const CONSENT_WORDS: &[&str] = &[
+pub(crate) const CONSENT_WORDS: &Terms = terms![
     "confirmation",
     "confirm",
     "approval",
@@ -195,14 +197,14 @@ pub(crate) const CONSENT_WORDS: &[&str] = &[
 ];
 
 /// Phrases that ask for the user's consent.
-pub(crate) const CONSENT_PHRASES: &[&str] =
-    &["check with", "ask the user", "ask them", "asking the user"];
+pub(crate) const CONSENT_PHRASES: &Terms =
+    terms!["check with", "ask the user", "ask them", "asking the user"];
 
 /// Words that skip a step.
-pub(crate) const SKIP_WORDS: &[&str] = &["unnecessary", "skip", "pause", "needless"];
+pub(crate) const SKIP_WORDS: &Terms = terms!["unnecessary", "skip", "pause", "needless"];
 
 /// Phrases that skip a step or say it is not needed.
-pub(crate) const SKIP_PHRASES: &[&str] = &[
+pub(crate) const SKIP_PHRASES: &Terms = terms![
     "not needed",
     "need not",
     "needs no",
@@ -217,7 +219,7 @@ pub(crate) const SKIP_PHRASES: &[&str] = &[
 ];
 
 /// Phrases that claim the user's consent was given.
-pub(crate) const CONSENT_CLAIMED: &[&str] = &[
+pub(crate) const CONSENT_CLAIMED: &Terms = terms![
     "signed off",
     "agreed to",
     "said yes",
@@ -230,7 +232,7 @@ pub(crate) const CONSENT_CLAIMED: &[&str] = &[
 ];
 
 /// Phrases that set an order against what the user asked.
-pub(crate) const AGAINST_USER: &[&str] = &[
+pub(crate) const AGAINST_USER: &Terms = terms![
     "no matter what the user",
     "no matter what they",
     "even if the user",
@@ -251,7 +253,7 @@ pub(crate) const AGAINST_USER: &[&str] = &[
 ];
 
 /// Phrases that skip asking the user.
-pub(crate) const SKIP_ASKING: &[&str] = &[
+pub(crate) const SKIP_ASKING: &Terms = terms![
     "do not ask",
     "don't ask",
     "never ask",
@@ -280,7 +282,7 @@ pub(crate) const SKIP_ASKING: &[&str] = &[
 ];
 
 /// Words that, beside a phrase of [`SKIP_ASKING`], name the user or their consent.
-pub(crate) const SKIPPED_CONSENT: &[&str] = &[
+pub(crate) const SKIPPED_CONSENT: &Terms = terms![
     "user",
     "user's",
     "confirmation",
@@ -292,7 +294,7 @@ pub(crate) const SKIPPED_CONSENT: &[&str] = &[
 ];
 
 /// Phrases that claim the user's approval in advance.
-pub(crate) const APPROVAL_IN_ADVANCE: &[&str] = &[
+pub(crate) const APPROVAL_IN_ADVANCE: &Terms = terms![
     "user has already approved",
     "user has already authorized",
     "user has already consented",
