@@ -24,7 +24,7 @@ struct Legs {
     sends: bool,
 }
 
-const READ_VERBS: &[&str] = &[
+static READ_VERBS: WordSet = WordSet::new(&[
     "read",
     "reads",
     "reading",
@@ -73,9 +73,9 @@ const READ_VERBS: &[&str] = &[
     "receives",
     "summarize",
     "summarizes",
-];
+]);
 
-const PRIVATE_OBJECTS: &[&str] = &[
+static PRIVATE_OBJECTS: WordSet = WordSet::new(&[
     "email",
     "emails",
     "e-mail",
@@ -145,9 +145,9 @@ const PRIVATE_OBJECTS: &[&str] = &[
     "ticket",
     "employee",
     "employees",
-];
+]);
 
-const UNTRUSTED_OBJECTS: &[&str] = &[
+static UNTRUSTED_OBJECTS: WordSet = WordSet::new(&[
     "web",
     "webpage",
     "webpages",
@@ -193,9 +193,9 @@ const UNTRUSTED_OBJECTS: &[&str] = &[
     "channels",
     "search",
     "results",
-];
+]);
 
-const SEND_VERBS: &[&str] = &[
+static SEND_VERBS: WordSet = WordSet::new(&[
     "send",
     "sends",
     "sending",
@@ -230,10 +230,10 @@ const SEND_VERBS: &[&str] = &[
     "dm",
     "invite",
     "invites",
-];
+]);
 
 /// Reading verbs that are no nouns: they read wherever they stand in the first sentence.
-const READ_ONLY_VERBS: &[&str] = &[
+static READ_ONLY_VERBS: WordSet = WordSet::new(&[
     "reads",
     "fetches",
     "retrieves",
@@ -244,11 +244,11 @@ const READ_ONLY_VERBS: &[&str] = &[
     "queries",
     "searches",
     "lists",
-];
+]);
 
 /// Sending verbs that are no nouns ("sends", not "e-mails" or "posts", which may be what a tool
 /// reads).
-const SEND_ONLY_VERBS: &[&str] = &[
+static SEND_ONLY_VERBS: WordSet = WordSet::new(&[
     "send",
     "sends",
     "sending",
@@ -266,13 +266,13 @@ const SEND_ONLY_VERBS: &[&str] = &[
     "transmits",
     "webhook",
     "webhooks",
-];
+]);
 
 /// What a created thing is when others can read it: creating one sends data out.
-const PUBLIC_OBJECTS: &[&str] = &[
+static PUBLIC_OBJECTS: WordSet = WordSet::new(&[
     "public", "gist", "issue", "comment", "post", "tweet", "paste", "pastebin", "message",
     "webpage", "page", "pr",
-];
+]);
 
 /// The lowercase words of a text (letters, digits, `-` and `_`).
 fn words(text: &str) -> Vec<String> {
@@ -285,8 +285,33 @@ fn words(text: &str) -> Vec<String> {
         .collect()
 }
 
-fn any(ws: &[String], set: &[&str]) -> bool {
-    ws.iter().any(|w| set.contains(&w.as_str()))
+/// A word list, looked up through a hash set built on first use.
+struct WordSet {
+    list: &'static [&'static str],
+    set: std::sync::OnceLock<crate::text::FastSet<&'static str>>,
+}
+
+impl WordSet {
+    const fn new(list: &'static [&'static str]) -> WordSet {
+        WordSet {
+            list,
+            set: std::sync::OnceLock::new(),
+        }
+    }
+
+    fn contains(&self, w: &str) -> bool {
+        self.set
+            .get_or_init(|| self.list.iter().copied().collect())
+            .contains(w)
+    }
+}
+
+fn any(ws: &[String], set: &WordSet) -> bool {
+    ws.iter().any(|w| set.contains(w))
+}
+
+fn any_of(ws: &[String], list: &[&str]) -> bool {
+    ws.iter().any(|w| list.contains(&w.as_str()))
 }
 
 /// The legs of a tool from its text: its name, title and description.
@@ -301,9 +326,9 @@ fn legs_of_text(name: &str, title: &str, description: &str) -> Legs {
         .iter()
         .filter_map(|t| words(t).into_iter().next())
         .collect();
-    let reads = any(&verbs, READ_VERBS) || any(&ws, READ_ONLY_VERBS);
-    let sends = any(&verbs, SEND_VERBS)
-        || any(&ws, SEND_ONLY_VERBS)
+    let reads = any(&verbs, &READ_VERBS) || any(&ws, &READ_ONLY_VERBS);
+    let sends = any(&verbs, &SEND_VERBS)
+        || any(&ws, &SEND_ONLY_VERBS)
         || ws.windows(2).any(|p| {
             matches!(
                 (p[0].as_str(), p[1].as_str()),
@@ -316,16 +341,16 @@ fn legs_of_text(name: &str, title: &str, description: &str) -> Legs {
                     | ("create", "post")
             )
         });
-    let creates = any(
+    let creates = any_of(
         &verbs,
         &["create", "creates", "make", "makes", "open", "opens"],
     );
-    let sends = sends || (creates && any(&ws, PUBLIC_OBJECTS));
+    let sends = sends || (creates && any(&ws, &PUBLIC_OBJECTS));
     // A request to any URL brings its response back: the outside world read.
-    let answers = any(&ws, &["returns", "response", "responses"]);
+    let answers = any_of(&ws, &["returns", "response", "responses"]);
     Legs {
-        private: reads && any(&ws, PRIVATE_OBJECTS),
-        untrusted: (reads || (sends && answers)) && any(&ws, UNTRUSTED_OBJECTS),
+        private: reads && any(&ws, &PRIVATE_OBJECTS),
+        untrusted: (reads || (sends && answers)) && any(&ws, &UNTRUSTED_OBJECTS),
         sends,
     }
 }

@@ -33,20 +33,20 @@ pub(crate) struct Sink<'n, 's, 'd> {
     params_shadowed: bool,
     /// The identifiers the tool's text may name without naming another server's tool (the
     /// list's names, the tool's own parameters), built when a poisoning rule first asks.
-    local: std::cell::OnceCell<crate::attack::Local>,
+    local: std::cell::OnceCell<crate::attack::Local<'n, 's>>,
     /// The tool's input schema, for [`Sink::local`].
     schema: Option<&'d Node<'d>>,
     /// Whether the quality rules run ([`crate::quality`]).
     pub(crate) quality: bool,
 }
 
-impl Sink<'_, '_, '_> {
+impl<'n, 's> Sink<'n, 's, '_> {
     fn push(&mut self, rule: &'static str, pointer: impl Into<String>, message: impl Into<String>) {
         self.push_at(rule, pointer, message, None);
     }
 
     /// The identifiers the tool's text may name without naming another server's tool.
-    fn local(&self) -> &crate::attack::Local {
+    fn local(&self) -> &crate::attack::Local<'n, 's> {
         self.local
             .get_or_init(|| crate::attack::Local::new(self.names, self.schema))
     }

@@ -178,7 +178,7 @@ fn private_paths_only() -> &'static aho_corasick::AhoCorasick {
     AC.get_or_init(|| {
         aho_corasick::AhoCorasick::builder()
             .ascii_case_insensitive(true)
-            .build(PRIVATE_PATHS.iter())
+            .build(PRIVATE_PATHS)
             .expect("the private paths build an automaton")
     })
 }

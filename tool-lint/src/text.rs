@@ -612,6 +612,15 @@ pub(crate) type FastSet<K> = std::collections::HashSet<K, FnvBuild>;
 /// A `HashMap` with [`Fnv`].
 pub(crate) type FastMap<K, V> = std::collections::HashMap<K, V, FnvBuild>;
 
+/// `word` lowercased without `_` and `-`: an identifier as camelCase, snake_case and kebab-case
+/// spell it alike.
+pub(crate) fn fold_identifier(word: &str) -> String {
+    word.chars()
+        .filter(|c| !matches!(c, '_' | '-'))
+        .flat_map(char::to_lowercase)
+        .collect()
+}
+
 /// The tool names of a list, with a filter on (first byte, length) that turns most words of a
 /// text away before hashing them.
 pub(crate) struct NameSet<'a> {
@@ -624,6 +633,8 @@ pub(crate) struct NameSet<'a> {
     /// `browser_close`; `github` and `github_create` of `github_create_issue`), built on first
     /// use.
     prefixes: std::sync::OnceLock<FastMap<&'a str, u32>>,
+    /// The names lowercased without `_` and `-` ([`fold_identifier`]), built on first use.
+    folded: std::sync::OnceLock<FastSet<String>>,
 }
 
 impl<'a> NameSet<'a> {
@@ -634,6 +645,7 @@ impl<'a> NameSet<'a> {
             filter: [0; 8],
             any: std::sync::OnceLock::new(),
             prefixes: std::sync::OnceLock::new(),
+            folded: std::sync::OnceLock::new(),
         };
         for n in names {
             let bit = filter_bit(n);
@@ -647,6 +659,14 @@ impl<'a> NameSet<'a> {
     pub(crate) fn contains(&self, name: &str) -> bool {
         let bit = filter_bit(name);
         self.filter[bit / 64] & (1 << (bit % 64)) != 0 && self.set.contains(name)
+    }
+
+    /// Whether `folded` ([`fold_identifier`] of a word) is one of the names, folded alike
+    /// (`listFollowedProjects` is `list_followed_projects`).
+    pub(crate) fn contains_folded(&self, folded: &str) -> bool {
+        self.folded
+            .get_or_init(|| self.set.iter().map(|n| fold_identifier(n)).collect())
+            .contains(folded)
     }
 
     /// How many different names.
@@ -668,11 +688,6 @@ impl<'a> NameSet<'a> {
             m
         });
         prefixes.get(prefix).is_some_and(|&n| n >= 2)
-    }
-
-    /// The names, in no order.
-    pub(crate) fn iter(&self) -> impl Iterator<Item = &'a str> + '_ {
-        self.set.iter().copied()
     }
 
     /// Whether `text` may hold one of the names: `false` only when none occurs in it.

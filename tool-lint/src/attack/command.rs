@@ -36,32 +36,38 @@ pub(super) fn automaton(patterns: &[&str]) -> aho_corasick::AhoCorasick {
 pub(super) fn command(t: &Text, s: &Sentence) -> Option<&'static str> {
     let line = t.line(s);
     const WHY: &str = "orders the agent to run a command line that opens a shell, escalates, downloads or deletes (command execution)";
-    let runs = t.has_word(
-        s,
-        terms![
-            "run", "execute", "exec", "type", "enter", "issue", "invoke", "launch", "paste",
-            "perform", "start", "spawn", "pipe", "open", "install",
-        ],
-    ) || (addresses_agent(t, s) && t.has_word(s, terms!["executed", "performed"]));
-    let refused = t.has_phrase(
-        s,
-        terms![
-            "without running",
-            "without executing",
-            "never runs",
-            "does not run",
-            "not run",
-            "not execute",
-            "never executes",
-        ],
-    );
+    let runs = || {
+        t.has_word(
+            s,
+            terms![
+                "run", "execute", "exec", "type", "enter", "issue", "invoke", "launch", "paste",
+                "perform", "start", "spawn", "pipe", "open", "install",
+            ],
+        ) || (addresses_agent(t, s) && t.has_word(s, terms!["executed", "performed"]))
+    };
+    let refused = || {
+        t.has_phrase(
+            s,
+            terms![
+                "without running",
+                "without executing",
+                "never runs",
+                "does not run",
+                "not run",
+                "not execute",
+                "never executes",
+            ],
+        )
+    };
     if has_command(line) {
         let hidden = t.orig[..s.start]
             .rfind("<!--")
             .is_some_and(|open| !t.orig[open..s.start].contains("-->"));
         let fetch_and_run = (line.contains("curl ") || line.contains("wget "))
             && ["| ", "&&", "; ", "-o "].iter().any(|j| line.contains(j));
-        if (directs(t, s) || runs || hidden || fetch_and_run || addresses_agent(t, s)) && !refused {
+        if (directs(t, s) || runs() || hidden || fetch_and_run || addresses_agent(t, s))
+            && !refused()
+        {
             return Some(WHY);
         }
     }
@@ -89,10 +95,14 @@ pub(super) fn command(t: &Text, s: &Sentence) -> Option<&'static str> {
             "every file",
         ],
     ) || t.has_word(s, terms!["recursively", "forcibly"]));
-    if (shell_out || wipe) && directs(t, s) && !third_person_start(t, s) && !refused {
+    if (shell_out || wipe) && directs(t, s) && !third_person_start(t, s) && !refused() {
         return Some(WHY);
     }
-    let url = tokens(&t.orig[s.start..s.end]).find(|(_, tok)| is_url(tok));
+    let text = &t.orig[s.start..s.end];
+    if !text.contains("://") {
+        return None;
+    }
+    let url = tokens(text).find(|(_, tok)| is_url(tok));
     let runnable = url.is_some_and(|(_, tok)| {
         RUNNABLE
             .iter()
@@ -101,7 +111,7 @@ pub(super) fn command(t: &Text, s: &Sentence) -> Option<&'static str> {
     // "download https://... and run it (with node)".
     let fetched =
         url.is_some() && t.has_word(s, terms!["download", "downloaded", "fetch", "get", "save"]);
-    ((runnable || fetched) && runs && directs(t, s) && !refused).then_some(WHY)
+    ((runnable || fetched) && runs() && directs(t, s) && !refused()).then_some(WHY)
 }
 
 #[cfg(test)]

@@ -23,6 +23,7 @@
 use crate::lexicon::terms::{terms, Terms};
 
 use super::authority::grants_privileges;
+use super::command::automaton;
 use super::cues::{
     conceals, forwards, is_email, is_url, named_tools, names_address, obliges, sensitive, tokens,
     Local, NamedTool,
@@ -60,7 +61,7 @@ pub(super) fn hands_on_secrets(t: &Text, s: &Sentence) -> bool {
         return false;
     }
     let line = t.line(s);
-    if PRIVATE_FILES.iter().any(|p| line.contains(p)) {
+    if names_private_file(line) {
         // Nothing a tool does for the user needs the agent near these.
         return true;
     }
@@ -83,9 +84,15 @@ pub(super) fn hands_on_secrets(t: &Text, s: &Sentence) -> bool {
         || (sensitive(t, s) && (t.has_word(s, EGRESS_VERBS) || forwards(t, s)) && elsewhere())
 }
 
+/// Whether `line` (lowercase) names one of [`PRIVATE_FILES`].
+fn names_private_file(line: &str) -> bool {
+    static AC: std::sync::OnceLock<aho_corasick::AhoCorasick> = std::sync::OnceLock::new();
+    AC.get_or_init(|| automaton(PRIVATE_FILES)).is_match(line)
+}
+
 /// Files that hold the user's keys and passwords: no documentation sends the agent to them (a
 /// warning against them is a negation, handled before).
-const PRIVATE_FILES: &Terms = terms![
+const PRIVATE_FILES: &[&str] = &[
     ".ssh/",
     "id_rsa",
     "id_ed25519",
@@ -111,7 +118,7 @@ pub(super) fn hostile(t: &Text) -> bool {
             || grants_privileges(t, s)
             || (!t.has_word(s, NEGATIONS) && {
                 let line = t.line(s);
-                PRIVATE_FILES.iter().any(|p| line.contains(p))
+                names_private_file(line)
             })
     })
 }
@@ -139,7 +146,7 @@ pub(super) fn destructive(t: &Text, s: &Sentence) -> bool {
 }
 
 /// Whether `s` names an address of its own as a destination: an e-mail address, or a URL that
-/// something goes to ("to https://...", "into", "via"), neither of them one reserved for
+/// something goes to ("to https://...", "into", "via", "the endpoint at"), neither of them one reserved for
 /// examples (a link to documentation, "e.g. user@example.com", is no destination).
 fn names_destination(t: &Text, s: &Sentence) -> bool {
     names_address(t, s) && {
@@ -149,11 +156,29 @@ fn names_destination(t: &Text, s: &Sentence) -> bool {
             !crate::poison::is_example_address(tok)
                 && (is_email(tok)
                     || (is_url(tok)
-                        && ["to", "into", "via", "at"]
+                        && (["to", "into", "via"]
                             .iter()
-                            .any(|w| before.ends_with(&format!(" {w}")) || before == *w)))
+                            .any(|w| before.ends_with(&format!(" {w}")) || before == *w)
+                            || endpoint_at(&before))))
         })
     }
+}
+
+/// Whether the text before a URL ends with a network endpoint and "at" ("our verification
+/// endpoint at https://..."): a place data is sent to, where "the FAQ at https://..." is a page
+/// to read.
+fn endpoint_at(before: &str) -> bool {
+    let Some(rest) = before.strip_suffix(" at") else {
+        return false;
+    };
+    let noun = rest
+        .rsplit(|c: char| !c.is_ascii_alphanumeric())
+        .next()
+        .unwrap_or("");
+    matches!(
+        noun,
+        "endpoint" | "endpoints" | "server" | "webhook" | "api" | "service" | "collector" | "host"
+    )
 }
 
 /// Whether `s` names a tool that is not one of the list's (another server's: a tool is never
@@ -188,6 +213,16 @@ pub(super) fn fixed_foreign_call(
     let Some(called) = called else {
         return false;
     };
+    // A name set with `=` in the sentence ("use `fontStyle` ... (`fontStyle=1`)") is a key of
+    // a value the tool takes, not a tool called.
+    let key = t.word(s, called).trim_start_matches('\'');
+    let line = t.line(s);
+    if [format!("{key}="), format!("{key} =")]
+        .iter()
+        .any(|k| line.contains(k.as_str()))
+    {
+        return false;
+    }
     // A quoted argument after it: not a name of a tool, nor of a parameter or field the list
     // knows ("use `get_branch` or `list_branches`", "the value of \"query.topK\"").
     let names: Vec<&str> = named
@@ -404,10 +439,12 @@ pub(super) fn claims_authority(t: &Text, s: &Sentence, from: usize, to: usize) -
 /// parties`) at an address, a remote server, a third party. A tool that says so of itself is
 /// built to exfiltrate, whatever else it does.
 pub(super) fn exfiltrates(t: &Text, s: &Sentence) -> bool {
-    if t.has_word(s, NEGATIONS) {
-        return false;
-    }
-    let data = sensitive(t, s) || t.has_word(s, PERSONAL_DATA) || t.has_phrase(s, PERSONAL_PHRASES);
-    let moves = t.has_word(s, EGRESS_VERBS) || t.has_word(s, RETENTION_VERBS) || forwards(t, s);
-    data && moves && (t.has_word(s, ELSEWHERE) || names_destination(t, s))
+    // The cheap and rare conditions first: most sentences move nothing anywhere.
+    let moves = || t.has_word(s, EGRESS_VERBS) || t.has_word(s, RETENTION_VERBS) || forwards(t, s);
+    let data =
+        || sensitive(t, s) || t.has_word(s, PERSONAL_DATA) || t.has_phrase(s, PERSONAL_PHRASES);
+    moves()
+        && (t.has_word(s, ELSEWHERE) || names_destination(t, s))
+        && !t.has_word(s, NEGATIONS)
+        && data()
 }

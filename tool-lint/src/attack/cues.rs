@@ -10,7 +10,7 @@ use crate::lexicon::cues::{
 };
 use crate::lexicon::terms::terms;
 use crate::lexicon::{CONVERSATION_PHRASES, CREDENTIAL_PHRASES};
-use crate::text::NameSet;
+use crate::text::{fold_identifier, NameSet};
 
 /// Whether `s` directs the agent: an obligation, or a clause that opens with a verb of
 /// [`ACTION_VERBS`].
@@ -81,34 +81,38 @@ pub(super) fn addresses_agent(t: &Text, s: &Sentence) -> bool {
 /// conversation.
 pub(super) fn sensitive(t: &Text, s: &Sentence) -> bool {
     let line = t.line(s);
-    SENSITIVE_PATHS.iter().any(|p| line.contains(p))
+    static PATHS: std::sync::OnceLock<aho_corasick::AhoCorasick> = std::sync::OnceLock::new();
+    t.has_word(s, SENSITIVE_WORDS)
         || t.has_phrase(s, CREDENTIAL_PHRASES)
         || t.has_phrase(s, CONVERSATION_PHRASES)
-        || t.has_word(s, SENSITIVE_WORDS)
         || t.has_phrase(s, SENSITIVE_PHRASES)
+        || PATHS
+            .get_or_init(|| super::command::automaton(SENSITIVE_PATHS))
+            .is_match(line)
 }
 
 /// The identifiers a tool's own text may name without naming another server's tool: the list's
 /// tool names and the tool's own parameters and fields (at any depth), each compared without
 /// regard to case, `_` and `-` (`listFollowedProjects` is `list_followed_projects`).
-#[derive(Debug, Default)]
-pub(crate) struct Local {
-    names: crate::text::FastSet<String>,
+#[derive(Default)]
+pub(crate) struct Local<'n, 'a> {
+    /// The list's names (folded once per list, by the set).
+    list: Option<&'n NameSet<'a>>,
+    /// The tool's own fields, folded.
+    fields: crate::text::FastSet<String>,
 }
 
-impl Local {
+impl<'n, 'a> Local<'n, 'a> {
     /// The identifiers of a tool whose list's names are `others` and whose input schema is
     /// `schema`.
     pub(crate) fn new(
-        others: Option<&NameSet<'_>>,
+        others: Option<&'n NameSet<'a>>,
         schema: Option<&crate::doc::Node<'_>>,
-    ) -> Local {
-        let mut local = Local::default();
-        if let Some(names) = others {
-            for n in names.iter() {
-                local.names.insert(fold(n));
-            }
-        }
+    ) -> Local<'n, 'a> {
+        let mut local = Local {
+            list: others,
+            fields: Default::default(),
+        };
         if let Some(schema) = schema {
             local.add_fields(schema, 0);
         }
@@ -131,7 +135,7 @@ impl Local {
             if key == "properties" {
                 if let Some(props) = value.as_object() {
                     for (name, _) in props.iter() {
-                        self.names.insert(fold(name));
+                        self.fields.insert(fold_identifier(name));
                     }
                 }
             }
@@ -143,16 +147,9 @@ impl Local {
 
     /// Whether `word` is one of the identifiers.
     pub(crate) fn contains(&self, word: &str) -> bool {
-        !self.names.is_empty() && self.names.contains(&fold(word))
+        let folded = fold_identifier(word);
+        self.fields.contains(&folded) || self.list.is_some_and(|l| l.contains_folded(&folded))
     }
-}
-
-/// `word` lowercased without `_` and `-`.
-fn fold(word: &str) -> String {
-    word.chars()
-        .filter(|c| !matches!(c, '_' | '-'))
-        .flat_map(char::to_lowercase)
-        .collect()
 }
 
 /// A tool a sentence names ([`named_tools`]).
@@ -311,6 +308,10 @@ pub(super) fn universal(t: &Text, s: &Sentence) -> bool {
 /// Whether `s` holds an e-mail address or a URL (not one given as an example).
 pub(super) fn names_address(t: &Text, s: &Sentence) -> bool {
     let text = &t.orig[s.start..s.end];
+    // No address without `://` or `@`: most sentences are turned away without a scan.
+    if !text.contains("://") && !text.contains('@') {
+        return false;
+    }
     let lower = t.line(s);
     tokens(text).any(|(at, tok)| {
         (is_email(tok) || is_url(tok))

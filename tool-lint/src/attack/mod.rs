@@ -184,10 +184,11 @@ pub(crate) fn attacks_in(
 ) -> Vec<AttackHit> {
     let t = &split.0;
     let mut out: Vec<AttackHit> = Vec::new();
-    let mut push = |h: AttackHit| {
-        if !out.iter().any(|o| o.rule == h.rule) {
-            out.push(h);
-        }
+    // One hit per rule: the first, unless a later one is sure and it is not.
+    let mut push = |h: AttackHit| match out.iter_mut().find(|o| o.rule == h.rule) {
+        None => out.push(h),
+        Some(o) if h.sure && !o.sure => *o = h,
+        Some(_) => {}
     };
     let preference_claims = claims(&t.lower);
     // A numbered list of steps orders what happens when.
@@ -195,12 +196,9 @@ pub(crate) fn attacks_in(
         || t.lower.matches("\n- ").count() + t.lower.matches("\n* ").count() >= 2;
     // A text that set the user's request aside, hid something from the user or sent the agent
     // to private files has shown its hand: every hit in it is sure.
-    let hostile = split.hostile();
     let mut push = |h: AttackHit| {
-        push(AttackHit {
-            sure: h.sure || hostile,
-            ..h
-        })
+        let sure = h.sure || split.hostile();
+        push(AttackHit { sure, ..h })
     };
     for (k, s) in t.sentences.iter().enumerate() {
         let decisive = || confidence::decisive(t, s, own, others, local);

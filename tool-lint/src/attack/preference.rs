@@ -84,7 +84,12 @@ pub(super) fn preference(
     if claims_in_text > 0 && names_other_tool(t, s, own, others) && t.has_phrase(s, STOP_USING) {
         return Some("turns the agent away from other tools (preference manipulation)");
     }
-    let here = claims(t.line(s));
+    // A sentence holds a claim only if its text does.
+    let here = if claims_in_text > 0 {
+        claims(t.line(s))
+    } else {
+        0
+    };
     let choice = t.has_word(
         s,
         terms![

@@ -253,7 +253,7 @@ pub(crate) const FILLERS: &Terms = terms![
 ];
 
 /// Paths and names of files and settings that hold secrets, found anywhere in a sentence.
-pub(crate) const SENSITIVE_PATHS: &Terms = terms![
+pub(crate) const SENSITIVE_PATHS: &[&str] = &[
     "~/",
     ".ssh",
     "id_rsa",

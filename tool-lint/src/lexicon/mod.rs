@@ -120,7 +120,7 @@ pub(crate) const BLOCK_TAGS: &Terms = terms![
 ];
 
 /// Files and paths that hold credentials or private data (matched inside tokens, lowercased).
-pub(crate) const PRIVATE_PATHS: &Terms = terms![
+pub(crate) const PRIVATE_PATHS: &[&str] = &[
     "~/.ssh",
     ".ssh/",
     "id_rsa",
