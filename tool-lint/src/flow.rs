@@ -275,14 +275,46 @@ static PUBLIC_OBJECTS: WordSet = WordSet::new(&[
 ]);
 
 /// The lowercase words of a text (letters, digits, `-` and `_`).
-fn words(text: &str) -> Vec<String> {
-    text.split(|c: char| !(c.is_alphanumeric() || c == '-' || c == '_'))
-        .filter(|w| !w.is_empty())
-        .flat_map(|w| {
-            // `send_email` reads as "send email".
-            w.split('_').map(str::to_lowercase).collect::<Vec<_>>()
-        })
-        .collect()
+fn words(text: &str) -> Words {
+    let mut lower = String::with_capacity(text.len());
+    let mut spans = Vec::new();
+    for w in text.split(|c: char| !(c.is_alphanumeric() || c == '-' || c == '_')) {
+        if w.is_empty() {
+            continue;
+        }
+        // `send_email` reads as "send email".
+        for part in w.split('_') {
+            let start = lower.len();
+            if part.is_ascii() {
+                lower.push_str(part);
+                lower[start..].make_ascii_lowercase();
+            } else {
+                lower.push_str(&part.to_lowercase());
+            }
+            spans.push((start, lower.len()));
+        }
+    }
+    Words { lower, spans }
+}
+
+/// The lowercase words of a text, in one buffer.
+struct Words {
+    lower: String,
+    spans: Vec<(usize, usize)>,
+}
+
+impl Words {
+    fn iter(&self) -> impl Iterator<Item = &str> + '_ {
+        self.spans.iter().map(|&(a, b)| &self.lower[a..b])
+    }
+}
+
+/// The first of [`words`] of `text`.
+fn first_word(text: &str) -> Option<String> {
+    let w = text
+        .split(|c: char| !(c.is_alphanumeric() || c == '-' || c == '_'))
+        .find(|w| !w.is_empty())?;
+    Some(w.split('_').next().unwrap_or_default().to_lowercase())
 }
 
 /// A word list, looked up through a hash set built on first use.
@@ -306,12 +338,12 @@ impl WordSet {
     }
 }
 
-fn any(ws: &[String], set: &WordSet) -> bool {
+fn any(ws: &[&str], set: &WordSet) -> bool {
     ws.iter().any(|w| set.contains(w))
 }
 
-fn any_of(ws: &[String], list: &[&str]) -> bool {
-    ws.iter().any(|w| list.contains(&w.as_str()))
+fn any_of(ws: &[&str], list: &[&str]) -> bool {
+    ws.iter().any(|w| list.contains(w))
 }
 
 /// The legs of a tool from its text: its name, title and description.
@@ -319,19 +351,18 @@ fn legs_of_text(name: &str, title: &str, description: &str) -> Legs {
     // The description's first sentence says what the tool does; later sentences may mention
     // other things ("returns an error if the file is private").
     let first = description.split(['.', '\n']).next().unwrap_or_default();
-    let ws = words(&format!("{name} {title} {first}"));
+    let all = words(&format!("{name} {title} {first}"));
+    let ws: Vec<&str> = all.iter().collect();
     // The verbs: the first word of the name (`send_email`), of the title and of the first
     // sentence ("Sends ..."); the objects may stand anywhere in them.
-    let verbs: Vec<String> = [name, title, first]
-        .iter()
-        .filter_map(|t| words(t).into_iter().next())
-        .collect();
+    let firsts = [first_word(name), first_word(title), first_word(first)];
+    let verbs: Vec<&str> = firsts.iter().flatten().map(String::as_str).collect();
     let reads = any(&verbs, &READ_VERBS) || any(&ws, &READ_ONLY_VERBS);
     let sends = any(&verbs, &SEND_VERBS)
         || any(&ws, &SEND_ONLY_VERBS)
         || ws.windows(2).any(|p| {
             matches!(
-                (p[0].as_str(), p[1].as_str()),
+                (p[0], p[1]),
                 ("http", "request")
                     | ("http", "post")
                     | ("make", "request")
