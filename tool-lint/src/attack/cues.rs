@@ -206,8 +206,9 @@ pub(super) fn named_tools(
             out.push(NamedTool::Sibling(i));
             continue;
         }
-        // A command-line flag (`--allow-write`) is no tool.
-        if t.orig[..a].ends_with('-') {
+        // A command-line flag (`--allow-write`), an operator or variable (`$vectorSearch`,
+        // `%PATH%`), a handle or tag (`@user`, `#channel`) is no tool.
+        if t.orig[..a].ends_with(['-', '$', '%', '@', '#']) {
             continue;
         }
         let snake = w.contains('_');
