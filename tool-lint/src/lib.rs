@@ -25,6 +25,7 @@
 #![warn(missing_docs)]
 
 mod attack;
+pub mod compile_checks;
 mod config;
 pub mod deprecation;
 pub mod doc;

@@ -347,6 +347,22 @@ pub static RULES: &[Rule] = &[
         compile_time: CompileTime::No,
         poisoning: false,
     },
+    // The rules below compare the text with the Rust signature: only the `#[tool]` macro can
+    // check them (`compile_checks`), so no tool list is ever judged by them.
+    Rule {
+        id: "return_unstated",
+        explanation: "A `#[tool]` function that returns a value says in its description what comes back: a statement of the result (as `says_what_it_returns` reads one) or a word of the returned type (`Vec<Forecast>`: \"forecasts\"); checked by the macro alone, which knows the return type.",
+        severity: Severity::Warning,
+        compile_time: CompileTime::Full,
+        poisoning: false,
+    },
+    Rule {
+        id: "constraint_contradicted",
+        explanation: "A `#[tool]` parameter's description agrees with its declaration: an `Option` or defaulted parameter is not called required, a required one not optional, and a stated default or bound (\"defaults to 20\", \"up to 500\", \"between 1 and 100\") is the declared `default` or `#[arg]` bound; checked by the macro alone, which knows both (the model reads both).",
+        severity: Severity::Error,
+        compile_time: CompileTime::Full,
+        poisoning: false,
+    },
 ];
 
 /// Looks a rule up by id.

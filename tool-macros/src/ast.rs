@@ -127,6 +127,9 @@ pub(crate) struct ToolFn {
     pub has_self: bool,
     pub params: Vec<Param>,
     pub output: Output,
+    /// Where the return type is written (the name's span when there is none), for findings about
+    /// what comes back.
+    pub output_span: Span,
 }
 
 fn option_inner(ty: &Type) -> Option<&Type> {
@@ -334,8 +337,13 @@ pub(crate) fn parse(
             }
         }
     }
+    let output_span = match &sig.output {
+        syn::ReturnType::Type(_, ty) => syn::spanned::Spanned::span(ty),
+        syn::ReturnType::Default => name_span,
+    };
     ToolFn {
         output: output_of(sig),
+        output_span,
         attr,
         ident,
         name,

@@ -15,6 +15,7 @@ mod expand;
 mod lint;
 mod mcp_fields;
 mod model;
+mod signature;
 
 use proc_macro::TokenStream;
 use proc_macro2::{Span, TokenStream as TokenStream2};

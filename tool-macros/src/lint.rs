@@ -1,6 +1,7 @@
-//! The lint rules at compile time: `tool_lint` runs on the text the macro sees, and each finding
-//! becomes a compile error (or, for warning-severity rules, a compiler warning) spanned at the doc
-//! comment, attribute or parameter it is about.
+//! The lint rules at compile time: `tool_lint` runs on the text the macro sees (and, through
+//! `signature.rs`, on the text against the signature), and each finding becomes a compile error
+//! (or, for warning-severity rules, a compiler warning) spanned at the doc comment, attribute,
+//! parameter or return type it is about.
 
 use crate::ast::{Param, ToolFn};
 use crate::ctxt::Ctxt;
@@ -103,6 +104,7 @@ fn span_for(tool: &ToolFn, pointer: &str) -> Span {
             .title
             .as_ref()
             .map_or(tool.name_span, |l| l.span()),
+        ["outputSchema", ..] => tool.output_span,
         ["inputSchema", "properties", param, rest @ ..] => tool
             .params
             .iter()
@@ -132,8 +134,16 @@ pub(crate) fn lint(cx: &Ctxt, tool: &ToolFn) -> Vec<TokenStream> {
         .iter()
         .map(|a| (tool.name.clone(), a.rule.clone()))
         .collect();
-    let findings =
-        tool_lint::apply_allows(tool_lint::lint_definition(&definition(tool), &cfg), &allows);
+    let mut findings = tool_lint::lint_definition(&definition(tool), &cfg);
+    // The rules that compare the text with the signature, which only the macro sees.
+    if crate::signature::returns_value(tool) {
+        // `return_unstated` judges what comes back with the returned type in hand: a description
+        // that names the type passes, one that says nothing of it gets one warning, not two.
+        findings.retain(|f| f.rule != "says_what_it_returns");
+    }
+    let own = crate::signature::findings(tool);
+    findings.extend(own);
+    let findings = tool_lint::apply_allows(findings, &allows);
     let mut warnings = Vec::new();
     for f in findings {
         let Some(rule) = tool_lint::rule(f.rule) else {
