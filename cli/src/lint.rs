@@ -1176,11 +1176,18 @@ pub(crate) fn is_invisible(c: char) -> bool {
         | 0xE0100..=0xE01EF)
 }
 
-/// A SARIF 2.1.0 log with one run: every rule of the table, and one result per finding with its
-/// file, line, column and a logical location `tool/pointer`.
-fn sarif(located: &[&Located]) -> Value {
-    let rules: Vec<Value> = RULES
+/// The rules a tool list can be judged by: the table without the ones only the `#[tool]` macro
+/// runs, which compare the text with a Rust signature.
+fn list_rules() -> impl Iterator<Item = &'static tool_lint::Rule> {
+    RULES
         .iter()
+        .filter(|r| !tool_lint::compile_checks::SIGNATURE_RULES.contains(&r.id))
+}
+
+/// A SARIF 2.1.0 log with one run: every rule a tool list is judged by, and one result per
+/// finding with its file, line, column and a logical location `tool/pointer`.
+fn sarif(located: &[&Located]) -> Value {
+    let rules: Vec<Value> = list_rules()
         .map(|r| {
             json!({
                 "id": r.id,
@@ -1205,7 +1212,7 @@ fn sarif(located: &[&Located]) -> Value {
             }
             json!({
                 "ruleId": f.rule,
-                "ruleIndex": RULES.iter().position(|r| r.id == f.rule).unwrap_or(0),
+                "ruleIndex": list_rules().position(|r| r.id == f.rule).unwrap_or(0),
                 "level": level(f.severity),
                 "message": {"text": format!("{}: {}", f.tool, f.message)},
                 "locations": [{
