@@ -30,8 +30,10 @@
 //! # }
 //! ```
 //!
-//! See the README for the full tour: side effects, context injection, method tools, the result
-//! envelope and validation messages.
+//! The attributes' reference is on their own pages: [`tool`] (every key of `#[tool(...)]` and
+//! `#[arg(...)]`, what the signature becomes, the compile-time checks), [`tools`] (methods of an
+//! impl block) and [`model`] (parameter and result types). The README is the tour: side effects,
+//! the result envelope, the execution boundary, exports, the person's form, serving over MCP.
 //!
 //! # The surface
 //!
@@ -62,7 +64,12 @@ pub mod mcp {
         MAX_REQUEST_BODY_BYTES, MCP_PATH, SHUTDOWN_GRACE,
     };
 }
-pub use tool_macros::{model, tool, tools};
+#[doc = include_str!("docs/model.md")]
+pub use tool_macros::model;
+#[doc = include_str!("docs/tool.md")]
+pub use tool_macros::tool;
+#[doc = include_str!("docs/tools.md")]
+pub use tool_macros::tools;
 /// A directory tools may read, search and write, its boundary enforced by the operating system
 /// (feature `workspace`; the `tool-workspace` crate).
 #[cfg(feature = "workspace")]

@@ -906,3 +906,63 @@ impl ToolsAttr {
         attr
     }
 }
+
+#[cfg(test)]
+mod reference {
+    //! The reference pages of the facade (`src/docs/*.md`, on `toolsmith::tool` and
+    //! `toolsmith::tools`) list every key the parser accepts, and no other.
+
+    use super::{ArgKey, ToolKey, ToolsKey};
+
+    /// The keys in the first cells of the table under `heading`: the identifier each cell opens
+    /// with (`requires_approval` of "`requires_approval(when = fn_name)`").
+    fn table_keys(page: &str, heading: &str) -> Vec<String> {
+        let start = page
+            .find(heading)
+            .unwrap_or_else(|| panic!("the reference has no section {heading}"));
+        page[start..]
+            .lines()
+            .skip_while(|l| !l.starts_with('|'))
+            .take_while(|l| l.starts_with('|'))
+            .skip(2)
+            .map(|row| {
+                let cell = row.split('|').nth(1).unwrap_or_default().trim();
+                cell.trim_start_matches('`')
+                    .chars()
+                    .take_while(|c| c.is_ascii_alphanumeric() || *c == '_')
+                    .collect()
+            })
+            .collect()
+    }
+
+    fn same(documented: Vec<String>, parsed: Vec<&str>, what: &str) {
+        let mut documented = documented;
+        let mut parsed: Vec<String> = parsed.into_iter().map(String::from).collect();
+        documented.sort();
+        parsed.sort();
+        assert_eq!(
+            documented, parsed,
+            "the reference table of {what} against the parser's keys"
+        );
+    }
+
+    #[test]
+    fn the_reference_tables_list_every_key() {
+        let tool = include_str!("../../src/docs/tool.md");
+        same(
+            table_keys(tool, "# `#[tool(...)]` keys"),
+            ToolKey::ALL.iter().map(|k| k.as_str()).collect(),
+            "#[tool(...)]",
+        );
+        same(
+            table_keys(tool, "# `#[arg(...)]` keys"),
+            ArgKey::ALL.iter().map(|k| k.as_str()).collect(),
+            "#[arg(...)]",
+        );
+        same(
+            table_keys(include_str!("../../src/docs/tools.md"), "| Key |"),
+            ToolsKey::ALL.iter().map(|k| k.as_str()).collect(),
+            "#[tools(...)]",
+        );
+    }
+}

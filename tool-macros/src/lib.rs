@@ -22,7 +22,8 @@ use proc_macro2::{Span, TokenStream as TokenStream2};
 use quote::quote;
 use syn::spanned::Spanned;
 
-/// Turns a function into a tool. See the `toolsmith` crate documentation.
+/// `#[tool]`: turns a function into a tool. This macro lives in the `tool-macros` crate; depend
+/// on `toolsmith` and use it as `toolsmith::tool`, whose page is the reference.
 #[proc_macro_attribute]
 pub fn tool(args: TokenStream, input: TokenStream) -> TokenStream {
     tool_impl(args.into(), input.into()).into()
@@ -94,10 +95,9 @@ fn companion(vis: &syn::Visibility, ident: &syn::Ident, body: &TokenStream2) -> 
     }
 }
 
-/// Collects the `#[tool]` methods of an inherent impl block: `Type::tools()` returns them all.
-///
-/// The `&self` of a tool method is injected from the toolbox's context: register the instance
-/// with `.context(instance)`.
+/// `#[tools]`: collects the `#[tool]` methods of an inherent impl block. This macro lives in the
+/// `tool-macros` crate; depend on `toolsmith` and use it as `toolsmith::tools`, whose page is the
+/// reference.
 #[proc_macro_attribute]
 pub fn tools(args: TokenStream, input: TokenStream) -> TokenStream {
     tools_impl(args.into(), input.into()).into()
@@ -208,10 +208,9 @@ fn tools_impl(args: TokenStream2, input: TokenStream2) -> TokenStream2 {
     }
 }
 
-/// Derives `Serialize`, `Deserialize` and `JsonSchema` through the facade, for types used as tool
-/// parameters or results in a crate that depends on `toolsmith` alone. For a unit-only enum or a
-/// plain struct with named fields it also implements the typed fast path's check, so a call
-/// with the type as a parameter can skip the general path (see `tool_core::typed`).
+/// `#[model]`: derives `Serialize`, `Deserialize` and `JsonSchema` through the facade. This macro
+/// lives in the `tool-macros` crate; depend on `toolsmith` and use it as `toolsmith::model`, whose
+/// page is the reference.
 #[proc_macro_attribute]
 pub fn model(args: TokenStream, input: TokenStream) -> TokenStream {
     let args: TokenStream2 = args.into();
