@@ -47,7 +47,9 @@
 //! artifacts, the snapshot check), [`lint`] and [`pipeline`] (host stages); with features also
 //! `mcp`, `workspace`, `sqlite`, `postgres` and `redis`.
 
-#![deny(unreachable_pub)]
+#![deny(unreachable_pub, missing_docs)]
+// docs.rs (which sets `docsrs`) marks each feature-gated item with the feature it needs.
+#![cfg_attr(docsrs, feature(doc_cfg))]
 // The curated surface of tool-core: its root items and its public namespaces (`codes`, `export`,
 // `lint`, `pipeline`); `workspace`, `sqlite` and `redis` are crates of their own, below.
 pub use tool_core::*;

@@ -5,6 +5,7 @@
 //! could not carry); 2 the input could not be read or parsed (a list given to `pin` that names a
 //! tool more than once, a lock that pins a name twice), a server could not be fetched, or the
 //! command line is wrong.
+#![deny(missing_docs)]
 
 use std::path::PathBuf;
 use std::process::ExitCode;

@@ -75,7 +75,7 @@
 //! ```
 
 #![deny(unreachable_pub)]
-#![warn(missing_docs)]
+#![deny(missing_docs)]
 
 mod apps;
 mod cache;

@@ -57,7 +57,9 @@
 //! [`call_as`]: Toolbox::call_as
 //! [`call_with`]: Toolbox::call_with
 #![deny(unreachable_pub)]
-#![warn(missing_docs)]
+#![deny(missing_docs)]
+// docs.rs (which sets `docsrs`) marks each feature-gated item with the feature it needs.
+#![cfg_attr(docsrs, feature(doc_cfg))]
 
 mod approval;
 mod arguments;

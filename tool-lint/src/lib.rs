@@ -22,7 +22,7 @@
 //!     "warning[name_style] searchProducts /name: name \"searchProducts\" is not snake_case; use \"search_products\"");
 //! ```
 #![deny(unreachable_pub)]
-#![warn(missing_docs)]
+#![deny(missing_docs)]
 
 mod attack;
 pub mod compile_checks;

@@ -5,7 +5,7 @@
 //! the parsed model of one tool function, `check` the rules (which only report errors) and
 //! `expand` the code generation (which never re-parses).
 
-#![deny(unreachable_pub)]
+#![deny(unreachable_pub, missing_docs)]
 mod ast;
 mod attr;
 mod check;

@@ -97,7 +97,7 @@
 //! socket or tunnel.
 
 #![deny(unreachable_pub)]
-#![warn(missing_docs)]
+#![deny(missing_docs)]
 
 use serde_json::Value;
 use std::future::Future;

@@ -77,7 +77,7 @@
 //! a slot, but the client speaks to one node).
 
 #![deny(unreachable_pub)]
-#![warn(missing_docs)]
+#![deny(missing_docs)]
 
 mod error;
 mod record;

@@ -29,7 +29,7 @@
 //! assert_eq!(tools[0]["name"], "get_weather");
 //! ```
 
-#![deny(unreachable_pub)]
+#![deny(unreachable_pub, missing_docs)]
 pub mod deprecation;
 pub mod export;
 mod icon;

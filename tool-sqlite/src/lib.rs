@@ -110,7 +110,7 @@
 //! the window).
 
 #![deny(unreachable_pub)]
-#![warn(missing_docs)]
+#![deny(missing_docs)]
 
 use rusqlite::{params, Connection, ErrorCode, OptionalExtension, TransactionBehavior};
 use serde_json::Value;

@@ -28,7 +28,7 @@
 //! ```
 
 #![deny(unreachable_pub)]
-#![warn(missing_docs)]
+#![deny(missing_docs)]
 
 use cap_std::ambient_authority;
 use cap_std::fs::{Dir, File, Metadata, OpenOptions};
