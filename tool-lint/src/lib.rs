@@ -25,6 +25,11 @@
 #![deny(missing_docs)]
 
 mod attack;
+/// The rules' reference: `tool-lint/RULES.md`, the one text that documents every rule (what it
+/// checks, its severity, whether the `#[tool]` macro runs it, its message, a bad and a good
+/// example) and the budget profiles. The README and the tests read the same file.
+#[doc = include_str!("../RULES.md")]
+pub mod reference {}
 pub mod compile_checks;
 mod config;
 pub mod deprecation;

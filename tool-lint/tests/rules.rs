@@ -1158,6 +1158,11 @@ fn rules_md_documents_every_rule_with_its_severity() {
         };
         let row = format!("| `{}` | {severity} | {compile} |", r.id);
         assert!(doc.contains(&row), "RULES.md table lacks {row}");
+        let heading = format!("\n## `{}`\n", r.id);
+        let section = &doc[doc.find(&heading).unwrap() + heading.len()..];
+        let section = &section[..section.find("\n#").unwrap_or(section.len())];
+        assert!(section.contains("- Bad:"), "{} has no bad example", r.id);
+        assert!(section.contains("- Good:"), "{} has no good example", r.id);
     }
 }
 
