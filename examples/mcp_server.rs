@@ -6,7 +6,7 @@
 //! cargo run --example mcp_server -- ./some/dir --http 127.0.0.1:8080 # http://127.0.0.1:8080/mcp
 //! ```
 //!
-//! Several replicas behind one HTTP load balancer share their state (README, "Run several
+//! Several replicas behind one HTTP load balancer share their state (`toolsmith::mcp` docs, "Run several
 //! replicas"):
 //!
 //! ```sh

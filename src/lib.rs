@@ -54,8 +54,7 @@
 // `lint`, `pipeline`); `workspace`, `sqlite` and `redis` are crates of their own, below.
 pub use tool_core::*;
 
-/// Serve a [`Toolbox`] over the Model Context Protocol (feature `mcp`; the `toolsmith-mcp`
-/// crate, with rmcp as the protocol stack): stdio and streamable HTTP.
+#[doc = include_str!("docs/mcp.md")]
 #[cfg(feature = "mcp")]
 pub mod mcp {
     #[doc(inline)]

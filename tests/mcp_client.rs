@@ -38,7 +38,7 @@ use toolsmith::{sync_approver, Approval, Status, ToolError, Toolbox};
 /// A generous bound on every wait, so a broken server fails the test instead of hanging it.
 const BOUND: Duration = Duration::from_secs(30);
 
-// The README ("Serve over MCP") shows `SizeAnswer` and `ask_boot_size` as they are here
+// The `toolsmith::mcp` page (`src/docs/mcp.md`) shows `SizeAnswer` and `ask_boot_size` as they are here
 // (tests/readme.rs checks).
 
 /// The size a customer wants.

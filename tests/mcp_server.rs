@@ -1764,7 +1764,7 @@ async fn over_http_a_kept_result_is_read_by_the_caller_each_request_maps_to() {
 /// processes would have): a 2025-11-25 session (`Mcp-Session-Id`, from `initialize`) lives on
 /// the replica that opened it, and another replica answers it `404`, so the client starts
 /// over; 2026-07-28 requests carry their version and capabilities themselves, and any replica
-/// serves any of them (README, "Run several replicas").
+/// serves any of them (`src/docs/mcp.md`, "Run several replicas").
 #[tokio::test]
 async fn across_replicas_a_2025_session_lives_on_one_and_2026_requests_on_any() {
     let dir = Dir::new("replicas");

@@ -116,14 +116,17 @@ fn readme_validation_examples_use_the_codes_statuses() {
 }
 
 #[test]
-fn readme_client_example_is_the_tool_the_mcp_tests_run() {
-    let start = README
+fn mcp_page_client_example_is_the_tool_the_mcp_tests_run() {
+    // The `toolsmith::mcp` page compiles the block as a doctest; this keeps it the very tool
+    // tests/mcp_client.rs drives over a real MCP session.
+    const PAGE: &str = include_str!("../src/docs/mcp.md");
+    let start = PAGE
         .find("async fn ask_boot_size")
-        .expect("README shows a tool that asks the user");
-    let block_start = README[..start].rfind("```rust").expect("in a rust block");
-    let block_end = start + README[start..].find("```").expect("the block ends");
+        .expect("the mcp page shows a tool that asks the user");
+    let block_start = PAGE[..start].rfind("```rust").expect("in a rust block");
+    let block_end = start + PAGE[start..].find("```").expect("the block ends");
     // The block is indented in its list item; the test file has it at the left margin.
-    let lines: Vec<&str> = README[block_start..block_end]
+    let lines: Vec<&str> = PAGE[block_start..block_end]
         .lines()
         .skip(1)
         .map(|l| l.strip_prefix("  ").unwrap_or(l))
@@ -133,6 +136,6 @@ fn readme_client_example_is_the_tool_the_mcp_tests_run() {
     let tested = include_str!("mcp_client.rs");
     assert!(
         tested.contains(shown.trim_end()),
-        "README's client example differs from tests/mcp_client.rs:\n{shown}"
+        "the mcp page's client example differs from tests/mcp_client.rs:\n{shown}"
     );
 }
