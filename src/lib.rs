@@ -53,6 +53,12 @@
 // The curated surface of tool-core: its root items and its public namespaces (`codes`, `export`,
 // `lint`, `pipeline`); `workspace`, `sqlite` and `redis` are crates of their own, below.
 pub use tool_core::*;
+// `export` is tool-core's, re-exported whole; the facade's own module gives it the guide.
+#[doc = include_str!("docs/export.md")]
+pub mod export {
+    #[doc(inline)]
+    pub use tool_core::export::*;
+}
 
 #[doc = include_str!("docs/mcp.md")]
 #[cfg(feature = "mcp")]
