@@ -119,9 +119,7 @@ pub mod redis {
     pub use tool_redis::{ConnectError, RedisOptions, RedisStateStore, DEFAULT_PREFIX};
 }
 
-/// The person's side of a tool (feature `ui`): an accessible HTML form rendered from the same
-/// spec the model reads, carrying WebMCP's declarative attributes so the browser registers the
-/// form a person fills in as the agent's tool, and the guard of the endpoint it posts to.
+#[doc = include_str!("docs/ui.md")]
 #[cfg(feature = "ui")]
 pub mod ui {
     #[doc(inline)]
