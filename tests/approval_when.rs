@@ -142,7 +142,7 @@ fn the_exports_say_the_tool_may_need_approval() {
     }
 }
 
-/// The README's example, exactly.
+/// The example of the `toolsmith::tool` page (src/docs/tool.md), exactly.
 mod readme {
     use toolsmith::tool;
 
@@ -165,15 +165,15 @@ mod readme {
 }
 
 #[test]
-fn the_readme_shows_the_mcp_export_of_its_example() {
+fn the_tool_page_shows_the_mcp_export_of_its_example() {
     let spec = readme::send_money::tool().spec().clone();
     let mcp = export(&[spec], Target::Mcp(McpVersion::V2025_11_25)).unwrap();
     let mut tool = mcp["tools"][0].clone();
     tool.as_object_mut().unwrap().remove("outputSchema");
-    let readme = include_str!("../README.md");
+    let readme = include_str!("../src/docs/tool.md");
     let from = readme
         .find("What an MCP client sees in `tools/list`")
-        .expect("the README's section");
+        .expect("the tool page's section");
     let block = &readme[from..];
     let start = block.find("```json\n").unwrap() + "```json\n".len();
     let end = start + block[start..].find("```").unwrap();
