@@ -31,9 +31,11 @@
 //! ```
 //!
 //! The attributes' reference is on their own pages: [`tool`] (every key of `#[tool(...)]` and
-//! `#[arg(...)]`, what the signature becomes, the compile-time checks), [`tools`] (methods of an
-//! impl block) and [`model`] (parameter and result types). The README is the tour: side effects,
-//! the result envelope, the execution boundary, exports, the person's form, serving over MCP.
+//! `#[arg(...)]`, what the signature becomes, side effects, example calls, approval, deprecation,
+//! the compile-time checks), [`tools`] (methods of an impl block) and [`model`] (parameter and
+//! result types). Calling and the envelope: [`guide::calling`]; the execution boundary:
+//! [`guide::boundary`]; exports and artifacts: [`export`]; serving over MCP: `mcp` (feature
+//! `mcp`); the person's form: `ui` (feature `ui`); the lint rules: `tool_lint::reference`.
 //!
 //! # The surface
 //!
@@ -70,6 +72,15 @@ pub mod mcp {
         HttpCallerFn, HttpServer, McpServer, ServeError, DEFAULT_CLIENT_TIMEOUT,
         MAX_REQUEST_BODY_BYTES, MCP_PATH, SHUTDOWN_GRACE,
     };
+}
+/// The guides: the longer texts of the manual, each a page whose examples compile. The
+/// attributes' reference is on [`tool`], [`tools`] and [`model`]; serving over MCP on [`mcp`]
+/// (feature `mcp`), exports on [`export`], the person's form on `ui` (feature `ui`).
+pub mod guide {
+    #[doc = include_str!("docs/guide/calling.md")]
+    pub mod calling {}
+    #[doc = include_str!("docs/guide/boundary.md")]
+    pub mod boundary {}
 }
 #[doc = include_str!("docs/model.md")]
 pub use tool_macros::model;

@@ -1,4 +1,5 @@
-//! The README stays true: its set-up commands exist and it points to the one lint reference.
+//! The README stays true (its set-up commands, its pointer to the one lint reference), and so do
+//! the tables of the calling guide (`src/docs/guide/calling.md`) against the code.
 
 const README: &str = include_str!("../README.md");
 
@@ -29,10 +30,10 @@ fn readme_points_to_the_one_lint_reference() {
 
 #[test]
 fn readme_pipeline_table_lists_the_stages_in_their_order() {
-    let start = README
+    let start = CALLING
         .find("| stage | what it does |")
-        .expect("README has the pipeline table");
-    let names: Vec<&str> = README[start..]
+        .expect("the calling guide has the pipeline table");
+    let names: Vec<&str> = CALLING[start..]
         .lines()
         .skip(2)
         .take_while(|line| line.starts_with('|'))
@@ -45,15 +46,23 @@ fn readme_pipeline_table_lists_the_stages_in_their_order() {
         .iter()
         .map(|s| s.name())
         .collect();
-    assert_eq!(names, order, "README's pipeline table vs pipeline::ORDER");
+    assert_eq!(
+        names, order,
+        "the calling guide's pipeline table vs pipeline::ORDER"
+    );
 }
 
-/// The rows of the README table under `heading` whose first cell is a code: (code, status cell).
+/// The guide on calling (`toolsmith::guide::calling`), which holds the pipeline's and the codes'
+/// tables.
+const CALLING: &str = include_str!("../src/docs/guide/calling.md");
+
+/// The rows of the calling guide's table under `heading` whose first cell is a code: (code,
+/// status cell).
 fn code_rows(heading: &str) -> Vec<(String, String)> {
-    let start = README
+    let start = CALLING
         .find(heading)
-        .unwrap_or_else(|| panic!("README has no section {heading}"));
-    let section = &README[start + heading.len()..];
+        .unwrap_or_else(|| panic!("the calling guide has no section {heading}"));
+    let section = &CALLING[start + heading.len()..];
     let end = section.find("\n#").unwrap_or(section.len());
     section[..end]
         .lines()
@@ -68,21 +77,31 @@ fn code_rows(heading: &str) -> Vec<(String, String)> {
         .collect()
 }
 
-/// A status as the README's code tables write it.
+/// A status as the calling guide's code tables write it.
 fn status_cell(status: Option<toolsmith::Status>) -> String {
     status.map_or_else(|| "none (audit only)".to_string(), |s| format!("`{s}`"))
 }
 
 #[test]
 fn readme_code_table_and_codes_all_agree_both_ways() {
-    let readme = code_rows("### Stable codes");
+    let readme = code_rows("# Stable codes");
     let all: Vec<(String, String)> = toolsmith::codes::ALL
         .iter()
         .map(|c| (c.code.to_string(), status_cell(c.status)))
         .collect();
     let sides = [
-        (&readme, &all, "the README's code table", "codes::ALL"),
-        (&all, &readme, "codes::ALL", "the README's code table"),
+        (
+            &readme,
+            &all,
+            "the calling guide's code table",
+            "codes::ALL",
+        ),
+        (
+            &all,
+            &readme,
+            "codes::ALL",
+            "the calling guide's code table",
+        ),
     ];
     for (rows, other, here, there) in sides {
         for (code, status) in rows {
@@ -92,12 +111,16 @@ fn readme_code_table_and_codes_all_agree_both_ways() {
             );
         }
     }
-    assert_eq!(readme.len(), all.len(), "the README lists a code twice");
+    assert_eq!(
+        readme.len(),
+        all.len(),
+        "the calling guide lists a code twice"
+    );
 }
 
 #[test]
 fn readme_validation_examples_use_the_codes_statuses() {
-    let rows = code_rows("## Calling: validation and the envelope");
+    let rows = code_rows("# Calling: validation and the envelope");
     assert!(
         rows.len() >= 7,
         "the validation table has {} rows",
@@ -110,7 +133,7 @@ fn readme_validation_examples_use_the_codes_statuses() {
                 .iter()
                 .find(|c| c.code == code)
                 .map(|c| status_cell(c.status)),
-            "README shows {code} with {status}"
+            "the calling guide shows {code} with {status}"
         );
     }
 }

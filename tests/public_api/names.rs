@@ -90,6 +90,7 @@ mod in_toolsmith {
     use toolsmith::escape_for_display;
     use toolsmith::export;
     use toolsmith::fn_approver;
+    use toolsmith::guide;
     use toolsmith::idempotency;
     use toolsmith::keyed_args_digest;
     use toolsmith::lint;
@@ -262,6 +263,11 @@ mod in_toolsmith_export {
 mod in_toolsmith_export_mcp {
     use toolsmith::export::mcp::WRAP_KEY;
     use toolsmith::export::mcp::output_wrapped;
+}
+
+mod in_toolsmith_guide {
+    use toolsmith::guide::boundary;
+    use toolsmith::guide::calling;
 }
 
 mod in_toolsmith_idempotency {

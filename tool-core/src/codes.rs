@@ -4,7 +4,7 @@
 //! stable: an agent, a host or a test may match on them, and a new release does not rename one.
 //! Tools add codes of their own (`ToolError::refused("OUT_OF_STOCK", ...)`); the ones below are
 //! those toolsmith itself returns, and [`ALL`] lists each with the status it comes with. The
-//! README's code table is checked against [`ALL`] by a test, both ways.
+//! calling guide's code table (`src/docs/guide/calling.md`) is checked against [`ALL`] by a test, both ways.
 //!
 //! | code | status | when | next step |
 //! |---|---|---|---|

@@ -72,7 +72,7 @@
 //! - **A built-in stage**: add a module here with the struct of the settings it owns, a field
 //!   for it in `Stages` (filled in by the builder's `into_stages`), a variant to [`StageId`]
 //!   (with its name and summary), its place in [`ORDER`], and its arm in `run`'s match, which
-//!   hands it its settings; the README's pipeline table is checked against [`ORDER`] by
+//!   hands it its settings; the calling guide's pipeline table (`src/docs/guide/calling.md`) is checked against [`ORDER`] by
 //!   tests/readme.rs.
 
 use crate::codes;
@@ -156,7 +156,7 @@ pub enum StageId {
 }
 
 /// The pipeline's order, written once: the call loop runs it, the host places its stages by it,
-/// and the README's pipeline table is checked against it.
+/// and the calling guide's pipeline table (`src/docs/guide/calling.md`) is checked against it.
 pub const ORDER: &[StageId] = &[
     StageId::ArgumentSize,
     StageId::Lookup,
@@ -178,7 +178,7 @@ pub const ORDER: &[StageId] = &[
 ];
 
 impl StageId {
-    /// The stage's name, as the README's pipeline table writes it (`snake_case`).
+    /// The stage's name, as the calling guide's pipeline table (`src/docs/guide/calling.md`) writes it (`snake_case`).
     pub fn name(self) -> &'static str {
         match self {
             StageId::ArgumentSize => "argument_size",
