@@ -73,6 +73,11 @@ pub mod mcp {
         MAX_REQUEST_BODY_BYTES, MCP_PATH, SHUTDOWN_GRACE,
     };
 }
+// The README's Rust, compiled and run as a doctest, so the front page stays true.
+#[cfg(doctest)]
+#[doc = include_str!("../README.md")]
+struct ReadmeDoctests;
+
 /// The guides: the longer texts of the manual, each a page whose examples compile. The
 /// attributes' reference is on [`tool`], [`tools`] and [`model`]; serving over MCP on [`mcp`]
 /// (feature `mcp`), exports on [`export`], the person's form on `ui` (feature `ui`).
