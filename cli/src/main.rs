@@ -45,7 +45,13 @@ impl CliError {
 
 /// Lint, measure, diff, pin, convert and fetch tool lists (MCP, OpenAI, Anthropic, Gemini).
 #[derive(Parser)]
-#[command(name = "toolsmith", version, about, long_about = None)]
+#[command(
+    name = "toolsmith",
+    version,
+    about,
+    long_about = None,
+    after_help = "Examples:\n  toolsmith lint tools.json\n  toolsmith fetch -- npx -y @modelcontextprotocol/server-everything > tools.json\n  toolsmith diff old.json new.json --fail-on breaking\n\nExit codes: 0 success, 1 the check failed, 2 the input could not be read or the command line is wrong.\nThe reference: cli/README.md (the toolsmith-cli crate's page)."
+)]
 struct Cli {
     #[command(subcommand)]
     command: Command,
@@ -122,6 +128,9 @@ enum Command {
     ///
     /// Exit codes: 0 no error among the findings shown (warnings allowed); 1 at least one error
     /// among them; 2 the input could not be read or parsed, or the command line is wrong.
+    #[command(
+        after_help = "Examples:\n  toolsmith lint tools.json\n  toolsmith lint --only security --format sarif tools.json > lint.sarif\n  toolsmith lint --profile openai --allow name_style target/tool-specs/"
+    )]
     Lint {
         /// Files, directories, or `-` for standard input.
         #[arg(required = true)]
@@ -144,6 +153,9 @@ enum Command {
         color: Color,
     },
     /// The characters and tokens (o200k_base) of each tool's parts, totals and each tool's share.
+    #[command(
+        after_help = "Examples:\n  toolsmith measure tools.json\n  toolsmith measure --json target/tool-specs/"
+    )]
     Measure {
         /// Files, directories, or `-` for standard input.
         #[arg(required = true)]
@@ -156,6 +168,9 @@ enum Command {
         color: Color,
     },
     /// Classify each change between two tool lists: breaking, agent-visible or compatible.
+    #[command(
+        after_help = "Examples:\n  toolsmith diff old.json new.json\n  toolsmith diff old.json new.json --fail-on agent-visible --format markdown"
+    )]
     Diff {
         /// The list before.
         old: PathBuf,
@@ -173,6 +188,7 @@ enum Command {
     ///
     /// Exit codes: 0 the lock was printed; 2 the list could not be read or parsed, or it names a
     /// tool more than once (a lock approves one definition per name).
+    #[command(after_help = "Example:\n  toolsmith pin tools.json > tools.lock")]
     Pin {
         /// The approved tool list.
         file: PathBuf,
@@ -183,6 +199,7 @@ enum Command {
     ///
     /// Exit codes: 0 the list matches the lock; 1 any difference; 2 the lock or the list could
     /// not be read or parsed, or the lock pins a name twice.
+    #[command(after_help = "Example:\n  toolsmith verify --lock tools.lock tools.json")]
     Verify {
         /// The lockfile written by `toolsmith pin`.
         #[arg(long)]
@@ -192,6 +209,9 @@ enum Command {
     },
     /// Lower a tool list to a target with the export pipeline; reports what the target could not
     /// carry (on standard error). Exit code 1 when a tool had to be left out.
+    #[command(
+        after_help = "Examples:\n  toolsmith convert --to openai tools.json\n  toolsmith convert --to mcp-2025-06-18 tools.json"
+    )]
     Convert {
         /// mcp, openai, anthropic, gemini, webmcp, or an exact target slug (e.g.
         /// openai-responses-strict, mcp-2025-06-18).
@@ -212,6 +232,9 @@ enum Command {
     /// Exit codes: 0 the list was printed; 2 the server could not be started, exited, did not
     /// answer within --timeout, nothing listens at the URL, the URL is no MCP endpoint, or the
     /// command line is wrong.
+    #[command(
+        after_help = "Examples:\n  toolsmith fetch -- npx -y @modelcontextprotocol/server-everything\n  toolsmith fetch --url http://127.0.0.1:8000/mcp --timeout 30"
+    )]
     Fetch {
         /// The server's streamable-HTTP endpoint, e.g. http://127.0.0.1:8000/mcp.
         #[arg(long, conflicts_with = "command")]
@@ -291,5 +314,42 @@ pub fn emit(text: &str) -> Result<(), CliError> {
         Ok(()) => Ok(()),
         Err(e) if e.kind() == std::io::ErrorKind::BrokenPipe => Ok(()),
         Err(e) => Err(CliError::input(format!("cannot write the output: {e}"))),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::Cli;
+    use clap::{CommandFactory, Parser};
+
+    /// Every example a `--help` shows is a command line the parser accepts (a redirection after
+    /// `>` is the shell's, not the command's).
+    #[test]
+    fn the_help_examples_parse() {
+        let cmd = Cli::command();
+        let mut helps: Vec<String> = cmd
+            .get_after_help()
+            .map(|h| h.to_string())
+            .into_iter()
+            .collect();
+        helps.extend(
+            cmd.get_subcommands()
+                .filter_map(|c| c.get_after_help().map(|h| h.to_string())),
+        );
+        let mut seen = 0;
+        for help in &helps {
+            for line in help
+                .lines()
+                .filter_map(|l| l.trim().strip_prefix("toolsmith "))
+            {
+                let line = line.split(" > ").next().unwrap_or(line);
+                let args = std::iter::once("toolsmith").chain(line.split_whitespace());
+                if let Err(e) = Cli::try_parse_from(args) {
+                    panic!("the help example `toolsmith {line}` does not parse: {e}");
+                }
+                seen += 1;
+            }
+        }
+        assert!(seen >= 10, "{seen} examples");
     }
 }
