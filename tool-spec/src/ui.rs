@@ -267,132 +267,16 @@ fieldset{border:none;padding:0;margin:0}.toolsmith-required{color:#b00020}\
 input[type=text],input[type=number],input[type=email],input[type=url],input[type=date],select,textarea{width:100%;box-sizing:border-box;padding:.35rem;font:inherit}\
 textarea{min-height:6rem}button{font:inherit;padding:.4rem 1rem}output{display:block;white-space:pre-wrap;margin-top:.8rem}";
 
-/// The functions both scripts share: `collect` (a form's arguments, typed by the descriptor the
-/// form carries), `typed`, and `fill` (the controls set to given arguments).
-macro_rules! shared_js {
-    () => {
-        r#"  // The arguments of a form, typed by the descriptor the form carries (data-toolsmith-params).
-  function collect(form, fields, prefix) {
-    const data = new FormData(form);
-    const args = {};
-    for (const f of fields) {
-      const name = prefix + f.name;
-      let value;
-      if (f.type === 'object') {
-        value = collect(form, f.fields, name + '.');
-        if (Object.keys(value).length === 0 && !f.required) continue;
-      } else if (f.type === 'boolean') {
-        // Unchecked is `false` where the call must carry it (required, or the default is true);
-        // elsewhere it is no value, so the tool's default (false) applies.
-        const box = form.querySelector('input[type=checkbox][name="' + CSS.escape(name) + '"]');
-        value = !!(box && box.checked);
-        if (!value && !f.required && !f.defaultTrue) continue;
-      } else if (f.type === 'array') {
-        let raw = data.getAll(name).map(String);
-        if (f.lines) raw = raw.flatMap((v) => v.split('\n')).map((v) => v.trim());
-        raw = raw.filter((v) => v !== '');
-        if (raw.length === 0 && !f.required) continue;
-        value = raw.map((v) => typed(v, f.items));
-      } else {
-        const raw = data.get(name);
-        if (raw === null || raw === '') continue;
-        value = typed(String(raw), f.type);
-      }
-      args[f.name] = value;
-    }
-    return args;
-  }
-  function typed(raw, type) {
-    if (type === 'integer' || type === 'number') return Number(raw);
-    if (type === 'boolean') return raw === 'true';
-    return raw;
-  }
-  // Sets the controls to `args` (the model's arguments, for the person to review).
-  function fill(form, fields, args, prefix) {
-    for (const f of fields) {
-      if (!args || !(f.name in args)) continue;
-      const name = prefix + f.name;
-      const value = args[f.name];
-      if (f.type === 'object') {
-        fill(form, f.fields, value || {}, name + '.');
-        continue;
-      }
-      const list = Array.isArray(value) ? value.map(String) : [];
-      for (const el of form.querySelectorAll('[name="' + CSS.escape(name) + '"]')) {
-        if (el.type === 'radio') el.checked = String(value) === el.value;
-        else if (el.type === 'checkbox' && f.type === 'boolean') el.checked = value === true;
-        else if (el.type === 'checkbox') el.checked = list.includes(el.value);
-        else if (f.lines) el.value = list.join('\n');
-        else if (f.type === 'json') el.value = JSON.stringify(value);
-        else el.value = String(value);
-      }
-    }
-  }
-"#
-    };
-}
-
 /// The page's script: on submit (a person's or an agent's) it collects the arguments as the
 /// schema types them, posts them as JSON to the form's endpoint (or dispatches `toolsmith:call`
 /// with `detail: {tool, arguments, respond}`), shows the result in the form's `<output>` and,
 /// for an agent's submission, answers it through `SubmitEvent.respondWith`.
 pub const SCRIPT: &str = concat!(
     "(() => {\n  'use strict';\n",
-    shared_js!(),
-    r#"  async function call(form, tool, args) {
-    const endpoint = form.getAttribute('action');
-    if (endpoint) {
-      const response = await fetch(endpoint, {
-        method: 'POST',
-        headers: { 'content-type': 'application/json' },
-        body: JSON.stringify({ tool, arguments: args }),
-      });
-      return await response.text();
-    }
-    return await new Promise((respond) => {
-      form.dispatchEvent(new CustomEvent('toolsmith:call', { bubbles: true, detail: { tool, arguments: args, respond } }));
-    });
-  }
-  document.addEventListener('submit', (event) => {
-    const form = event.target;
-    if (!(form instanceof HTMLFormElement) || !form.dataset.toolsmithTool) return;
-    event.preventDefault();
-    const tool = form.dataset.toolsmithTool;
-    const args = collect(form, JSON.parse(form.dataset.toolsmithParams), '');
-    const result = call(form, tool, args).then((text) => present(form, text));
-    if (event.agentInvoked && typeof event.respondWith === 'function') event.respondWith(result);
-  });
-  // Shows a result in the form's <output> (JSON pretty-printed); returns it as text.
-  function present(form, text) {
-    const raw = typeof text === 'string' ? text : JSON.stringify(text);
-    const out = form.querySelector('output.toolsmith-result');
-    if (out) {
-      let shown = raw;
-      try { shown = JSON.stringify(JSON.parse(raw), null, 2); } catch (e) { /* not JSON */ }
-      out.textContent = shown;
-    }
-    return raw;
-  }
-  // A form the browser cannot derive the tool from (a list of free values, a nested object)
-  // is registered through WebMCP's imperative API with the spec's own schema; an agent's call
-  // fills the form in, for the person to see, and goes to the same endpoint.
-  const modelContext = document.modelContext || navigator.modelContext;
-  if (modelContext && typeof modelContext.registerTool === 'function') {
-    for (const form of document.querySelectorAll('form[data-toolsmith-webmcp]')) {
-      const def = JSON.parse(form.dataset.toolsmithWebmcp);
-      const fields = JSON.parse(form.dataset.toolsmithParams);
-      const tool = form.dataset.toolsmithTool;
-      const execute = async (args) => {
-        form.reset();
-        fill(form, fields, args || {}, '');
-        const text = present(form, await call(form, tool, args || {}));
-        return { content: [{ type: 'text', text }] };
-      };
-      Promise.resolve(modelContext.registerTool({ ...def, execute })).catch(() => {});
-    }
-  }
-  window.toolsmithCollect = (form) => collect(form, JSON.parse(form.dataset.toolsmithParams), '');
-"#,
+    // The functions both scripts share (ui/shared.js): `collect` (a form's arguments, typed by
+    // the descriptor the form carries), `typed`, and `fill` (the controls set to given arguments).
+    include_str!("ui/shared.js"),
+    include_str!("ui/page.js"),
     "})();\n"
 );
 
@@ -404,100 +288,10 @@ pub const SCRIPT: &str = concat!(
 /// whole pipeline. Only messages from the host (`window.parent`) are read.
 pub const APP_SCRIPT: &str = concat!(
     "(() => {\n  'use strict';\n",
-    shared_js!(),
-    r#"  const form = document.querySelector('form[data-toolsmith-tool]');
-  const fields = JSON.parse(form.dataset.toolsmithParams);
-  const tool = form.dataset.toolsmithTool;
-  const host = window.parent;
-  const pending = new Map();
-  let nextId = 1;
-  function request(method, params) {
-    const id = nextId++;
-    return new Promise((resolve, reject) => {
-      pending.set(id, { resolve, reject });
-      host.postMessage({ jsonrpc: '2.0', id, method, params }, '*');
-    });
-  }
-  // A result's content blocks, built as DOM nodes (never markup): text as text, an image
-  // (Base64 image data only) as an <img>, a resource link as a link when it is http(s) and as
-  // text otherwise, an embedded text resource as text; with no block shown, the structured
-  // content (or the whole result) as JSON.
-  const IMAGE = /^image\/[a-z0-9.+-]+$/i;
-  const BASE64 = /^[A-Za-z0-9+/]*={0,2}$/;
-  function block(c) {
-    if (!c || typeof c !== 'object') return null;
-    if (c.type === 'text' && typeof c.text === 'string') return document.createTextNode(c.text);
-    if (c.type === 'image' && typeof c.mimeType === 'string' && IMAGE.test(c.mimeType)
-        && typeof c.data === 'string' && BASE64.test(c.data)) {
-      const img = document.createElement('img');
-      img.src = 'data:' + c.mimeType + ';base64,' + c.data;
-      img.alt = 'an image from ' + tool;
-      img.style.maxWidth = '100%';
-      img.style.display = 'block';
-      return img;
-    }
-    if (c.type === 'resource_link' && typeof c.uri === 'string') {
-      const label = c.title || c.name || c.uri;
-      if (!/^https?:\/\//i.test(c.uri)) return document.createTextNode(label + ' (' + c.uri + ')');
-      const a = document.createElement('a');
-      a.href = c.uri;
-      a.textContent = label;
-      a.rel = 'noopener noreferrer';
-      a.target = '_blank';
-      return a;
-    }
-    if (c.type === 'resource' && c.resource && typeof c.resource.text === 'string') {
-      return document.createTextNode(c.resource.text);
-    }
-    return null;
-  }
-  function show(result) {
-    const out = form.querySelector('output.toolsmith-result');
-    if (!out) return;
-    out.replaceChildren();
-    out.classList.toggle('toolsmith-error', !!(result && result.isError));
-    const blocks = result && Array.isArray(result.content) ? result.content : [];
-    for (const node of blocks.map(block).filter((n) => n)) {
-      if (out.childNodes.length) out.append('\n');
-      out.append(node);
-    }
-    if (!out.childNodes.length) {
-      const data = result && result.structuredContent !== undefined ? result.structuredContent : result;
-      out.textContent = JSON.stringify(data, null, 2);
-    }
-  }
-  window.addEventListener('message', (event) => {
-    if (event.source !== host) return;
-    const msg = event.data;
-    if (!msg || msg.jsonrpc !== '2.0') return;
-    if (msg.method === undefined && pending.has(msg.id)) {
-      const { resolve, reject } = pending.get(msg.id);
-      pending.delete(msg.id);
-      if (msg.error) reject(new Error(msg.error.message || 'the host refused the call'));
-      else resolve(msg.result);
-    } else if (msg.method === 'ui/notifications/tool-input' && msg.params) {
-      form.reset();
-      fill(form, fields, msg.params.arguments || {}, '');
-    } else if (msg.method === 'ui/notifications/tool-result') {
-      show(msg.params);
-    } else if ((msg.method === 'ui/resource-teardown' || msg.method === 'ping') && msg.id !== undefined) {
-      host.postMessage({ jsonrpc: '2.0', id: msg.id, result: {} }, '*');
-    }
-  });
-  form.addEventListener('submit', (event) => {
-    event.preventDefault();
-    const args = collect(form, fields, '');
-    request('tools/call', { name: tool, arguments: args }).then(show, (e) => {
-      show({ content: [{ type: 'text', text: String((e && e.message) || e) }] });
-    });
-  });
-  window.toolsmithCollect = (f) => collect(f, JSON.parse(f.dataset.toolsmithParams), '');
-  request('ui/initialize', {
-    appCapabilities: {},
-    appInfo: { name: 'toolsmith form', version: '1' },
-    protocolVersion: '2026-01-26',
-  }).then(() => host.postMessage({ jsonrpc: '2.0', method: 'ui/notifications/initialized', params: {} }, '*'));
-"#,
+    // The functions both scripts share (ui/shared.js): `collect` (a form's arguments, typed by
+    // the descriptor the form carries), `typed`, and `fill` (the controls set to given arguments).
+    include_str!("ui/shared.js"),
+    include_str!("ui/app.js"),
     "})();\n"
 );
 
