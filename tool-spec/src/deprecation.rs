@@ -6,7 +6,6 @@
 //! carries the deprecation under `_meta` ([`DEPRECATED_META_KEY`]). When the host's window ends,
 //! the toolbox retires the tool (tool-core's `ToolboxBuilder::retire_at`).
 
-use crate::spec::ToolSpec;
 use serde::{Deserialize, Serialize};
 
 /// The MCP `_meta` key under which a deprecated tool's [`Deprecation`] is exported:
@@ -15,7 +14,7 @@ pub const DEPRECATED_META_KEY: &str = "toolsmith/deprecated";
 
 /// A tool's deprecation, declared with `#[tool(deprecated(since = "3", note = "...",
 /// replaced_by = "book_trip"))]` or set on a spec built at run time with
-/// [`ToolSpec::with_deprecated`]. Serialized with camelCase keys (`replacedBy`).
+/// [`ToolSpec::with_deprecated`](crate::ToolSpec::with_deprecated). Serialized with camelCase keys (`replacedBy`).
 ///
 /// ```
 /// use tool_spec::{Deprecation, ToolSpec};
@@ -74,60 +73,5 @@ impl Deprecation {
             self.note.as_deref(),
             self.replaced_by.as_deref(),
         )
-    }
-}
-
-impl ToolSpec {
-    /// Deprecates the tool: sets [`deprecated`](ToolSpec::deprecated) and appends the
-    /// deprecation's notice to the description (replacing the notice of an earlier deprecation;
-    /// a description that already ends with this notice, as `#[tool]` builds it, is kept).
-    #[must_use]
-    pub fn with_deprecated(mut self, deprecation: Deprecation) -> ToolSpec {
-        if let Some(old) = self.deprecated.take() {
-            let old = old.notice();
-            if let Some(base) = self.description.trim_end().strip_suffix(old.as_str()) {
-                self.description = base.trim_end().to_string();
-            }
-        }
-        self.description =
-            tool_lint::deprecation::with_notice(&self.description, &deprecation.notice());
-        self.deprecated = Some(deprecation);
-        self
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn a_deprecation_changes_the_fingerprint_and_serializes_only_when_present() {
-        let spec = ToolSpec::new(
-            "book_flight",
-            "Books. Returns the booking.",
-            serde_json::json!({"type": "object"}),
-        );
-        let plain = serde_json::to_string(&spec).unwrap();
-        assert!(!plain.contains("deprecated"));
-        let d = spec
-            .clone()
-            .with_deprecated(Deprecation::new("3").with_replacement("book_trip"));
-        assert_ne!(d.fingerprint(), spec.fingerprint());
-        let json = serde_json::to_value(&d).unwrap();
-        assert_eq!(
-            json["deprecated"],
-            serde_json::json!({"since": "3", "replacedBy": "book_trip"})
-        );
-        assert_eq!(d.agent_facing()["deprecated"], json["deprecated"]);
-        // Deprecating again replaces the notice; the same notice is not appended twice.
-        let again = d
-            .clone()
-            .with_deprecated(Deprecation::new("4").with_replacement("book_trip"));
-        assert_eq!(
-            again.description,
-            "Books. Returns the booking. Deprecated since version 4. Use `book_trip` instead."
-        );
-        let back: ToolSpec = serde_json::from_value(json).unwrap();
-        assert_eq!(back, d);
     }
 }

@@ -71,3 +71,18 @@ pub fn name_rejected_by(name: &str) -> Vec<Target> {
         .filter(|t| !t.name_rule().accepts(name))
         .collect()
 }
+
+/// The name rule of a target lives here, beside the rules, so that `target` needs nothing of
+/// `names` and the two modules import in one direction.
+impl Target {
+    /// The tool-name rule this target enforces.
+    pub const fn name_rule(self) -> NameRule {
+        match self {
+            Target::Mcp(_) => NameRule::Mcp,
+            Target::OpenAiChat { .. } | Target::OpenAiResponses { .. } => NameRule::OpenAi,
+            Target::Anthropic { .. } => NameRule::Anthropic,
+            Target::Gemini => NameRule::Gemini,
+            Target::WebMcp => NameRule::WebMcp,
+        }
+    }
+}

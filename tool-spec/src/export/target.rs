@@ -2,8 +2,6 @@
 
 use std::fmt;
 
-use super::names::NameRule;
-
 /// A Model Context Protocol revision with its own `Tool` shape.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
 #[non_exhaustive]
@@ -137,17 +135,6 @@ impl Target {
                 | Target::OpenAiResponses { strict: true }
                 | Target::Anthropic { strict: true }
         )
-    }
-
-    /// The tool-name rule this target enforces.
-    pub const fn name_rule(self) -> NameRule {
-        match self {
-            Target::Mcp(_) => NameRule::Mcp,
-            Target::OpenAiChat { .. } | Target::OpenAiResponses { .. } => NameRule::OpenAi,
-            Target::Anthropic { .. } => NameRule::Anthropic,
-            Target::Gemini => NameRule::Gemini,
-            Target::WebMcp => NameRule::WebMcp,
-        }
     }
 }
 
