@@ -79,7 +79,7 @@ pub mod mcp {
 struct ReadmeDoctests;
 
 /// The guides: the longer texts of the manual, each a page whose examples compile. The
-/// attributes' reference is on [`tool`], [`tools`] and [`model`]; serving over MCP on [`mcp`]
+/// attributes' reference is on [`tool`], [`tools`] and [`model`]; serving over MCP on `mcp`
 /// (feature `mcp`), exports on [`export`], the person's form on `ui` (feature `ui`).
 pub mod guide {
     #[doc = include_str!("docs/guide/calling.md")]

@@ -23,7 +23,7 @@ use crate::finding::{child, Finding};
 /// The rules of this module, which no tool list is judged by: only the `#[tool]` macro runs them.
 pub const SIGNATURE_RULES: [&str; 2] = ["return_unstated", "constraint_contradicted"];
 use crate::rules::severity_of;
-use crate::text::{says_what_it_returns, Words};
+use crate::text::{says_what_it_returns, to_snake_case, Words};
 
 /// Whether a description states what comes back, as `says_what_it_returns` reads it: a word such
 /// as "returns", "lists" or "gives", or a first word that is a retrieval verb ("Gets the ...").
@@ -128,35 +128,14 @@ pub fn type_words(names: &[String]) -> Vec<String> {
 }
 
 /// Splits an identifier at `_` and at case changes (`HTTPResponse` → `http`, `response`;
-/// `Utf8Text` → `utf8`, `text`), lowercase.
+/// `Utf8Text` → `utf8`, `text`), lowercase: the words of [`to_snake_case`], the name rule's own
+/// splitter.
 fn camel_words(ident: &str) -> Vec<String> {
-    let cs: Vec<char> = ident.chars().collect();
-    let mut out = Vec::new();
-    let mut cur = String::new();
-    for (i, &c) in cs.iter().enumerate() {
-        if !c.is_alphanumeric() {
-            if !cur.is_empty() {
-                out.push(std::mem::take(&mut cur));
-            }
-            continue;
-        }
-        let prev = i.checked_sub(1).map(|p| cs[p]);
-        let next = cs.get(i + 1).copied();
-        let starts = c.is_uppercase()
-            && prev.is_some_and(|p| {
-                p.is_lowercase()
-                    || p.is_ascii_digit()
-                    || (p.is_uppercase() && next.is_some_and(char::is_lowercase))
-            });
-        if starts && !cur.is_empty() {
-            out.push(std::mem::take(&mut cur));
-        }
-        cur.extend(c.to_lowercase());
-    }
-    if !cur.is_empty() {
-        out.push(cur);
-    }
-    out
+    to_snake_case(ident)
+        .split('_')
+        .filter(|w| !w.is_empty())
+        .map(String::from)
+        .collect()
 }
 
 /// A word without its plural ending: `forecasts`, `entries`, `addresses` → `forecast`,
@@ -344,10 +323,14 @@ pub struct Declared<'a> {
 /// ```
 pub fn constraint_contradicted(tool: &str, param: &Declared, text: &str) -> Vec<Finding> {
     let clauses = clauses(text);
+    // Read once for the whole text: a condition anywhere makes a bare "required" or "optional"
+    // ambiguous.
+    let conditional = conditional_anywhere(&clauses);
     let mut messages = Vec::new();
     let name = param.name;
     if param.optional || param.has_default {
-        if let Some(said) = (0..clauses.len()).find_map(|k| says_required(k, &clauses, text, param))
+        if let Some(said) =
+            (0..clauses.len()).find_map(|k| says_required(k, &clauses, text, param, conditional))
         {
             messages.push(if param.optional {
                 format!(
@@ -361,7 +344,7 @@ pub fn constraint_contradicted(tool: &str, param: &Declared, text: &str) -> Vec<
             });
         }
     } else if let Some(said) =
-        (0..clauses.len()).find_map(|k| says_optional(k, &clauses, text, param))
+        (0..clauses.len()).find_map(|k| says_optional(k, &clauses, text, param, conditional))
     {
         messages.push(format!(
             "parameter `{name}` is required (`{}`, no `default`) but its description says \"{said}\"; make them agree: declare it `Option<{}>` or give it `#[arg(default = ...)]` if it may be left out, or drop the word (the model reads both)",
@@ -799,10 +782,17 @@ fn conditional_anywhere(all: &[Clause]) -> bool {
 /// A clause that says the parameter is required: it ends with "required" or "mandatory"
 /// ("(required)", "This field is required."), or with "must (always) be provided/given/...",
 /// says it of the parameter itself ([`of_itself`]), ends its sentence ([`ends_sentence`]), and
-/// no sentence of the text is under a condition ([`conditional_anywhere`]).
-fn says_required<'t>(k: usize, all: &[Clause], text: &'t str, param: &Declared) -> Option<&'t str> {
+/// no sentence of the text is under a condition (`conditional`, [`conditional_anywhere`] of the
+/// whole text, read once).
+fn says_required<'t>(
+    k: usize,
+    all: &[Clause],
+    text: &'t str,
+    param: &Declared,
+    conditional: bool,
+) -> Option<&'t str> {
     let c = &all[k];
-    if !ends_sentence(k, all) || conditional_anywhere(all) {
+    if !ends_sentence(k, all) || conditional {
         return None;
     }
     let last = c.tokens.len().checked_sub(1)?;
@@ -833,12 +823,18 @@ const OMITTED: &[&[&str]] = &[
 /// A clause that says the parameter is optional: it ends with "optional" ("(optional)",
 /// "Optional.", "this is optional") as [`says_required`] reads "required", or says, of the
 /// parameter itself, that it can be omitted ("Can be omitted", "if omitted, all of them").
-fn says_optional<'t>(k: usize, all: &[Clause], text: &'t str, param: &Declared) -> Option<&'t str> {
+fn says_optional<'t>(
+    k: usize,
+    all: &[Clause],
+    text: &'t str,
+    param: &Declared,
+    conditional: bool,
+) -> Option<&'t str> {
     let c = &all[k];
     let last = c.tokens.len().checked_sub(1)?;
     if c.word(last) == Some("optional") {
         let plainly = ends_sentence(k, all)
-            && !conditional_anywhere(all)
+            && !conditional
             && of_itself(c, last, param)
             && plain(c, last, all);
         return plainly.then(|| c.quote(text, 0, last));
@@ -1082,6 +1078,20 @@ const LOWER: &[&[&str]] = &[
     &["greater", "than", "or", "equal", "to"],
 ];
 
+/// Both ends of a range the text states ("between 1 and 500", "1-100"), with its quote.
+fn range<'t>(out: &mut Vec<TextBound<'t>>, lower: f64, upper: f64, quote: &'t str) {
+    out.push(TextBound {
+        side: Side::Lower,
+        value: lower,
+        quote,
+    });
+    out.push(TextBound {
+        side: Side::Upper,
+        value: upper,
+        quote,
+    });
+}
+
 /// The bounds a clause states: "between 1 and 500", "1-100", "1 to 100", "up to 1000",
 /// "max 50", "at most 20", "at least 2", "min 1", "<= 10", "50 max".
 fn bounds_said<'t>(c: &Clause, text: &'t str, param: &Declared) -> Vec<TextBound<'t>> {
@@ -1097,17 +1107,7 @@ fn bounds_said<'t>(c: &Clause, text: &'t str, param: &Declared) -> Vec<TextBound
         if c.word(i) == Some("between") && c.word(i + 2) == Some("and") {
             if let (Some(a), Some(b)) = (c.num(i + 1), c.num(i + 3)) {
                 if measures(c, i + 3, param) {
-                    let quote = c.quote(text, i, i + 3);
-                    out.push(TextBound {
-                        side: Side::Lower,
-                        value: a,
-                        quote,
-                    });
-                    out.push(TextBound {
-                        side: Side::Upper,
-                        value: b,
-                        quote,
-                    });
+                    range(&mut out, a, b, c.quote(text, i, i + 3));
                 }
                 i += 4;
                 continue;
@@ -1125,17 +1125,7 @@ fn bounds_said<'t>(c: &Clause, text: &'t str, param: &Declared) -> Vec<TextBound
             let chained = mark(c.tokens.get(i + 3)) || (i > 0 && mark(c.tokens.get(i - 1)));
             let after_bound = i > 0 && c.word(i - 1).is_some_and(|w| w == "to");
             if !chained && !after_bound && a <= b && measures(c, i + 2, param) {
-                let quote = c.quote(text, i, i + 2);
-                out.push(TextBound {
-                    side: Side::Lower,
-                    value: a,
-                    quote,
-                });
-                out.push(TextBound {
-                    side: Side::Upper,
-                    value: b,
-                    quote,
-                });
+                range(&mut out, a, b, c.quote(text, i, i + 2));
             }
             i += 3;
             continue;

@@ -20,7 +20,8 @@
 //! agent sends, money multiplied), is sure: an error. Any other hit is a warning: worth a look
 //! from whoever reviews the list, and never the word that stops it.
 
-use crate::lexicon::terms::{terms, Terms};
+use crate::lexicon::authority::AUTHORITY_CLAIMS;
+use crate::lexicon::terms::terms;
 
 use super::authority::grants_privileges;
 use super::command::automaton;
@@ -31,7 +32,7 @@ use super::cues::{
 use super::sentence::{Sentence, Text};
 use super::user_override::sets_instructions_aside;
 use crate::lexicon::cues::{
-    EGRESS_VERBS, ELSEWHERE, HANDOVER_VERBS, NEGATIONS, PERSONAL_DATA, PERSONAL_PHRASES,
+    CALLING, EGRESS_VERBS, ELSEWHERE, HANDOVER_VERBS, NEGATIONS, PERSONAL_DATA, PERSONAL_PHRASES,
     RETENTION_VERBS,
 };
 use crate::text::NameSet;
@@ -242,32 +243,6 @@ pub(super) fn fixed_foreign_call(
     })
 }
 
-/// Verbs that call the tool named right after them.
-const CALLING: &Terms = terms![
-    "call",
-    "calling",
-    "calls",
-    "invoke",
-    "invoking",
-    "invokes",
-    "run",
-    "running",
-    "runs",
-    "execute",
-    "executing",
-    "executes",
-    "trigger",
-    "triggers",
-    "triggering",
-    "use",
-    "using",
-    "fetch",
-    "perform",
-    "request",
-    "scan",
-    "query",
-];
-
 /// The quoted spans of `text` ('...', "...", `...`, and the typographic quotes), each trimmed:
 /// a quote opens after a character that is not part of a word and closes before one, so the
 /// apostrophe of "user's" opens nothing.
@@ -389,37 +364,8 @@ pub(super) fn sets_request_aside(t: &Text, s: &Sentence) -> bool {
         })
 }
 
-/// The words of a label that claim authority over the agent (a system, a security or
-/// compliance office, an administrator, a policy or directive), as opposed to the headings of
-/// documentation ("usage guidelines", "important note", "critical requirements").
-pub(super) const AUTHORITY_CLAIMS: &Terms = terms![
-    "system",
-    "security",
-    "compliance",
-    "admin",
-    "administrator",
-    "administrative",
-    "root",
-    "sysadmin",
-    "kernel",
-    "privileged",
-    "legal",
-    "regulatory",
-    "governance",
-    "audit",
-    "policy",
-    "policies",
-    "protocol",
-    "protocols",
-    "directive",
-    "directives",
-    "mandate",
-    "enforcement",
-    "corporate",
-    "board",
-];
-
-/// Whether a word of `s` from `from` to `to` (a label) claims authority ([`AUTHORITY_CLAIMS`]).
+/// Whether a word of `s` from `from` to `to` (a label) claims authority
+/// ([`AUTHORITY_CLAIMS`](crate::lexicon::authority::AUTHORITY_CLAIMS)).
 /// A policy or protocol alone claims it only when shouted (`POLICY:`): "Azure Policy" and "the
 /// OAuth protocol" are products and standards.
 pub(super) fn claims_authority(t: &Text, s: &Sentence, from: usize, to: usize) -> bool {

@@ -1,7 +1,7 @@
 //! `parameter_tampering`: an address of its own added to what the agent sends, or a parameter set
 //! to a fixed value.
 
-use crate::lexicon::terms::{terms, Terms};
+use crate::lexicon::terms::terms;
 
 use super::confidence::decisive;
 use super::cues::{
@@ -10,7 +10,7 @@ use super::cues::{
 };
 use super::sentence::{Sentence, Text};
 use crate::lexicon::tampering::{
-    ADDRESS_ADDED, ALWAYS_PHRASES, ALWAYS_WORDS, MULTIPLIED, SET_VERBS, STEERED_PARAMS,
+    ADDRESS_ADDED, ALWAYS_PHRASES, ALWAYS_WORDS, MONEY, MULTIPLIED, SET_VERBS, STEERED_PARAMS,
     STRONG_SET_VERBS, SUBSTITUTE_PHRASES, SUBSTITUTE_WORDS, WHEN_CALLING,
 };
 use crate::text::NameSet;
@@ -144,15 +144,3 @@ fn quoted_value(t: &Text, s: &Sentence, verb: usize) -> bool {
         .iter()
         .any(|q| to.contains(*q))
 }
-
-/// Where money goes, or how much of it.
-const MONEY: &Terms = terms![
-    "amount",
-    "payout",
-    "account",
-    "wallet",
-    "iban",
-    "payee",
-    "beneficiary",
-    "routing",
-];

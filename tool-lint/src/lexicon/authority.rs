@@ -138,3 +138,33 @@ pub(crate) const AUTHORITY_WORDS: &Terms = terms![
     "notice",
     "vendor",
 ];
+
+/// The words of a label that claim authority over the agent (a system, a security or
+/// compliance office, an administrator, a policy or directive), as opposed to the headings of
+/// documentation ("usage guidelines", "important note", "critical requirements").
+pub(crate) const AUTHORITY_CLAIMS: &Terms = terms![
+    "system",
+    "security",
+    "compliance",
+    "admin",
+    "administrator",
+    "administrative",
+    "root",
+    "sysadmin",
+    "kernel",
+    "privileged",
+    "legal",
+    "regulatory",
+    "governance",
+    "audit",
+    "policy",
+    "policies",
+    "protocol",
+    "protocols",
+    "directive",
+    "directives",
+    "mandate",
+    "enforcement",
+    "corporate",
+    "board",
+];

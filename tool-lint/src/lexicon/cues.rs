@@ -722,3 +722,29 @@ pub(crate) const ELSEWHERE: &Terms = terms![
     "partners",
     "marketing",
 ];
+
+/// Verbs that call the tool named right after them.
+pub(crate) const CALLING: &Terms = terms![
+    "call",
+    "calling",
+    "calls",
+    "invoke",
+    "invoking",
+    "invokes",
+    "run",
+    "running",
+    "runs",
+    "execute",
+    "executing",
+    "executes",
+    "trigger",
+    "triggers",
+    "triggering",
+    "use",
+    "using",
+    "fetch",
+    "perform",
+    "request",
+    "scan",
+    "query",
+];

@@ -218,3 +218,15 @@ pub(crate) const WHEN_CALLING: &Terms = terms![
     "when sending",
     "when you send",
 ];
+
+/// Where money goes, or how much of it.
+pub(crate) const MONEY: &Terms = terms![
+    "amount",
+    "payout",
+    "account",
+    "wallet",
+    "iban",
+    "payee",
+    "beneficiary",
+    "routing",
+];
