@@ -308,8 +308,8 @@ impl McpServer {
             .toolbox
             .read_result(&request.uri, &caller)
             .await
-            .map_err(|e| crate::read_error(&request.uri, &e))?;
-        let text = serde_json::to_string(&value).map_err(crate::internal)?;
+            .map_err(|e| crate::errors::read_error(&request.uri, &e))?;
+        let text = serde_json::to_string(&value).map_err(crate::errors::internal)?;
         let contents = rmcp::model::ResourceContents::text(text, request.uri)
             .with_mime_type(tool_core::budget::RESULT_MIME_TYPE);
         // rmcp gives 2026-07-28 clients the cache hints a result without its own gets: private
@@ -329,7 +329,7 @@ impl McpServer {
                 "this server serves no tool forms (its MCP Apps are switched off)",
             ));
         }
-        if !self.apps_for(context, crate::version_of(context)) {
+        if !self.apps_for(context, crate::handler::version_of(context)) {
             return Err(resource_not_found(
                 uri,
                 "tool forms are served to clients that announce the MCP Apps extension (io.modelcontextprotocol/ui)",
