@@ -706,28 +706,57 @@ fn field(name: &str, schema: &Value) -> Result<Value, QuestionError> {
     };
     // `anyOf: [X, {"type": "null"}]` (an optional field written by hand) is X.
     if let Some(Value::Array(branches)) = obj.get("anyOf") {
-        let real: Vec<&Value> = branches
-            .iter()
-            .filter(|b| b.get("type").and_then(Value::as_str) != Some("null"))
-            .collect();
-        if let [one] = real[..] {
-            let mut merged = obj.clone();
-            merged.remove("anyOf");
-            if let Some(inner) = one.as_object() {
-                for (k, v) in inner {
-                    merged.entry(k.clone()).or_insert_with(|| v.clone());
-                }
-            }
-            return field(name, &Value::Object(merged));
-        }
-        return Err(QuestionError::of_field(
-            name,
-            "it may be one of several kinds",
-        ));
+        let merged = without_null_branch(name, obj, branches)?;
+        return field(name, &Value::Object(merged));
     }
     if obj.get("type").and_then(Value::as_str) == Some("array") {
         return multi_select(name, obj);
     }
+    refuse_unaskable(name, obj)?;
+    let kind = single_type(name, obj)?;
+    let mut out = Map::new();
+    for keyword in ["title", "description"] {
+        if let Some(Value::String(s)) = obj.get(keyword) {
+            out.insert(keyword.into(), Value::String(s.clone()));
+        }
+    }
+    if let Some(Value::Array(options)) = obj.get("oneOf") {
+        return titled_choices(name, options, obj, out);
+    }
+    if let Some(Value::Array(values)) = obj.get("enum") {
+        return enum_choices(name, values, obj, out);
+    }
+    typed_field(name, kind, obj, out)
+}
+
+/// The schema of an `anyOf` with one branch besides `null`, merged into one (refused otherwise).
+fn without_null_branch(
+    name: &str,
+    obj: &Map<String, Value>,
+    branches: &[Value],
+) -> Result<Map<String, Value>, QuestionError> {
+    let real: Vec<&Value> = branches
+        .iter()
+        .filter(|b| b.get("type").and_then(Value::as_str) != Some("null"))
+        .collect();
+    if let [one] = real[..] {
+        let mut merged = obj.clone();
+        merged.remove("anyOf");
+        if let Some(inner) = one.as_object() {
+            for (k, v) in inner {
+                merged.entry(k.clone()).or_insert_with(|| v.clone());
+            }
+        }
+        return Ok(merged);
+    }
+    Err(QuestionError::of_field(
+        name,
+        "it may be one of several kinds",
+    ))
+}
+
+/// Refuses a field whose schema uses a keyword no form field can express.
+fn refuse_unaskable(name: &str, obj: &Map<String, Value>) -> Result<(), QuestionError> {
     for (keyword, what) in [
         ("$ref", "it refers to a recursive type"),
         ("allOf", "it combines several schemas"),
@@ -741,9 +770,17 @@ fn field(name: &str, schema: &Value) -> Result<Value, QuestionError> {
             return Err(QuestionError::of_field(name, what));
         }
     }
-    let kind = match obj.get("type") {
-        None => None,
-        Some(Value::String(t)) => Some(t.as_str()),
+    Ok(())
+}
+
+/// The one JSON type a field declares besides `null` (`None` when it declares none).
+fn single_type<'o>(
+    name: &str,
+    obj: &'o Map<String, Value>,
+) -> Result<Option<&'o str>, QuestionError> {
+    match obj.get("type") {
+        None => Ok(None),
+        Some(Value::String(t)) => Ok(Some(t.as_str())),
         Some(Value::Array(types)) => {
             let real: Vec<&str> = types
                 .iter()
@@ -751,49 +788,54 @@ fn field(name: &str, schema: &Value) -> Result<Value, QuestionError> {
                 .filter(|t| *t != "null")
                 .collect();
             match real[..] {
-                [one] => Some(one),
-                _ => {
-                    return Err(QuestionError::of_field(
-                        name,
-                        "it may be one of several types",
-                    ))
-                }
+                [one] => Ok(Some(one)),
+                _ => Err(QuestionError::of_field(
+                    name,
+                    "it may be one of several types",
+                )),
             }
         }
-        Some(_) => return Err(QuestionError::of_field(name, "its type is not a type name")),
-    };
-    let mut out = Map::new();
-    for keyword in ["title", "description"] {
-        if let Some(Value::String(s)) = obj.get(keyword) {
-            out.insert(keyword.into(), Value::String(s.clone()));
+        Some(_) => Err(QuestionError::of_field(name, "its type is not a type name")),
+    }
+}
+
+/// A field of choices written as `enum` (of text only), with their older-form titles if any.
+fn enum_choices(
+    name: &str,
+    values: &[Value],
+    obj: &Map<String, Value>,
+    mut out: Map<String, Value>,
+) -> Result<Value, QuestionError> {
+    let values: Vec<&Value> = values.iter().filter(|v| !v.is_null()).collect();
+    if values.is_empty() || !values.iter().all(|v| v.is_string()) {
+        return Err(QuestionError::of_field(
+            name,
+            "its choices are not all text (a form offers choices of text only)",
+        ));
+    }
+    out.insert("type".into(), "string".into());
+    let count = values.len();
+    out.insert(
+        "enum".into(),
+        Value::Array(values.into_iter().cloned().collect()),
+    );
+    // The titles of the choices in MCP's older form (2025-06-18), kept when they fit.
+    if let Some(Value::Array(names)) = obj.get("enumNames") {
+        if names.len() == count && names.iter().all(Value::is_string) {
+            out.insert("enumNames".into(), Value::Array(names.clone()));
         }
     }
-    if let Some(Value::Array(options)) = obj.get("oneOf") {
-        return titled_choices(name, options, obj, out);
-    }
-    if let Some(Value::Array(values)) = obj.get("enum") {
-        let values: Vec<&Value> = values.iter().filter(|v| !v.is_null()).collect();
-        if values.is_empty() || !values.iter().all(|v| v.is_string()) {
-            return Err(QuestionError::of_field(
-                name,
-                "its choices are not all text (a form offers choices of text only)",
-            ));
-        }
-        out.insert("type".into(), "string".into());
-        let count = values.len();
-        out.insert(
-            "enum".into(),
-            Value::Array(values.into_iter().cloned().collect()),
-        );
-        // The titles of the choices in MCP's older form (2025-06-18), kept when they fit.
-        if let Some(Value::Array(names)) = obj.get("enumNames") {
-            if names.len() == count && names.iter().all(Value::is_string) {
-                out.insert("enumNames".into(), Value::Array(names.clone()));
-            }
-        }
-        copy_default(obj, &mut out, Value::is_string);
-        return Ok(Value::Object(out));
-    }
+    copy_default(obj, &mut out, Value::is_string);
+    Ok(Value::Object(out))
+}
+
+/// A field of one primitive type (text, number or yes/no) with the limits a form keeps.
+fn typed_field(
+    name: &str,
+    kind: Option<&str>,
+    obj: &Map<String, Value>,
+    mut out: Map<String, Value>,
+) -> Result<Value, QuestionError> {
     match kind {
         Some("string") => {
             out.insert("type".into(), "string".into());
@@ -932,81 +974,86 @@ fn copy_default(obj: &Map<String, Value>, out: &mut Map<String, Value>, fits: fn
 
 /// Checks one answered field against its (normalized) form field.
 fn check_field(name: &str, schema: &Value, value: Value) -> Result<Value, String> {
-    let misfit = |what: &str, value: &Value| {
-        format!("the field \"{name}\" should be {what}, and is {value}")
-    };
     let kind = schema["type"].as_str().unwrap_or_default();
     let value = match kind {
-        "string" => {
-            let Some(s) = value.as_str() else {
-                return Err(misfit("text", &value));
-            };
-            let len = s.chars().count() as u64;
-            if schema["minLength"].as_u64().is_some_and(|min| len < min)
-                || schema["maxLength"].as_u64().is_some_and(|max| len > max)
-            {
-                return Err(misfit("text of the length asked", &value));
-            }
-            let choices: Option<Vec<&str>> = match (schema.get("enum"), schema.get("oneOf")) {
-                (Some(Value::Array(values)), _) => {
-                    Some(values.iter().filter_map(Value::as_str).collect())
-                }
-                (_, Some(Value::Array(options))) => {
-                    Some(options.iter().filter_map(|o| o["const"].as_str()).collect())
-                }
-                _ => None,
-            };
-            if choices.is_some_and(|c| !c.contains(&s)) {
-                return Err(misfit("one of the choices offered", &value));
-            }
-            value
-        }
+        "string" => check_text_answer(name, schema, value)?,
         "integer" if value.is_i64() || value.is_u64() => value,
         "integer" => match value.as_f64() {
             // A whole number a client wrote as a float (`3.0`).
             Some(f) if f.fract() == 0.0 && f.abs() < 9.0e15 => Value::from(f as i64),
-            _ => return Err(misfit("a whole number", &value)),
+            _ => return Err(misfit(name, "a whole number", &value)),
         },
         "number" if value.is_number() => value,
-        "number" => return Err(misfit("a number", &value)),
+        "number" => return Err(misfit(name, "a number", &value)),
         "boolean" if value.is_boolean() => value,
-        "boolean" => return Err(misfit("true or false", &value)),
-        "array" => {
-            let items = &schema["items"];
-            let choices: Vec<&str> = match (items.get("enum"), items.get("anyOf")) {
-                (Some(Value::Array(values)), _) => {
-                    values.iter().filter_map(Value::as_str).collect()
-                }
-                (_, Some(Value::Array(options))) => {
-                    options.iter().filter_map(|o| o["const"].as_str()).collect()
-                }
-                _ => Vec::new(),
-            };
-            let Some(picked) = value.as_array() else {
-                return Err(misfit("a list of the choices offered", &value));
-            };
-            let count = picked.len() as u64;
-            if !picked
-                .iter()
-                .all(|v| v.as_str().is_some_and(|s| choices.contains(&s)))
-                || schema["minItems"].as_u64().is_some_and(|min| count < min)
-                || schema["maxItems"].as_u64().is_some_and(|max| count > max)
-            {
-                return Err(misfit(
-                    "a list of the choices offered, as many as asked",
-                    &value,
-                ));
-            }
-            value
-        }
+        "boolean" => return Err(misfit(name, "true or false", &value)),
+        "array" => check_list_answer(name, schema, value)?,
         _ => value,
     };
     if let Some(n) = value.as_f64() {
         if schema["minimum"].as_f64().is_some_and(|min| n < min)
             || schema["maximum"].as_f64().is_some_and(|max| n > max)
         {
-            return Err(misfit("within the bounds asked", &value));
+            return Err(misfit(name, "within the bounds asked", &value));
         }
+    }
+    Ok(value)
+}
+
+/// The complaint that the field `name` should be `what` and is `value`.
+fn misfit(name: &str, what: &str, value: &Value) -> String {
+    format!("the field \"{name}\" should be {what}, and is {value}")
+}
+
+/// Checks an answered text: its length and, for a field of choices, that it is one of them.
+fn check_text_answer(name: &str, schema: &Value, value: Value) -> Result<Value, String> {
+    let Some(s) = value.as_str() else {
+        return Err(misfit(name, "text", &value));
+    };
+    let len = s.chars().count() as u64;
+    if schema["minLength"].as_u64().is_some_and(|min| len < min)
+        || schema["maxLength"].as_u64().is_some_and(|max| len > max)
+    {
+        return Err(misfit(name, "text of the length asked", &value));
+    }
+    let choices: Option<Vec<&str>> = match (schema.get("enum"), schema.get("oneOf")) {
+        (Some(Value::Array(values)), _) => Some(values.iter().filter_map(Value::as_str).collect()),
+        (_, Some(Value::Array(options))) => {
+            Some(options.iter().filter_map(|o| o["const"].as_str()).collect())
+        }
+        _ => None,
+    };
+    if choices.is_some_and(|c| !c.contains(&s)) {
+        return Err(misfit(name, "one of the choices offered", &value));
+    }
+    Ok(value)
+}
+
+/// Checks an answered list: choices offered only, and as many as the field asks.
+fn check_list_answer(name: &str, schema: &Value, value: Value) -> Result<Value, String> {
+    let items = &schema["items"];
+    let choices: Vec<&str> = match (items.get("enum"), items.get("anyOf")) {
+        (Some(Value::Array(values)), _) => values.iter().filter_map(Value::as_str).collect(),
+        (_, Some(Value::Array(options))) => {
+            options.iter().filter_map(|o| o["const"].as_str()).collect()
+        }
+        _ => Vec::new(),
+    };
+    let Some(picked) = value.as_array() else {
+        return Err(misfit(name, "a list of the choices offered", &value));
+    };
+    let count = picked.len() as u64;
+    if !picked
+        .iter()
+        .all(|v| v.as_str().is_some_and(|s| choices.contains(&s)))
+        || schema["minItems"].as_u64().is_some_and(|min| count < min)
+        || schema["maxItems"].as_u64().is_some_and(|max| count > max)
+    {
+        return Err(misfit(
+            name,
+            "a list of the choices offered, as many as asked",
+            &value,
+        ));
     }
     Ok(value)
 }

@@ -247,16 +247,47 @@ struct Sql {
 }
 
 impl Sql {
+    /// The SQL of the store whose tables' names begin with `prefix`.
     fn new(prefix: &str) -> Sql {
         let claims = format!("{prefix}claims");
         let kept = format!("{prefix}kept");
         // A lease that has not lapsed and is `$2`'s.
         let held = "key = $1 AND token = $2 AND outcome IS NULL AND expires_at > now()";
-        // Microseconds from now, as a timestamp.
-        let at = |n: u8| format!("now() + ${n}::bigint * interval '1 microsecond'");
         Sql {
-            schema: format!(
-                "BEGIN;
+            schema: Sql::schema_sql(prefix, &claims, &kept),
+            claim: Sql::claim_sql(&claims),
+            renew: format!(
+                "UPDATE \"{claims}\" SET expires_at = {} WHERE {held}",
+                micros_from_now(3)
+            ),
+            mark_started: format!("UPDATE \"{claims}\" SET started = true WHERE {held}"),
+            // $3 operation id, $4 request, $5 outcome, $6 window µs.
+            finish: format!(
+                "UPDATE \"{claims}\" SET token = NULL, operation_id = $3, request = $4,
+                     outcome = $5, expires_at = {} WHERE {held}",
+                micros_from_now(6)
+            ),
+            finish_keeping: Sql::finish_keeping_sql(&claims, &kept, held),
+            purge_claims: format!(
+                "DELETE FROM \"{claims}\" WHERE key IN (
+                     SELECT key FROM \"{claims}\"
+                      WHERE expires_at <= now() AND (outcome IS NOT NULL OR NOT started)
+                      ORDER BY expires_at LIMIT {PURGE_BATCH} FOR UPDATE SKIP LOCKED)"
+            ),
+            release: format!("DELETE FROM \"{claims}\" WHERE {held}"),
+            keep: Sql::keep_sql(&kept),
+            read: format!(
+                "SELECT value FROM \"{kept}\" WHERE reference = $1 AND expires_at > now()"
+            ),
+            claims,
+            kept,
+        }
+    }
+
+    /// The script that creates both tables and their indexes if absent, under the prefix's lock.
+    fn schema_sql(prefix: &str, claims: &str, kept: &str) -> String {
+        format!(
+            "BEGIN;
                  SELECT pg_advisory_xact_lock({LOCK_CLASS}, hashtext('{prefix}'));
                  CREATE TABLE IF NOT EXISTS \"{claims}\" (
                      key          text PRIMARY KEY,
@@ -275,17 +306,20 @@ impl Sql {
                  );
                  CREATE INDEX IF NOT EXISTS \"{kept}_expires\" ON \"{kept}\" (expires_at);
                  COMMIT;"
-            ),
-            // $1 key, $2 token, $3 operation id, $4 request, $5 lease µs, $6 window µs, $7 the
-            // lease is written started.
-            // Live (a lease or an outcome): the row unchanged. A lapsed lease of a started run:
-            // an unknown outcome for the window. Otherwise (an unstarted lapsed lease, an
-            // outcome past its window): the caller's lease.
-            claim: {
-                let live = "c.expires_at > now()";
-                let lost = "(c.outcome IS NULL AND c.started)";
-                format!(
-                    "INSERT INTO \"{claims}\" AS c
+        )
+    }
+
+    /// The claim: one upsert that takes, keeps or settles the key's row and returns it.
+    fn claim_sql(claims: &str) -> String {
+        // $1 key, $2 token, $3 operation id, $4 request, $5 lease µs, $6 window µs, $7 the
+        // lease is written started.
+        // Live (a lease or an outcome): the row unchanged. A lapsed lease of a started run:
+        // an unknown outcome for the window. Otherwise (an unstarted lapsed lease, an
+        // outcome past its window): the caller's lease.
+        let live = "c.expires_at > now()";
+        let lost = "(c.outcome IS NULL AND c.started)";
+        format!(
+            "INSERT INTO \"{claims}\" AS c
                          (key, token, operation_id, request, started, outcome, expires_at)
                      VALUES ($1, $2, $3, $4, $7, NULL, {lease})
                      ON CONFLICT (key) DO UPDATE SET
@@ -309,58 +343,46 @@ impl Sql {
                          expires_at = CASE WHEN {live} THEN c.expires_at WHEN {lost} THEN {window}
                                            ELSE EXCLUDED.expires_at END
                      RETURNING token, operation_id, request, outcome",
-                    lease = at(5),
-                    window = at(6),
-                )
-            },
-            renew: format!(
-                "UPDATE \"{claims}\" SET expires_at = {} WHERE {held}",
-                at(3)
-            ),
-            mark_started: format!("UPDATE \"{claims}\" SET started = true WHERE {held}"),
-            // $3 operation id, $4 request, $5 outcome, $6 window µs.
-            finish: format!(
-                "UPDATE \"{claims}\" SET token = NULL, operation_id = $3, request = $4,
-                     outcome = $5, expires_at = {} WHERE {held}",
-                at(6)
-            ),
-            // As `finish`, and in the same statement the value the outcome names: $7 reference,
-            // $8 value, $9 ttl µs. Kept only when the update applied; a reference kept already
-            // fails the whole statement.
-            finish_keeping: format!(
-                "WITH done AS (
+            lease = micros_from_now(5),
+            window = micros_from_now(6),
+        )
+    }
+
+    /// The finish that also keeps the value its outcome names, in one statement.
+    fn finish_keeping_sql(claims: &str, kept: &str, held: &str) -> String {
+        // As `finish`, and in the same statement the value the outcome names: $7 reference,
+        // $8 value, $9 ttl µs. Kept only when the update applied; a reference kept already
+        // fails the whole statement.
+        format!(
+            "WITH done AS (
                      UPDATE \"{claims}\" SET token = NULL, operation_id = $3, request = $4,
                          outcome = $5, expires_at = {} WHERE {held} RETURNING 1),
                  kept AS (
                      INSERT INTO \"{kept}\" (reference, value, expires_at)
                      SELECT $7, $8, {} FROM done RETURNING 1)
                  SELECT count(*) FROM done",
-                at(6),
-                at(9)
-            ),
-            purge_claims: format!(
-                "DELETE FROM \"{claims}\" WHERE key IN (
-                     SELECT key FROM \"{claims}\"
-                      WHERE expires_at <= now() AND (outcome IS NOT NULL OR NOT started)
-                      ORDER BY expires_at LIMIT {PURGE_BATCH} FOR UPDATE SKIP LOCKED)"
-            ),
-            release: format!("DELETE FROM \"{claims}\" WHERE {held}"),
-            // $1 reference, $2 value, $3 ttl µs.
-            keep: format!(
-                "WITH purged AS (
+            micros_from_now(6),
+            micros_from_now(9)
+        )
+    }
+
+    /// Keeping a value: purges a batch of lapsed values, then inserts the new one.
+    fn keep_sql(kept: &str) -> String {
+        // $1 reference, $2 value, $3 ttl µs.
+        format!(
+            "WITH purged AS (
                      DELETE FROM \"{kept}\" WHERE reference IN (
                          SELECT reference FROM \"{kept}\" WHERE expires_at <= now()
                           ORDER BY expires_at LIMIT {PURGE_BATCH} FOR UPDATE SKIP LOCKED))
                  INSERT INTO \"{kept}\" (reference, value, expires_at) VALUES ($1, $2, {})",
-                at(3)
-            ),
-            read: format!(
-                "SELECT value FROM \"{kept}\" WHERE reference = $1 AND expires_at > now()"
-            ),
-            claims,
-            kept,
-        }
+            micros_from_now(3)
+        )
     }
+}
+
+/// Microseconds from now, as a timestamp: `n` numbers the parameter that holds them.
+fn micros_from_now(n: u8) -> String {
+    format!("now() + ${n}::bigint * interval '1 microsecond'")
 }
 
 /// One connection with its statements prepared.
@@ -964,6 +986,12 @@ async fn open(
 /// Creates the tables if absent (under an advisory lock, so replicas that start at once do not
 /// race on the catalog) and prepares the statements (which checks the tables' columns).
 async fn setup(client: &Client, sql: &Sql, target: &str) -> Result<Statements, ConnectError> {
+    create_tables(client, sql, target).await?;
+    prepare_statements(client, sql, target).await
+}
+
+/// Creates the tables and their indexes unless both are present already.
+async fn create_tables(client: &Client, sql: &Sql, target: &str) -> Result<(), ConnectError> {
     let failed = |e: tokio_postgres::Error| {
         let hint = if e.code() == Some(&SqlState::INSUFFICIENT_PRIVILEGE) {
             " (the user needs CREATE on the schema, or the tables created beforehand with the \
@@ -995,6 +1023,15 @@ async fn setup(client: &Client, sql: &Sql, target: &str) -> Result<Statements, C
     if present < 2 {
         client.batch_execute(&sql.schema).await.map_err(failed)?;
     }
+    Ok(())
+}
+
+/// Prepares every statement of `sql` on `client`, refusing tables whose columns do not fit.
+async fn prepare_statements(
+    client: &Client,
+    sql: &Sql,
+    target: &str,
+) -> Result<Statements, ConnectError> {
     let prepare = |text: &str| {
         let text = text.to_string();
         async move {

@@ -167,6 +167,8 @@ fn document(title: &str, main: &str, script: &str) -> String {
     )
 }
 
+/// Renders `spec`'s form: the form tag, the heading and description, a control per parameter
+/// and the submit button.
 fn render_form(spec: &ToolSpec, options: &FormOptions, webmcp: bool) -> Form {
     let mut r = Renderer {
         tool: &spec.name,
@@ -178,51 +180,8 @@ fn render_form(spec: &ToolSpec, options: &FormOptions, webmcp: bool) -> Form {
     let fields = r.fields(root, "");
     let descriptor = Value::Array(fields.iter().map(Field::descriptor).collect());
 
-    let mut html = String::new();
     let title = spec.title.clone().unwrap_or_else(|| humanize(&spec.name));
-    let _ = write!(
-        html,
-        "<form class=\"toolsmith-form\" id=\"{id}\" method=\"post\"",
-        id = attr(&format!("ts-{}", spec.name)),
-    );
-    if let Some(endpoint) = &options.endpoint {
-        // The tool is named in the query, so a native submission (form-encoded, without the
-        // script) says which tool it is for.
-        let sep = if endpoint.contains('?') { '&' } else { '?' };
-        let action = format!("{endpoint}{sep}tool={}", query_value(&spec.name));
-        let _ = write!(html, " action=\"{}\"", attr(&action));
-    }
-    if r.declarative && webmcp {
-        let _ = write!(
-            html,
-            " toolname=\"{}\" tooldescription=\"{}\"",
-            attr(&spec.name),
-            attr(&spec.description)
-        );
-        // An agent's call of a read-only tool submits at once; for any other tool the browser
-        // fills the form in and the person presses its button.
-        if spec.effects.read_only && !spec.effects.requires_approval {
-            html.push_str(" toolautosubmit");
-        }
-    }
-    // A form the browser cannot derive the tool from carries the tool's WebMCP definition (the
-    // spec's own schema), which the page's script registers through the imperative API.
-    if !r.declarative && webmcp {
-        if let Ok(def) = crate::export::export_tool(spec, crate::export::Target::WebMcp) {
-            let _ = write!(
-                html,
-                " data-toolsmith-webmcp=\"{}\"",
-                attr(&def.to_string())
-            );
-        }
-    }
-    let _ = writeln!(
-        html,
-        " data-toolsmith-tool=\"{}\" data-toolsmith-params=\"{}\" aria-labelledby=\"{}\">",
-        attr(&spec.name),
-        attr(&descriptor.to_string()),
-        attr(&format!("ts-{}-title", spec.name)),
-    );
+    let mut html = form_tag(spec, options, webmcp, r.declarative, &descriptor);
     let _ = writeln!(
         html,
         "  <h2 id=\"{}\">{}</h2>",
@@ -246,6 +205,61 @@ fn render_form(spec: &ToolSpec, options: &FormOptions, webmcp: bool) -> Form {
         declarative: r.declarative,
         gaps: r.gaps,
     }
+}
+
+/// The `<form>` start tag: its endpoint, its WebMCP attributes and the parameters' descriptor.
+fn form_tag(
+    spec: &ToolSpec,
+    options: &FormOptions,
+    webmcp: bool,
+    declarative: bool,
+    descriptor: &Value,
+) -> String {
+    let mut html = String::new();
+    let _ = write!(
+        html,
+        "<form class=\"toolsmith-form\" id=\"{id}\" method=\"post\"",
+        id = attr(&format!("ts-{}", spec.name)),
+    );
+    if let Some(endpoint) = &options.endpoint {
+        // The tool is named in the query, so a native submission (form-encoded, without the
+        // script) says which tool it is for.
+        let sep = if endpoint.contains('?') { '&' } else { '?' };
+        let action = format!("{endpoint}{sep}tool={}", query_value(&spec.name));
+        let _ = write!(html, " action=\"{}\"", attr(&action));
+    }
+    if declarative && webmcp {
+        let _ = write!(
+            html,
+            " toolname=\"{}\" tooldescription=\"{}\"",
+            attr(&spec.name),
+            attr(&spec.description)
+        );
+        // An agent's call of a read-only tool submits at once; for any other tool the browser
+        // fills the form in and the person presses its button.
+        if spec.effects.read_only && !spec.effects.requires_approval {
+            html.push_str(" toolautosubmit");
+        }
+    }
+    // A form the browser cannot derive the tool from carries the tool's WebMCP definition (the
+    // spec's own schema), which the page's script registers through the imperative API.
+    if !declarative && webmcp {
+        if let Ok(def) = crate::export::export_tool(spec, crate::export::Target::WebMcp) {
+            let _ = write!(
+                html,
+                " data-toolsmith-webmcp=\"{}\"",
+                attr(&def.to_string())
+            );
+        }
+    }
+    let _ = writeln!(
+        html,
+        " data-toolsmith-tool=\"{}\" data-toolsmith-params=\"{}\" aria-labelledby=\"{}\">",
+        attr(&spec.name),
+        attr(&descriptor.to_string()),
+        attr(&format!("ts-{}-title", spec.name)),
+    );
+    html
 }
 
 /// A whole HTML document: every spec's form, then [`SCRIPT`]. `title` is the page's title.
@@ -535,8 +549,391 @@ impl Renderer<'_> {
         out
     }
 
+    /// Renders one parameter as the control its schema calls for, returning its descriptor.
     fn field(&mut self, name: &str, full: &str, s: &Map<String, Value>, required: bool) -> Field {
-        let id = format!("ts-{}-{}", self.tool, full.replace('.', "-"));
+        let c = Control::new(self.tool, name, full, s, required);
+
+        // An enumeration: radio buttons (or a select when long), labelled by the value titles.
+        if let Some(options) = choices(s) {
+            return self.choice_field(&c, &options);
+        }
+
+        match json_type(s) {
+            Some("boolean") => self.boolean_field(&c),
+            Some(t @ ("integer" | "number")) => self.number_field(&c, t == "integer"),
+            Some("string") => self.string_field(&c),
+            Some("array") => self.array_field(&c),
+            Some("object") => self.object_field(&c),
+            _ => self.json_field(&c),
+        }
+    }
+
+    /// An enumeration: a fieldset of radio buttons, or a select when the list is long.
+    fn choice_field(&mut self, c: &Control, options: &[(Value, String)]) -> Field {
+        let (full, mark, help) = (c.full, c.mark, &c.help);
+        let (param_desc, described) = (&c.param_desc, &c.described);
+        let kind = value_kind(options.iter().map(|(v, _)| v));
+        if kind != "string" {
+            self.gap(full, "type", format!("the values are {kind}s, which a control submits as text; the page's script sends them as {kind}s, but the browser's schema says string"));
+            self.declarative = false;
+        }
+        let _ = write!(
+            self.out,
+            "  <div class=\"toolsmith-field\">\n    <fieldset{param_desc}{described}>\n    <legend>{}{mark}</legend>{help}\n",
+            text(&c.label)
+        );
+        if options.len() <= RADIO_LIMIT {
+            self.radio_options(c, options);
+        } else {
+            self.select_options(c, options);
+        }
+        let _ = writeln!(self.out, "    </fieldset>\n  </div>");
+        c.field(kind)
+    }
+
+    /// One radio button per value, the default checked.
+    fn radio_options(&mut self, c: &Control, options: &[(Value, String)]) {
+        let (id, req) = (&c.id, c.req);
+        for (i, (value, title)) in options.iter().enumerate() {
+            let checked = if c.s.get("default") == Some(value) {
+                " checked"
+            } else {
+                ""
+            };
+            let _ = writeln!(
+                self.out,
+                "    <label><input type=\"radio\" id=\"{}\" name=\"{}\" value=\"{}\"{req}{checked}> {}</label>",
+                attr(&format!("{id}-{i}")),
+                attr(c.full),
+                attr(&shown(value)),
+                text(title)
+            );
+        }
+    }
+
+    /// A select with one option per value (and an empty one when optional), the default selected.
+    fn select_options(&mut self, c: &Control, options: &[(Value, String)]) {
+        let (full, req, param_desc) = (c.full, c.req, &c.param_desc);
+        // Chromium takes a select's description from the select itself (a radio
+        // group's from its fieldset).
+        let _ = writeln!(
+            self.out,
+            "    <select id=\"{}\" name=\"{}\"{req}{param_desc}>",
+            attr(&c.id),
+            attr(full)
+        );
+        if !c.required {
+            self.gap(full, "enum", "an optional list of choices has an empty first option (\"(none)\"); the browser's schema lists it as the value \"\", which the page's script sends as no value");
+            let _ = writeln!(self.out, "      <option value=\"\">(none)</option>");
+        }
+        for (value, title) in options {
+            let selected = if c.s.get("default") == Some(value) {
+                " selected"
+            } else {
+                ""
+            };
+            let _ = writeln!(
+                self.out,
+                "      <option value=\"{}\"{selected}>{}</option>",
+                attr(&shown(value)),
+                text(title)
+            );
+        }
+        let _ = writeln!(self.out, "    </select>");
+    }
+
+    /// A boolean: a checkbox, checked when the default is `true`.
+    fn boolean_field(&mut self, c: &Control) -> Field {
+        let (full, mark, help) = (c.full, c.mark, &c.help);
+        let (param_desc, described) = (&c.param_desc, &c.described);
+        let checked = if c.s.get("default") == Some(&Value::Bool(true)) {
+            " checked"
+        } else {
+            ""
+        };
+        if c.required {
+            self.gap(full, "required", "a checkbox is never required (that would force it checked); the page's script always sends true or false, so the call carries it");
+        }
+        let _ = writeln!(
+            self.out,
+            "  <div class=\"toolsmith-field\">\n    <label><input type=\"checkbox\" id=\"{}\" name=\"{}\" value=\"true\"{checked}{param_desc}{described}> {}{mark}</label>{help}\n  </div>",
+            attr(&c.id),
+            attr(full),
+            text(&c.label)
+        );
+        let mut f = c.field("boolean");
+        f.default_true = !checked.is_empty();
+        f
+    }
+
+    /// An integer or a number: a number input with its bounds, step and default.
+    fn number_field(&mut self, c: &Control, integer: bool) -> Field {
+        let (full, mark, help, req) = (c.full, c.mark, &c.help, c.req);
+        let (param_desc, described) = (&c.param_desc, &c.described);
+        let s = c.s;
+        let mut attrs = self.number_bounds(c, integer);
+        let step = match num(s, "multipleOf") {
+            Some(m) => number_text(m),
+            None if integer => "1".to_string(),
+            None => "any".to_string(),
+        };
+        if integer && num(s, "multipleOf").is_some_and(|m| m.fract() != 0.0) {
+            self.gap(full, "multipleOf", "a fractional step on a whole number");
+        }
+        if let Some(d) = s.get("default").and_then(Value::as_f64) {
+            let _ = write!(attrs, " value=\"{}\"", number_text(d));
+        }
+        let _ = writeln!(
+            self.out,
+            "  <div class=\"toolsmith-field\">\n    <label for=\"{}\">{}{mark}</label>{help}\n    <input type=\"number\" id=\"{}\" name=\"{}\" step=\"{step}\"{attrs}{req}{param_desc}{described}>\n  </div>",
+            attr(&c.id),
+            text(&c.label),
+            attr(&c.id),
+            attr(full)
+        );
+        c.field(if integer { "integer" } else { "number" })
+    }
+
+    /// The `min`/`max` attributes of a number input, noting the exclusive bounds it cannot carry.
+    fn number_bounds(&mut self, c: &Control, integer: bool) -> String {
+        let s = c.s;
+        let mut attrs = String::new();
+        let lower = num(s, "minimum")
+            .or_else(|| num(s, "exclusiveMinimum").and_then(|x| integer.then(|| x.floor() + 1.0)));
+        let upper = num(s, "maximum")
+            .or_else(|| num(s, "exclusiveMaximum").and_then(|x| integer.then(|| x.ceil() - 1.0)));
+        if !integer {
+            for key in ["exclusiveMinimum", "exclusiveMaximum"] {
+                if s.contains_key(key) {
+                    self.gap(
+                        c.full,
+                        key,
+                        "a number field has no exclusive bound; the toolbox refuses the bound itself",
+                    );
+                }
+            }
+        }
+        if let Some(x) = lower {
+            let _ = write!(attrs, " min=\"{}\"", number_text(x));
+        }
+        if let Some(x) = upper {
+            let _ = write!(attrs, " max=\"{}\"", number_text(x));
+        }
+        attrs
+    }
+
+    /// A string: a text area when long, otherwise an input typed by its `format`.
+    fn string_field(&mut self, c: &Control) -> Field {
+        let (full, mark, help, req) = (c.full, c.mark, &c.help, c.req);
+        let (param_desc, described) = (&c.param_desc, &c.described);
+        let s = c.s;
+        let max = s.get("maxLength").and_then(Value::as_u64);
+        let pattern = s.get("pattern").and_then(Value::as_str);
+        let long = max.is_some_and(|m| m > TEXTAREA_FROM) && pattern.is_none();
+        let attrs = self.string_attrs(c, long);
+        let input_type = match s.get("format").and_then(Value::as_str) {
+            Some("date") => "date",
+            Some("email") => "email",
+            Some("uri") => "url",
+            _ => "text",
+        };
+        let _ = write!(
+            self.out,
+            "  <div class=\"toolsmith-field\">\n    <label for=\"{}\">{}{mark}</label>{help}\n",
+            attr(&c.id),
+            text(&c.label)
+        );
+        if long {
+            let default = s.get("default").and_then(Value::as_str).unwrap_or("");
+            let _ = writeln!(
+                self.out,
+                "    <textarea id=\"{}\" name=\"{}\"{attrs}{req}{param_desc}{described}>{}</textarea>\n  </div>",
+                attr(&c.id),
+                attr(full),
+                text(default)
+            );
+        } else {
+            let _ = writeln!(
+                self.out,
+                "    <input type=\"{input_type}\" id=\"{}\" name=\"{}\"{attrs}{req}{param_desc}{described}>\n  </div>",
+                attr(&c.id),
+                attr(full)
+            );
+        }
+        c.field("string")
+    }
+
+    /// The length, pattern and default attributes of a text control (`long`: a text area).
+    fn string_attrs(&mut self, c: &Control, long: bool) -> String {
+        let s = c.s;
+        let max = s.get("maxLength").and_then(Value::as_u64);
+        let min = s.get("minLength").and_then(Value::as_u64);
+        let pattern = s.get("pattern").and_then(Value::as_str);
+        let mut attrs = String::new();
+        if let Some(m) = min {
+            let _ = write!(attrs, " minlength=\"{m}\"");
+        }
+        if let Some(m) = max {
+            let _ = write!(attrs, " maxlength=\"{m}\"");
+        }
+        if min.is_some() || max.is_some() {
+            self.gap(c.full, "minLength/maxLength", "the browser derives no length limits from a text field; the field checks them as a person types, and the toolbox checks every call");
+        }
+        if let Some(p) = pattern {
+            // HTML anchors a pattern at both ends; JSON Schema searches anywhere in the
+            // text. `.*(?:p).*` accepts, anchored, exactly what `p` finds unanchored.
+            let _ = write!(attrs, " pattern=\"{}\"", attr(&format!(".*(?:{p}).*")));
+        }
+        if let Some(d) = s.get("default").and_then(Value::as_str) {
+            if !long {
+                let _ = write!(attrs, " value=\"{}\"", attr(d));
+            }
+        }
+        attrs
+    }
+
+    /// An array: a group of checkboxes for a list of choices, otherwise one value per line.
+    fn array_field(&mut self, c: &Control) -> Field {
+        let items = c.s.get("items").and_then(Value::as_object);
+        if let Some(options) = items.and_then(choices) {
+            return self.checkbox_group_field(c, &options);
+        }
+        self.lines_field(c, items)
+    }
+
+    /// A list of choices: a group of checkboxes, one per value.
+    fn checkbox_group_field(&mut self, c: &Control, options: &[(Value, String)]) -> Field {
+        let (full, mark, help) = (c.full, c.mark, &c.help);
+        let (param_desc, described) = (&c.param_desc, &c.described);
+        let s = c.s;
+        // A list of choices: a group of checkboxes, which the browser derives as an
+        // array of those values with `uniqueItems`.
+        let kind = value_kind(options.iter().map(|(v, _)| v));
+        if kind != "string" {
+            self.not_declarative(full, "a list of non-text choices");
+        }
+        if !s
+            .get("uniqueItems")
+            .and_then(Value::as_bool)
+            .unwrap_or(false)
+        {
+            self.gap(
+                full,
+                "uniqueItems",
+                "a group of checkboxes picks each value at most once; the spec would allow repeats",
+            );
+        }
+        for key in ["minItems", "maxItems"] {
+            if s.contains_key(key) {
+                self.gap(
+                    full,
+                    key,
+                    "a group of checkboxes has no count limit; the toolbox checks it",
+                );
+            }
+        }
+        let _ = write!(
+            self.out,
+            "  <div class=\"toolsmith-field\">\n    <fieldset{param_desc}{described}>\n    <legend>{}{mark}</legend>{help}\n",
+            text(&c.label)
+        );
+        for (i, (value, title)) in options.iter().enumerate() {
+            let _ = writeln!(
+                self.out,
+                "    <label><input type=\"checkbox\" id=\"{}\" name=\"{}\" value=\"{}\"> {}</label>",
+                attr(&format!("{}-{i}", c.id)),
+                attr(full),
+                attr(&shown(value)),
+                text(title)
+            );
+        }
+        let _ = writeln!(self.out, "    </fieldset>\n  </div>");
+        let mut f = c.field("array");
+        f.items = Some(kind_static(kind));
+        f
+    }
+
+    /// A list of free values: a text area with one value per line.
+    fn lines_field(&mut self, c: &Control, items: Option<&Map<String, Value>>) -> Field {
+        let (full, mark, help, req, described) = (c.full, c.mark, &c.help, c.req, &c.described);
+        // A list of free values: one per line in a text area. The browser derives a
+        // string from it, so the form is for people only.
+        let item_kind = items
+            .and_then(json_type)
+            .map(kind_static)
+            .unwrap_or("string");
+        self.not_declarative(full, "a list of free values");
+        let _ = writeln!(
+            self.out,
+            "  <div class=\"toolsmith-field\">\n    <label for=\"{}\">{}{mark}</label>{help}\n    <p class=\"toolsmith-help\">One per line.</p>\n    <textarea id=\"{}\" name=\"{}\"{req}{described}></textarea>\n  </div>",
+            attr(&c.id),
+            text(&c.label),
+            attr(&c.id),
+            attr(full)
+        );
+        let mut f = c.field("array");
+        f.items = Some(item_kind);
+        f.lines = true;
+        f
+    }
+
+    /// A nested object: a fieldset around the fields of its properties.
+    fn object_field(&mut self, c: &Control) -> Field {
+        let (full, mark, help, described) = (c.full, c.mark, &c.help, &c.described);
+        self.not_declarative(full, "a nested object");
+        let _ = write!(
+            self.out,
+            "  <div class=\"toolsmith-field\">\n    <fieldset{described}>\n    <legend>{}{mark}</legend>{help}\n",
+            text(&c.label)
+        );
+        let nested = self.fields(&Value::Object(c.s.clone()), &format!("{full}."));
+        let _ = writeln!(self.out, "    </fieldset>\n  </div>");
+        let mut f = c.field("object");
+        f.fields = nested;
+        f
+    }
+
+    /// A value of no single JSON type: a text area for JSON.
+    fn json_field(&mut self, c: &Control) -> Field {
+        let (full, mark, help, req, described) = (c.full, c.mark, &c.help, c.req, &c.described);
+        self.not_declarative(full, "a value of no single JSON type");
+        let _ = writeln!(
+            self.out,
+            "  <div class=\"toolsmith-field\">\n    <label for=\"{}\">{}{mark} (JSON)</label>{help}\n    <textarea id=\"{}\" name=\"{}\"{req}{described}></textarea>\n  </div>",
+            attr(&c.id),
+            text(&c.label),
+            attr(&c.id),
+            attr(full)
+        );
+        c.field("json")
+    }
+}
+
+/// What every control of one field shares: its schema, id, label, required mark and help text.
+struct Control<'s> {
+    name: &'s str,
+    full: &'s str,
+    s: &'s Map<String, Value>,
+    required: bool,
+    id: String,
+    label: String,
+    mark: &'static str,
+    help: String,
+    described: String,
+    param_desc: String,
+    req: &'static str,
+}
+
+impl<'s> Control<'s> {
+    /// Derives the shared attributes of the field `full` of `tool` from its schema `s`.
+    fn new(
+        tool: &str,
+        name: &'s str,
+        full: &'s str,
+        s: &'s Map<String, Value>,
+        required: bool,
+    ) -> Self {
+        let id = format!("ts-{}-{}", tool, full.replace('.', "-"));
         let help_id = format!("{id}-help");
         let label = s
             .get("title")
@@ -569,288 +966,31 @@ impl Renderer<'_> {
             format!(" toolparamdescription=\"{}\"", attr(description))
         };
         let req = if required { " required" } else { "" };
-        let field = |kind: &'static str| Field {
-            name: name.to_string(),
-            kind,
+        Control {
+            name,
+            full,
+            s,
             required,
+            id,
+            label,
+            mark,
+            help,
+            described,
+            param_desc,
+            req,
+        }
+    }
+
+    /// The descriptor of this field, of the given kind, with no items or nested fields.
+    fn field(&self, kind: &'static str) -> Field {
+        Field {
+            name: self.name.to_string(),
+            kind,
+            required: self.required,
             items: None,
             lines: false,
             default_true: false,
             fields: Vec::new(),
-        };
-
-        // An enumeration: radio buttons (or a select when long), labelled by the value titles.
-        if let Some(options) = choices(s) {
-            let kind = value_kind(options.iter().map(|(v, _)| v));
-            if kind != "string" {
-                self.gap(full, "type", format!("the values are {kind}s, which a control submits as text; the page's script sends them as {kind}s, but the browser's schema says string"));
-                self.declarative = false;
-            }
-            let _ = write!(
-                self.out,
-                "  <div class=\"toolsmith-field\">\n    <fieldset{param_desc}{described}>\n    <legend>{}{mark}</legend>{help}\n",
-                text(&label)
-            );
-            if options.len() <= RADIO_LIMIT {
-                for (i, (value, title)) in options.iter().enumerate() {
-                    let checked = if s.get("default") == Some(value) {
-                        " checked"
-                    } else {
-                        ""
-                    };
-                    let _ = writeln!(
-                        self.out,
-                        "    <label><input type=\"radio\" id=\"{}\" name=\"{}\" value=\"{}\"{req}{checked}> {}</label>",
-                        attr(&format!("{id}-{i}")),
-                        attr(full),
-                        attr(&shown(value)),
-                        text(title)
-                    );
-                }
-            } else {
-                // Chromium takes a select's description from the select itself (a radio
-                // group's from its fieldset).
-                let _ = writeln!(
-                    self.out,
-                    "    <select id=\"{}\" name=\"{}\"{req}{param_desc}>",
-                    attr(&id),
-                    attr(full)
-                );
-                if !required {
-                    self.gap(full, "enum", "an optional list of choices has an empty first option (\"(none)\"); the browser's schema lists it as the value \"\", which the page's script sends as no value");
-                    let _ = writeln!(self.out, "      <option value=\"\">(none)</option>");
-                }
-                for (value, title) in &options {
-                    let selected = if s.get("default") == Some(value) {
-                        " selected"
-                    } else {
-                        ""
-                    };
-                    let _ = writeln!(
-                        self.out,
-                        "      <option value=\"{}\"{selected}>{}</option>",
-                        attr(&shown(value)),
-                        text(title)
-                    );
-                }
-                let _ = writeln!(self.out, "    </select>");
-            }
-            let _ = writeln!(self.out, "    </fieldset>\n  </div>");
-            return field(kind);
-        }
-
-        match json_type(s) {
-            Some("boolean") => {
-                let checked = if s.get("default") == Some(&Value::Bool(true)) {
-                    " checked"
-                } else {
-                    ""
-                };
-                if required {
-                    self.gap(full, "required", "a checkbox is never required (that would force it checked); the page's script always sends true or false, so the call carries it");
-                }
-                let _ = writeln!(
-                    self.out,
-                    "  <div class=\"toolsmith-field\">\n    <label><input type=\"checkbox\" id=\"{}\" name=\"{}\" value=\"true\"{checked}{param_desc}{described}> {}{mark}</label>{help}\n  </div>",
-                    attr(&id),
-                    attr(full),
-                    text(&label)
-                );
-                let mut f = field("boolean");
-                f.default_true = !checked.is_empty();
-                f
-            }
-            Some(t @ ("integer" | "number")) => {
-                let mut attrs = String::new();
-                let integer = t == "integer";
-                let lower = num(s, "minimum").or_else(|| {
-                    num(s, "exclusiveMinimum").and_then(|x| integer.then(|| x.floor() + 1.0))
-                });
-                let upper = num(s, "maximum").or_else(|| {
-                    num(s, "exclusiveMaximum").and_then(|x| integer.then(|| x.ceil() - 1.0))
-                });
-                if !integer {
-                    for key in ["exclusiveMinimum", "exclusiveMaximum"] {
-                        if s.contains_key(key) {
-                            self.gap(full, key, "a number field has no exclusive bound; the toolbox refuses the bound itself");
-                        }
-                    }
-                }
-                if let Some(x) = lower {
-                    let _ = write!(attrs, " min=\"{}\"", number_text(x));
-                }
-                if let Some(x) = upper {
-                    let _ = write!(attrs, " max=\"{}\"", number_text(x));
-                }
-                let step = match num(s, "multipleOf") {
-                    Some(m) => number_text(m),
-                    None if integer => "1".to_string(),
-                    None => "any".to_string(),
-                };
-                if integer && num(s, "multipleOf").is_some_and(|m| m.fract() != 0.0) {
-                    self.gap(full, "multipleOf", "a fractional step on a whole number");
-                }
-                if let Some(d) = s.get("default").and_then(Value::as_f64) {
-                    let _ = write!(attrs, " value=\"{}\"", number_text(d));
-                }
-                let _ = writeln!(
-                    self.out,
-                    "  <div class=\"toolsmith-field\">\n    <label for=\"{}\">{}{mark}</label>{help}\n    <input type=\"number\" id=\"{}\" name=\"{}\" step=\"{step}\"{attrs}{req}{param_desc}{described}>\n  </div>",
-                    attr(&id),
-                    text(&label),
-                    attr(&id),
-                    attr(full)
-                );
-                field(if integer { "integer" } else { "number" })
-            }
-            Some("string") => {
-                let max = s.get("maxLength").and_then(Value::as_u64);
-                let min = s.get("minLength").and_then(Value::as_u64);
-                let format = s.get("format").and_then(Value::as_str);
-                let pattern = s.get("pattern").and_then(Value::as_str);
-                let long = max.is_some_and(|m| m > TEXTAREA_FROM) && pattern.is_none();
-                let mut attrs = String::new();
-                if let Some(m) = min {
-                    let _ = write!(attrs, " minlength=\"{m}\"");
-                }
-                if let Some(m) = max {
-                    let _ = write!(attrs, " maxlength=\"{m}\"");
-                }
-                if min.is_some() || max.is_some() {
-                    self.gap(full, "minLength/maxLength", "the browser derives no length limits from a text field; the field checks them as a person types, and the toolbox checks every call");
-                }
-                if let Some(p) = pattern {
-                    // HTML anchors a pattern at both ends; JSON Schema searches anywhere in the
-                    // text. `.*(?:p).*` accepts, anchored, exactly what `p` finds unanchored.
-                    let _ = write!(attrs, " pattern=\"{}\"", attr(&format!(".*(?:{p}).*")));
-                }
-                if let Some(d) = s.get("default").and_then(Value::as_str) {
-                    if !long {
-                        let _ = write!(attrs, " value=\"{}\"", attr(d));
-                    }
-                }
-                let input_type = match format {
-                    Some("date") => "date",
-                    Some("email") => "email",
-                    Some("uri") => "url",
-                    _ => "text",
-                };
-                let _ = write!(
-                    self.out,
-                    "  <div class=\"toolsmith-field\">\n    <label for=\"{}\">{}{mark}</label>{help}\n",
-                    attr(&id),
-                    text(&label)
-                );
-                if long {
-                    let default = s.get("default").and_then(Value::as_str).unwrap_or("");
-                    let _ = writeln!(
-                        self.out,
-                        "    <textarea id=\"{}\" name=\"{}\"{attrs}{req}{param_desc}{described}>{}</textarea>\n  </div>",
-                        attr(&id),
-                        attr(full),
-                        text(default)
-                    );
-                } else {
-                    let _ = writeln!(
-                        self.out,
-                        "    <input type=\"{input_type}\" id=\"{}\" name=\"{}\"{attrs}{req}{param_desc}{described}>\n  </div>",
-                        attr(&id),
-                        attr(full)
-                    );
-                }
-                field("string")
-            }
-            Some("array") => {
-                let items = s.get("items").and_then(Value::as_object);
-                let item_choices = items.and_then(choices);
-                if let Some(options) = item_choices {
-                    // A list of choices: a group of checkboxes, which the browser derives as an
-                    // array of those values with `uniqueItems`.
-                    let kind = value_kind(options.iter().map(|(v, _)| v));
-                    if kind != "string" {
-                        self.not_declarative(full, "a list of non-text choices");
-                    }
-                    if !s
-                        .get("uniqueItems")
-                        .and_then(Value::as_bool)
-                        .unwrap_or(false)
-                    {
-                        self.gap(full, "uniqueItems", "a group of checkboxes picks each value at most once; the spec would allow repeats");
-                    }
-                    for key in ["minItems", "maxItems"] {
-                        if s.contains_key(key) {
-                            self.gap(
-                                full,
-                                key,
-                                "a group of checkboxes has no count limit; the toolbox checks it",
-                            );
-                        }
-                    }
-                    let _ = write!(
-                        self.out,
-                        "  <div class=\"toolsmith-field\">\n    <fieldset{param_desc}{described}>\n    <legend>{}{mark}</legend>{help}\n",
-                        text(&label)
-                    );
-                    for (i, (value, title)) in options.iter().enumerate() {
-                        let _ = writeln!(
-                            self.out,
-                            "    <label><input type=\"checkbox\" id=\"{}\" name=\"{}\" value=\"{}\"> {}</label>",
-                            attr(&format!("{id}-{i}")),
-                            attr(full),
-                            attr(&shown(value)),
-                            text(title)
-                        );
-                    }
-                    let _ = writeln!(self.out, "    </fieldset>\n  </div>");
-                    let mut f = field("array");
-                    f.items = Some(kind_static(kind));
-                    return f;
-                }
-                // A list of free values: one per line in a text area. The browser derives a
-                // string from it, so the form is for people only.
-                let item_kind = items
-                    .and_then(json_type)
-                    .map(kind_static)
-                    .unwrap_or("string");
-                self.not_declarative(full, "a list of free values");
-                let _ = writeln!(
-                    self.out,
-                    "  <div class=\"toolsmith-field\">\n    <label for=\"{}\">{}{mark}</label>{help}\n    <p class=\"toolsmith-help\">One per line.</p>\n    <textarea id=\"{}\" name=\"{}\"{req}{described}></textarea>\n  </div>",
-                    attr(&id),
-                    text(&label),
-                    attr(&id),
-                    attr(full)
-                );
-                let mut f = field("array");
-                f.items = Some(item_kind);
-                f.lines = true;
-                f
-            }
-            Some("object") => {
-                self.not_declarative(full, "a nested object");
-                let _ = write!(
-                    self.out,
-                    "  <div class=\"toolsmith-field\">\n    <fieldset{described}>\n    <legend>{}{mark}</legend>{help}\n",
-                    text(&label)
-                );
-                let nested = self.fields(&Value::Object(s.clone()), &format!("{full}."));
-                let _ = writeln!(self.out, "    </fieldset>\n  </div>");
-                let mut f = field("object");
-                f.fields = nested;
-                f
-            }
-            _ => {
-                self.not_declarative(full, "a value of no single JSON type");
-                let _ = writeln!(
-                    self.out,
-                    "  <div class=\"toolsmith-field\">\n    <label for=\"{}\">{}{mark} (JSON)</label>{help}\n    <textarea id=\"{}\" name=\"{}\"{req}{described}></textarea>\n  </div>",
-                    attr(&id),
-                    text(&label),
-                    attr(&id),
-                    attr(full)
-                );
-                field("json")
-            }
         }
     }
 }

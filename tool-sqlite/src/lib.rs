@@ -408,6 +408,8 @@ struct ClaimRow {
 /// A lease that has not lapsed and is `?2`'s (`?1` the key, `?3` now).
 const HELD: &str = "key = ?1 AND token = ?2 AND outcome IS NULL AND expires_at_ms > ?3";
 
+/// Claims `key` for `req` in one immediate transaction: reads the key's row, then answers from
+/// it or writes the caller's lease.
 fn claim_now(
     inner: &Inner,
     conn: &mut Connection,
@@ -419,32 +421,7 @@ fn claim_now(
         .transaction_with_behavior(TransactionBehavior::Immediate)
         .map_err(|e| inner.error(step, &e))?;
     let now = now_ms();
-    let row = tx
-        .prepare_cached(
-            "SELECT token, operation_id, request, started, outcome, expires_at_ms \
-             FROM state_claims WHERE key = ?1",
-        )
-        .and_then(|mut stmt| {
-            stmt.query_row(params![key], |row| {
-                Ok(ClaimRow {
-                    token: row.get(0)?,
-                    operation_id: row.get(1)?,
-                    request: row.get(2)?,
-                    started: row.get(3)?,
-                    outcome: row.get(4)?,
-                    expires_at_ms: row.get(5)?,
-                })
-            })
-            .optional()
-        })
-        .map_err(|e| {
-            if is_decoding(&e) {
-                inner.foreign("state_claims", key, e)
-            } else {
-                inner.error(step, &e)
-            }
-        })?;
-    if let Some(row) = row {
+    if let Some(row) = read_claim_row(inner, &tx, step, key)? {
         if row.token.is_none() && row.outcome.is_none() {
             return Err(inner.foreign(
                 "state_claims",
@@ -454,38 +431,105 @@ fn claim_now(
         }
         if row.expires_at_ms > now {
             // Live: answered as it is; nothing is written (the transaction rolls back).
-            return match (row.outcome, row.token) {
-                (Some(text), _) => decode_outcome(inner, key, &text).map(ClaimState::Recorded),
-                (None, Some(holder)) if holder == req.token => Ok(ClaimState::Claimed),
-                _ => Ok(ClaimState::Running {
-                    operation_id: row.operation_id,
-                    request: row.request,
-                }),
-            };
+            return live_claim_state(inner, key, req, row);
         }
         if row.outcome.is_none() && row.started {
-            // The lapsed lease of a run that had started: its outcome is unknown for the window.
-            let outcome = StoredOutcome {
-                operation_id: row.operation_id,
-                reference: None,
-                unknown: true,
-                request: row.request,
-                at_unix_ms: u64::try_from(now).unwrap_or(0),
-            };
-            let text = serde_json::to_string(&outcome).map_err(|e| inner.error(step, &e_sql(e)))?;
-            tx.prepare_cached(
-                "UPDATE state_claims SET token = NULL, outcome = ?2, expires_at_ms = ?3 \
-                 WHERE key = ?1",
-            )
-            .and_then(|mut stmt| {
-                stmt.execute(params![key, text, now.saturating_add(req.window_ms)])
-            })
-            .and_then(|_| tx.commit())
-            .map_err(|e| inner.error(step, &e))?;
-            return Ok(ClaimState::Recorded(outcome));
+            return record_lost_run(inner, tx, step, key, req, row, now);
         }
     }
     // Free, an unstarted lapsed lease, or an outcome past its window: the caller's lease.
+    write_lease(inner, tx, step, key, req, now)?;
+    Ok(ClaimState::Claimed)
+}
+
+/// Reads the key's row in `state_claims`, if any (a row this crate cannot decode is foreign).
+fn read_claim_row(
+    inner: &Inner,
+    tx: &rusqlite::Transaction<'_>,
+    step: &str,
+    key: &str,
+) -> Result<Option<ClaimRow>, BackendError> {
+    tx.prepare_cached(
+        "SELECT token, operation_id, request, started, outcome, expires_at_ms \
+         FROM state_claims WHERE key = ?1",
+    )
+    .and_then(|mut stmt| {
+        stmt.query_row(params![key], |row| {
+            Ok(ClaimRow {
+                token: row.get(0)?,
+                operation_id: row.get(1)?,
+                request: row.get(2)?,
+                started: row.get(3)?,
+                outcome: row.get(4)?,
+                expires_at_ms: row.get(5)?,
+            })
+        })
+        .optional()
+    })
+    .map_err(|e| {
+        if is_decoding(&e) {
+            inner.foreign("state_claims", key, e)
+        } else {
+            inner.error(step, &e)
+        }
+    })
+}
+
+/// The answer of a live row: its outcome, the caller's own lease, or another caller's run.
+fn live_claim_state(
+    inner: &Inner,
+    key: &str,
+    req: &OwnedClaim,
+    row: ClaimRow,
+) -> Result<ClaimState, BackendError> {
+    match (row.outcome, row.token) {
+        (Some(text), _) => decode_outcome(inner, key, &text).map(ClaimState::Recorded),
+        (None, Some(holder)) if holder == req.token => Ok(ClaimState::Claimed),
+        _ => Ok(ClaimState::Running {
+            operation_id: row.operation_id,
+            request: row.request,
+        }),
+    }
+}
+
+/// Records an unknown outcome for the lapsed lease of a started run, and commits.
+fn record_lost_run(
+    inner: &Inner,
+    tx: rusqlite::Transaction<'_>,
+    step: &str,
+    key: &str,
+    req: &OwnedClaim,
+    row: ClaimRow,
+    now: i64,
+) -> Result<ClaimState, BackendError> {
+    // The lapsed lease of a run that had started: its outcome is unknown for the window.
+    let outcome = StoredOutcome {
+        operation_id: row.operation_id,
+        reference: None,
+        unknown: true,
+        request: row.request,
+        at_unix_ms: u64::try_from(now).unwrap_or(0),
+    };
+    let text = serde_json::to_string(&outcome).map_err(|e| inner.error(step, &e_sql(e)))?;
+    tx.prepare_cached(
+        "UPDATE state_claims SET token = NULL, outcome = ?2, expires_at_ms = ?3 \
+         WHERE key = ?1",
+    )
+    .and_then(|mut stmt| stmt.execute(params![key, text, now.saturating_add(req.window_ms)]))
+    .and_then(|_| tx.commit())
+    .map_err(|e| inner.error(step, &e))?;
+    Ok(ClaimState::Recorded(outcome))
+}
+
+/// Writes the caller's lease over whatever the key's row held, and commits.
+fn write_lease(
+    inner: &Inner,
+    tx: rusqlite::Transaction<'_>,
+    step: &str,
+    key: &str,
+    req: &OwnedClaim,
+    now: i64,
+) -> Result<(), BackendError> {
     tx.prepare_cached(
         "INSERT OR REPLACE INTO state_claims \
          (key, token, operation_id, request, started, outcome, expires_at_ms) \
@@ -502,8 +546,7 @@ fn claim_now(
         ])
     })
     .and_then(|_| tx.commit())
-    .map_err(|e| inner.error(step, &e))?;
-    Ok(ClaimState::Claimed)
+    .map_err(|e| inner.error(step, &e))
 }
 
 /// A serialization failure as a rusqlite error, for [`Inner::error`].
