@@ -43,9 +43,10 @@ use std::collections::HashSet;
 use std::io::Write as _;
 use std::sync::Mutex;
 use std::time::Duration;
+use toolsmith::client::{LogLevel, SampleRequest};
 use toolsmith::content::{Audio, Content, Image, Resource};
 use toolsmith::mcp::McpServer;
-use toolsmith::{codes, tool, Client, Effects, LogLevel, Progress, Question, SampleRequest};
+use toolsmith::{codes, tool, Client, Effects, Progress, Question};
 use toolsmith::{Tool, ToolError, ToolSpec, Toolbox};
 
 const USAGE: &str = "usage: conformance_server [PORT]   (0 or none: any free port)";

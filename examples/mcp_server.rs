@@ -52,10 +52,11 @@ use std::io::Write as _;
 use std::path::PathBuf;
 use std::sync::{Arc, OnceLock, Weak};
 use std::time::Duration;
+use toolsmith::approval::sync_approver;
 use toolsmith::mcp::McpServer;
 use toolsmith::state::StateStore;
+use toolsmith::Approval;
 use toolsmith::{model, tool, Policy, Progress, SecretKey, ToolError, Toolbox};
-use toolsmith::{sync_approver, Approval};
 
 const USAGE: &str = "usage: mcp_server ROOT [--http 127.0.0.1:PORT] [--allow-writes] [--demo] \
                      [--store memory|redis://...|postgres://...] [--claim-lease-ms N]";

@@ -39,27 +39,93 @@
 //!
 //! # The surface
 //!
-//! Everything is reached through `toolsmith::`. The root carries the macros ([`tool`],
-//! [`tools`], [`model`]) and tool-core's curated surface, grouped by concern: defining tools
-//! ([`Tool`], [`ToolSpec`], [`Effects`], [`ToolError`], [`Reply`], [`Context`], [`Progress`]),
-//! building a toolbox ([`Toolbox`], [`ToolboxBuilder`], [`BuildError`]), calling ([`Arguments`],
-//! [`CallOptions`], [`Envelope`], [`Status`]) and the boundary ([`Policy`], [`Caller`],
-//! [`Approver`], [`Hooks`], [`RecordStore`], [`Redactor`], [`AuditSink`], [`Fault`]). Four
-//! namespaces are named on purpose: [`codes`] (the stable error codes), [`export`] (targets,
-//! artifacts, the snapshot check), [`lint`] and [`pipeline`] (host stages); with features also
-//! `mcp`, `workspace`, `sqlite`, `postgres` and `redis`.
+//! Everything is reached through `toolsmith::`, each item at one path. The root holds what a tool
+//! author and a host write every day:
+//!
+//! - the macros [`tool`], [`tools`] and [`model`];
+//! - defining tools: [`Tool`], [`ToolSpec`], [`Effects`], [`ToolError`], [`Reply`], [`Context`],
+//!   [`Client`], [`Question`], [`Answer`], [`Progress`], [`Namespace`], [`Deprecation`];
+//! - building a toolbox: [`Toolbox`], [`ToolboxBuilder`], [`BuildError`], [`Problem`],
+//!   [`NotRegistered`];
+//! - calling: [`Arguments`], [`CallOptions`], [`Envelope`], [`Status`];
+//! - the boundary: [`Policy`], [`Caller`], [`Effect`], [`Denial`], [`DenialReason`],
+//!   [`Approval`], [`ApprovalRequest`], [`Approver`], [`Hooks`], [`Redactor`], [`RedactError`],
+//!   [`SecretKey`], [`KeyError`].
+//!
+//! The rest is in modules named for what they hold: [`approval`] (ready-made approvers, the
+//! hooks' types), [`audit`] (records and sinks), [`budget`] (output budgets, pages, record
+//! stores), [`client`] (what a tool asks of its client, progress sinks), [`codes`] (the stable
+//! error codes), [`content`] (images, audio, resources), [`export`] (targets, artifacts, the
+//! snapshot check), [`fault`] (failures of the host's own parts), [`idempotency`], [`lint`],
+//! [`pipeline`] (host stages), [`spec`] (the spec's smaller parts), [`state`] (state shared by
+//! replicas) and [`validate`]; with features also `mcp`, `workspace`, `sqlite`, `postgres`,
+//! `redis` and `ui`. The dependencies whose derives the generated code uses are re-exported as
+//! [`serde`], [`serde_json`], [`schemars`] and [`regex`].
 
 #![deny(unreachable_pub, missing_docs)]
 // docs.rs (which sets `docsrs`) marks each feature-gated item with the feature it needs.
 #![cfg_attr(docsrs, feature(doc_cfg))]
-// The curated surface of tool-core: its root items and its public namespaces (`codes`, `export`,
-// `lint`, `pipeline`); `workspace`, `sqlite` and `redis` are crates of their own, below.
-pub use tool_core::*;
-// `export` is tool-core's, re-exported whole; the facade's own module gives it the guide.
+// The root: what a user writes every day, each named (no glob), each at this one path.
+pub use tool_core::{
+    Answer, Approval, ApprovalRequest, Approver, Arguments, BuildError, CallOptions, Caller,
+    Client, Context, Denial, DenialReason, Deprecation, Effect, Effects, Envelope, Hooks, KeyError,
+    Namespace, NotRegistered, Policy, Problem, Progress, Question, RedactError, Redactor, Reply,
+    SecretKey, Status, Tool, ToolError, ToolSpec, Toolbox, ToolboxBuilder,
+};
+
+// tool-core's namespaces, each re-exported by name.
+#[doc(inline)]
+pub use tool_core::{audit, budget, codes, content, idempotency, lint, pipeline, state, validate};
+
+/// Approving consequential calls: the ready-made approvers and the types of the before/after
+/// hooks. The overview is on [`Approver`]; the approval stage's place in a call
+/// is in [`guide::boundary`].
+pub mod approval {
+    #[doc(inline)]
+    pub use tool_core::{
+        approve_all, escape_for_display, fn_approver, reject_all, sync_approver, AfterHook,
+        ApprovalBasis, ApprovalFuture, ApproveAll, BeforeHook, CallInfo, FnApprover, RejectAll,
+    };
+}
+
+/// What a running tool asks of the client that called it (log messages, a completion from the
+/// client's model, a question to the user) and where its progress reports go. The overviews are
+/// on [`Client`] and [`Progress`].
+pub mod client {
+    #[doc(inline)]
+    pub use tool_core::{
+        with_client, with_progress, ClientChannel, ClientError, ClientFuture, LogLevel, LogMessage,
+        ProgressReport, ProgressSink, QuestionError, SampleRequest, SampleResult, UnknownLogLevel,
+    };
+}
+
+/// Faults of the host's own parts during a call: an audit sink, a record store or a state store
+/// that fails, an approver that panics. The call still answers with an envelope; the fault is
+/// counted ([`Toolbox::faults`]) and passed to the callback set with
+/// [`ToolboxBuilder::on_fault`]. The overview is on [`Fault`](fault::Fault).
+pub mod fault {
+    #[doc(inline)]
+    pub use tool_core::{BackendError, Fault, FaultCounts, FaultHandler, FaultKind};
+}
+
+/// The smaller parts of a [`ToolSpec`]: a lint exception it carries ([`Allow`](spec::Allow))
+/// and its icons ([`Icon`](spec::Icon), [`IconTheme`](spec::IconTheme)).
+pub mod spec {
+    #[doc(inline)]
+    pub use tool_core::{Allow, Icon, IconTheme};
+}
+
 #[doc = include_str!("docs/export.md")]
 pub mod export {
     #[doc(inline)]
-    pub use tool_core::export::*;
+    pub use tool_core::export::{
+        check_namespaces, check_snapshot, default_artifact_dir, export, export_text,
+        export_text_with, export_tool, export_tool_text, export_with, mcp, mcp_call_parts,
+        mcp_call_result, name_rejected_by, tool_result, update_requested, write_artifacts,
+        write_artifacts_with, ArtifactError, ArtifactReport, ExportError, ExportErrorKind,
+        ExportOptions, McpCallParts, McpVersion, NameRule, SnapshotDrift, Target, ToolSearch,
+        ENVELOPE_META_KEY, UPDATE_ENV,
+    };
 }
 
 #[doc = include_str!("docs/mcp.md")]
@@ -103,8 +169,6 @@ pub mod workspace {
         MAX_NAME_BYTES, MAX_PATH_BYTES, MAX_SEARCH_DEPTH,
     };
 }
-#[cfg(feature = "workspace")]
-pub use workspace::{Workspace, WorkspaceError};
 /// The durable record store on SQLite (feature `sqlite`; the `tool-sqlite` crate): kept results
 /// and idempotency records survive a restart. It is a state store too: the processes of one
 /// machine that open the same file share idempotency claims, outcomes and kept results (for
@@ -156,6 +220,4 @@ pub use tool_core::__deps::serde_json;
 
 /// Items the generated code refers to. Not public API.
 #[doc(hidden)]
-pub mod __private {
-    pub use tool_core::__private::*;
-}
+pub use tool_core::__private;

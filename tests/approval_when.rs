@@ -9,11 +9,10 @@
 use serde_json::json;
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex};
+use toolsmith::approval::{sync_approver, ApprovalBasis};
+use toolsmith::audit::{AuditEvent, MemorySink};
 use toolsmith::export::{export, McpVersion, Target};
-use toolsmith::{
-    sync_approver, tool, Approval, ApprovalBasis, ApprovalRequest, AuditEvent, MemorySink, Status,
-    Toolbox,
-};
+use toolsmith::{tool, Approval, ApprovalRequest, Status, Toolbox};
 
 /// The condition: a transfer above 100 NOK, or one to an account abroad, needs the user.
 fn over_limit(amount: &u32, to: &str, memo: &Option<String>) -> bool {

@@ -8,13 +8,14 @@ use common::{create_ticket, wire, Runs, SharedStore};
 use serde_json::{json, Value};
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
+use toolsmith::approval::{fn_approver, reject_all};
+use toolsmith::audit::{AuditEvent, AuditRecord, AuditSink, JsonLinesSink, MemorySink};
 use toolsmith::export::{McpVersion, Target};
-use toolsmith::{fn_approver, reject_all, Approval, ApprovalRequest, Hooks};
 use toolsmith::{
     model, tool, CallOptions, Effects, Envelope, Status, Tool, ToolError, ToolSpec, Toolbox,
     ToolboxBuilder,
 };
-use toolsmith::{AuditEvent, AuditRecord, AuditSink, JsonLinesSink, MemorySink};
+use toolsmith::{Approval, ApprovalRequest, Hooks};
 use toolsmith::{Caller, Effect, Policy};
 
 /// The signed-in user of this session (the host knows it; the model does not supply it).
@@ -550,8 +551,8 @@ fn create_accounts(
 
 #[tokio::test]
 async fn results_kept_for_duplicates_are_redacted() {
-    use toolsmith::RecordStore;
-    let store = Arc::new(toolsmith::MemoryRecordStore::default());
+    use toolsmith::budget::RecordStore;
+    let store = Arc::new(toolsmith::budget::MemoryRecordStore::default());
     let tb = Toolbox::builder()
         .tool(create_accounts::tool())
         .record_store(SharedStore(store.clone()))

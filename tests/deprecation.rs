@@ -8,11 +8,9 @@ use serde_json::{json, Value};
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, SystemTime};
+use toolsmith::audit::{AuditEvent, DeprecationState, MemorySink};
 use toolsmith::export::{McpVersion, Target};
-use toolsmith::{
-    tool, AuditEvent, Caller, Deprecation, DeprecationState, Effects, MemorySink, Policy, Problem,
-    Tool, ToolSpec, Toolbox,
-};
+use toolsmith::{tool, Caller, Deprecation, Effects, Policy, Problem, Tool, ToolSpec, Toolbox};
 
 const NOTICE: &str =
     "Deprecated since version 3: bookings moved to one tool. Use `book_trip` instead.";

@@ -9,8 +9,8 @@ use serde_json::{json, Value};
 use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use std::sync::Arc;
 use std::time::Duration;
+use toolsmith::budget::{MemoryRecordStore, RecordStore};
 use toolsmith::{model, tool, Envelope, Reply, Status, Tool, ToolError, ToolSpec, Toolbox};
-use toolsmith::{MemoryRecordStore, RecordStore};
 
 // ---------------------------------------------------------------- one envelope per status
 
@@ -735,7 +735,7 @@ async fn a_result_that_breaks_the_output_schema_is_failed() {
             }
         })
     });
-    let sink = Arc::new(toolsmith::MemorySink::new());
+    let sink = Arc::new(toolsmith::audit::MemorySink::new());
     let tb = Toolbox::builder()
         .tool(tool)
         .shared_audit(sink.clone())

@@ -10,7 +10,8 @@ mod tools;
 use common::call_blocking as call;
 use serde_json::{json, Value};
 use std::sync::{Arc, Mutex};
-use toolsmith::{sync_approver, Approval};
+use toolsmith::approval::sync_approver;
+use toolsmith::Approval;
 use toolsmith::{Envelope, Status, Toolbox};
 
 type Seen = Arc<Mutex<Vec<Value>>>;

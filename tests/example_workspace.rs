@@ -11,7 +11,8 @@ use serde_json::{json, Value};
 use std::fs;
 use std::path::Path;
 use std::sync::{Arc, Mutex};
-use toolsmith::{sync_approver, Approval};
+use toolsmith::approval::sync_approver;
+use toolsmith::Approval;
 use toolsmith::{Envelope, Status, Toolbox};
 
 // The shared tree (`base/ws` is the workspace, `base/outside` is not) with the links and the

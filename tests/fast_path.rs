@@ -7,7 +7,8 @@
 use serde_json::json;
 use std::io::Write;
 use std::sync::{Arc, Mutex};
-use toolsmith::{model, tool, Envelope, MemorySink, Status, Toolbox};
+use toolsmith::audit::MemorySink;
+use toolsmith::{model, tool, Envelope, Status, Toolbox};
 
 /// Adds a number of units to a stock level. Returns the new level.
 #[tool(read_only)]

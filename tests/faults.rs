@@ -12,13 +12,14 @@ use std::path::PathBuf;
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
+use toolsmith::approval::fn_approver;
+use toolsmith::audit::{AuditRecord, AuditSink, MemorySink};
+use toolsmith::budget::{MemoryRecordStore, RecordStore};
+use toolsmith::fault::{BackendError, Fault, FaultKind};
+use toolsmith::idempotency::StoredOutcome;
 use toolsmith::sqlite::SqliteRecordStore;
-use toolsmith::StoredOutcome;
-use toolsmith::{fn_approver, Approval, ApprovalRequest};
 use toolsmith::{tool, CallOptions, Status, Tool, ToolSpec, Toolbox};
-use toolsmith::{AuditRecord, AuditSink, MemorySink};
-use toolsmith::{BackendError, Fault, FaultKind};
-use toolsmith::{MemoryRecordStore, RecordStore};
+use toolsmith::{Approval, ApprovalRequest};
 
 /// Fails on purpose. Returns nothing.
 #[tool(read_only)]
@@ -395,7 +396,7 @@ async fn a_failing_record_store_is_counted_and_reported_and_the_call_still_answe
         .tool(list_rows::tool())
         .tool(send_payment::tool())
         .shared_context(Arc::clone(&runs))
-        .approver(toolsmith::ApproveAll)
+        .approver(toolsmith::approval::ApproveAll)
         .record_store(SharedFlaky(Arc::clone(&store)))
         .on_fault(on_fault)
         .build()
@@ -557,7 +558,7 @@ async fn after_the_window_a_durable_record_no_longer_refuses() {
         Toolbox::builder()
             .tool(send_payment::tool())
             .shared_context(Arc::clone(&runs))
-            .approver(toolsmith::ApproveAll)
+            .approver(toolsmith::approval::ApproveAll)
             .record_store(SqliteRecordStore::open(&path).unwrap())
             .idempotency_window(Duration::from_millis(1))
             .build()
@@ -614,7 +615,7 @@ async fn an_unreadable_durable_store_refuses_a_keyed_write_rather_than_risk_a_se
     let tb = Toolbox::builder()
         .tool(send_payment::tool())
         .shared_context(Arc::clone(&runs))
-        .approver(toolsmith::ApproveAll)
+        .approver(toolsmith::approval::ApproveAll)
         .record_store(UnreadableOutcomes(MemoryRecordStore::default()))
         .on_fault(on_fault)
         .build()

@@ -20,7 +20,8 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{mpsc, Arc, Barrier, Condvar, Mutex};
 use std::time::{Duration, Instant};
 use tokio::sync::watch;
-use toolsmith::{tool, CallOptions, Envelope, MemorySink, Status, Toolbox};
+use toolsmith::audit::MemorySink;
+use toolsmith::{tool, CallOptions, Envelope, Status, Toolbox};
 
 /// How long the control tool stalls the host's only thread.
 const BLOCK: Duration = Duration::from_millis(1_500);

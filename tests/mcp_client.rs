@@ -31,9 +31,12 @@ use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 use tokio::io::{AsyncBufReadExt, AsyncWriteExt, BufReader};
+use toolsmith::approval::sync_approver;
+use toolsmith::audit::{AuditEvent, MemorySink};
+use toolsmith::client::{LogLevel, SampleRequest};
 use toolsmith::mcp::McpServer;
-use toolsmith::{codes, model, tool, AuditEvent, Client, LogLevel, MemorySink, SampleRequest};
-use toolsmith::{sync_approver, Approval, Status, ToolError, Toolbox};
+use toolsmith::{codes, model, tool, Client};
+use toolsmith::{Approval, Status, ToolError, Toolbox};
 
 /// A generous bound on every wait, so a broken server fails the test instead of hanging it.
 const BOUND: Duration = Duration::from_secs(30);

@@ -25,7 +25,8 @@ use std::sync::Arc;
 use std::time::Duration;
 use toolsmith::export::{export, McpVersion, Target};
 use toolsmith::mcp::{CacheScope, McpServer};
-use toolsmith::{tool, Icon, IconTheme, Tool, ToolSpec, Toolbox};
+use toolsmith::spec::{Icon, IconTheme};
+use toolsmith::{tool, Tool, ToolSpec, Toolbox};
 
 const BOUND: Duration = Duration::from_secs(30);
 

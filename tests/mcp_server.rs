@@ -33,11 +33,12 @@ use std::sync::Arc;
 use std::time::Duration;
 use tokio::io::{AsyncBufReadExt, AsyncWriteExt, BufReader};
 use tokio::sync::Notify;
+use toolsmith::approval::sync_approver;
+use toolsmith::audit::{AuditEvent, MemorySink};
 use toolsmith::export::ENVELOPE_META_KEY;
 use toolsmith::mcp::McpServer;
-use toolsmith::{sync_approver, Approval};
+use toolsmith::Approval;
 use toolsmith::{tool, Caller, Policy, Progress, Toolbox};
-use toolsmith::{AuditEvent, MemorySink};
 
 /// A generous bound on every wait, so a broken server fails the test instead of hanging it.
 const BOUND: Duration = Duration::from_secs(30);
@@ -1550,7 +1551,7 @@ fn numbers_toolbox() -> Arc<Toolbox> {
         Toolbox::builder()
             .tool(list_numbers::tool())
             .tool(get_marker::tool())
-            .record_store(toolsmith::MemoryRecordStore::new(2))
+            .record_store(toolsmith::budget::MemoryRecordStore::new(2))
             .build()
             .unwrap(),
     )

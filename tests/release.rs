@@ -866,3 +866,96 @@ fn the_api_reader_reads_rustdoc_markup() {
         "removed: fn toolsmith::f\nchanged: struct toolsmith::A\n  - impl Send for A\nadded: fn toolsmith::g\n"
     );
 }
+
+/// The most names the facade's root may list: the macros, the types a tool author and a host
+/// write every day, the modules that hold the rest, and the four dependency crates the derives
+/// refer to (`serde`, `serde_json`, `schemars`, `regex`).
+const MAX_ROOT_NAMES: usize = 62;
+
+/// The committed snapshot's items: `(kind, path, declaration and the rest of the block)`.
+fn snapshot_items(snapshot: &str) -> Vec<(&str, &str, String)> {
+    let mut items = Vec::new();
+    for block in snapshot.split("\n\n") {
+        let mut lines = block
+            .lines()
+            .skip_while(|l| l.starts_with('#') || l.is_empty());
+        let Some(head) = lines.next() else { continue };
+        let Some((kind, path)) = head.split_once(' ') else {
+            continue;
+        };
+        items.push((kind, path, lines.collect::<Vec<_>>().join("\n")));
+    }
+    items
+}
+
+/// Items reachable at two paths: the same kind, name and declaration under two paths is one item
+/// re-exported twice.
+fn second_paths(items: &[(&str, &str, String)]) -> Vec<String> {
+    let mut seen: BTreeMap<(&str, &str, &str), &str> = BTreeMap::new();
+    let mut twice = Vec::new();
+    for (kind, path, rest) in items {
+        if *kind == "mod" {
+            continue;
+        }
+        let name = path.rsplit("::").next().unwrap_or(path);
+        if let Some(first) = seen.insert((kind, name, rest.as_str()), path) {
+            twice.push(format!("{kind} {name}: {first} and {path}"));
+        }
+    }
+    twice
+}
+
+#[test]
+fn the_facade_root_is_curated_and_each_item_has_one_path() {
+    let snapshot =
+        std::fs::read_to_string(Path::new(ROOT).join(SNAPSHOT)).expect("read the snapshot");
+    let items = snapshot_items(&snapshot);
+
+    // The root: every item right under `toolsmith::`, and the crates it re-exports.
+    let mut root: Vec<String> = items
+        .iter()
+        .filter(|(_, path, _)| path.matches("::").count() == 1)
+        .map(|(_, path, _)| path.to_string())
+        .collect();
+    let (_, _, reexports) = items
+        .iter()
+        .find(|(kind, path, _)| *kind == "mod" && *path == "toolsmith")
+        .expect("the snapshot lists the root's re-exports");
+    root.extend(reexports.lines().map(|l| l.trim().to_string()));
+    assert!(
+        root.len() <= MAX_ROOT_NAMES,
+        "the facade's root lists {} names (at most {MAX_ROOT_NAMES}): put what is not written \
+         every day in a named module\n{root:#?}",
+        root.len()
+    );
+
+    let twice = second_paths(&items);
+    assert!(
+        twice.is_empty(),
+        "items reachable at two paths:\n{}",
+        twice.join("\n")
+    );
+
+    // Re-exports by name: a glob would let every new item of tool-core into the facade unseen.
+    let facade =
+        std::fs::read_to_string(Path::new(ROOT).join("src/lib.rs")).expect("read src/lib.rs");
+    let globs: Vec<&str> = facade
+        .lines()
+        .filter(|l| l.trim_start().starts_with("pub use") && l.contains('*'))
+        .collect();
+    assert!(globs.is_empty(), "glob re-exports in src/lib.rs: {globs:?}");
+}
+
+#[test]
+fn the_curation_check_finds_a_second_path() {
+    let snapshot = "# header\n\nstruct toolsmith::Content\n    pub struct Content;\n\n\
+                    struct toolsmith::content::Content\n    pub struct Content;\n\n\
+                    struct toolsmith::redis::ConnectError\n    pub struct ConnectError(String);\n";
+    let items = snapshot_items(snapshot);
+    assert_eq!(items.len(), 3);
+    assert_eq!(
+        second_paths(&items),
+        ["struct Content: toolsmith::Content and toolsmith::content::Content"]
+    );
+    assert!(second_paths(&items[1..]).is_empty());
+}

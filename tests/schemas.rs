@@ -656,7 +656,7 @@ fn outputs_satisfy_their_output_schema() {
         .tools(all_tools())
         .context(Library { books: 3 })
         // book_room requires approval; a host with no approver denies it.
-        .approver(toolsmith::ApproveAll)
+        .approver(toolsmith::approval::ApproveAll)
         .build()
         .expect("the toolbox builds");
     let calls = [

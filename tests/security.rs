@@ -13,12 +13,13 @@ use common::{create_ticket, Runs, SharedStore};
 use serde_json::{json, Value};
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
+use toolsmith::approval::{fn_approver, CallInfo};
+use toolsmith::audit::{args_digest, MemorySink};
 use toolsmith::budget::{encode_cursor, page_digest};
-use toolsmith::{args_digest, MemorySink};
-use toolsmith::{fn_approver, Approval, ApprovalRequest, CallInfo, Hooks};
+use toolsmith::budget::{MemoryRecordStore, RecordStore};
 use toolsmith::{tool, CallOptions, Effects, Envelope, Status, Tool, ToolError, Toolbox};
+use toolsmith::{Approval, ApprovalRequest, Hooks};
 use toolsmith::{Caller, Policy};
-use toolsmith::{MemoryRecordStore, RecordStore};
 
 /// Released by the test to let a running `book_room` finish.
 #[derive(Default)]
@@ -824,7 +825,7 @@ async fn smaller_gaps_tool_lists_anonymous_ids_and_run_time_tools() {
     let allowed = hand_tool("drop_tables", schema, destructive)
         .spec()
         .clone()
-        .with_allows([toolsmith::Allow::new(
+        .with_allows([toolsmith::spec::Allow::new(
             "destructive_without_approval",
             "a sandbox that is thrown away",
         )]);

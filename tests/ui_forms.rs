@@ -96,10 +96,14 @@ fn toolboxes(dir: &Path) -> Vec<Toolbox> {
     std::fs::create_dir_all(dir.join("ws")).unwrap();
     vec![
         store::toolbox(store::demo_catalogue(), customer).unwrap(),
-        helpdesk::toolbox(&helpdesk::demo_helpdesk(), toolsmith::approve_all()).unwrap(),
+        helpdesk::toolbox(
+            &helpdesk::demo_helpdesk(),
+            toolsmith::approval::approve_all(),
+        )
+        .unwrap(),
         workspace::toolbox(
             workspace::Workspace::open(dir.join("ws")).unwrap(),
-            toolsmith::approve_all(),
+            toolsmith::approval::approve_all(),
         )
         .unwrap(),
         Toolbox::builder().tool(book_room::tool()).build().unwrap(),

@@ -7,8 +7,9 @@
 
 mod tools;
 
+use toolsmith::approval::sync_approver;
 use toolsmith::export::{McpVersion, Target};
-use toolsmith::{sync_approver, Approval};
+use toolsmith::Approval;
 
 #[tokio::main]
 async fn main() -> Result<(), Box<dyn std::error::Error>> {

@@ -9,8 +9,9 @@ mod tools;
 
 use std::fs;
 use std::path::PathBuf;
+use toolsmith::approval::sync_approver;
 use toolsmith::export::{McpVersion, Target};
-use toolsmith::{sync_approver, Approval};
+use toolsmith::Approval;
 
 fn demo_dir() -> std::io::Result<PathBuf> {
     let base =

@@ -25,8 +25,8 @@ use std::collections::HashMap;
 use std::path::PathBuf;
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex};
+use toolsmith::budget::{MemoryRecordStore, RecordStore};
 use toolsmith::{tool, Envelope, Status, Tool, ToolSpec, Toolbox};
-use toolsmith::{MemoryRecordStore, RecordStore};
 
 /// Runs `f` to completion on a fresh [`rt`].
 pub fn block_on<F: std::future::Future>(f: F) -> F::Output {

@@ -3,118 +3,84 @@
 // intended, delete its line and run `TOOLSMITH_UPDATE_SNAPSHOTS=1 bash scripts/public-api.sh`.
 
 mod in_toolsmith {
-    use toolsmith::AfterHook;
-    use toolsmith::Allow;
     use toolsmith::Answer;
     use toolsmith::Approval;
-    use toolsmith::ApprovalBasis;
-    use toolsmith::ApprovalFuture;
     use toolsmith::ApprovalRequest;
-    use toolsmith::ApproveAll;
     use toolsmith::Approver;
     use toolsmith::Arguments;
-    use toolsmith::Audio;
-    use toolsmith::AuditDeprecation;
-    use toolsmith::AuditEvent;
-    use toolsmith::AuditRecord;
-    use toolsmith::AuditSink;
-    use toolsmith::BackendError;
-    use toolsmith::BeforeHook;
     use toolsmith::BuildError;
-    use toolsmith::CallInfo;
     use toolsmith::CallOptions;
     use toolsmith::Caller;
     use toolsmith::Client;
-    use toolsmith::ClientChannel;
-    use toolsmith::ClientError;
-    use toolsmith::ClientFuture;
-    use toolsmith::Content;
     use toolsmith::Context;
-    use toolsmith::DEFAULT_TOOL_THREADS;
     use toolsmith::Denial;
     use toolsmith::DenialReason;
     use toolsmith::Deprecation;
-    use toolsmith::DeprecationState;
-    use toolsmith::ENVELOPE_SCHEMA_VERSION;
     use toolsmith::Effect;
     use toolsmith::Effects;
     use toolsmith::Envelope;
-    use toolsmith::Fault;
-    use toolsmith::FaultCounts;
-    use toolsmith::FaultHandler;
-    use toolsmith::FaultKind;
-    use toolsmith::FnApprover;
     use toolsmith::Hooks;
-    use toolsmith::Icon;
-    use toolsmith::IconTheme;
-    use toolsmith::Image;
-    use toolsmith::JsonLinesSink;
     use toolsmith::KeyError;
-    use toolsmith::LogLevel;
-    use toolsmith::LogMessage;
-    use toolsmith::MemoryRecordStore;
-    use toolsmith::MemorySink;
     use toolsmith::Namespace;
     use toolsmith::NotRegistered;
     use toolsmith::Policy;
     use toolsmith::Problem;
     use toolsmith::Progress;
-    use toolsmith::ProgressReport;
-    use toolsmith::ProgressSink;
     use toolsmith::Question;
-    use toolsmith::QuestionError;
-    use toolsmith::RecordStore;
     use toolsmith::RedactError;
     use toolsmith::Redactor;
-    use toolsmith::RejectAll;
     use toolsmith::Reply;
-    use toolsmith::SampleRequest;
-    use toolsmith::SampleResult;
     use toolsmith::SecretKey;
     use toolsmith::Status;
-    use toolsmith::StoredOutcome;
     use toolsmith::Tool;
     use toolsmith::ToolError;
     use toolsmith::ToolSpec;
     use toolsmith::Toolbox;
     use toolsmith::ToolboxBuilder;
-    use toolsmith::UnknownLogLevel;
-    use toolsmith::Workspace;
-    use toolsmith::WorkspaceError;
-    use toolsmith::approve_all;
-    use toolsmith::args_digest;
+    use toolsmith::approval;
     use toolsmith::audit;
     use toolsmith::budget;
+    use toolsmith::client;
     use toolsmith::codes;
     use toolsmith::content;
-    use toolsmith::escape_for_display;
     use toolsmith::export;
-    use toolsmith::fn_approver;
+    use toolsmith::fault;
     use toolsmith::guide;
     use toolsmith::idempotency;
-    use toolsmith::keyed_args_digest;
     use toolsmith::lint;
     use toolsmith::mcp;
     use toolsmith::model;
-    use toolsmith::new_reference;
     use toolsmith::pipeline;
     use toolsmith::postgres;
     use toolsmith::redis;
     use toolsmith::regex;
-    use toolsmith::reject_all;
     use toolsmith::schemars;
     use toolsmith::serde;
     use toolsmith::serde_json;
+    use toolsmith::spec;
     use toolsmith::sqlite;
     use toolsmith::state;
-    use toolsmith::sync_approver;
     use toolsmith::tool;
     use toolsmith::tools;
     use toolsmith::ui;
     use toolsmith::validate;
-    use toolsmith::with_client;
-    use toolsmith::with_progress;
     use toolsmith::workspace;
+}
+
+mod in_toolsmith_approval {
+    use toolsmith::approval::AfterHook;
+    use toolsmith::approval::ApprovalBasis;
+    use toolsmith::approval::ApprovalFuture;
+    use toolsmith::approval::ApproveAll;
+    use toolsmith::approval::BeforeHook;
+    use toolsmith::approval::CallInfo;
+    use toolsmith::approval::FnApprover;
+    use toolsmith::approval::RejectAll;
+    use toolsmith::approval::approve_all;
+    use toolsmith::approval::escape_for_display;
+    use toolsmith::approval::fn_approver;
+    use toolsmith::approval::reject_all;
+    use toolsmith::approval::sync_approver;
 }
 
 mod in_toolsmith_audit {
@@ -122,14 +88,11 @@ mod in_toolsmith_audit {
     use toolsmith::audit::AuditEvent;
     use toolsmith::audit::AuditRecord;
     use toolsmith::audit::AuditSink;
-    use toolsmith::audit::CANCELLED;
     use toolsmith::audit::DeprecationState;
     use toolsmith::audit::JsonLinesSink;
     use toolsmith::audit::MemorySink;
     use toolsmith::audit::args_digest;
     use toolsmith::audit::keyed_args_digest;
-    use toolsmith::audit::new_operation_id;
-    use toolsmith::audit::rfc3339;
 }
 
 mod in_toolsmith_budget {
@@ -151,10 +114,25 @@ mod in_toolsmith_budget {
     use toolsmith::budget::decode_cursor;
     use toolsmith::budget::encode_cursor;
     use toolsmith::budget::fit;
-    use toolsmith::budget::fit_envelope;
     use toolsmith::budget::fits;
-    use toolsmith::budget::json_chars;
+    use toolsmith::budget::new_reference;
     use toolsmith::budget::page_digest;
+}
+
+mod in_toolsmith_client {
+    use toolsmith::client::ClientChannel;
+    use toolsmith::client::ClientError;
+    use toolsmith::client::ClientFuture;
+    use toolsmith::client::LogLevel;
+    use toolsmith::client::LogMessage;
+    use toolsmith::client::ProgressReport;
+    use toolsmith::client::ProgressSink;
+    use toolsmith::client::QuestionError;
+    use toolsmith::client::SampleRequest;
+    use toolsmith::client::SampleResult;
+    use toolsmith::client::UnknownLogLevel;
+    use toolsmith::client::with_client;
+    use toolsmith::client::with_progress;
 }
 
 mod in_toolsmith_codes {
@@ -265,21 +243,22 @@ mod in_toolsmith_export_mcp {
     use toolsmith::export::mcp::output_wrapped;
 }
 
+mod in_toolsmith_fault {
+    use toolsmith::fault::BackendError;
+    use toolsmith::fault::Fault;
+    use toolsmith::fault::FaultCounts;
+    use toolsmith::fault::FaultHandler;
+    use toolsmith::fault::FaultKind;
+}
+
 mod in_toolsmith_guide {
     use toolsmith::guide::boundary;
     use toolsmith::guide::calling;
 }
 
 mod in_toolsmith_idempotency {
-    use toolsmith::idempotency::Disposition;
-    use toolsmith::idempotency::Duplicate;
-    use toolsmith::idempotency::Gate;
-    use toolsmith::idempotency::GateOutcome;
     use toolsmith::idempotency::IN_PROGRESS_RETRY_AFTER_SECS;
-    use toolsmith::idempotency::IdempotencyGate;
     use toolsmith::idempotency::IdempotencyKey;
-    use toolsmith::idempotency::Refusal;
-    use toolsmith::idempotency::Started;
     use toolsmith::idempotency::StoredOutcome;
     use toolsmith::idempotency::UNAVAILABLE_RETRY_AFTER_SECS;
 }
@@ -347,6 +326,12 @@ mod in_toolsmith_redis {
     use toolsmith::redis::RedisStateStore;
 }
 
+mod in_toolsmith_spec {
+    use toolsmith::spec::Allow;
+    use toolsmith::spec::Icon;
+    use toolsmith::spec::IconTheme;
+}
+
 mod in_toolsmith_sqlite {
     use toolsmith::sqlite::DEFAULT_BUSY_TIMEOUT;
     use toolsmith::sqlite::DEFAULT_SQLITE_CAPACITY;
@@ -389,7 +374,6 @@ mod in_toolsmith_validate {
     use toolsmith::validate::SchemaError;
     use toolsmith::validate::Valid;
     use toolsmith::validate::Validator;
-    use toolsmith::validate::normalize_integers;
     use toolsmith::validate::strip_null_optionals;
 }
 

@@ -4,6 +4,7 @@
 
 use crate::approval::ApprovalBasis;
 use crate::envelope::{Envelope, Status};
+use crate::operation::new_operation_id;
 use crate::policy::Caller;
 use crate::spec::{canonical_json, ToolSpec};
 use serde::{Deserialize, Serialize};
@@ -91,10 +92,10 @@ pub struct AuditRecord {
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub caller: Option<String>,
     /// For calls: the outcome. Absent for a call the host dropped before it finished (its
-    /// `code` is then [`CANCELLED`]).
+    /// `code` is then [`CANCELLED`](crate::codes::CANCELLED)).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub status: Option<Status>,
-    /// For calls: the envelope's code, or [`CANCELLED`] for a dropped call.
+    /// For calls: the envelope's code, or [`CANCELLED`](crate::codes::CANCELLED) for a dropped call.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub code: Option<String>,
     /// For calls: how long the call took, in milliseconds.
@@ -205,9 +206,6 @@ impl AuditRecord {
     }
 }
 
-/// The code of the audit record of a call whose future the host dropped before it finished.
-pub use crate::codes::CANCELLED;
-
 /// HMAC-SHA-256 of the canonical JSON of `args` keyed with `key`, as 16 lowercase hex
 /// characters: equal arguments give equal digests under one key, and nobody without the key can
 /// test a guess of the arguments against a digest.
@@ -241,22 +239,12 @@ pub fn args_digest(args: &Value) -> String {
 
 /// Formats `t` as RFC 3339 in UTC with milliseconds, e.g. `2026-11-30T12:09:12.345Z`.
 /// Times before 1970 are clamped to the epoch, times after 9999 to its last millisecond.
-///
-/// ```
-/// use std::time::{Duration, UNIX_EPOCH};
-/// let t = UNIX_EPOCH + Duration::from_millis(951_782_400_123); // 2000-02-29
-/// assert_eq!(tool_core::audit::rfc3339(t), "2000-02-29T00:00:00.123Z");
-/// let far = UNIX_EPOCH + Duration::from_secs(400_000_000_000);
-/// assert_eq!(tool_core::audit::rfc3339(far), "9999-12-31T23:59:59.999Z");
-/// ```
-pub fn rfc3339(t: SystemTime) -> String {
+pub(crate) fn rfc3339(t: SystemTime) -> String {
     // humantime formats the years 1970 to 9999; times outside are clamped here.
     let last = UNIX_EPOCH + Duration::from_millis(253_402_300_799_999);
     let t = t.clamp(UNIX_EPOCH, last);
     humantime::format_rfc3339_millis(t).to_string()
 }
-
-pub use crate::operation::new_operation_id;
 
 /// Where audit records go. A sink never fails a call: a sink that can fail implements
 /// [`try_record`](AuditSink::try_record), and the toolbox counts each error (and each panic) as
@@ -274,7 +262,7 @@ pub use crate::operation::new_operation_id;
 /// candidate.
 ///
 /// Every call leaves exactly one record, including a call whose future the host drops before it
-/// finishes: that record has no `status` and the code [`CANCELLED`], and its `detail` says whether
+/// finishes: that record has no `status` and the code [`CANCELLED`](crate::codes::CANCELLED), and its `detail` says whether
 /// the tool had started (then its effects are unknown).
 ///
 /// ```
@@ -431,5 +419,49 @@ impl AuditSink for JsonLinesSink {
             return Err(self.fail("write to the", &e));
         }
         Ok(())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::{new_operation_id, rfc3339};
+    use std::collections::HashSet;
+    use std::time::{Duration, UNIX_EPOCH};
+
+    #[test]
+    fn timestamps_are_rfc3339_utc() {
+        let cases = [
+            (0, "1970-01-01T00:00:00.000Z"),
+            (951_782_400_000, "2000-02-29T00:00:00.000Z"),
+            (1_709_164_800_999, "2024-02-29T00:00:00.999Z"),
+            (4_102_444_799_000, "2099-12-31T23:59:59.000Z"),
+            (1_796_040_552_345, "2026-11-30T12:09:12.345Z"),
+        ];
+        for (ms, want) in cases {
+            assert_eq!(rfc3339(UNIX_EPOCH + Duration::from_millis(ms)), want);
+        }
+        let far = UNIX_EPOCH + Duration::from_secs(400_000_000_000);
+        assert_eq!(rfc3339(far), "9999-12-31T23:59:59.999Z");
+        let now = rfc3339(std::time::SystemTime::now());
+        assert_eq!(now.len(), 24);
+        assert!(now.ends_with('Z') && now.as_bytes()[10] == b'T');
+    }
+
+    #[test]
+    fn operation_ids_are_unique() {
+        let ids: HashSet<String> = (0..10_000).map(|_| new_operation_id()).collect();
+        assert_eq!(ids.len(), 10_000);
+        let threads: Vec<_> = (0..4)
+            .map(|_| {
+                std::thread::spawn(|| (0..1000).map(|_| new_operation_id()).collect::<Vec<_>>())
+            })
+            .collect();
+        let mut all = HashSet::new();
+        for t in threads {
+            for id in t.join().unwrap() {
+                assert!(id.starts_with("op_"));
+                assert!(all.insert(id), "duplicate id across threads");
+            }
+        }
     }
 }

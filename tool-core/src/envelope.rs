@@ -8,8 +8,8 @@ use serde_json::Value;
 
 use crate::operation::OperationId;
 
-/// The version of the envelope format, carried in every envelope as `schema_version`.
-pub const ENVELOPE_SCHEMA_VERSION: &str = "1";
+/// The version of the envelope format ([`Envelope::SCHEMA_VERSION`]).
+const ENVELOPE_SCHEMA_VERSION: &str = "1";
 
 /// The outcome of a call, serialized in snake_case. Each status tells who acts next.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
@@ -101,7 +101,7 @@ impl std::fmt::Display for Status {
 /// | `cursor` | string | the next page, passed back as the tool's `cursor` argument |
 /// | `ref` | string | a reference to the full raw result kept by the host |
 /// | `operation_id` | string | always, once the call went through a toolbox |
-/// | `schema_version` | string | always ([`ENVELOPE_SCHEMA_VERSION`]) |
+/// | `schema_version` | string | always ([`Envelope::SCHEMA_VERSION`]) |
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 #[non_exhaustive]
 pub struct Envelope {
@@ -143,6 +143,9 @@ pub struct Envelope {
 }
 
 impl Envelope {
+    /// The version of the envelope format, carried in every envelope as `schema_version`.
+    pub const SCHEMA_VERSION: &'static str = ENVELOPE_SCHEMA_VERSION;
+
     /// An envelope with the given status and nothing else.
     pub fn new(status: Status) -> Self {
         Envelope {

@@ -1,35 +1,41 @@
-//! The idempotency gate: a repeat of a completed (or running) write does not run twice.
+//! Idempotency: a repeat of a completed (or running) write does not run twice.
 //!
-//! Each request has an [`IdempotencyKey`]: the caller's scope, the tool's name and a digest of the
-//! arguments that identify the operation (or an explicit key the call carries, bound to all the
-//! arguments). [`IdempotencyGate::run`] executes the first request for a key. What its repeats
-//! within the window get depends on how it ended ([`Disposition`]):
+//! A tool that writes declares which arguments identify the operation
+//! (`#[tool(idempotency_key = [..])]`, [`Tool::with_idempotency_key`](crate::Tool::with_idempotency_key)),
+//! or a call carries an explicit key. Each request then has an [`IdempotencyKey`]: the caller's
+//! scope, the tool's name and a digest of those arguments (or the explicit key, bound to all the
+//! arguments). The toolbox runs the first request for a key; what its repeats within the window
+//! get depends on how it ended:
 //!
-//! - it returned a result (kept): repeats are [`Gate::Duplicate`];
-//! - it never ran (released): a repeat runs;
-//! - it was stopped with an unknown outcome (a timeout, or a drop after
-//!   [`Started::mark`]): repeats are refused ([`Refusal::OutcomeUnknown`]).
+//! - it returned a result (kept): repeats are refused with the code `DUPLICATE`, naming the
+//!   original operation and its result's reference, when kept;
+//! - it never ran, or answered `needs_input` or `temporary_failure` (released): a repeat runs;
+//! - it was stopped with an unknown outcome (a timeout, or a drop after it started): repeats are
+//!   refused with `OUTCOME_UNKNOWN` for the window.
 //!
-//! Concurrent identical requests wait for the running one, or, on a gate built with
-//! [`IdempotencyGate::refusing_in_progress`] (the toolbox's), are refused at once
-//! ([`Refusal::InProgress`]). An explicit key reused with other arguments is refused
-//! ([`Refusal::KeyReused`]). After the window, a new request runs.
+//! A repeat of a request still running is refused at once with `IN_PROGRESS` (and
+//! `retry_after`); an explicit key reused with other arguments with `KEY_REUSED`. After the
+//! window, a new request runs. With a [`StateStore`] shared by
+//! replicas, the claims and outcomes are shared too.
 //!
 //! ```
-//! use std::time::Duration;
-//! use tool_core::idempotency::{Gate, IdempotencyGate, IdempotencyKey};
-//! use tool_core::Envelope;
-//! # tokio::runtime::Builder::new_current_thread().enable_time().build().unwrap().block_on(async {
-//! let gate = IdempotencyGate::new(Duration::from_secs(600));
-//! let args = serde_json::json!({"title": "Printer on fire", "priority": "high"});
-//! let key = IdempotencyKey::from_args("create_ticket", &args, &["title"]);
+//! use serde_json::json;
+//! use tool_core::{Effects, Status, Tool, ToolSpec, Toolbox};
+//! # tokio::runtime::Builder::new_current_thread().enable_all().build().unwrap().block_on(async {
+//! let spec = ToolSpec::new(
+//!     "create_ticket",
+//!     "Opens a support ticket. Returns its id.",
+//!     json!({"type": "object", "properties": {"title": {"type": "string"}}, "required": ["title"]}),
+//! )
+//! .with_effects(Effects::none().with_writes(true));
+//! let tool = Tool::from_fn(spec, |_, _| Box::pin(async { Ok(json!({"id": 7})) }))
+//!     .with_idempotency_key(["title"]);
+//! let toolbox = Toolbox::builder().tool(tool).build().unwrap();
 //!
-//! let first = gate.run(key.clone(), "op_1", || async { Envelope::ok(serde_json::json!({"id": 7})) }).await;
-//! assert!(matches!(first, Gate::Ran(_)));
-//! let again = gate.run(key, "op_2", || async { Envelope::ok(serde_json::json!({"id": 8})) }).await;
-//! let Gate::Duplicate(dup) = again else { panic!() };
-//! assert_eq!(dup.original_operation_id, "op_1");
-//! assert_eq!(dup.into_envelope("create_ticket", &gate).code.as_deref(), Some("DUPLICATE"));
+//! let first = toolbox.call("create_ticket", r#"{"title": "Printer on fire"}"#).await;
+//! assert_eq!(first.status, Status::Ok);
+//! let again = toolbox.call("create_ticket", r#"{"title": "Printer on fire"}"#).await;
+//! assert_eq!(again.code.as_deref(), Some("DUPLICATE"));
 //! # });
 //! ```
 
@@ -40,6 +46,7 @@ use crate::state::{ClaimRequest, ClaimState, KeptValue, StateStore};
 use crate::store::BackendError;
 use serde_json::{Map, Value};
 use std::collections::HashMap;
+#[cfg(test)]
 use std::future::Future;
 use std::sync::{Arc, Mutex, MutexGuard};
 use std::time::Duration;
@@ -141,7 +148,7 @@ impl IdempotencyKey {
     }
 
     /// Binds the key to one request (a digest of all its arguments): the key reused with other
-    /// arguments is refused ([`Refusal::KeyReused`]) instead of answered as a duplicate.
+    /// arguments is refused (`KEY_REUSED`) instead of answered as a duplicate.
     #[must_use]
     pub fn with_request(mut self, args: &Value) -> Self {
         self.request = Some(crate::audit::args_digest(args));
@@ -178,7 +185,7 @@ pub use crate::store::StoredOutcome;
 
 /// What a finished run means for the repeats of its key.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Disposition {
+pub(crate) enum Disposition {
     /// The operation ran and returned a result (an error included): repeats within the window
     /// are duplicates of it.
     Keep,
@@ -189,8 +196,9 @@ pub enum Disposition {
     Unknown,
 }
 
+#[cfg(test)]
 /// How a gated call's result reports success and the reference a duplicate should point at.
-pub trait GateOutcome {
+pub(crate) trait GateOutcome {
     /// Whether the operation completed successfully.
     fn succeeded(&self) -> bool;
     /// The reference of the result (e.g. the record-store `ref`), if any.
@@ -208,6 +216,7 @@ pub trait GateOutcome {
     }
 }
 
+#[cfg(test)]
 impl GateOutcome for Envelope {
     fn succeeded(&self) -> bool {
         self.is_success()
@@ -217,6 +226,7 @@ impl GateOutcome for Envelope {
     }
 }
 
+#[cfg(test)]
 impl<T, E> GateOutcome for Result<T, E> {
     fn succeeded(&self) -> bool {
         self.is_ok()
@@ -225,7 +235,7 @@ impl<T, E> GateOutcome for Result<T, E> {
 
 /// A request that was not run because it repeats an operation that ran (or is running).
 #[derive(Clone, Debug, PartialEq, Eq)]
-pub struct Duplicate {
+pub(crate) struct Duplicate {
     /// The operation id of the original request.
     pub original_operation_id: String,
     /// The reference of the original result, when it had one.
@@ -234,7 +244,7 @@ pub struct Duplicate {
 
 impl Duplicate {
     /// The `refused` error (code `DUPLICATE`) the repeated call returns, naming the original.
-    pub fn into_tool_error(self, tool: &str, gate: &IdempotencyGate) -> ToolError {
+    pub(crate) fn into_tool_error(self, tool: &str, gate: &IdempotencyGate) -> ToolError {
         let reference = match &self.reference {
             Some(r) => format!(" Its result is kept as ref \"{r}\"."),
             None => String::new(),
@@ -255,7 +265,7 @@ impl Duplicate {
     }
 
     /// The envelope of [`Duplicate::into_tool_error`], with `ref` set to the original's reference.
-    pub fn into_envelope(self, tool: &str, gate: &IdempotencyGate) -> Envelope {
+    pub(crate) fn into_envelope(self, tool: &str, gate: &IdempotencyGate) -> Envelope {
         let reference = self.reference.clone();
         let mut env = self.into_tool_error(tool, gate).into_envelope();
         env.reference = reference;
@@ -284,10 +294,11 @@ fn plural(n: u64, unit: &str) -> String {
     }
 }
 
+#[cfg(test)]
 /// The outcome of [`IdempotencyGate::run`].
 #[derive(Debug)]
 #[must_use = "a duplicate must be reported to the caller (Duplicate::into_envelope)"]
-pub enum Gate<T> {
+pub(crate) enum Gate<T> {
     /// This request ran; here is its result.
     Ran(T),
     /// This request repeats one that ran (or that was running and completed successfully); it
@@ -301,7 +312,7 @@ pub enum Gate<T> {
 
 /// Why a request was refused without a result to show ([`Gate::Refused`]).
 #[derive(Clone, Debug, PartialEq, Eq)]
-pub enum Refusal {
+pub(crate) enum Refusal {
     /// An identical request is running now (only with
     /// [`IdempotencyGate::refusing_in_progress`]; otherwise repeats wait for it).
     InProgress {
@@ -330,7 +341,7 @@ pub const UNAVAILABLE_RETRY_AFTER_SECS: u64 = 5;
 impl Refusal {
     /// The stable code: `IN_PROGRESS`, `OUTCOME_UNKNOWN`, `IDEMPOTENCY_KEY_REUSED` or
     /// `IDEMPOTENCY_UNAVAILABLE`.
-    pub fn code(&self) -> &'static str {
+    pub(crate) fn code(&self) -> &'static str {
         match self {
             Refusal::InProgress { .. } => codes::IN_PROGRESS,
             Refusal::OutcomeUnknown { .. } => codes::OUTCOME_UNKNOWN,
@@ -342,7 +353,7 @@ impl Refusal {
     /// The envelope the refused call returns: `refused` (with `retry_after` while in progress),
     /// `invalid_input` for a reused key, or `temporary_failure` (with `retry_after`) when the
     /// durable store is unavailable.
-    pub fn into_envelope(self, tool: &str, gate: &IdempotencyGate) -> Envelope {
+    pub(crate) fn into_envelope(self, tool: &str, gate: &IdempotencyGate) -> Envelope {
         let code = self.code();
         match self {
             Refusal::InProgress {
@@ -448,7 +459,7 @@ impl Entry {
 /// durable store, marking also writes that unknown outcome to the store, so a crash while the
 /// operation runs leaves it unknown after a restart too.
 #[derive(Clone, Default)]
-pub struct Started {
+pub(crate) struct Started {
     flag: Arc<std::sync::atomic::AtomicBool>,
     on_mark: Option<Arc<dyn Fn() + Send + Sync>>,
     /// What the run says of its dealings with its client (the pipeline's keyed calls): a run
@@ -464,7 +475,7 @@ impl std::fmt::Debug for Started {
 
 impl Started {
     /// From now on, a drop leaves the outcome unknown.
-    pub fn mark(&self) {
+    pub(crate) fn mark(&self) {
         let was = self.flag.swap(true, std::sync::atomic::Ordering::SeqCst);
         if !was {
             if let Some(on_mark) = &self.on_mark {
@@ -497,7 +508,7 @@ struct Inner {
 ///
 /// Uses `tokio::time::Instant`, so tests can move time with `tokio::time::pause()`/`advance()`.
 #[derive(Clone)]
-pub struct IdempotencyGate {
+pub(crate) struct IdempotencyGate {
     window: Duration,
     refuse_in_progress: bool,
     inner: Arc<Mutex<Inner>>,
@@ -941,7 +952,7 @@ impl Ticket<'_> {
 
 impl IdempotencyGate {
     /// A gate treating repeats within `window` after completion as duplicates.
-    pub fn new(window: Duration) -> Self {
+    pub(crate) fn new(window: Duration) -> Self {
         IdempotencyGate {
             window,
             refuse_in_progress: false,
@@ -963,7 +974,7 @@ impl IdempotencyGate {
     /// outcome unknown for the window if it had. When `store` cannot be reached, a call is
     /// refused ([`Refusal::Unavailable`]) and nothing runs.
     #[must_use]
-    pub fn with_state_store(mut self, store: Arc<dyn StateStore>, lease: Duration) -> Self {
+    pub(crate) fn with_state_store(mut self, store: Arc<dyn StateStore>, lease: Duration) -> Self {
         self.shared = Some(SharedState {
             store,
             lease: lease.max(Duration::from_millis(30)),
@@ -988,7 +999,7 @@ impl IdempotencyGate {
     /// refused ([`Refusal::Unavailable`]) rather than risk running twice; when a record cannot
     /// be written, the store's error is the store's to report (the toolbox counts it as a fault).
     #[must_use]
-    pub fn with_durable_store(mut self, store: Arc<dyn crate::store::RecordStore>) -> Self {
+    pub(crate) fn with_durable_store(mut self, store: Arc<dyn crate::store::RecordStore>) -> Self {
         self.durable = store.keeps_outcomes().then_some(store);
         self
     }
@@ -1040,13 +1051,13 @@ impl IdempotencyGate {
     /// ([`Refusal::InProgress`]) instead of waiting for it. The toolbox's gate works this way, so
     /// a call never hangs behind another caller's slow request.
     #[must_use]
-    pub fn refusing_in_progress(mut self) -> Self {
+    pub(crate) fn refusing_in_progress(mut self) -> Self {
         self.refuse_in_progress = true;
         self
     }
 
     /// The window after completion during which repeats are duplicates.
-    pub fn window(&self) -> Duration {
+    pub(crate) fn window(&self) -> Duration {
         self.window
     }
 
@@ -1124,6 +1135,7 @@ impl IdempotencyGate {
         }
     }
 
+    #[cfg(test)]
     /// Runs `f` unless an identical request (same `key`) is running or completed successfully
     /// within the window.
     ///
@@ -1142,7 +1154,12 @@ impl IdempotencyGate {
     ///
     /// Cancel-safe: dropping the returned future while `f` runs releases the key (see
     /// [`run_tracked`](Self::run_tracked) for operations that must not be repeated after a drop).
-    pub async fn run<F, Fut, T>(&self, key: IdempotencyKey, operation_id: &str, f: F) -> Gate<T>
+    pub(crate) async fn run<F, Fut, T>(
+        &self,
+        key: IdempotencyKey,
+        operation_id: &str,
+        f: F,
+    ) -> Gate<T>
     where
         F: FnOnce() -> Fut,
         Fut: Future<Output = T>,
@@ -1151,10 +1168,11 @@ impl IdempotencyGate {
         self.run_tracked(key, operation_id, |_started| f()).await
     }
 
+    #[cfg(test)]
     /// Like [`run`](Self::run), but `f` receives a [`Started`] handle: once `f` marks it, a drop
     /// of the returned future leaves the outcome unknown ([`Refusal::OutcomeUnknown`] for the
     /// window) instead of releasing the key.
-    pub async fn run_tracked<F, Fut, T>(
+    pub(crate) async fn run_tracked<F, Fut, T>(
         &self,
         key: IdempotencyKey,
         operation_id: &str,
@@ -1329,21 +1347,27 @@ impl IdempotencyGate {
         }
     }
 
+    #[cfg(test)]
     /// Forgets every completed operation, so repeats run again; requests running now are not
     /// affected. For administrative resets and tests.
-    pub fn clear(&self) {
+    pub(crate) fn clear(&self) {
         self.lock()
             .entries
             .retain(|_, e| matches!(e, Entry::Running { .. }));
     }
 
+    #[cfg(test)]
     /// How many keys are tracked now (running, or completed and maybe not yet purged).
-    pub fn len(&self) -> usize {
+    pub(crate) fn len(&self) -> usize {
         self.lock().entries.len()
     }
 
+    #[cfg(test)]
     /// Whether no key is tracked.
-    pub fn is_empty(&self) -> bool {
+    pub(crate) fn is_empty(&self) -> bool {
         self.len() == 0
     }
 }
+
+#[cfg(test)]
+mod tests;

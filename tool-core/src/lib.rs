@@ -114,12 +114,10 @@ pub use tool_spec::Deprecation;
 use tool_spec::{schema, spec};
 
 // Building a toolbox.
-pub use toolbox::{
-    BuildError, NotRegistered, Problem, Toolbox, ToolboxBuilder, DEFAULT_TOOL_THREADS,
-};
+pub use toolbox::{BuildError, NotRegistered, Problem, Toolbox, ToolboxBuilder};
 
 // Calling and the envelope.
-pub use envelope::{Envelope, Status, ENVELOPE_SCHEMA_VERSION};
+pub use envelope::{Envelope, Status};
 pub use toolbox::{Arguments, CallOptions};
 
 // The boundary: policy.

@@ -11,7 +11,7 @@ use std::time::{SystemTime, UNIX_EPOCH};
 ///
 /// The random part comes from std's per-process randomly keyed hasher; ids are identifiers, not
 /// secrets.
-pub fn new_operation_id() -> String {
+pub(crate) fn new_operation_id() -> String {
     OperationId::next().to_text()
 }
 

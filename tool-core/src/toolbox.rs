@@ -29,8 +29,7 @@ use crate::pipeline::redact::Redact;
 use crate::pipeline::registry::{Engine, Registry, Retirement};
 use crate::pipeline::retire::{replacement_problems, retirement_problem};
 use crate::pipeline::size::ArgumentSize;
-pub use crate::pipeline::threads::DEFAULT_TOOL_THREADS;
-use crate::pipeline::threads::{Isolation, ToolThreads};
+use crate::pipeline::threads::{Isolation, ToolThreads, DEFAULT_TOOL_THREADS};
 use crate::pipeline::{prepare, Entry, Stage, StageId, Stages};
 use crate::policy::{Caller, Policy};
 use crate::redact::Redactor;
@@ -151,6 +150,10 @@ pub(crate) const DEFAULT_IDEMPOTENCY_WINDOW: Duration = Duration::from_secs(3600
 pub(crate) const DEFAULT_CLAIM_LEASE: Duration = Duration::from_secs(10);
 
 impl ToolboxBuilder {
+    /// The most threads a toolbox runs tools on unless set with
+    /// [`tool_threads`](Self::tool_threads).
+    pub const DEFAULT_TOOL_THREADS: usize = DEFAULT_TOOL_THREADS;
+
     /// Registers one tool (`my_fn::tool()` for a `#[tool]` function).
     #[must_use]
     pub fn tool(mut self, tool: Tool) -> Self {
@@ -367,7 +370,7 @@ impl ToolboxBuilder {
     }
 
     /// The most threads the toolbox runs tools on, apart from the caller's runtime (default
-    /// [`DEFAULT_TOOL_THREADS`], 64; at least 1). Each run holds one thread, also a tool that
+    /// [`DEFAULT_TOOL_THREADS`](Self::DEFAULT_TOOL_THREADS), 64; at least 1). Each run holds one thread, also a tool that
     /// blocks it past its timeout, until the tool returns
     /// ([`Toolbox::held_tool_threads`] counts those). A call that finds them all taken waits
     /// for one within its timeout; when none frees in time, the tool did not run and the call
@@ -1103,7 +1106,7 @@ impl Toolbox {
     ///
     /// Every call leaves one audit record. If the host drops the returned future before it
     /// finishes (a client disconnect, an outer timeout), the record is written when the future
-    /// is dropped: it has no `status`, the code `CANCELLED` ([`crate::audit::CANCELLED`]), and a
+    /// is dropped: it has no `status`, the code `CANCELLED` ([`crate::codes::CANCELLED`]), and a
     /// `detail` saying whether the tool had started (then its effects are unknown, and repeats of
     /// a keyed write are refused as `OUTCOME_UNKNOWN` for the idempotency window).
     pub fn call_with<'a>(

@@ -144,8 +144,8 @@ pub struct Validator {
 pub enum Valid {
     /// The arguments can be decoded as they are.
     AsIs,
-    /// Valid, but some integer-typed values were written as floats (`3.0`): call
-    /// [`normalize_integers`] on a copy before decoding.
+    /// Valid, but some integer-typed values were written as floats (`3.0`): the toolbox
+    /// rewrites them as integers (`3`) on a copy before decoding.
     NormalizeIntegers,
 }
 
@@ -266,7 +266,7 @@ impl Validator {
 
 /// Rewrites every float with an integral value (`3.0`) as an integer, so that it decodes into
 /// integer types. Valid for any schema: integers decode into float types too.
-pub fn normalize_integers(value: &mut Value) {
+pub(crate) fn normalize_integers(value: &mut Value) {
     match value {
         Value::Number(n) if !n.is_i64() && !n.is_u64() => {
             if let Some(f) = n.as_f64() {

@@ -31,11 +31,13 @@
 use std::sync::atomic::{AtomicU64, AtomicUsize, Ordering};
 use std::sync::Arc;
 use std::time::{Duration, Instant};
+use toolsmith::fault::BackendError;
+use toolsmith::idempotency::StoredOutcome;
 use toolsmith::serde_json::{json, Value};
 use toolsmith::state::{
     BoxFuture, ClaimRequest, ClaimState, KeptValue, MemoryStateStore, StateStore,
 };
-use toolsmith::{tool, BackendError, Status, StoredOutcome, Toolbox};
+use toolsmith::{tool, Status, Toolbox};
 
 /// Reserves a delivery slot for an order. Returns the reservation's slot.
 #[tool(writes, idempotency_key(slot), title = "Reserve slot")]

@@ -24,7 +24,7 @@ impl std::io::Write for CharCounter {
 }
 
 /// Number of characters of the compact JSON of `v`.
-pub fn json_chars(v: &Value) -> usize {
+pub(crate) fn json_chars(v: &Value) -> usize {
     let mut counter = CharCounter {
         chars: 0,
         limit: usize::MAX,

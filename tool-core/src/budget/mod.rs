@@ -11,8 +11,8 @@
 //!   marker item `… [truncated: N of M items shown]`.
 //!
 //! Whenever anything is cut, [`Fitted::truncated`] is true and the note says what. The full raw
-//! result goes into a [`RecordStore`] and the envelope carries its reference ([`fit_envelope`]
-//! does all of this on an [`Envelope`]).
+//! result goes into a [`RecordStore`] and the envelope carries its reference (the toolbox does
+//! all of this on each call's [`Envelope`]).
 //!
 //! A cursor is an opaque string holding the offset of the next page, the reference of the stored
 //! raw result (when there is one) and a tag: an HMAC-SHA-256 keyed with the request's binding
@@ -46,12 +46,14 @@ mod cut;
 mod measure;
 mod result_uri;
 
-pub use crate::store::{MemoryRecordStore, RecordStore};
+pub use crate::store::{new_reference, MemoryRecordStore, RecordStore};
 pub use cursor::{
     decode_cursor, encode_cursor, page_digest, CursorError, CursorPosition, PageRequest,
 };
 pub use cut::{fit, Fitted};
-pub use measure::{fits, json_chars};
+pub use measure::fits;
+#[cfg(test)]
+pub(crate) use measure::json_chars;
 pub(crate) use result_uri::{result_uri, ResultUri};
 pub use result_uri::{ResultReadError, ResultResource, RESULT_MIME_TYPE, RESULT_URI_PREFIX};
 
@@ -147,21 +149,7 @@ fn bound_text(text: &mut String, max: usize) -> bool {
 /// `page.reference`), the envelope's `ref` names it, and the next-page cursor carries it so the
 /// next page can be served from the store. A note already on the envelope (the tool's own) is
 /// kept ahead of the note saying what was cut. Returns whether the data was cut.
-///
-/// ```
-/// use tool_core::budget::*;
-/// use tool_core::{MemoryRecordStore, RecordStore};
-/// use tool_core::Envelope;
-/// let store = MemoryRecordStore::default();
-/// let mut env = Envelope::ok(serde_json::json!((0..500).collect::<Vec<_>>()));
-/// let cut = fit_envelope(&mut env, OutputBudget::default(), &PageRequest::first("d"), &store);
-/// assert!(cut && env.truncated);
-/// let raw = store.get(env.reference.as_deref().unwrap()).unwrap();
-/// assert_eq!(raw.as_array().unwrap().len(), 500);
-/// let next = decode_cursor(env.cursor.as_deref().unwrap(), "d").unwrap();
-/// assert_eq!(next.reference, env.reference);
-/// ```
-pub fn fit_envelope(
+pub(crate) fn fit_envelope(
     env: &mut Envelope,
     budget: OutputBudget,
     page: &PageRequest,
@@ -216,3 +204,6 @@ mod tests {
         assert!(env.message.unwrap().chars().count() < 160);
     }
 }
+
+#[cfg(test)]
+mod paging_tests;

@@ -8,8 +8,8 @@
 use super::{CallState, Entry};
 use crate::audit::{
     keyed_args_digest, AuditDeprecation, AuditEvent, AuditRecord, AuditSink, DeprecationState,
-    CANCELLED,
 };
+use crate::codes::CANCELLED;
 use crate::fault::{Fault, FaultKind, Faults};
 use crate::redact::Redactor;
 use crate::secret::SecretKey;

@@ -82,7 +82,7 @@ mod enabled {
         tracing::event!(
             name: "gen_ai.tool.cancelled",
             Level::WARN,
-            "error.type" = crate::audit::CANCELLED,
+            "error.type" = crate::codes::CANCELLED,
             "the host dropped the call"
         );
     }
