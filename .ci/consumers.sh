@@ -7,11 +7,11 @@
 #     and probed again; never a downloaded browser;
 #   - the Python consumers pinned in .ci/consumers-requirements.txt (openai-agents, anthropic,
 #     google-genai, mcp) in the virtual environment target/consumers-venv;
-#   - playwright-core into tool-core/tests/consumers/node_modules (pinned by package-lock.json);
+#   - playwright-core into toolsmith-core/tests/consumers/node_modules (pinned by package-lock.json);
 #   - the official MCP conformance suite and the Node 22 it needs (Node 20 lacks fs.globSync),
 #     both npm packages, into tests/conformance/node_modules (pinned by package-lock.json; run
 #     by tests/conformance_suite.rs).
-# Then run, for example:  TOOLSMITH_REQUIRE_CONSUMERS=1 cargo test -p tool-core --test export_consumers
+# Then run, for example:  TOOLSMITH_REQUIRE_CONSUMERS=1 cargo test -p toolsmith-core --test export_consumers
 #
 # Environment:
 #   TOOLSMITH_CHROMIUM      the browser to probe and use (default /usr/bin/chromium; the tests
@@ -28,7 +28,7 @@ if [ "$(id -u)" -ne 0 ] && command -v sudo >/dev/null 2>&1; then sudo="sudo"; fi
 apt_get="${TOOLSMITH_APT_GET:-apt-get}"
 default_chromium=/usr/bin/chromium
 chromium="${TOOLSMITH_CHROMIUM:-$default_chromium}"
-consumers="$root/tool-core/tests/consumers"
+consumers="$root/toolsmith-core/tests/consumers"
 
 say() { echo "consumers: $*"; }
 

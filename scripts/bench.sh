@@ -450,7 +450,7 @@ for _ in range(runs):
         if k.startswith("toolsmith") and p.returncode not in (0, 1):
             sys.exit(f"{k} failed with {p.returncode}")
 ref = statistics.median(times["reference (node)"])
-nrules = open(f"{root}/tool-lint/src/rules.rs").read().count('id: "')
+nrules = open(f"{root}/toolsmith-lint/src/rules.rs").read().count('id: "')
 lines = [f"10,000 tools ({len(tools)} catalog tools cycled, {size / 1e6:.1f} MB), {runs} runs each, whole process (start, read, parse, lint, print).",
          "",
          "| Command | median | fastest | tools / s (median) | speed vs reference |",

@@ -11,7 +11,7 @@ with `cargo build --release -p toolsmith-cli`) on:
   when the security rules give it an error, and when they give it any finding;
 - the clean corpus (`<corpora>/poison/corpus_clean.json`, 360 descriptions): the share flagged;
 - the 593 judged real tools (`<corpora>/smells/hasan2026/`), each server linted as its own list;
-- the real servers' lists of `tool-lint/tests/real-servers/` (`lists/`, and `held-out/` with
+- the real servers' lists of `toolsmith-lint/tests/real-servers/` (`lists/`, and `held-out/` with
   `--held-out`), each server its own list.
 
 Prints one table, and with `--show RULE` every finding of that rule on the real text (to read
@@ -117,7 +117,7 @@ def main():
         for t in hasan:
             servers.setdefault(labels[t["name"]]["server"], []).append(t)
         sets = [("clean corpus (360)", [clean]), ("judged real tools, per server", list(servers.values()))]
-        real = os.path.join(ROOT, "tool-lint/tests/real-servers")
+        real = os.path.join(ROOT, "toolsmith-lint/tests/real-servers")
         for folder, label in [("lists", "real servers (work set)"), ("held-out", "real servers (held out)")]:
             if folder == "held-out" and not args.held_out:
                 continue

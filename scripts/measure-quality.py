@@ -75,7 +75,7 @@ def lint(toolsmith, paths):
 
 
 def no_text(findings):
-    """Whether the tool has no description to read (as `tool_lint::quality::missing` says)."""
+    """Whether the tool has no description to read (as `toolsmith_lint::quality::missing` says)."""
     return any(
         (f["rule"] == "described" and f["pointer"] == "/description")
         or (f["rule"] == "well_formed" and f["pointer"] in ("", "/description"))

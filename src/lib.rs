@@ -35,7 +35,7 @@
 //! the compile-time checks), [`tools`] (methods of an impl block) and [`model`] (parameter and
 //! result types). Calling and the envelope: [`guide::calling`]; the execution boundary:
 //! [`guide::boundary`]; exports and artifacts: [`export`]; serving over MCP: `mcp` (feature
-//! `mcp`); the person's form: `ui` (feature `ui`); the lint rules: `tool_lint::reference`.
+//! `mcp`); the person's form: `ui` (feature `ui`); the lint rules: `toolsmith_lint::reference`.
 //!
 //! # The surface
 //!
@@ -66,23 +66,25 @@
 // docs.rs (which sets `docsrs`) marks each feature-gated item with the feature it needs.
 #![cfg_attr(docsrs, feature(doc_cfg))]
 // The root: what a user writes every day, each named (no glob), each at this one path.
-pub use tool_core::{
+pub use toolsmith_core::{
     Answer, Approval, ApprovalRequest, Approver, Arguments, BuildError, CallOptions, Caller,
     Client, Context, Denial, DenialReason, Deprecation, Effect, Effects, Envelope, Hooks, KeyError,
     Namespace, NotRegistered, Policy, Problem, Progress, Question, RedactError, Redactor, Reply,
     SecretKey, Status, Tool, ToolError, ToolSpec, Toolbox, ToolboxBuilder,
 };
 
-// tool-core's namespaces, each re-exported by name.
+// toolsmith-core's namespaces, each re-exported by name.
 #[doc(inline)]
-pub use tool_core::{audit, budget, codes, content, idempotency, lint, pipeline, state, validate};
+pub use toolsmith_core::{
+    audit, budget, codes, content, idempotency, lint, pipeline, state, validate,
+};
 
 /// Approving consequential calls: the ready-made approvers and the types of the before/after
 /// hooks. The overview is on [`Approver`]; the approval stage's place in a call
 /// is in [`guide::boundary`].
 pub mod approval {
     #[doc(inline)]
-    pub use tool_core::{
+    pub use toolsmith_core::{
         approve_all, escape_for_display, fn_approver, reject_all, sync_approver, AfterHook,
         ApprovalBasis, ApprovalFuture, ApproveAll, BeforeHook, CallInfo, FnApprover, RejectAll,
     };
@@ -93,7 +95,7 @@ pub mod approval {
 /// on [`Client`] and [`Progress`].
 pub mod client {
     #[doc(inline)]
-    pub use tool_core::{
+    pub use toolsmith_core::{
         with_client, with_progress, ClientChannel, ClientError, ClientFuture, LogLevel, LogMessage,
         ProgressReport, ProgressSink, QuestionError, SampleRequest, SampleResult, UnknownLogLevel,
     };
@@ -105,20 +107,20 @@ pub mod client {
 /// [`ToolboxBuilder::on_fault`]. The overview is on [`Fault`](fault::Fault).
 pub mod fault {
     #[doc(inline)]
-    pub use tool_core::{BackendError, Fault, FaultCounts, FaultHandler, FaultKind};
+    pub use toolsmith_core::{BackendError, Fault, FaultCounts, FaultHandler, FaultKind};
 }
 
 /// The smaller parts of a [`ToolSpec`]: a lint exception it carries ([`Allow`](spec::Allow))
 /// and its icons ([`Icon`](spec::Icon), [`IconTheme`](spec::IconTheme)).
 pub mod spec {
     #[doc(inline)]
-    pub use tool_core::{Allow, Icon, IconTheme};
+    pub use toolsmith_core::{Allow, Icon, IconTheme};
 }
 
 #[doc = include_str!("docs/export.md")]
 pub mod export {
     #[doc(inline)]
-    pub use tool_core::export::{
+    pub use toolsmith_core::export::{
         check_namespaces, check_snapshot, default_artifact_dir, export, export_text,
         export_text_with, export_tool, export_tool_text, export_with, mcp, mcp_call_parts,
         mcp_call_result, name_rejected_by, tool_result, update_requested, write_artifacts,
@@ -154,70 +156,70 @@ pub mod guide {
     pub mod boundary {}
 }
 #[doc = include_str!("docs/model.md")]
-pub use tool_macros::model;
+pub use toolsmith_macros::model;
 #[doc = include_str!("docs/tool.md")]
-pub use tool_macros::tool;
+pub use toolsmith_macros::tool;
 #[doc = include_str!("docs/tools.md")]
-pub use tool_macros::tools;
+pub use toolsmith_macros::tools;
 /// A directory tools may read, search and write, its boundary enforced by the operating system
-/// (feature `workspace`; the `tool-workspace` crate).
+/// (feature `workspace`; the `toolsmith-workspace` crate).
 #[cfg(feature = "workspace")]
 pub mod workspace {
     #[doc(inline)]
-    pub use tool_workspace::{
+    pub use toolsmith_workspace::{
         Entry, EntryKind, Match, SearchLimits, TextFile, Workspace, WorkspaceError, Written,
         MAX_NAME_BYTES, MAX_PATH_BYTES, MAX_SEARCH_DEPTH,
     };
 }
-/// The durable record store on SQLite (feature `sqlite`; the `tool-sqlite` crate): kept results
+/// The durable record store on SQLite (feature `sqlite`; the `toolsmith-sqlite` crate): kept results
 /// and idempotency records survive a restart. It is a state store too: the processes of one
 /// machine that open the same file share idempotency claims, outcomes and kept results (for
 /// replicas on several machines use `redis` or `postgres`).
 #[cfg(feature = "sqlite")]
 pub mod sqlite {
     #[doc(inline)]
-    pub use tool_sqlite::{
+    pub use toolsmith_sqlite::{
         OpenError, SqliteRecordStore, DEFAULT_BUSY_TIMEOUT, DEFAULT_SQLITE_CAPACITY,
     };
 }
-/// Shared state on PostgreSQL (feature `postgres`; the `tool-postgres` crate): idempotency
+/// Shared state on PostgreSQL (feature `postgres`; the `toolsmith-postgres` crate): idempotency
 /// claims with leases, their outcomes and kept results, shared by the replicas of a service.
 #[cfg(feature = "postgres")]
 pub mod postgres {
     #[doc(inline)]
-    pub use tool_postgres::{
+    pub use toolsmith_postgres::{
         ConnectError, PostgresOptions, PostgresStateStore, DEFAULT_CONNECT_TIMEOUT,
         DEFAULT_STATEMENT_TIMEOUT, DEFAULT_TABLE_PREFIX,
     };
 }
 
-/// The shared state on Redis or Valkey (feature `redis`; the `tool-redis` crate): idempotency
+/// The shared state on Redis or Valkey (feature `redis`; the `toolsmith-redis` crate): idempotency
 /// claims, outcomes and kept results shared by every replica.
 #[cfg(feature = "redis")]
 pub mod redis {
     #[doc(inline)]
-    pub use tool_redis::{ConnectError, RedisOptions, RedisStateStore, DEFAULT_PREFIX};
+    pub use toolsmith_redis::{ConnectError, RedisOptions, RedisStateStore, DEFAULT_PREFIX};
 }
 
 #[doc = include_str!("docs/ui.md")]
 #[cfg(feature = "ui")]
 pub mod ui {
     #[doc(inline)]
-    pub use tool_spec::ui::{
+    pub use toolsmith_spec::ui::{
         app, app_tool, app_uri, form, form_arguments, form_with, page, Form, FormOptions, Gap,
         Refusal, RequestGuard, APP_EXTENSION, APP_MIME_TYPE, APP_SCRIPT, SCRIPT,
     };
 }
 
 /// The regex version toolsmith uses (for host redaction patterns, `Redactor::with_pattern`).
-pub use tool_core::__deps::regex;
+pub use toolsmith_core::__deps::regex;
 /// The schemars version toolsmith uses (for `#[schemars(crate = "toolsmith::schemars")]`).
-pub use tool_core::__deps::schemars;
+pub use toolsmith_core::__deps::schemars;
 /// The serde version toolsmith uses (for `#[serde(crate = "toolsmith::serde")]`).
-pub use tool_core::__deps::serde;
+pub use toolsmith_core::__deps::serde;
 /// The serde_json version toolsmith uses.
-pub use tool_core::__deps::serde_json;
+pub use toolsmith_core::__deps::serde_json;
 
 /// Items the generated code refers to. Not public API.
 #[doc(hidden)]
-pub use tool_core::__private;
+pub use toolsmith_core::__private;

@@ -3,7 +3,7 @@
 //! approver is asked (a transfer under 100 NOK needs none, above it needs the user), the approver
 //! still sees the exact arguments, and the exports say the tool may need approval. The
 //! pipeline's side (panics, idempotency, audit) is tested on the run-time form in
-//! tool-core/tests/runtime_approval_when.rs; the signature errors are the UI cases
+//! toolsmith-core/tests/runtime_approval_when.rs; the signature errors are the UI cases
 //! `tests/ui/fail/approval_when_*.rs`.
 
 use serde_json::json;

@@ -14,7 +14,7 @@ use std::os::unix::fs::PermissionsExt;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
 
-#[path = "../tool-core/tests/consumers/require.rs"]
+#[path = "../toolsmith-core/tests/consumers/require.rs"]
 mod require;
 
 const REAL_CHROMIUM: &str = "/usr/bin/chromium";
@@ -29,10 +29,10 @@ fn probe_can_run() -> bool {
     let missing = if !Path::new(REAL_CHROMIUM).exists() {
         Some(format!("{REAL_CHROMIUM} does not exist"))
     } else if !root()
-        .join("tool-core/tests/consumers/node_modules/playwright-core")
+        .join("toolsmith-core/tests/consumers/node_modules/playwright-core")
         .exists()
     {
-        Some("tool-core/tests/consumers/node_modules/playwright-core is not installed".into())
+        Some("toolsmith-core/tests/consumers/node_modules/playwright-core is not installed".into())
     } else if Command::new("node").arg("--version").output().is_err() {
         Some("`node` is not on PATH".into())
     } else {

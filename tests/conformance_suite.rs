@@ -16,7 +16,7 @@ use std::path::{Path, PathBuf};
 use std::process::{Child, Command, Stdio};
 use std::time::{Duration, Instant};
 
-#[path = "../tool-core/tests/consumers/require.rs"]
+#[path = "../toolsmith-core/tests/consumers/require.rs"]
 mod require;
 
 /// A bound on the whole suite run (31 scenarios, each bounded by the suite at 30 s; a full run

@@ -2,7 +2,7 @@
 //! `_meta`), its calls are audited as deprecated, and after the window the host sets it leaves
 //! the list and its calls answer `TOOL_RETIRED` naming the replacement, which stays callable.
 //! The compile-time checks of `deprecated(...)` are the UI cases `tests/ui/fail/deprecated_*.rs`;
-//! the MCP end-to-end test is in mcp/tests/deprecation.rs.
+//! the MCP end-to-end test is in toolsmith-mcp/tests/deprecation.rs.
 
 use serde_json::{json, Value};
 use std::sync::atomic::{AtomicUsize, Ordering};
@@ -479,7 +479,7 @@ mod before {
     }
 }
 
-/// The lists `toolsmith diff` is tested on (cli/tests/cli.rs, `diff_reports_a_deprecation`):
+/// The lists `toolsmith diff` is tested on (toolsmith-cli/tests/cli.rs, `diff_reports_a_deprecation`):
 /// real exports of a toolbox before the deprecation (v1), with it (v2) and after the
 /// retirement (v3), as MCP `tools/list` results and OpenAI Chat arrays. Rewritten with
 /// `TOOLSMITH_UPDATE_SNAPSHOTS=1`.
@@ -503,8 +503,8 @@ fn the_diff_fixtures_are_real_exports() {
         .clock(clock.reader())
         .build()
         .unwrap();
-    let dir =
-        std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("cli/tests/fixtures/deprecation");
+    let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("toolsmith-cli/tests/fixtures/deprecation");
     let update = std::env::var_os("TOOLSMITH_UPDATE_SNAPSHOTS").is_some();
     for (tb, v) in [(&v1, "v1"), (&v2, "v2"), (&v3, "v3")] {
         for (target, shape) in [

@@ -1,4 +1,4 @@
-//! Differential tests: the compiled validator (`tool_core::validate::Validator`) must agree with
+//! Differential tests: the compiled validator (`toolsmith_core::validate::Validator`) must agree with
 //! a full JSON Schema 2020-12 validator (the `jsonschema` crate, formats asserted) on every
 //! keyword the schema generator emits, on edge values, and on pseudo-random instances against
 //! the schemas of real `#[tool]` declarations.
@@ -9,7 +9,7 @@ mod common;
 
 use common::instances::{instance_for, XorShift};
 use serde_json::{json, Value};
-use tool_core::validate::Validator;
+use toolsmith_core::validate::Validator;
 
 /// The reference verdict.
 fn reference(schema: &Value, instance: &Value) -> bool {
@@ -1234,13 +1234,13 @@ mod typed_tools {
 
 /// The validator's verdict on arguments, as the general path prepares them (a `null` optional
 /// dropped first).
-fn general_accepts(spec: &tool_core::ToolSpec, args: &Value) -> bool {
+fn general_accepts(spec: &toolsmith_core::ToolSpec, args: &Value) -> bool {
     let mut args = if args.is_null() {
         json!({})
     } else {
         args.clone()
     };
-    tool_core::validate::strip_null_optionals(&spec.input_schema, &mut args);
+    toolsmith_core::validate::strip_null_optionals(&spec.input_schema, &mut args);
     Validator::new(&spec.input_schema)
         .expect("the tool's schema compiles")
         .is_valid(&args)
@@ -1708,7 +1708,7 @@ fn mutate(rng: &mut XorShift, v: &mut Value, schema: &Value, root: &Value) {
 
 #[test]
 fn model_schemas_are_what_the_fast_path_assumes() {
-    // The facts the typed checks of `#[model]` types rest on (tool_core::typed): nested objects
+    // The facts the typed checks of `#[model]` types rest on (toolsmith_core::typed): nested objects
     // closed, only non-`Option` fields required, optional fields without `null`, unit enums as
     // strings.
     let tool = typed_tools::save_contact::tool();

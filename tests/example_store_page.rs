@@ -6,7 +6,7 @@
 //! rebinding): checked on `respond`, over raw HTTP as curl sends it, and in Chromium with a
 //! hostile page on another origin.
 
-#[path = "../tool-core/tests/consumers/require.rs"]
+#[path = "../toolsmith-core/tests/consumers/require.rs"]
 mod require;
 
 #[allow(dead_code)]
@@ -407,7 +407,7 @@ async fn over_http_another_site_s_origin_and_a_foreign_host_get_403() {
 }
 
 fn consumers_dir() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).join("tool-core/tests/consumers")
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("toolsmith-core/tests/consumers")
 }
 
 /// The Chromium to run: `None` (with a SKIP, or a panic under `TOOLSMITH_REQUIRE_CONSUMERS=1`)
@@ -424,7 +424,7 @@ fn chromium() -> Option<String> {
     {
         return require::missing(
             "playwright-core",
-            "tool-core/tests/consumers/node_modules is not installed",
+            "toolsmith-core/tests/consumers/node_modules is not installed",
         );
     }
     Some(chromium)

@@ -17,7 +17,7 @@
 #[path = "mcp/fixture.rs"]
 mod fixture;
 
-#[path = "../tool-core/tests/consumers/require.rs"]
+#[path = "../toolsmith-core/tests/consumers/require.rs"]
 mod require;
 
 use serde_json::{json, Value};

@@ -26,7 +26,7 @@ use std::time::{Duration, Instant};
 /// A bound on every child process, so a hang fails the test instead of stalling CI.
 const BOUND: Duration = Duration::from_secs(120);
 
-#[path = "../tool-core/tests/consumers/require.rs"]
+#[path = "../toolsmith-core/tests/consumers/require.rs"]
 mod require;
 
 fn python() -> String {

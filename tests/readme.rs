@@ -14,11 +14,11 @@ fn readme_shows_the_two_set_up_commands() {
     );
 }
 
-/// The lint rules have one reference, `tool-lint/RULES.md` (checked rule by rule in
-/// `tool-lint/tests/rules.rs`); the README points to it instead of copying it.
+/// The lint rules have one reference, `toolsmith-lint/RULES.md` (checked rule by rule in
+/// `toolsmith-lint/tests/rules.rs`); the README points to it instead of copying it.
 #[test]
 fn readme_points_to_the_one_lint_reference() {
-    assert!(README.contains("[`tool-lint/RULES.md`](tool-lint/RULES.md)"));
+    assert!(README.contains("[`toolsmith-lint/RULES.md`](toolsmith-lint/RULES.md)"));
     for rule in toolsmith::lint::RULES {
         assert!(
             !README.contains(&format!("### `{}`", rule.id)),

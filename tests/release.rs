@@ -310,9 +310,9 @@ fn every_crate_packages_with_complete_metadata() {
     // The facade and the crates it is built from are published (a test of the check itself).
     for name in [
         "toolsmith",
-        "tool-core",
-        "tool-macros",
-        "tool-lint",
+        "toolsmith-core",
+        "toolsmith-macros",
+        "toolsmith-lint",
         "toolsmith-cli",
     ] {
         assert!(
@@ -334,13 +334,13 @@ fn the_package_check_names_what_is_missing() {
         "categories": ["ai"],
         "targets": [{"kind": ["lib"]}],
         "dependencies": [
-            {"name": "tool-core", "path": "/x", "req": "*", "kind": null},
+            {"name": "toolsmith-core", "path": "/x", "req": "*", "kind": null},
             {"name": "toolsmith", "path": "/y", "req": "*", "kind": "dev"}
         ]
     });
     let problems = package_problems(&bare).join("\n");
     for expected in [
-        "path dependency `tool-core` has no version",
+        "path dependency `toolsmith-core` has no version",
         "no `repository`",
         "no `license`",
         "add documentation = \"https://docs.rs/tool-new\"",
@@ -936,7 +936,7 @@ fn the_facade_root_is_curated_and_each_item_has_one_path() {
         twice.join("\n")
     );
 
-    // Re-exports by name: a glob would let every new item of tool-core into the facade unseen.
+    // Re-exports by name: a glob would let every new item of toolsmith-core into the facade unseen.
     let facade =
         std::fs::read_to_string(Path::new(ROOT).join("src/lib.rs")).expect("read src/lib.rs");
     let globs: Vec<&str> = facade

@@ -451,8 +451,8 @@ impl Tally {
 }
 
 /// A redis-server of the test's own on a free 127.0.0.1 port, without persistence; killed when
-/// dropped (tool-redis's test helper, shared).
-#[path = "../tool-redis/tests/common/server.rs"]
+/// dropped (toolsmith-redis's test helper, shared).
+#[path = "../toolsmith-redis/tests/common/server.rs"]
 mod redis_common;
 use redis_common::OwnServer as OwnRedis;
 

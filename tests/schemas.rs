@@ -471,7 +471,7 @@ fn no_schema_keyword_no_root_title_only_standard_formats() {
                 if let Some(f) = obj.get("format") {
                     let f = f.as_str().unwrap_or_default();
                     assert!(
-                        tool_spec::schema::STANDARD_FORMATS.contains(&f),
+                        toolsmith_spec::schema::STANDARD_FORMATS.contains(&f),
                         "{name} {which}{at}: non-standard format {f:?}"
                     );
                 }

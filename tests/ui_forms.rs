@@ -20,7 +20,7 @@
 //! `TOOLSMITH_REQUIRE_CONSUMERS=1`.
 
 mod common;
-#[path = "../tool-core/tests/consumers/require.rs"]
+#[path = "../toolsmith-core/tests/consumers/require.rs"]
 mod require;
 
 #[allow(dead_code)]
@@ -79,7 +79,7 @@ fn book_room(
 }
 
 fn consumers_dir() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).join("tool-core/tests/consumers")
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("toolsmith-core/tests/consumers")
 }
 
 fn chromium() -> String {
@@ -281,7 +281,7 @@ fn run_browser(cases: &Value) -> Option<Value> {
     run_node("forms.mjs", cases)
 }
 
-/// Runs a consumer script of `tool-core/tests/consumers` on `input`; `None` when a consumer is
+/// Runs a consumer script of `toolsmith-core/tests/consumers` on `input`; `None` when a consumer is
 /// missing (and not required).
 fn run_node(script: &str, input: &Value) -> Option<Value> {
     let chromium = chromium();
@@ -294,7 +294,7 @@ fn run_node(script: &str, input: &Value) -> Option<Value> {
     {
         return require::missing(
             "playwright-core",
-            "tool-core/tests/consumers/node_modules/playwright-core is not installed",
+            "toolsmith-core/tests/consumers/node_modules/playwright-core is not installed",
         );
     }
     if Command::new("node").arg("--version").output().is_err() {

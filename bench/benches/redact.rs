@@ -14,7 +14,7 @@ use criterion::{criterion_group, criterion_main, Criterion, Throughput};
 use std::hint::black_box;
 use toolsmith::Redactor;
 
-/// The built-in patterns as `tool-core/src/redact.rs` lists them, in its order.
+/// The built-in patterns as `toolsmith-core/src/redact.rs` lists them, in its order.
 const PATTERNS: &[(&str, &str)] = &[
     (
         "private_key",

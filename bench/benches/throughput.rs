@@ -1,6 +1,6 @@
 //! Lint and export throughput on generated spec lists.
 //!
-//! - `lint`: 10,000 specs through `tool_core::lint::lint_with` (default budgets), and the same
+//! - `lint`: 10,000 specs through `toolsmith_core::lint::lint_with` (default budgets), and the same
 //!   list as an MCP `{"tools": [...]}` document through `lint_tool_list`. Throughput is in
 //!   tools per second.
 //! - `export`: 1,000 specs to every `Target::all()` as JSON text (`export::export_text`), beside

@@ -5,7 +5,7 @@
 //! - [`instances`]: the schema-driven generator of pseudo-random instances.
 //! - [`workspace`]: a temporary directory tree with a workspace root and a canary outside it.
 //! - Here: runtimes, envelope views and assertions, a shared record store, run counters and a
-//!   counted tool, hand-written specs (tool-core's helpers), temporary paths, `required` lists and
+//!   counted tool, hand-written specs (toolsmith-core's helpers), temporary paths, `required` lists and
 //!   the lint check every example's tools pass.
 #![allow(dead_code)]
 
@@ -13,9 +13,9 @@ pub mod instances;
 pub mod validation_tools;
 pub mod workspace;
 
-// The hand-written spec, the echo tool and the runtime are tool-core's test helpers (the facade's
-// types are tool-core's).
-#[path = "../../tool-core/tests/common/mod.rs"]
+// The hand-written spec, the echo tool and the runtime are toolsmith-core's test helpers (the facade's
+// types are toolsmith-core's).
+#[path = "../../toolsmith-core/tests/common/mod.rs"]
 mod runtime_helpers;
 #[allow(unused_imports)] // each binary uses some of them
 pub use runtime_helpers::{echo_tool, read_only, rt, spec};

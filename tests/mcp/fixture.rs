@@ -72,7 +72,7 @@ pub fn workspace_file(rel: &str) -> Value {
 }
 
 /// A validator for the official `Tool` definition of `version` (see
-/// tool-core/tests/export_mcp_schema.rs).
+/// toolsmith-core/tests/export_mcp_schema.rs).
 pub fn tool_validator(version: &str) -> jsonschema::Validator {
     definition_validator(version, "Tool")
 }
