@@ -271,6 +271,20 @@ impl Serialize for Node<'_> {
     }
 }
 
+impl<'a> crate::walk::Json<'a> for &'a Node<'a> {
+    fn members(self) -> Option<impl Iterator<Item = (&'a str, Self)> + 'a> {
+        Some(self.as_object()?.iter())
+    }
+
+    fn items(self) -> Option<impl Iterator<Item = Self> + 'a> {
+        Some(self.as_array()?.iter())
+    }
+
+    fn at_pointer(self, pointer: &str) -> Option<Self> {
+        self.pointer(pointer)
+    }
+}
+
 impl fmt::Display for Node<'_> {
     /// Compact JSON, as `serde_json::Value` displays.
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {

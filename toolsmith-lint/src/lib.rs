@@ -44,6 +44,7 @@ mod names;
 pub mod platform;
 mod poison;
 pub mod quality;
+mod quality_rules;
 mod rules;
 mod schema;
 pub mod secrets;

@@ -236,7 +236,7 @@ fn lint_object(obj: Obj<'_>, cfg: &LintConfig, sink: &mut Sink) {
     lint_input_schema_field(schema, schema_facts.is_some_and(|f| f.non_ascii), cfg, sink);
     if let Some(message) = sink
         .quality
-        .then(|| crate::quality::explains_parameters(obj))
+        .then(|| crate::quality_rules::explains_parameters(obj))
         .flatten()
     {
         sink.push("explains_parameters", "/inputSchema/properties", message);
@@ -441,7 +441,7 @@ fn lint_description(d: &str, cfg: &LintConfig, sink: &mut Sink) {
         );
     }
     if sink.quality {
-        for (rule, message) in crate::quality::description(d, &ws, &sink.tool) {
+        for (rule, message) in crate::quality_rules::description(d, &ws, &sink.tool) {
             sink.push(rule, "/description", message);
         }
     }
@@ -575,7 +575,7 @@ fn exfiltration(split: &Split<'_>, text: &str, ws: &Words, pointer: &str, sink: 
             .iter()
             .any(|w| before.ends_with(&format!(" {w}")) || before == *w);
         // An address reserved for examples (RFC 2606) receives nothing: documentation shows it.
-        let sure = !crate::poison::is_example_address(&hit.what)
+        let sure = !crate::text::is_example_address(&hit.what)
             && (aimed || split.decisive_at(hit.span.0, &sink.tool, sink.names, sink.local()));
         sink.push_sure(
             "exfiltration_target",

@@ -10,7 +10,9 @@
 use crate::text::NameSet;
 
 use crate::lexicon::{AGENT_TAGS, GENERIC_PARAMS, PRIVATE_PATHS};
-use crate::text::{List, WordSet, Words, MARK_AT, MARK_LT, MARK_PATH, MARK_SCHEME};
+use crate::text::{
+    is_email, is_url, List, WordSet, Words, MARK_AT, MARK_LT, MARK_PATH, MARK_SCHEME,
+};
 
 /// One match: what was found (for the message) and where, as `(start, len)` in characters
 /// (0-based start) of the string.
@@ -285,49 +287,6 @@ pub(crate) fn exfiltration_target(text: &str, ws: &Words) -> Option<Hit> {
     found
 }
 
-/// Whether an address is one reserved for examples (RFC 2606: `example.com`, `.example`,
-/// `.test`, `.invalid`, `localhost`): documentation shows it, nothing is sent there.
-pub(crate) fn is_example_address(tok: &str) -> bool {
-    let host = tok
-        .rsplit('@')
-        .next()
-        .unwrap_or(tok)
-        .trim_start_matches("https://")
-        .trim_start_matches("http://");
-    let host = host.split(['/', ':', '?', '#']).next().unwrap_or(host);
-    let host = host.to_ascii_lowercase();
-    ["example.com", "example.org", "example.net"]
-        .iter()
-        .any(|d| host == *d || host.ends_with(&format!(".{d}")))
-        || [".example", ".test", ".invalid", ".localhost"]
-            .iter()
-            .any(|d| host.ends_with(d))
-        || host == "localhost"
-}
-
-fn is_url(tok: &str) -> bool {
-    tok.find("://").is_some_and(|i| {
-        i > 0 && tok[..i].bytes().all(|b| b.is_ascii_alphabetic()) && tok.len() > i + 3
-    })
-}
-
-fn is_email(tok: &str) -> bool {
-    let tok = tok.strip_prefix("mailto:").unwrap_or(tok);
-    let Some((local, domain)) = tok.split_once('@') else {
-        return false;
-    };
-    !local.is_empty()
-        && local
-            .bytes()
-            .all(|b| b.is_ascii_alphanumeric() || matches!(b, b'.' | b'_' | b'-' | b'+'))
-        && domain.contains('.')
-        && !domain.starts_with('.')
-        && !domain.ends_with('.')
-        && domain
-            .bytes()
-            .all(|b| b.is_ascii_alphanumeric() || matches!(b, b'.' | b'-'))
-}
-
 /// `tool_shadowing`: a sentence that names another tool of the list (`others`, without this
 /// tool's own name) together with a word that changes how it is used. `words` are the text's
 /// [`Words`] when the caller has them: a text none of whose words is a cue is then passed over
@@ -441,14 +400,5 @@ mod tests {
         assert!(!is_dotenv(".environment"));
         assert!(is_dotenv("~/App/.ENV"));
         assert!(!is_dotenv("Process.Env"));
-    }
-
-    #[test]
-    fn urls_and_emails() {
-        assert!(is_url("https://evil.example/x"));
-        assert!(!is_url("://x"));
-        assert!(is_email("a.b@evil.example"));
-        assert!(!is_email("@decorator"));
-        assert!(!is_email("user@localhost"));
     }
 }

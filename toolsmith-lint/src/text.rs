@@ -1,5 +1,5 @@
 //! Text heuristics: words and sentences, steering and prohibition phrases, "says what it returns",
-//! snake_case, and invisible characters.
+//! snake_case, invisible characters, and addresses (URLs, e-mail, the hosts reserved for examples).
 
 use std::borrow::Cow;
 use std::cell::OnceCell;
@@ -1364,6 +1364,51 @@ pub(crate) fn decode_tags(text: &str) -> String {
         .collect()
 }
 
+/// Whether an address is one reserved for examples (RFC 2606: `example.com`, `.example`,
+/// `.test`, `.invalid`, `localhost`): documentation shows it, nothing is sent there.
+pub(crate) fn is_example_address(tok: &str) -> bool {
+    let host = tok
+        .rsplit('@')
+        .next()
+        .unwrap_or(tok)
+        .trim_start_matches("https://")
+        .trim_start_matches("http://");
+    let host = host.split(['/', ':', '?', '#']).next().unwrap_or(host);
+    let host = host.to_ascii_lowercase();
+    ["example.com", "example.org", "example.net"]
+        .iter()
+        .any(|d| host == *d || host.ends_with(&format!(".{d}")))
+        || [".example", ".test", ".invalid", ".localhost"]
+            .iter()
+            .any(|d| host.ends_with(d))
+        || host == "localhost"
+}
+
+/// Whether a token is a URL: a scheme of letters, `://` and something after it.
+pub(crate) fn is_url(tok: &str) -> bool {
+    tok.find("://").is_some_and(|i| {
+        i > 0 && tok[..i].bytes().all(|b| b.is_ascii_alphabetic()) && tok.len() > i + 3
+    })
+}
+
+/// Whether a token is an e-mail address (`mailto:` or not) whose domain has a dot.
+pub(crate) fn is_email(tok: &str) -> bool {
+    let tok = tok.strip_prefix("mailto:").unwrap_or(tok);
+    let Some((local, domain)) = tok.split_once('@') else {
+        return false;
+    };
+    !local.is_empty()
+        && local
+            .bytes()
+            .all(|b| b.is_ascii_alphanumeric() || matches!(b, b'.' | b'_' | b'-' | b'+'))
+        && domain.contains('.')
+        && !domain.starts_with('.')
+        && !domain.ends_with('.')
+        && domain
+            .bytes()
+            .all(|b| b.is_ascii_alphanumeric() || matches!(b, b'.' | b'-'))
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -1871,5 +1916,14 @@ mod tests {
             Some("VARIATION SELECTOR-17")
         );
         assert_eq!(decode_tags("x\u{E0068}\u{E0069}"), "hi");
+    }
+
+    #[test]
+    fn urls_and_emails() {
+        assert!(is_url("https://evil.example/x"));
+        assert!(!is_url("://x"));
+        assert!(is_email("a.b@evil.example"));
+        assert!(!is_email("@decorator"));
+        assert!(!is_email("user@localhost"));
     }
 }

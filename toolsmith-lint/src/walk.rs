@@ -379,20 +379,6 @@ impl<'a> Json<'a> for &'a Value {
     }
 }
 
-impl<'a> Json<'a> for &'a crate::doc::Node<'a> {
-    fn members(self) -> Option<impl Iterator<Item = (&'a str, Self)> + 'a> {
-        Some(self.as_object()?.iter())
-    }
-
-    fn items(self) -> Option<impl Iterator<Item = Self> + 'a> {
-        Some(self.as_array()?.iter())
-    }
-
-    fn at_pointer(self, pointer: &str) -> Option<Self> {
-        self.pointer(pointer)
-    }
-}
-
 /// Calls `f` with every subschema directly below `schema`, in document order.
 pub fn for_each_child<'a>(schema: &'a Map<String, Value>, f: impl FnMut(Step<'a>, &'a Value)) {
     for_each_child_of(schema.iter().map(|(k, v)| (k.as_str(), v)), f);

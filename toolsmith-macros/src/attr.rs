@@ -1,7 +1,7 @@
 //! The attribute grammar: `#[tool(...)]`, `#[arg(...)]`, `#[context]` and doc comments.
 
-use crate::ast::ExampleValue;
 use crate::ctxt::Ctxt;
+use crate::example::ExampleValue;
 use proc_macro2::{Span, TokenStream};
 use syn::meta::ParseNestedMeta;
 use syn::spanned::Spanned;
@@ -119,7 +119,7 @@ pub(crate) struct ExampleArg {
 /// The arguments of an example written as a JSON object, each spanned at the string.
 fn json_example(lit: &LitStr) -> syn::Result<Vec<ExampleArg>> {
     let span = lit.span();
-    let value = crate::ast::example_from_json(&lit.value(), span)
+    let value = crate::example::example_from_json(&lit.value(), span)
         .map_err(|e| {
             syn::Error::new(
                 span,
@@ -127,7 +127,7 @@ fn json_example(lit: &LitStr) -> syn::Result<Vec<ExampleArg>> {
             )
         })?;
     match value.kind {
-        crate::ast::ExampleKind::Object(members) => Ok(members
+        crate::example::ExampleKind::Object(members) => Ok(members
             .into_iter()
             .map(|(name, value)| ExampleArg {
                 name,
@@ -343,7 +343,7 @@ impl ToolAttr {
                                 "expected an argument name, e.g. `example(query = \"tent\")`",
                             ));
                         };
-                        let name = crate::ast::unraw(id);
+                        let name = crate::syntax::unraw(id);
                         if args.iter().any(|a| a.name == name) {
                             return Err(
                                 inner.error(format!("`{name}` is given twice in this example"))

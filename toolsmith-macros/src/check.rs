@@ -1,8 +1,10 @@
 //! Rules over the parsed model. Rules report errors; they never emit tokens.
 
-use crate::ast::{Class, ExampleKind, ExampleValue, ModelParam, Param, ToolFn};
+use crate::ast::{ModelParam, Param, ToolFn};
 use crate::attr::{ArgKey, NumLit};
 use crate::ctxt::Ctxt;
+use crate::example::{ExampleKind, ExampleValue};
+use crate::syntax::Class;
 use proc_macro2::Span;
 
 /// Rule ids `allow(...)` accepts besides the lint rules.
@@ -16,7 +18,7 @@ pub(crate) fn check(cx: &Ctxt, tool: &ToolFn, attr_span: Span) -> Vec<proc_macro
     effects(cx, tool, attr_span);
     allows(cx, tool);
     examples(cx, tool);
-    crate::deprecated::check(cx, tool);
+    crate::deprecated::check(cx, tool.attr.deprecated.as_ref(), &tool.name);
     crate::mcp_fields::check(cx, tool);
     crate::lint::lint(cx, tool)
 }

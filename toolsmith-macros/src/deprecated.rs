@@ -2,8 +2,8 @@
 //! rules on the replacement's name, and the notice appended to the description before the lint
 //! runs (so the description budget counts it).
 
-use crate::ast::ToolFn;
 use crate::ctxt::Ctxt;
+use proc_macro2::Span;
 use syn::meta::ParseNestedMeta;
 use syn::LitStr;
 
@@ -92,9 +92,9 @@ pub(crate) fn parse(meta: &ParseNestedMeta) -> syn::Result<DeprecatedAttr> {
     })
 }
 
-/// The rules on the replacement: a valid tool name, and not the tool itself.
-pub(crate) fn check(cx: &Ctxt, tool: &ToolFn) {
-    let Some(d) = &tool.attr.deprecated else {
+/// The rules on the replacement: a valid tool name, and not the tool itself (`tool_name`).
+pub(crate) fn check(cx: &Ctxt, deprecated: Option<&DeprecatedAttr>, tool_name: &str) {
+    let Some(d) = deprecated else {
         return;
     };
     let Some(lit) = &d.replaced_by else {
@@ -106,7 +106,7 @@ pub(crate) fn check(cx: &Ctxt, tool: &ToolFn) {
             lit.span(),
             format!("`replaced_by` must name a tool: {problem}"),
         );
-    } else if name == tool.name {
+    } else if name == tool_name {
         cx.error_at(
             lit.span(),
             format!(
@@ -116,10 +116,13 @@ pub(crate) fn check(cx: &Ctxt, tool: &ToolFn) {
     }
 }
 
-/// Appends the deprecation notice to the description, so the lint and the generated spec see
-/// the text the model reads.
-pub(crate) fn apply_notice(tool: &mut ToolFn) {
-    let (Some(d), Some((text, _))) = (&tool.attr.deprecated, &mut tool.description) else {
+/// Appends the deprecation notice to the tool's description, so the lint and the generated spec
+/// see the text the model reads.
+pub(crate) fn apply_notice(
+    deprecated: Option<&DeprecatedAttr>,
+    description: &mut Option<(String, Span)>,
+) {
+    let (Some(d), Some((text, _))) = (deprecated, description) else {
         return;
     };
     let by = d.replaced_by.as_ref().map(LitStr::value);
@@ -129,13 +132,8 @@ pub(crate) fn apply_notice(tool: &mut ToolFn) {
 
 /// For a description over its budget, what the deprecation notice adds to it (the notice is part
 /// of what the model reads, so the budget counts it).
-pub(crate) fn budget_note(tool: &ToolFn, rule: &str) -> String {
-    let Some(d) = tool
-        .attr
-        .deprecated
-        .as_ref()
-        .filter(|_| rule == "description_budget")
-    else {
+pub(crate) fn budget_note(deprecated: Option<&DeprecatedAttr>, rule: &str) -> String {
+    let Some(d) = deprecated.filter(|_| rule == "description_budget") else {
         return String::new();
     };
     let by = d.replaced_by.as_ref().map(LitStr::value);

@@ -11,11 +11,13 @@ mod attr;
 mod check;
 mod ctxt;
 mod deprecated;
+mod example;
 mod expand;
 mod lint;
 mod mcp_fields;
 mod model;
 mod signature;
+mod syntax;
 
 use proc_macro::TokenStream;
 use proc_macro2::{Span, TokenStream as TokenStream2};
@@ -50,7 +52,7 @@ fn tool_impl(args: TokenStream2, input: TokenStream2) -> TokenStream2 {
     let cx = ctxt::Ctxt::new();
     let attr = attr::ToolAttr::parse(&cx, args);
     let mut tool = ast::parse(&cx, attr, &item.attrs, &mut item.sig, false);
-    deprecated::apply_notice(&mut tool);
+    deprecated::apply_notice(tool.attr.deprecated.as_ref(), &mut tool.description);
     let warnings = check::check(&cx, &tool, Span::call_site());
     let vis = &item.vis;
     let ident = &item.sig.ident;

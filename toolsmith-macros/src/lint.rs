@@ -157,7 +157,7 @@ pub(crate) fn lint(cx: &Ctxt, tool: &ToolFn) -> Vec<TokenStream> {
         let message = format!(
             "{}{} (lint rule `{}`; if this is deliberate, add `allow({}, reason = \"...\")` to #[tool])",
             f.message,
-            crate::deprecated::budget_note(tool, f.rule),
+            crate::deprecated::budget_note(tool.attr.deprecated.as_ref(), f.rule),
             f.rule,
             f.rule
         );

@@ -1,8 +1,9 @@
 //! The rules of the MCP fields `#[tool(icon ...)]` and `#[arg(header = "...")]`, from
 //! `toolsmith_lint::mcp_fields` (the toolbox applies the same ones to tools built at run time).
 
-use crate::ast::{Class, Param, ToolFn};
+use crate::ast::{Param, ToolFn};
 use crate::ctxt::Ctxt;
+use crate::syntax::Class;
 use toolsmith_lint::mcp_fields as rules;
 
 /// Runs both rules over one tool.

@@ -115,7 +115,7 @@ pub(crate) fn fast_impl(input: &TokenStream) -> TokenStream {
 fn names_distinct<'a>(idents: impl Iterator<Item = &'a syn::Ident>) -> bool {
     let mut seen = std::collections::BTreeSet::new();
     idents.into_iter().all(|id| {
-        let key: String = crate::ast::unraw(id)
+        let key: String = crate::syntax::unraw(id)
             .chars()
             .filter(|c| *c != '_' && *c != '-')
             .flat_map(char::to_lowercase)

@@ -5,7 +5,8 @@
 //! facts of the parsed model, and `lint.rs` reports the findings with the other rules' (allows,
 //! spans and severities alike).
 
-use crate::ast::{Class, ModelParam, Output, Param, ToolFn};
+use crate::ast::{ModelParam, Output, Param, ToolFn};
+use crate::syntax::Class;
 use syn::{Expr, GenericArgument, Lit, PathArguments, Type};
 use toolsmith_lint::compile_checks::{
     constraint_contradicted, return_unstated, Bound, Declared, Literal, Measure, Returned,
@@ -58,7 +59,7 @@ fn type_names(ty: &Type, out: &mut Vec<String>) {
             let Some(last) = p.path.segments.last() else {
                 return;
             };
-            out.push(crate::ast::unraw(&last.ident));
+            out.push(crate::syntax::unraw(&last.ident));
             if let PathArguments::AngleBracketed(args) = &last.arguments {
                 let mut types = args.args.iter().filter_map(|a| match a {
                     GenericArgument::Type(t) => Some(t),

@@ -3,9 +3,9 @@
 
 use crate::client;
 use crate::errors::{cancelled, internal, protocol_error};
-use crate::handler::version_of;
 use crate::input_required;
 use crate::server::McpServer;
+use crate::version::version_of;
 use rmcp::model::{
     CallToolRequestParams, CallToolResponse, CallToolResult, ContentBlock, MetaObject,
     ProgressToken, Resource, ResultType,

@@ -3,6 +3,7 @@
 //! [`McpServer::with_handler`] (`compose.rs`); each session's watcher reports tool-list changes.
 
 use crate::server::McpServer;
+use crate::version::{version_of, VERSIONS};
 use crate::watch::next_retirement;
 use crate::{client, compose};
 use rmcp::model::{
@@ -21,23 +22,6 @@ use serde_json::Value;
 use std::borrow::Cow;
 use std::sync::Arc;
 use toolsmith_core::export::McpVersion;
-
-/// The protocol versions the server speaks: the ones the MCP export knows.
-const VERSIONS: [ProtocolVersion; 3] = [
-    ProtocolVersion::V_2025_06_18,
-    ProtocolVersion::V_2025_11_25,
-    ProtocolVersion::V_2026_07_28,
-];
-
-/// The export's version for a negotiated protocol version; versions before 2025-06-18 are not
-/// negotiated (the server does not offer them), so anything unknown gets the oldest shape.
-pub(crate) fn version_of(context: &RequestContext<RoleServer>) -> McpVersion {
-    match context.protocol_version() {
-        Some(v) if v == ProtocolVersion::V_2026_07_28 => McpVersion::V2026_07_28,
-        Some(v) if v == ProtocolVersion::V_2025_11_25 => McpVersion::V2025_11_25,
-        _ => McpVersion::V2025_06_18,
-    }
-}
 
 impl ServerHandler for McpServer {
     fn get_info(&self) -> ServerConfig {
@@ -205,7 +189,7 @@ impl ServerHandler for McpServer {
         context: RequestContext<RoleServer>,
     ) -> Result<InitializeResult, ErrorData> {
         context.peer.set_peer_info(request.clone());
-        self.inner.acknowledge_watch();
+        self.inner.starts.acknowledge_watch(&self.inner.toolbox);
         self.negotiate_initialize(&request)
     }
 
@@ -213,7 +197,7 @@ impl ServerHandler for McpServer {
         // One watcher per session: it ends when sending to the client fails (on the next
         // change), when the toolbox is dropped, when a later session finds this one ended (see
         // `Watchers`) or when the server is dropped.
-        let (mut changes, missed) = self.inner.start_watch();
+        let (mut changes, missed) = self.inner.starts.start_watch(&self.inner.toolbox);
         let peer = context.peer;
         // Weak: the watcher must not keep the toolbox alive (its end ends the watch).
         let toolbox = Arc::downgrade(&self.inner.toolbox);
@@ -245,14 +229,14 @@ impl ServerHandler for McpServer {
         requested: &SubscriptionFilter,
     ) -> Option<SubscriptionFilter> {
         // rmcp acknowledges the stream right after this returns, before `listen` runs.
-        self.inner.acknowledge_watch();
+        self.inner.starts.acknowledge_watch(&self.inner.toolbox);
         let own = SubscriptionFilter::builder().tools_list_changed().build();
         // And what the handler accepts (prompts, resources).
         Some(self.with_handler_filter(own, requested))
     }
 
     async fn listen(&self, context: SubscriptionContext) -> Result<(), ErrorData> {
-        let (mut changes, missed) = self.inner.start_watch();
+        let (mut changes, missed) = self.inner.starts.start_watch(&self.inner.toolbox);
         let toolbox = Arc::downgrade(&self.inner.toolbox);
         let wanted = context.accepted().tools_list_changed == Some(true);
         let sink = context.sink().clone();

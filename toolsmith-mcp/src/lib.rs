@@ -91,12 +91,14 @@ mod call;
 mod catalog;
 mod client;
 mod compose;
+mod delegate;
 mod errors;
 mod handler;
 mod http;
 mod input_required;
 mod server;
 mod session;
+mod version;
 mod watch;
 
 pub use self::cache::CacheScope;

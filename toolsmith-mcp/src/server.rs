@@ -4,7 +4,7 @@
 use crate::cache::{self, CacheScope};
 use crate::catalog::Catalogs;
 use crate::watch::{WatchStarts, Watchers};
-use crate::{apps, client, compose};
+use crate::{apps, client};
 use rmcp::model::Implementation;
 use rmcp::service::RequestContext;
 use rmcp::RoleServer;
@@ -31,7 +31,7 @@ pub(crate) struct Inner {
     /// Seals the `requestState` of 2026-07-28 `input_required` results.
     pub(crate) state_key: toolsmith_core::SecretKey,
     /// Prompts, resources and completions ([`McpServer::with_handler`]).
-    pub(crate) handler: Option<Arc<dyn compose::Delegate>>,
+    pub(crate) handler: Option<Arc<dyn crate::delegate::Delegate>>,
     /// The 2026-07-28 cache hints of `tools/list` ([`McpServer::list_cache`]).
     pub(crate) list_cache: cache::ListCache,
     /// Whether tools' forms are offered as MCP Apps ([`McpServer::mcp_apps`]).

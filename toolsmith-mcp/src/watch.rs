@@ -2,7 +2,6 @@
 //! revisions: one task per session; 2026-07-28: each `subscriptions/listen` stream), and the
 //! retirement of deprecated tools that makes such a change.
 
-use crate::server::Inner;
 use rmcp::RoleServer;
 use std::sync::{Arc, Mutex};
 use toolsmith_core::Toolbox;
@@ -91,22 +90,22 @@ impl WatchStarts {
             .lock()
             .unwrap_or_else(std::sync::PoisonError::into_inner)
     }
-}
 
-impl Inner {
-    /// Notes the generation a change stream is acknowledged at (see [`WatchStarts`]).
-    pub(crate) fn acknowledge_watch(&self) {
+    /// Notes the generation a change stream of `toolbox` is acknowledged at (see [`WatchStarts`]).
+    pub(crate) fn acknowledge_watch(&self, toolbox: &Toolbox) {
         // The watch channel's own count, which the watchers compare against (`start_watch`).
-        self.starts
-            .acknowledged(*self.toolbox.watch_changes().borrow());
+        self.acknowledged(*toolbox.watch_changes().borrow());
     }
 
-    /// Subscribes a session's watcher to tool-list changes, and says whether the list changed
-    /// since the stream was acknowledged (a change the watcher must report at once).
-    pub(crate) fn start_watch(&self) -> (tokio::sync::watch::Receiver<u64>, bool) {
-        let mut changes = self.toolbox.watch_changes();
+    /// Subscribes a session's watcher to `toolbox`'s tool-list changes, and says whether the
+    /// list changed since the stream was acknowledged (a change the watcher must report at once).
+    pub(crate) fn start_watch(
+        &self,
+        toolbox: &Toolbox,
+    ) -> (tokio::sync::watch::Receiver<u64>, bool) {
+        let mut changes = toolbox.watch_changes();
         let now = *changes.borrow_and_update();
-        (changes, self.starts.changed_since_acknowledged(now))
+        (changes, self.changed_since_acknowledged(now))
     }
 }
 

@@ -1,14 +1,13 @@
 //! `authority_framing`: an authority label set off as a heading, or cited, over an order to the
 //! agent.
 
-use super::confidence::{claims_authority, decisive};
+use super::confidence::{claims_authority, decisive, grants_privileges};
 use super::cues::{addresses_agent, directs, obliges, Local};
 use super::sentence::{Sentence, Text};
 use crate::lexicon::authority::{
     AUTHORITY_WORDS, CITING_PHRASES, LABEL_HEADS, LABEL_TAILS, STRONG_TAILS,
 };
 use crate::lexicon::cues::{ACTION_VERBS, OBLIGATION_PHRASES, OBLIGATION_WORDS};
-use crate::lexicon::terms::terms;
 use crate::text::NameSet;
 
 /// `authority_framing`: sentence `k` holds an authority label that is set off as a heading (a
@@ -161,54 +160,4 @@ fn orders_agent(t: &Text, s: &Sentence, from: usize) -> bool {
             )
     }) || t.has_phrase(s, OBLIGATION_PHRASES);
     acts && (directs(t, s) || addresses_agent(t, s))
-}
-
-/// Whether `s` hands the agent a role or privileges: a role to play ("ACT AS: ...", "you are
-/// now ..."), with privileges or trust beyond the user's (root, admin, unrestricted, all
-/// commands trusted) or checks switched off (access controls bypassed, safety filters
-/// disabled, a "jailbreak mode"). Two of these in one sentence, or one beside a role to play.
-pub(super) fn grants_privileges(t: &Text, s: &Sentence) -> bool {
-    let role = t.has_phrase(
-        s,
-        terms![
-            "act as",
-            "acting as",
-            "you are now",
-            "you now have",
-            "pretend to be",
-        ],
-    );
-    let elevated = [
-        t.has_phrase(
-            s,
-            terms![
-                "root privileges",
-                "admin privileges",
-                "administrator privileges",
-                "elevated privileges",
-                "full privileges",
-                "unrestricted access",
-                "full trust",
-                "trust all",
-                "without validation",
-                "without restrictions",
-                "all safety",
-                "safety restrictions",
-                "access controls",
-                "content filters",
-            ],
-        ),
-        t.has_word(
-            s,
-            terms!["unrestricted", "jailbreak", "superadmin", "superuser"],
-        ),
-        t.has_word(
-            s,
-            terms!["bypass", "bypasses", "disable", "disables", "escalate"],
-        ),
-    ]
-    .iter()
-    .filter(|x| **x)
-    .count();
-    elevated >= 2 || (role && elevated >= 1)
 }

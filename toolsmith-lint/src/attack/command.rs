@@ -1,11 +1,11 @@
 //! `command_execution`: a command line that opens a shell, escalates, downloads and runs, or
-//! deletes, in an order to run it; and the automata that find command lines and claims in one
-//! pass.
+//! deletes, in an order to run it; and the automaton that finds command lines in one pass.
 
-use super::cues::{addresses_agent, directs, is_url, third_person_start, tokens, Local};
-use super::sentence::{is_word_byte, Sentence, Text};
+use super::cues::{addresses_agent, directs, third_person_start, tokens, Local};
+use super::sentence::{automaton, is_word_byte, Sentence, Text};
 use crate::lexicon::command::{COMMANDS, RUNNABLE};
 use crate::lexicon::terms::terms;
+use crate::text::is_url;
 
 /// Whether `line` (lowercase) holds one of [`COMMANDS`] at the start of a word.
 pub(super) fn has_command(line: &str) -> bool {
@@ -43,15 +43,6 @@ fn word_at(line: &str, at: usize) -> &str {
         .find(|c: char| !(c.is_ascii_alphanumeric() || c == '_' || c == '-'))
         .unwrap_or(rest.len());
     &rest[..end]
-}
-
-/// One automaton for a list of lowercase patterns: every occurrence in one pass over the text
-/// (overlapping, so a match that fails its word-boundary test hides no other).
-pub(super) fn automaton(patterns: &[&str]) -> aho_corasick::AhoCorasick {
-    aho_corasick::AhoCorasick::builder()
-        .match_kind(aho_corasick::MatchKind::Standard)
-        .build(patterns)
-        .expect("the patterns build an automaton")
 }
 
 /// `command_execution`: a command line of [`COMMANDS`] in an order to run it (or hidden in an

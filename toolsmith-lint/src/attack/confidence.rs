@@ -23,19 +23,16 @@
 use crate::lexicon::authority::AUTHORITY_CLAIMS;
 use crate::lexicon::terms::terms;
 
-use super::authority::grants_privileges;
-use super::command::automaton;
 use super::cues::{
-    conceals, forwards, is_email, is_url, named_tools, names_address, obliges, sensitive, tokens,
-    Local, NamedTool,
+    conceals, forwards, named_tools, names_address, obliges, sensitive, tokens, Local, NamedTool,
 };
-use super::sentence::{Sentence, Text};
+use super::sentence::{automaton, Sentence, Text};
 use super::user_override::sets_instructions_aside;
 use crate::lexicon::cues::{
     CALLING, EGRESS_VERBS, ELSEWHERE, HANDOVER_VERBS, NEGATIONS, PERSONAL_DATA, PERSONAL_PHRASES,
     RETENTION_VERBS,
 };
-use crate::text::NameSet;
+use crate::text::{is_email, is_example_address, is_url, NameSet};
 
 /// Whether `s` carries evidence no documentation has: concealment, an address of its own,
 /// secrets handed on, a fixed call of another server's tool, the user's request set aside by
@@ -154,7 +151,7 @@ fn names_destination(t: &Text, s: &Sentence) -> bool {
         let text = &t.orig[s.start..s.end];
         tokens(text).any(|(at, tok)| {
             let before = text[..at].trim_end().to_ascii_lowercase();
-            !crate::poison::is_example_address(tok)
+            !is_example_address(tok)
                 && (is_email(tok)
                     || (is_url(tok)
                         && (["to", "into", "via"]
@@ -377,6 +374,56 @@ pub(super) fn claims_authority(t: &Text, s: &Sentence, from: usize, to: usize) -
                 t.orig[a..b].bytes().all(|c| !c.is_ascii_lowercase())
             })
     })
+}
+
+/// Whether `s` hands the agent a role or privileges: a role to play ("ACT AS: ...", "you are
+/// now ..."), with privileges or trust beyond the user's (root, admin, unrestricted, all
+/// commands trusted) or checks switched off (access controls bypassed, safety filters
+/// disabled, a "jailbreak mode"). Two of these in one sentence, or one beside a role to play.
+pub(super) fn grants_privileges(t: &Text, s: &Sentence) -> bool {
+    let role = t.has_phrase(
+        s,
+        terms![
+            "act as",
+            "acting as",
+            "you are now",
+            "you now have",
+            "pretend to be",
+        ],
+    );
+    let elevated = [
+        t.has_phrase(
+            s,
+            terms![
+                "root privileges",
+                "admin privileges",
+                "administrator privileges",
+                "elevated privileges",
+                "full privileges",
+                "unrestricted access",
+                "full trust",
+                "trust all",
+                "without validation",
+                "without restrictions",
+                "all safety",
+                "safety restrictions",
+                "access controls",
+                "content filters",
+            ],
+        ),
+        t.has_word(
+            s,
+            terms!["unrestricted", "jailbreak", "superadmin", "superuser"],
+        ),
+        t.has_word(
+            s,
+            terms!["bypass", "bypasses", "disable", "disables", "escalate"],
+        ),
+    ]
+    .iter()
+    .filter(|x| **x)
+    .count();
+    elevated >= 2 || (role && elevated >= 1)
 }
 
 /// Whether `s` says that the user's data leaves for a place out of their reach: credentials,

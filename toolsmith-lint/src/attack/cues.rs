@@ -2,7 +2,7 @@
 //! direct the agent, address it, ask for secrets, name another tool or this one, scope an order
 //! to everything, hold an address or a literal value, pass results on, hide something.
 
-use super::sentence::{Sentence, Text};
+use super::sentence::{automaton, Sentence, Text};
 use crate::lexicon::cues::{
     ACTION_VERBS, FILLERS, HANDOVER_VERBS, INVOKE_VERBS, OBLIGATION_PHRASES, OBLIGATION_WORDS,
     SENSITIVE_PATHS, SENSITIVE_PHRASES, SENSITIVE_WORDS, TOOL_VERB_PREFIXES, UNITS,
@@ -10,7 +10,7 @@ use crate::lexicon::cues::{
 };
 use crate::lexicon::terms::terms;
 use crate::lexicon::{CONVERSATION_PHRASES, CREDENTIAL_PHRASES};
-use crate::text::{fold_identifier, NameSet};
+use crate::text::{fold_identifier, is_email, is_url, NameSet};
 
 /// Whether `s` directs the agent: an obligation, or a clause that opens with a verb of
 /// [`ACTION_VERBS`].
@@ -87,7 +87,7 @@ pub(super) fn sensitive(t: &Text, s: &Sentence) -> bool {
         || t.has_phrase(s, CONVERSATION_PHRASES)
         || t.has_phrase(s, SENSITIVE_PHRASES)
         || PATHS
-            .get_or_init(|| super::command::automaton(SENSITIVE_PATHS))
+            .get_or_init(|| automaton(SENSITIVE_PATHS))
             .is_match(line)
 }
 
@@ -343,12 +343,6 @@ pub(super) fn tokens(text: &str) -> impl Iterator<Item = (usize, &str)> {
     })
 }
 
-pub(super) fn is_url(tok: &str) -> bool {
-    tok.find("://").is_some_and(|i| {
-        i > 0 && tok[..i].bytes().all(|b| b.is_ascii_alphabetic()) && tok.len() > i + 3
-    })
-}
-
 /// Whether `s` protects the user's say rather than taking it away: "unless the user has asked
 /// you to", "do not run it without asking the user first", "when the user has not confirmed".
 pub(super) fn protective(t: &Text, s: &Sentence) -> bool {
@@ -471,20 +465,6 @@ fn is_domain(tok: &str) -> bool {
                 )
         })
         && labels[0].len() > 1
-}
-
-pub(super) fn is_email(tok: &str) -> bool {
-    let tok = tok.strip_prefix("mailto:").unwrap_or(tok);
-    tok.split_once('@').is_some_and(|(l, d)| {
-        !l.is_empty()
-            && d.contains('.')
-            && !d.ends_with('.')
-            && !d.starts_with('.')
-            && l.bytes()
-                .all(|b| b.is_ascii_alphanumeric() || matches!(b, b'.' | b'_' | b'-' | b'+'))
-            && d.bytes()
-                .all(|b| b.is_ascii_alphanumeric() || matches!(b, b'.' | b'-'))
-    })
 }
 
 /// Whether `s` passes another call's results on: "include what it finds", "with the results".

@@ -1,9 +1,8 @@
 //! `preference_manipulation`: an order to choose this tool over others, others run down, or
 //! promotional claims meant to win the agent's choice.
 
-use super::command::automaton;
 use super::cues::{directs, names_other_tool, names_this_tool};
-use super::sentence::{is_word_byte, Text};
+use super::sentence::{automaton, is_word_byte, Text};
 use crate::lexicon::preference::{
     CHOOSE_WORDS, CLAIMS, DEPRECATION, DISPARAGING, EXCLUSIVE_WORDS, OTHERS_REF, OVER_OTHERS,
     RUN_DOWN, STOP_USING, THE_ONE_TOOL, THIS_TOOL_PHRASES, TURN_AWAY,

@@ -1,6 +1,7 @@
 //! The sentence splitter of the attack classes: a [`Text`] split into [`Sentence`]s of lowercase
 //! words, and the word tests every class asks (`has_word`, `has_phrase`, ...), each turned away
-//! early by the sentence's filter of word hashes.
+//! early by the sentence's filter of word hashes; for a long list of patterns (command lines,
+//! claims, private paths), an [`automaton`] that finds them all in one pass.
 
 use super::AttackHit;
 use crate::lexicon::terms::{has_bit, hash_word, same, set_bit, Terms, ANY, FILTER_WORDS};
@@ -304,6 +305,15 @@ fn char_span(text: &str, start: usize, end: usize) -> (usize, usize) {
         let a = text[..start].chars().count();
         (a, text[start..end].chars().count())
     }
+}
+
+/// One automaton for a list of lowercase patterns: every occurrence in one pass over the text
+/// (overlapping, so a match that fails its word-boundary test hides no other).
+pub(super) fn automaton(patterns: &[&str]) -> aho_corasick::AhoCorasick {
+    aho_corasick::AhoCorasick::builder()
+        .match_kind(aho_corasick::MatchKind::Standard)
+        .build(patterns)
+        .expect("the patterns build an automaton")
 }
 
 #[cfg(test)]

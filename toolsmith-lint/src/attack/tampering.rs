@@ -5,15 +5,15 @@ use crate::lexicon::terms::terms;
 
 use super::confidence::decisive;
 use super::cues::{
-    directs, imperative, is_email, literal, named_tools, names_address, obliges, tokens, universal,
-    Local, NamedTool,
+    directs, imperative, literal, named_tools, names_address, obliges, tokens, universal, Local,
+    NamedTool,
 };
 use super::sentence::{Sentence, Text};
 use crate::lexicon::tampering::{
     ADDRESS_ADDED, ALWAYS_PHRASES, ALWAYS_WORDS, MONEY, MULTIPLIED, SET_VERBS, STEERED_PARAMS,
     STRONG_SET_VERBS, SUBSTITUTE_PHRASES, SUBSTITUTE_WORDS, WHEN_CALLING,
 };
-use crate::text::NameSet;
+use crate::text::{is_email, is_example_address, NameSet};
 
 /// `parameter_tampering`: an address of its own added to what the agent sends, or a parameter
 /// set to a fixed value always, for another tool, or against what was given.
@@ -28,7 +28,7 @@ pub(super) fn tampering(
     let emails = || {
         tokens(&t.orig[s.start..s.end])
             .filter(|(_, tok)| is_email(tok))
-            .map(|(_, tok)| !crate::poison::is_example_address(tok))
+            .map(|(_, tok)| !is_example_address(tok))
     };
     if names_address(t, s)
         && emails().next().is_some()

@@ -347,7 +347,7 @@ impl<'t> Expander<'t> {
         let p = &self.p;
         let local = format_ident!("__ctx_{}", i);
         let target = self.fix(&c.target);
-        let pname = crate::ast::unraw(&c.ident);
+        let pname = crate::syntax::unraw(&c.ident);
         let tname = target.to_string().replace(' ', "");
         out.fetch.push(quote_spanned! {c.target.span()=>
             let #local: &#target = #p::context::<#target>(__ctx, #pname)?;

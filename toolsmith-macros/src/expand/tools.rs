@@ -66,7 +66,7 @@ pub(crate) fn tools_impl(args: TokenStream, input: TokenStream) -> TokenStream {
         };
         let attr = attr::ToolAttr::parse(&cx, args);
         let mut tool = ast::parse(&cx, attr, &f.attrs, &mut f.sig, true);
-        deprecated::apply_notice(&mut tool);
+        deprecated::apply_notice(tool.attr.deprecated.as_ref(), &mut tool.description);
         warnings.extend(check::check(&cx, &tool, tool_attr.span()));
         if let Some((ns, _)) = &namespace {
             if tool.name == ns.value() {
