@@ -4,6 +4,18 @@
 //! get, from that one function, the spec a model reads, the executor a host runs, compile-time
 //! checks of the text the model reads, and exports to every agent platform.
 //!
+//! # Getting started
+//!
+//! ```toml
+//! [dependencies]
+//! toolsmith = { version = "0.1", features = ["mcp"] }   # `mcp` only to serve over MCP
+//! tokio = { version = "1", features = ["macros", "rt-multi-thread"] }
+//! ```
+//!
+//! Calls are async: run them on a tokio runtime (`#[tokio::main]`). serde, serde_json and
+//! schemars come re-exported (`toolsmith::serde_json::json!`); the generated code needs no
+//! dependency on them of your own.
+//!
 //! ```
 //! use toolsmith::{tool, Toolbox, Status};
 //!
@@ -23,7 +35,7 @@
 //! let toolbox = Toolbox::builder().tool(add_numbers::tool()).build().unwrap();
 //! let env = toolbox.call("add_numbers", r#"{"a": 2, "b": 40}"#).await;
 //! assert_eq!(env.status, Status::Ok);
-//! assert_eq!(env.data, Some(serde_json::json!(42)));
+//! assert_eq!(env.data, Some(toolsmith::serde_json::json!(42)));
 //! # });
 //! # fn tokio_test_block_on<F: std::future::Future>(f: F) -> F::Output {
 //! #     tokio::runtime::Builder::new_current_thread().enable_all().build().unwrap().block_on(f)
@@ -60,7 +72,7 @@
 //! [`pipeline`] (host stages), [`spec`] (the spec's smaller parts), [`state`] (state shared by
 //! replicas) and [`validate`]; with features also `mcp`, `workspace`, `sqlite`, `postgres`,
 //! `redis` and `ui`. The dependencies whose derives the generated code uses are re-exported as
-//! [`serde`], [`serde_json`], [`schemars`] and [`regex`].
+//! `serde`, `serde_json`, `schemars` and `regex`.
 
 #![deny(unreachable_pub, missing_docs)]
 // docs.rs (which sets `docsrs`) marks each feature-gated item with the feature it needs.

@@ -51,7 +51,8 @@ pub struct ApprovalRequest {
 /// ([`ApprovalRequest::basis`]).
 ///
 /// ```
-/// use toolsmith_core::ApprovalBasis;
+/// # mod toolsmith { pub use toolsmith_core::*; pub mod approval { pub use toolsmith_core::*; } pub mod client { pub use toolsmith_core::*; } pub mod fault { pub use toolsmith_core::*; } pub mod spec { pub use toolsmith_core::*; } }
+/// use toolsmith::approval::ApprovalBasis;
 /// assert!(ApprovalBasis::ConditionPanicked.asks());
 /// assert!(!ApprovalBasis::ConditionNotMet.asks());
 /// assert_eq!(serde_json::to_value(ApprovalBasis::ConditionMet).unwrap(), "condition_met");
@@ -183,7 +184,8 @@ fn is_deceptive(c: char) -> bool {
 /// person reads exactly the characters that are there.
 ///
 /// ```
-/// use toolsmith_core::escape_for_display;
+/// # mod toolsmith { pub use toolsmith_core::*; pub mod approval { pub use toolsmith_core::*; } pub mod client { pub use toolsmith_core::*; } pub mod fault { pub use toolsmith_core::*; } pub mod spec { pub use toolsmith_core::*; } }
+/// use toolsmith::approval::escape_for_display;
 /// assert_eq!(escape_for_display("pay\u{202E}EMCA"), "pay\\u{202e}EMCA");
 /// ```
 pub fn escape_for_display(text: &str) -> String {
@@ -231,7 +233,8 @@ impl Approval {
     /// `None` when approved.
     ///
     /// ```
-    /// use toolsmith_core::Approval;
+    /// # mod toolsmith { pub use toolsmith_core::*; pub mod approval { pub use toolsmith_core::*; } pub mod client { pub use toolsmith_core::*; } pub mod fault { pub use toolsmith_core::*; } pub mod spec { pub use toolsmith_core::*; } }
+    /// use toolsmith::Approval;
     /// let e = Approval::rejected("wrong folder").into_tool_error("delete_file").unwrap();
     /// assert_eq!(e.message(), "The user declined the call to \"delete_file\" (reason: wrong folder). \
     ///     It did not run. Do not retry unless the user asks.");
@@ -269,9 +272,11 @@ pub type ApprovalFuture<'a> = Pin<Box<dyn Future<Output = Approval> + Send + 'a>
 /// `async-trait` crate: it returns a boxed future.
 ///
 /// ```
-/// use toolsmith_core::{fn_approver, Approval, ApprovalRequest, Approver};
-/// use toolsmith_core::Caller;
-/// # use toolsmith_core::{Effects, ToolSpec};
+/// # mod toolsmith { pub use toolsmith_core::*; pub mod approval { pub use toolsmith_core::*; } pub mod client { pub use toolsmith_core::*; } pub mod fault { pub use toolsmith_core::*; } pub mod spec { pub use toolsmith_core::*; } }
+/// use toolsmith::{Approval, ApprovalRequest, Approver};
+/// use toolsmith::approval::fn_approver;
+/// use toolsmith::Caller;
+/// # use toolsmith::{Effects, ToolSpec};
 /// # let spec = ToolSpec::new("delete_file", "", serde_json::json!({"type": "object"}))
 /// #     .with_title("Delete file")
 /// #     .with_effects(Effects::none().with_writes(true).with_destructive(true))
@@ -354,7 +359,9 @@ where
 /// An approver from a synchronous decision.
 ///
 /// ```
-/// use toolsmith_core::{sync_approver, Approval, Approver};
+/// # mod toolsmith { pub use toolsmith_core::*; pub mod approval { pub use toolsmith_core::*; } pub mod client { pub use toolsmith_core::*; } pub mod fault { pub use toolsmith_core::*; } pub mod spec { pub use toolsmith_core::*; } }
+/// use toolsmith::{Approval, Approver};
+/// use toolsmith::approval::sync_approver;
 /// let only_small = sync_approver(|req| {
 ///     if req.arguments["amount"].as_u64().unwrap_or(u64::MAX) <= 100 { Approval::Approved }
 ///     else { Approval::rejected("amount over 100") }
@@ -414,9 +421,11 @@ pub type AfterHook = Arc<dyn Fn(&CallInfo<'_>, &mut Envelope) + Send + Sync>;
 /// The before- and after-hooks of a toolbox, run in the order they were added.
 ///
 /// ```
-/// use toolsmith_core::{CallInfo, Hooks};
-/// use toolsmith_core::Caller;
-/// use toolsmith_core::{Envelope, Status, ToolError};
+/// # mod toolsmith { pub use toolsmith_core::*; pub mod approval { pub use toolsmith_core::*; } pub mod client { pub use toolsmith_core::*; } pub mod fault { pub use toolsmith_core::*; } pub mod spec { pub use toolsmith_core::*; } }
+/// use toolsmith::Hooks;
+/// use toolsmith::approval::CallInfo;
+/// use toolsmith::Caller;
+/// use toolsmith::{Envelope, Status, ToolError};
 /// let hooks = Hooks::new()
 ///     .before(|call| if call.tool == "drop_db" { Err(ToolError::denied("BLOCKED", "Blocked here.")) } else { Ok(()) })
 ///     .after(|_, env| { env.status = Status::Failed; env.note = Some("seen".into()); });

@@ -211,8 +211,9 @@ impl AuditRecord {
 /// test a guess of the arguments against a digest.
 ///
 /// ```
-/// use toolsmith_core::{args_digest, keyed_args_digest};
-/// use toolsmith_core::SecretKey;
+/// # mod toolsmith { pub use toolsmith_core::*; pub mod approval { pub use toolsmith_core::*; } pub mod client { pub use toolsmith_core::*; } pub mod fault { pub use toolsmith_core::*; } pub mod spec { pub use toolsmith_core::*; } }
+/// use toolsmith::audit::{args_digest, keyed_args_digest};
+/// use toolsmith::SecretKey;
 /// let key = SecretKey::random();
 /// let pin = serde_json::json!({"pin": "4821"});
 /// assert_eq!(keyed_args_digest(&key, &pin), keyed_args_digest(&key, &pin));
@@ -226,8 +227,9 @@ pub fn keyed_args_digest(key: &crate::secret::SecretKey, args: &Value) -> String
 /// characters: equal arguments give equal digests whatever their key order.
 ///
 /// ```
-/// let a = toolsmith_core::args_digest(&serde_json::json!({"a": 1, "b": [true]}));
-/// let b = toolsmith_core::args_digest(&serde_json::json!({"b": [true], "a": 1}));
+/// # mod toolsmith { pub use toolsmith_core::*; pub mod approval { pub use toolsmith_core::*; } pub mod client { pub use toolsmith_core::*; } pub mod fault { pub use toolsmith_core::*; } pub mod spec { pub use toolsmith_core::*; } }
+/// let a = toolsmith::audit::args_digest(&serde_json::json!({"a": 1, "b": [true]}));
+/// let b = toolsmith::audit::args_digest(&serde_json::json!({"b": [true], "a": 1}));
 /// assert_eq!(a, b);
 /// assert_eq!(a.len(), 16);
 /// ```
@@ -266,10 +268,11 @@ pub(crate) fn rfc3339(t: SystemTime) -> String {
 /// the tool had started (then its effects are unknown).
 ///
 /// ```
-/// use toolsmith_core::{AuditRecord, AuditSink, MemorySink};
-/// use toolsmith_core::Caller;
-/// use toolsmith_core::Envelope;
-/// # use toolsmith_core::{Effects, ToolSpec};
+/// # mod toolsmith { pub use toolsmith_core::*; pub mod approval { pub use toolsmith_core::*; } pub mod client { pub use toolsmith_core::*; } pub mod fault { pub use toolsmith_core::*; } pub mod spec { pub use toolsmith_core::*; } }
+/// use toolsmith::audit::{AuditRecord, AuditSink, MemorySink};
+/// use toolsmith::Caller;
+/// use toolsmith::Envelope;
+/// # use toolsmith::{Effects, ToolSpec};
 /// # let spec = ToolSpec::new("search", "Searches.", serde_json::json!({"type": "object"}))
 /// #     .with_effects(Effects::none().with_read_only(true)).with_version("1.2.0");
 /// let sink = MemorySink::new();

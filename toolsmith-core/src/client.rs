@@ -18,7 +18,8 @@ use std::sync::Arc;
 /// Levels order by severity, so `LogLevel::Warning > LogLevel::Info`.
 ///
 /// ```
-/// use toolsmith_core::LogLevel;
+/// # mod toolsmith { pub use toolsmith_core::*; pub mod approval { pub use toolsmith_core::*; } pub mod client { pub use toolsmith_core::*; } pub mod fault { pub use toolsmith_core::*; } pub mod spec { pub use toolsmith_core::*; } }
+/// use toolsmith::client::LogLevel;
 /// assert!(LogLevel::Error > LogLevel::Warning);
 /// assert_eq!(LogLevel::Warning.as_str(), "warning");
 /// assert_eq!("notice".parse::<LogLevel>(), Ok(LogLevel::Notice));
@@ -109,7 +110,8 @@ pub struct LogMessage {
 /// optional system prompt, the most tokens to generate, and optional preferences.
 ///
 /// ```
-/// use toolsmith_core::SampleRequest;
+/// # mod toolsmith { pub use toolsmith_core::*; pub mod approval { pub use toolsmith_core::*; } pub mod client { pub use toolsmith_core::*; } pub mod fault { pub use toolsmith_core::*; } pub mod spec { pub use toolsmith_core::*; } }
+/// use toolsmith::client::SampleRequest;
 /// let request = SampleRequest::new("Summarize in one line: ...", 200)
 ///     .with_system_prompt("You summarize support tickets.")
 ///     .with_temperature(0.2)
@@ -421,8 +423,9 @@ const FORMATS: [&str; 4] = ["email", "uri", "date", "date-time"];
 /// that asked (the type it is read into, or the toolbox's validation of a call).
 ///
 /// ```
+/// # mod toolsmith { pub use toolsmith_core::*; pub mod approval { pub use toolsmith_core::*; } pub mod client { pub use toolsmith_core::*; } pub mod fault { pub use toolsmith_core::*; } pub mod spec { pub use toolsmith_core::*; } }
 /// use serde_json::json;
-/// use toolsmith_core::Question;
+/// use toolsmith::Question;
 /// let q = Question::new("Where should it ship?", &json!({
 ///     "type": "object",
 ///     "properties": {
@@ -1239,7 +1242,9 @@ pub(crate) fn unanswered(code: &str) -> bool {
 /// Log messages are the tool's own words: the toolbox's redaction does not see them.
 ///
 /// ```
-/// use toolsmith_core::{Client, ClientError, LogLevel, SampleRequest, Status};
+/// # mod toolsmith { pub use toolsmith_core::*; pub mod approval { pub use toolsmith_core::*; } pub mod client { pub use toolsmith_core::*; } pub mod fault { pub use toolsmith_core::*; } pub mod spec { pub use toolsmith_core::*; } }
+/// use toolsmith::{Client, Status};
+/// use toolsmith::client::{ClientError, LogLevel, SampleRequest};
 ///
 /// #[derive(serde::Deserialize, schemars::JsonSchema)]
 /// struct Size {
@@ -1310,7 +1315,9 @@ impl Client {
     /// (or `OUTCOME_UNKNOWN`), never a second act. Outside a keyed call it has no effect.
     ///
     /// ```
-    /// use toolsmith_core::{Client, SampleRequest, ToolError};
+    /// # mod toolsmith { pub use toolsmith_core::*; pub mod approval { pub use toolsmith_core::*; } pub mod client { pub use toolsmith_core::*; } pub mod fault { pub use toolsmith_core::*; } pub mod spec { pub use toolsmith_core::*; } }
+    /// use toolsmith::{Client, ToolError};
+    /// use toolsmith::client::SampleRequest;
     ///
     /// async fn refund_and_explain(client: &Client, order: &str) -> Result<String, ToolError> {
     ///     // ... the refund goes through here ...

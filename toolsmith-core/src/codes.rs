@@ -61,7 +61,8 @@
 //! | [`WRITE_FAILED`] | `failed` | workspace: the file could not be written | the agent tells the user |
 //!
 //! ```
-//! use toolsmith_core::{codes, Status, ToolError};
+//! # mod toolsmith { pub use toolsmith_core::*; pub mod approval { pub use toolsmith_core::*; } pub mod client { pub use toolsmith_core::*; } pub mod fault { pub use toolsmith_core::*; } pub mod spec { pub use toolsmith_core::*; } }
+//! use toolsmith::{codes, Status, ToolError};
 //! let e = ToolError::refused(codes::DUPLICATE, "An identical ticket was opened an hour ago.");
 //! assert_eq!(e.code(), "DUPLICATE");
 //! assert_eq!(codes::status_of(codes::DUPLICATE), Some(Status::Refused));

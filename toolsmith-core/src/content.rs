@@ -4,7 +4,8 @@
 //! A tool returns one of these types as it returns any data, and the spec says what comes back:
 //!
 //! ```
-//! use toolsmith_core::content::{Content, Image, Resource};
+//! # mod toolsmith { pub use toolsmith_core::*; pub mod approval { pub use toolsmith_core::*; } pub mod client { pub use toolsmith_core::*; } pub mod fault { pub use toolsmith_core::*; } pub mod spec { pub use toolsmith_core::*; } }
+//! use toolsmith::content::{Content, Image, Resource};
 //!
 //! /// Renders the chart of a series. Returns a PNG image.
 //! fn render_chart(series: &[f64]) -> Image {
@@ -433,7 +434,8 @@ impl From<&str> for Block {
 /// and what the tool's output schema describes.
 ///
 /// ```
-/// use toolsmith_core::content::{Content, Image};
+/// # mod toolsmith { pub use toolsmith_core::*; pub mod approval { pub use toolsmith_core::*; } pub mod client { pub use toolsmith_core::*; } pub mod fault { pub use toolsmith_core::*; } pub mod spec { pub use toolsmith_core::*; } }
+/// use toolsmith::content::{Content, Image};
 /// let mixed: Content = Content::new().text("The chart:").block(Image::png(vec![0x89, b'P']));
 /// assert_eq!(mixed.blocks().len(), 2);
 /// let with_data = Content::with_data(serde_json::json!({"points": 2})).block(Image::png(vec![1]));

@@ -7,7 +7,8 @@ use std::sync::Arc;
 /// A map from type to one value of that type, shared by every call of a toolbox.
 ///
 /// ```
-/// let mut ctx = toolsmith_core::Context::new();
+/// # mod toolsmith { pub use toolsmith_core::*; pub mod approval { pub use toolsmith_core::*; } pub mod client { pub use toolsmith_core::*; } pub mod fault { pub use toolsmith_core::*; } pub mod spec { pub use toolsmith_core::*; } }
+/// let mut ctx = toolsmith::Context::new();
 /// ctx.insert(String::from("workspace"));
 /// assert_eq!(ctx.get::<String>().map(String::as_str), Some("workspace"));
 /// assert!(ctx.get::<u32>().is_none());

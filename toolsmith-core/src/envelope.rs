@@ -55,7 +55,8 @@ impl Status {
     /// The snake_case name used on the wire, e.g. `invalid_input`.
     ///
     /// ```
-    /// assert_eq!(toolsmith_core::Status::CancelledByUser.as_str(), "cancelled_by_user");
+    /// # mod toolsmith { pub use toolsmith_core::*; pub mod approval { pub use toolsmith_core::*; } pub mod client { pub use toolsmith_core::*; } pub mod fault { pub use toolsmith_core::*; } pub mod spec { pub use toolsmith_core::*; } }
+    /// assert_eq!(toolsmith::Status::CancelledByUser.as_str(), "cancelled_by_user");
     /// ```
     pub fn as_str(self) -> &'static str {
         match self {
@@ -167,7 +168,8 @@ impl Envelope {
     /// A successful envelope carrying `data`.
     ///
     /// ```
-    /// let env = toolsmith_core::Envelope::ok(serde_json::json!({"n": 1}));
+    /// # mod toolsmith { pub use toolsmith_core::*; pub mod approval { pub use toolsmith_core::*; } pub mod client { pub use toolsmith_core::*; } pub mod fault { pub use toolsmith_core::*; } pub mod spec { pub use toolsmith_core::*; } }
+    /// let env = toolsmith::Envelope::ok(serde_json::json!({"n": 1}));
     /// assert_eq!(
     ///     serde_json::to_string(&env).unwrap(),
     ///     r#"{"status":"ok","data":{"n":1},"schema_version":"1"}"#

@@ -10,7 +10,8 @@ use serde_json::Value;
 /// ([`ToolError::with_details`]), which reach the model as the envelope's `data`.
 ///
 /// ```
-/// use toolsmith_core::{ToolError, Status};
+/// # mod toolsmith { pub use toolsmith_core::*; pub mod approval { pub use toolsmith_core::*; } pub mod client { pub use toolsmith_core::*; } pub mod fault { pub use toolsmith_core::*; } pub mod spec { pub use toolsmith_core::*; } }
+/// use toolsmith::{ToolError, Status};
 /// let e = ToolError::needs_input(["size"], "Which size? The boot comes in 42, 43 and 44.")
 ///     .with_details(serde_json::json!({"sizes": [42, 43, 44]}));
 /// assert_eq!(e.status(), Status::NeedsInput);
@@ -20,7 +21,8 @@ use serde_json::Value;
 /// A user error type converts with `?` when it implements `From<MyError> for ToolError`:
 ///
 /// ```
-/// use toolsmith_core::ToolError;
+/// # mod toolsmith { pub use toolsmith_core::*; pub mod approval { pub use toolsmith_core::*; } pub mod client { pub use toolsmith_core::*; } pub mod fault { pub use toolsmith_core::*; } pub mod spec { pub use toolsmith_core::*; } }
+/// use toolsmith::ToolError;
 /// enum StoreError { OutOfStock }
 /// impl From<StoreError> for ToolError {
 ///     fn from(e: StoreError) -> Self {

@@ -38,10 +38,11 @@ pub enum FaultKind {
 /// callback the host sets with [`ToolboxBuilder::on_fault`](crate::ToolboxBuilder::on_fault).
 ///
 /// ```
+/// # mod toolsmith { pub use toolsmith_core::*; pub mod approval { pub use toolsmith_core::*; } pub mod client { pub use toolsmith_core::*; } pub mod fault { pub use toolsmith_core::*; } pub mod spec { pub use toolsmith_core::*; } }
 /// use std::sync::{Arc, Mutex};
-/// use toolsmith_core::{AuditRecord, AuditSink};
-/// use toolsmith_core::{BackendError, FaultKind};
-/// use toolsmith_core::{Effects, Tool, Toolbox};
+/// use toolsmith::audit::{AuditRecord, AuditSink};
+/// use toolsmith::fault::{BackendError, FaultKind};
+/// use toolsmith::{Effects, Tool, Toolbox};
 ///
 /// /// A sink whose disk is full.
 /// struct FullDisk;

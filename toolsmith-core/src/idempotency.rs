@@ -19,8 +19,9 @@
 //! replicas, the claims and outcomes are shared too.
 //!
 //! ```
+//! # mod toolsmith { pub use toolsmith_core::*; pub mod approval { pub use toolsmith_core::*; } pub mod client { pub use toolsmith_core::*; } pub mod fault { pub use toolsmith_core::*; } pub mod spec { pub use toolsmith_core::*; } }
 //! use serde_json::json;
-//! use toolsmith_core::{Effects, Status, Tool, ToolSpec, Toolbox};
+//! use toolsmith::{Effects, Status, Tool, ToolSpec, Toolbox};
 //! # tokio::runtime::Builder::new_current_thread().enable_all().build().unwrap().block_on(async {
 //! let spec = ToolSpec::new(
 //!     "create_ticket",
@@ -91,7 +92,8 @@ impl IdempotencyKey {
     /// absent counts as absent (distinct from `null`), so leaving it out is a different key.
     ///
     /// ```
-    /// use toolsmith_core::idempotency::IdempotencyKey;
+    /// # mod toolsmith { pub use toolsmith_core::*; pub mod approval { pub use toolsmith_core::*; } pub mod client { pub use toolsmith_core::*; } pub mod fault { pub use toolsmith_core::*; } pub mod spec { pub use toolsmith_core::*; } }
+    /// use toolsmith::idempotency::IdempotencyKey;
     /// let a = IdempotencyKey::from_args("pay", &serde_json::json!({"invoice": 9, "note": "a"}), &["invoice"]);
     /// let b = IdempotencyKey::from_args("pay", &serde_json::json!({"note": "b", "invoice": 9}), &["invoice"]);
     /// assert_eq!(a, b);
@@ -133,7 +135,8 @@ impl IdempotencyKey {
     /// Anonymous callers (`None`) share one scope.
     ///
     /// ```
-    /// use toolsmith_core::idempotency::IdempotencyKey;
+    /// # mod toolsmith { pub use toolsmith_core::*; pub mod approval { pub use toolsmith_core::*; } pub mod client { pub use toolsmith_core::*; } pub mod fault { pub use toolsmith_core::*; } pub mod spec { pub use toolsmith_core::*; } }
+    /// use toolsmith::idempotency::IdempotencyKey;
     /// let a = IdempotencyKey::explicit("pay", "k").for_caller(Some("ann"));
     /// let b = IdempotencyKey::explicit("pay", "k").for_caller(Some("bob"));
     /// assert_ne!(a, b);
@@ -164,7 +167,8 @@ impl IdempotencyKey {
     /// characters of SHA-256, under which a durable store keeps its record.
     ///
     /// ```
-    /// use toolsmith_core::idempotency::IdempotencyKey;
+    /// # mod toolsmith { pub use toolsmith_core::*; pub mod approval { pub use toolsmith_core::*; } pub mod client { pub use toolsmith_core::*; } pub mod fault { pub use toolsmith_core::*; } pub mod spec { pub use toolsmith_core::*; } }
+    /// use toolsmith::idempotency::IdempotencyKey;
     /// let a = IdempotencyKey::explicit("pay", "k").for_caller(Some("ann"));
     /// assert_eq!(a.id(), a.clone().with_request(&serde_json::json!({"x": 1})).id());
     /// assert_ne!(a.id(), IdempotencyKey::explicit("pay", "k").id());

@@ -2,7 +2,10 @@
 //! hygiene, argument validation, the result envelope and the [`Toolbox`] that dispatches calls.
 //!
 //! Application crates depend on the `toolsmith` facade, which re-exports this crate and the
-//! `#[tool]` macro; this crate is usable on its own to lint or export tool lists.
+//! `#[tool]` macro; this crate is usable on its own to lint or export tool lists. The examples
+//! are written against the facade's paths (`toolsmith::...`), which is where a user meets these
+//! items; the facade's root is curated, so some of them sit in its modules (`approval`,
+//! `client`, `fault`, `spec`) rather than at its root as here.
 //!
 //! # The public surface
 //!

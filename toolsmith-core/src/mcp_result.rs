@@ -31,8 +31,9 @@ pub const ENVELOPE_META_KEY: &str = "dev.toolsmith/envelope";
 /// the server, or one without an output schema), for the negotiated `version`.
 ///
 /// ```
-/// use toolsmith_core::export::{mcp_call_result, McpVersion, ENVELOPE_META_KEY};
-/// use toolsmith_core::{Envelope, Status};
+/// # mod toolsmith { pub use toolsmith_core::*; pub mod approval { pub use toolsmith_core::*; } pub mod client { pub use toolsmith_core::*; } pub mod fault { pub use toolsmith_core::*; } pub mod spec { pub use toolsmith_core::*; } }
+/// use toolsmith::export::{mcp_call_result, McpVersion, ENVELOPE_META_KEY};
+/// use toolsmith::{Envelope, Status};
 /// let env = Envelope::error(Status::Denied, "OUTSIDE", "The path leads outside the workspace.");
 /// let result = mcp_call_result(None, &env, McpVersion::V2025_11_25);
 /// assert_eq!(result["isError"], true);
@@ -330,7 +331,8 @@ impl Envelope {
     /// that fits a tool's published output schema.
     ///
     /// ```
-    /// let env = toolsmith_core::Envelope::error(toolsmith_core::Status::Refused, "LIMIT", "Limit reached.");
+    /// # mod toolsmith { pub use toolsmith_core::*; pub mod approval { pub use toolsmith_core::*; } pub mod client { pub use toolsmith_core::*; } pub mod fault { pub use toolsmith_core::*; } pub mod spec { pub use toolsmith_core::*; } }
+    /// let env = toolsmith::Envelope::error(toolsmith::Status::Refused, "LIMIT", "Limit reached.");
     /// let result = env.to_mcp_result();
     /// assert_eq!(result["isError"], true);
     /// assert_eq!(result["structuredContent"]["status"], "refused");

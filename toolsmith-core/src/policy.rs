@@ -129,7 +129,8 @@ impl Caller {
     /// no identity: the caller is anonymous.
     ///
     /// ```
-    /// use toolsmith_core::Caller;
+    /// # mod toolsmith { pub use toolsmith_core::*; pub mod approval { pub use toolsmith_core::*; } pub mod client { pub use toolsmith_core::*; } pub mod fault { pub use toolsmith_core::*; } pub mod spec { pub use toolsmith_core::*; } }
+    /// use toolsmith::Caller;
     /// assert!(Caller::new("").is_anonymous());
     /// assert_eq!(Caller::new("ann").id(), Some("ann"));
     /// ```
@@ -293,8 +294,9 @@ impl Denial {
 /// [`Denial`] whose message tells the model what was refused and that retrying will not help.
 ///
 /// ```
-/// use toolsmith_core::{Caller, Effect, Policy};
-/// # use toolsmith_core::{Effects, ToolSpec};
+/// # mod toolsmith { pub use toolsmith_core::*; pub mod approval { pub use toolsmith_core::*; } pub mod client { pub use toolsmith_core::*; } pub mod fault { pub use toolsmith_core::*; } pub mod spec { pub use toolsmith_core::*; } }
+/// use toolsmith::{Caller, Effect, Policy};
+/// # use toolsmith::{Effects, ToolSpec};
 /// # let spec = |name: &str, effects: Effects| {
 /// #     ToolSpec::new(name, "", serde_json::json!({"type": "object"}))
 /// #         .with_effects(effects).with_version("1.0.0")

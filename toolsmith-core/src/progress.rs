@@ -39,8 +39,10 @@ tokio::task_local! {
 /// [`Progress::report`] does nothing, so a tool never has to ask whether anyone listens.
 ///
 /// ```
+/// # mod toolsmith { pub use toolsmith_core::*; pub mod approval { pub use toolsmith_core::*; } pub mod client { pub use toolsmith_core::*; } pub mod fault { pub use toolsmith_core::*; } pub mod spec { pub use toolsmith_core::*; } }
 /// use std::sync::{Arc, Mutex};
-/// use toolsmith_core::{with_progress, Progress, ProgressReport, ProgressSink};
+/// use toolsmith::Progress;
+/// use toolsmith::client::{with_progress, ProgressReport, ProgressSink};
 ///
 /// struct Collect(Mutex<Vec<f64>>);
 /// impl ProgressSink for Collect {

@@ -397,7 +397,8 @@ pub enum RedactError {
 /// pattern that matched, so the model can still tell that something was there.
 ///
 /// ```
-/// use toolsmith_core::Redactor;
+/// # mod toolsmith { pub use toolsmith_core::*; pub mod approval { pub use toolsmith_core::*; } pub mod client { pub use toolsmith_core::*; } pub mod fault { pub use toolsmith_core::*; } pub mod spec { pub use toolsmith_core::*; } }
+/// use toolsmith::Redactor;
 /// let r = Redactor::new();
 /// let out = r.redact_str("key: AKIAIOSFODNN7EXAMPLE, db: postgres://app:hunter2@db:5432/main");
 /// assert_eq!(out, "key: [REDACTED:aws_access_key_id], db: postgres://app:[REDACTED:url_password]@db:5432/main");
@@ -649,7 +650,8 @@ impl Redactor {
     /// as a header name stays readable. Host patterns run after the built-in ones.
     ///
     /// ```
-    /// use toolsmith_core::Redactor;
+    /// # mod toolsmith { pub use toolsmith_core::*; pub mod approval { pub use toolsmith_core::*; } pub mod client { pub use toolsmith_core::*; } pub mod fault { pub use toolsmith_core::*; } pub mod spec { pub use toolsmith_core::*; } }
+    /// use toolsmith::Redactor;
     /// let r = Redactor::new()
     ///     .with_pattern("employee_id", regex::Regex::new(r"\bEMP-\d{6}\b").unwrap());
     /// assert_eq!(r.redact_str("owner EMP-004211"), "owner [REDACTED:employee_id]");
@@ -690,7 +692,8 @@ impl Redactor {
     /// Redacts `text`; borrows it unchanged when nothing matched.
     ///
     /// ```
-    /// use toolsmith_core::Redactor;
+    /// # mod toolsmith { pub use toolsmith_core::*; pub mod approval { pub use toolsmith_core::*; } pub mod client { pub use toolsmith_core::*; } pub mod fault { pub use toolsmith_core::*; } pub mod spec { pub use toolsmith_core::*; } }
+    /// use toolsmith::Redactor;
     /// let r = Redactor::new();
     /// assert!(matches!(r.redact_str("nothing secret here"), std::borrow::Cow::Borrowed(_)));
     /// assert_eq!(r.redact_str("Authorization: Bearer abc.def.ghi"), "Authorization: Bearer [REDACTED:bearer_token]");
@@ -731,7 +734,8 @@ impl Redactor {
     /// private key block, up to the one that closes it, are redacted as part of the key.
     ///
     /// ```
-    /// use toolsmith_core::Redactor;
+    /// # mod toolsmith { pub use toolsmith_core::*; pub mod approval { pub use toolsmith_core::*; } pub mod client { pub use toolsmith_core::*; } pub mod fault { pub use toolsmith_core::*; } pub mod spec { pub use toolsmith_core::*; } }
+    /// use toolsmith::Redactor;
     /// let mut v = serde_json::json!({"user": "ann", "password": "correct horse", "pin": 4821, "log": ["token ghp_0123456789abcdefghijklmnopqrstuvwxyzAB"]});
     /// assert_eq!(Redactor::new().redact_value(&mut v), 3);
     /// assert_eq!(v["password"], "[REDACTED:secret_field]");

@@ -11,7 +11,8 @@ pub type BoxFuture<'a, T> = std::pin::Pin<Box<dyn std::future::Future<Output = T
 /// [`Reply::truncated`] says the tool itself left items out.
 ///
 /// ```
-/// let r = toolsmith_core::Reply::new(vec![1, 2, 3]).note("Showing 3 of 40. Add a date range to narrow.").truncated();
+/// # mod toolsmith { pub use toolsmith_core::*; pub mod approval { pub use toolsmith_core::*; } pub mod client { pub use toolsmith_core::*; } pub mod fault { pub use toolsmith_core::*; } pub mod spec { pub use toolsmith_core::*; } }
+/// let r = toolsmith::Reply::new(vec![1, 2, 3]).note("Showing 3 of 40. Add a date range to narrow.").truncated();
 /// assert_eq!(r.note.as_deref(), Some("Showing 3 of 40. Add a date range to narrow."));
 /// assert!(r.truncated);
 /// ```

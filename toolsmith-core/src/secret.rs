@@ -18,7 +18,8 @@ use std::fmt::Write as _;
 /// cannot be reversed by trying every value.
 ///
 /// ```
-/// use toolsmith_core::SecretKey;
+/// # mod toolsmith { pub use toolsmith_core::*; pub mod approval { pub use toolsmith_core::*; } pub mod client { pub use toolsmith_core::*; } pub mod fault { pub use toolsmith_core::*; } pub mod spec { pub use toolsmith_core::*; } }
+/// use toolsmith::SecretKey;
 /// let key = SecretKey::random();
 /// let a = key.mac_hex(&[b"cursor", b"42"], 16);
 /// assert_eq!(a, key.mac_hex(&[b"cursor", b"42"], 16));
@@ -54,7 +55,8 @@ impl SecretKey {
     /// same text.
     ///
     /// ```
-    /// use toolsmith_core::SecretKey;
+    /// # mod toolsmith { pub use toolsmith_core::*; pub mod approval { pub use toolsmith_core::*; } pub mod client { pub use toolsmith_core::*; } pub mod fault { pub use toolsmith_core::*; } pub mod spec { pub use toolsmith_core::*; } }
+    /// use toolsmith::SecretKey;
     /// let hex = "8f".repeat(32);
     /// let a = SecretKey::from_text(&hex).unwrap();
     /// assert_eq!(a.mac_hex(&[b"x"], 8), SecretKey::from_bytes([0x8f; 32]).mac_hex(&[b"x"], 8));

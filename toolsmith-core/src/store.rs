@@ -120,7 +120,8 @@ pub trait RecordStore: Send + Sync {
 /// through another caller's references.
 ///
 /// ```
-/// use toolsmith_core::{MemoryRecordStore, RecordStore};
+/// # mod toolsmith { pub use toolsmith_core::*; pub mod approval { pub use toolsmith_core::*; } pub mod client { pub use toolsmith_core::*; } pub mod fault { pub use toolsmith_core::*; } pub mod spec { pub use toolsmith_core::*; } }
+/// use toolsmith::budget::{MemoryRecordStore, RecordStore};
 /// let store = MemoryRecordStore::new(2);
 /// let a = store.put(serde_json::json!(1));
 /// let b = store.put(serde_json::json!(2));

@@ -187,7 +187,8 @@ impl Tool {
     /// The closure receives the toolbox's context and the validated arguments.
     ///
     /// ```
-    /// use toolsmith_core::{Tool, ToolSpec, Effects};
+    /// # mod toolsmith { pub use toolsmith_core::*; pub mod approval { pub use toolsmith_core::*; } pub mod client { pub use toolsmith_core::*; } pub mod fault { pub use toolsmith_core::*; } pub mod spec { pub use toolsmith_core::*; } }
+    /// use toolsmith::{Tool, ToolSpec, Effects};
     /// let spec = ToolSpec::new(
     ///     "echo_text",
     ///     "Echoes the text. Returns the same text.",
@@ -266,7 +267,8 @@ impl Tool {
     /// `requires_approval` tools refuses it whatever the arguments.
     ///
     /// ```
-    /// use toolsmith_core::{Effects, Tool, ToolSpec};
+    /// # mod toolsmith { pub use toolsmith_core::*; pub mod approval { pub use toolsmith_core::*; } pub mod client { pub use toolsmith_core::*; } pub mod fault { pub use toolsmith_core::*; } pub mod spec { pub use toolsmith_core::*; } }
+    /// use toolsmith::{Effects, Tool, ToolSpec};
     /// # let schema = serde_json::json!({"type": "object", "properties": {"amount": {"type": "integer", "description": "NOK."}}, "required": ["amount"], "additionalProperties": false});
     /// let spec = ToolSpec::new("send_money", "Sends money. Returns the transfer id.", schema)
     ///     .with_effects(Effects::none().with_writes(true))

@@ -46,9 +46,10 @@ use toolsmith_spec::ToolSpec;
 /// | binary resource | as is | `document` (PDF) | `input_file` | noted | `inlineData` (PDF) | as is |
 ///
 /// ```
-/// use toolsmith_core::content::Image;
-/// use toolsmith_core::export::{tool_result, Target};
-/// use toolsmith_core::{Envelope, Status};
+/// # mod toolsmith { pub use toolsmith_core::*; pub mod approval { pub use toolsmith_core::*; } pub mod client { pub use toolsmith_core::*; } pub mod fault { pub use toolsmith_core::*; } pub mod spec { pub use toolsmith_core::*; } }
+/// use toolsmith::content::Image;
+/// use toolsmith::export::{tool_result, Target};
+/// use toolsmith::{Envelope, Status};
 /// let env = Envelope::error(Status::Failed, "NO_CHART", "No chart for that week.");
 /// let out = tool_result(None, &env, Target::Anthropic { strict: false });
 /// assert_eq!(out["is_error"], true);

@@ -341,7 +341,8 @@ impl ToolboxBuilder {
     /// waits until one frees.
     ///
     /// ```
-    /// let tb = toolsmith_core::Toolbox::builder()
+    /// # mod toolsmith { pub use toolsmith_core::*; pub mod approval { pub use toolsmith_core::*; } pub mod client { pub use toolsmith_core::*; } pub mod fault { pub use toolsmith_core::*; } pub mod spec { pub use toolsmith_core::*; } }
+    /// let tb = toolsmith::Toolbox::builder()
     ///     .isolate_tools(["convert_document", "render_chart"])
     ///     .build()
     ///     .unwrap();
@@ -417,8 +418,9 @@ impl ToolboxBuilder {
     /// the same arguments as a value and as that text pass or fail alike.
     ///
     /// ```
+    /// # mod toolsmith { pub use toolsmith_core::*; pub mod approval { pub use toolsmith_core::*; } pub mod client { pub use toolsmith_core::*; } pub mod fault { pub use toolsmith_core::*; } pub mod spec { pub use toolsmith_core::*; } }
     /// # tokio::runtime::Builder::new_current_thread().build().unwrap().block_on(async {
-    /// let tb = toolsmith_core::Toolbox::builder().max_argument_bytes(64).build().unwrap();
+    /// let tb = toolsmith::Toolbox::builder().max_argument_bytes(64).build().unwrap();
     /// let env = tb.call("any_tool", "x".repeat(65)).await;
     /// assert_eq!(env.code.as_deref(), Some("ARGUMENTS_TOO_LARGE"));
     /// # });
@@ -488,9 +490,10 @@ impl ToolboxBuilder {
     /// published the deprecations (a release's date, say). See [`retire_at`](Self::retire_at).
     ///
     /// ```
+    /// # mod toolsmith { pub use toolsmith_core::*; pub mod approval { pub use toolsmith_core::*; } pub mod client { pub use toolsmith_core::*; } pub mod fault { pub use toolsmith_core::*; } pub mod spec { pub use toolsmith_core::*; } }
     /// # tokio::runtime::Builder::new_current_thread().build().unwrap().block_on(async {
     /// use std::time::{Duration, SystemTime};
-    /// use toolsmith_core::{Deprecation, Effects, Tool, ToolSpec, Toolbox};
+    /// use toolsmith::{Deprecation, Effects, Tool, ToolSpec, Toolbox};
     /// let tool = |name: &str, deprecation: Option<Deprecation>| {
     ///     let mut spec = ToolSpec::new(name, "Searches. Returns offers.",
     ///         serde_json::json!({"type": "object", "additionalProperties": false}))
@@ -700,7 +703,8 @@ impl ToolboxBuilder {
     /// once; the sets add up.
     ///
     /// ```
-    /// use toolsmith_core::{Tool, ToolSpec, Toolbox};
+    /// # mod toolsmith { pub use toolsmith_core::*; pub mod approval { pub use toolsmith_core::*; } pub mod client { pub use toolsmith_core::*; } pub mod fault { pub use toolsmith_core::*; } pub mod spec { pub use toolsmith_core::*; } }
+    /// use toolsmith::{Tool, ToolSpec, Toolbox};
     /// let tool = |name: &str| Tool::from_fn(
     ///     ToolSpec::new(name, "Does one thing. Returns the result.", serde_json::json!({"type": "object"})),
     ///     |_, _| Box::pin(async { Ok(serde_json::json!({})) }),
@@ -711,7 +715,7 @@ impl ToolboxBuilder {
     ///     .core(["search_orders"])
     ///     .build()
     ///     .unwrap();
-    /// let tools = tb.export(toolsmith_core::export::Target::Anthropic { strict: false }).unwrap();
+    /// let tools = tb.export(toolsmith::export::Target::Anthropic { strict: false }).unwrap();
     /// assert_eq!(tools[1]["name"], "refund_order");
     /// assert_eq!(tools[1]["defer_loading"], true);
     /// let err = Toolbox::builder().tool(tool("search_orders")).core(["serch_orders"]).build().unwrap_err();
@@ -732,7 +736,8 @@ impl ToolboxBuilder {
     /// a tool has its name) with [`Problem::InvalidNamespace`].
     ///
     /// ```
-    /// use toolsmith_core::{Tool, ToolSpec, Toolbox};
+    /// # mod toolsmith { pub use toolsmith_core::*; pub mod approval { pub use toolsmith_core::*; } pub mod client { pub use toolsmith_core::*; } pub mod fault { pub use toolsmith_core::*; } pub mod spec { pub use toolsmith_core::*; } }
+    /// use toolsmith::{Tool, ToolSpec, Toolbox};
     /// let tool = |name: &str| Tool::from_fn(
     ///     ToolSpec::new(name, "Does one thing. Returns the result.", serde_json::json!({"type": "object"})),
     ///     |_, _| Box::pin(async { Ok(serde_json::json!({})) }),
@@ -743,7 +748,7 @@ impl ToolboxBuilder {
     ///     .namespace("billing", "Invoices and refunds.", ["list_invoices", "refund_invoice"])
     ///     .build()
     ///     .unwrap();
-    /// let tools = tb.export(toolsmith_core::export::Target::OpenAiResponses { strict: true }).unwrap();
+    /// let tools = tb.export(toolsmith::export::Target::OpenAiResponses { strict: true }).unwrap();
     /// assert_eq!(tools[0]["type"], "namespace");
     /// assert_eq!(tools[0]["tools"][1]["name"], "refund_invoice");
     /// ```
@@ -1043,7 +1048,8 @@ impl Toolbox {
     /// list changed. The value counts the changes since the toolbox was built.
     ///
     /// ```
-    /// # use toolsmith_core::{Tool, Toolbox, ToolSpec, Effects};
+    /// # mod toolsmith { pub use toolsmith_core::*; pub mod approval { pub use toolsmith_core::*; } pub mod client { pub use toolsmith_core::*; } pub mod fault { pub use toolsmith_core::*; } pub mod spec { pub use toolsmith_core::*; } }
+    /// # use toolsmith::{Tool, Toolbox, ToolSpec, Effects};
     /// let toolbox = Toolbox::builder().build().unwrap();
     /// let mut changes = toolbox.watch_changes();
     /// assert!(!changes.has_changed().unwrap());
@@ -1064,7 +1070,8 @@ impl Toolbox {
     /// export) is current while this has not moved.
     ///
     /// ```
-    /// # use toolsmith_core::{Tool, Toolbox, ToolSpec, Effects};
+    /// # mod toolsmith { pub use toolsmith_core::*; pub mod approval { pub use toolsmith_core::*; } pub mod client { pub use toolsmith_core::*; } pub mod fault { pub use toolsmith_core::*; } pub mod spec { pub use toolsmith_core::*; } }
+    /// # use toolsmith::{Tool, Toolbox, ToolSpec, Effects};
     /// let toolbox = Toolbox::builder().build().unwrap();
     /// assert_eq!(toolbox.generation(), 0);
     /// # let spec = ToolSpec::new("noop", "Does nothing. Returns null.",
@@ -1126,8 +1133,9 @@ impl Toolbox {
     /// content block) and serves it with [`read_result`](Self::read_result).
     ///
     /// ```
+    /// # mod toolsmith { pub use toolsmith_core::*; pub mod approval { pub use toolsmith_core::*; } pub mod client { pub use toolsmith_core::*; } pub mod fault { pub use toolsmith_core::*; } pub mod spec { pub use toolsmith_core::*; } }
     /// # tokio::runtime::Builder::new_current_thread().build().unwrap().block_on(async {
-    /// use toolsmith_core::{budget::RESULT_URI_PREFIX, Caller, Effects, Tool, ToolSpec, Toolbox};
+    /// use toolsmith::{budget::RESULT_URI_PREFIX, Caller, Effects, Tool, ToolSpec, Toolbox};
     /// let spec = ToolSpec::new("list_numbers", "Lists numbers. Returns a list.",
     ///     serde_json::json!({"type": "object", "additionalProperties": false}))
     ///     .with_effects(Effects::none().with_read_only(true)).with_version("1.0.0");
@@ -1237,8 +1245,9 @@ impl Toolbox {
     /// path answers `OUTPUT_NOT_ENCODABLE`.
     ///
     /// ```
+    /// # mod toolsmith { pub use toolsmith_core::*; pub mod approval { pub use toolsmith_core::*; } pub mod client { pub use toolsmith_core::*; } pub mod fault { pub use toolsmith_core::*; } pub mod spec { pub use toolsmith_core::*; } }
     /// # tokio::runtime::Builder::new_current_thread().build().unwrap().block_on(async {
-    /// let toolbox = toolsmith_core::Toolbox::builder().build().unwrap();
+    /// let toolbox = toolsmith::Toolbox::builder().build().unwrap();
     /// let text = toolbox.call_json("no_such_tool", "{}").await;
     /// let envelope: serde_json::Value = serde_json::from_str(&text).unwrap();
     /// assert_eq!(envelope["status"], "invalid_input");

@@ -153,7 +153,8 @@ impl Validator {
     /// Compiles a schema.
     ///
     /// ```
-    /// use toolsmith_core::validate::Validator;
+    /// # mod toolsmith { pub use toolsmith_core::*; pub mod approval { pub use toolsmith_core::*; } pub mod client { pub use toolsmith_core::*; } pub mod fault { pub use toolsmith_core::*; } pub mod spec { pub use toolsmith_core::*; } }
+    /// use toolsmith::validate::Validator;
     /// let schema = serde_json::json!({
     ///     "type": "object",
     ///     "properties": {"max_price": {"type": "number", "description": "Highest price in NOK, e.g. 2500."}},
@@ -1783,11 +1784,12 @@ fn ecma_pattern(pattern: &str) -> Option<String> {
 /// counts as optional when it is not in its object's `required`. Local `$ref`s are followed.
 ///
 /// ```
+/// # mod toolsmith { pub use toolsmith_core::*; pub mod approval { pub use toolsmith_core::*; } pub mod client { pub use toolsmith_core::*; } pub mod fault { pub use toolsmith_core::*; } pub mod spec { pub use toolsmith_core::*; } }
 /// use serde_json::json;
 /// let schema = json!({"type": "object", "properties": {"q": {"type": "string"},
 ///     "limit": {"type": "integer"}}, "required": ["q"], "additionalProperties": false});
 /// let mut args = json!({"q": "shoes", "limit": null});
-/// toolsmith_core::validate::strip_null_optionals(&schema, &mut args);
+/// toolsmith::validate::strip_null_optionals(&schema, &mut args);
 /// assert_eq!(args, json!({"q": "shoes"}));
 /// ```
 pub fn strip_null_optionals(input_schema: &Value, args: &mut Value) {

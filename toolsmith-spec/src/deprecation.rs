@@ -17,7 +17,8 @@ pub const DEPRECATED_META_KEY: &str = "toolsmith/deprecated";
 /// [`ToolSpec::with_deprecated`](crate::ToolSpec::with_deprecated). Serialized with camelCase keys (`replacedBy`).
 ///
 /// ```
-/// use toolsmith_spec::{Deprecation, ToolSpec};
+/// # mod toolsmith { pub use toolsmith_spec::*; pub mod spec { pub use toolsmith_spec::*; } }
+/// use toolsmith::{Deprecation, ToolSpec};
 /// let spec = ToolSpec::new("book_flight", "Books a flight. Returns the booking.", serde_json::json!({"type": "object"}))
 ///     .with_deprecated(Deprecation::new("3").with_note("bookings moved to one tool").with_replacement("book_trip"));
 /// assert_eq!(

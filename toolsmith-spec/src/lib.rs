@@ -1,5 +1,7 @@
 //! The agent-facing side of toolsmith, with no runtime: what a model reads about a tool and how
 //! each platform must receive it.
+//! The examples are written against the facade's paths (`toolsmith::...`), where a user meets
+//! these items.
 //!
 //! - [`spec`]: [`ToolSpec`] (name, title, description, input and output schemas, [`Effects`],
 //!   [`Allow`]s), its canonical JSON ([`canonical_json`]) and fingerprint.
@@ -14,8 +16,9 @@
 //! without building the runtime.
 //!
 //! ```
-//! use toolsmith_spec::export::{export, Target};
-//! use toolsmith_spec::ToolSpec;
+//! # mod toolsmith { pub use toolsmith_spec::*; pub mod spec { pub use toolsmith_spec::*; } }
+//! use toolsmith::export::{export, Target};
+//! use toolsmith::ToolSpec;
 //! let spec = ToolSpec::new(
 //!     "get_weather",
 //!     "Looks up the current weather. Returns the temperature in °C.",

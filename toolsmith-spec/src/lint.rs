@@ -2,7 +2,8 @@
 //! [`ToolSpec`]s (with their full schemas) or on any MCP tool list, including third-party servers'.
 //!
 //! ```
-//! use toolsmith_spec::lint::{lint_tool_list, LintConfig};
+//! # mod toolsmith { pub use toolsmith_spec::*; pub mod spec { pub use toolsmith_spec::*; } }
+//! use toolsmith::lint::{lint_tool_list, LintConfig};
 //! let list = serde_json::json!({"tools": [{
 //!     "name": "read_file",
 //!     "description": "Reads a file. Returns its text.",
@@ -63,8 +64,9 @@ pub struct CoreMeasure {
 /// is core (then nothing is deferred and the core is the whole).
 ///
 /// ```
-/// use toolsmith_spec::lint::measure_core;
-/// use toolsmith_spec::ToolSpec;
+/// # mod toolsmith { pub use toolsmith_spec::*; pub mod spec { pub use toolsmith_spec::*; } }
+/// use toolsmith::lint::measure_core;
+/// use toolsmith::ToolSpec;
 /// let schema = serde_json::json!({"type": "object"});
 /// let specs = [
 ///     ToolSpec::new("search_orders", "Searches orders. Returns them.", schema.clone()).with_core(true),

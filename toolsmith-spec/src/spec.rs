@@ -20,7 +20,8 @@ pub use crate::icon::{Icon, IconTheme};
 /// setters are `const`, so a set of effects can be a constant. The fields stay public for reading.
 ///
 /// ```
-/// use toolsmith_spec::Effects;
+/// # mod toolsmith { pub use toolsmith_spec::*; pub mod spec { pub use toolsmith_spec::spec::*; } pub mod content { pub use toolsmith_spec::spec::*; } }
+/// use toolsmith::Effects;
 /// const DELETE: Effects = Effects::none()
 ///     .with_writes(true)
 ///     .with_destructive(true)
@@ -138,7 +139,8 @@ impl Effects {
     /// it off leaves `requires_approval` as it is.
     ///
     /// ```
-    /// let e = toolsmith_spec::Effects::none().with_writes(true).with_conditional_approval(true);
+    /// # mod toolsmith { pub use toolsmith_spec::*; pub mod spec { pub use toolsmith_spec::spec::*; } pub mod content { pub use toolsmith_spec::spec::*; } }
+    /// let e = toolsmith::Effects::none().with_writes(true).with_conditional_approval(true);
     /// assert!(e.requires_approval && e.conditional_approval);
     /// assert_eq!(e.names(), vec!["writes", "requires_approval"]);
     /// ```
@@ -162,7 +164,8 @@ impl Effects {
     /// The names of the declared effects, in declaration-keyword form (`read_only`, `writes`, ...).
     ///
     /// ```
-    /// let e = toolsmith_spec::Effects::none().with_read_only(true).with_untrusted_output(true);
+    /// # mod toolsmith { pub use toolsmith_spec::*; pub mod spec { pub use toolsmith_spec::spec::*; } pub mod content { pub use toolsmith_spec::spec::*; } }
+    /// let e = toolsmith::Effects::none().with_read_only(true).with_untrusted_output(true);
     /// assert_eq!(e.names(), vec!["read_only", "untrusted_output"]);
     /// ```
     pub fn names(&self) -> Vec<&'static str> {
@@ -186,7 +189,8 @@ impl Effects {
 /// [`Allow::new`]; the fields stay public for reading.
 ///
 /// ```
-/// use toolsmith_spec::Allow;
+/// # mod toolsmith { pub use toolsmith_spec::*; pub mod spec { pub use toolsmith_spec::spec::*; } pub mod content { pub use toolsmith_spec::spec::*; } }
+/// use toolsmith::spec::Allow;
 /// let allow = Allow::new("description_budget", "legal text must be quoted in full");
 /// assert_eq!(allow.rule, "description_budget");
 /// ```
@@ -268,7 +272,9 @@ impl ContentKind {
 /// reading and for changing an existing spec.
 ///
 /// ```
-/// use toolsmith_spec::{Allow, Effects, ToolSpec};
+/// # mod toolsmith { pub use toolsmith_spec::*; pub mod spec { pub use toolsmith_spec::spec::*; } pub mod content { pub use toolsmith_spec::spec::*; } }
+/// use toolsmith::{Effects, ToolSpec};
+/// use toolsmith::spec::Allow;
 /// let spec = ToolSpec::new(
 ///     "delete_file",
 ///     "Deletes one file in the workspace. Returns nothing.",
@@ -479,7 +485,8 @@ impl ToolSpec {
     /// object that fits the input schema (the toolbox refuses a tool whose example does not).
     ///
     /// ```
-    /// # use toolsmith_spec::ToolSpec;
+    /// # mod toolsmith { pub use toolsmith_spec::*; pub mod spec { pub use toolsmith_spec::spec::*; } pub mod content { pub use toolsmith_spec::spec::*; } }
+    /// # use toolsmith::ToolSpec;
     /// let spec = ToolSpec::new(
     ///     "search_products",
     ///     "Searches the catalog. Returns matching products.",
@@ -503,8 +510,9 @@ impl ToolSpec {
     /// MCP's rules: [`Icon::problems`]).
     ///
     /// ```
-    /// # use toolsmith_spec::ToolSpec;
-    /// use toolsmith_spec::spec::Icon;
+    /// # mod toolsmith { pub use toolsmith_spec::*; pub mod spec { pub use toolsmith_spec::spec::*; } pub mod content { pub use toolsmith_spec::spec::*; } }
+    /// # use toolsmith::ToolSpec;
+    /// use toolsmith::spec::Icon;
     /// let spec = ToolSpec::new("search_products", "Searches the catalog.", serde_json::json!({"type": "object"}))
     ///     .with_icon(Icon::new("https://example.com/search.svg").with_sizes(["any"]));
     /// assert_eq!(spec.icons[0].sizes, ["any"]);
@@ -532,7 +540,8 @@ impl ToolSpec {
     /// The names of the model-facing parameters, in declaration order.
     ///
     /// ```
-    /// # use toolsmith_spec::ToolSpec;
+    /// # mod toolsmith { pub use toolsmith_spec::*; pub mod spec { pub use toolsmith_spec::spec::*; } pub mod content { pub use toolsmith_spec::spec::*; } }
+    /// # use toolsmith::ToolSpec;
     /// let spec = ToolSpec::new(
     ///     "greet",
     ///     "Greets. Returns the greeting.",
@@ -609,7 +618,8 @@ impl ToolSpec {
     /// recorded in audit records and artifact indexes.
     ///
     /// ```
-    /// # use toolsmith_spec::ToolSpec;
+    /// # mod toolsmith { pub use toolsmith_spec::*; pub mod spec { pub use toolsmith_spec::spec::*; } pub mod content { pub use toolsmith_spec::spec::*; } }
+    /// # use toolsmith::ToolSpec;
     /// let mut spec = ToolSpec::new(
     ///     "greet",
     ///     "Greets. Returns the greeting.",

@@ -21,7 +21,8 @@
 //! `Sec-Fetch-Site`); a [`Refusal`] is answered as it says and runs no tool.
 //!
 //! ```
-//! # use toolsmith_spec::ToolSpec;
+//! # mod toolsmith { pub use toolsmith_spec::*; pub mod spec { pub use toolsmith_spec::*; } }
+//! # use toolsmith::ToolSpec;
 //! # use serde_json::json;
 //! let spec = ToolSpec::new(
 //!     "add_to_cart",
@@ -31,7 +32,7 @@
 //!         "quantity": {"type": "integer", "description": "How many, 1 to 10.", "minimum": 1, "maximum": 10}
 //!     }, "required": ["sku", "quantity"]}),
 //! );
-//! let form = toolsmith_spec::ui::form(&spec);
+//! let form = toolsmith::ui::form(&spec);
 //! assert!(form.is_declarative());
 //! assert!(form.html().contains(r#"toolname="add_to_cart""#));
 //! assert!(form.html().contains(r#"type="number""#));
@@ -317,14 +318,15 @@ pub const APP_SCRIPT: &str = concat!(
 /// the toolbox refuses them as unknown arguments rather than losing them.
 ///
 /// ```
-/// # use toolsmith_spec::ToolSpec;
+/// # mod toolsmith { pub use toolsmith_spec::*; pub mod spec { pub use toolsmith_spec::*; } }
+/// # use toolsmith::ToolSpec;
 /// # use serde_json::json;
 /// let spec = ToolSpec::new("add_to_cart", "Adds a product. Returns the cart.", json!({
 ///     "type": "object",
 ///     "properties": {"sku": {"type": "string"}, "quantity": {"type": "integer"}},
 ///     "required": ["sku", "quantity"]}));
 /// let pairs = [("sku".to_string(), "BOOT-TROLL".to_string()), ("quantity".to_string(), "2".to_string())];
-/// assert_eq!(toolsmith_spec::ui::form_arguments(&spec, &pairs), json!({"sku": "BOOT-TROLL", "quantity": 2}));
+/// assert_eq!(toolsmith::ui::form_arguments(&spec, &pairs), json!({"sku": "BOOT-TROLL", "quantity": 2}));
 /// ```
 pub fn form_arguments(spec: &ToolSpec, pairs: &[(String, String)]) -> Value {
     let mut r = Renderer {

@@ -50,7 +50,8 @@ impl PageRequest {
     /// present and not null) and binds the page to the digest of the other arguments.
     ///
     /// ```
-    /// use toolsmith_core::budget::PageRequest;
+    /// # mod toolsmith { pub use toolsmith_core::*; pub mod approval { pub use toolsmith_core::*; } pub mod client { pub use toolsmith_core::*; } pub mod fault { pub use toolsmith_core::*; } pub mod spec { pub use toolsmith_core::*; } }
+    /// use toolsmith::budget::PageRequest;
     /// let args = serde_json::json!({"query": "boots"});
     /// let first = PageRequest::from_args(&args, "cursor").unwrap();
     /// assert_eq!(first.offset, 0);
@@ -198,7 +199,8 @@ pub fn encode_cursor(offset: usize, args_digest: &str, reference: Option<&str>) 
 /// Decodes a cursor and checks that it was issued for a request with `args_digest`.
 ///
 /// ```
-/// use toolsmith_core::budget::{decode_cursor, encode_cursor, CursorError};
+/// # mod toolsmith { pub use toolsmith_core::*; pub mod approval { pub use toolsmith_core::*; } pub mod client { pub use toolsmith_core::*; } pub mod fault { pub use toolsmith_core::*; } pub mod spec { pub use toolsmith_core::*; } }
+/// use toolsmith::budget::{decode_cursor, encode_cursor, CursorError};
 /// let c = encode_cursor(40, "abc", Some("rec_1"));
 /// assert_eq!(decode_cursor(&c, "abc").unwrap().offset, 40);
 /// assert_eq!(decode_cursor(&c, "other"), Err(CursorError::Foreign));

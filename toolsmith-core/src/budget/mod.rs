@@ -30,7 +30,8 @@
 //! [`Toolbox::read_result`]: crate::Toolbox::read_result
 //!
 //! ```
-//! use toolsmith_core::budget::{fit, OutputBudget, PageRequest};
+//! # mod toolsmith { pub use toolsmith_core::*; pub mod approval { pub use toolsmith_core::*; } pub mod client { pub use toolsmith_core::*; } pub mod fault { pub use toolsmith_core::*; } pub mod spec { pub use toolsmith_core::*; } }
+//! use toolsmith::budget::{fit, OutputBudget, PageRequest};
 //! let data = serde_json::json!({"items": (0..200).map(|i| format!("item number {i}")).collect::<Vec<_>>()});
 //! let page = PageRequest::first("digest-of-args");
 //! let fitted = fit(data, OutputBudget::new(300), &page);

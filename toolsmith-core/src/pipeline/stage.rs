@@ -12,8 +12,9 @@
 //! `Fn(&StageCall<'_>) -> Flow` is such a stage.
 //!
 //! ```
-//! use toolsmith_core::pipeline::{Flow, StageCall, StageId};
-//! use toolsmith_core::{Status, ToolError, Toolbox};
+//! # mod toolsmith { pub use toolsmith_core::*; pub mod approval { pub use toolsmith_core::*; } pub mod client { pub use toolsmith_core::*; } pub mod fault { pub use toolsmith_core::*; } pub mod spec { pub use toolsmith_core::*; } }
+//! use toolsmith::pipeline::{Flow, StageCall, StageId};
+//! use toolsmith::{Status, ToolError, Toolbox};
 //! # tokio::runtime::Builder::new_current_thread().build().unwrap().block_on(async {
 //! let toolbox = Toolbox::builder()
 //!     .stage(StageId::Policy, |call: &StageCall<'_>| {

@@ -3,9 +3,10 @@
 //! connections, as two replicas hold them; for a store of one process, the same store twice).
 //!
 //! ```
+//! # mod toolsmith { pub use toolsmith_core::*; pub mod approval { pub use toolsmith_core::*; } pub mod client { pub use toolsmith_core::*; } pub mod fault { pub use toolsmith_core::*; } pub mod spec { pub use toolsmith_core::*; } }
 //! # tokio::runtime::Builder::new_current_thread().enable_time().build().unwrap().block_on(async {
-//! let store = toolsmith_core::state::MemoryStateStore::default();
-//! toolsmith_core::state::conformance::check(&store, &store).await;
+//! let store = toolsmith::state::MemoryStateStore::default();
+//! toolsmith::state::conformance::check(&store, &store).await;
 //! # });
 //! ```
 //!

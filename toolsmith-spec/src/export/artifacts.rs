@@ -131,12 +131,13 @@ fn pretty(v: &Value) -> String {
 /// out of that target's file and reported, never silently dropped.
 ///
 /// ```
-/// # use toolsmith_spec::ToolSpec;
+/// # mod toolsmith { pub use toolsmith_spec::*; pub mod spec { pub use toolsmith_spec::*; } }
+/// # use toolsmith::ToolSpec;
 /// # let spec = ToolSpec::new("get_time", "Returns the current UTC time.",
 /// #     serde_json::json!({"type": "object", "additionalProperties": false}))
 /// #     .with_version("1.0.0");
 /// let dir = std::env::temp_dir().join(format!("toolsmith-doc-{}", std::process::id()));
-/// let report = toolsmith_spec::export::write_artifacts(&[spec], &dir).unwrap();
+/// let report = toolsmith::export::write_artifacts(&[spec], &dir).unwrap();
 /// assert_eq!(report.files.len(), 13); // 11 targets, index.json, ui/get_time.html
 /// assert!(report.failures.is_empty());
 /// assert!(dir.join("openai-chat-strict.json").exists());
@@ -189,7 +190,8 @@ pub fn write_artifacts_with(
 /// `[workspace]` table, else that directory itself.
 ///
 /// ```
-/// let dir = toolsmith_spec::export::default_artifact_dir();
+/// # mod toolsmith { pub use toolsmith_spec::*; pub mod spec { pub use toolsmith_spec::*; } }
+/// let dir = toolsmith::export::default_artifact_dir();
 /// assert!(dir.ends_with("tool-specs"));
 /// ```
 pub fn default_artifact_dir() -> PathBuf {

@@ -12,8 +12,9 @@ use super::target::Target;
 /// what to do about it.
 ///
 /// ```
-/// use toolsmith_spec::export::{export, Target};
-/// use toolsmith_spec::ToolSpec;
+/// # mod toolsmith { pub use toolsmith_spec::*; pub mod spec { pub use toolsmith_spec::*; } }
+/// use toolsmith::export::{export, Target};
+/// use toolsmith::ToolSpec;
 /// let spec = ToolSpec::new(
 ///     "files.read",
 ///     "Reads a file. Returns its text.",

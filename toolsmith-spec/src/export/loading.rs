@@ -21,8 +21,9 @@ pub(crate) const DEFERRED_META_KEY: &str = "toolsmith/deferred";
 /// [`export`](super::export) uses.
 ///
 /// ```
-/// use toolsmith_spec::export::{export_with, ExportOptions, Target, ToolSearch};
-/// use toolsmith_spec::ToolSpec;
+/// # mod toolsmith { pub use toolsmith_spec::*; pub mod spec { pub use toolsmith_spec::*; } }
+/// use toolsmith::export::{export_with, ExportOptions, Target, ToolSearch};
+/// use toolsmith::ToolSpec;
 /// let schema = serde_json::json!({"type": "object", "additionalProperties": false});
 /// let specs = [
 ///     ToolSpec::new("search_products", "Searches the catalog. Returns products.", schema.clone())
@@ -170,8 +171,9 @@ pub(crate) fn namespace_errors(specs: &[ToolSpec], target: Target) -> HashMap<us
 /// export fails with the first; toolsmith-core's toolbox refuses to build with any.
 ///
 /// ```
-/// use toolsmith_spec::export::check_namespaces;
-/// use toolsmith_spec::{spec::Namespace, ToolSpec};
+/// # mod toolsmith { pub use toolsmith_spec::*; pub mod spec { pub use toolsmith_spec::*; } }
+/// use toolsmith::export::check_namespaces;
+/// use toolsmith::{Namespace, ToolSpec};
 /// let schema = serde_json::json!({"type": "object"});
 /// let specs = [
 ///     ToolSpec::new("billing", "Bills. Returns the bill.", schema.clone()),

@@ -140,15 +140,16 @@
 //! committed snapshot:
 //!
 //! ```no_run
-//! # fn specs() -> Vec<toolsmith_spec::ToolSpec> { vec![] }
+//! # mod toolsmith { pub use toolsmith_spec::*; pub mod spec { pub use toolsmith_spec::*; } }
+//! # fn specs() -> Vec<toolsmith::ToolSpec> { vec![] }
 //! #[test]
 //! fn tool_specs_are_exported_and_unchanged() {
 //!     let specs = specs(); // e.g. toolbox.specs()
-//!     toolsmith_spec::export::write_artifacts(&specs, toolsmith_spec::export::default_artifact_dir())
+//!     toolsmith::export::write_artifacts(&specs, toolsmith::export::default_artifact_dir())
 //!         .unwrap();
 //!     // Fails with a per-tool diff when an exported definition changed;
 //!     // `TOOLSMITH_UPDATE_SNAPSHOTS=1 cargo test` accepts the change.
-//!     if let Err(drift) = toolsmith_spec::export::check_snapshot(
+//!     if let Err(drift) = toolsmith::export::check_snapshot(
 //!         &specs,
 //!         concat!(env!("CARGO_MANIFEST_DIR"), "/tool-specs"),
 //!     ) {
@@ -192,8 +193,9 @@ use crate::spec::ToolSpec;
 /// Fails with the first [`ExportError`] in export order.
 ///
 /// ```
-/// use toolsmith_spec::export::{export, McpVersion, Target};
-/// use toolsmith_spec::{Effects, ToolSpec};
+/// # mod toolsmith { pub use toolsmith_spec::*; pub mod spec { pub use toolsmith_spec::*; } }
+/// use toolsmith::export::{export, McpVersion, Target};
+/// use toolsmith::{Effects, ToolSpec};
 /// let spec = ToolSpec::new(
 ///     "get_time",
 ///     "Returns the current UTC time as RFC 3339 text.",
@@ -231,8 +233,9 @@ pub fn export_with(
 /// Fails with the first [`ExportError`] in export order, the same error [`export`] returns.
 ///
 /// ```
-/// use toolsmith_spec::export::{export, export_text, Target};
-/// use toolsmith_spec::ToolSpec;
+/// # mod toolsmith { pub use toolsmith_spec::*; pub mod spec { pub use toolsmith_spec::*; } }
+/// use toolsmith::export::{export, export_text, Target};
+/// use toolsmith::ToolSpec;
 /// let spec = ToolSpec::new(
 ///     "get_time",
 ///     "Returns the current UTC time as RFC 3339 text.",
@@ -286,8 +289,9 @@ pub fn export_tool(spec: &ToolSpec, target: Target) -> Result<Value, ExportError
 /// (see [`export_text`]).
 ///
 /// ```
-/// use toolsmith_spec::export::{export_tool, export_tool_text, Target};
-/// use toolsmith_spec::ToolSpec;
+/// # mod toolsmith { pub use toolsmith_spec::*; pub mod spec { pub use toolsmith_spec::*; } }
+/// use toolsmith::export::{export_tool, export_tool_text, Target};
+/// use toolsmith::ToolSpec;
 /// let spec = ToolSpec::new(
 ///     "get_time",
 ///     "Returns the current UTC time as RFC 3339 text.",

@@ -24,7 +24,8 @@ impl NameRule {
     /// Whether `name` satisfies the rule.
     ///
     /// ```
-    /// use toolsmith_spec::export::NameRule;
+    /// # mod toolsmith { pub use toolsmith_spec::*; pub mod spec { pub use toolsmith_spec::*; } }
+    /// use toolsmith::export::NameRule;
     /// const OK: bool = NameRule::OpenAi.accepts("search_products");
     /// assert!(OK);
     /// assert!(!NameRule::OpenAi.accepts("files.read"));
@@ -58,7 +59,8 @@ impl NameRule {
 /// accepted everywhere.
 ///
 /// ```
-/// use toolsmith_spec::export::{name_rejected_by, Target};
+/// # mod toolsmith { pub use toolsmith_spec::*; pub mod spec { pub use toolsmith_spec::*; } }
+/// use toolsmith::export::{name_rejected_by, Target};
 /// assert!(name_rejected_by("search_products").is_empty());
 /// let rejected = name_rejected_by("files.read");
 /// assert!(rejected.contains(&Target::OpenAiChat { strict: false }));

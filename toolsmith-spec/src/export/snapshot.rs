@@ -54,8 +54,9 @@ pub enum SnapshotDrift {
 /// run that rewrote every golden before comparing would pass whatever changed.
 ///
 /// ```
-/// # std::env::remove_var(toolsmith_spec::export::UPDATE_ENV);
-/// assert!(!toolsmith_spec::export::update_requested());
+/// # mod toolsmith { pub use toolsmith_spec::*; pub mod spec { pub use toolsmith_spec::*; } }
+/// # std::env::remove_var(toolsmith::export::UPDATE_ENV);
+/// assert!(!toolsmith::export::update_requested());
 /// ```
 pub fn update_requested() -> bool {
     wants_update(
@@ -95,16 +96,17 @@ fn env_on(name: &str) -> bool {
 ///   artifacts are ignored.
 ///
 /// ```
-/// # use toolsmith_spec::ToolSpec;
+/// # mod toolsmith { pub use toolsmith_spec::*; pub mod spec { pub use toolsmith_spec::*; } }
+/// # use toolsmith::ToolSpec;
 /// # let mut spec = ToolSpec::new("get_time", "Returns the current UTC time.",
 /// #     serde_json::json!({"type": "object", "additionalProperties": false}))
 /// #     .with_version("1.0.0");
-/// use toolsmith_spec::export::{check_snapshot, write_artifacts};
+/// use toolsmith::export::{check_snapshot, write_artifacts};
 /// let dir = std::env::temp_dir().join(format!("toolsmith-snap-doc-{}", std::process::id()));
 /// write_artifacts(&[spec.clone()], &dir).unwrap();
 /// assert!(check_snapshot(&[spec.clone()], &dir).is_ok());
 /// spec.description = "Returns the current time in UTC.".into();
-/// # if std::env::var_os(toolsmith_spec::export::UPDATE_ENV).is_none() {
+/// # if std::env::var_os(toolsmith::export::UPDATE_ENV).is_none() {
 /// let drift = check_snapshot(&[spec], &dir).unwrap_err().to_string();
 /// assert!(drift.contains("tool `get_time`: changed"));
 /// # }

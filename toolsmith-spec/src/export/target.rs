@@ -25,7 +25,8 @@ impl McpVersion {
     /// The revision date as MCP spells it, e.g. `"2025-11-25"`.
     ///
     /// ```
-    /// use toolsmith_spec::export::McpVersion;
+    /// # mod toolsmith { pub use toolsmith_spec::*; pub mod spec { pub use toolsmith_spec::*; } }
+    /// use toolsmith::export::McpVersion;
     /// assert_eq!(McpVersion::V2025_11_25.as_str(), "2025-11-25");
     /// ```
     pub const fn as_str(self) -> &'static str {
@@ -50,7 +51,8 @@ impl fmt::Display for McpVersion {
 /// used in error messages.
 ///
 /// ```
-/// use toolsmith_spec::export::{McpVersion, Target};
+/// # mod toolsmith { pub use toolsmith_spec::*; pub mod spec { pub use toolsmith_spec::*; } }
+/// use toolsmith::export::{McpVersion, Target};
 /// let t = Target::OpenAiChat { strict: true };
 /// assert_eq!(t.slug(), "openai-chat-strict");
 /// assert_eq!(t.to_string(), "OpenAI Chat Completions (strict)");

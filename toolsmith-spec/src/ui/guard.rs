@@ -32,7 +32,8 @@ use std::fmt;
 ///   keeps other sites' pages from acting through the person's browser.
 ///
 /// ```
-/// use toolsmith_spec::ui::RequestGuard;
+/// # mod toolsmith { pub use toolsmith_spec::*; pub mod spec { pub use toolsmith_spec::*; } }
+/// use toolsmith::ui::RequestGuard;
 ///
 /// let guard = RequestGuard::loopback();
 /// // The request's headers, as the server framework holds them (names in any case).
@@ -63,7 +64,8 @@ impl RequestGuard {
     /// default).
     ///
     /// ```
-    /// let guard = toolsmith_spec::ui::RequestGuard::loopback();
+    /// # mod toolsmith { pub use toolsmith_spec::*; pub mod spec { pub use toolsmith_spec::*; } }
+    /// let guard = toolsmith::ui::RequestGuard::loopback();
     /// let host = |name: &str| (name == "host").then_some("localhost:3000");
     /// assert!(guard.check("GET", host).is_ok());
     /// let rebound = |name: &str| (name == "host").then_some("rebind.example:3000");
@@ -83,7 +85,8 @@ impl RequestGuard {
     /// endpoint sees.
     ///
     /// ```
-    /// let guard = toolsmith_spec::ui::RequestGuard::for_hosts(["shop.example"]);
+    /// # mod toolsmith { pub use toolsmith_spec::*; pub mod spec { pub use toolsmith_spec::*; } }
+    /// let guard = toolsmith::ui::RequestGuard::for_hosts(["shop.example"]);
     /// assert!(guard.check("GET", |name| (name == "host").then_some("Shop.Example")).is_ok());
     /// assert!(guard.check("GET", |name| (name == "host").then_some("localhost")).is_err());
     /// ```
@@ -107,7 +110,8 @@ impl RequestGuard {
     /// of this form matches no request.
     ///
     /// ```
-    /// let guard = toolsmith_spec::ui::RequestGuard::for_hosts(["api.example"])
+    /// # mod toolsmith { pub use toolsmith_spec::*; pub mod spec { pub use toolsmith_spec::*; } }
+    /// let guard = toolsmith::ui::RequestGuard::for_hosts(["api.example"])
     ///     .allow_origin("https://app.example");
     /// let headers = [("host", "api.example"), ("origin", "https://app.example"), ("sec-fetch-site", "same-site")];
     /// let header = |name: &str| headers.iter().find(|(n, _)| *n == name).map(|(_, v)| *v);
@@ -130,7 +134,8 @@ impl RequestGuard {
     /// it with the refusal's status and message, and do not run the tool.
     ///
     /// ```
-    /// let guard = toolsmith_spec::ui::RequestGuard::loopback();
+    /// # mod toolsmith { pub use toolsmith_spec::*; pub mod spec { pub use toolsmith_spec::*; } }
+    /// let guard = toolsmith::ui::RequestGuard::loopback();
     /// let headers = [("host", "127.0.0.1:8080"), ("origin", "null")];
     /// let refusal = guard
     ///     .check("POST", |name| headers.iter().find(|(n, _)| *n == name).map(|(_, v)| *v))
@@ -227,7 +232,8 @@ impl RequestGuard {
 /// or malformed `Host`, 403 otherwise) and a one-line message saying what was wrong.
 ///
 /// ```
-/// let guard = toolsmith_spec::ui::RequestGuard::loopback();
+/// # mod toolsmith { pub use toolsmith_spec::*; pub mod spec { pub use toolsmith_spec::*; } }
+/// let guard = toolsmith::ui::RequestGuard::loopback();
 /// let refusal = guard.check("GET", |_| None).unwrap_err();
 /// assert_eq!(refusal.status(), 400);
 /// assert_eq!(refusal.to_string(), refusal.message());
@@ -249,7 +255,8 @@ impl Refusal {
     /// The HTTP status to answer with: 400 or 403.
     ///
     /// ```
-    /// let guard = toolsmith_spec::ui::RequestGuard::loopback();
+    /// # mod toolsmith { pub use toolsmith_spec::*; pub mod spec { pub use toolsmith_spec::*; } }
+    /// let guard = toolsmith::ui::RequestGuard::loopback();
     /// let refusal = guard.check("GET", |_| Some("evil.example")).unwrap_err();
     /// assert_eq!(refusal.status(), 403);
     /// ```
@@ -260,7 +267,8 @@ impl Refusal {
     /// What was wrong, in one line, for the response's body.
     ///
     /// ```
-    /// let guard = toolsmith_spec::ui::RequestGuard::loopback();
+    /// # mod toolsmith { pub use toolsmith_spec::*; pub mod spec { pub use toolsmith_spec::*; } }
+    /// let guard = toolsmith::ui::RequestGuard::loopback();
     /// let refusal = guard.check("GET", |_| Some("evil.example")).unwrap_err();
     /// assert!(refusal.message().contains("`evil.example`"));
     /// ```
