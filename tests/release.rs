@@ -199,6 +199,20 @@ fn package_problems(package: &Value) -> Vec<String> {
         }
         return problems;
     }
+
+    // One naming scheme: a published crate is `toolsmith` or `toolsmith-*`, in a folder named
+    // like it (the facade at the root).
+    let name = package["name"].as_str().unwrap_or_default();
+    if name != "toolsmith" && !name.starts_with("toolsmith-") {
+        problems.push(format!(
+            "a published crate is named toolsmith-*, not `{name}`"
+        ));
+    }
+    if rel != "/" && rel != format!("{name}/") {
+        problems.push(format!(
+            "the crate `{name}` lives in {rel}: name its folder `{name}/`"
+        ));
+    }
     if !published {
         return problems;
     }
@@ -347,6 +361,7 @@ fn the_package_check_names_what_is_missing() {
         "no `readme`",
         "\"not a keyword\" is not one crates.io takes",
         "\"ai\" is no crates.io category slug",
+        "a published crate is named toolsmith-*, not `tool-new`",
     ] {
         assert!(
             problems.contains(expected),
@@ -357,6 +372,16 @@ fn the_package_check_names_what_is_missing() {
         !problems.contains("`toolsmith`"),
         "a dev path dependency is dropped: {problems}"
     );
+
+    let moved = serde_json::json!({
+        "name": "toolsmith-new",
+        "manifest_path": format!("{ROOT}/new/Cargo.toml"),
+        "publish": null,
+        "targets": [{"kind": ["lib"]}],
+    });
+    assert!(package_problems(&moved).contains(
+        &"the crate `toolsmith-new` lives in new/: name its folder `toolsmith-new/`".into()
+    ));
 
     let test_crate = serde_json::json!({
         "name": "facade-extra",
@@ -872,33 +897,29 @@ fn the_api_reader_reads_rustdoc_markup() {
 /// refer to (`serde`, `serde_json`, `schemars`, `regex`).
 const MAX_ROOT_NAMES: usize = 62;
 
-/// The committed snapshot's items: `(kind, path, declaration and the rest of the block)`.
-fn snapshot_items(snapshot: &str) -> Vec<(&str, &str, String)> {
-    let mut items = Vec::new();
-    for block in snapshot.split("\n\n") {
-        let mut lines = block
-            .lines()
-            .skip_while(|l| l.starts_with('#') || l.is_empty());
-        let Some(head) = lines.next() else { continue };
-        let Some((kind, path)) = head.split_once(' ') else {
-            continue;
-        };
-        items.push((kind, path, lines.collect::<Vec<_>>().join("\n")));
-    }
-    items
+/// The committed snapshot's items, as `Api::parse` reads them: `(kind, path, declaration and the
+/// rest of the block)`.
+fn snapshot_items(snapshot: &str) -> Vec<(String, String, String)> {
+    Api::parse(snapshot)
+        .into_iter()
+        .filter_map(|(head, lines)| {
+            let (kind, path) = head.split_once(' ')?;
+            Some((kind.to_owned(), path.to_owned(), lines.join("\n")))
+        })
+        .collect()
 }
 
 /// Items reachable at two paths: the same kind, name and declaration under two paths is one item
 /// re-exported twice.
-fn second_paths(items: &[(&str, &str, String)]) -> Vec<String> {
+fn second_paths(items: &[(String, String, String)]) -> Vec<String> {
     let mut seen: BTreeMap<(&str, &str, &str), &str> = BTreeMap::new();
     let mut twice = Vec::new();
     for (kind, path, rest) in items {
-        if *kind == "mod" {
+        if kind == "mod" {
             continue;
         }
         let name = path.rsplit("::").next().unwrap_or(path);
-        if let Some(first) = seen.insert((kind, name, rest.as_str()), path) {
+        if let Some(first) = seen.insert((kind, name, rest), path) {
             twice.push(format!("{kind} {name}: {first} and {path}"));
         }
     }
@@ -915,11 +936,11 @@ fn the_facade_root_is_curated_and_each_item_has_one_path() {
     let mut root: Vec<String> = items
         .iter()
         .filter(|(_, path, _)| path.matches("::").count() == 1)
-        .map(|(_, path, _)| path.to_string())
+        .map(|(_, path, _)| path.clone())
         .collect();
     let (_, _, reexports) = items
         .iter()
-        .find(|(kind, path, _)| *kind == "mod" && *path == "toolsmith")
+        .find(|(kind, path, _)| kind == "mod" && path == "toolsmith")
         .expect("the snapshot lists the root's re-exports");
     root.extend(reexports.lines().map(|l| l.trim().to_string()));
     assert!(

@@ -8,9 +8,6 @@ use serde_json::Value;
 
 use crate::operation::OperationId;
 
-/// The version of the envelope format ([`Envelope::SCHEMA_VERSION`]).
-const ENVELOPE_SCHEMA_VERSION: &str = "1";
-
 /// The outcome of a call, serialized in snake_case. Each status tells who acts next.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
@@ -145,7 +142,7 @@ pub struct Envelope {
 
 impl Envelope {
     /// The version of the envelope format, carried in every envelope as `schema_version`.
-    pub const SCHEMA_VERSION: &'static str = ENVELOPE_SCHEMA_VERSION;
+    pub const SCHEMA_VERSION: &'static str = "1";
 
     /// An envelope with the given status and nothing else.
     pub fn new(status: Status) -> Self {
@@ -161,7 +158,7 @@ impl Envelope {
             cursor: None,
             reference: None,
             operation_id: None,
-            schema_version: std::borrow::Cow::Borrowed(ENVELOPE_SCHEMA_VERSION),
+            schema_version: std::borrow::Cow::Borrowed(Self::SCHEMA_VERSION),
         }
     }
 
@@ -335,10 +332,10 @@ impl Envelope {
             out.push('"');
         }
         field(out, "schema_version");
-        if self.schema_version == ENVELOPE_SCHEMA_VERSION {
+        if self.schema_version == Self::SCHEMA_VERSION {
             // The current version's digits and dots: nothing to escape.
             out.push('"');
-            out.push_str(ENVELOPE_SCHEMA_VERSION);
+            out.push_str(Self::SCHEMA_VERSION);
             out.push('"');
         } else {
             push_json_str(out, &self.schema_version);

@@ -29,7 +29,7 @@ use crate::pipeline::redact::Redact;
 use crate::pipeline::registry::{Engine, Registry, Retirement};
 use crate::pipeline::retire::{replacement_problems, retirement_problem};
 use crate::pipeline::size::ArgumentSize;
-use crate::pipeline::threads::{Isolation, ToolThreads, DEFAULT_TOOL_THREADS};
+use crate::pipeline::threads::{Isolation, ToolThreads};
 use crate::pipeline::{prepare, Entry, Stage, StageId, Stages};
 use crate::policy::{Caller, Policy};
 use crate::redact::Redactor;
@@ -130,7 +130,7 @@ impl Default for ToolboxBuilder {
             cursor_key: None,
             offload_sync_tools: false,
             isolation: Isolation::None,
-            tool_threads: DEFAULT_TOOL_THREADS,
+            tool_threads: Self::DEFAULT_TOOL_THREADS,
             typed_decoding: true,
             max_argument_bytes: crate::limits::DEFAULT_MAX_ARGUMENT_BYTES,
             approval_timeout: None,
@@ -152,7 +152,7 @@ pub(crate) const DEFAULT_CLAIM_LEASE: Duration = Duration::from_secs(10);
 impl ToolboxBuilder {
     /// The most threads a toolbox runs tools on unless set with
     /// [`tool_threads`](Self::tool_threads).
-    pub const DEFAULT_TOOL_THREADS: usize = DEFAULT_TOOL_THREADS;
+    pub const DEFAULT_TOOL_THREADS: usize = 64;
 
     /// Registers one tool (`my_fn::tool()` for a `#[tool]` function).
     #[must_use]

@@ -43,10 +43,6 @@ use std::time::Duration;
 use tokio::runtime::{Handle, Runtime};
 use tokio::sync::oneshot;
 
-/// The number of tool threads unless set with
-/// [`ToolboxBuilder::tool_threads`](crate::ToolboxBuilder::tool_threads).
-pub(crate) const DEFAULT_TOOL_THREADS: usize = 64;
-
 /// How long an idle tool thread waits for the next run before it ends.
 const KEEP_ALIVE: Duration = Duration::from_secs(10);
 
