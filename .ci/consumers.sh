@@ -10,8 +10,8 @@
 #   - playwright-core into toolsmith-core/tests/consumers/node_modules (pinned by package-lock.json);
 #   - the official MCP conformance suite and the Node 22 it needs (Node 20 lacks fs.globSync),
 #     both npm packages, into tests/conformance/node_modules (pinned by package-lock.json; run
-#     by tests/conformance_suite.rs).
-# Then run, for example:  TOOLSMITH_REQUIRE_CONSUMERS=1 cargo test -p toolsmith-core --test export_consumers
+#     by tests/it/conformance_suite.rs).
+# Then run, for example:  TOOLSMITH_REQUIRE_CONSUMERS=1 cargo test -p toolsmith-core --test it export_consumers::
 #
 # Environment:
 #   TOOLSMITH_CHROMIUM      the browser to probe and use (default /usr/bin/chromium; the tests

@@ -5,12 +5,12 @@
 //! to `McpServer::with_handler`.
 //!
 //! ```sh
-//! cargo run --example conformance_server -- 3001    # prints http://127.0.0.1:3001/mcp
-//! cargo run --example conformance_server            # port 0: the system picks a free one
+//! cargo run -p toolsmith-tests --example conformance_server -- 3001    # prints http://127.0.0.1:3001/mcp
+//! cargo run -p toolsmith-tests --example conformance_server            # port 0: the system picks a free one
 //! ```
 //!
 //! It serves streamable HTTP on 127.0.0.1 only and prints the endpoint's URL as its first line
-//! on stdout. A bad port is one line on stderr and exit code 2. `tests/conformance_suite.rs`
+//! on stdout. A bad port is one line on stderr and exit code 2. `tests/it/conformance_suite.rs`
 //! runs the suite against it (TESTING.md).
 //!
 //! How the two halves compose:

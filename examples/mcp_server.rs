@@ -2,8 +2,8 @@
 //! over MCP with rmcp, on stdio or streamable HTTP.
 //!
 //! ```sh
-//! cargo run --example mcp_server -- ./some/dir                       # stdio
-//! cargo run --example mcp_server -- ./some/dir --http 127.0.0.1:8080 # http://127.0.0.1:8080/mcp
+//! cargo run -p toolsmith-tests --example mcp_server -- ./some/dir                       # stdio
+//! cargo run -p toolsmith-tests --example mcp_server -- ./some/dir --http 127.0.0.1:8080 # http://127.0.0.1:8080/mcp
 //! ```
 //!
 //! Several replicas behind one HTTP load balancer share their state (`toolsmith::mcp` docs, "Run several
@@ -11,8 +11,8 @@
 //!
 //! ```sh
 //! export TOOLSMITH_CURSOR_KEY=$(openssl rand -hex 32)   # the same key for every replica
-//! cargo run --example mcp_server -- ./dir --store redis://127.0.0.1:6379 --http 127.0.0.1:8081
-//! cargo run --example mcp_server -- ./dir --store redis://127.0.0.1:6379 --http 127.0.0.1:8082
+//! cargo run -p toolsmith-tests --example mcp_server -- ./dir --store redis://127.0.0.1:6379 --http 127.0.0.1:8081
+//! cargo run -p toolsmith-tests --example mcp_server -- ./dir --store redis://127.0.0.1:6379 --http 127.0.0.1:8082
 //! ```
 //!
 //! Options:

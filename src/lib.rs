@@ -145,6 +145,10 @@ pub mod export {
 #[doc = include_str!("docs/mcp.md")]
 #[cfg(feature = "mcp")]
 pub mod mcp {
+    /// rmcp, the MCP SDK the server stands on, at the version it uses: name its `ServerHandler`
+    /// (for [`McpServer::with_handler`]) through this path and no second copy of rmcp can
+    /// disagree with the server's.
+    pub use toolsmith_mcp::rmcp;
     #[doc(inline)]
     pub use toolsmith_mcp::CacheScope;
     #[doc(inline)]

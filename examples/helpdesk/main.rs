@@ -1,6 +1,6 @@
 //! `helpdesk`: help articles and support tickets for a signed-in user.
 //!
-//! Run it with `cargo run --example helpdesk`. It prints the tools' MCP export and a scripted
+//! Run it with `cargo run -p toolsmith-tests --example helpdesk`. It prints the tools' MCP export and a scripted
 //! session: article searches, tickets opened with approval, a duplicate refused before the
 //! approver is asked, the hourly limit, a rejected ticket, and ticket look-ups (including another
 //! customer's ticket, answered exactly like a missing one).

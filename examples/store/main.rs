@@ -1,11 +1,11 @@
 //! `store`: an outdoor-gear catalogue and cart, prices in NOK.
 //!
-//! Run it with `cargo run --example store`. It prints the tools' MCP export and a scripted
+//! Run it with `cargo run -p toolsmith-tests --example store`. It prints the tools' MCP export and a scripted
 //! session: a search with more results than are shown, a narrowed search, a search with no
 //! match, a comparison, and cart additions that need a size, hit a per-customer limit, or ask for
 //! more than the store has.
 //!
-//! `cargo run --example store -- --serve [127.0.0.1:8080]` serves the store's page for people
+//! `cargo run -p toolsmith-tests --example store -- --serve [127.0.0.1:8080]` serves the store's page for people
 //! instead: the search and add-to-cart forms rendered from the same specs (`page.rs`); in a
 //! browser with WebMCP they are the agent's tools too. The page answers under the loopback names
 //! only (`localhost`, `127.0.0.1`, `[::1]`: `RequestGuard::loopback`) and takes posts from its

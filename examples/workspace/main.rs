@@ -1,6 +1,6 @@
 //! `workspace`: tools that read, search and write text files inside one root directory.
 //!
-//! Run it with `cargo run --example workspace`. It builds a small workspace in a temporary
+//! Run it with `cargo run -p toolsmith-tests --example workspace`. It builds a small workspace in a temporary
 //! directory (with a link that points outside it), prints the tools' MCP export, and runs a
 //! scripted session: reads, path attacks that are refused, a paged search, approved and
 //! rejected writes, and a repeated write that is refused before the approver is asked again.

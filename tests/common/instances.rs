@@ -1,6 +1,6 @@
 //! The schema-driven generator of pseudo-random JSON instances: values shaped by a schema (its
 //! types, bounds, lengths, patterns, enums, required properties, `$ref`s), mutated now and then
-//! so both valid and invalid instances come out. `tests/differential.rs` feeds them to the
+//! so both valid and invalid instances come out. `tests/it/differential.rs` feeds them to the
 //! compiled validator and to `jsonschema`; any test comparing two judges of a schema can reuse it.
 
 use serde_json::{json, Value};

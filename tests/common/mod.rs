@@ -1,5 +1,5 @@
-//! Helpers the facade's test binaries share. A test file starts with `mod common;` and uses what
-//! it needs; each binary uses only some of them.
+//! Helpers the facade's integration tests share (`crate::common` in `tests/it`); each module uses
+//! only some of them.
 //!
 //! - [`validation_tools`]: the `#[tool]` corpus of every parameter shape and constraint keyword.
 //! - [`instances`]: the schema-driven generator of pseudo-random instances.
@@ -18,7 +18,7 @@ pub mod workspace;
 #[path = "../../toolsmith-core/tests/common/mod.rs"]
 mod runtime_helpers;
 #[allow(unused_imports)] // each binary uses some of them
-pub use runtime_helpers::{echo_tool, read_only, rt, spec};
+pub use runtime_helpers::{capture_with, echo_tool, read_only, rt, spec};
 
 use serde_json::Value;
 use std::collections::HashMap;

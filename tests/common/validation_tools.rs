@@ -1,6 +1,6 @@
 //! The `#[tool]` declarations of the validation tests: every parameter shape and constraint
-//! keyword the macro emits. `tests/validation.rs` calls them through a toolbox;
-//! `tests/differential.rs` checks their generated schemas against `jsonschema`.
+//! keyword the macro emits. `tests/it/validation.rs` calls them through a toolbox;
+//! `tests/it/differential.rs` checks their generated schemas against `jsonschema`.
 
 use serde_json::{json, Value};
 use toolsmith::{model, tool, tools, Tool, ToolError, Toolbox};

@@ -67,12 +67,12 @@ impl Dir {
 
 /// A JSON file of the repository, by its path from the root.
 pub fn workspace_file(rel: &str) -> Value {
-    let path = Path::new(env!("CARGO_MANIFEST_DIR")).join(rel);
+    let path = Path::new(env!("TOOLSMITH_WORKSPACE")).join(rel);
     serde_json::from_slice(&fs::read(&path).unwrap()).unwrap()
 }
 
 /// A validator for the official `Tool` definition of `version` (see
-/// toolsmith-core/tests/export_mcp_schema.rs).
+/// toolsmith-core/tests/it/export_mcp_schema.rs).
 pub fn tool_validator(version: &str) -> jsonschema::Validator {
     definition_validator(version, "Tool")
 }

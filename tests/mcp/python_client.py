@@ -1,6 +1,6 @@
 """The official Python MCP SDK (PyPI `mcp`) against the toolsmith example server.
 
-Run by tests/mcp_interop.rs:
+Run by tests/it/mcp_interop.rs:
 
     python python_client.py MODE stdio SERVER_BIN ROOT SPEC_DIR HOST_PATH...
     python python_client.py MODE http URL SPEC_DIR HOST_PATH...

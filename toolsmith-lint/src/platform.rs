@@ -209,7 +209,7 @@ pub const OPENAI: Platform = Platform {
 /// - Strict: at most 20 strict tools, 24 optional and 16 union-typed parameters per request;
 ///   no numeric or length bounds, `minItems` only 0 or 1, no complex `pattern` (TARGETS.md and
 ///   its December 2026 updates). The formats kept are those the `anthropic` SDK's
-///   `transform_schema` keeps (checked against the SDK in `toolsmith-core/tests/export_consumers.rs`).
+///   `transform_schema` keeps (checked against the SDK in `toolsmith-core/tests/it/export_consumers.rs`).
 #[rustfmt::skip]
 pub const ANTHROPIC: Platform = Platform {
     label: "Anthropic",

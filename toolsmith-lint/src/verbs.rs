@@ -13,7 +13,7 @@
 /// `customer`, `data`, `directory`, `document`, `email`, `event`, `file`, `image`, `info`,
 /// `input`, `issue`, `item`, `message`, `model`, `name`, `note`, `number`, `output`, `page`,
 /// `present`, `product`, `project`, `status`, `system`, `task`, `text`, `time`, `title`, `total`,
-/// `user`, `weather`. `toolsmith-lint/tests/verbs.rs` holds the names that must and must not pass.
+/// `user`, `weather`. `toolsmith-lint/tests/it/verbs.rs` holds the names that must and must not pass.
 pub(crate) const VERBS: &[&str] = &[
     "abandon",
     "abort",

@@ -5,7 +5,7 @@
 //! export lowering, the lint rules, the validator's compiler, the CLI's schema diff) reads the
 //! keyword list from [`KEYWORDS`]. A pass that deliberately leaves some keywords alone lists
 //! itself in their [`Keyword::skipped_by`], with the reason in [`Pass`]'s rustdoc; the
-//! keyword-reach test (`toolsmith-core/tests/keyword_reach.rs`; the diff's own in `toolsmith-cli/src/diff.rs`)
+//! keyword-reach test (`toolsmith-core/tests/it/keyword_reach.rs`; the diff's own in `toolsmith-cli/src/diff.rs`)
 //! checks that every other keyword is reached by every pass.
 //!
 //! Pointers are built lazily: the visitors hand out a [`Pointer`], a chain of borrowed steps on

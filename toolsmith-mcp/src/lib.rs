@@ -101,6 +101,11 @@ mod session;
 mod version;
 mod watch;
 
+/// rmcp, the MCP SDK the server stands on, at the version it uses: name its `ServerHandler` (for
+/// [`McpServer::with_handler`]) and its model types through this path, and no second copy of rmcp
+/// can disagree with the server's.
+pub use rmcp;
+
 pub use self::cache::CacheScope;
 pub use self::errors::ServeError;
 pub use self::http::{HttpServer, MAX_REQUEST_BODY_BYTES, MCP_PATH, SHUTDOWN_GRACE};

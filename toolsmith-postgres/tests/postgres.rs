@@ -14,8 +14,8 @@ use tokio_postgres::{Client, NoTls};
 use toolsmith_core::state::{ClaimRequest, ClaimState, StateStore};
 use toolsmith_postgres::{PostgresOptions, PostgresStateStore};
 
-#[path = "../../tests/skip-summary/src/lib.rs"]
-mod skip;
+// The skip records of the test binary that includes these tests (tests/it).
+use crate::skip;
 
 /// The server's URL, or `None` (after a SKIP) when there is none and none is required.
 fn pg_url() -> Option<String> {

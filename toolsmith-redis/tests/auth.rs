@@ -1,7 +1,7 @@
 //! A server that wants a password: the wrong one is a `ConnectError` that does not repeat it,
 //! the right one connects. Runs a redis-server of its own on a free port.
 
-mod common;
+use super::common;
 
 use std::time::Duration;
 use toolsmith_core::state::{ClaimRequest, ClaimState, StateStore};

@@ -1,7 +1,7 @@
 //! The StateStore conformance suite on a real Redis (`TOOLSMITH_REDIS_URL`), through two
 //! connections as two replicas hold them, and the key layout the crate documents.
 
-mod common;
+use super::common;
 
 use redis::AsyncCommands;
 use std::time::Duration;

@@ -2,7 +2,7 @@
 //! answers each fail within the timeouts with a one-line `ConnectError` that names the URL
 //! without its password. No Redis needed.
 
-mod common;
+use super::common;
 
 use std::net::TcpListener;
 use std::time::{Duration, Instant};

@@ -1,7 +1,7 @@
 //! A value the store did not write, under a key it reads, is a `BackendError` naming the key,
 //! never a result; the store leaves the value alone.
 
-mod common;
+use super::common;
 
 use redis::AsyncCommands;
 use std::time::Duration;

@@ -2,7 +2,7 @@
 //! happened to it, and service comes back once the server does; a step the server is too slow
 //! to answer says its outcome is unknown. Runs a redis-server of its own on a free port.
 
-mod common;
+use super::common;
 
 use std::time::{Duration, Instant};
 use toolsmith_core::state::{ClaimRequest, ClaimState, StateStore};

@@ -12,22 +12,3 @@ pub fn search_signed_contracts_by_party_and_date(
 ) -> Vec<String> {
     vec![counterparty]
 }
-
-#[cfg(test)]
-mod tests {
-    #[test]
-    fn the_profile_admits_what_chrome_would_not() {
-        let spec = super::search_signed_contracts_by_party_and_date::tool()
-            .spec()
-            .clone();
-        assert!(spec.description.chars().count() > 500);
-        assert!(spec.name.chars().count() > 30);
-        let chrome = toolsmith::lint::lint(&spec);
-        let rules: Vec<&str> = chrome.iter().map(|f| f.rule).collect();
-        assert!(rules.contains(&"description_budget"), "{rules:?}");
-        assert!(rules.contains(&"name_budget"), "{rules:?}");
-        let openai =
-            toolsmith::lint::LintConfig::from_manifest_str(include_str!("../Cargo.toml")).unwrap();
-        assert!(toolsmith::lint::lint_with(&spec, &openai).is_empty());
-    }
-}

@@ -1,5 +1,5 @@
 //! The idempotency gate on its own: exactly-once under concurrency, windows, failures and
-//! cancellation (the toolbox's side is in `tests/runtime_idempotency.rs`).
+//! cancellation (the toolbox's side is in `tests/it/runtime_idempotency.rs`).
 
 use super::{Gate, IdempotencyGate, IdempotencyKey, Refusal};
 use crate::{Envelope, Status, ToolError};

@@ -71,7 +71,7 @@ pub(super) fn run(sh: &Decode, ex: &Execute, call: &mut CallState<'_>) -> Step {
             }
         }
         if call.typed.is_some() {
-            // What `tests/fast_path.rs` watches for: no cost unless a subscriber takes `trace`.
+            // What `tests/it/fast_path.rs` watches for: no cost unless a subscriber takes `trace`.
             #[cfg(feature = "tracing")]
             tracing::trace!(
                 target: "toolsmith::decode",

@@ -24,7 +24,7 @@
 //! | 17 | `audit` | `audit` | stamps the operation id and writes one audit record |
 //!
 //! The order is a security property: the size check comes before parsing, and the policy right
-//! after the lookup, so a denied caller learns nothing about the parameters (tests/security.rs).
+//! after the lookup, so a denied caller learns nothing about the parameters (tests/it/security.rs).
 //!
 //! # How a call flows
 //!
@@ -73,7 +73,7 @@
 //!   for it in `Stages` (filled in by the builder's `into_stages`), a variant to [`StageId`]
 //!   (with its name and summary), its place in [`ORDER`], and its arm in `run`'s match, which
 //!   hands it its settings; the calling guide's pipeline table (`src/docs/guide/calling.md`) is checked against [`ORDER`] by
-//!   tests/readme.rs.
+//!   tests/it/readme.rs.
 
 use crate::codes;
 pub(crate) mod approval;

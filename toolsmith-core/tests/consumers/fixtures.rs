@@ -1,5 +1,5 @@
 //! A representative hand-built set of specs shared by the export tests
-//! (`#[path = "consumers/fixtures.rs"] mod fixtures;`).
+//! (`crate::fixtures` in `tests/it`).
 #![allow(dead_code)]
 
 use serde_json::{json, Value};

@@ -5,7 +5,7 @@
 use std::path::{Path, PathBuf};
 
 #[path = "../../../tests/skip-summary/src/lib.rs"]
-mod skip;
+pub(crate) mod skip;
 
 /// The workspace root: the nearest ancestor of `manifest_dir` (a test's `CARGO_MANIFEST_DIR`)
 /// that holds `Cargo.lock`.

@@ -1,4 +1,4 @@
-//! Random tool specs for export tests (`#[path = "specgen/mod.rs"] mod specgen;`): schemas made
+//! Random tool specs for export tests (`crate::specgen` in `tests/it`): schemas made
 //! of the keywords every lowering pass looks at (const unions, `oneOf`/`anyOf`/`allOf`, `$ref`s
 //! into `$defs`, recursion, tuples, map-like objects, boolean subschemas, moved constraints,
 //! formats, non-scalar enums), roots that some targets refuse, names and descriptions that break

@@ -9,8 +9,8 @@
 
 pub const URL_ENV: &str = "TOOLSMITH_REDIS_URL";
 
-#[path = "../../../tests/skip-summary/src/lib.rs"]
-mod skip;
+// The skip records of the test binary that includes these tests (tests/it).
+use crate::skip;
 
 /// The URL of the Redis under test, or `None` (after a SKIP) when it is not set.
 pub fn redis_url() -> Option<String> {

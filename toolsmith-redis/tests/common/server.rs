@@ -1,5 +1,5 @@
 //! A redis-server of a test's own on a free 127.0.0.1 port (toolsmith-redis's tests and the
-//! facade's `tests/replicas_http.rs` share it). Needs no Redis client crate.
+//! facade's `tests/it/replicas_http.rs` share it). Needs no Redis client crate.
 
 #![allow(dead_code)] // each test file uses its own part
 
