@@ -2,8 +2,9 @@
 //! rows it cannot read, timeouts, lost connections, concurrent start-up and the deletion of
 //! expired rows.
 //!
-//! The server is `TOOLSMITH_PG_URL` (`bash .ci/services.sh cargo test -p toolsmith-postgres` starts
-//! one on a free port of 127.0.0.1). Without it each test that needs it prints
+//! The server is `TOOLSMITH_PG_URL` (`bash .ci/services.sh cargo test -p toolsmith-tests --test it
+//! postgres_store::` starts one on a free port of 127.0.0.1; these tests are a module of that
+//! package's test binary). Without it each test that needs it prints
 //! `SKIP: TOOLSMITH_PG_URL not set` and passes, unless `TOOLSMITH_REQUIRE_SERVICES=1` (CI),
 //! where it fails. Every test uses tables of a fresh prefix, so runs never collide, and drops
 //! them when it passes.
