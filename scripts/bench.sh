@@ -6,7 +6,7 @@
 #   scripts/bench.sh call         # per-call overhead (criterion): floor vs toolsmith vs rmcp
 #   scripts/bench.sh context      # context cost of the store/helpdesk tool sets vs rmcp
 #   scripts/bench.sh throughput   # lint 10,000 specs; export 1,000 specs to every target
-#   scripts/bench.sh compile      # build times of generated 100-tool crates: toolsmith, rmcp, plain
+#   scripts/bench.sh compile      # build times of generated 100-tool crates (libraries; an application): toolsmith, rmcp, plain
 #   scripts/bench.sh instructions # instructions per call (callgrind): floor vs toolsmith, noise-free
 #   scripts/bench.sh lint         # `toolsmith lint` on 10,000 catalog tools vs the node reference lint
 #   scripts/bench.sh load         # N concurrent streamable-HTTP clients: toolsmith's MCP server vs rmcp
@@ -381,6 +381,91 @@ print("\n".join(lines))
 PY
 }
 
+# The shape of a typical application crate: a binary of 100 `async fn` tools, each with three
+# documented, constrained parameters (a `String` with a maximum length, an optional `f64` with a
+# minimum, a `u32` with a range) returning `Result<Out, ToolError>`, all registered in `main` by
+# one `Toolbox::builder()` chain; rmcp's twin has an async `#[tool_router]` method per tool with
+# `Parameters<T>`. Crate-only builds, and builds after adding words to tool 7's description (two
+# warm-up edits first), medians of COMPILE_RUNS.
+run_compile_app() {
+  local dir="$ROOT/target/bench-compile/app" runs="${COMPILE_RUNS:-3}"
+  rm -rf "$dir"
+  python3 - "$dir" "$ROOT" <<'PY'
+import os, sys
+d, root = sys.argv[1], sys.argv[2]
+N = 100
+def w(p, t):
+    os.makedirs(os.path.dirname(p), exist_ok=True)
+    open(p, "w").write(t)
+w(f"{d}/Cargo.toml", '[workspace]\nmembers = ["app-toolsmith", "app-rmcp"]\nresolver = "2"\n')
+w(f"{d}/app-toolsmith/Cargo.toml", f'[package]\nname = "app-toolsmith"\nversion = "0.1.0"\nedition = "2021"\npublish = false\n\n[dependencies]\ntoolsmith = {{ path = "{root}" }}\ntokio = {{ version = "1", features = ["macros", "rt-multi-thread"] }}\n')
+w(f"{d}/app-rmcp/Cargo.toml", '[package]\nname = "app-rmcp"\nversion = "0.1.0"\nedition = "2021"\npublish = false\n\n[dependencies]\nrmcp = { version = "3.11", default-features = false, features = ["server", "macros"] }\nserde = { version = "1", features = ["derive"] }\nschemars = "1"\ntokio = { version = "1", features = ["macros", "rt-multi-thread"] }\n')
+OUT = ["/// What a tool returns.", "pub struct Out {", "    /// The answer text.", "    pub text: String,", "    /// How many items matched.", "    pub count: u32,", "}", ""]
+def doc(i):
+    return f"Looks up entries in ledger {i} by name. Returns the matching entry text and a count."
+t = ["use toolsmith::{model, tool, ToolError, Toolbox};", "", "#[model]"] + OUT
+for i in range(N):
+    t += [f"/// {doc(i)}", "#[tool(read_only)]", f"pub async fn lookup_{i:03}(",
+          f'    /// The entry name to look for, e.g. "rent {i}".', "    #[arg(max_length = 64)]", "    name: String,",
+          "    /// The smallest amount to include, e.g. 10.5.", "    #[arg(minimum = 0)]", "    floor: Option<f64>,",
+          "    /// The page to show, e.g. 2.", "    #[arg(minimum = 1, maximum = 50)]", "    page: u32,",
+          ") -> Result<Out, ToolError> {", '    Ok(Out { text: format!("{name} {floor:?}"), count: page })', "}", ""]
+t += ["#[tokio::main]", "async fn main() {", "    let toolbox = Toolbox::builder()"]
+t += [f"        .tool(lookup_{i:03}::tool())" for i in range(N)]
+t += ["        .build()", "        .unwrap();", '    println!("{}", toolbox.specs().len());', "}", ""]
+w(f"{d}/app-toolsmith/src/main.rs", "\n".join(t))
+r = ["use rmcp::{handler::server::wrapper::Parameters, tool, tool_router, ErrorData};", "use schemars::JsonSchema;", "use serde::{Deserialize, Serialize};", "",
+     "#[derive(Serialize, JsonSchema)]"] + OUT
+for i in range(N):
+    r += [f"/// Arguments of lookup_{i:03}.", "#[derive(Deserialize, JsonSchema)]", f"pub struct Args{i:03} {{",
+          f'    /// The entry name to look for, e.g. "rent {i}".', "    #[schemars(length(max = 64))]", "    pub name: String,",
+          "    /// The smallest amount to include, e.g. 10.5.", "    #[schemars(range(min = 0))]", "    pub floor: Option<f64>,",
+          "    /// The page to show, e.g. 2.", "    #[schemars(range(min = 1, max = 50))]", "    pub page: u32,", "}", ""]
+r += ["#[derive(Clone)]", "pub struct Server;", "", "#[tool_router]", "impl Server {"]
+for i in range(N):
+    r += [f"    /// {doc(i)}", "    #[tool(annotations(read_only_hint = true))]",
+          f"    async fn lookup_{i:03}(&self, Parameters(Args{i:03} {{ name, floor, page }}): Parameters<Args{i:03}>) -> Result<rmcp::Json<Out>, ErrorData> {{",
+          '        Ok(rmcp::Json(Out { text: format!("{name} {floor:?}"), count: page }))', "    }"]
+r += ["}", "", "#[tokio::main]", "async fn main() {", "    let router = Server::tool_router();", '    println!("{}", router.list_all().len());', "}", ""]
+w(f"{d}/app-rmcp/src/main.rs", "\n".join(r))
+PY
+  cp "$ROOT/Cargo.lock" "$dir/Cargo.lock"
+  local rows=() crate i
+  for crate in app-toolsmith app-rmcp; do
+    local tdir="$dir/target" only=() words=()
+    (cd "$dir" && CARGO_TARGET_DIR="$tdir" cargo build -q -p "$crate")
+    for ((i = 0; i < runs; i++)); do
+      (cd "$dir" && CARGO_TARGET_DIR="$tdir" cargo clean -q -p "$crate")
+      echo "compile: $crate alone ($((i + 1))/$runs)..." >&2
+      only+=("$(cd "$dir" && timed_build "$crate" "$tdir")")
+    done
+    for ((i = 0; i < runs + 2; i++)); do
+      sed -i "s/\(ledger 7 by name\. Returns the matching entry text and a count\.\)/\1 Entries are daily, group $i./" "$dir/$crate/src/main.rs"
+      if ((i < 2)); then
+        (cd "$dir" && CARGO_TARGET_DIR="$tdir" cargo build -q -p "$crate")
+        continue
+      fi
+      echo "compile: $crate after adding words to a description ($((i - 1))/$runs)..." >&2
+      words+=("$(cd "$dir" && timed_build "$crate" "$tdir")")
+    done
+    rows+=("$crate $(median "${only[@]}") $(median "${words[@]}")")
+  done
+  python3 - "$OUT/compile-app.md" "${rows[@]}" <<'PY'
+import sys
+out, rows = sys.argv[1], [r.split() for r in sys.argv[2:]]
+t = {r[0]: tuple(map(float, r[1:])) for r in rows}
+ts, rm = t["app-toolsmith"], t["app-rmcp"]
+lines = ["| Application crate (100 async tools, a binary) | crate only (s) | `cargo build` after adding words to tool 7's description (s) |",
+         "|---|---:|---:|",
+         f"| toolsmith `#[tool]` | {ts[0]:.1f} | {ts[1]:.1f} |",
+         f"| rmcp `#[tool_router]` + `Parameters<T>` | {rm[0]:.1f} | {rm[1]:.1f} |",
+         "",
+         f"toolsmith / rmcp: crate only {ts[0]/rm[0]:.2f}×, build after adding words {ts[1]/rm[1]:.2f}× (goal: at most 1.0× and 1.2×)."]
+open(out, "w").write("\n".join(lines) + "\n")
+print("\n".join(lines))
+PY
+}
+
 # ---------------------------------------------------------------------------------------------
 # Instructions per call under callgrind (deterministic, unlike wall time on a shared machine):
 # `profile-call` runs N calls of each path; the fixed start-up cost (a run with 0 calls) is
@@ -537,7 +622,7 @@ if os.path.isdir(f"{crit}/export_1000"):
 
 path = f"{root}/BENCHMARKS.md"
 text = open(path).read()
-for name in ["machine", "call", "instructions", "context", "load", "throughput", "compile", "lint", "replicas"]:
+for name in ["machine", "call", "instructions", "context", "load", "throughput", "compile", "compile-app", "lint", "replicas"]:
     f = f"{out}/{name}.md"
     if not os.path.exists(f): continue
     body = open(f).read().rstrip("\n")
@@ -554,12 +639,12 @@ case "${1:-all}" in
   call) machine; run_call; report ;;
   context) run_context; report ;;
   throughput) machine; run_throughput; report ;;
-  compile) run_compile; report ;;
+  compile) run_compile; run_compile_app; report ;;
   instructions) run_instructions; report ;;
   lint) machine; run_lint; report ;;
   load) run_load; report ;;
   replicas) run_replicas; report ;;
   report) report ;;
-  all) machine; run_call; run_instructions; run_context; run_load; run_throughput; run_compile; run_lint; run_replicas_if_installed; report ;;
+  all) machine; run_call; run_instructions; run_context; run_load; run_throughput; run_compile; run_compile_app; run_lint; run_replicas_if_installed; report ;;
   *) echo "usage: scripts/bench.sh [all|call|instructions|context|load|throughput|compile|lint|replicas|report]" >&2; exit 2 ;;
 esac
