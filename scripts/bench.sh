@@ -299,11 +299,32 @@ median() { # numbers -> their median
   python3 -c "import statistics, sys; print(f'{statistics.median(map(float, sys.argv[1:])):.1f}')" "$@"
 }
 
-# Appends a few words to tool 7's description (cumulative: the Nth call adds the Nth group), as a
-# user grows a description; every byte after it moves further each time.
-add_words() { # crate dir n
-  local file="$2/$1/src/lib.rs"
-  sed -i "s/\(rate table 7\. Returns the converted amount\.\)/\1 Rates are daily, group $3./" "$file"
+# Median seconds of `cargo build` of CRATE alone (after `cargo clean -p CRATE`), over RUNS builds.
+crate_only() { # crate dir target_dir runs
+  local times=() i
+  for ((i = 0; i < $4; i++)); do
+    (cd "$2" && CARGO_TARGET_DIR="$3" cargo clean -q -p "$1")
+    echo "compile: $1 alone ($((i + 1))/$4)..." >&2
+    times+=("$(cd "$2" && timed_build "$1" "$3")")
+  done
+  median "${times[@]}"
+}
+
+# Median seconds of `cargo build` of CRATE after appending a few more words to the description
+# SENTENCE (a sed pattern) in FILE, each run adding to the last, as a user grows a description:
+# every byte after it moves further each time. Two warm-up edits first; RUNS timed builds.
+after_adding_words() { # crate dir target_dir file sentence runs
+  local times=() i
+  for ((i = 0; i < $6 + 2; i++)); do
+    sed -i "s/\($5\)/\1 More words, group $i./" "$4"
+    if ((i < 2)); then
+      (cd "$2" && CARGO_TARGET_DIR="$3" cargo build -q -p "$1")
+      continue
+    fi
+    echo "compile: $1 after adding words to a description ($((i - 1))/$6)..." >&2
+    times+=("$(cd "$2" && timed_build "$1" "$3")")
+  done
+  median "${times[@]}"
 }
 
 # Toggles tool 50's description between two texts of different lengths (an edit that moves
@@ -328,31 +349,19 @@ run_compile() {
     rm -rf "$tdir"
     (cd "$dir" && CARGO_TARGET_DIR="$tdir" cargo fetch -q)
     echo "compile: $crate from clean (dependencies included)..." >&2
-    local clean only=() edit=() check=() i
+    local clean only edit=() check=() words i
     clean=$(cd "$dir" && timed_build "$crate" "$tdir")
-    for ((i = 0; i < runs; i++)); do
-      (cd "$dir" && CARGO_TARGET_DIR="$tdir" cargo clean -q -p "$crate")
-      echo "compile: $crate alone ($((i + 1))/$runs)..." >&2
-      only+=("$(cd "$dir" && timed_build "$crate" "$tdir")")
-    done
+    only=$(crate_only "$crate" "$dir" "$tdir" "$runs")
     # Incremental: one description edited, then `cargo build` (each run edits again).
     for ((i = 0; i < runs; i++)); do
       edit_description "$crate" "$dir"
       echo "compile: $crate after editing one description ($((i + 1))/$runs)..." >&2
       edit+=("$(cd "$dir" && timed_build "$crate" "$tdir")")
     done
-    # An edit that adds words (what users do): a few more words appended to an early tool's
-    # description each run, so the text of the 92 tools after it moves further each time.
-    local words=()
-    for ((i = 0; i < runs + 2; i++)); do
-      add_words "$crate" "$dir" "$i"
-      if ((i < 2)); then # two warm-up edits
-        (cd "$dir" && CARGO_TARGET_DIR="$tdir" cargo build -q -p "$crate")
-        continue
-      fi
-      echo "compile: $crate after adding words to a description ($((i - 1))/$runs)..." >&2
-      words+=("$(cd "$dir" && timed_build "$crate" "$tdir")")
-    done
+    # An edit that adds words (what users do), to an early tool's description: the text of the
+    # 92 tools after it moves.
+    words=$(after_adding_words "$crate" "$dir" "$tdir" "$dir/$crate/src/lib.rs" \
+      'rate table 7\. Returns the converted amount\.' "$runs")
     # The same for `cargo check` (what an editor runs on save), after one check to warm it.
     (cd "$dir" && CARGO_TARGET_DIR="$tdir" cargo check -q -p "$crate")
     for ((i = 0; i < runs; i++)); do
@@ -360,7 +369,7 @@ run_compile() {
       echo "compile: $crate checked after editing one description ($((i + 1))/$runs)..." >&2
       check+=("$(cd "$dir" && timed_build "$crate" "$tdir" check)")
     done
-    rows+=("$crate $clean $(median "${only[@]}") $(median "${edit[@]}") $(median "${check[@]}") $(median "${words[@]}")")
+    rows+=("$crate $clean $only $(median "${edit[@]}") $(median "${check[@]}") $words")
   done
   python3 - "$OUT/compile.md" "${rows[@]}" <<'PY'
 import sys
@@ -430,25 +439,14 @@ r += ["}", "", "#[tokio::main]", "async fn main() {", "    let router = Server::
 w(f"{d}/app-rmcp/src/main.rs", "\n".join(r))
 PY
   cp "$ROOT/Cargo.lock" "$dir/Cargo.lock"
-  local rows=() crate i
+  local rows=() crate
   for crate in app-toolsmith app-rmcp; do
-    local tdir="$dir/target" only=() words=()
+    local tdir="$dir/target" only words
     (cd "$dir" && CARGO_TARGET_DIR="$tdir" cargo build -q -p "$crate")
-    for ((i = 0; i < runs; i++)); do
-      (cd "$dir" && CARGO_TARGET_DIR="$tdir" cargo clean -q -p "$crate")
-      echo "compile: $crate alone ($((i + 1))/$runs)..." >&2
-      only+=("$(cd "$dir" && timed_build "$crate" "$tdir")")
-    done
-    for ((i = 0; i < runs + 2; i++)); do
-      sed -i "s/\(ledger 7 by name\. Returns the matching entry text and a count\.\)/\1 Entries are daily, group $i./" "$dir/$crate/src/main.rs"
-      if ((i < 2)); then
-        (cd "$dir" && CARGO_TARGET_DIR="$tdir" cargo build -q -p "$crate")
-        continue
-      fi
-      echo "compile: $crate after adding words to a description ($((i - 1))/$runs)..." >&2
-      words+=("$(cd "$dir" && timed_build "$crate" "$tdir")")
-    done
-    rows+=("$crate $(median "${only[@]}") $(median "${words[@]}")")
+    only=$(crate_only "$crate" "$dir" "$tdir" "$runs")
+    words=$(after_adding_words "$crate" "$dir" "$tdir" "$dir/$crate/src/main.rs" \
+      'ledger 7 by name\. Returns the matching entry text and a count\.' "$runs")
+    rows+=("$crate $only $words")
   done
   python3 - "$OUT/compile-app.md" "${rows[@]}" <<'PY'
 import sys

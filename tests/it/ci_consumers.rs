@@ -18,16 +18,12 @@ use crate::require;
 
 const REAL_CHROMIUM: &str = "/usr/bin/chromium";
 
-fn root() -> &'static Path {
-    Path::new(env!("TOOLSMITH_WORKSPACE"))
-}
-
 /// `false` with a SKIP printed when the probe's consumers are missing and not required (a panic
 /// when CI requires them).
 fn probe_can_run() -> bool {
     let missing = if !Path::new(REAL_CHROMIUM).exists() {
         Some(format!("{REAL_CHROMIUM} does not exist"))
-    } else if !root()
+    } else if !crate::workspace()
         .join("toolsmith-core/tests/consumers/node_modules/playwright-core")
         .exists()
     {
@@ -104,7 +100,7 @@ impl Stubs {
 
     fn run(&self) -> Output {
         Command::new("bash")
-            .arg(root().join(".ci/consumers.sh"))
+            .arg(crate::workspace().join(".ci/consumers.sh"))
             .env("TOOLSMITH_CHROMIUM", &self.browser)
             .env("TOOLSMITH_APT_GET", &self.apt)
             .env("TOOLSMITH_SKIP_PYTHON", "1")

@@ -26,7 +26,7 @@ const BOUND: Duration = Duration::from_secs(600);
 const START_BOUND: Duration = Duration::from_secs(30);
 
 fn conformance_dir() -> PathBuf {
-    Path::new(env!("TOOLSMITH_WORKSPACE")).join("tests/conformance")
+    crate::workspace().join("tests/conformance")
 }
 
 /// The pinned Node 22 and the suite's entry point, when installed.

@@ -503,8 +503,7 @@ fn the_diff_fixtures_are_real_exports() {
         .clock(clock.reader())
         .build()
         .unwrap();
-    let dir = std::path::Path::new(env!("TOOLSMITH_WORKSPACE"))
-        .join("toolsmith-cli/tests/fixtures/deprecation");
+    let dir = crate::workspace().join("toolsmith-cli/tests/fixtures/deprecation");
     let update = std::env::var_os("TOOLSMITH_UPDATE_SNAPSHOTS").is_some();
     for (tb, v) in [(&v1, "v1"), (&v2, "v2"), (&v3, "v3")] {
         for (target, shape) in [

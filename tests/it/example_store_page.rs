@@ -404,7 +404,7 @@ async fn over_http_another_site_s_origin_and_a_foreign_host_get_403() {
 }
 
 fn consumers_dir() -> PathBuf {
-    Path::new(env!("TOOLSMITH_WORKSPACE")).join("toolsmith-core/tests/consumers")
+    crate::workspace().join("toolsmith-core/tests/consumers")
 }
 
 /// The Chromium to run: `None` (with a SKIP, or a panic under `TOOLSMITH_REQUIRE_CONSUMERS=1`)

@@ -13,6 +13,12 @@ mod fixture;
 mod require;
 use require::skip;
 
+/// The workspace's root folder, from which the tests name the files they read (this package lives
+/// in its `tests/` folder).
+fn workspace() -> std::path::PathBuf {
+    require::workspace_root(env!("CARGO_MANIFEST_DIR"))
+}
+
 // The examples' tools, which the examples' binaries run and these tests drive.
 #[path = "../../examples/helpdesk/tools.rs"]
 #[allow(dead_code)]

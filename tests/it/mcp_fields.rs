@@ -579,7 +579,7 @@ anyio.run(main, sys.argv[1], sys.argv[2])
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn the_python_sdk_lists_the_icons_and_calls_through_its_own_headers() {
-    let python = require::python(env!("TOOLSMITH_WORKSPACE"));
+    let python = require::python(env!("CARGO_MANIFEST_DIR"));
     let probe = std::process::Command::new(&python)
         .args(["-c", "import mcp, anyio"])
         .output();

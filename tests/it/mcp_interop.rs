@@ -27,7 +27,7 @@ const BOUND: Duration = Duration::from_secs(120);
 use crate::require;
 
 fn python() -> String {
-    require::python(env!("TOOLSMITH_WORKSPACE"))
+    require::python(env!("CARGO_MANIFEST_DIR"))
 }
 
 /// Prints SKIP, or panics when CI requires the consumer.
@@ -72,10 +72,10 @@ fn wait_bounded(mut child: Child, what: &str) -> (bool, String) {
 
 fn client(mode: &str, transport_args: &[String], dir: &fixture::Dir) -> Command {
     let mut cmd = Command::new(python());
-    cmd.arg(Path::new(env!("TOOLSMITH_WORKSPACE")).join("tests/mcp/python_client.py"))
+    cmd.arg(crate::workspace().join("tests/mcp/python_client.py"))
         .arg(mode)
         .args(transport_args)
-        .arg(Path::new(env!("TOOLSMITH_WORKSPACE")).join("tests/fixtures/specs"))
+        .arg(crate::workspace().join("tests/fixtures/specs"))
         .args(dir.host_paths())
         .stdout(Stdio::piped())
         .stderr(Stdio::piped());

@@ -174,7 +174,7 @@ fn check_listed_golden(listed: &[Value], version: &str) {
         return;
     }
     let rel = format!("tests/golden/mcp/tools-list-{version}.json");
-    let path = std::path::Path::new(env!("TOOLSMITH_WORKSPACE")).join(&rel);
+    let path = crate::workspace().join(&rel);
     let expected: Value =
         serde_json::from_str(&std::fs::read_to_string(&path).unwrap_or_else(|e| {
             panic!("{rel}: {e}. Run with TOOLSMITH_UPDATE_SNAPSHOTS=1, review and commit it.")
@@ -932,8 +932,7 @@ enum Golden {
 /// `TOOLSMITH_UPDATE_SNAPSHOTS=1` the revision's own test writes it instead.
 #[track_caller]
 fn assert_golden_tools_list(version: &str, list: &Value, golden: Golden) {
-    let path = std::path::Path::new(env!("TOOLSMITH_WORKSPACE"))
-        .join(format!("tests/golden/mcp/tools-list-{version}.json"));
+    let path = crate::workspace().join(format!("tests/golden/mcp/tools-list-{version}.json"));
     let actual = serde_json::to_string_pretty(list).unwrap() + "\n";
     if toolsmith::export::update_requested() {
         if golden == Golden::Reads {

@@ -30,7 +30,6 @@ use serde_json::Value;
 #[path = "../public_api/names.rs"]
 mod names;
 
-const ROOT: &str = env!("TOOLSMITH_WORKSPACE");
 const SNAPSHOT: &str = "tests/golden/public_api.txt";
 const NAMES: &str = "tests/public_api/names.rs";
 const DOCS_ENV: &str = "TOOLSMITH_API_DOCS";
@@ -137,7 +136,7 @@ fn workspace_metadata() -> Value {
             "1",
         ])
         .arg("--manifest-path")
-        .arg(Path::new(ROOT).join("Cargo.toml"))
+        .arg(crate::workspace().join("Cargo.toml"))
         .output()
         .expect("run cargo metadata");
     assert!(
@@ -172,7 +171,7 @@ fn package_problems(package: &Value) -> Vec<String> {
     let manifest = PathBuf::from(package["manifest_path"].as_str().expect("a manifest path"));
     let dir = manifest.parent().expect("the package's folder").to_owned();
     let rel = dir
-        .strip_prefix(ROOT)
+        .strip_prefix(crate::workspace())
         .expect("a member inside the workspace");
     let rel = format!("{}/", rel.display());
     // `publish = false` is an empty list; no key at all is null.
@@ -300,6 +299,81 @@ fn the_skip_summary_runs_after_every_other_members_tests() {
     );
 }
 
+/// Each test binary links the dependency graph it uses again, so each crate's integration tests
+/// are one binary and the ones that stand apart say why (TESTING.md, "Test binaries").
+const MAX_TEST_BINARIES: usize = 15;
+
+#[test]
+fn the_workspace_builds_at_most_fifteen_test_binaries() {
+    let metadata = workspace_metadata();
+    let mut binaries = Vec::new();
+    for package in metadata["packages"].as_array().expect("the members") {
+        for target in package["targets"].as_array().expect("the targets") {
+            let kinds = list_field(target, "kind");
+            let builds_a_test_binary = target["test"].as_bool() == Some(true)
+                && kinds
+                    .iter()
+                    .any(|k| matches!(*k, "lib" | "rlib" | "bin" | "test" | "proc-macro"));
+            if builds_a_test_binary {
+                binaries.push(format!(
+                    "{} {} {}",
+                    package["name"].as_str().unwrap_or("?"),
+                    kinds.join(","),
+                    target["name"].as_str().unwrap_or("?")
+                ));
+            }
+        }
+    }
+    assert!(
+        binaries.len() <= MAX_TEST_BINARIES,
+        "`cargo test --workspace` builds {} test binaries (at most {MAX_TEST_BINARIES}): add the \
+         new tests as modules of their crate's `tests/it/main.rs`, or set `test = false` on a \
+         target without tests:\n  {}",
+        binaries.len(),
+        binaries.join("\n  ")
+    );
+}
+
+/// `cargo run --example quickstart` builds every dev-dependency of the facade, so those are only
+/// what the quickstart and the doctests use, and the other examples (with the servers, stores and
+/// browsers they need) are the test package's.
+#[test]
+fn the_quickstart_builds_only_what_it_uses() {
+    let metadata = workspace_metadata();
+    let facade = metadata["packages"]
+        .as_array()
+        .expect("the members")
+        .iter()
+        .find(|p| p["name"] == "toolsmith")
+        .expect("the facade is a member");
+    let mut dev: Vec<&str> = facade["dependencies"]
+        .as_array()
+        .expect("the dependencies")
+        .iter()
+        .filter(|d| d["kind"] == "dev")
+        .filter_map(|d| d["name"].as_str())
+        .collect();
+    dev.sort_unstable();
+    assert_eq!(
+        dev,
+        ["serde_json", "tokio"],
+        "the facade's dev-dependencies are built by `cargo run --example quickstart`: a test's \
+         dependency belongs to the test package (tests/Cargo.toml)"
+    );
+    let examples: Vec<&str> = facade["targets"]
+        .as_array()
+        .expect("the targets")
+        .iter()
+        .filter(|t| list_field(t, "kind").contains(&"example"))
+        .filter_map(|t| t["name"].as_str())
+        .collect();
+    assert_eq!(
+        examples,
+        ["quickstart"],
+        "the facade's one example is the quickstart; the others are the test package's"
+    );
+}
+
 #[test]
 fn every_crate_packages_with_complete_metadata() {
     let metadata = workspace_metadata();
@@ -339,7 +413,7 @@ fn every_crate_packages_with_complete_metadata() {
 fn the_package_check_names_what_is_missing() {
     let bare = serde_json::json!({
         "name": "tool-new",
-        "manifest_path": format!("{ROOT}/tool-new/Cargo.toml"),
+        "manifest_path": format!("{}/tool-new/Cargo.toml", crate::workspace().display()),
         "publish": null,
         "description": "A crate.",
         "license": null,
@@ -374,7 +448,7 @@ fn the_package_check_names_what_is_missing() {
 
     let moved = serde_json::json!({
         "name": "toolsmith-new",
-        "manifest_path": format!("{ROOT}/new/Cargo.toml"),
+        "manifest_path": format!("{}/new/Cargo.toml", crate::workspace().display()),
         "publish": null,
         "targets": [{"kind": ["lib"]}],
     });
@@ -384,7 +458,7 @@ fn the_package_check_names_what_is_missing() {
 
     let test_crate = serde_json::json!({
         "name": "facade-extra",
-        "manifest_path": format!("{ROOT}/tests/facade-extra/Cargo.toml"),
+        "manifest_path": format!("{}/tests/facade-extra/Cargo.toml", crate::workspace().display()),
         "publish": null,
         "targets": [{"kind": ["lib"]}],
     });
@@ -719,7 +793,7 @@ fn impl_trait(header: &str) -> &str {
 /// The docs to read: `TOOLSMITH_API_DOCS`, relative to the workspace root when relative.
 fn docs_dir() -> Option<PathBuf> {
     let dir = std::env::var_os(DOCS_ENV).filter(|v| !v.is_empty())?;
-    Some(Path::new(ROOT).join(dir))
+    Some(crate::workspace().join(dir))
 }
 
 fn newest_source(dir: &Path, newest: &mut SystemTime) {
@@ -835,8 +909,8 @@ fn public_api_matches_the_snapshot() {
     let api = Api::read(&docs).unwrap_or_else(|e| panic!("{e}"));
     let rendered = api.render();
     let names = api.names_file();
-    let snapshot = Path::new(ROOT).join(SNAPSHOT);
-    let names_path = Path::new(ROOT).join(NAMES);
+    let snapshot = crate::workspace().join(SNAPSHOT);
+    let names_path = crate::workspace().join(NAMES);
     if toolsmith::export::update_requested() {
         std::fs::write(&snapshot, &rendered).expect("write the API snapshot");
         std::fs::write(&names_path, &names).expect("write the names file");
@@ -928,7 +1002,7 @@ fn second_paths(items: &[(String, String, String)]) -> Vec<String> {
 #[test]
 fn the_facade_root_is_curated_and_each_item_has_one_path() {
     let snapshot =
-        std::fs::read_to_string(Path::new(ROOT).join(SNAPSHOT)).expect("read the snapshot");
+        std::fs::read_to_string(crate::workspace().join(SNAPSHOT)).expect("read the snapshot");
     let items = snapshot_items(&snapshot);
 
     // The root: every item right under `toolsmith::`, and the crates it re-exports.
@@ -958,7 +1032,7 @@ fn the_facade_root_is_curated_and_each_item_has_one_path() {
 
     // Re-exports by name: a glob would let every new item of toolsmith-core into the facade unseen.
     let facade =
-        std::fs::read_to_string(Path::new(ROOT).join("src/lib.rs")).expect("read src/lib.rs");
+        std::fs::read_to_string(crate::workspace().join("src/lib.rs")).expect("read src/lib.rs");
     let globs: Vec<&str> = facade
         .lines()
         .filter(|l| l.trim_start().starts_with("pub use") && l.contains('*'))

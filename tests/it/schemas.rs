@@ -328,7 +328,7 @@ fn all_tools() -> Vec<Tool> {
 // ---------------------------------------------------------------------------------------------
 
 fn golden_dir() -> PathBuf {
-    PathBuf::from(env!("TOOLSMITH_WORKSPACE")).join("tests/golden/schemas")
+    crate::workspace().join("tests/golden/schemas")
 }
 
 #[test]

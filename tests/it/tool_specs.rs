@@ -26,10 +26,7 @@ fn example_exports_match_their_snapshots() {
         let out = toolsmith::export::default_artifact_dir().join(name);
         let report = toolsmith::export::write_artifacts(&specs, &out).expect("artifacts written");
         assert!(report.failures.is_empty(), "{name}: {:?}", report.failures);
-        let dir = format!(
-            "{}/tests/golden/examples/{name}",
-            env!("TOOLSMITH_WORKSPACE")
-        );
+        let dir = crate::workspace().join(format!("tests/golden/examples/{name}"));
         if let Err(e) = toolsmith::export::check_snapshot(&specs, &dir) {
             drift.push(format!("{name}: {e}"));
         }

@@ -72,7 +72,7 @@ fn book_room(
 }
 
 fn consumers_dir() -> PathBuf {
-    Path::new(env!("TOOLSMITH_WORKSPACE")).join("toolsmith-core/tests/consumers")
+    crate::workspace().join("toolsmith-core/tests/consumers")
 }
 
 fn chromium() -> String {

@@ -3,7 +3,7 @@
 
 use serde_json::{json, Value};
 use std::fs;
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 use std::sync::atomic::{AtomicUsize, Ordering};
 
 static NEXT: AtomicUsize = AtomicUsize::new(0);
@@ -67,7 +67,7 @@ impl Dir {
 
 /// A JSON file of the repository, by its path from the root.
 pub fn workspace_file(rel: &str) -> Value {
-    let path = Path::new(env!("TOOLSMITH_WORKSPACE")).join(rel);
+    let path = crate::workspace().join(rel);
     serde_json::from_slice(&fs::read(&path).unwrap()).unwrap()
 }
 
