@@ -71,7 +71,8 @@
 //! snapshot check), [`fault`] (failures of the host's own parts), [`idempotency`], [`lint`],
 //! [`pipeline`] (host stages), [`spec`] (the spec's smaller parts), [`state`] (state shared by
 //! replicas) and [`validate`]; with features also `mcp`, `workspace`, `sqlite`, `postgres`,
-//! `redis` and `ui`. The dependencies whose derives the generated code uses are re-exported as
+//! `redis` and `ui`. The feature `full-json-schema` validates what the compiled checks leave out
+//! of a hand-written schema ([`validate`] says which keywords). The dependencies whose derives the generated code uses are re-exported as
 //! `serde`, `serde_json`, `schemars` and `regex`.
 
 #![deny(unreachable_pub, missing_docs)]

@@ -372,6 +372,59 @@ fn the_quickstart_builds_only_what_it_uses() {
         ["quickstart"],
         "the facade's one example is the quickstart; the others are the test package's"
     );
+    // The full JSON Schema validator is half of a cold build: the facade's default features
+    // leave it out (the `full-json-schema` feature turns it on).
+    let enabled = default_features(&metadata, "toolsmith");
+    for heavy in [
+        "toolsmith-core/full-json-schema",
+        "toolsmith-core/jsonschema",
+    ] {
+        assert!(
+            !enabled.contains(heavy),
+            "the facade's default features turn on {heavy}: {enabled:?}"
+        );
+    }
+}
+
+/// The features `cargo build -p package` turns on across the workspace's members, as
+/// `member/feature` (the closure of the package's `default`, following `dep/feature` and
+/// `dep:name` entries into other members and their defaults when not declared without them).
+fn default_features(metadata: &Value, package: &str) -> std::collections::BTreeSet<String> {
+    let packages = metadata["packages"].as_array().expect("the members");
+    let find = |name: &str| packages.iter().find(|p| p["name"] == name);
+    let mut enabled = std::collections::BTreeSet::new();
+    let mut todo = vec![format!("{package}/default")];
+    while let Some(entry) = todo.pop() {
+        if !enabled.insert(entry.clone()) {
+            continue;
+        }
+        let (name, feature) = entry.split_once('/').expect("member/feature");
+        let Some(member) = find(name) else { continue };
+        // A member's non-optional dependencies on other members, with their declared features.
+        if feature == "default" {
+            for dep in member["dependencies"].as_array().into_iter().flatten() {
+                let dep_name = dep["name"].as_str().unwrap_or_default();
+                if dep["kind"].is_null() && dep["optional"] == false && find(dep_name).is_some() {
+                    if dep["uses_default_features"] != false {
+                        todo.push(format!("{dep_name}/default"));
+                    }
+                    for f in list_field(dep, "features") {
+                        todo.push(format!("{dep_name}/{f}"));
+                    }
+                }
+            }
+        }
+        for item in list_field(&member["features"], feature) {
+            if let Some(dep) = item.strip_prefix("dep:") {
+                todo.push(format!("{name}/{dep}"));
+            } else if let Some((dep, f)) = item.split_once('/') {
+                todo.push(format!("{}/{f}", dep.trim_end_matches('?')));
+            } else {
+                todo.push(format!("{name}/{item}"));
+            }
+        }
+    }
+    enabled
 }
 
 #[test]

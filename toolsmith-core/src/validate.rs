@@ -5,7 +5,12 @@
 //! `anyOf`, `allOf`, string lengths, `pattern`, common `format`s, numeric bounds, `multipleOf`,
 //! array sizes, `uniqueItems`, `prefixItems`, local `$ref`s). Where a schema uses a keyword or
 //! format outside that set (a user type with a hand-written schema), the compiled checks run
-//! first and a full JSON Schema validator (the `jsonschema` crate) checks the rest.
+//! first and a full JSON Schema validator (the `jsonschema` crate) checks the rest: that needs
+//! the `full-json-schema` feature (toolsmith's feature of the same name). Without it such a schema
+//! is refused when its tool is registered, with the keyword's pointer and what to do, rather
+//! than left unchecked; keywords outside JSON Schema's vocabularies (`x-order`, `nullable`) and
+//! format names it does not define are annotations (JSON Schema 2020-12, sections 6.5 and
+//! 7.2.3) and are ignored with or without the feature.
 //!
 //! Errors name the field by its path (`filters.size`, `items[2].sku`), say what is wrong, quote
 //! that parameter's description, and carry a stable code:
@@ -136,6 +141,7 @@ struct Node {
 pub struct Validator {
     nodes: Vec<Node>,
     root: usize,
+    #[cfg(feature = "full-json-schema")]
     fallback: Option<jsonschema::Validator>,
 }
 
@@ -169,12 +175,22 @@ impl Validator {
         let mut c = Compiler {
             nodes: Vec::new(),
             defs: HashMap::new(),
-            unsupported: false,
+            unsupported: None,
             root_doc: schema,
         };
         let root = c.compile(schema, "")?;
         check_reference_cycles(&c.nodes, &c.defs)?;
-        let fallback = if c.unsupported {
+        #[cfg(not(feature = "full-json-schema"))]
+        if let Some((pointer, keyword)) = c.unsupported {
+            return Err(SchemaError {
+                pointer,
+                reason: format!(
+                    "{keyword} is checked only by the full JSON Schema validator, which this build leaves out: enable toolsmith's `full-json-schema` feature (toolsmith = {{ version = \"0.1\", features = [\"full-json-schema\"] }}), or describe the value with the keywords the built-in checks compile (type, enum, const, lengths, pattern, the formats date-time, date, time, email, uuid, ipv4, ipv6 and hostname, numeric bounds, multipleOf, array sizes, uniqueItems, prefixItems, properties, required, additionalProperties, oneOf, anyOf, allOf, local $ref)"
+                ),
+            });
+        }
+        #[cfg(feature = "full-json-schema")]
+        let fallback = if c.unsupported.is_some() {
             // Patterns never reach a backtracking engine: the `regex` crate matches in linear
             // time, and a pattern it cannot run is refused when the tool is registered.
             let v = jsonschema::options()
@@ -201,13 +217,18 @@ impl Validator {
         Ok(Validator {
             nodes: c.nodes,
             root,
+            #[cfg(feature = "full-json-schema")]
             fallback,
         })
     }
 
-    /// Whether a full JSON Schema validator backs the compiled checks for this schema.
+    /// Whether a full JSON Schema validator backs the compiled checks for this schema (never,
+    /// without the `full-json-schema` feature: such a schema does not compile).
     pub fn uses_fallback(&self) -> bool {
-        self.fallback.is_some()
+        #[cfg(feature = "full-json-schema")]
+        return self.fallback.is_some();
+        #[cfg(not(feature = "full-json-schema"))]
+        false
     }
 
     /// Validates arguments; on failure returns every problem found.
@@ -219,6 +240,7 @@ impl Validator {
         let mut run = Run::new(self);
         let mut path = String::new();
         run.check(self.root, args, &mut path, None);
+        #[cfg(feature = "full-json-schema")]
         if run.errors.is_empty() {
             if let Some(fallback) = &self.fallback {
                 run.check_fallback(fallback, args);
@@ -302,6 +324,7 @@ fn not_an_object(root: &Node) -> ArgError {
     }
 }
 
+#[cfg(feature = "full-json-schema")]
 fn pointer_to_path(pointer: &str) -> String {
     let mut out = String::new();
     for seg in pointer.split('/').skip(1) {
@@ -318,6 +341,51 @@ fn pointer_to_path(pointer: &str) -> String {
     out
 }
 
+/// Whether `key` is a keyword of JSON Schema that constrains a value (2020-12 or an earlier draft)
+/// beyond those the compiler reads: a subschema keyword the compiled checks do not walk, or one
+/// of the validation vocabulary's other keywords.
+fn validation_keyword(key: &str) -> bool {
+    walk::keyword(key).is_some_and(|k| k.walked_by(Pass::Validate))
+        || matches!(
+            key,
+            "dependentRequired"
+                | "dependencies"
+                | "minProperties"
+                | "maxProperties"
+                | "minContains"
+                | "maxContains"
+                | "$dynamicRef"
+                | "$recursiveRef"
+        )
+}
+
+/// Whether JSON Schema 2020-12 defines the format `name` (section 7.3); the compiled checks know
+/// some of them ([`Format::named`]).
+fn defined_format(name: &str) -> bool {
+    matches!(
+        name,
+        "date-time"
+            | "date"
+            | "time"
+            | "duration"
+            | "email"
+            | "idn-email"
+            | "hostname"
+            | "idn-hostname"
+            | "ipv4"
+            | "ipv6"
+            | "uri"
+            | "uri-reference"
+            | "iri"
+            | "iri-reference"
+            | "uuid"
+            | "uri-template"
+            | "json-pointer"
+            | "relative-json-pointer"
+            | "regex"
+    )
+}
+
 fn quote_list(names: &[&str]) -> String {
     let quoted: Vec<String> = names.iter().map(|n| format!("\"{n}\"")).collect();
     match quoted.len() {
@@ -330,14 +398,17 @@ fn quote_list(names: &[&str]) -> String {
 struct Compiler<'s> {
     nodes: Vec<Node>,
     defs: HashMap<String, usize>,
-    unsupported: bool,
+    /// The first keyword left to the full validator: its pointer and how to name it.
+    unsupported: Option<(String, String)>,
     root_doc: &'s Value,
 }
 
 impl<'s> Compiler<'s> {
-    /// Leaves a keyword of `node` to the full validator.
-    fn defer(&mut self, node: &mut Node) {
-        self.unsupported = true;
+    /// Leaves a keyword of `node` (at `here`, described as `what`) to the full validator.
+    fn defer(&mut self, node: &mut Node, here: &str, what: impl FnOnce() -> String) {
+        if self.unsupported.is_none() {
+            self.unsupported = Some((here.to_string(), what()));
+        }
         node.partial = true;
     }
 
@@ -377,7 +448,11 @@ impl<'s> Compiler<'s> {
                 toolsmith_lint::mcp_fields::HEADER_KEYWORD => {}
                 // Definitions: compiled through the references that use them (walk::Pass).
                 k if walk::keyword(k).is_some_and(|k| !k.walked_by(Pass::Validate)) => {}
-                _ => self.defer(&mut node),
+                k if cfg!(feature = "full-json-schema") || validation_keyword(k) => {
+                    self.defer(&mut node, &here, || format!("the keyword `{k}`"))
+                }
+                // Not a keyword of JSON Schema: an annotation (2020-12, section 6.5).
+                _ => {}
             }
         }
         if obj.contains_key("patternProperties") {
@@ -415,12 +490,24 @@ impl<'s> Compiler<'s> {
                 match ecma_pattern(text).map(|p| Regex::new(&p)) {
                     Some(Ok(re)) => node.pattern = Some((re, text.to_string())),
                     // An ECMA-262 feature the regex crate lacks: the full validator checks it.
-                    _ => self.defer(node),
+                    _ => self.defer(node, here, || {
+                        format!(
+                            "the pattern {text:?} (an ECMA-262 construct the regex crate lacks)"
+                        )
+                    }),
                 }
             }
             "format" => match value.as_str().and_then(Format::named) {
                 Some(format) => node.format = Some(format),
-                None => self.defer(node),
+                // A format JSON Schema defines and the compiled checks do not (`uri`,
+                // `duration`); one it does not define is an annotation (2020-12, section 7.2.3),
+                // which the full validator ignores too.
+                None if cfg!(feature = "full-json-schema")
+                    || value.as_str().is_some_and(defined_format) =>
+                {
+                    self.defer(node, here, || format!("the format {value}"))
+                }
+                None => {}
             },
             "minimum" => node.minimum = Some(as_bound(value, here)?),
             "maximum" => node.maximum = Some(as_bound(value, here)?),
@@ -824,6 +911,7 @@ fn fmt_num(b: &Bound) -> String {
 impl Run<'_> {
     /// Adds the full validator's problems with `args` (the keywords left to it), each as an
     /// `INVALID_ARGUMENT` naming the path it found.
+    #[cfg(feature = "full-json-schema")]
     fn check_fallback(&mut self, fallback: &jsonschema::Validator, args: &Value) {
         for e in fallback.iter_errors(args) {
             if self.full() {
@@ -1589,8 +1677,11 @@ fn is_hostname(s: &str) -> bool {
 /// are A-labels (RFC 5891): their Punycode must decode to a valid Unicode label, one without
 /// `--` in its third and fourth positions and with IDNA 2008 code points and contextual rules
 /// (RFC 5892). The `jsonschema` crate's hostname format implements the code point rules; it is
-/// asked only about such labels, compiled once.
+/// asked only about such labels, compiled once. Without the `full-json-schema` feature the
+/// Punycode, the position rule and a label of more than ASCII without control characters or
+/// spaces are checked, not IDNA's code point tables.
 fn a_labels_ok(s: &str) -> bool {
+    #[cfg(feature = "full-json-schema")]
     static CHECK: std::sync::OnceLock<Option<jsonschema::Validator>> = std::sync::OnceLock::new();
     s.split('.')
         .filter(|l| l.len() >= 4 && l[..4].eq_ignore_ascii_case("xn--"))
@@ -1601,7 +1692,14 @@ fn a_labels_ok(s: &str) -> bool {
             if decoded.chars().skip(2).take(2).eq("--".chars()) {
                 return false;
             }
+            // Without the full validator: an A-label encodes something beyond ASCII, and no
+            // control character or space.
+            #[cfg(not(feature = "full-json-schema"))]
+            return !decoded.is_ascii()
+                && !decoded.chars().any(|c| c.is_control() || c.is_whitespace());
+            #[cfg(feature = "full-json-schema")]
             let lower = format!("xn--{}", &label[4..]);
+            #[cfg(feature = "full-json-schema")]
             CHECK
                 .get_or_init(|| {
                     jsonschema::options()
