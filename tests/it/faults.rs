@@ -151,6 +151,7 @@ async fn a_tool_that_panics_hangs_breaks_its_schema_or_leaks_still_answers() {
         .tool(get_settings::tool())
         .tool(broken)
         .shared_audit(audit.clone())
+        .check_output_contract(true)
         .build()
         .unwrap();
     let mut table = Vec::new();
@@ -191,11 +192,9 @@ async fn a_tool_that_panics_hangs_breaks_its_schema_or_leaks_still_answers() {
         }))
     );
     let contract = tb.call("count_orders", json!({})).await;
-    if cfg!(debug_assertions) {
-        assert_eq!(contract.status, Status::Failed);
-        assert_eq!(contract.code.as_deref(), Some("OUTPUT_CONTRACT"));
-        assert!(!contract.to_json().contains("many"));
-    }
+    assert_eq!(contract.status, Status::Failed);
+    assert_eq!(contract.code.as_deref(), Some("OUTPUT_CONTRACT"));
+    assert!(!contract.to_json().contains("many"));
     // After all that, the toolbox still serves and nothing was counted as a host fault.
     assert_eq!(tb.call("get_settings", json!({})).await.status, Status::Ok);
     assert_eq!(tb.faults().total(), 0);

@@ -35,7 +35,7 @@
 //! | [`APPROVER_FAILED`] | `failed` | the host's approver panicked | the host fixes its approver |
 //! | [`NOT_CONFIGURED`] | `failed` | a `#[context]` value is missing | the host provides it |
 //! | [`OUTPUT_NOT_ENCODABLE`] | `failed` | the result could not be encoded as JSON, or nests deeper than 100 levels | the tool's author fixes the output type |
-//! | [`OUTPUT_CONTRACT`] | `failed` | debug builds: the result breaks the output schema | the tool's author fixes the tool |
+//! | [`OUTPUT_CONTRACT`] | `failed` | when checked (by default in debug builds): the result breaks the output schema | the tool's author fixes the tool |
 //! | [`CONTENT_TOO_LARGE`] | `failed` | a tool's content blocks (images, audio, resources) pass the host's byte limit | the tool's author returns less (a link instead), or the host raises the limit |
 //! | [`CLIENT_UNSUPPORTED`] | `failed` | the tool asked the client for something it cannot do (no sampling, no client) | the agent tells the user the tool cannot run here |
 //! | [`CLIENT_REJECTED`] | `failed` | the client answered the tool's request with an error | the agent tells the user |

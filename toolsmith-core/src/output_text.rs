@@ -22,7 +22,7 @@
 //! (its results are free text). The answer is conservative: `true` whenever in doubt.
 //!
 //! The schema describes what the tool returns because both come from the same Rust type (the
-//! output contract checks it in debug builds). A hand-written `Tool::from_fn` result is not tied
+//! output contract checks it, by default in debug builds). A hand-written `Tool::from_fn` result is not tied
 //! to its spec's output schema, so such tools are always redacted.
 
 use serde_json::{Map, Value};

@@ -86,6 +86,7 @@ pub struct ToolboxBuilder {
     isolation: Isolation,
     tool_threads: usize,
     typed_decoding: bool,
+    check_output_contract: bool,
     max_argument_bytes: usize,
     approval_timeout: Option<Duration>,
     on_fault: Option<FaultHandler>,
@@ -132,6 +133,7 @@ impl Default for ToolboxBuilder {
             isolation: Isolation::None,
             tool_threads: Self::DEFAULT_TOOL_THREADS,
             typed_decoding: true,
+            check_output_contract: cfg!(debug_assertions),
             max_argument_bytes: crate::limits::DEFAULT_MAX_ARGUMENT_BYTES,
             approval_timeout: None,
             on_fault: None,
@@ -391,6 +393,27 @@ impl ToolboxBuilder {
         self
     }
 
+    /// Whether each result is checked against its tool's output schema (the stage
+    /// `output_contract`): a result that does not match is `failed` with `OUTPUT_CONTRACT`, the
+    /// mismatch in the audit record. Default: on in debug builds (and so in tests), where such a
+    /// result is a bug to find; off in release builds, where the check would parse every
+    /// result a tool returns as text ([`Toolbox::call_json`]) again. Turn it on in release for
+    /// tools whose output another program reads, or off in debug to run as release does.
+    ///
+    /// ```
+    /// # mod toolsmith { pub use toolsmith_core::*; }
+    /// let toolbox = toolsmith::Toolbox::builder()
+    ///     .check_output_contract(true)
+    ///     .build()
+    ///     .unwrap();
+    /// # let _ = toolbox;
+    /// ```
+    #[must_use]
+    pub fn check_output_contract(mut self, check: bool) -> Self {
+        self.check_output_contract = check;
+        self
+    }
+
     /// The key that binds cursors to their tool, caller and arguments (default: a random key
     /// per toolbox, so a cursor is honoured only by the toolbox that issued it). Replicas of a
     /// service that share a [`state_store`](Self::state_store) are given the same key
@@ -543,7 +566,7 @@ impl ToolboxBuilder {
         let tools = std::mem::take(&mut self.tools);
         self.tools = apply_loading(tools, &self.loading, &mut problems);
         for tool in &self.tools {
-            match prepare(tool, &self.context, &registry) {
+            match prepare(tool, &self.context, &registry, self.check_output_contract) {
                 Ok(entry) => {
                     problems.extend(retirement_problem(&self.retirement, tool.spec()));
                     registry.schedule(&self.retirement, tool.spec());
@@ -661,6 +684,7 @@ impl ToolboxBuilder {
             },
             execute: Execute {
                 context: Arc::new(self.context),
+                check_output_contract: self.check_output_contract,
                 default_timeout: self.default_timeout,
                 offload_sync_tools: self.offload_sync_tools,
                 isolation: self.isolation,
@@ -972,36 +996,39 @@ impl Toolbox {
     /// Registers a tool on a running toolbox (with the same checks as [`ToolboxBuilder::build`]).
     pub fn register(&self, tool: Tool) -> Result<(), BuildError> {
         let mut result = Ok(());
-        let changed =
-            self.update(
-                |reg| match prepare(&tool, &self.engine.stages.execute.context, reg) {
-                    Ok(entry) => {
-                        let mut next = reg.clone();
-                        next.retired.remove(tool.name());
-                        next.push(entry);
-                        let retirement = &self.engine.retirement;
-                        next.schedule(retirement, tool.spec());
-                        let mut problems: Vec<Problem> =
-                            retirement_problem(retirement, tool.spec())
-                                .into_iter()
-                                .collect();
-                        problems.extend(replacement_problems(&next, [tool.name()]));
-                        problems.extend(namespace_problems(
-                            next.entries.iter().map(|e| e.tool.spec().clone()),
-                        ));
-                        if problems.is_empty() {
-                            Some(next)
-                        } else {
-                            result = Err(BuildError { problems });
-                            None
-                        }
-                    }
-                    Err(problems) => {
+        let changed = self.update(|reg| {
+            match prepare(
+                &tool,
+                &self.engine.stages.execute.context,
+                reg,
+                self.engine.stages.execute.check_output_contract,
+            ) {
+                Ok(entry) => {
+                    let mut next = reg.clone();
+                    next.retired.remove(tool.name());
+                    next.push(entry);
+                    let retirement = &self.engine.retirement;
+                    next.schedule(retirement, tool.spec());
+                    let mut problems: Vec<Problem> = retirement_problem(retirement, tool.spec())
+                        .into_iter()
+                        .collect();
+                    problems.extend(replacement_problems(&next, [tool.name()]));
+                    problems.extend(namespace_problems(
+                        next.entries.iter().map(|e| e.tool.spec().clone()),
+                    ));
+                    if problems.is_empty() {
+                        Some(next)
+                    } else {
                         result = Err(BuildError { problems });
                         None
                     }
-                },
-            );
+                }
+                Err(problems) => {
+                    result = Err(BuildError { problems });
+                    None
+                }
+            }
+        });
         if let Some(generation) = changed {
             self.audit_change(AuditRecord::register(tool.spec()));
             self.announce(generation);

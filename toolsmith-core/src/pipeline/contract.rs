@@ -1,5 +1,6 @@
-//! Stage `output_contract`: in debug builds (and so in tests) the tool's result must match its
-//! declared output schema, or the call is `failed` with `OUTPUT_CONTRACT` (the validation errors
+//! Stage `output_contract`: when the toolbox checks it (`ToolboxBuilder::check_output_contract`,
+//! by default in debug builds and so in tests) the tool's result must match its declared output
+//! schema, or the call is `failed` with `OUTPUT_CONTRACT` (the validation errors
 //! go to the audit record only). A result nested deeper than `limits::MAX_RESULT_DEPTH` levels is
 //! `failed` with `OUTPUT_NOT_ENCODABLE` (JSON readers would refuse the envelope). The reply becomes
 //! the answer: its data, note and `truncated`. A result encoded as JSON text (`call_json`) is
@@ -37,8 +38,8 @@ pub(super) fn run(call: &mut CallState<'_>) -> Step {
             redaction_clean,
         } => {
             // `encode` writes text no deeper than the limit (a deeper result comes as a value,
-            // refused above). The validator reads values: in debug builds only, the text is
-            // parsed for it.
+            // refused above). The validator reads values: when the contract is checked, the text
+            // is parsed for it.
             if call.entry().output_validator.is_some() {
                 let checked = match serde_json::from_str::<Value>(&text) {
                     Ok(value) => check(call, &value, || false),
@@ -64,7 +65,7 @@ pub(super) fn run(call: &mut CallState<'_>) -> Step {
     Step::Continue
 }
 
-/// The output schema (debug builds) and the depth bound: the answer that replaces a result that
+/// The output schema (when checked) and the depth bound: the answer that replaces a result that
 /// fails either, or `None` when it passes.
 fn check(call: &mut CallState<'_>, data: &Value, too_deep: impl FnOnce() -> bool) -> Option<Step> {
     if let Some(v) = &call.entry().output_validator {

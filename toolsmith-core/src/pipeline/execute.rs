@@ -25,6 +25,9 @@ use std::time::Duration;
 /// judged by as it is written.
 pub(crate) struct Execute {
     pub(crate) context: Arc<Context>,
+    /// Whether the tools registered compile their output schema for the `output_contract`
+    /// stage (`ToolboxBuilder::check_output_contract`).
+    pub(crate) check_output_contract: bool,
     pub(crate) default_timeout: Option<Duration>,
     /// Run every sync tool on the tool threads, not only those with a timeout.
     pub(crate) offload_sync_tools: bool,

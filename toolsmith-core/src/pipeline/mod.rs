@@ -16,7 +16,7 @@
 //! | 9 | `idempotency` | `idempotency` | claims the call's idempotency key; a repeat is refused (`DUPLICATE`, `IN_PROGRESS`, ...) |
 //! | 10 | `approval` | `approval` | `requires_approval` tools ask the host's approver (with a timeout, a panic contained); a tool with a condition (`requires_approval(when = ..)`) only when it holds for the arguments |
 //! | 11 | `execute` | `execute` | runs the tool with its timeout, catching panics |
-//! | 12 | `output_contract` | `contract` | debug builds: the result must match the output schema; the reply becomes the envelope |
+//! | 12 | `output_contract` | `contract` | when checked (`check_output_contract`, by default in debug builds): the result must match the output schema; the reply becomes the envelope |
 //! | 13 | `redact` | `redact` | secrets are masked in everything the envelope says |
 //! | 14 | `idempotency_record` | `idempotency` | records the outcome under the claimed key (keeping the result a repeat points at) |
 //! | 15 | `after_hooks` | `hooks` | the host's after-hooks see the envelope (they cannot change its outcome) |
@@ -51,7 +51,7 @@
 //!
 //! [`Toolbox::call_json`](crate::Toolbox::call_json) runs the same stages and asks a `#[tool]`'s generated executor for its
 //! result as JSON text (`encoding`) instead of a value: `output_contract` checks the text's depth
-//! (and, in debug builds, parses it for the schema), and the answer keeps it in `data_text`
+//! (and, when the contract is checked, parses it for the schema), and the answer keeps it in `data_text`
 //! while `env.data` stays empty. A stage that reads or changes the data turns it into the value
 //! first (`CallState::materialize`): redaction when some string in it may hold a secret, the
 //! budget when it does not fit, the idempotency record, after-hooks. Otherwise the text goes into
@@ -141,7 +141,7 @@ pub enum StageId {
     Approval,
     /// Runs the tool.
     Execute,
-    /// Checks the result against the output schema (debug builds) and makes the envelope.
+    /// Checks the result against the output schema (when checked) and makes the envelope.
     OutputContract,
     /// Masks secrets in the envelope.
     Redact,

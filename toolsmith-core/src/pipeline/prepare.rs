@@ -13,7 +13,7 @@ use crate::validate::Validator;
 pub(crate) struct Entry {
     pub(crate) tool: Tool,
     pub(crate) validator: Validator,
-    /// The output schema's validator (debug builds only).
+    /// The output schema's validator, when the toolbox checks the contract.
     pub(crate) output_validator: Option<Validator>,
     pub(crate) fingerprint: String,
     /// Whether the tool takes a `cursor` argument, so the toolbox can serve next pages.
@@ -37,6 +37,7 @@ pub(crate) fn prepare(
     tool: &Tool,
     context: &Context,
     registry: &Registry,
+    check_output_contract: bool,
 ) -> Result<Entry, Vec<Problem>> {
     let mut problems = declaration_problems(tool, context, registry);
     let spec = tool.spec();
@@ -51,7 +52,11 @@ pub(crate) fn prepare(
         problems.extend(example_problems(tool, validator));
     }
     problems.extend(mcp_field_problems(tool));
-    let output_validator = output_validator(tool, &mut problems);
+    let output_validator = if check_output_contract {
+        output_validator(tool, &mut problems)
+    } else {
+        None
+    };
     let paginated = spec
         .input_schema
         .pointer("/properties/cursor/type")
@@ -188,11 +193,8 @@ fn mcp_field_problems(tool: &Tool) -> Vec<Problem> {
         .collect()
 }
 
-/// The output contract is checked in debug builds (and so in tests) only.
+/// The validator of the output contract (`ToolboxBuilder::check_output_contract`).
 fn output_validator(tool: &Tool, problems: &mut Vec<Problem>) -> Option<Validator> {
-    if !cfg!(debug_assertions) {
-        return None;
-    }
     match tool.spec().output_schema.as_ref().map(Validator::new) {
         Some(Ok(v)) => Some(v),
         Some(Err(e)) => {
