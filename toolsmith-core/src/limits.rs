@@ -122,12 +122,12 @@ fn too_deep() -> Box<Envelope> {
 
 /// The size of a scalar's JSON text, `None` for a container ([`check_value`]).
 #[inline]
-fn scalar(v: &Value) -> Option<usize> {
+fn scalar<const BOUND: bool>(v: &Value) -> Option<usize> {
     match v {
         Value::Null | Value::Bool(true) => Some(4),
         Value::Bool(false) => Some(5),
         Value::Number(n) => Some(number_len(n)),
-        Value::String(s) => Some(string_len(s)),
+        Value::String(s) => Some(text_len::<BOUND>(s)),
         Value::Array(_) | Value::Object(_) => None,
     }
 }
@@ -136,14 +136,14 @@ fn scalar(v: &Value) -> Option<usize> {
 /// the stack; `false` when a scalar member is too deep or `size` passes `limit` (measuring
 /// stops there).
 #[inline]
-fn member<'a>(
+fn member<'a, const BOUND: bool>(
     m: &'a Value,
     depth: usize,
     limit: usize,
     size: &mut usize,
     stack: &mut Vec<(&'a Value, usize)>,
 ) -> bool {
-    match scalar(m) {
+    match scalar::<BOUND>(m) {
         Some(_) if depth + 1 > MAX_ARGUMENT_DEPTH => false,
         Some(n) => {
             *size = size.saturating_add(n);
@@ -182,12 +182,45 @@ pub(crate) fn json_len(value: &Value) -> usize {
 
 /// measured with it, so flat arguments (an object of strings, numbers and flags) allocate nothing.
 pub(crate) fn check_value(value: &Value, limit: usize) -> Result<(), Box<Envelope>> {
+    // First with each string's length bounded from above (no byte read): at every point of the
+    // walk that size is at least the exact one, so arguments it passes pass, and one that stops
+    // it for depth stops the exact walk at the same place. Only arguments whose bound is over
+    // the limit are measured exactly, which decides (and reports) as before.
+    match walk::<true>(value, limit) {
+        Err(Refused::TooLarge) => walk::<false>(value, limit),
+        other => other,
+    }
+    .map_err(|refused| match refused {
+        Refused::TooLarge => too_large(None, limit),
+        Refused::TooDeep => too_deep(),
+    })
+}
+
+/// Why [`walk`] refused the arguments.
+enum Refused {
+    TooLarge,
+    TooDeep,
+}
+
+/// The length of a string's JSON text: exact, or (`BOUND`) at least it, without reading the
+/// text (an escape is at most six bytes: `\u00xx`).
+#[inline]
+fn text_len<const BOUND: bool>(s: &str) -> usize {
+    if BOUND {
+        s.len().saturating_mul(6).saturating_add(2)
+    } else {
+        string_len(s)
+    }
+}
+
+/// [`check_value`]'s walk, with each string measured by [`text_len`].
+fn walk<const BOUND: bool>(value: &Value, limit: usize) -> Result<(), Refused> {
     let mut size = 0usize;
     let mut stack: Vec<(&Value, usize)> = Vec::new();
     let mut next = Some((value, 1));
     while let Some((v, depth)) = next.take().or_else(|| stack.pop()) {
         if depth > MAX_ARGUMENT_DEPTH {
-            return Err(too_deep());
+            return Err(Refused::TooDeep);
         }
         // A member is one level below its container (a scalar too, as when it was measured on
         // its own): scalars are added here, containers wait on the stack.
@@ -198,26 +231,26 @@ pub(crate) fn check_value(value: &Value, limit: usize) -> Result<(), Box<Envelop
                 size <= limit
                     && items
                         .iter()
-                        .all(|m| member(m, depth, limit, &mut size, &mut stack))
+                        .all(|m| member::<BOUND>(m, depth, limit, &mut size, &mut stack))
             }
             // The braces, a comma between two members, and each key (a string) with its colon.
             Value::Object(map) => {
                 size = size.saturating_add(2 + map.len().saturating_sub(1));
                 map.iter().all(|(k, m)| {
-                    size = size.saturating_add(string_len(k) + 1);
-                    size <= limit && member(m, depth, limit, &mut size, &mut stack)
+                    size = size.saturating_add(text_len::<BOUND>(k) + 1);
+                    size <= limit && member::<BOUND>(m, depth, limit, &mut size, &mut stack)
                 })
             }
             _ => {
-                size = size.saturating_add(scalar(v).unwrap_or(0));
+                size = size.saturating_add(scalar::<BOUND>(v).unwrap_or(0));
                 true
             }
         };
         if size > limit {
-            return Err(too_large(None, limit));
+            return Err(Refused::TooLarge);
         }
         if !fits {
-            return Err(too_deep());
+            return Err(Refused::TooDeep);
         }
     }
     Ok(())
