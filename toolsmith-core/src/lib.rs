@@ -176,9 +176,10 @@ pub mod __private {
     /// The typed fast path's pieces.
     pub mod typed {
         pub use crate::typed::{
-            fill, filled, wrong_arguments, wrong_arguments_future, DecodeError, Decoded, Fast,
-            Fused, Input, Known, KnownType, PatternCell, Probe, Slot, TypeProbe, TypedArgs,
-            TypedDef, TypedExec, Unknown, UnknownType, NO_PATTERN,
+            decoded, fill, filled, invoke_async, invoke_blocking, invoke_typed_async,
+            invoke_typed_blocking, run_fused, wrong_arguments, wrong_arguments_future, DecodeError,
+            Decoded, Fast, Fused, Input, Known, KnownType, PatternCell, Probe, Slot, TypeProbe,
+            TypedArgs, TypedDef, TypedExec, Unknown, UnknownType, NO_PATTERN,
         };
         pub use std::marker::PhantomData;
     }

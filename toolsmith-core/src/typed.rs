@@ -535,6 +535,122 @@ pub fn wrong_arguments_future<'a>() -> BoxFuture<'a, Result<Reply<Encoded>, Tool
     Box::pin(std::future::ready(Err(wrong_arguments())))
 }
 
+// The bodies of a `#[tool]`'s entry points, generic over its argument struct `A`, its decoder
+// (`fill`), its checks (`check`) and its run (`run`). The expansion of each tool is a one-line
+// call of these: a generic body is type-checked and borrow-checked once, here, where the same
+// body generated per tool was checked again in every tool of the user's crate (and again after
+// an edit that moves the text of the tools below it; BENCHMARKS.md, section 3).
+
+/// What an entry point answers: the tool's reply, or its error.
+type Answer<T> = Result<Reply<T>, ToolError>;
+
+/// An async tool's entry point on validated arguments: decoded by `fill`, run by `run`, its
+/// result as a value (all when the future is first polled, as the generated body did).
+#[doc(hidden)]
+pub fn invoke_async<'a, A, D, R, F>(
+    ctx: &'a Context,
+    raw: &'a Value,
+    fill: D,
+    run: R,
+) -> BoxFuture<'a, Answer<Value>>
+where
+    A: Send + 'a,
+    D: FnOnce(Input<'_>) -> Result<A, DecodeError> + Send + 'a,
+    R: FnOnce(&'a Context, A, Encoding<'a>) -> F + Send + 'a,
+    F: std::future::Future<Output = Answer<Encoded>> + Send + 'a,
+{
+    Box::pin(async move {
+        let args = fill(Input::Value(raw)).map_err(crate::__private::unreadable)?;
+        crate::__private::value_reply(run(ctx, args, Encoding::Value).await)
+    })
+}
+
+/// An async tool's entry point on arguments the fast path decoded and checked.
+#[doc(hidden)]
+pub fn invoke_typed_async<'a, A, R, F>(
+    ctx: &'a Context,
+    typed: TypedArgs,
+    encoding: Encoding<'a>,
+    run: R,
+) -> BoxFuture<'a, Answer<Encoded>>
+where
+    A: 'static,
+    R: FnOnce(&'a Context, A, Encoding<'a>) -> F,
+    F: std::future::Future<Output = Answer<Encoded>> + Send + 'a,
+{
+    match typed.downcast::<A>() {
+        Ok(args) => Box::pin(run(ctx, *args, encoding)),
+        Err(_) => wrong_arguments_future(),
+    }
+}
+
+/// A sync tool's entry point on validated arguments.
+#[doc(hidden)]
+pub fn invoke_blocking<A>(
+    ctx: &Context,
+    raw: &Value,
+    fill: impl FnOnce(Input<'_>) -> Result<A, DecodeError>,
+    run: impl FnOnce(&Context, A, Encoding<'_>) -> Answer<Encoded>,
+) -> Answer<Value> {
+    let args = fill(Input::Value(raw)).map_err(crate::__private::unreadable)?;
+    crate::__private::value_reply(run(ctx, args, Encoding::Value))
+}
+
+/// A sync tool's entry point on arguments the fast path decoded and checked.
+#[doc(hidden)]
+pub fn invoke_typed_blocking<'a, A: 'static>(
+    ctx: &'a Context,
+    typed: TypedArgs,
+    encoding: Encoding<'a>,
+    run: impl FnOnce(&'a Context, A, Encoding<'a>) -> Answer<Encoded>,
+) -> Answer<Encoded> {
+    match typed.downcast::<A>() {
+        Ok(args) => run(ctx, *args, encoding),
+        Err(_) => Err(wrong_arguments()),
+    }
+}
+
+/// The arguments decoded by `fill` and passed by `check`, or what the general path is to make
+/// of them.
+fn decode_checked<A>(
+    input: Input<'_>,
+    fill: impl FnOnce(Input<'_>) -> Result<A, DecodeError>,
+    check: impl FnOnce(&A) -> Result<(), Decoded>,
+) -> Result<A, Decoded> {
+    let args = fill(input).map_err(|_| Decoded::Fallback)?;
+    check(&args)?;
+    Ok(args)
+}
+
+/// A tool's fast-path decoder ([`TypedDef::decode`]).
+#[doc(hidden)]
+pub fn decoded<A: Send + 'static>(
+    input: Input<'_>,
+    fill: impl FnOnce(Input<'_>) -> Result<A, DecodeError>,
+    check: impl FnOnce(&A) -> Result<(), Decoded>,
+) -> Decoded {
+    match decode_checked(input, fill, check) {
+        Ok(args) => Decoded::Args(Box::new(args)),
+        Err(why) => why,
+    }
+}
+
+/// A sync tool's decoding, checks and run in one call ([`TypedExec::Sync`]'s `run`).
+#[doc(hidden)]
+pub fn run_fused<'a, A>(
+    ctx: &'a Context,
+    input: Input<'_>,
+    encoding: Encoding<'a>,
+    fill: impl FnOnce(Input<'_>) -> Result<A, DecodeError>,
+    check: impl FnOnce(&A) -> Result<(), Decoded>,
+    run: impl FnOnce(&'a Context, A, Encoding<'a>) -> Answer<Encoded>,
+) -> Fused {
+    match decode_checked(input, fill, check) {
+        Ok(args) => Fused::Ran(run(ctx, args, encoding)),
+        Err(why) => Fused::Declined(why),
+    }
+}
+
 impl crate::arguments::Arguments<'_> {
     /// The arguments as the typed fast path reads them.
     pub(crate) fn as_input(&self) -> Input<'_> {

@@ -409,13 +409,14 @@ impl<'t> Expander<'t> {
         }
     }
 
-    /// The statement that decodes the validated value `__raw` into `__args`.
+    /// What decodes the validated value into `__Args` for the entry points on it: `__fill`, or
+    /// for a tool without parameters the empty struct (whatever the value holds).
     fn decode(&self, params: &Params) -> TokenStream {
         let p = &self.p;
         if params.fields.is_empty() {
-            quote!(let _ = __raw; let __args = __Args {};)
+            quote!(|_: #p::typed::Input<'_>| ::std::result::Result::Ok(__Args {}))
         } else {
-            quote!(let __args: __Args = __fill(#p::typed::Input::Value(__raw)).map_err(#p::unreadable)?;)
+            quote!(__fill)
         }
     }
 
@@ -472,20 +473,14 @@ impl<'t> Expander<'t> {
                     __ctx: &'__a #p::Context,
                     __raw: &'__a #p::Value,
                 ) -> #p::BoxFuture<'__a, #result_ty> {
-                    ::std::boxed::Box::pin(async move {
-                        #decode
-                        #p::value_reply(__run(__ctx, __args, #p::Encoding::Value).await)
-                    })
+                    #p::typed::invoke_async(__ctx, __raw, #decode, __run)
                 }
                 fn __invoke_typed<'__a>(
                     __ctx: &'__a #p::Context,
                     __typed: #p::typed::TypedArgs,
                     __enc: #p::Encoding<'__a>,
                 ) -> #p::BoxFuture<'__a, #encoded_ty> {
-                    match __typed.downcast::<__Args>() {
-                        ::std::result::Result::Ok(__args) => ::std::boxed::Box::pin(__run(__ctx, *__args, __enc)),
-                        ::std::result::Result::Err(_) => #p::typed::wrong_arguments_future(),
-                    }
+                    #p::typed::invoke_typed_async::<__Args, _, _>(__ctx, __typed, __enc, __run)
                 }
             },
             quote!(#p::Exec::Async(__invoke)),
@@ -511,28 +506,21 @@ impl<'t> Expander<'t> {
                     __ctx: &#p::Context,
                     __raw: &#p::Value,
                 ) -> #result_ty {
-                    #decode
-                    #p::value_reply(__run(__ctx, __args, #p::Encoding::Value))
+                    #p::typed::invoke_blocking(__ctx, __raw, #decode, __run)
                 }
                 fn __typed_blocking(
                     __ctx: &#p::Context,
                     __typed: #p::typed::TypedArgs,
                     __enc: #p::Encoding<'_>,
                 ) -> #encoded_ty {
-                    match __typed.downcast::<__Args>() {
-                        ::std::result::Result::Ok(__args) => __run(__ctx, *__args, __enc),
-                        ::std::result::Result::Err(_) => ::std::result::Result::Err(#p::typed::wrong_arguments()),
-                    }
+                    #p::typed::invoke_typed_blocking::<__Args>(__ctx, __typed, __enc, __run)
                 }
                 fn __run_fused<'__a>(
                     __ctx: &'__a #p::Context,
                     __input: #p::typed::Input<'_>,
                     __enc: #p::Encoding<'__a>,
                 ) -> #p::typed::Fused {
-                    match __decode(__input) {
-                        ::std::result::Result::Ok(__args) => #p::typed::Fused::Ran(__run(__ctx, __args, __enc)),
-                        ::std::result::Result::Err(__why) => #p::typed::Fused::Declined(__why),
-                    }
+                    #p::typed::run_fused(__ctx, __input, __enc, __fill, __check, __run)
                 }
             },
             quote!(#p::Exec::Sync(__invoke_blocking)),
@@ -540,7 +528,7 @@ impl<'t> Expander<'t> {
         )
     }
 
-    /// The typed path's functions: `__fill`, `__check`, `__decode`, `__decoded`, `__typed_def`.
+    /// The typed path's functions: `__fill`, `__check`, `__decoded`, `__typed_def`.
     fn typed_fns(&self, params: &Params, typed_exec: &TokenStream) -> TokenStream {
         let p = &self.p;
         let Params {
@@ -578,21 +566,8 @@ impl<'t> Expander<'t> {
                     }
                 }
             }
-            /// The arguments decoded and checked, or what the general path is to make of them.
-            fn __decode(__input: #p::typed::Input<'_>) -> ::std::result::Result<__Args, #p::typed::Decoded> {
-                match __fill(__input) {
-                    ::std::result::Result::Ok(__a) => match __check(&__a) {
-                        ::std::result::Result::Ok(()) => ::std::result::Result::Ok(__a),
-                        ::std::result::Result::Err(__why) => ::std::result::Result::Err(__why),
-                    },
-                    ::std::result::Result::Err(_) => ::std::result::Result::Err(#p::typed::Decoded::Fallback),
-                }
-            }
             fn __decoded(__input: #p::typed::Input<'_>) -> #p::typed::Decoded {
-                match __decode(__input) {
-                    ::std::result::Result::Ok(__a) => #p::typed::Decoded::Args(::std::boxed::Box::new(__a)),
-                    ::std::result::Result::Err(__why) => __why,
-                }
+                #p::typed::decoded(__input, __fill, __check)
             }
             #[allow(unused_imports, clippy::needless_borrow)]
             fn __typed_def() -> ::std::option::Option<#p::typed::TypedDef> {
