@@ -280,6 +280,12 @@ pub mod __private {
         }
     }
 
+    /// The unit result of an async tool's output `()` (no data, whatever the encoding).
+    pub fn unit_finish(output: (), encoding: Encoding<'_>) -> Result<Reply<Encoded>, ToolError> {
+        let () = output;
+        unit_output(encoding)
+    }
+
     /// The unit result (no data, whatever the encoding).
     pub fn unit_output(encoding: Encoding<'_>) -> Result<Reply<Encoded>, ToolError> {
         let _ = encoding;

@@ -536,7 +536,8 @@ pub fn wrong_arguments_future<'a>() -> BoxFuture<'a, Result<Reply<Encoded>, Tool
 }
 
 // The bodies of a `#[tool]`'s entry points, generic over its argument struct `A`, its decoder
-// (`fill`), its checks (`check`) and its run (`run`). The expansion of each tool is a one-line
+// (`fill`), its checks (`check`) and its run (`run`; for an async tool `start`, which makes the
+// tool's future, and `finish`, which encodes its output). The expansion of each tool is a one-line
 // call of these: a generic body is type-checked and borrow-checked once, here, where the same
 // body generated per tool was checked again in every tool of the user's crate (and again after
 // an edit that moves the text of the tools below it; BENCHMARKS.md, section 3).
@@ -544,42 +545,52 @@ pub fn wrong_arguments_future<'a>() -> BoxFuture<'a, Result<Reply<Encoded>, Tool
 /// What an entry point answers: the tool's reply, or its error.
 type Answer<T> = Result<Reply<T>, ToolError>;
 
-/// An async tool's entry point on validated arguments: decoded by `fill`, run by `run`, its
-/// result as a value (all when the future is first polled, as the generated body did).
+/// An async tool's entry point on validated arguments: decoded by `fill`, the tool's future
+/// made by `start` (which fetches the context) and awaited, its output encoded by `finish` as a
+/// value; all when the future is first polled.
 #[doc(hidden)]
-pub fn invoke_async<'a, A, D, R, F>(
+pub fn invoke_async<'a, A, D, S, F, E>(
     ctx: &'a Context,
     raw: &'a Value,
     fill: D,
-    run: R,
+    start: S,
+    finish: E,
 ) -> BoxFuture<'a, Answer<Value>>
 where
     A: Send + 'a,
     D: FnOnce(Input<'_>) -> Result<A, DecodeError> + Send + 'a,
-    R: FnOnce(&'a Context, A, Encoding<'a>) -> F + Send + 'a,
-    F: std::future::Future<Output = Answer<Encoded>> + Send + 'a,
+    S: FnOnce(&'a Context, A) -> Result<F, ToolError> + Send + 'a,
+    F: std::future::Future + Send + 'a,
+    E: FnOnce(F::Output, Encoding<'a>) -> Answer<Encoded> + Send + 'a,
 {
     Box::pin(async move {
         let args = fill(Input::Value(raw)).map_err(crate::__private::unreadable)?;
-        crate::__private::value_reply(run(ctx, args, Encoding::Value).await)
+        let output = start(ctx, args)?.await;
+        crate::__private::value_reply(finish(output, Encoding::Value))
     })
 }
 
-/// An async tool's entry point on arguments the fast path decoded and checked.
+/// An async tool's entry point on arguments the fast path decoded and checked: as
+/// [`invoke_async`], its output encoded as `encoding` asks.
 #[doc(hidden)]
-pub fn invoke_typed_async<'a, A, R, F>(
+pub fn invoke_typed_async<'a, A, S, F, E>(
     ctx: &'a Context,
     typed: TypedArgs,
     encoding: Encoding<'a>,
-    run: R,
+    start: S,
+    finish: E,
 ) -> BoxFuture<'a, Answer<Encoded>>
 where
-    A: 'static,
-    R: FnOnce(&'a Context, A, Encoding<'a>) -> F,
-    F: std::future::Future<Output = Answer<Encoded>> + Send + 'a,
+    A: Send + 'static,
+    S: FnOnce(&'a Context, A) -> Result<F, ToolError> + Send + 'a,
+    F: std::future::Future + Send + 'a,
+    E: FnOnce(F::Output, Encoding<'a>) -> Answer<Encoded> + Send + 'a,
 {
     match typed.downcast::<A>() {
-        Ok(args) => Box::pin(run(ctx, *args, encoding)),
+        Ok(args) => Box::pin(async move {
+            let output = start(ctx, *args)?.await;
+            finish(output, encoding)
+        }),
         Err(_) => wrong_arguments_future(),
     }
 }

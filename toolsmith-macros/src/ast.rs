@@ -72,6 +72,8 @@ pub(crate) struct ToolFn {
     pub has_self: bool,
     pub params: Vec<Param>,
     pub output: Output,
+    /// The return type as written (`()` when there is none).
+    pub ret: Type,
     /// Where the return type is written (the name's span when there is none), for findings about
     /// what comes back.
     pub output_span: Span,
@@ -286,8 +288,13 @@ pub(crate) fn parse(
         syn::ReturnType::Type(_, ty) => syn::spanned::Spanned::span(ty),
         syn::ReturnType::Default => name_span,
     };
+    let ret = match &sig.output {
+        syn::ReturnType::Type(_, ty) => (**ty).clone(),
+        syn::ReturnType::Default => syn::parse_quote!(()),
+    };
     ToolFn {
         output: output_of(sig),
+        ret,
         output_span,
         attr,
         ident,

@@ -59,6 +59,9 @@ pub(crate) fn tool_expr(tool: &ToolFn, self_ty: Option<&Type>) -> TokenStream {
     let ex = Expander::new(tool, self_ty);
     let params = ex.params();
     let (finish, output_schema) = ex.output(&ex.call(&params.call_args));
+    // An async tool's run is `__start` (the context fetched, the tool's future made) and the
+    // encoder `typed::invoke_async` applies to its output: no coroutine of its own per tool.
+    let finish = if tool.is_async { ex.encoder() } else { finish };
     let (invoke_fns, exec, typed_exec) = ex.entry_points(&params, &finish);
     let typed_fns = ex.typed_fns(&params, &typed_exec);
     let (approval_fn, approval_when) = approval_when(tool, &|ty: &Type| ex.fix(ty));
@@ -78,8 +81,8 @@ pub(crate) fn tool_expr(tool: &ToolFn, self_ty: Option<&Type>) -> TokenStream {
         #(#defaults)*
         #invoke_fns
         #typed_fns
-        const __PARAMS: &[#p::ParamDef] = &[#(#param_defs),*];
-        const __CONTEXTS: &[#p::ContextDef] = &[#(#context_defs),*];
+        let __params: &'static [#p::ParamDef] = &[#(#param_defs),*];
+        let __contexts: &'static [#p::ContextDef] = &[#(#context_defs),*];
         #tool_value
     }}
 }
@@ -287,8 +290,20 @@ impl<'t> Expander<'t> {
                 if !#probe { #report }
             }
         };
+        // A compiled pattern is kept per parameter that has one; the others share the empty
+        // cell (one item less per parameter to compile).
+        let has_pattern = m
+            .arg
+            .constraints()
+            .iter()
+            .any(|c| matches!(c.value, crate::attr::ConstraintValue::Pattern(_)));
+        let cell = if has_pattern {
+            quote!(static __RE: #p::typed::PatternCell = #p::typed::PatternCell::new();)
+        } else {
+            quote!(let __RE: &#p::typed::PatternCell = &#p::typed::NO_PATTERN;)
+        };
         out.checks.push(quote! {{
-            static __RE: #p::typed::PatternCell = #p::typed::PatternCell::new();
+            #cell
             const __C: &[#p::Constraint] = &[#(#check_constraints),*];
             #check
         }});
@@ -372,6 +387,19 @@ impl<'t> Expander<'t> {
         call
     }
 
+    /// The function that encodes what the tool returns (an async tool's, applied by
+    /// `typed::invoke_async` to the output of its future).
+    fn encoder(&self) -> TokenStream {
+        let p = &self.p;
+        match &self.tool.output {
+            Output::Unit => quote!(#p::unit_finish),
+            Output::Plain { reply: false, .. } => quote!(#p::ok_output),
+            Output::Plain { reply: true, .. } => quote!(#p::reply_output),
+            Output::Result { reply: false, .. } => quote!(#p::result_output),
+            Output::Result { reply: true, .. } => quote!(#p::result_reply_output),
+        }
+    }
+
     /// The end of `__run` (the call, its output encoded) and the spec's output schema.
     fn output(&self, call: &TokenStream) -> (TokenStream, TokenStream) {
         let p = &self.p;
@@ -432,55 +460,76 @@ impl<'t> Expander<'t> {
         quote!(::std::result::Result<#p::Reply<#p::Encoded>, #p::ToolError>)
     }
 
-    /// The entry points (`__run` and the functions around it), the spec's `exec` and the typed
-    /// path's `exec`.
+    /// The entry points (`__run` or `__start`, and the functions around it), the spec's `exec`
+    /// and the typed path's `exec`. `finish` is the end of a sync tool's `__run`, or an async
+    /// tool's encoder ([`Self::encoder`]).
     fn entry_points(
         &self,
         params: &Params,
         finish: &TokenStream,
     ) -> (TokenStream, TokenStream, TokenStream) {
         let fetch = &params.fetch;
-        let body = quote! {
-            #(#fetch)*
-            #finish
-        };
         let decode = self.decode(params);
         // A sync tool is a plain function, which the toolbox runs on a tool thread so a slow body
         // cannot stall the host's async threads or outlive its timeout unanswered; an async tool
         // is a boxed future. Both entry points (validated value, typed fast path) share one body.
         if self.tool.is_async {
-            self.async_entry_points(&body, &decode)
+            let ident = &self.tool.ident;
+            let callee = match &self.self_tokens {
+                Some(st) => quote!(<#st>::#ident),
+                None => quote!(#ident),
+            };
+            let args = &params.call_args;
+            let start = quote! {
+                #(#fetch)*
+                ::std::result::Result::Ok(#callee(#(#args),*))
+            };
+            self.async_entry_points(&start, finish, &decode)
         } else {
+            let body = quote! {
+                #(#fetch)*
+                #finish
+            };
             self.sync_entry_points(&body, &decode)
         }
     }
 
-    /// An async tool's entry points, each a boxed future, and its two `exec`s.
+    /// An async tool's entry points, each a boxed future, and its two `exec`s: `__start`
+    /// fetches the context and calls the tool (its future, not awaited), and the generic
+    /// `typed::invoke_async` awaits it and applies `encoder`.
     fn async_entry_points(
         &self,
-        body: &TokenStream,
+        start: &TokenStream,
+        encoder: &TokenStream,
         decode: &TokenStream,
     ) -> (TokenStream, TokenStream, TokenStream) {
         let p = &self.p;
         let (result_ty, encoded_ty) = (self.result_ty(), self.encoded_ty());
+        let ret = self.fix(&self.tool.ret);
         (
             quote! {
                 #[allow(unused_variables)]
-                async fn __run(__ctx: &#p::Context, __args: __Args, __enc: #p::Encoding<'_>) -> #encoded_ty {
-                    #body
+                fn __start<'__a>(
+                    __ctx: &'__a #p::Context,
+                    __args: __Args,
+                ) -> ::std::result::Result<
+                    impl ::std::future::Future<Output = #ret> + ::std::marker::Send + '__a,
+                    #p::ToolError,
+                > {
+                    #start
                 }
                 fn __invoke<'__a>(
                     __ctx: &'__a #p::Context,
                     __raw: &'__a #p::Value,
                 ) -> #p::BoxFuture<'__a, #result_ty> {
-                    #p::typed::invoke_async(__ctx, __raw, #decode, __run)
+                    #p::typed::invoke_async(__ctx, __raw, #decode, __start, #encoder)
                 }
                 fn __invoke_typed<'__a>(
                     __ctx: &'__a #p::Context,
                     __typed: #p::typed::TypedArgs,
                     __enc: #p::Encoding<'__a>,
                 ) -> #p::BoxFuture<'__a, #encoded_ty> {
-                    #p::typed::invoke_typed_async::<__Args, _, _>(__ctx, __typed, __enc, __run)
+                    #p::typed::invoke_typed_async::<__Args, _, _, _>(__ctx, __typed, __enc, __start, #encoder)
                 }
             },
             quote!(#p::Exec::Async(__invoke)),
@@ -528,7 +577,8 @@ impl<'t> Expander<'t> {
         )
     }
 
-    /// The typed path's functions: `__fill`, `__check`, `__decoded`, `__typed_def`.
+    /// The typed path's functions `__fill` and `__check`, and the statement that builds its
+    /// `TypedDef` (`__typed`).
     fn typed_fns(&self, params: &Params, typed_exec: &TokenStream) -> TokenStream {
         let p = &self.p;
         let Params {
@@ -566,18 +616,17 @@ impl<'t> Expander<'t> {
                     }
                 }
             }
-            fn __decoded(__input: #p::typed::Input<'_>) -> #p::typed::Decoded {
-                #p::typed::decoded(__input, __fill, __check)
-            }
+            // The fast path of `ToolDef::typed`: a statement of the tool's body, not an item of its
+            // own (each item is one more to check after an edit that moves the tool's text).
             #[allow(unused_imports, clippy::needless_borrow)]
-            fn __typed_def() -> ::std::option::Option<#p::typed::TypedDef> {
+            let __typed: ::std::option::Option<#p::typed::TypedDef> = {
                 use #p::typed::{KnownType as _, UnknownType as _};
                 let __possible: bool = true #(&& #fast_possible)*;
                 __possible.then_some(#p::typed::TypedDef {
-                    decode: __decoded,
+                    decode: |__input| #p::typed::decoded(__input, __fill, __check),
                     exec: #typed_exec,
                 })
-            }
+            };
         }
     }
 
@@ -621,11 +670,11 @@ impl<'t> Expander<'t> {
                 name: #name,
                 title: #title,
                 description: #description,
-                params: __PARAMS,
+                params: __params,
                 output: #output_schema,
                 effects: #effects,
                 allows: &[#(#allows),*],
-                contexts: __CONTEXTS,
+                contexts: __contexts,
                 timeout_ms: #timeout,
                 output_budget: #output_budget,
                 idempotency_key: &[#(#idem_keys),*],
@@ -634,7 +683,7 @@ impl<'t> Expander<'t> {
                 deprecated: #deprecated,
                 icons: &[#(#icons),*],
                 exec: #exec,
-                typed: __typed_def(),
+                typed: __typed,
             })#approval_when #core
         }
     }
