@@ -170,6 +170,40 @@ fn older_revisions_and_other_targets_get_what_their_schema_allows() {
     }
 }
 
+/// A root `$schema` the schema's author wrote reaches MCP clients of every revision (SEP-1613:
+/// the client reads the dialect from it; the conformance suite's `json-schema-2020-12` checks
+/// it), each export still valid against its revision's `Tool`; the other targets take none.
+#[test]
+fn a_hand_written_root_schema_uri_reaches_mcp_clients_only() {
+    let dialect = "https://json-schema.org/draft/2020-12/schema";
+    let spec = ToolSpec::new(
+        "echo_contact",
+        "Echoes a contact. Returns the arguments it was given.",
+        json!({
+            "$schema": dialect,
+            "type": "object",
+            "properties": {"name": {"type": "string", "description": "The contact's name."}},
+            "additionalProperties": false
+        }),
+    );
+    for version in McpVersion::ALL {
+        let doc = export(std::slice::from_ref(&spec), Target::Mcp(version)).unwrap();
+        let tool = &doc["tools"][0];
+        assert_eq!(
+            tool["inputSchema"]["$schema"], dialect,
+            "{version:?}: {doc}"
+        );
+        assert_conforms(version.as_str(), "Tool", tool);
+    }
+    for target in Target::all()
+        .iter()
+        .filter(|t| !matches!(t, Target::Mcp(_)))
+    {
+        let doc = export(std::slice::from_ref(&spec), *target).unwrap();
+        assert!(!doc.to_string().contains("$schema"), "{target:?}: {doc}");
+    }
+}
+
 #[test]
 fn the_canonical_spec_keeps_the_header_and_the_fingerprint_ignores_icons() {
     let spec = run_query::tool().spec().clone();

@@ -321,35 +321,28 @@ fn mcp_output_schema_hoists_data_defs_so_refs_still_resolve() {
     }
 }
 
+/// A root `$schema` written by the schema's author is kept for every MCP revision (SEP-1613:
+/// the client reads the dialect from it; the conformance suite checks it is not stripped) and
+/// dropped for the vendor APIs, which take none.
 #[test]
-fn schema_uri_is_dropped_where_2020_12_is_the_default_and_kept_for_2025_06_18() {
+fn schema_uri_is_kept_for_mcp_and_dropped_for_vendor_apis() {
     let mut s = fixtures::get_time();
-    s.input_schema["$schema"] = json!("https://json-schema.org/draft/2020-12/schema");
-    assert!(
-        one(s.clone(), Target::Mcp(McpVersion::V2025_11_25))["inputSchema"]
+    for dialect in [
+        "https://json-schema.org/draft/2020-12/schema",
+        "http://json-schema.org/draft-07/schema#",
+    ] {
+        s.input_schema["$schema"] = json!(dialect);
+        for version in McpVersion::ALL {
+            assert_eq!(
+                one(s.clone(), Target::Mcp(version))["inputSchema"]["$schema"],
+                dialect,
+                "{version:?}"
+            );
+        }
+        assert!(one(s.clone(), Target::Gemini)["parametersJsonSchema"]
             .get("$schema")
-            .is_none()
-    );
-    assert!(
-        one(s.clone(), Target::Mcp(McpVersion::V2026_07_28))["inputSchema"]
-            .get("$schema")
-            .is_none()
-    );
-    assert!(
-        one(s.clone(), Target::Mcp(McpVersion::V2025_06_18))["inputSchema"]
-            .get("$schema")
-            .is_some()
-    );
-    assert!(one(s.clone(), Target::Gemini)["parametersJsonSchema"]
-        .get("$schema")
-        .is_none());
-    s.input_schema["$schema"] = json!("http://json-schema.org/draft-07/schema#");
-    assert!(
-        one(s, Target::Mcp(McpVersion::V2025_11_25))["inputSchema"]
-            .get("$schema")
-            .is_some(),
-        "a non-default dialect is kept"
-    );
+            .is_none());
+    }
 }
 
 // ---------- schema passes ----------

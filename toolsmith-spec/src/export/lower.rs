@@ -15,9 +15,6 @@ use crate::spec::ToolSpec;
 use toolsmith_lint::platform::{self, StrictFacts};
 use toolsmith_lint::walk::{self, Pointer, RefStack};
 
-/// The JSON Schema 2020-12 dialect URI (the default for MCP 2025-11-25 and later).
-pub(crate) const DIALECT_2020_12: &str = "https://json-schema.org/draft/2020-12/schema";
-
 /// How a strict target treats objects.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub(crate) enum Strict {
@@ -34,8 +31,6 @@ pub(crate) enum Strict {
 pub(crate) enum SchemaUri {
     /// Leave it as it is.
     Keep,
-    /// Drop it when it names 2020-12, the protocol's default dialect.
-    StripDefault,
     /// Drop it: the target does not take one.
     Strip,
 }
@@ -95,12 +90,12 @@ impl Passes {
             max_union_params: None,
         };
         match target {
-            Target::Mcp(v) => Passes {
-                schema_uri: if v == McpVersion::V2025_06_18 {
-                    SchemaUri::Keep
-                } else {
-                    SchemaUri::StripDefault
-                },
+            // MCP keeps a root `$schema` the schema's author wrote (SEP-1613: a client reads
+            // the dialect from it; the conformance suite's `json-schema-2020-12` checks it is
+            // kept). Schemas derived from Rust types have none: `schema::clean_document` and the
+            // generator's hygiene drop schemars' own.
+            Target::Mcp(_) => Passes {
+                schema_uri: SchemaUri::Keep,
                 ..base
             },
             Target::WebMcp => Passes {
@@ -1481,9 +1476,6 @@ impl SchemaUri {
     fn drops(self, root: &Map<String, Value>) -> bool {
         match self {
             SchemaUri::Keep => false,
-            SchemaUri::StripDefault => {
-                get(root, "$schema").and_then(Value::as_str) == Some(DIALECT_2020_12)
-            }
             SchemaUri::Strip => has(root, "$schema"),
         }
     }

@@ -10,9 +10,9 @@
 //!    and non-empty for WebMCP; at most 1024 characters for OpenAI).
 //! 2. **Root checks** — the input root must be `"type": "object"`; OpenAI forbids `oneOf`,
 //!    `anyOf`, `allOf`, `enum`, `const`, `not` at the root, Anthropic `oneOf`, `anyOf`, `allOf`.
-//! 3. **`$schema`** — dropped for every vendor API; for MCP 2025-11-25 and 2026-07-28 dropped
-//!    when it names 2020-12 (absent means 2020-12 there); kept as is for MCP 2025-06-18, which
-//!    defines no default dialect (the canonical schema carries none).
+//! 3. **`$schema`** — dropped for every vendor API; kept as written for MCP (SEP-1613: a client
+//!    reads the dialect from it, and the conformance suite's `json-schema-2020-12` checks it).
+//!    Only a hand-written schema has one: the canonical schema of a Rust type carries none.
 //! 4. **`$ref` inlining** (Gemini, Anthropic strict) — every `$ref` is replaced by its definition
 //!    from the root `$defs`; a recursive type cannot be inlined and is an error. Other targets
 //!    keep `$defs`/`$ref` (the canonical schema only keeps them for recursive types).
