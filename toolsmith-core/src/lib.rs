@@ -177,16 +177,16 @@ pub mod __private {
     pub mod typed {
         pub use crate::typed::{
             decoded, fill, filled, invoke_async, invoke_blocking, invoke_typed_async,
-            invoke_typed_blocking, run_fused, wrong_arguments, wrong_arguments_future, DecodeError,
-            Decoded, Fast, Fused, Input, Known, KnownType, PatternCell, Probe, Slot, TypeProbe,
-            TypedArgs, TypedDef, TypedExec, Unknown, UnknownType, NO_PATTERN,
+            invoke_typed_blocking, run_fused, DecodeError, Decoded, Fast, Fused, Input, Known,
+            KnownType, PatternCell, Probe, Slot, TypeProbe, TypedArgs, TypedDef, TypedExec,
+            Unknown, UnknownType, NO_PATTERN,
         };
         pub use std::marker::PhantomData;
     }
 
     /// The error of validated arguments that do not decode into the tool's parameters.
     #[cold]
-    pub fn unreadable(e: serde_json::Error) -> ToolError {
+    pub(crate) fn unreadable(e: serde_json::Error) -> ToolError {
         ToolError::invalid_input(
             crate::codes::INVALID_ARGUMENT,
             format!("The arguments could not be read: {e}."),
@@ -293,7 +293,7 @@ pub mod __private {
     }
 
     /// The result of the validated-value entry point, which always asks for a value.
-    pub fn value_reply(
+    pub(crate) fn value_reply(
         result: Result<Reply<Encoded>, ToolError>,
     ) -> Result<Reply<Value>, ToolError> {
         let reply = result?;

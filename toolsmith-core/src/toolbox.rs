@@ -996,13 +996,9 @@ impl Toolbox {
     /// Registers a tool on a running toolbox (with the same checks as [`ToolboxBuilder::build`]).
     pub fn register(&self, tool: Tool) -> Result<(), BuildError> {
         let mut result = Ok(());
+        let execute = &self.engine.stages.execute;
         let changed = self.update(|reg| {
-            match prepare(
-                &tool,
-                &self.engine.stages.execute.context,
-                reg,
-                self.engine.stages.execute.check_output_contract,
-            ) {
+            match prepare(&tool, &execute.context, reg, execute.check_output_contract) {
                 Ok(entry) => {
                     let mut next = reg.clone();
                     next.retired.remove(tool.name());

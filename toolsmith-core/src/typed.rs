@@ -521,8 +521,7 @@ fn distinct<T: Fast>(items: &[T]) -> bool {
 }
 
 /// The error of a typed executor handed arguments of another tool (a bug in the toolbox).
-#[doc(hidden)]
-pub fn wrong_arguments() -> ToolError {
+pub(crate) fn wrong_arguments() -> ToolError {
     ToolError::failed(
         "INTERNAL",
         "The tool failed unexpectedly and did not complete. Retrying the same call is unlikely to help; tell the user the action could not be done.",
@@ -530,8 +529,7 @@ pub fn wrong_arguments() -> ToolError {
 }
 
 /// [`wrong_arguments`] as an async executor's answer.
-#[doc(hidden)]
-pub fn wrong_arguments_future<'a>() -> BoxFuture<'a, Result<Reply<Encoded>, ToolError>> {
+fn wrong_arguments_future<'a>() -> BoxFuture<'a, Result<Reply<Encoded>, ToolError>> {
     Box::pin(std::future::ready(Err(wrong_arguments())))
 }
 

@@ -362,28 +362,7 @@ fn validation_keyword(key: &str) -> bool {
 /// Whether JSON Schema 2020-12 defines the format `name` (section 7.3); the compiled checks know
 /// some of them ([`Format::named`]).
 fn defined_format(name: &str) -> bool {
-    matches!(
-        name,
-        "date-time"
-            | "date"
-            | "time"
-            | "duration"
-            | "email"
-            | "idn-email"
-            | "hostname"
-            | "idn-hostname"
-            | "ipv4"
-            | "ipv6"
-            | "uri"
-            | "uri-reference"
-            | "iri"
-            | "iri-reference"
-            | "uuid"
-            | "uri-template"
-            | "json-pointer"
-            | "relative-json-pointer"
-            | "regex"
-    )
+    toolsmith_spec::schema::STANDARD_FORMATS.contains(&name)
 }
 
 fn quote_list(names: &[&str]) -> String {
@@ -1681,35 +1660,38 @@ fn is_hostname(s: &str) -> bool {
 /// Punycode, the position rule and a label of more than ASCII without control characters or
 /// spaces are checked, not IDNA's code point tables.
 fn a_labels_ok(s: &str) -> bool {
-    #[cfg(feature = "full-json-schema")]
-    static CHECK: std::sync::OnceLock<Option<jsonschema::Validator>> = std::sync::OnceLock::new();
     s.split('.')
         .filter(|l| l.len() >= 4 && l[..4].eq_ignore_ascii_case("xn--"))
         .all(|label| {
             let Some(decoded) = decode_punycode(&label[4..]) else {
                 return false;
             };
-            if decoded.chars().skip(2).take(2).eq("--".chars()) {
-                return false;
-            }
-            // Without the full validator: an A-label encodes something beyond ASCII, and no
-            // control character or space.
-            #[cfg(not(feature = "full-json-schema"))]
-            return !decoded.is_ascii()
-                && !decoded.chars().any(|c| c.is_control() || c.is_whitespace());
-            #[cfg(feature = "full-json-schema")]
-            let lower = format!("xn--{}", &label[4..]);
-            #[cfg(feature = "full-json-schema")]
-            CHECK
-                .get_or_init(|| {
-                    jsonschema::options()
-                        .should_validate_formats(true)
-                        .build(&serde_json::json!({"format": "hostname"}))
-                        .ok()
-                })
-                .as_ref()
-                .is_some_and(|v| v.is_valid(&Value::String(lower)))
+            !decoded.chars().skip(2).take(2).eq("--".chars())
+                && code_points_ok(&label[4..], &decoded)
         })
+}
+
+/// IDNA 2008's code point and contextual rules for the A-label whose Punycode is `punycode` and
+/// which decodes to `decoded`, by the `jsonschema` crate's hostname format (compiled once).
+#[cfg(feature = "full-json-schema")]
+fn code_points_ok(punycode: &str, _decoded: &str) -> bool {
+    static CHECK: std::sync::OnceLock<Option<jsonschema::Validator>> = std::sync::OnceLock::new();
+    CHECK
+        .get_or_init(|| {
+            jsonschema::options()
+                .should_validate_formats(true)
+                .build(&serde_json::json!({"format": "hostname"}))
+                .ok()
+        })
+        .as_ref()
+        .is_some_and(|v| v.is_valid(&Value::String(format!("xn--{punycode}"))))
+}
+
+/// Without the full validator: an A-label encodes something beyond ASCII, and no control
+/// character or space.
+#[cfg(not(feature = "full-json-schema"))]
+fn code_points_ok(_punycode: &str, decoded: &str) -> bool {
+    !decoded.is_ascii() && !decoded.chars().any(|c| c.is_control() || c.is_whitespace())
 }
 
 /// Decodes the Punycode of an A-label after its `xn--` prefix (RFC 3492 section 6.2); `None`

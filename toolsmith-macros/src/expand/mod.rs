@@ -58,11 +58,8 @@ fn constraint_tokens(c: &ConstraintAttr) -> TokenStream {
 pub(crate) fn tool_expr(tool: &ToolFn, self_ty: Option<&Type>) -> TokenStream {
     let ex = Expander::new(tool, self_ty);
     let params = ex.params();
-    let (finish, output_schema) = ex.output(&ex.call(&params.call_args));
-    // An async tool's run is `__start` (the context fetched, the tool's future made) and the
-    // encoder `typed::invoke_async` applies to its output: no coroutine of its own per tool.
-    let finish = if tool.is_async { ex.encoder() } else { finish };
-    let (invoke_fns, exec, typed_exec) = ex.entry_points(&params, &finish);
+    let output_schema = ex.output_schema();
+    let (invoke_fns, exec, typed_exec) = ex.entry_points(&params);
     let typed_fns = ex.typed_fns(&params, &typed_exec);
     let (approval_fn, approval_when) = approval_when(tool, &|ty: &Type| ex.fix(ty));
     let tool_value = ex.tool_value(&output_schema, &exec, &approval_when);
@@ -373,22 +370,18 @@ impl<'t> Expander<'t> {
         out.call_args.push(quote!(#local));
     }
 
-    /// The call of the tool function with its arguments (awaited when it is async).
+    /// The call of the tool function with its arguments (an async tool's future, not awaited).
     fn call(&self, call_args: &[TokenStream]) -> TokenStream {
         let ident = &self.tool.ident;
         let callee = match &self.self_tokens {
             Some(st) => quote!(<#st>::#ident),
             None => quote!(#ident),
         };
-        let mut call = quote!(#callee(#(#call_args),*));
-        if self.tool.is_async {
-            call = quote!(#call.await);
-        }
-        call
+        quote!(#callee(#(#call_args),*))
     }
 
-    /// The function that encodes what the tool returns (an async tool's, applied by
-    /// `typed::invoke_async` to the output of its future).
+    /// The function that encodes what the tool returns: applied to a sync tool's result at the
+    /// end of `__run`, and by `typed::invoke_async` to the output of an async tool's future.
     fn encoder(&self) -> TokenStream {
         let p = &self.p;
         match &self.tool.output {
@@ -400,41 +393,17 @@ impl<'t> Expander<'t> {
         }
     }
 
-    /// The end of `__run` (the call, its output encoded) and the spec's output schema.
-    fn output(&self, call: &TokenStream) -> (TokenStream, TokenStream) {
+    /// The spec's output schema.
+    fn output_schema(&self) -> TokenStream {
         let p = &self.p;
-        match &self.tool.output {
-            Output::Unit => (
-                quote! { #call; #p::unit_output(__enc) },
-                quote!(::std::option::Option::None),
-            ),
-            Output::Plain { ty, reply } => {
-                let t = self.fix(ty);
-                let f = if *reply {
-                    quote!(reply_output)
-                } else {
-                    quote!(ok_output)
-                };
-                (
-                    quote!(#p::#f(#call, __enc)),
-                    quote!(::std::option::Option::Some(#p::schema_of::<#t>)),
-                )
+        let ty = match &self.tool.output {
+            Output::Plain { ty, .. } | Output::Result { ok: Some(ty), .. } => ty,
+            Output::Unit | Output::Result { ok: None, .. } => {
+                return quote!(::std::option::Option::None)
             }
-            Output::Result { ok, reply } => (
-                if *reply {
-                    quote!(#p::result_reply_output(#call, __enc))
-                } else {
-                    quote!(#p::result_output(#call, __enc))
-                },
-                match ok {
-                    Some(t) => {
-                        let t = self.fix(t);
-                        quote!(::std::option::Option::Some(#p::schema_of::<#t>))
-                    }
-                    None => quote!(::std::option::Option::None),
-                },
-            ),
-        }
+        };
+        let t = self.fix(ty);
+        quote!(::std::option::Option::Some(#p::schema_of::<#t>))
     }
 
     /// What decodes the validated value into `__Args` for the entry points on it: `__fill`, or
@@ -460,32 +429,30 @@ impl<'t> Expander<'t> {
         quote!(::std::result::Result<#p::Reply<#p::Encoded>, #p::ToolError>)
     }
 
-    /// The entry points (`__run` or `__start`, and the functions around it), the spec's `exec`
-    /// and the typed path's `exec`. `finish` is the end of a sync tool's `__run`, or an async
-    /// tool's encoder ([`Self::encoder`]).
-    fn entry_points(
-        &self,
-        params: &Params,
-        finish: &TokenStream,
-    ) -> (TokenStream, TokenStream, TokenStream) {
+    /// The entry points (a sync tool's `__run`, an async tool's `__start`, and the functions
+    /// around it), the spec's `exec` and the typed path's `exec`.
+    fn entry_points(&self, params: &Params) -> (TokenStream, TokenStream, TokenStream) {
+        let p = &self.p;
         let fetch = &params.fetch;
+        let call = self.call(&params.call_args);
+        let encoder = self.encoder();
         let decode = self.decode(params);
         // A sync tool is a plain function, which the toolbox runs on a tool thread so a slow body
         // cannot stall the host's async threads or outlive its timeout unanswered; an async tool
         // is a boxed future. Both entry points (validated value, typed fast path) share one body.
         if self.tool.is_async {
-            let ident = &self.tool.ident;
-            let callee = match &self.self_tokens {
-                Some(st) => quote!(<#st>::#ident),
-                None => quote!(#ident),
-            };
-            let args = &params.call_args;
+            // The context fetched and the tool's future made; `typed::invoke_async` awaits it
+            // and applies the encoder, so the tool has no coroutine of its own here.
             let start = quote! {
                 #(#fetch)*
-                ::std::result::Result::Ok(#callee(#(#args),*))
+                ::std::result::Result::Ok(#call)
             };
-            self.async_entry_points(&start, finish, &decode)
+            self.async_entry_points(&start, &encoder, &decode)
         } else {
+            let finish = match self.tool.output {
+                Output::Unit => quote! { #call; #p::unit_output(__enc) },
+                _ => quote!(#encoder(#call, __enc)),
+            };
             let body = quote! {
                 #(#fetch)*
                 #finish
