@@ -46,6 +46,7 @@ use std::time::Duration;
 use toolsmith::client::{LogLevel, SampleRequest};
 use toolsmith::content::{Audio, Content, Image, Resource};
 use toolsmith::mcp::McpServer;
+use toolsmith::state::task::Tasks;
 use toolsmith::{codes, tool, Client, Effects, Progress, Question};
 use toolsmith::{Tool, ToolError, ToolSpec, Toolbox};
 
@@ -419,6 +420,105 @@ fn test_custom_header(
     region
 }
 
+// ---- Tasks (2026-07-28 extension io.modelcontextprotocol/tasks) -----------------------------
+
+/// Greets someone by name, for testing a call that never becomes a task. Returns the greeting.
+#[tool(
+    read_only,
+    allow(name_style, reason = "the conformance suite calls it by this name")
+)]
+fn greet(
+    /// The name to greet.
+    name: String,
+) -> Content {
+    // A text block alone: the suite compares the text with the greeting exactly.
+    Content::new().text(format!("Hello, {name}!"))
+}
+
+/// Works for the given number of seconds, as a task when the client polls tasks, for testing
+/// long-running calls. Returns what it computed.
+#[tool(
+    read_only,
+    task = "optional",
+    allow(name_style, reason = "the conformance suite calls it by this name")
+)]
+async fn slow_compute(
+    /// How long to work, in seconds (0 to 120).
+    #[arg(maximum = 120)]
+    seconds: u64,
+    /// A label echoed in the result.
+    label: String,
+) -> String {
+    tokio::time::sleep(Duration::from_secs(seconds)).await;
+    format!("Computed {label} in {seconds} s")
+}
+
+/// Works for a second, then fails, and only as a task, for testing how a tool's error ends a
+/// task. Returns an error every time.
+#[tool(
+    read_only,
+    task = "required",
+    allow(name_style, reason = "the conformance suite calls it by this name")
+)]
+async fn failing_job() -> Result<String, ToolError> {
+    tokio::time::sleep(Duration::from_secs(1)).await;
+    Err(ToolError::failed(
+        "JOB_FAILED",
+        "The job failed, as it always does",
+    ))
+}
+
+/// Ends as a call of a tool that is gone ends (`invalid_input`, `UNKNOWN_TOOL`), which
+/// 2026-07-28 answers with a JSON-RPC error, for testing a task that fails. Returns an error
+/// every time.
+#[tool(
+    read_only,
+    task = "optional",
+    allow(name_style, reason = "the conformance suite calls it by this name")
+)]
+async fn protocol_error_job() -> Result<String, ToolError> {
+    Err(ToolError::invalid_input(
+        codes::UNKNOWN_TOOL,
+        "The job's tool is gone, as it always is",
+    ))
+}
+
+/// Asks the user to confirm the deletion of a file, for testing questions inside a task.
+/// Returns whether the file would be deleted; deletes nothing.
+#[tool(read_only, task = "optional")]
+async fn confirm_delete(
+    #[context] client: &Client,
+    /// The file to delete.
+    filename: String,
+) -> Result<String, ToolError> {
+    let form = json!({"type": "object", "properties": {
+        "confirm": {"type": "boolean", "description": "Delete the file?"}}, "required": ["confirm"]});
+    let answer = client
+        .question(&Question::new(format!("Delete {filename}?"), &form)?)
+        .await?;
+    Ok(format!("confirm={} for {filename}", answer["confirm"]))
+}
+
+/// Asks the user two questions at once, for testing answers that arrive one at a time.
+/// Returns both answers.
+#[tool(
+    read_only,
+    task = "optional",
+    allow(name_style, reason = "the conformance suite calls it by this name")
+)]
+async fn multi_input(#[context] client: &Client) -> Result<String, ToolError> {
+    let ask = |n: u8| {
+        let form = json!({"type": "object", "properties": {
+            "name": {"type": "string", "description": "A name"},
+            "confirm": {"type": "boolean", "description": "Go on?"}}, "required": ["name"]});
+        Question::new(format!("Question {n}: your name?"), &form)
+            .map(|q| q.with_key(format!("q{n}")))
+    };
+    let (one, two) = (ask(1)?, ask(2)?);
+    let (a, b) = tokio::join!(client.question(&one), client.question(&two));
+    Ok(format!("first={}, second={}", a?["name"], b?["name"]))
+}
+
 fn toolbox() -> Result<Toolbox, String> {
     Toolbox::builder()
         .tool(test_simple_text::tool())
@@ -440,6 +540,12 @@ fn toolbox() -> Result<Toolbox, String> {
         .tool(test_input_required_result_tampered_state::tool())
         .tool(json_schema_2020_12_tool())
         .tool(test_custom_header::tool())
+        .tool(greet::tool())
+        .tool(slow_compute::tool())
+        .tool(failing_job::tool())
+        .tool(protocol_error_job::tool())
+        .tool(confirm_delete::tool())
+        .tool(multi_input::tool())
         .build()
         .map_err(|e| format!("the toolbox could not be built: {e}"))
 }
@@ -735,6 +841,9 @@ async fn main() {
     let toolbox = toolbox().unwrap_or_else(|e| fail(&e));
     let server = McpServer::new(toolbox)
         .server_info("toolsmith-conformance", env!("CARGO_PKG_VERSION"))
+        // Calls that outlive their request, kept in this process (a service of several
+        // replicas gives them its shared state store).
+        .tasks(Tasks::in_memory().poll_interval(Duration::from_millis(200)))
         // The rest of the server: prompts, resources, completions.
         .with_handler(Fixtures::default());
     let http = server

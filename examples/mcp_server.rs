@@ -54,6 +54,7 @@ use std::sync::{Arc, OnceLock, Weak};
 use std::time::Duration;
 use toolsmith::approval::sync_approver;
 use toolsmith::mcp::McpServer;
+use toolsmith::state::task::Tasks;
 use toolsmith::state::StateStore;
 use toolsmith::Approval;
 use toolsmith::{model, tool, Policy, Progress, SecretKey, ToolError, Toolbox};
@@ -222,7 +223,12 @@ struct Appended {
 /// Appends one line of text to notes.log in the workspace root, once per request_id: a repeat
 /// with the same request_id is answered as a duplicate and writes nothing. Returns the request
 /// and the file written.
-#[tool(writes, idempotency_key(request_id), title = "Append note")]
+#[tool(
+    writes,
+    idempotency_key(request_id),
+    task = "optional",
+    title = "Append note"
+)]
 async fn append_note(
     /// The caller's identifier of this request, e.g. "req-42"; repeats use the same one.
     #[arg(min_length = 1, max_length = 200)]
@@ -369,9 +375,21 @@ async fn connect(store: &Store) -> Result<Option<Arc<dyn StateStore>>, String> {
 
 async fn run(options: Options) -> Result<(), String> {
     let state = connect(&options.store).await?;
+    // Calls that outlive their request (a client that declares the 2026-07-28 tasks
+    // extension gets `append_note` as a task) live in the same store, so any replica answers
+    // for them; the runner's lease is the claims' (a dead replica's task fails once it lapses).
+    let tasks = match &state {
+        Some(state) => Tasks::new(Arc::clone(state)),
+        None => Tasks::in_memory(),
+    };
+    let tasks = match options.claim_lease {
+        Some(lease) => tasks.lease(lease).poll_interval(lease / 4),
+        None => tasks,
+    };
     let toolbox = toolbox(&options, state)?;
-    let mut server =
-        McpServer::new(toolbox).server_info("toolsmith-workspace", env!("CARGO_PKG_VERSION"));
+    let mut server = McpServer::new(toolbox)
+        .server_info("toolsmith-workspace", env!("CARGO_PKG_VERSION"))
+        .tasks(tasks);
     if std::env::var_os(CURSOR_KEY_VAR).is_some() {
         // The same key seals the state of 2026-07-28 `input_required` results, so a retry is
         // served by whichever replica it reaches (the variable was checked in `toolbox`).

@@ -70,7 +70,7 @@
 //! error codes), [`content`] (images, audio, resources), [`export`] (targets, artifacts, the
 //! snapshot check), [`fault`] (failures of the host's own parts), [`idempotency`], [`lint`],
 //! [`pipeline`] (host stages), [`spec`] (the spec's smaller parts), [`state`] (state shared by
-//! replicas) and [`validate`]; with features also `mcp`, `workspace`, `sqlite`, `postgres`,
+//! replicas, and [`state::task`]: calls that outlive their request) and [`validate`]; with features also `mcp`, `workspace`, `sqlite`, `postgres`,
 //! `redis` and `ui`. The feature `full-json-schema` validates what the compiled checks leave out
 //! of a hand-written schema ([`validate`] says which keywords). The dependencies whose derives the generated code uses are re-exported as
 //! `serde`, `serde_json`, `schemars` and `regex`.
@@ -127,7 +127,7 @@ pub mod fault {
 /// and its icons ([`Icon`](spec::Icon), [`IconTheme`](spec::IconTheme)).
 pub mod spec {
     #[doc(inline)]
-    pub use toolsmith_core::{Allow, Icon, IconTheme};
+    pub use toolsmith_core::{Allow, Icon, IconTheme, TaskSupport};
 }
 
 #[doc = include_str!("docs/export.md")]

@@ -64,6 +64,7 @@ mod mcp_fields;
 mod mcp_interop;
 mod mcp_result;
 mod mcp_server;
+mod mcp_tasks;
 mod readme;
 mod release;
 mod replicas_http;

@@ -374,45 +374,9 @@ async fn a_header_named_like_a_standard_one_stays_under_its_prefix() {
     http.shutdown().await;
 }
 
-/// One 2026-07-28 request (sessionless, the version in `_meta` and the header) with `extra`
-/// headers: the HTTP status and the JSON-RPC message answering it.
+/// One 2026-07-28 request with no client capabilities (see [`fixture::post_2026`]).
 async fn post_2026(url: &str, method: &str, params: Value, extra: &[(&str, &str)]) -> (u16, Value) {
-    let mut params = params;
-    params["_meta"] = json!({
-        "io.modelcontextprotocol/protocolVersion": "2026-07-28",
-        "io.modelcontextprotocol/clientCapabilities": {},
-        "io.modelcontextprotocol/clientInfo": {"name": "raw", "version": "1"},
-    });
-    let body = json!({"jsonrpc": "2.0", "id": 7, "method": method, "params": params});
-    let mut req = reqwest::Client::new()
-        .post(url)
-        .header("content-type", "application/json")
-        .header("accept", "application/json, text/event-stream")
-        .header("mcp-protocol-version", "2026-07-28")
-        .header("mcp-method", method)
-        .body(body.to_string());
-    if let Some(name) = params.get("name").and_then(Value::as_str) {
-        req = req.header("mcp-name", name);
-    }
-    for (k, v) in extra {
-        req = req.header(*k, *v);
-    }
-    let res = tokio::time::timeout(BOUND, req.send())
-        .await
-        .unwrap()
-        .unwrap();
-    let status = res.status().as_u16();
-    let text = tokio::time::timeout(BOUND, res.text())
-        .await
-        .unwrap()
-        .unwrap();
-    let message = text
-        .lines()
-        .filter_map(|l| l.strip_prefix("data:").map(str::trim).or(Some(l)))
-        .filter_map(|l| serde_json::from_str::<Value>(l).ok())
-        .find(|m| m.get("id") == Some(&json!(7)))
-        .unwrap_or_else(|| panic!("no answer in {text:?}"));
-    (status, message)
+    fixture::post_2026(url, method, params, json!({}), extra).await
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]

@@ -8,6 +8,11 @@
 //! - a server killed (SIGKILL) while its slow `append_note` runs: a retry on the other server is
 //!   `IN_PROGRESS` while the write runs, then `OUTCOME_UNKNOWN` once the lease lapses, and the
 //!   line is never written;
+//! - tasks (the 2026-07-28 extension, raw JSON-RPC): a keyed write started as a task on one
+//!   server is polled to its end on the other, and repeated there as a task it runs no
+//!   second time; a task cancelled on the other server ends `cancelled` and never writes; the
+//!   server running a task killed (SIGKILL) mid-task: the other reports the task `failed`
+//!   with `OUTCOME_UNKNOWN` once the lease lapses, and the write never runs;
 //! - a Redis of the test's own killed under a load of keyed writes: the writes are
 //!   `temporary_failure` (`IDEMPOTENCY_UNAVAILABLE`) and do not run, reads go on, and service
 //!   comes back when Redis does.
@@ -340,6 +345,126 @@ async fn two_replicas_share_one_store(store: &str, label: &str) {
     drop(b);
 }
 
+/// A client that declares the tasks extension (2026-07-28, in each request's `_meta`).
+fn tasks_client() -> Value {
+    json!({"extensions": {"io.modelcontextprotocol/tasks": {}}})
+}
+
+/// Starts `append_note` as a task on `url`: the task's id.
+async fn start_task(url: &str, args: Value) -> String {
+    let (status, answer) = fixture::post_2026(
+        url,
+        "tools/call",
+        json!({"name": "append_note", "arguments": args}),
+        tasks_client(),
+        &[],
+    )
+    .await;
+    assert_eq!(status, 200, "{answer}");
+    let result = &answer["result"];
+    assert_eq!(result["resultType"], "task", "{answer}");
+    assert!(result["ttlMs"].as_u64().is_some(), "{answer}");
+    result["taskId"].as_str().expect("a task id").to_string()
+}
+
+/// `tasks/get` on `url`: the task as the server answers it.
+async fn get_task(url: &str, id: &str) -> Value {
+    let (_, answer) =
+        fixture::post_2026(url, "tasks/get", json!({"taskId": id}), tasks_client(), &[]).await;
+    assert!(answer.get("error").is_none(), "{answer}");
+    answer["result"].clone()
+}
+
+/// Polls `tasks/get` on `url` until the task ends (at most [`BOUND`]).
+async fn task_end(url: &str, id: &str) -> Value {
+    let asked = Instant::now();
+    loop {
+        let task = get_task(url, id).await;
+        let status = task["status"].as_str().unwrap_or_default();
+        if ["completed", "failed", "cancelled"].contains(&status) {
+            return task;
+        }
+        assert_eq!(status, "working", "{task}");
+        assert!(asked.elapsed() < BOUND, "task {id} still {task}");
+        tokio::time::sleep(Duration::from_millis(50)).await;
+    }
+}
+
+/// The envelope of a completed task's result.
+fn task_envelope(task: &Value) -> Value {
+    task["result"]["_meta"][ENVELOPE_META_KEY].clone()
+}
+
+/// Tasks across two servers on one store (see the module's list).
+async fn tasks_across_replicas(store: &str, label: &str) {
+    let dir = fixture::Dir::new(label);
+    let root = dir.root();
+    let mut a = Replica::start(&root, store);
+    let b = Replica::start(&root, store);
+
+    // A keyed write started as a task on A ends on B's answers; its repeat as a task on B is
+    // the first run's duplicate.
+    let id = unique("task");
+    let args = json!({"request_id": id, "text": "as a task", "delay_ms": 300});
+    let task = start_task(&a.url, args.clone()).await;
+    let done = task_end(&b.url, &task).await;
+    assert_eq!(done["status"], "completed", "{done}");
+    assert_eq!(task_envelope(&done)["status"], "ok", "{done}");
+    let again = start_task(&b.url, args).await;
+    let repeat = task_end(&a.url, &again).await;
+    assert_eq!(code(&task_envelope(&repeat)), "DUPLICATE", "{repeat}");
+    assert_eq!(note_lines(&root), [format!("{id}\tas a task")]);
+
+    // Cancelled on B while A runs it: it ends cancelled, and the line is never written.
+    let id = unique("cancelled");
+    let task = start_task(
+        &a.url,
+        json!({"request_id": id, "text": "no", "delay_ms": 20000}),
+    )
+    .await;
+    let (_, ack) = fixture::post_2026(
+        &b.url,
+        "tasks/cancel",
+        json!({"taskId": task}),
+        tasks_client(),
+        &[],
+    )
+    .await;
+    assert_eq!(ack["result"]["resultType"], "complete", "{ack}");
+    let cancelled = task_end(&b.url, &task).await;
+    assert_eq!(cancelled["status"], "cancelled", "{cancelled}");
+
+    // A killed mid-task: B answers `working` until the lease lapses, then `failed` with
+    // OUTCOME_UNKNOWN; the write never runs.
+    let id = unique("task_dies");
+    let task = start_task(
+        &a.url,
+        json!({"request_id": id, "text": "never", "delay_ms": 20000}),
+    )
+    .await;
+    assert_eq!(get_task(&b.url, &task).await["status"], "working");
+    a.kill();
+    let killed = Instant::now();
+    let failed = task_end(&b.url, &task).await;
+    assert_eq!(failed["status"], "failed", "{failed}");
+    assert_eq!(
+        failed["error"]["data"]["code"], "OUTCOME_UNKNOWN",
+        "{failed}"
+    );
+    assert!(failed.get("result").is_none(), "{failed}");
+    println!(
+        "{label}: a dead server's task failed {:?} after the kill (lease {LEASE_MS} ms)",
+        killed.elapsed()
+    );
+    assert!(
+        note_lines(&root)
+            .iter()
+            .all(|l| !l.starts_with(&id) && !l.contains("\tno")),
+        "neither the cancelled nor the dead task wrote"
+    );
+    drop(b);
+}
+
 #[tokio::test(flavor = "multi_thread", worker_threads = 4)]
 async fn two_servers_on_one_redis() {
     let Some(url) = service_url("TOOLSMITH_REDIS_URL") else {
@@ -354,6 +479,22 @@ async fn two_servers_on_one_postgres() {
         return;
     };
     two_replicas_share_one_store(&url, "replicas-postgres").await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 4)]
+async fn tasks_across_two_servers_on_one_redis() {
+    let Some(url) = service_url("TOOLSMITH_REDIS_URL") else {
+        return;
+    };
+    tasks_across_replicas(&url, "tasks-redis").await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 4)]
+async fn tasks_across_two_servers_on_one_postgres() {
+    let Some(url) = service_url("TOOLSMITH_PG_URL") else {
+        return;
+    };
+    tasks_across_replicas(&url, "tasks-postgres").await;
 }
 
 /// `--store` with anything but memory or a Redis or PostgreSQL URL, a bad lease, or a cursor

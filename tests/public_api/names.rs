@@ -331,6 +331,7 @@ mod in_toolsmith_spec {
     use toolsmith::spec::Allow;
     use toolsmith::spec::Icon;
     use toolsmith::spec::IconTheme;
+    use toolsmith::spec::TaskSupport;
 }
 
 mod in_toolsmith_sqlite {
@@ -347,7 +348,22 @@ mod in_toolsmith_state {
     use toolsmith::state::KeptValue;
     use toolsmith::state::MAX_KEPT_BYTES;
     use toolsmith::state::MemoryStateStore;
+    use toolsmith::state::Record;
     use toolsmith::state::StateStore;
+    use toolsmith::state::oversized_record;
+    use toolsmith::state::task;
+}
+
+mod in_toolsmith_state_task {
+    use toolsmith::state::task::ABANDONED;
+    use toolsmith::state::task::RESULT_TOO_LARGE;
+    use toolsmith::state::task::TaskError;
+    use toolsmith::state::task::TaskFailure;
+    use toolsmith::state::task::TaskHandle;
+    use toolsmith::state::task::TaskRecord;
+    use toolsmith::state::task::TaskSettings;
+    use toolsmith::state::task::TaskStatus;
+    use toolsmith::state::task::Tasks;
 }
 
 mod in_toolsmith_ui {

@@ -108,7 +108,7 @@ pub use context::Context;
 pub use error::ToolError;
 pub use progress::{with_progress, Progress, ProgressReport, ProgressSink};
 pub use reply::Reply;
-pub use spec::{Allow, Effects, Namespace, ToolSpec};
+pub use spec::{Allow, Effects, Namespace, TaskSupport, ToolSpec};
 pub use spec::{Icon, IconTheme};
 pub use tool::Tool;
 pub use toolsmith_spec::Deprecation;
@@ -167,7 +167,7 @@ pub mod __private {
     pub use crate::error::ToolError;
     pub use crate::reply::{Encoded, Encoding, Reply};
     pub use crate::schema::{schema_of, Constraint, Num, ParamDef};
-    pub use crate::spec::{Effects, Namespace};
+    pub use crate::spec::{Effects, Namespace, TaskSupport};
     pub use crate::tool::{BoxFuture, ContextDef, Exec, Tool, ToolDef};
     pub use schemars;
     pub use serde;

@@ -13,6 +13,7 @@
 //! | [`finish`](StateStore::finish) | replace the lease by the outcome, kept for the window, and keep the value the outcome names (if any) | the holder |
 //! | [`release`](StateStore::release) | delete the lease | the holder |
 //! | [`keep`](StateStore::keep) / [`read`](StateStore::read) | store a value under a fresh reference (made by the caller with [`new_reference`]; an existing one is never replaced), with an expiry / read it back | anyone |
+//! | [`load_record`](StateStore::load_record) / [`swap_record`](StateStore::swap_record) | read a mutable record (a [`task`]'s) with its version / replace it only if its version is still the one the writer read, with an expiry | anyone |
 //!
 //! A keyed write therefore pays two round trips to the store: its claim (written started when
 //! no step between the claim and the run can refuse it) and its outcome (with the result it
@@ -48,6 +49,25 @@ use tokio::time::Instant;
 /// The largest value (in bytes of compact JSON) a store is asked to keep; a larger one is not
 /// kept (its `ref` is left out), so one huge result cannot fill a shared store.
 pub const MAX_KEPT_BYTES: usize = 8 * 1024 * 1024;
+
+/// A mutable record as [`StateStore::load_record`] found it: its value and the version that
+/// names this state of it (a [`swap_record`](StateStore::swap_record) must name it to replace it).
+#[derive(Clone, Debug, PartialEq)]
+pub struct Record {
+    /// The version, at least 1; every replacement increases it.
+    pub version: u64,
+    /// The value.
+    pub value: Value,
+}
+
+/// The error of a store that keeps no mutable records (the default of
+/// [`StateStore::load_record`] and [`StateStore::swap_record`]).
+fn records_unsupported() -> BackendError {
+    BackendError::new(
+        "this state store keeps no mutable records (StateStore::load_record and swap_record); \
+         tasks need a store that does: MemoryStateStore, or the SQLite, Redis or PostgreSQL store",
+    )
+}
 
 /// What a [`StateStore::claim`] asks for.
 #[derive(Clone, Copy, Debug)]
@@ -184,6 +204,54 @@ pub trait StateStore: Send + Sync {
     /// reference that is not a kept value.
     fn read<'a>(&'a self, reference: &'a str)
         -> BoxFuture<'a, Result<Option<Value>, BackendError>>;
+
+    /// The live record under `key` (records are apart from claims and kept values: the same
+    /// string names different things in each), with its version; `None` when there is none or
+    /// it expired.
+    ///
+    /// The default answers an error: a store written before records existed keeps none, and
+    /// what needs them ([tasks](crate::state::task)) reports that clearly.
+    ///
+    /// # Errors
+    /// A [`BackendError`] when the store could not be read, or holds something under `key`
+    /// that is not a record of this crate.
+    fn load_record<'a>(
+        &'a self,
+        key: &'a str,
+    ) -> BoxFuture<'a, Result<Option<Record>, BackendError>> {
+        let _ = key;
+        Box::pin(std::future::ready(Err(records_unsupported())))
+    }
+
+    /// Replaces the record under `key` by `value`, kept for `ttl` from now, if its version is
+    /// still `expected` (`0`: there is no live record), in one atomic step. Answers the new
+    /// version, or `None` when the record is not at `expected` (another writer came first:
+    /// load it again and decide again); then nothing was written.
+    ///
+    /// # Errors
+    /// A [`BackendError`] when the store could not be reached, or `value` is larger than
+    /// [`MAX_KEPT_BYTES`]; nothing was written.
+    fn swap_record<'a>(
+        &'a self,
+        key: &'a str,
+        expected: u64,
+        value: &'a Value,
+        ttl: Duration,
+    ) -> BoxFuture<'a, Result<Option<u64>, BackendError>> {
+        let _ = (key, expected, value, ttl);
+        Box::pin(std::future::ready(Err(records_unsupported())))
+    }
+}
+
+/// The error of a record larger than [`MAX_KEPT_BYTES`]; `None` when it fits. Every backend
+/// checks it before it writes.
+pub fn oversized_record(key: &str, value: &Value) -> Option<BackendError> {
+    let len = crate::limits::json_len(value);
+    (len > MAX_KEPT_BYTES).then(|| {
+        BackendError::new(format!(
+            "the record under {key} is {len} bytes, over the {MAX_KEPT_BYTES} a store keeps"
+        ))
+    })
 }
 
 /// The state of one process, in memory: what a toolbox uses when it is given no shared store.
@@ -202,6 +270,7 @@ struct MemoryInner {
     keys: HashMap<String, Slot>,
     values: HashMap<String, (Value, Instant)>,
     order: VecDeque<String>,
+    records: HashMap<String, (Record, Instant)>,
 }
 
 #[derive(Debug, Clone)]
@@ -232,6 +301,14 @@ impl MemoryInner {
             }
         }
     }
+}
+
+/// What `map` holds under `key` until a time still to come.
+fn live<T: Clone>(map: &HashMap<String, (T, Instant)>, key: &str) -> Option<T> {
+    let now = Instant::now();
+    map.get(key)
+        .filter(|(_, until)| *until > now)
+        .map(|(v, _)| v.clone())
 }
 
 /// The error of a `keep` under a reference kept already.
@@ -332,6 +409,48 @@ impl MemoryStateStore {
             },
         );
         Ok(ClaimState::Claimed)
+    }
+
+    fn swap_record_now(
+        &self,
+        key: &str,
+        expected: u64,
+        value: &Value,
+        ttl: Duration,
+    ) -> Result<Option<u64>, BackendError> {
+        if let Some(err) = oversized_record(key, value) {
+            return Err(err);
+        }
+        let now = Instant::now();
+        let mut inner = self.lock();
+        let current = match inner.records.get(key) {
+            Some((r, until)) if *until > now => r.version,
+            _ => 0,
+        };
+        if current != expected {
+            return Ok(None);
+        }
+        if current == 0 && inner.records.len() >= self.capacity {
+            inner.records.retain(|_, (_, until)| *until > now);
+            if inner.records.len() >= self.capacity {
+                return Err(BackendError::new(format!(
+                    "the in-memory state holds {} live records, its capacity",
+                    self.capacity
+                )));
+            }
+        }
+        let version = expected + 1;
+        inner.records.insert(
+            key.to_string(),
+            (
+                Record {
+                    version,
+                    value: value.clone(),
+                },
+                now + ttl,
+            ),
+        );
+        Ok(Some(version))
     }
 
     /// Applies `f` to `token`'s live lease on `key`; `false` when there is none.
@@ -443,19 +562,34 @@ impl StateStore for MemoryStateStore {
         &'a self,
         reference: &'a str,
     ) -> BoxFuture<'a, Result<Option<Value>, BackendError>> {
-        let now = Instant::now();
-        let value = self
-            .lock()
-            .values
-            .get(reference)
-            .filter(|(_, until)| *until > now)
-            .map(|(v, _)| v.clone());
+        let value = live(&self.lock().values, reference);
         Box::pin(std::future::ready(Ok(value)))
+    }
+
+    fn load_record<'a>(
+        &'a self,
+        key: &'a str,
+    ) -> BoxFuture<'a, Result<Option<Record>, BackendError>> {
+        let record = live(&self.lock().records, key);
+        Box::pin(std::future::ready(Ok(record)))
+    }
+
+    fn swap_record<'a>(
+        &'a self,
+        key: &'a str,
+        expected: u64,
+        value: &'a Value,
+        ttl: Duration,
+    ) -> BoxFuture<'a, Result<Option<u64>, BackendError>> {
+        Box::pin(std::future::ready(
+            self.swap_record_now(key, expected, value, ttl),
+        ))
     }
 }
 
 #[cfg(any(test, feature = "testkit"))]
 pub mod conformance;
+pub mod task;
 
 #[cfg(test)]
 mod tests {

@@ -300,6 +300,13 @@ impl Tool {
         self.map_inner(|inner| inner.spec.core = core)
     }
 
+    /// Lets (or makes) the tool's calls run as tasks, polled until done (`#[tool(task =
+    /// "...")]`; see [`ToolSpec::task`] and the [`task`](crate::state::task) module).
+    #[must_use]
+    pub fn with_task(self, task: crate::TaskSupport) -> Tool {
+        self.map_inner(|inner| inner.spec.task = task)
+    }
+
     /// Puts the tool into a namespace (`#[tools(namespace = "...")]`; see
     /// [`ToolSpec::namespace`]).
     #[must_use]

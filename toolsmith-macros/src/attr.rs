@@ -60,6 +60,7 @@ keys! {
         Deprecated = "deprecated",
         Icon = "icon",
         Core = "core",
+        Task = "task",
     }
 }
 
@@ -93,6 +94,13 @@ impl Flag {
         self.0.is_some()
     }
 }
+
+/// The values of `task = "..."`, as MCP spells them.
+pub(crate) const TASK_VALUES: [&str; 3] = ["forbidden", "optional", "required"];
+
+/// `task = "optional"`: the value, one of [`TASK_VALUES`].
+#[derive(Clone, Copy)]
+pub(crate) struct TaskAttr(pub &'static str);
 
 /// One `allow(rule, reason = "...")`.
 pub(crate) struct AllowAttr {
@@ -175,6 +183,8 @@ pub(crate) struct ToolAttr {
     pub icons: Vec<IconAttr>,
     /// `core`: part of the toolbox's always-loaded core set.
     pub core: Flag,
+    /// `task = "forbidden" | "optional" | "required"`: whether calls may run as MCP tasks.
+    pub task: Option<TaskAttr>,
     /// Whether the attribute failed to parse (later rules then stay quiet to avoid cascades).
     pub malformed: bool,
 }
@@ -323,6 +333,22 @@ impl ToolAttr {
                 ToolKey::RequiresApproval => flag(&mut attr.requires_approval, &meta)?,
                 ToolKey::UntrustedOutput => flag(&mut attr.untrusted_output, &meta)?,
                 ToolKey::Core => flag(&mut attr.core, &meta)?,
+                ToolKey::Task => {
+                    once(attr.task.is_some())?;
+                    let usage = "write `task = \"optional\"` (a client may ask for a task) or `task = \"required\"` (every call is a task); \"forbidden\" is the default";
+                    if !meta.input.peek(Token![=]) {
+                        return Err(meta.error(usage));
+                    }
+                    let lit: LitStr = meta.value()?.parse()?;
+                    let value = lit.value();
+                    let Some(found) = TASK_VALUES.iter().find(|v| **v == value) else {
+                        return Err(syn::Error::new(
+                            lit.span(),
+                            format!("unknown task support `{value}`; {usage}"),
+                        ));
+                    };
+                    attr.task = Some(TaskAttr(found));
+                }
                 ToolKey::Example => {
                     let mut args: Vec<ExampleArg> = Vec::new();
                     if meta.input.peek(Token![=]) {

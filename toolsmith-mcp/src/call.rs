@@ -166,6 +166,12 @@ impl McpServer {
         let caller = self.caller_of(&context);
         let mut args = request.arguments.map_or(Value::Null, Value::Object);
         let name: &str = &request.name;
+        // A task-capable tool called by a request that declared the tasks extension: a task.
+        if let crate::tasks::Dispatch::Task(tasks) = self.dispatch(name, version, &context)? {
+            if request.request_state.is_none() {
+                return self.start_task(&tasks, name, args, caller, &context).await;
+            }
+        }
         let mut rounds = InputRounds::of(version, &context, &args, &caller);
         // The answers to the tool's own requests (`Client::ask`, `Client::sample`): those of
         // earlier rounds (in the verified state), then this request's.
@@ -413,7 +419,7 @@ impl McpServer {
 
     /// The `CallToolResult` of an envelope of the tool `name` (a JSON-RPC error where the
     /// version makes the envelope one).
-    fn result_of(
+    pub(crate) fn result_of(
         &self,
         name: &str,
         env: Envelope,

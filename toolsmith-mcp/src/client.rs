@@ -40,6 +40,7 @@ use std::collections::VecDeque;
 use std::sync::{Arc, Mutex, PoisonError};
 use std::time::Duration;
 use toolsmith_core::export::McpVersion;
+use toolsmith_core::state::task::TaskHandle;
 use toolsmith_core::{
     Answer, ClientChannel, ClientError, ClientFuture, LogLevel, LogMessage, ProgressReport,
     ProgressSink, Question, SampleRequest, SampleResult,
@@ -180,6 +181,9 @@ pub(crate) struct CallChannel {
     ///
     /// [`McpServer::client_timeout`]: crate::McpServer::client_timeout
     timeout: Duration,
+    /// The task the call runs as (2026-07-28 tasks extension): its requests become the task's
+    /// `inputRequests`, answered by `tasks/update` on any replica.
+    task: Option<TaskHandle>,
 }
 
 /// A 2026-07-28 call's rounds (SEP-2322): the answers so far, by request name, and the requests
@@ -274,6 +278,31 @@ impl CallChannel {
             rounds: rounds.filter(|_| version == McpVersion::V2026_07_28),
             input_closed,
             timeout,
+            task: None,
+        }
+    }
+
+    /// The channel of a call that runs as the task `task`.
+    pub(crate) fn in_task(mut self, task: TaskHandle) -> CallChannel {
+        self.task = Some(task);
+        self.rounds = None;
+        self
+    }
+
+    /// Asks `request` through the call's task (its `inputRequests` under `key`) and waits for
+    /// the answer `tasks/update` gives, at most the client timeout.
+    async fn ask_task(
+        &self,
+        task: &TaskHandle,
+        key: &str,
+        request: InputRequest,
+    ) -> Result<serde_json::Value, ClientError> {
+        let request = serde_json::to_value(&request)
+            .map_err(|e| ClientError::Unsupported(format!("the request cannot be encoded: {e}")))?;
+        match tokio::time::timeout(self.timeout, task.ask(key, request)).await {
+            Ok(Ok(answer)) => Ok(answer),
+            Ok(Err(_)) => Err(ClientError::Closed),
+            Err(_) => Err(ClientError::TimedOut(self.timeout)),
         }
     }
 
@@ -441,6 +470,20 @@ impl ClientChannel for CallChannel {
             if let Some(why) = self.no_sampling {
                 return Err(ClientError::Unsupported(why.into()));
             }
+            if let Some(task) = &self.task {
+                let key = request.request_key();
+                let request = CreateMessageRequest::new(sampling_params(request));
+                let answer = self
+                    .ask_task(task, &key, InputRequest::CreateMessage(request))
+                    .await?;
+                let result: rmcp::model::CreateMessageResult = serde_json::from_value(answer)
+                    .map_err(|e| {
+                        ClientError::InvalidAnswer(format!(
+                            "the input response \"{key}\" is not a sampling result: {e}"
+                        ))
+                    })?;
+                return sample_result(result);
+            }
             if let Some(rounds) = &self.rounds {
                 let key = request.request_key();
                 return match rounds.answers.get(&key) {
@@ -495,7 +538,17 @@ impl ClientChannel for CallChannel {
                 message: question.message().to_string(),
                 requested_schema: schema,
             });
-            let result = if let Some(rounds) = &self.rounds {
+            let result = if let Some(task) = &self.task {
+                let key = question.key();
+                let answer = self
+                    .ask_task(task, &key, InputRequest::Elicitation(request))
+                    .await?;
+                serde_json::from_value::<rmcp::model::ElicitResult>(answer).map_err(|e| {
+                    ClientError::InvalidAnswer(format!(
+                        "the input response \"{key}\" is not an elicitation result: {e}"
+                    ))
+                })?
+            } else if let Some(rounds) = &self.rounds {
                 let key = question.key();
                 match rounds.answers.get(&key) {
                     Some(answer) => {

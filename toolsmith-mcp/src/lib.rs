@@ -98,6 +98,7 @@ mod http;
 mod input_required;
 mod server;
 mod session;
+mod tasks;
 mod version;
 mod watch;
 

@@ -39,6 +39,8 @@ pub(crate) struct Inner {
     /// How long a tool's request to the client waits for its answer
     /// ([`McpServer::client_timeout`]).
     pub(crate) client_timeout: std::time::Duration,
+    /// Where calls that run as tasks are kept ([`McpServer::tasks`]); `None`: no tasks.
+    pub(crate) tasks: Option<toolsmith_core::state::task::Tasks>,
 }
 
 impl Drop for Inner {
@@ -99,6 +101,7 @@ impl McpServer {
                 list_cache: cache::ListCache::default(),
                 apps: true,
                 client_timeout: DEFAULT_CLIENT_TIMEOUT,
+                tasks: None,
             }),
             session: Arc::default(),
         }
@@ -128,6 +131,7 @@ impl McpServer {
             list_cache: self.inner.list_cache,
             apps: self.inner.apps,
             client_timeout: self.inner.client_timeout,
+            tasks: self.inner.tasks.clone(),
         };
         f(&mut inner);
         McpServer {
@@ -203,6 +207,27 @@ impl McpServer {
     pub fn client_timeout(self, timeout: std::time::Duration) -> Self {
         let timeout = timeout.max(std::time::Duration::from_millis(1));
         self.map(|i| i.client_timeout = timeout)
+    }
+
+    /// Serves tasks (the 2026-07-28 extension `io.modelcontextprotocol/tasks`, SEP-2663),
+    /// kept in `tasks` (give it the state store the toolbox's replicas share, and any replica
+    /// answers for any task): the server declares the extension, and a call of a tool with
+    /// `#[tool(task = "optional")]` (or `"required"`) from a request that declares it becomes
+    /// a task, answered at once with its id (`resultType: "task"`) and run through the
+    /// toolbox's pipeline in the background; `tasks/get`, `tasks/update` and `tasks/cancel`
+    /// answer for it, to the caller that started it only. The tool's questions (`Client::ask`,
+    /// `Client::sample`) become the task's `inputRequests`, answered by `tasks/update` (each
+    /// waits at most the [`client_timeout`](Self::client_timeout)); its progress messages
+    /// become the task's `statusMessage`. A `"required"` tool called without the extension is
+    /// refused with `-32021`. Without this setting no call becomes a task and every tool runs
+    /// in its request. See [`toolsmith_core::state::task`] for the record, the leases and the limits.
+    ///
+    /// The 2025-11-25 form of tasks (`tasks/list`, `tasks/result`, a tool's
+    /// `execution.taskSupport` in `tools/list`) is not served: that revision's clients call
+    /// every tool directly.
+    #[must_use]
+    pub fn tasks(self, tasks: toolsmith_core::state::task::Tasks) -> Self {
+        self.map(|i| i.tasks = Some(tasks))
     }
 
     /// Whether this request's client gets the tools' MCP Apps: the server offers them

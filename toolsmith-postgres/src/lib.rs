@@ -1,7 +1,8 @@
 //! Shared state on PostgreSQL for toolsmith (the facade's feature `postgres`): a
 //! [`StateStore`] the replicas of a service share, so an idempotency key claimed on one replica
-//! is seen on every other, an outcome is answered by all of them, and a kept result can be read
-//! back wherever the next page is asked for.
+//! is seen on every other, an outcome is answered by all of them, a kept result can be read
+//! back wherever the next page is asked for, and a versioned record is replaced by one writer at
+//! a time.
 //!
 //! ```no_run
 //! # async fn demo() -> Result<(), Box<dyn std::error::Error>> {
@@ -26,7 +27,7 @@
 //!
 //! # Tables
 //!
-//! [`connect`](PostgresStateStore::connect) creates two tables when they are absent (under an
+//! [`connect`](PostgresStateStore::connect) creates three tables when they are absent (under an
 //! advisory lock, so replicas that start at once do not race), named with a prefix
 //! ([`DEFAULT_TABLE_PREFIX`], or [`PostgresOptions::with_table_prefix`]), in the first schema of
 //! the connection's `search_path` (choose another with `options=-c search_path=...` in the URL):
@@ -48,6 +49,13 @@
 //!     expires_at timestamptz NOT NULL
 //! );
 //! CREATE INDEX IF NOT EXISTS toolsmith_kept_expires ON toolsmith_kept (expires_at);
+//! CREATE TABLE IF NOT EXISTS toolsmith_records (
+//!     key        text PRIMARY KEY,        -- apart from the claims' keys: one string may name both
+//!     version    bigint NOT NULL,         -- from 1; each swap writes the expected version plus 1
+//!     value      json NOT NULL,           -- json, not jsonb: a record keeps its key order
+//!     expires_at timestamptz NOT NULL     -- past it the record is absent (version 0)
+//! );
+//! CREATE INDEX IF NOT EXISTS toolsmith_records_expires ON toolsmith_records (expires_at);
 //! ```
 //!
 //! A user that may not create tables can run these beforehand; the store then only checks them.
@@ -64,17 +72,30 @@
 //! token = $2` on a lease that has not lapsed; a `finish` that keeps a value inserts it in the
 //! same statement (a data-modifying `WITH`), only when the update applied.
 //!
+//! [`swap_record`](StateStore::swap_record) is one statement too: a data-modifying `WITH` whose
+//! `UPDATE` replaces the key's row if it is live at the expected version (or, when the expected
+//! version is 0, expired), and whose `INSERT … ON CONFLICT (key) DO NOTHING` creates the row only
+//! when the expected version is 0 and the update found nothing; it returns the new version (the
+//! expected one plus 1), or no row when the record was not at the expected version, and then
+//! nothing was written. Of concurrent swaps from one version exactly one applies: the others
+//! wait for its row lock and find the version moved on (or its row inserted). A value over
+//! [`MAX_KEPT_BYTES`](toolsmith_core::state::MAX_KEPT_BYTES) is refused before it is sent.
+//! [`load_record`](StateStore::load_record) is a `SELECT` of the row that has not expired.
+//!
 //! A row this crate cannot read (an outcome that is not a toolsmith outcome, a row with neither
-//! lease nor outcome) is a [`BackendError`] naming the table and key, never a result.
+//! lease nor outcome, a record whose version is below 1) is a [`BackendError`] naming the table
+//! and key, never a result.
 //!
 //! # Housekeeping
 //!
 //! PostgreSQL has no expiry of its own. Each [`keep`](StateStore::keep) deletes, in the same
 //! statement, up to 100 kept values past their expiry; each successful
 //! [`finish`](StateStore::finish) deletes, in a statement of its own sent alongside, up to 100
-//! keys whose outcome window has ended or whose unstarted lease lapsed. A lapsed lease of a run
-//! that had started stays until the key is claimed again (it is then answered as an unknown
-//! outcome for the window). Neither deletion waits for a lock (`FOR UPDATE SKIP LOCKED`).
+//! keys whose outcome window has ended or whose unstarted lease lapsed; each
+//! [`swap_record`](StateStore::swap_record) that creates a record (expected version 0) deletes,
+//! in a statement of its own sent alongside, up to 100 records past their expiry. A lapsed lease
+//! of a run that had started stays until the key is claimed again (it is then answered as an
+//! unknown outcome for the window). No deletion waits for a lock (`FOR UPDATE SKIP LOCKED`).
 //!
 //! # Connections and failures
 //!
@@ -110,10 +131,13 @@ use tokio_postgres::config::{Host, SslMode};
 use tokio_postgres::error::SqlState;
 use tokio_postgres::types::{Json, ToSql};
 use tokio_postgres::{Client, Config, NoTls, Row, Statement};
-use toolsmith_core::state::{ClaimRequest, ClaimState, KeptValue, StateStore};
+use toolsmith_core::state::{
+    oversized_record, ClaimRequest, ClaimState, KeptValue, Record, StateStore,
+};
 use toolsmith_core::{BackendError, StoredOutcome};
 
-/// The prefix of the tables' names unless told otherwise: `toolsmith_claims`, `toolsmith_kept`.
+/// The prefix of the tables' names unless told otherwise: `toolsmith_claims`, `toolsmith_kept`,
+/// `toolsmith_records`.
 pub const DEFAULT_TABLE_PREFIX: &str = "toolsmith_";
 /// How long [`PostgresStateStore::connect`] (and a reconnect) waits for the server, unless told
 /// otherwise.
@@ -121,7 +145,7 @@ pub const DEFAULT_CONNECT_TIMEOUT: Duration = Duration::from_secs(2);
 /// The server-side `statement_timeout` of the store's connection unless told otherwise.
 pub const DEFAULT_STATEMENT_TIMEOUT: Duration = Duration::from_secs(5);
 
-/// How many expired rows one `keep` or `finish` deletes at most.
+/// How many expired rows one `keep`, `finish` or creating `swap_record` deletes at most.
 const PURGE_BATCH: i64 = 100;
 /// The longest lease, window or expiry the store writes (longer ones are cut to it), so the
 /// arithmetic on timestamps stays far within PostgreSQL's range: 100 years, in microseconds.
@@ -166,10 +190,10 @@ impl Default for PostgresOptions {
 }
 
 impl PostgresOptions {
-    /// The prefix of the tables' names (`<prefix>claims`, `<prefix>kept`): lowercase ASCII
-    /// letters, digits and `_`, not starting with a digit, at most 40 characters (checked by
-    /// [`PostgresStateStore::connect_with`]). Services that share a database but not their
-    /// state use different prefixes.
+    /// The prefix of the tables' names (`<prefix>claims`, `<prefix>kept`, `<prefix>records`):
+    /// lowercase ASCII letters, digits and `_`, not starting with a digit, at most 40 characters
+    /// (checked by [`PostgresStateStore::connect_with`]). Services that share a database but not
+    /// their state use different prefixes.
     #[must_use]
     pub fn with_table_prefix(mut self, prefix: impl Into<String>) -> Self {
         self.table_prefix = prefix.into();
@@ -234,6 +258,7 @@ impl ConnectError {
 struct Sql {
     claims: String,
     kept: String,
+    records: String,
     schema: String,
     claim: String,
     renew: String,
@@ -244,6 +269,9 @@ struct Sql {
     release: String,
     keep: String,
     read: String,
+    swap_record: String,
+    purge_records: String,
+    load_record: String,
 }
 
 impl Sql {
@@ -251,10 +279,11 @@ impl Sql {
     fn new(prefix: &str) -> Sql {
         let claims = format!("{prefix}claims");
         let kept = format!("{prefix}kept");
+        let records = format!("{prefix}records");
         // A lease that has not lapsed and is `$2`'s.
         let held = "key = $1 AND token = $2 AND outcome IS NULL AND expires_at > now()";
         Sql {
-            schema: Sql::schema_sql(prefix, &claims, &kept),
+            schema: Sql::schema_sql(prefix, &claims, &kept, &records),
             claim: Sql::claim_sql(&claims),
             renew: format!(
                 "UPDATE \"{claims}\" SET expires_at = {} WHERE {held}",
@@ -279,13 +308,23 @@ impl Sql {
             read: format!(
                 "SELECT value FROM \"{kept}\" WHERE reference = $1 AND expires_at > now()"
             ),
+            swap_record: Sql::swap_record_sql(&records),
+            purge_records: format!(
+                "DELETE FROM \"{records}\" WHERE key IN (
+                     SELECT key FROM \"{records}\" WHERE expires_at <= now()
+                      ORDER BY expires_at LIMIT {PURGE_BATCH} FOR UPDATE SKIP LOCKED)"
+            ),
+            load_record: format!(
+                "SELECT version, value FROM \"{records}\" WHERE key = $1 AND expires_at > now()"
+            ),
             claims,
             kept,
+            records,
         }
     }
 
-    /// The script that creates both tables and their indexes if absent, under the prefix's lock.
-    fn schema_sql(prefix: &str, claims: &str, kept: &str) -> String {
+    /// The script that creates the tables and their indexes if absent, under the prefix's lock.
+    fn schema_sql(prefix: &str, claims: &str, kept: &str, records: &str) -> String {
         format!(
             "BEGIN;
                  SELECT pg_advisory_xact_lock({LOCK_CLASS}, hashtext('{prefix}'));
@@ -305,6 +344,13 @@ impl Sql {
                      expires_at timestamptz NOT NULL
                  );
                  CREATE INDEX IF NOT EXISTS \"{kept}_expires\" ON \"{kept}\" (expires_at);
+                 CREATE TABLE IF NOT EXISTS \"{records}\" (
+                     key        text PRIMARY KEY,
+                     version    bigint NOT NULL,
+                     value      json NOT NULL,
+                     expires_at timestamptz NOT NULL
+                 );
+                 CREATE INDEX IF NOT EXISTS \"{records}_expires\" ON \"{records}\" (expires_at);
                  COMMIT;"
         )
     }
@@ -366,6 +412,30 @@ impl Sql {
         )
     }
 
+    /// The compare-and-swap of a record, in one statement: the new version, or no row.
+    fn swap_record_sql(records: &str) -> String {
+        // $1 key, $2 expected version (0: no live record), $3 value, $4 ttl µs.
+        // The row is at $2 when it is live at $2 (a live row's version is at least 1: one
+        // below is not this crate's, and is left alone), or expired (absent) and $2 is 0: then
+        // the update replaces it. With no row at all, the insert creates it when $2 is 0; a
+        // row another swap inserted meanwhile is a conflict, and nothing is written.
+        format!(
+            "WITH swapped AS (
+                     UPDATE \"{records}\" SET version = $2 + 1, value = $3, expires_at = {ttl}
+                      WHERE key = $1 AND CASE WHEN expires_at > now() THEN version = $2 AND $2 > 0
+                                              ELSE $2 = 0 END
+                     RETURNING version),
+                 created AS (
+                     INSERT INTO \"{records}\" (key, version, value, expires_at)
+                     SELECT $1, 1, $3, {ttl}
+                      WHERE $2 = 0 AND NOT EXISTS (SELECT 1 FROM swapped)
+                     ON CONFLICT (key) DO NOTHING
+                     RETURNING version)
+                 SELECT version FROM swapped UNION ALL SELECT version FROM created",
+            ttl = micros_from_now(4)
+        )
+    }
+
     /// Keeping a value: purges a batch of lapsed values, then inserts the new one.
     fn keep_sql(kept: &str) -> String {
         // $1 reference, $2 value, $3 ttl µs.
@@ -405,6 +475,9 @@ struct Statements {
     release: Statement,
     keep: Statement,
     read: Statement,
+    swap_record: Statement,
+    purge_records: Statement,
+    load_record: Statement,
 }
 
 impl Conn {
@@ -438,6 +511,7 @@ impl std::fmt::Debug for PostgresStateStore {
             .field("target", &self.target)
             .field("claims", &self.sql.claims)
             .field("kept", &self.sql.kept)
+            .field("records", &self.sql.records)
             .finish_non_exhaustive()
     }
 }
@@ -612,15 +686,16 @@ impl PostgresStateStore {
                 }
                 c if *c == SqlState::UNDEFINED_TABLE || *c == SqlState::UNDEFINED_COLUMN => {
                     format!(
-                        "PostgreSQL {what}: the table {} or {} is missing or changed (SQLSTATE \
-                         {code}: {text}); the next call reconnects and creates the tables",
-                        self.sql.claims, self.sql.kept
+                        "PostgreSQL {what}: the table {}, {} or {} is missing or changed \
+                         (SQLSTATE {code}: {text}); the next call reconnects and creates the \
+                         tables",
+                        self.sql.claims, self.sql.kept, self.sql.records
                     )
                 }
                 c if *c == SqlState::INSUFFICIENT_PRIVILEGE => format!(
                     "PostgreSQL {what}: permission denied (SQLSTATE {code}: {text}); the user of \
-                     the URL needs SELECT, INSERT, UPDATE and DELETE on {} and {}",
-                    self.sql.claims, self.sql.kept
+                     the URL needs SELECT, INSERT, UPDATE and DELETE on {}, {} and {}",
+                    self.sql.claims, self.sql.kept, self.sql.records
                 ),
                 c if *c == SqlState::UNIQUE_VIOLATION => format!(
                     "PostgreSQL {what}: {} already keeps a value under this reference (SQLSTATE \
@@ -787,6 +862,79 @@ impl PostgresStateStore {
         })
         .transpose()
     }
+
+    async fn load_record_now(&self, key: &str) -> Result<Option<Record>, BackendError> {
+        let conn = self.conn().await?;
+        let row = self
+            .bounded(
+                &conn,
+                "load_record",
+                conn.client.query_opt(&conn.statements.load_record, &[&key]),
+            )
+            .await?;
+        let Some(row) = row else {
+            return Ok(None);
+        };
+        let foreign = |what: String| {
+            BackendError::new(format!(
+                "PostgreSQL load_record: the row of key {key:?} in {} is not a toolsmith \
+                 record: {what}",
+                self.sql.records
+            ))
+        };
+        let version: i64 = row.try_get(0).map_err(|e| foreign(e.to_string()))?;
+        let value: Value = row.try_get(1).map_err(|e| foreign(e.to_string()))?;
+        match u64::try_from(version) {
+            Ok(version) if version >= 1 => Ok(Some(Record { version, value })),
+            _ => Err(foreign(format!("its version {version} is below 1"))),
+        }
+    }
+
+    async fn swap_record_now(
+        &self,
+        key: &str,
+        expected: u64,
+        value: &Value,
+        ttl: Duration,
+    ) -> Result<Option<u64>, BackendError> {
+        if let Some(e) = oversized_record(key, value) {
+            return Err(e);
+        }
+        // A bigint holds the versions; no record is at one it cannot hold (or add 1 to).
+        let Some(expected) = i64::try_from(expected).ok().filter(|v| *v < i64::MAX) else {
+            return Ok(None);
+        };
+        let conn = self.conn().await?;
+        let ttl = micros(ttl);
+        let params: [&(dyn ToSql + Sync); 4] = [&key, &expected, value, &ttl];
+        let swap = conn.client.query_opt(&conn.statements.swap_record, &params);
+        let row = if expected == 0 {
+            // Creating a record: sent alongside (pipelined), in a transaction of its own that
+            // waits for no lock, the deletion of a batch of expired ones.
+            let purge = conn.client.execute(&conn.statements.purge_records, &[]);
+            let (swapped, _purged) = futures_util::future::join(
+                self.bounded(&conn, "swap_record", swap),
+                // Housekeeping: a failure here changes no answer (the rows are deleted next time).
+                self.bounded(&conn, "purge", purge),
+            )
+            .await;
+            swapped?
+        } else {
+            self.bounded(&conn, "swap_record", swap).await?
+        };
+        row.map(|row| {
+            let version: i64 = row
+                .try_get(0)
+                .map_err(|e| self.backend_error("swap_record", &e))?;
+            u64::try_from(version).map_err(|_| {
+                BackendError::new(format!(
+                    "PostgreSQL swap_record: {} answered the version {version} for key {key:?}",
+                    self.sql.records
+                ))
+            })
+        })
+        .transpose()
+    }
 }
 
 impl StateStore for PostgresStateStore {
@@ -862,6 +1010,23 @@ impl StateStore for PostgresStateStore {
         reference: &'a str,
     ) -> BoxFuture<'a, Result<Option<Value>, BackendError>> {
         Box::pin(self.read_now(reference))
+    }
+
+    fn load_record<'a>(
+        &'a self,
+        key: &'a str,
+    ) -> BoxFuture<'a, Result<Option<Record>, BackendError>> {
+        Box::pin(self.load_record_now(key))
+    }
+
+    fn swap_record<'a>(
+        &'a self,
+        key: &'a str,
+        expected: u64,
+        value: &'a Value,
+        ttl: Duration,
+    ) -> BoxFuture<'a, Result<Option<u64>, BackendError>> {
+        Box::pin(self.swap_record_now(key, expected, value, ttl))
     }
 }
 
@@ -1001,26 +1166,28 @@ async fn create_tables(client: &Client, sql: &Sql, target: &str) -> Result<(), C
         };
         ConnectError::with_source(
             format!(
-                "could not create or check the tables {} and {} at {target}: {}{hint}",
+                "could not create or check the tables {}, {} and {} at {target}: {}{hint}",
                 sql.claims,
                 sql.kept,
+                sql.records,
                 db_text(&e)
             ),
             e,
         )
     };
     // Tables made beforehand are only checked: CREATE ... IF NOT EXISTS needs the privilege to
-    // create even when the table exists.
+    // create even when the table exists. A database of an earlier version, without the records'
+    // table, gets it here.
     let present: i64 = client
         .query_one(
             "SELECT count(*) FROM pg_catalog.pg_tables
-              WHERE schemaname = current_schema() AND tablename IN ($1, $2)",
-            &[&sql.claims, &sql.kept],
+              WHERE schemaname = current_schema() AND tablename IN ($1, $2, $3)",
+            &[&sql.claims, &sql.kept, &sql.records],
         )
         .await
         .and_then(|row| row.try_get(0))
         .map_err(failed)?;
-    if present < 2 {
+    if present < 3 {
         client.batch_execute(&sql.schema).await.map_err(failed)?;
     }
     Ok(())
@@ -1038,10 +1205,11 @@ async fn prepare_statements(
             client.prepare(&text).await.map_err(|e| {
                 ConnectError::with_source(
                     format!(
-                        "the tables {} and {} at {target} are not toolsmith-postgres's (a statement \
-                         does not fit them: {}); use another table prefix",
+                        "the tables {}, {} and {} at {target} are not toolsmith-postgres's (a \
+                         statement does not fit them: {}); use another table prefix",
                         sql.claims,
                         sql.kept,
+                        sql.records,
                         db_text(&e)
                     ),
                     e,
@@ -1061,25 +1229,33 @@ async fn prepare_statements(
             &sql.release,
             &sql.keep,
             &sql.read,
+            &sql.swap_record,
+            &sql.purge_records,
+            &sql.load_record,
         ]
         .map(|text| Box::pin(prepare(text))),
     )
     .await;
-    let Ok([claim, renew, mark_started, finish, finish_keeping, purge_claims, release, keep, read]) =
-        <[_; 9]>::try_from(prepared)
-    else {
-        unreachable!("nine statements prepared, nine results");
+    // In the order above (a struct's fields are evaluated as written).
+    let mut prepared = prepared.into_iter();
+    let mut next = || {
+        prepared
+            .next()
+            .unwrap_or_else(|| unreachable!("one result per statement prepared"))
     };
     Ok(Statements {
-        claim: claim?,
-        renew: renew?,
-        mark_started: mark_started?,
-        finish: finish?,
-        finish_keeping: finish_keeping?,
-        purge_claims: purge_claims?,
-        release: release?,
-        keep: keep?,
-        read: read?,
+        claim: next()?,
+        renew: next()?,
+        mark_started: next()?,
+        finish: next()?,
+        finish_keeping: next()?,
+        purge_claims: next()?,
+        release: next()?,
+        keep: next()?,
+        read: next()?,
+        swap_record: next()?,
+        purge_records: next()?,
+        load_record: next()?,
     })
 }
 

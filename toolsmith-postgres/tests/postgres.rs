@@ -56,7 +56,7 @@ async fn raw(url: &str) -> Client {
 async fn drop_tables(client: &Client, prefix: &str) {
     client
         .batch_execute(&format!(
-            "DROP TABLE IF EXISTS \"{prefix}claims\", \"{prefix}kept\""
+            "DROP TABLE IF EXISTS \"{prefix}claims\", \"{prefix}kept\", \"{prefix}records\""
         ))
         .await
         .expect("drop the test's tables");
@@ -136,6 +136,134 @@ async fn a_row_that_is_not_a_claim_is_an_error_not_a_result() {
         store.claim("mine", request("t1", "op_1")).await.unwrap(),
         ClaimState::Claimed
     );
+    drop_tables(&client, &prefix).await;
+}
+
+#[tokio::test]
+async fn a_record_row_that_is_not_ours_is_an_error_not_a_result() {
+    let Some(url) = pg_url() else { return };
+    let prefix = fresh_prefix();
+    let store = PostgresStateStore::connect_with(&url, options(&prefix))
+        .await
+        .unwrap();
+    let client = raw(&url).await;
+    client
+        .execute(
+            &format!(
+                "INSERT INTO \"{prefix}records\" (key, version, value, expires_at)
+                 VALUES ('v0', 0, '{{\"a\": 1}}', now() + interval '1 hour')"
+            ),
+            &[],
+        )
+        .await
+        .unwrap();
+    let err = store
+        .load_record("v0")
+        .await
+        .expect_err("a version below 1 is not a record of this crate");
+    assert!(
+        err.message().contains("is not a toolsmith record")
+            && err.message().contains("\"v0\"")
+            && err.message().contains(&format!("{prefix}records")),
+        "{err}"
+    );
+    // No swap replaces it: it is at no version a writer can name.
+    for expected in [0, 1] {
+        assert_eq!(
+            store
+                .swap_record("v0", expected, &json!(2), Duration::from_secs(60))
+                .await
+                .unwrap(),
+            None
+        );
+    }
+    let left: i32 = client
+        .query_one(
+            &format!("SELECT version::int FROM \"{prefix}records\" WHERE key = 'v0'"),
+            &[],
+        )
+        .await
+        .unwrap()
+        .get(0);
+    assert_eq!(left, 0, "the row is left alone");
+    drop_tables(&client, &prefix).await;
+}
+
+#[tokio::test]
+async fn tables_of_an_earlier_version_gain_the_records_table_and_records_keep_key_order() {
+    let Some(url) = pg_url() else { return };
+    let prefix = fresh_prefix();
+    let client = raw(&url).await;
+    // A database made before records existed: the claims and kept values only.
+    drop(
+        PostgresStateStore::connect_with(&url, options(&prefix))
+            .await
+            .unwrap(),
+    );
+    client
+        .batch_execute(&format!("DROP TABLE \"{prefix}records\""))
+        .await
+        .unwrap();
+    let store = PostgresStateStore::connect_with(&url, options(&prefix))
+        .await
+        .unwrap();
+    let value: serde_json::Value =
+        serde_json::from_str(r#"{"zeta": 1, "alpha": {"b": [1, 2.5, null], "a": "x"}}"#).unwrap();
+    let version = store
+        .swap_record("task", 0, &value, Duration::from_secs(60))
+        .await
+        .unwrap()
+        .expect("a new record");
+    let back = store.load_record("task").await.unwrap().unwrap();
+    assert_eq!(back.version, version);
+    assert_eq!(
+        serde_json::to_string(&back.value).unwrap(),
+        serde_json::to_string(&value).unwrap()
+    );
+    drop_tables(&client, &prefix).await;
+}
+
+#[tokio::test]
+async fn creating_a_record_deletes_expired_ones_a_batch_at_a_time() {
+    let Some(url) = pg_url() else { return };
+    let prefix = fresh_prefix();
+    let store = PostgresStateStore::connect_with(&url, options(&prefix))
+        .await
+        .unwrap();
+    let client = raw(&url).await;
+    client
+        .batch_execute(&format!(
+            "INSERT INTO \"{prefix}records\" (key, version, value, expires_at)
+             SELECT 'old' || g, 3, '1', now() - interval '1 hour' FROM generate_series(1, 150) g"
+        ))
+        .await
+        .unwrap();
+    let count = |sql: String| {
+        let client = &client;
+        async move { client.query_one(&sql, &[]).await.unwrap().get::<_, i64>(0) }
+    };
+    let expired = format!("SELECT count(*) FROM \"{prefix}records\" WHERE expires_at <= now()");
+    let long = Duration::from_secs(60);
+    let v1 = store.swap_record("new", 0, &json!(1), long).await.unwrap();
+    assert_eq!(v1, Some(1));
+    assert_eq!(count(expired.clone()).await, 50, "one creation deletes 100");
+    // Replacing a record deletes nothing; an expired one is absent, and created again at 1.
+    assert_eq!(
+        store.swap_record("new", 1, &json!(2), long).await.unwrap(),
+        Some(2)
+    );
+    assert_eq!(count(expired.clone()).await, 50);
+    assert_eq!(store.load_record("old7").await.unwrap(), None);
+    assert_eq!(
+        store.swap_record("old7", 3, &json!(3), long).await.unwrap(),
+        None,
+        "an expired record is at no version but 0"
+    );
+    assert_eq!(
+        store.swap_record("old7", 0, &json!(3), long).await.unwrap(),
+        Some(1)
+    );
+    assert_eq!(count(expired).await, 0);
     drop_tables(&client, &prefix).await;
 }
 

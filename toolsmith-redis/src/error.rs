@@ -103,8 +103,8 @@ pub(crate) fn connect_reason(e: &RedisError, timeout: Duration, attempts: usize)
 }
 
 /// What the store's user must be allowed to run.
-const ACL: &str = "the user's ACL must allow GET, SET, EVALSHA and SCRIPT LOAD, and inside the \
-                   scripts DEL, PEXPIRE, PTTL and EXISTS";
+const ACL: &str = "the user's ACL must allow GET, SET, HGETALL, EVALSHA and SCRIPT LOAD, and \
+                   inside the scripts DEL, PEXPIRE, PTTL, EXISTS, TYPE, HMGET and HSET";
 
 fn is_auth_code(e: &RedisError) -> bool {
     matches!(e.code(), Some("NOAUTH" | "WRONGPASS" | "NOPERM"))
@@ -171,6 +171,7 @@ impl Site {
         let expected = match kind {
             crate::record::OUTCOME => "an outcome",
             crate::record::KEPT => "a kept value",
+            crate::record::RECORD => "a versioned record",
             _ => "a lease",
         };
         BackendError::new(format!(

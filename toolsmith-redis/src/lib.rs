@@ -1,6 +1,7 @@
 //! The shared state of a toolsmith boundary on Redis (or Valkey): a [`StateStore`] that every
-//! replica of a service connects to, so idempotency claims, their outcomes and kept results are
-//! one state however many processes answer calls (the facade's feature `redis`).
+//! replica of a service connects to, so idempotency claims, their outcomes, kept results and
+//! versioned records are one state however many processes answer calls (the facade's feature
+//! `redis`).
 //!
 //! ```no_run
 //! # async fn demo() -> Result<(), Box<dyn std::error::Error>> {
@@ -40,8 +41,12 @@
 //! | `{prefix}claim:{K}:started` | a copy of the lease, written by `mark_started` | the window after the lease's expiry |
 //! | `{prefix}claim:{K}:outcome` | `{"toolsmith":"outcome","outcome":StoredOutcome}` | the window (`PX`) |
 //! | `{prefix}rec:{reference}` | a kept value: `{"toolsmith":"kept","value":...}` | its ttl (`PX`) |
+//! | `{prefix}record:{K}` | the versioned record under `K` (`load_record`, `swap_record`), a hash: `toolsmith` = `record`, `version` (a decimal, from 1), `value` (JSON) | its ttl (`PEXPIRE`), set again by every swap |
 //!
-//! Each step is one Lua script (sent by its hash, `EVALSHA`) or one `SET NX PX`:
+//! A record's key is apart from the claim keys of the same `K`: one string can name a claim
+//! and a record, which never meet.
+//!
+//! Each step is one Lua script (sent by its hash, `EVALSHA`), one `SET NX PX` or one read:
 //!
 //! - **claim** reads the outcome, then the lease: an outcome answers `Recorded`; a lease answers
 //!   `Claimed` when it is the caller's token, else `Running`. With neither, a started marker
@@ -55,23 +60,29 @@
 //!   the state of the run that took the key over. **finish** also writes the value the outcome
 //!   names (`{prefix}rec:{reference}`, refused if that key exists) in the same script.
 //! - **keep** is `SET {prefix}rec:{reference} ... NX PX ttl`; **read** is `GET`.
+//! - **swap_record** is one script: it reads the record's `version` (`0` when there is no key:
+//!   Redis drops an expired record itself), and only when it is the expected one writes the
+//!   three fields with the new version (the expected one plus 1) and sets the expiry; otherwise
+//!   it writes nothing. **load_record** is `HGETALL`. A value over
+//!   [`MAX_KEPT_BYTES`](toolsmith_core::state::MAX_KEPT_BYTES) is refused before it is sent.
 //!
 //! Redis expires the keys on its own clock, so the replicas' clocks need not agree; outcomes are
 //! stamped (`at_unix_ms`) by the client that records them.
 //!
 //! # Errors
 //!
-//! A key the store reads that holds anything else (another type, or a string that is not one of
-//! the records above) is a [`BackendError`] naming the key ("... holds a value that is not a
-//! toolsmith record"), never a result. A step that the server did not answer within the
-//! response timeout, or whose connection dropped, says *the outcome of this step is unknown*; a
-//! refused connection says the step was not applied. After a drop the store reconnects by itself
-//! in the background (`redis::aio::ConnectionManager`), so service comes back with the server.
+//! A key the store reads that holds anything else (another type, a string that is not one of
+//! the records above, a hash without a record's three fields) is a [`BackendError`] naming the
+//! key ("... holds a value that is not a toolsmith record"), never a result. A step that the
+//! server did not answer within the response timeout, or whose connection dropped, says *the
+//! outcome of this step is unknown*; a refused connection says the step was not applied. After a
+//! drop the store reconnects by itself in the background (`redis::aio::ConnectionManager`), so
+//! service comes back with the server.
 //!
 //! # Deployment
 //!
 //! The state is only as durable as the server: a restart without persistence forgets every
-//! claim and outcome (repeats then run again). Run Redis with `appendonly yes` and
+//! claim, outcome and record (repeats then run again). Run Redis with `appendonly yes` and
 //! `maxmemory-policy noeviction` (an evicted lease or outcome is lost silently). One server (or a
 //! primary behind a failover proxy) is supported; Redis Cluster is not (the keys of a claim share
 //! a slot, but the client speaks to one node).
@@ -83,14 +94,17 @@ mod error;
 mod record;
 
 use crate::error::{connect_reason, redact_url, scrub, Site};
-use crate::record::{KeptOut, LeaseOut, OutcomeOut, KEPT, LEASE, OUTCOME};
+use crate::record::{KeptOut, LeaseOut, OutcomeOut, KEPT, LEASE, OUTCOME, RECORD};
 use redis::aio::{ConnectionManager, ConnectionManagerConfig};
 use redis::{RedisError, Script};
 use serde_json::Value;
+use std::collections::BTreeMap;
 use std::future::Future;
 use std::pin::Pin;
 use std::time::Duration;
-use toolsmith_core::state::{ClaimRequest, ClaimState, KeptValue, StateStore};
+use toolsmith_core::state::{
+    oversized_record, ClaimRequest, ClaimState, KeptValue, Record, StateStore,
+};
 use toolsmith_core::{BackendError, StoredOutcome};
 
 pub use crate::error::ConnectError;
@@ -179,6 +193,7 @@ struct Scripts {
     mark_started: Script,
     finish: Script,
     release: Script,
+    swap_record: Script,
 }
 
 macro_rules! lua {
@@ -198,16 +213,18 @@ impl Scripts {
             mark_started: lua!("mark_started.lua"),
             finish: lua!("finish.lua"),
             release: lua!("release.lua"),
+            swap_record: lua!("swap_record.lua"),
         }
     }
 
-    fn all(&self) -> [&Script; 5] {
+    fn all(&self) -> [&Script; 6] {
         [
             &self.claim,
             &self.renew,
             &self.mark_started,
             &self.finish,
             &self.release,
+            &self.swap_record,
         ]
     }
 }
@@ -348,6 +365,11 @@ impl RedisStateStore {
 
     fn record_key(&self, reference: &str) -> String {
         format!("{}rec:{reference}", self.prefix)
+    }
+
+    /// The key of the versioned record under `key` (`load_record`, `swap_record`).
+    fn versioned_key(&self, key: &str) -> String {
+        format!("{}record:{{{key}}}", self.prefix)
     }
 
     /// A connection handle for one step (a clone of the multiplexed connection).
@@ -601,6 +623,69 @@ impl StateStore for RedisStateStore {
             }
         })
     }
+
+    fn load_record<'a>(&'a self, key: &'a str) -> StoreFuture<'a, Option<Record>> {
+        Box::pin(async move {
+            let hash = self.versioned_key(key);
+            let mut conn = self.conn();
+            let fields: BTreeMap<Vec<u8>, Vec<u8>> = match redis::cmd("HGETALL")
+                .arg(&hash)
+                .query_async(&mut conn)
+                .await
+            {
+                Ok(fields) => fields,
+                Err(e) if e.code() == Some("WRONGTYPE") => {
+                    return Err(self.site.foreign(&hash, RECORD))
+                }
+                Err(e) => return Err(self.error(&format!("load of the record `{key}`"), &e)),
+            };
+            if fields.is_empty() {
+                // No key (or an expired one): no record.
+                return Ok(None);
+            }
+            record::versioned(&fields)
+                .map(Some)
+                .ok_or_else(|| self.site.foreign(&hash, RECORD))
+        })
+    }
+
+    fn swap_record<'a>(
+        &'a self,
+        key: &'a str,
+        expected: u64,
+        value: &'a Value,
+        ttl: Duration,
+    ) -> StoreFuture<'a, Option<u64>> {
+        Box::pin(async move {
+            if let Some(e) = oversized_record(key, value) {
+                return Err(e);
+            }
+            // No record reaches the largest version, so none is at it.
+            let Some(next) = expected.checked_add(1) else {
+                return Ok(None);
+            };
+            let hash = self.versioned_key(key);
+            let step = format!("swap of the record `{key}`");
+            let mut conn = self.conn();
+            let (tag, _): Answer = self
+                .scripts
+                .swap_record
+                .key(&hash)
+                .arg(expected.to_string())
+                .arg(next.to_string())
+                .arg(record::to_json(value))
+                .arg(millis(ttl))
+                .invoke_async(&mut conn)
+                .await
+                .map_err(|e| self.site.error(&step, &e))?;
+            match tag.as_str() {
+                "ok" => Ok(Some(next)),
+                "stale" => Ok(None),
+                "foreign" => Err(self.site.foreign(&hash, RECORD)),
+                other => Err(self.site.unexpected(&step, other)),
+            }
+        })
+    }
 }
 
 #[cfg(test)]
@@ -617,10 +702,10 @@ mod tests {
     #[test]
     fn the_scripts_carry_the_prelude() {
         let scripts = Scripts::new();
-        // Five different scripts (different hashes), each with the shared helpers.
+        // Six different scripts (different hashes), each with the shared helpers.
         let hashes: std::collections::BTreeSet<&str> =
             scripts.all().iter().map(|s| s.get_hash()).collect();
-        assert_eq!(hashes.len(), 5);
+        assert_eq!(hashes.len(), 6);
         assert!(include_str!("lua/claim.lua").contains("read(KEYS[3])"));
     }
 }

@@ -141,6 +141,44 @@ async fn the_keys_are_laid_out_as_documented() {
         serde_json::from_str::<serde_json::Value>(&kept).unwrap(),
         serde_json::json!({"toolsmith": "kept", "value": value})
     );
+
+    // A versioned record: a hash of its own, apart from the claim keys of the same string.
+    let record = serde_json::json!({"status": "working", "done": [1]});
+    let version = store
+        .swap_record("order-42", 0, &record, Duration::from_secs(30))
+        .await
+        .unwrap();
+    assert_eq!(version, Some(1));
+    let key = format!("{prefix}record:{{order-42}}");
+    let fields: std::collections::BTreeMap<String, String> = raw.hgetall(&key).await.unwrap();
+    assert_eq!(fields.len(), 3, "{fields:?}");
+    assert_eq!(fields["toolsmith"], "record");
+    assert_eq!(fields["version"], "1");
+    assert_eq!(
+        serde_json::from_str::<serde_json::Value>(&fields["value"]).unwrap(),
+        record
+    );
+    let ttl: i64 = raw.pttl(&key).await.unwrap();
+    assert!((20_000..=30_000).contains(&ttl), "record PTTL {ttl}");
+    assert_eq!(
+        store
+            .swap_record(
+                "order-42",
+                1,
+                &serde_json::json!(2),
+                Duration::from_secs(90)
+            )
+            .await
+            .unwrap(),
+        Some(2)
+    );
+    let ttl: i64 = raw.pttl(&key).await.unwrap();
+    assert!(
+        (80_000..=90_000).contains(&ttl),
+        "a swap sets the expiry again: PTTL {ttl}"
+    );
+    let version: String = raw.hget(&key, "version").await.unwrap();
+    assert_eq!(version, "2");
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]

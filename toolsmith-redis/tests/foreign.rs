@@ -132,4 +132,55 @@ async fn foreign_values_are_errors_not_results() {
     assert_foreign(store.claim("started", request("t1")).await, &key, "started");
     let still: String = raw.get(&key).await.unwrap();
     assert_eq!(still, "garbage");
+
+    // Versioned records: a string, hashes without a record's fields, a version below 1 or not
+    // a decimal, a value that is not JSON. Neither loaded nor replaced.
+    let value = serde_json::json!({"n": 1});
+    let long = Duration::from_secs(60);
+    let key = set(format!("{prefix}record:{{string}}"), r#"{"version":1}"#).await;
+    assert_foreign(store.load_record("string").await, &key, "a string record");
+    assert_foreign(
+        store.swap_record("string", 0, &value, long).await,
+        &key,
+        "a swap over a string",
+    );
+    for (name, fields) in [
+        ("untagged", &[("version", "1"), ("value", "1")][..]),
+        (
+            "other_tag",
+            &[("toolsmith", "kept"), ("version", "1"), ("value", "1")],
+        ),
+        (
+            "v0",
+            &[("toolsmith", "record"), ("version", "0"), ("value", "1")],
+        ),
+        (
+            "v_text",
+            &[("toolsmith", "record"), ("version", "one"), ("value", "1")],
+        ),
+        (
+            "no_json",
+            &[("toolsmith", "record"), ("version", "1"), ("value", "{")],
+        ),
+    ] {
+        let key = format!("{prefix}record:{{{name}}}");
+        let _: () = raw.hset_multiple(&key, fields).await.unwrap();
+        let _: () = raw.pexpire(&key, 60_000).await.unwrap();
+        assert_foreign(store.load_record(name).await, &key, name);
+        if name != "no_json" {
+            // The swap reads the tag and the version only.
+            assert_foreign(store.swap_record(name, 0, &value, long).await, &key, name);
+            assert_foreign(store.swap_record(name, 1, &value, long).await, &key, name);
+            let version: Option<String> = raw.hget(&key, "version").await.unwrap();
+            let left: Option<String> = raw.hget(&key, "value").await.unwrap();
+            assert_eq!(
+                (version.as_deref(), left.as_deref()),
+                (
+                    fields.iter().find(|f| f.0 == "version").map(|f| f.1),
+                    Some("1")
+                ),
+                "{name}: the store leaves a foreign hash alone"
+            );
+        }
+    }
 }

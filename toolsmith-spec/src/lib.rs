@@ -42,4 +42,4 @@ pub mod spec;
 pub mod ui;
 
 pub use deprecation::Deprecation;
-pub use spec::{canonical_json, Allow, Effects, Namespace, ToolSpec};
+pub use spec::{canonical_json, Allow, Effects, Namespace, TaskSupport, ToolSpec};

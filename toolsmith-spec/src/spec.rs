@@ -348,6 +348,62 @@ pub struct ToolSpec {
     /// fingerprinted) only when set.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub namespace: Option<Namespace>,
+    /// Whether a call may run as an MCP task, polled until done (`#[tool(task = "...")]`,
+    /// [`ToolSpec::with_task`]): exported as `execution.taskSupport` in MCP 2025-11-25; in
+    /// 2026-07-28 the server decides per call, and a `required` tool is refused to a client
+    /// without the tasks extension. Not model-facing: no part of the fingerprint; serialized
+    /// only when not [`TaskSupport::Forbidden`].
+    #[serde(default, skip_serializing_if = "TaskSupport::is_forbidden")]
+    pub task: TaskSupport,
+}
+
+/// Whether a tool's calls may run as tasks (MCP's `taskSupport`): a call that outlives its
+/// request, which the client polls, on any replica that shares the state store.
+///
+/// ```
+/// use toolsmith_spec::spec::TaskSupport;
+/// assert_eq!(TaskSupport::default(), TaskSupport::Forbidden);
+/// assert_eq!(TaskSupport::parse("optional"), Some(TaskSupport::Optional));
+/// assert_eq!(TaskSupport::Required.as_str(), "required");
+/// ```
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum TaskSupport {
+    /// Every call answers in its own request (the default).
+    #[default]
+    Forbidden,
+    /// A client that asks for a task gets one; others get the result directly.
+    Optional,
+    /// Every call runs as a task; a client that cannot poll one is refused.
+    Required,
+}
+
+impl TaskSupport {
+    /// The three values, as MCP spells them.
+    pub const ALL: [TaskSupport; 3] = [
+        TaskSupport::Forbidden,
+        TaskSupport::Optional,
+        TaskSupport::Required,
+    ];
+
+    /// The value as MCP spells it: `forbidden`, `optional` or `required`.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            TaskSupport::Forbidden => "forbidden",
+            TaskSupport::Optional => "optional",
+            TaskSupport::Required => "required",
+        }
+    }
+
+    /// The value MCP spells `s`, if any.
+    pub fn parse(s: &str) -> Option<TaskSupport> {
+        TaskSupport::ALL.into_iter().find(|t| t.as_str() == s)
+    }
+
+    /// `true` for [`TaskSupport::Forbidden`].
+    pub fn is_forbidden(&self) -> bool {
+        *self == TaskSupport::Forbidden
+    }
 }
 
 /// A group of tools the model sees under one name and description (OpenAI Responses'
@@ -403,6 +459,7 @@ impl ToolSpec {
             icons: Vec::new(),
             core: false,
             namespace: None,
+            task: TaskSupport::Forbidden,
         }
     }
 
@@ -527,6 +584,13 @@ impl ToolSpec {
     #[must_use]
     pub fn with_core(mut self, core: bool) -> ToolSpec {
         self.core = core;
+        self
+    }
+
+    /// Lets (or makes) the tool's calls run as tasks (see [`task`](ToolSpec::task)).
+    #[must_use]
+    pub fn with_task(mut self, task: TaskSupport) -> ToolSpec {
+        self.task = task;
         self
     }
 
@@ -760,6 +824,7 @@ mod tests {
             icons: Vec::new(),
             core: false,
             namespace: None,
+            task: TaskSupport::Forbidden,
         };
         assert_eq!(spec, literal);
         let with_example = spec.clone().with_example(serde_json::json!({"to": "a"}));

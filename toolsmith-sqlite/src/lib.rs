@@ -24,11 +24,12 @@
 //!
 //! It is a [`StateStore`] too (`Toolbox::builder().state_store(Arc::new(store))`): the
 //! processes (or toolboxes) that open the same file share idempotency claims with their leases,
-//! their outcomes and kept results, as the replicas of a service do on Redis or PostgreSQL. A
-//! claim made by one process is `IN_PROGRESS` for the others, its outcome answers their repeats,
-//! and a process that dies mid-run leaves the write's outcome unknown. SQLite shares a file
-//! between the processes of **one machine** (its locks do not work over network file systems):
-//! for replicas on several machines use `toolsmith-redis` or `toolsmith-postgres`.
+//! their outcomes, kept results and versioned records, as the replicas of a service do on Redis
+//! or PostgreSQL. A claim made by one process is `IN_PROGRESS` for the others, its outcome
+//! answers their repeats, and a process that dies mid-run leaves the write's outcome unknown.
+//! SQLite shares a file between the processes of **one machine** (its locks do not work over
+//! network file systems): for replicas on several machines use `toolsmith-redis` or
+//! `toolsmith-postgres`.
 //!
 //! ```
 //! # tokio::runtime::Builder::new_current_thread().enable_all().build().unwrap().block_on(async {
@@ -74,6 +75,12 @@
 //!     value         TEXT NOT NULL,     -- JSON, in its key order
 //!     expires_at_ms INTEGER NOT NULL
 //! ) STRICT;
+//! CREATE TABLE IF NOT EXISTS state_records (
+//!     key           TEXT PRIMARY KEY,  -- apart from state_claims' keys: one string may name both
+//!     version       INTEGER NOT NULL,  -- from 1; each swap writes the expected version plus 1
+//!     value         TEXT NOT NULL,     -- JSON, in its key order
+//!     expires_at_ms INTEGER NOT NULL   -- past it the record is absent (version 0)
+//! ) STRICT;
 //! ```
 //!
 //! ## Semantics
@@ -90,12 +97,19 @@
 //! is granted. `renew`, `mark_started` and `release` are one `UPDATE`/`DELETE ... WHERE key = ?
 //! AND token = ?` on a lease that has not lapsed; `finish` is that `UPDATE`, the insert of the
 //! value it keeps and a purge in one immediate transaction, `keep` an insert and a purge.
+//! [`swap_record`](StateStore::swap_record) reads the key's record and, only when it is at the
+//! expected version (a live row's version, or 0 for no row or an expired one), writes the value
+//! with the expected version plus 1, in one immediate transaction (with a purge when it creates
+//! the record); [`load_record`](StateStore::load_record) is one `SELECT` of the row that has not
+//! expired. A value over [`MAX_KEPT_BYTES`](toolsmith_core::state::MAX_KEPT_BYTES) is refused
+//! before the transaction begins.
 //!
 //! A writer that finds the file locked by another waits for it up to the busy timeout
 //! ([`DEFAULT_BUSY_TIMEOUT`], or [`SqliteRecordStore::with_busy_timeout`]); past it the call
 //! answers a [`BackendError`] naming the file. A row this crate cannot read (an outcome that is
-//! not a toolsmith outcome, a row with neither lease nor outcome, a kept value that is not JSON)
-//! is a [`BackendError`] naming the table and the key, never a result.
+//! not a toolsmith outcome, a row with neither lease nor outcome, a kept value or record that is
+//! not JSON, a record whose version is below 1) is a [`BackendError`] naming the table and the
+//! key, never a result.
 //!
 //! The SQLite work of each async method runs on tokio's blocking threads (`spawn_blocking`): it
 //! may wait for another process's write lock up to the busy timeout and for the disk (`fsync`),
@@ -105,9 +119,10 @@
 //!
 //! SQLite has no expiry of its own. Each [`keep`](StateStore::keep) deletes up to 100 kept values
 //! past their expiry; each successful [`finish`](StateStore::finish) deletes up to 100 keys whose
-//! outcome window has ended or whose unstarted lease lapsed. A lapsed lease of a run that had
-//! started stays until the key is claimed again (it is then answered as an unknown outcome for
-//! the window).
+//! outcome window has ended or whose unstarted lease lapsed; each
+//! [`swap_record`](StateStore::swap_record) that creates a record deletes up to 100 records past
+//! their expiry. A lapsed lease of a run that had started stays until the key is claimed again
+//! (it is then answered as an unknown outcome for the window).
 
 #![deny(unreachable_pub)]
 #![deny(missing_docs)]
@@ -117,7 +132,9 @@ use serde_json::Value;
 use std::path::Path;
 use std::sync::{Arc, Mutex, MutexGuard};
 use std::time::Duration;
-use toolsmith_core::state::{BoxFuture, ClaimRequest, ClaimState, KeptValue, StateStore};
+use toolsmith_core::state::{
+    oversized_record, BoxFuture, ClaimRequest, ClaimState, KeptValue, Record, StateStore,
+};
 use toolsmith_core::{new_reference, BackendError, RecordStore, StoredOutcome};
 
 /// How many results a [`SqliteRecordStore`] keeps unless told otherwise; the oldest go first.
@@ -127,7 +144,7 @@ pub const DEFAULT_SQLITE_CAPACITY: u64 = 10_000;
 /// it fails, unless told otherwise.
 pub const DEFAULT_BUSY_TIMEOUT: Duration = Duration::from_secs(5);
 
-/// How many expired rows one `keep` or `finish` deletes at most.
+/// How many expired rows one `keep`, `finish` or creating `swap_record` deletes at most.
 const PURGE_BATCH: i64 = 100;
 /// The longest lease, window or expiry the store writes (longer ones are cut to it), so the
 /// arithmetic on times stays far within `i64`: 100 years, in milliseconds.
@@ -236,6 +253,13 @@ CREATE TABLE IF NOT EXISTS state_kept (
     expires_at_ms INTEGER NOT NULL
 ) STRICT;
 CREATE INDEX IF NOT EXISTS state_kept_expires ON state_kept (expires_at_ms);
+CREATE TABLE IF NOT EXISTS state_records (
+    key TEXT PRIMARY KEY,
+    version INTEGER NOT NULL,
+    value TEXT NOT NULL,
+    expires_at_ms INTEGER NOT NULL
+) STRICT;
+CREATE INDEX IF NOT EXISTS state_records_expires ON state_records (expires_at_ms);
 ";
 
 /// The file's journal mode, durability and tables; the tables in one immediate transaction,
@@ -744,6 +768,110 @@ fn read_now(
     .transpose()
 }
 
+/// The record under `key` that has not expired: one `SELECT`.
+fn load_record_now(
+    inner: &Inner,
+    conn: &mut Connection,
+    key: &str,
+) -> Result<Option<Record>, BackendError> {
+    let row: Option<(i64, String)> = conn
+        .prepare_cached(
+            "SELECT version, value FROM state_records WHERE key = ?1 AND expires_at_ms > ?2",
+        )
+        .and_then(|mut stmt| {
+            stmt.query_row(params![key, now_ms()], |row| Ok((row.get(0)?, row.get(1)?)))
+                .optional()
+        })
+        .map_err(|e| {
+            if is_decoding(&e) {
+                inner.foreign("state_records", key, e)
+            } else {
+                inner.error("load_record", &e)
+            }
+        })?;
+    let Some((version, text)) = row else {
+        return Ok(None);
+    };
+    let version = record_version(inner, key, version)?;
+    let value = serde_json::from_str(&text)
+        .map_err(|e| inner.foreign("state_records", key, format!("its value is not JSON ({e})")))?;
+    Ok(Some(Record { version, value }))
+}
+
+/// A stored record's version, at least 1 (a smaller one is not this crate's).
+fn record_version(inner: &Inner, key: &str, version: i64) -> Result<u64, BackendError> {
+    u64::try_from(version)
+        .ok()
+        .filter(|v| *v >= 1)
+        .ok_or_else(|| {
+            inner.foreign(
+                "state_records",
+                key,
+                format!("its version {version} is below 1"),
+            )
+        })
+}
+
+/// Replaces the record under `key` if it is at `expected`, in one immediate transaction: reads
+/// the key's row, then writes (and, creating a record, purges expired ones) or rolls back.
+fn swap_record_now(
+    inner: &Inner,
+    conn: &mut Connection,
+    key: &str,
+    expected: u64,
+    text: &str,
+    ttl_ms: i64,
+) -> Result<Option<u64>, BackendError> {
+    let step = "swap_record";
+    let tx = conn
+        .transaction_with_behavior(TransactionBehavior::Immediate)
+        .map_err(|e| inner.error(step, &e))?;
+    let now = now_ms();
+    let stored: Option<(i64, i64)> = tx
+        .prepare_cached("SELECT version, expires_at_ms FROM state_records WHERE key = ?1")
+        .and_then(|mut stmt| {
+            stmt.query_row(params![key], |row| Ok((row.get(0)?, row.get(1)?)))
+                .optional()
+        })
+        .map_err(|e| {
+            if is_decoding(&e) {
+                inner.foreign("state_records", key, e)
+            } else {
+                inner.error(step, &e)
+            }
+        })?;
+    // An expired record is absent: version 0.
+    let current = match stored {
+        Some((version, expires_at_ms)) if expires_at_ms > now => {
+            record_version(inner, key, version)?
+        }
+        _ => 0,
+    };
+    if current != expected {
+        // Not at the expected version: nothing is written (the transaction rolls back).
+        return Ok(None);
+    }
+    let version = expected + 1;
+    tx.prepare_cached(
+        "INSERT OR REPLACE INTO state_records (key, version, value, expires_at_ms) \
+         VALUES (?1, ?2, ?3, ?4)",
+    )
+    .and_then(|mut stmt| stmt.execute(params![key, version, text, now.saturating_add(ttl_ms)]))
+    .map_err(|e| inner.error(step, &e))?;
+    if expected == 0 {
+        // Housekeeping: a record is created, a batch of expired ones goes.
+        tx.prepare_cached(
+            "DELETE FROM state_records WHERE key IN ( \
+                 SELECT key FROM state_records WHERE expires_at_ms <= ?1 \
+                  ORDER BY expires_at_ms LIMIT ?2)",
+        )
+        .and_then(|mut stmt| stmt.execute(params![now, PURGE_BATCH]))
+        .map_err(|e| inner.error(step, &e))?;
+    }
+    tx.commit().map_err(|e| inner.error(step, &e))?;
+    Ok(Some(version))
+}
+
 impl StateStore for SqliteRecordStore {
     fn claim<'a>(
         &'a self,
@@ -848,6 +976,46 @@ impl StateStore for SqliteRecordStore {
     ) -> BoxFuture<'a, Result<Option<Value>, BackendError>> {
         let reference = reference.to_string();
         self.run("read", move |inner, conn| read_now(inner, conn, &reference))
+    }
+
+    fn load_record<'a>(
+        &'a self,
+        key: &'a str,
+    ) -> BoxFuture<'a, Result<Option<Record>, BackendError>> {
+        let key = key.to_string();
+        self.run("load_record", move |inner, conn| {
+            load_record_now(inner, conn, &key)
+        })
+    }
+
+    fn swap_record<'a>(
+        &'a self,
+        key: &'a str,
+        expected: u64,
+        value: &'a Value,
+        ttl: Duration,
+    ) -> BoxFuture<'a, Result<Option<u64>, BackendError>> {
+        if let Some(e) = oversized_record(key, value) {
+            return Box::pin(std::future::ready(Err(e)));
+        }
+        // An INTEGER holds the versions: no record is at one whose successor it cannot hold.
+        if i64::try_from(expected.saturating_add(1)).is_err() {
+            return Box::pin(std::future::ready(Ok(None)));
+        }
+        // Serialized here, on the caller's thread: the value is borrowed.
+        let text = match serde_json::to_string(value) {
+            Ok(text) => text,
+            Err(e) => {
+                return Box::pin(std::future::ready(Err(BackendError::new(format!(
+                    "SQLite state store {}: swap_record: the value is not serializable: {e}",
+                    self.inner.path
+                )))))
+            }
+        };
+        let (key, ttl) = (key.to_string(), ms(ttl));
+        self.run("swap_record", move |inner, conn| {
+            swap_record_now(inner, conn, &key, expected, &text, ttl)
+        })
     }
 }
 

@@ -177,11 +177,35 @@ async fn rows_the_store_did_not_write_are_errors_not_results() {
     )
     .unwrap();
     assert_foreign(store.read(&reference).await, &reference, "kept value");
+    // Records that are not JSON, or whose version is below 1: neither loaded nor replaced.
+    for (key, version, value) in [("record_text", 1, "not json"), ("record_v0", 0, "{}")] {
+        raw.execute(
+            "INSERT INTO state_records (key, version, value, expires_at_ms) \
+             VALUES (?1, ?2, ?3, ?4)",
+            rusqlite::params![key, version, value, far],
+        )
+        .unwrap();
+        assert_foreign(store.load_record(key).await, key, key);
+    }
+    for expected in [0, 1] {
+        let swapped = store
+            .swap_record("record_v0", expected, &json!(1), Duration::from_secs(60))
+            .await;
+        assert_foreign(swapped, "record_v0", "swap over a version below 1");
+    }
     // The rows are left alone.
     let left: i64 = raw
         .query_row("SELECT count(*) FROM state_claims", [], |r| r.get(0))
         .unwrap();
     assert_eq!(left, 5);
+    let value: String = raw
+        .query_row(
+            "SELECT value FROM state_records WHERE key = 'record_v0'",
+            [],
+            |r| r.get(0),
+        )
+        .unwrap();
+    assert_eq!(value, "{}");
 }
 
 #[tokio::test]

@@ -109,6 +109,120 @@ pub async fn check(a: &dyn StateStore, b: &dyn StateStore) {
     finish_keeps_its_value_atomically(a, b, &key("finish_kept")).await;
     a_finish_under_a_kept_reference_writes_nothing(a, b, &key("finish_taken")).await;
     concurrent_claims_have_one_winner(a, b, &key("race")).await;
+    records_are_replaced_by_version(a, b, &key("record")).await;
+    concurrent_swaps_have_one_winner(a, b, &key("record_race")).await;
+    records_expire_and_stand_apart(a, b, &key("record_ttl")).await;
+}
+
+async fn load(store: &dyn StateStore, key: &str) -> Option<super::Record> {
+    store
+        .load_record(key)
+        .await
+        .unwrap_or_else(|e| panic!("load_record of {key} failed: {e}"))
+}
+
+async fn swap(
+    store: &dyn StateStore,
+    key: &str,
+    expected: u64,
+    value: &serde_json::Value,
+    ttl: Duration,
+) -> Option<u64> {
+    store
+        .swap_record(key, expected, value, ttl)
+        .await
+        .unwrap_or_else(|e| panic!("swap_record of {key} failed: {e}"))
+}
+
+async fn records_are_replaced_by_version(a: &dyn StateStore, b: &dyn StateStore, key: &str) {
+    assert_eq!(load(a, key).await, None, "a fresh key holds no record");
+    let first = json!({"status": "working", "n": 1});
+    let v1 = swap(a, key, 0, &first, LONG)
+        .await
+        .expect("writing a new record (expected version 0) must succeed");
+    assert!(v1 >= 1, "a record's version is at least 1, got {v1}");
+    let seen = load(b, key)
+        .await
+        .expect("the record must be seen everywhere");
+    assert_eq!((seen.version, &seen.value), (v1, &first));
+    assert_eq!(
+        swap(b, key, 0, &json!({"n": "other"}), LONG).await,
+        None,
+        "creating a record that exists must be refused"
+    );
+    let second = json!({"status": "completed", "n": 2});
+    let v2 = swap(b, key, v1, &second, LONG)
+        .await
+        .expect("a swap at the current version must succeed");
+    assert!(
+        v2 > v1,
+        "a replacement must increase the version ({v1} -> {v2})"
+    );
+    assert_eq!(
+        swap(a, key, v1, &json!({"stale": true}), LONG).await,
+        None,
+        "a swap at a stale version must be refused"
+    );
+    let seen = load(a, key).await.expect("the record is still there");
+    assert_eq!(
+        (seen.version, &seen.value),
+        (v2, &second),
+        "a refused swap wrote nothing"
+    );
+    let huge = json!("x".repeat(MAX_KEPT_BYTES + 1));
+    assert!(
+        a.swap_record(key, v2, &huge, LONG).await.is_err(),
+        "a record over MAX_KEPT_BYTES must be refused with an error"
+    );
+    assert_eq!(load(b, key).await.map(|r| r.version), Some(v2));
+}
+
+async fn concurrent_swaps_have_one_winner(a: &dyn StateStore, b: &dyn StateStore, key: &str) {
+    let v1 = swap(a, key, 0, &json!({"n": 0}), LONG)
+        .await
+        .expect("the record is new");
+    let (x, y) = (json!({"by": "a"}), json!({"by": "b"}));
+    let (ra, rb) = tokio::join!(swap(a, key, v1, &x, LONG), swap(b, key, v1, &y, LONG));
+    let winner = match (ra, rb) {
+        (Some(v), None) => (v, x),
+        (None, Some(v)) => (v, y),
+        other => panic!("two swaps from one version must have exactly one winner, got {other:?}"),
+    };
+    let seen = load(b, key).await.expect("the record is there");
+    assert_eq!((seen.version, seen.value), winner);
+}
+
+async fn records_expire_and_stand_apart(a: &dyn StateStore, b: &dyn StateStore, key: &str) {
+    assert_eq!(
+        claim(a, key, request("t1", "op_1", LONG)).await,
+        ClaimState::Claimed
+    );
+    assert_eq!(
+        load(b, key).await,
+        None,
+        "a claim under a key is not a record under it"
+    );
+    swap(a, key, 0, &json!({"short": true}), SHORT)
+        .await
+        .expect("the record is new");
+    until_lapsed("a record past its ttl", || async {
+        load(b, key).await.is_none().then_some(())
+    })
+    .await;
+    assert!(
+        swap(b, key, 0, &json!({"again": true}), LONG)
+            .await
+            .is_some(),
+        "an expired record's key must be free to create again"
+    );
+    assert_eq!(
+        claim(b, key, request("t2", "op_2", LONG)).await,
+        ClaimState::Running {
+            operation_id: "op_1".into(),
+            request: None
+        },
+        "a record under a key leaves its claim alone"
+    );
 }
 
 async fn one_claim_wins(a: &dyn StateStore, b: &dyn StateStore, key: &str) {

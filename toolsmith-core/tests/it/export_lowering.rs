@@ -345,6 +345,31 @@ fn schema_uri_is_kept_for_mcp_and_dropped_for_vendor_apis() {
     }
 }
 
+/// A tool's task support is MCP 2025-11-25's `execution.taskSupport` (absent for the default,
+/// `forbidden`); 2025-06-18 has no such field and 2026-07-28 moved tasks to an extension where
+/// the server decides per call, and no vendor API has tasks.
+#[test]
+fn task_support_is_exported_as_execution_in_2025_11_25_only() {
+    for support in toolsmith_core::TaskSupport::ALL {
+        let s = fixtures::get_time().with_task(support);
+        let exported = one(s.clone(), Target::Mcp(McpVersion::V2025_11_25));
+        let expected = (!support.is_forbidden()).then(|| json!({"taskSupport": support.as_str()}));
+        assert_eq!(exported.get("execution").cloned(), expected, "{support:?}");
+        for target in [
+            Target::Mcp(McpVersion::V2025_06_18),
+            Target::Mcp(McpVersion::V2026_07_28),
+            Target::Anthropic { strict: false },
+            Target::Gemini,
+            OPENAI_STRICT,
+        ] {
+            let text = one(s.clone(), target).to_string();
+            assert!(!text.contains("taskSupport"), "{target:?}: {text}");
+        }
+        // Not model-facing: the fingerprint does not move.
+        assert_eq!(s.fingerprint(), fixtures::get_time().fingerprint());
+    }
+}
+
 // ---------- schema passes ----------
 
 #[test]

@@ -628,6 +628,12 @@ impl<'t> Expander<'t> {
         let icons = icons(a);
         // `#[tool(core)]`: the tool joins the toolbox's always-loaded core set.
         let core = a.core.on().then(|| quote!(.with_core(true)));
+        // `#[tool(task = "...")]`: whether calls may run as tasks (forbidden is the default).
+        let task = a.task.and_then(|t| match t.0 {
+            "optional" => Some(quote!(.with_task(#p::TaskSupport::Optional))),
+            "required" => Some(quote!(.with_task(#p::TaskSupport::Required))),
+            _ => None,
+        });
         let allows = a.allows.iter().map(|al| {
             let (r, why) = (&al.rule, &al.reason);
             quote!((#r, #why))
@@ -651,7 +657,7 @@ impl<'t> Expander<'t> {
                 icons: &[#(#icons),*],
                 exec: #exec,
                 typed: __typed,
-            })#approval_when #core
+            })#approval_when #core #task
         }
     }
 

@@ -1,6 +1,6 @@
 -- toolsmith-redis: the helpers every script of the store starts with (prepended to each script).
 -- Every script answers {tag, data}; {'foreign', key} when a key it reads holds something this
--- store did not write (another type, or a string that is not a toolsmith lease), which the
+-- store did not write (another type, or a value that is not a toolsmith record), which the
 -- client reports as an error and never reads as state.
 
 -- The string under `key`: (value or false, false), or (nil, true) when it is of another type.

@@ -1811,6 +1811,14 @@ fn mcp_tool<'a>(
     if !spec.icons.is_empty() && version != McpVersion::V2025_06_18 {
         tool.insert("icons", Tree::Val(json!(spec.icons)));
     }
+    // Task support: a field of 2025-11-25 only (absent means forbidden); 2026-07-28 moved tasks
+    // to an extension where the server decides per call.
+    if !spec.task.is_forbidden() && version == McpVersion::V2025_11_25 {
+        tool.insert(
+            "execution",
+            Tree::Val(json!({"taskSupport": spec.task.as_str()})),
+        );
+    }
     let mut meta = Map::new();
     if !spec.allows.is_empty() {
         let allows: Vec<Value> = spec

@@ -1,0 +1,249 @@
+//! Tasks over MCP 2026-07-28 (`McpServer::tasks`), in process, over streamable HTTP with raw
+//! JSON-RPC: which calls become tasks, whose they are, questions answered by `tasks/update`,
+//! progress as the status message, the limits, and a server without tasks. The conformance
+//! suite's `tasks-*` scenarios check the wire against the example server
+//! (`conformance_suite.rs`); `replicas_http.rs` runs tasks across two processes.
+
+use crate::fixture;
+use serde_json::{json, Value};
+use std::time::{Duration, Instant};
+use toolsmith::mcp::McpServer;
+use toolsmith::spec::TaskSupport;
+use toolsmith::state::task::Tasks;
+use toolsmith::{tool, Caller, Client, Progress, Question, ToolError, Toolbox};
+
+const BOUND: Duration = Duration::from_secs(30);
+
+/// Waits for the given number of milliseconds, reporting where it is. Returns the time waited.
+#[tool(read_only, task = "optional")]
+async fn wait_for(
+    /// Milliseconds to wait, 0 to 60000.
+    #[arg(maximum = 60000)]
+    ms: u64,
+    #[context] progress: &Progress,
+) -> String {
+    progress.report(0.0, Some(1.0), Some("waiting"));
+    tokio::time::sleep(Duration::from_millis(ms)).await;
+    format!("waited {ms} ms")
+}
+
+/// Builds the yearly report, only as a task. Returns the report's title.
+#[tool(read_only, task = "required")]
+async fn build_report() -> String {
+    "Report 2026".into()
+}
+
+/// Asks the user for a colour, then answers with it. Returns the colour chosen.
+#[tool(read_only, task = "optional")]
+async fn choose_colour(#[context] client: &Client) -> Result<String, ToolError> {
+    let form = json!({"type": "object", "properties": {
+        "colour": {"type": "string", "description": "A colour"}}, "required": ["colour"]});
+    let answer = client
+        .question(&Question::new("Which colour?", &form)?.with_key("colour"))
+        .await?;
+    Ok(format!(
+        "chose {}",
+        answer["colour"].as_str().unwrap_or("?")
+    ))
+}
+
+fn toolbox() -> Toolbox {
+    Toolbox::builder()
+        .tool(wait_for::tool())
+        .tool(build_report::tool())
+        .tool(choose_colour::tool())
+        .build()
+        .unwrap()
+}
+
+/// The server with tasks, the caller named by the `x-user` header.
+async fn serve(tasks: Option<Tasks>) -> (toolsmith::mcp::HttpServer, String) {
+    let mut server = McpServer::new(toolbox()).caller_from_http(|parts| {
+        parts
+            .headers
+            .get("x-user")
+            .and_then(|v| v.to_str().ok())
+            .map_or_else(Caller::anonymous, Caller::new)
+    });
+    if let Some(tasks) = tasks {
+        server = server.tasks(tasks);
+    }
+    let http = server.bind_http("127.0.0.1:0").await.unwrap();
+    let url = http.url();
+    (http, url)
+}
+
+fn declaring() -> Value {
+    json!({"elicitation": {}, "extensions": {"io.modelcontextprotocol/tasks": {}}})
+}
+
+async fn rpc(url: &str, user: &str, method: &str, params: Value) -> Value {
+    fixture::post_2026(url, method, params, declaring(), &[("x-user", user)])
+        .await
+        .1
+}
+
+async fn start(url: &str, user: &str, name: &str, arguments: Value) -> Value {
+    rpc(
+        url,
+        user,
+        "tools/call",
+        json!({"name": name, "arguments": arguments}),
+    )
+    .await
+}
+
+/// Polls `tasks/get` until `done` holds for the task (at most [`BOUND`]).
+async fn poll(url: &str, user: &str, id: &str, done: impl Fn(&Value) -> bool) -> Value {
+    let asked = Instant::now();
+    loop {
+        let answer = rpc(url, user, "tasks/get", json!({"taskId": id})).await;
+        let task = &answer["result"];
+        if done(task) {
+            return task.clone();
+        }
+        assert!(asked.elapsed() < BOUND, "task {id}: {answer}");
+        tokio::time::sleep(Duration::from_millis(20)).await;
+    }
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_task_is_its_callers_and_reports_progress_and_its_result() {
+    let tasks = Tasks::in_memory().poll_interval(Duration::from_millis(50));
+    let (_http, url) = serve(Some(tasks)).await;
+    let created = start(&url, "alice", "wait_for", json!({"ms": 400})).await;
+    let task = &created["result"];
+    assert_eq!(task["resultType"], "task", "{created}");
+    assert_eq!(task["status"], "working", "{created}");
+    assert_eq!(task["pollIntervalMs"], 50, "{created}");
+    let id = task["taskId"].as_str().unwrap();
+    // The progress message becomes the task's status message.
+    let working = poll(&url, "alice", id, |t| t["statusMessage"] == "waiting").await;
+    assert_eq!(working["status"], "working");
+    // Another caller, and an anonymous one, are told it does not exist.
+    for other in ["bob", ""] {
+        for method in ["tasks/get", "tasks/cancel", "tasks/update"] {
+            let mut params = json!({"taskId": id});
+            if method == "tasks/update" {
+                params["inputResponses"] = json!({});
+            }
+            let answer = rpc(&url, other, method, params).await;
+            assert_eq!(
+                answer["error"]["code"], -32602,
+                "{other} {method}: {answer}"
+            );
+        }
+    }
+    let done = poll(&url, "alice", id, |t| t["status"] == "completed").await;
+    assert_eq!(done["result"]["isError"], false, "{done}");
+    assert_eq!(
+        done["result"]["structuredContent"], "waited 400 ms",
+        "{done}"
+    );
+    assert_eq!(done["resultType"], "complete", "{done}");
+    // A client that does not declare the extension gets an optional tool's result directly,
+    // and a required tool's refusal naming the extension.
+    let (_, direct) = fixture::post_2026(
+        &url,
+        "tools/call",
+        json!({"name": "wait_for", "arguments": {"ms": 0}}),
+        json!({}),
+        &[],
+    )
+    .await;
+    assert_eq!(direct["result"]["resultType"], "complete", "{direct}");
+    let (status, refused) = fixture::post_2026(
+        &url,
+        "tools/call",
+        json!({"name": "build_report", "arguments": {}}),
+        json!({}),
+        &[],
+    )
+    .await;
+    assert_eq!(refused["error"]["code"], -32021, "{refused}");
+    assert!(
+        refused["error"]["data"]["requiredCapabilities"]["extensions"]
+            ["io.modelcontextprotocol/tasks"]
+            .is_object(),
+        "{refused}"
+    );
+    assert_eq!(status, 400);
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_question_in_a_task_is_answered_by_tasks_update() {
+    let tasks = Tasks::in_memory().poll_interval(Duration::from_millis(50));
+    let (_http, url) = serve(Some(tasks)).await;
+    let created = start(&url, "alice", "choose_colour", json!({})).await;
+    let id = created["result"]["taskId"].as_str().unwrap().to_string();
+    let asked = poll(&url, "alice", &id, |t| t["status"] == "input_required").await;
+    let request = &asked["inputRequests"]["colour"];
+    assert_eq!(request["method"], "elicitation/create", "{asked}");
+    assert_eq!(request["params"]["message"], "Which colour?", "{asked}");
+    let ack = rpc(
+        &url,
+        "alice",
+        "tasks/update",
+        json!({"taskId": id, "inputResponses": {
+            "colour": {"action": "accept", "content": {"colour": "teal"}},
+            "unknown": {"ignored": true}}}),
+    )
+    .await;
+    assert_eq!(ack["result"], json!({"resultType": "complete"}), "{ack}");
+    let done = poll(&url, "alice", &id, |t| t["status"] == "completed").await;
+    assert_eq!(done["result"]["structuredContent"], "chose teal", "{done}");
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_limits_and_cancel_are_answered_clearly() {
+    let tasks = Tasks::in_memory()
+        .poll_interval(Duration::from_millis(50))
+        .max_per_caller(1);
+    let (_http, url) = serve(Some(tasks)).await;
+    let first = start(&url, "alice", "wait_for", json!({"ms": 60000})).await;
+    let id = first["result"]["taskId"].as_str().unwrap().to_string();
+    let second = start(&url, "alice", "wait_for", json!({"ms": 60000})).await;
+    let message = second["error"]["message"].as_str().unwrap_or_default();
+    assert!(message.contains("1 live tasks"), "{second}");
+    // Another caller has room.
+    let bobs = start(&url, "bob", "wait_for", json!({"ms": 0})).await;
+    assert_eq!(bobs["result"]["resultType"], "task", "{bobs}");
+    // A cancel ends the task and frees the caller's room; cancelling it again is no error.
+    for _ in 0..2 {
+        let ack = rpc(&url, "alice", "tasks/cancel", json!({"taskId": id})).await;
+        assert_eq!(ack["result"], json!({"resultType": "complete"}), "{ack}");
+    }
+    let cancelled = poll(&url, "alice", &id, |t| t["status"] == "cancelled").await;
+    assert!(cancelled.get("result").is_none(), "{cancelled}");
+    let again = start(&url, "alice", "wait_for", json!({"ms": 0})).await;
+    assert_eq!(again["result"]["resultType"], "task", "{again}");
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_server_without_tasks_runs_every_call_in_its_request() {
+    assert_eq!(build_report::tool().spec().task, TaskSupport::Required);
+    assert_eq!(wait_for::tool().spec().task, TaskSupport::Optional);
+    let (_http, url) = serve(None).await;
+    let discovered = rpc(&url, "alice", "server/discover", json!({})).await;
+    let extensions = &discovered["result"]["capabilities"]["extensions"];
+    assert!(
+        extensions.get("io.modelcontextprotocol/tasks").is_none(),
+        "{discovered}"
+    );
+    let direct = start(&url, "alice", "build_report", json!({})).await;
+    assert_eq!(direct["result"]["resultType"], "complete", "{direct}");
+    assert_eq!(
+        direct["result"]["structuredContent"], "Report 2026",
+        "{direct}"
+    );
+    let get = rpc(&url, "alice", "tasks/get", json!({"taskId": "task_x"})).await;
+    assert_eq!(get["error"]["code"], -32601, "{get}");
+    // With tasks, the server declares the extension.
+    let (_http, url) = serve(Some(Tasks::in_memory())).await;
+    let discovered = rpc(&url, "alice", "server/discover", json!({})).await;
+    assert!(
+        discovered["result"]["capabilities"]["extensions"]["io.modelcontextprotocol/tasks"]
+            .is_object(),
+        "{discovered}"
+    );
+}

@@ -1,0 +1,299 @@
+//! Tasks over MCP (2026-07-28, the extension `io.modelcontextprotocol/tasks`, SEP-2663): a
+//! `tools/call` that becomes a task, and `tasks/get`, `tasks/update`, `tasks/cancel`, each
+//! answered from the [`Tasks`] store (see [`McpServer::tasks`]).
+//!
+//! rmcp gates the `tasks/*` methods on the extension (`-32021` for a request that does not
+//! declare it, `-32601` for a server that does not serve tasks) and refuses a task to such a
+//! request; this module decides which calls become tasks and maps the records.
+
+use crate::client;
+use crate::server::McpServer;
+use rmcp::model::{
+    CallToolResponse, CancelTaskParams, ClientCapabilities, CreateTaskResult, DetailedTask,
+    GetTaskParams, GetTaskResult, InputRequests, JsonObject, Task, TaskPayload, UpdateTaskParams,
+};
+use rmcp::service::RequestContext;
+use rmcp::{ErrorData, RoleServer};
+use serde_json::{json, Value};
+use std::sync::Arc;
+use toolsmith_core::export::McpVersion;
+use toolsmith_core::state::task::{TaskError, TaskRecord, TaskStatus, Tasks};
+use toolsmith_core::{with_client, with_progress, CallOptions, Caller, ProgressSink, TaskSupport};
+
+/// What a `tools/call` of a task-capable server does with the call.
+pub(crate) enum Dispatch {
+    /// Run it in its request.
+    Direct,
+    /// Start it as a task.
+    Task(Tasks),
+}
+
+/// Whether the request declared the tasks extension (in its `_meta`, 2026-07-28).
+fn declares_tasks(context: &RequestContext<RoleServer>) -> bool {
+    context
+        .meta
+        .client_capabilities()
+        .is_some_and(|c| c.supports_tasks())
+}
+
+/// The JSON-RPC error of a task operation.
+fn task_error(e: TaskError) -> ErrorData {
+    match e {
+        TaskError::NotFound(_) => ErrorData::invalid_params(e.to_string(), None),
+        TaskError::TooManyForCaller { .. } | TaskError::TooManyRunning { .. } => {
+            ErrorData::invalid_request(e.to_string(), None)
+        }
+        _ => ErrorData::internal_error(e.to_string(), None),
+    }
+}
+
+fn object(value: Value) -> JsonObject {
+    match value {
+        Value::Object(map) => map,
+        _ => JsonObject::new(),
+    }
+}
+
+impl McpServer {
+    /// How `tools/call` of `name` runs: as a task when the server serves tasks, the tool
+    /// supports them and the request declared the extension; a tool that requires a task,
+    /// called without it, is refused (`-32021`).
+    pub(crate) fn dispatch(
+        &self,
+        name: &str,
+        version: McpVersion,
+        context: &RequestContext<RoleServer>,
+    ) -> Result<Dispatch, ErrorData> {
+        let Some(tasks) = &self.inner.tasks else {
+            return Ok(Dispatch::Direct);
+        };
+        if version != McpVersion::V2026_07_28 {
+            return Ok(Dispatch::Direct);
+        }
+        let catalog = self.inner.catalog.get(&self.inner.toolbox);
+        let support = catalog
+            .specs
+            .get(name)
+            .map_or(TaskSupport::Forbidden, |s| s.task);
+        match (support, declares_tasks(context)) {
+            (TaskSupport::Forbidden, _) => Ok(Dispatch::Direct),
+            (_, true) => Ok(Dispatch::Task(tasks.clone())),
+            (TaskSupport::Required, false) => Err(ErrorData::missing_required_client_capability(
+                ClientCapabilities::builder().enable_tasks().build(),
+            )),
+            (TaskSupport::Optional, false) => Ok(Dispatch::Direct),
+        }
+    }
+
+    /// Starts `tools/call` of `name` as a task: answered at once with the task
+    /// (`resultType: "task"`); the call runs through the toolbox's pipeline on this replica.
+    pub(crate) async fn start_task(
+        &self,
+        tasks: &Tasks,
+        name: &str,
+        args: Value,
+        caller: Caller,
+        context: &RequestContext<RoleServer>,
+    ) -> Result<CallToolResponse, ErrorData> {
+        let version = McpVersion::V2026_07_28;
+        let writes = self
+            .inner
+            .catalog
+            .get(&self.inner.toolbox)
+            .specs
+            .get(name)
+            .is_some_and(|s| s.effects.writes);
+        let outbox = Arc::new(client::Outbox::default());
+        let channel = client::CallChannel::new(
+            context,
+            &self.session,
+            version,
+            Arc::clone(&outbox),
+            None,
+            None,
+            self.inner.client_timeout,
+        );
+        let toolbox = Arc::clone(&self.inner.toolbox);
+        let tool = name.to_string();
+        let owner = caller.clone();
+        let record = tasks
+            .start(name, &owner, writes, move |task| {
+                let status = task.clone();
+                let channel = Arc::new(channel.in_task(task));
+                let sink: Arc<dyn ProgressSink> = outbox.clone();
+                Box::pin(async move {
+                    let call = with_progress(
+                        sink,
+                        with_client(
+                            channel,
+                            toolbox.call_with(&tool, args, CallOptions::new().caller(caller)),
+                        ),
+                    );
+                    // Progress messages become the task's status message; log messages have
+                    // no stream to go to (2026-07-28 sends them on a request's own stream).
+                    tokio::pin!(call);
+                    loop {
+                        tokio::select! {
+                            biased;
+                            env = &mut call => break env,
+                            () = outbox.ready.notified() => {
+                                let mut last = None;
+                                while let Some(item) = outbox.pop() {
+                                    if let client::Outgoing::Progress(r) = item {
+                                        last = r.message.or(last);
+                                    }
+                                }
+                                if let Some(message) = last {
+                                    let _ = status.status_message(&message).await;
+                                }
+                            }
+                        }
+                    }
+                })
+            })
+            .await
+            .map_err(task_error)?;
+        Ok(CallToolResponse::Task(CreateTaskResult::new(task_of(
+            &record,
+        ))))
+    }
+
+    /// `tasks/get`: the task with its status's payload (its result, its error or its open
+    /// questions).
+    pub(crate) async fn get_task_of(
+        &self,
+        request: GetTaskParams,
+        context: RequestContext<RoleServer>,
+    ) -> Result<GetTaskResult, ErrorData> {
+        let tasks = self.served_tasks()?;
+        let caller = self.caller_of(&context);
+        let record = tasks
+            .get(&request.task_id, &caller)
+            .await
+            .map_err(task_error)?;
+        Ok(GetTaskResult::new(self.detailed(record, &context)?))
+    }
+
+    /// `tasks/update`: answers the task's open questions (keys that name none are ignored).
+    pub(crate) async fn update_task_of(
+        &self,
+        request: UpdateTaskParams,
+        context: RequestContext<RoleServer>,
+    ) -> Result<(), ErrorData> {
+        let tasks = self.served_tasks()?;
+        let caller = self.caller_of(&context);
+        let responses = serde_json::to_value(&request.input_responses)
+            .map(object)
+            .unwrap_or_default();
+        tasks
+            .answer(&request.task_id, &caller, responses)
+            .await
+            .map_err(task_error)
+    }
+
+    /// `tasks/cancel`: asks the task's runner to stop; an ended task is left as it is.
+    pub(crate) async fn cancel_task_of(
+        &self,
+        request: CancelTaskParams,
+        context: RequestContext<RoleServer>,
+    ) -> Result<(), ErrorData> {
+        let tasks = self.served_tasks()?;
+        let caller = self.caller_of(&context);
+        tasks
+            .cancel(&request.task_id, &caller)
+            .await
+            .map_err(task_error)
+    }
+
+    fn served_tasks(&self) -> Result<&Tasks, ErrorData> {
+        self.inner
+            .tasks
+            .as_ref()
+            .ok_or_else(ErrorData::method_not_found::<rmcp::model::GetTaskMethod>)
+    }
+
+    /// The record as MCP's `DetailedTask`: a completed call's envelope becomes its result as a
+    /// direct call's would (through the same pipeline, for the caller who polls), or its
+    /// JSON-RPC error (`failed`) where the revision makes the envelope one.
+    fn detailed(
+        &self,
+        record: TaskRecord,
+        context: &RequestContext<RoleServer>,
+    ) -> Result<DetailedTask, ErrorData> {
+        let task = task_of(&record);
+        let payload = match record.status {
+            TaskStatus::Working => TaskPayload::Working,
+            TaskStatus::Cancelled => TaskPayload::Cancelled,
+            TaskStatus::InputRequired => {
+                let requests: InputRequests =
+                    serde_json::from_value(Value::Object(record.input_requests)).map_err(|e| {
+                        ErrorData::internal_error(
+                            format!("the task's input requests do not decode: {e}"),
+                            None,
+                        )
+                    })?;
+                TaskPayload::InputRequired {
+                    input_requests: requests,
+                }
+            }
+            TaskStatus::Completed => {
+                let Some(env) = record.envelope else {
+                    return Err(ErrorData::internal_error(
+                        "a completed task's record holds no envelope",
+                        None,
+                    ));
+                };
+                match self.result_of(&record.tool, env, McpVersion::V2026_07_28, context) {
+                    Ok(result) => TaskPayload::Completed {
+                        result: serde_json::to_value(result)
+                            .map(object)
+                            .map_err(|e| ErrorData::internal_error(e.to_string(), None))?,
+                    },
+                    Err(error) => TaskPayload::Failed {
+                        error: serde_json::to_value(error).map(object).unwrap_or_default(),
+                    },
+                }
+            }
+            TaskStatus::Failed => {
+                let failure =
+                    record
+                        .failure
+                        .unwrap_or_else(|| toolsmith_core::state::task::TaskFailure {
+                            code: "TASK_FAILED".into(),
+                            message: "the task failed".into(),
+                        });
+                TaskPayload::Failed {
+                    error: object(json!({
+                        "code": rmcp::model::ErrorCode::INTERNAL_ERROR.0,
+                        "message": failure.message,
+                        "data": {"code": failure.code},
+                    })),
+                }
+            }
+        };
+        Ok(DetailedTask::new(task, payload))
+    }
+}
+
+/// The task's fields as MCP names them.
+fn task_of(record: &TaskRecord) -> Task {
+    let status = match record.status {
+        TaskStatus::Working => rmcp::model::TaskStatus::Working,
+        TaskStatus::InputRequired => rmcp::model::TaskStatus::InputRequired,
+        TaskStatus::Completed => rmcp::model::TaskStatus::Completed,
+        TaskStatus::Failed => rmcp::model::TaskStatus::Failed,
+        TaskStatus::Cancelled => rmcp::model::TaskStatus::Cancelled,
+    };
+    let mut task = Task::new(
+        record.id.clone(),
+        status,
+        record.created_at(),
+        record.updated_at(),
+    )
+    .with_ttl_ms(record.ttl_ms)
+    .with_poll_interval_ms(record.poll_ms);
+    if let Some(message) = &record.status_message {
+        task = task.with_status_message(message.clone());
+    }
+    task
+}
