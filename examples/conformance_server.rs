@@ -468,7 +468,7 @@ async fn failing_job() -> Result<String, ToolError> {
     ))
 }
 
-/// Ends as a call of a tool that is gone ends (`invalid_input`, `UNKNOWN_TOOL`), which
+/// Works briefly, then ends as a call of a tool that is gone ends (`invalid_input`, `UNKNOWN_TOOL`), which
 /// 2026-07-28 answers with a JSON-RPC error, for testing a task that fails. Returns an error
 /// every time.
 #[tool(
@@ -477,20 +477,25 @@ async fn failing_job() -> Result<String, ToolError> {
     allow(name_style, reason = "the conformance suite calls it by this name")
 )]
 async fn protocol_error_job() -> Result<String, ToolError> {
+    // Work first (a short wait stands for it): the call is a task by the time it ends.
+    tokio::time::sleep(Duration::from_millis(20)).await;
     Err(ToolError::invalid_input(
         codes::UNKNOWN_TOOL,
         "The job's tool is gone, as it always is",
     ))
 }
 
-/// Asks the user to confirm the deletion of a file, for testing questions inside a task.
-/// Returns whether the file would be deleted; deletes nothing.
+/// Prepares the deletion of a file, then asks the user to confirm it, for testing questions
+/// inside a task. Returns whether the file would be deleted; deletes nothing.
 #[tool(read_only, task = "optional")]
 async fn confirm_delete(
     #[context] client: &Client,
     /// The file to delete.
     filename: String,
 ) -> Result<String, ToolError> {
+    // The work before the question (a short wait stands for it): the call is a task by the
+    // time it asks, so the question is the task's `inputRequests`.
+    tokio::time::sleep(Duration::from_millis(20)).await;
     let form = json!({"type": "object", "properties": {
         "confirm": {"type": "boolean", "description": "Delete the file?"}}, "required": ["confirm"]});
     let answer = client
@@ -499,7 +504,8 @@ async fn confirm_delete(
     Ok(format!("confirm={} for {filename}", answer["confirm"]))
 }
 
-/// Asks the user two questions at once, for testing answers that arrive one at a time.
+/// Prepares, then asks the user two questions at once, for testing answers that arrive one
+/// at a time.
 /// Returns both answers.
 #[tool(
     read_only,
@@ -515,8 +521,129 @@ async fn multi_input(#[context] client: &Client) -> Result<String, ToolError> {
             .map(|q| q.with_key(format!("q{n}")))
     };
     let (one, two) = (ask(1)?, ask(2)?);
+    // Work first (a short wait stands for it): the questions are the task's.
+    tokio::time::sleep(Duration::from_millis(20)).await;
     let (a, b) = tokio::join!(client.question(&one), client.question(&two));
     Ok(format!("first={}, second={}", a?["name"], b?["name"]))
+}
+
+/// Asks the user's name, then works and greets them, for testing questions asked in
+/// `input_required` rounds before a call becomes a task. Returns the greeting.
+#[tool(read_only, task = "required")]
+async fn test_tool_with_task(#[context] client: &Client) -> Result<Content, ToolError> {
+    // Asked before any work: in the request's rounds (MRTR), not in a task.
+    let answer = client
+        .question(&Question::new("What is your name?", &one_text_field("name"))?.with_key("name"))
+        .await?;
+    // The work: the call becomes a task here.
+    tokio::time::sleep(Duration::from_millis(100)).await;
+    let name = answer["name"].as_str().unwrap_or("stranger").to_string();
+    Ok(Content::new().text(format!("Hello, {name}! The task is done.")))
+}
+
+/// Asks the client for its roots in a round of its own. Returns the roots it shares.
+#[tool(
+    read_only,
+    allow(
+        name_budget,
+        reason = "the conformance suite calls the tool by this name"
+    )
+)]
+async fn test_input_required_result_list_roots(
+    #[context] client: &Client,
+) -> Result<String, ToolError> {
+    let roots = client.roots().await?;
+    let uris: Vec<&str> = roots.iter().map(|r| r.uri.as_str()).collect();
+    Ok(format!("Roots: {}", uris.join(", ")))
+}
+
+/// Asks the user's name, the client's model for a greeting and the client for its roots, all
+/// in one round. Returns the three answers.
+#[tool(
+    read_only,
+    allow(
+        name_budget,
+        reason = "the conformance suite calls the tool by this name"
+    )
+)]
+async fn test_input_required_result_multiple_inputs(
+    #[context] client: &Client,
+) -> Result<String, ToolError> {
+    let question =
+        Question::new("What is your name?", &one_text_field("name"))?.with_key("user_name");
+    let (name, greeting, roots) = tokio::join!(
+        client.question(&question),
+        client.sample(SampleRequest::new("Generate a greeting", 50)),
+        client.roots(),
+    );
+    let (name, greeting, roots) = (name?, greeting?, roots?);
+    Ok(format!(
+        "name={}, greeting={}, roots={}",
+        name["name"].as_str().unwrap_or_default(),
+        greeting.text,
+        roots.len()
+    ))
+}
+
+/// Asks only what the request's client declared it can answer (here, its model), for testing
+/// that a round respects the client's capabilities. Returns the answers.
+#[tool(
+    read_only,
+    allow(
+        name_budget,
+        reason = "the conformance suite calls the tool by this name"
+    )
+)]
+async fn test_input_required_result_capabilities(
+    #[context] client: &Client,
+) -> Result<String, ToolError> {
+    let mut answers = Vec::new();
+    if client.can_sample() {
+        let reply = client
+            .sample(SampleRequest::new("What is the capital of France?", 50))
+            .await?;
+        answers.push(format!("model: {}", reply.text));
+    }
+    if client.can_ask() {
+        let question =
+            Question::new("What is your name?", &one_text_field("name"))?.with_key("user_name");
+        let answer = client.question(&question).await?;
+        answers.push(format!(
+            "name: {}",
+            answer["name"].as_str().unwrap_or_default()
+        ));
+    }
+    Ok(answers.join("; "))
+}
+
+// ---- The stateless revision's diagnostic tools (2026-07-28, `server-stateless`) -------------
+
+/// Asks the client's model a question, for testing the refusal of a request whose client did
+/// not declare sampling (`-32021`). Returns the model's answer.
+#[tool(read_only)]
+async fn test_missing_capability(#[context] client: &Client) -> Result<String, ToolError> {
+    let answer = client.sample(SampleRequest::new("Say hello.", 20)).await?;
+    Ok(answer.text)
+}
+
+/// Asks the user a question, for testing that a 2026-07-28 response stream carries no request
+/// of the server's own (the question is an `input_required` result). Returns the answer.
+#[tool(read_only)]
+async fn test_streaming_elicitation(#[context] client: &Client) -> Result<String, ToolError> {
+    let question = Question::new("What is your name?", &one_text_field("name"))?.with_key("name");
+    let answer = client.question(&question).await?;
+    Ok(format!(
+        "Hello, {}!",
+        answer["name"].as_str().unwrap_or_default()
+    ))
+}
+
+/// Logs a message at level info, for testing that a call without a log level in its `_meta`
+/// gets no log notifications. Returns a confirmation text.
+#[tool(read_only)]
+async fn test_logging_tool(#[context] client: &Client) -> &'static str {
+    client.log(LogLevel::Info, "Tool execution started");
+    "Logged one message."
 }
 
 fn toolbox() -> Result<Toolbox, String> {
@@ -546,6 +673,13 @@ fn toolbox() -> Result<Toolbox, String> {
         .tool(protocol_error_job::tool())
         .tool(confirm_delete::tool())
         .tool(multi_input::tool())
+        .tool(test_tool_with_task::tool())
+        .tool(test_missing_capability::tool())
+        .tool(test_streaming_elicitation::tool())
+        .tool(test_logging_tool::tool())
+        .tool(test_input_required_result_list_roots::tool())
+        .tool(test_input_required_result_multiple_inputs::tool())
+        .tool(test_input_required_result_capabilities::tool())
         .build()
         .map_err(|e| format!("the toolbox could not be built: {e}"))
 }
@@ -566,6 +700,31 @@ const TEMPLATE: &str = "test://template/{id}/data";
 #[derive(Default)]
 struct Fixtures {
     subscriptions: Mutex<HashSet<String>>,
+}
+
+/// The question of `test_input_required_result_prompt`: an `input_required` result asking the
+/// user for the prompt's context.
+fn context_question() -> Result<rmcp::model::InputRequiredResult, ErrorData> {
+    let form = json!({"type": "object", "properties": {
+        "context": {"type": "string", "description": "The context"}}, "required": ["context"]});
+    let Value::Object(form) = form else {
+        unreachable!("an object literal")
+    };
+    let schema = rmcp::model::ElicitationSchema::from_json_schema(form)
+        .map_err(|e| ErrorData::internal_error(e.to_string(), None))?;
+    let request =
+        rmcp::model::ElicitRequest::new(rmcp::model::ElicitRequestParams::FormElicitationParams {
+            meta: None,
+            message: "What context should the prompt use?".into(),
+            requested_schema: schema,
+        });
+    let requests = rmcp::model::InputRequests::from([(
+        "user_context".to_string(),
+        rmcp::model::InputRequest::Elicitation(request),
+    )]);
+    Ok(rmcp::model::InputRequiredResult::from_input_requests(
+        requests,
+    ))
 }
 
 fn base64(bytes: &[u8]) -> String {
@@ -649,6 +808,11 @@ impl ServerHandler for Fixtures {
                 Some(vec![arg("resourceUri", "URI of the resource to embed")]),
             ),
             Prompt::new(
+                "test_input_required_result_prompt",
+                Some("A prompt that asks the user for its context first."),
+                None,
+            ),
+            Prompt::new(
                 "test_prompt_with_image",
                 Some("A prompt with an image."),
                 None,
@@ -696,6 +860,23 @@ impl ServerHandler for Fixtures {
                 ),
                 PromptMessage::new_text(Role::User, "Please analyze the image above."),
             ],
+            "test_input_required_result_prompt" => {
+                // 2026-07-28 (SEP-2322): the prompt asks the user first, in a round of its own.
+                let answer = request
+                    .input_responses
+                    .as_ref()
+                    .and_then(|r| r.get("user_context"))
+                    .and_then(|a| a.get("content"))
+                    .and_then(|c| c.get("context"))
+                    .and_then(Value::as_str);
+                let Some(context) = answer else {
+                    return Ok(GetPromptResponse::InputRequired(context_question()?));
+                };
+                vec![PromptMessage::new_text(
+                    Role::User,
+                    format!("Use this context: {context}"),
+                )]
+            }
             other => {
                 return Err(ErrorData::invalid_params(
                     format!("no prompt is named {other:?}"),

@@ -110,7 +110,8 @@ pub mod client {
     #[doc(inline)]
     pub use toolsmith_core::{
         with_client, with_progress, ClientChannel, ClientError, ClientFuture, LogLevel, LogMessage,
-        ProgressReport, ProgressSink, QuestionError, SampleRequest, SampleResult, UnknownLogLevel,
+        ProgressReport, ProgressSink, QuestionError, Root, SampleRequest, SampleResult,
+        UnknownLogLevel,
     };
 }
 

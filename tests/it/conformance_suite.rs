@@ -262,10 +262,20 @@ const PENDING_SCENARIOS_PASSED: &[&str] = &[
     // `json_schema_2020_12_tool`; the MCP exports keep a root `$schema`).
     "json-schema-2020-12",
     // SEP-2663, the tasks extension (`McpServer::tasks`; the example's `slow_compute`,
-    // `failing_job`, `protocol_error_job`, `confirm_delete`, `multi_input`, `greet`):
-    // tasks created, polled, answered and cancelled, both gates' `-32021`, the wire fields,
-    // the routing headers. `tasks-mrtr-composition` is in expected-failures.yml.
+    // `failing_job`, `protocol_error_job`, `confirm_delete`, `multi_input`, `greet`,
+    // `test_tool_with_task`): tasks created, polled, answered and cancelled, both gates'
+    // `-32021`, the wire fields, the routing headers, questions in rounds before a task.
     "tasks-lifecycle",
+    "tasks-mrtr-composition",
+    // SEP-2575 and SEP-2322 (the `draft` set, 2026-07-28): a stateless server (the example's
+    // `test_missing_capability`, `test_streaming_elicitation`, `test_logging_tool`), and
+    // `input_required` rounds asking for roots (`Client::roots`), for three kinds of request
+    // at once, only what the request declared, and from a prompt (the handler's).
+    "server-stateless",
+    "input-required-result-basic-list-roots",
+    "input-required-result-multiple-input-requests",
+    "input-required-result-capability-check",
+    "input-required-result-non-tool-request",
     "tasks-dispatch-and-envelope",
     "tasks-capability-negotiation",
     "tasks-wire-fields",

@@ -153,6 +153,13 @@ async fn summarize_text(
     Ok(format!("{} ({})", result.text, result.model))
 }
 
+/// Lists the folders the client shares. Returns their URIs.
+#[tool(read_only)]
+async fn list_shared_roots(#[context] client: &Client) -> Result<Vec<String>, ToolError> {
+    let roots = client.roots().await?;
+    Ok(roots.into_iter().map(|r| r.uri).collect())
+}
+
 /// Logs one message at every level, least severe first. Returns the number of messages.
 #[tool(read_only)]
 fn report_levels(#[context] client: &Client) -> usize {
@@ -235,6 +242,7 @@ fn toolbox(sink: Arc<MemorySink>) -> Arc<Toolbox> {
             .tool(get_boot_colour::tool())
             .tool(count_boot_stock::tool())
             .tool(summarize_text::tool())
+            .tool(list_shared_roots::tool())
             .tool(greet_user::tool())
             .tool(report_levels::tool())
             .tool(report_levels_slowly::tool())
@@ -352,6 +360,14 @@ impl ClientHandler for Person {
         );
         result.stop_reason = Some(CreateMessageResult::STOP_REASON_END_TURN.to_string());
         Ok(result)
+    }
+
+    async fn list_roots(
+        &self,
+        _context: RequestContext<RoleClient>,
+    ) -> Result<rmcp::model::ListRootsResult, ErrorData> {
+        let root = rmcp::model::Root::new("file:///home/ann/boots");
+        Ok(rmcp::model::ListRootsResult::new(vec![root]))
     }
 
     async fn on_logging_message(
@@ -734,8 +750,19 @@ async fn protocol_2026_07_28_sends_no_requests_to_the_client() {
         assert_outcome(&r, Status::NeedsInput, Some(codes::NEEDS_INPUT));
         let r = call(&client, "get_boot_price", json!({"item": "hiker"})).await;
         assert_outcome(&r, Status::NeedsInput, Some(codes::NEEDS_INPUT));
-        let r = call(&client, "summarize_text", json!({"text": "x"})).await;
-        assert_outcome(&r, Status::Failed, Some(codes::CLIENT_UNSUPPORTED));
+        // A tool that needs sampling, which the request did not declare: `-32021` naming it.
+        let refused = client
+            .call_tool(
+                CallToolRequestParams::new("summarize_text")
+                    .with_arguments(json!({"text": "x"}).as_object().unwrap().clone()),
+            )
+            .await
+            .unwrap_err()
+            .to_string();
+        assert!(
+            refused.contains("-32021") || refused.contains("sampling"),
+            "{refused}"
+        );
         assert!(person.questions().is_empty() && person.samples.lock().unwrap().is_empty());
         finish(client, server).await;
     }
@@ -1625,4 +1652,61 @@ async fn a_sampling_request_carries_no_secret_to_the_clients_model() {
         assert!(text.contains("[REDACTED:github_token]"), "{text}");
         assert!(text.contains("Summarize: Deploy failed"), "{text}");
     }
+}
+
+/// `Client::roots`: a `roots/list` request to a 2025-11-25 client that declares roots, a
+/// request in the call's rounds for a 2026-07-28 one (rmcp's client answers it and calls
+/// again), `CLIENT_UNSUPPORTED` for a 2025 client without the capability and `-32021` naming
+/// `roots` for a 2026-07-28 request without it.
+#[tokio::test]
+async fn the_clients_roots_are_listed_in_every_revision() {
+    let tb = toolbox(Arc::new(MemorySink::new()));
+    for (version, http) in [
+        (ProtocolVersion::V_2025_11_25, false),
+        (ProtocolVersion::V_2025_11_25, true),
+        (ProtocolVersion::V_2026_07_28, false),
+        (ProtocolVersion::V_2026_07_28, true),
+    ] {
+        let person = Person::new(version.clone(), json!({"roots": {}, "elicitation": {}}));
+        let (client, server) = connect(person, &tb, http).await;
+        let r = call(&client, "list_shared_roots", json!({})).await;
+        let roots = json!(["file:///home/ann/boots"]);
+        // 2025 revisions wrap a result that is not an object; 2026-07-28 takes any JSON.
+        let expected = if version == ProtocolVersion::V_2026_07_28 {
+            roots
+        } else {
+            json!({ "result": roots })
+        };
+        assert_eq!(envelope_of(&r)["data"], expected, "{version:?}: {r:?}");
+        finish(client, server).await;
+    }
+    let person = Person::new(ProtocolVersion::V_2025_11_25, json!({}));
+    let (client, server) = connect(person, &tb, false).await;
+    let r = call(&client, "list_shared_roots", json!({})).await;
+    assert_outcome(&r, Status::Failed, Some(codes::CLIENT_UNSUPPORTED));
+    finish(client, server).await;
+    let (http, url) = {
+        let http = McpServer::new(Arc::clone(&tb))
+            .bind_http("127.0.0.1:0")
+            .await
+            .unwrap();
+        let url = http.url();
+        (http, url)
+    };
+    let (status, answer) = fixture::post_2026(
+        &url,
+        "tools/call",
+        json!({"name": "list_shared_roots", "arguments": {}}),
+        json!({"elicitation": {}}),
+        &[],
+    )
+    .await;
+    assert_eq!(answer["error"]["code"], -32021, "{answer}");
+    assert_eq!(
+        answer["error"]["data"]["requiredCapabilities"],
+        json!({"roots": {}}),
+        "{answer}"
+    );
+    assert_eq!(status, 400);
+    http.shutdown().await;
 }

@@ -33,9 +33,12 @@ async fn build_report() -> String {
     "Report 2026".into()
 }
 
-/// Asks the user for a colour, then answers with it. Returns the colour chosen.
+/// Mixes the paints, then asks the user for a colour, then answers with it. Returns the colour
+/// chosen.
 #[tool(read_only, task = "optional")]
 async fn choose_colour(#[context] client: &Client) -> Result<String, ToolError> {
+    // Work before the question: the call is a task by the time it asks.
+    tokio::time::sleep(Duration::from_millis(20)).await;
     let form = json!({"type": "object", "properties": {
         "colour": {"type": "string", "description": "A colour"}}, "required": ["colour"]});
     let answer = client
@@ -47,11 +50,28 @@ async fn choose_colour(#[context] client: &Client) -> Result<String, ToolError> 
     ))
 }
 
+/// Asks the user's name, then prints their badge. Returns the badge's text.
+#[tool(read_only, task = "required")]
+async fn print_badge(#[context] client: &Client) -> Result<String, ToolError> {
+    // Asked before any work: in the request's `input_required` rounds.
+    let form = json!({"type": "object", "properties": {
+        "name": {"type": "string", "description": "The name on the badge"}}, "required": ["name"]});
+    let answer = client
+        .question(&Question::new("Whose badge?", &form)?.with_key("name"))
+        .await?;
+    tokio::time::sleep(Duration::from_millis(20)).await;
+    Ok(format!(
+        "badge of {}",
+        answer["name"].as_str().unwrap_or("?")
+    ))
+}
+
 fn toolbox() -> Toolbox {
     Toolbox::builder()
         .tool(wait_for::tool())
         .tool(build_report::tool())
         .tool(choose_colour::tool())
+        .tool(print_badge::tool())
         .build()
         .unwrap()
 }
@@ -192,6 +212,34 @@ async fn a_question_in_a_task_is_answered_by_tasks_update() {
     assert_eq!(ack["result"], json!({"resultType": "complete"}), "{ack}");
     let done = poll(&url, "alice", &id, |t| t["status"] == "completed").await;
     assert_eq!(done["result"]["structuredContent"], "chose teal", "{done}");
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn questions_before_the_work_come_in_rounds_and_the_call_then_becomes_a_task() {
+    let tasks = Tasks::in_memory().poll_interval(Duration::from_millis(50));
+    let (_http, url) = serve(Some(tasks)).await;
+    let round = start(&url, "alice", "print_badge", json!({})).await;
+    let asked = &round["result"];
+    assert_eq!(asked["resultType"], "input_required", "{round}");
+    assert!(asked.get("taskId").is_none(), "{round}");
+    assert_eq!(
+        asked["inputRequests"]["name"]["method"], "elicitation/create",
+        "{round}"
+    );
+    let mut retry = json!({"name": "print_badge", "arguments": {},
+        "inputResponses": {"name": {"action": "accept", "content": {"name": "Ada"}}}});
+    if let Some(state) = asked.get("requestState") {
+        retry["requestState"] = state.clone();
+    }
+    let created = rpc(&url, "alice", "tools/call", retry).await;
+    assert_eq!(created["result"]["resultType"], "task", "{created}");
+    assert!(created["result"].get("requestState").is_none(), "{created}");
+    let id = created["result"]["taskId"].as_str().unwrap();
+    let done = poll(&url, "alice", id, |t| t["status"] == "completed").await;
+    assert_eq!(
+        done["result"]["structuredContent"], "badge of Ada",
+        "{done}"
+    );
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]

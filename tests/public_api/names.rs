@@ -128,6 +128,7 @@ mod in_toolsmith_client {
     use toolsmith::client::ProgressReport;
     use toolsmith::client::ProgressSink;
     use toolsmith::client::QuestionError;
+    use toolsmith::client::Root;
     use toolsmith::client::SampleRequest;
     use toolsmith::client::SampleResult;
     use toolsmith::client::UnknownLogLevel;

@@ -199,6 +199,27 @@ impl SampleRequest {
     }
 }
 
+/// A root the client shares with the server (MCP `roots/list`): a folder or file of the user's,
+/// named by its URI (usually `file://`), which a tool may confine itself to.
+#[derive(Clone, Debug, PartialEq, Eq)]
+#[non_exhaustive]
+pub struct Root {
+    /// The root's URI, e.g. `file:///home/ann/project`.
+    pub uri: String,
+    /// A name for it the client chose, if any.
+    pub name: Option<String>,
+}
+
+impl Root {
+    /// A root at `uri`, named `name`.
+    pub fn new(uri: impl Into<String>, name: Option<String>) -> Root {
+        Root {
+            uri: uri.into(),
+            name,
+        }
+    }
+}
+
 /// The client model's answer to a [`SampleRequest`].
 #[derive(Clone, Debug, PartialEq)]
 #[non_exhaustive]
@@ -1094,6 +1115,14 @@ pub trait ClientChannel: Send + Sync {
         &'a self,
         question: &'a Question,
     ) -> ClientFuture<'a, Result<Answer, ClientError>>;
+
+    /// The roots the client shares (MCP `roots/list`). The default answers
+    /// [`ClientError::Unsupported`]: a transport without roots.
+    fn roots(&self) -> ClientFuture<'_, Result<Vec<Root>, ClientError>> {
+        Box::pin(std::future::ready(Err(ClientError::Unsupported(
+            "this client shares no roots".into(),
+        ))))
+    }
 }
 
 tokio::task_local! {
@@ -1359,6 +1388,23 @@ impl Client {
             ));
         };
         asking(channel.sample(request)).await
+    }
+
+    /// The roots the client shares with the server (MCP `roots/list`): the folders of the
+    /// user's a tool may work in. Over MCP 2026-07-28 the request travels as an
+    /// `input_required` round (or a task's `inputRequests`), like a question.
+    ///
+    /// # Errors
+    /// [`ClientError::Unsupported`] without a client that shares roots (one that did not
+    /// declare the `roots` capability, or no client), and the errors of
+    /// [`sample`](Self::sample) otherwise.
+    pub async fn roots(&self) -> Result<Vec<Root>, ClientError> {
+        let Some(channel) = current() else {
+            return Err(ClientError::Unsupported(
+                "no client is connected to this call".into(),
+            ));
+        };
+        asking(channel.roots()).await
     }
 
     /// Asks the user for the fields of `T` (MCP `elicitation/create`, form mode), with

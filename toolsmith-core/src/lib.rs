@@ -101,7 +101,7 @@ pub mod validate;
 // Defining tools.
 pub use client::{
     with_client, Answer, Client, ClientChannel, ClientError, ClientFuture, LogLevel, LogMessage,
-    Question, QuestionError, SampleRequest, SampleResult, UnknownLogLevel,
+    Question, QuestionError, Root, SampleRequest, SampleResult, UnknownLogLevel,
 };
 pub use content::{Audio, Content, Image};
 pub use context::Context;

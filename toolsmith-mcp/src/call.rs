@@ -23,7 +23,7 @@ use toolsmith_core::{with_progress, ProgressSink};
 use toolsmith_core::{CallOptions, Caller, Envelope, Status};
 
 /// What a 2026-07-28 call keeps for its `input_required` rounds (see `input_required.rs`).
-struct InputRounds {
+pub(crate) struct InputRounds {
     /// The call's arguments as the client sent them.
     original: Value,
     /// The caller the call acts for.
@@ -101,7 +101,7 @@ fn resource_link(link: ResultResource) -> ContentBlock {
 /// until the tool reports or logs.
 ///
 /// [`Session`]: crate::session
-async fn driving(
+pub(crate) async fn driving(
     call: impl std::future::Future<Output = Envelope>,
     outbox: &client::Outbox,
     token: Option<&ProgressToken>,
@@ -166,12 +166,7 @@ impl McpServer {
         let caller = self.caller_of(&context);
         let mut args = request.arguments.map_or(Value::Null, Value::Object);
         let name: &str = &request.name;
-        // A task-capable tool called by a request that declared the tasks extension: a task.
-        if let crate::tasks::Dispatch::Task(tasks) = self.dispatch(name, version, &context)? {
-            if request.request_state.is_none() {
-                return self.start_task(&tasks, name, args, caller, &context).await;
-            }
-        }
+        let dispatch = self.dispatch(name, version, &context)?;
         let mut rounds = InputRounds::of(version, &context, &args, &caller);
         // The answers to the tool's own requests (`Client::ask`, `Client::sample`): those of
         // earlier rounds (in the verified state), then this request's.
@@ -190,6 +185,19 @@ impl McpServer {
         }
         let answers = rounds.is_some().then(|| client::Rounds::new(answers));
         let channel = self.call_channel(&context, version, &outbox, answers);
+        // A task-capable tool called by a request that declared the tasks extension: a task,
+        // once its questions are answered.
+        if let crate::tasks::Dispatch::Task(tasks) = dispatch {
+            let call = crate::tasks::Call {
+                name,
+                args,
+                caller,
+                channel,
+                outbox,
+                rounds,
+            };
+            return self.call_or_task(&tasks, call, &context).await;
+        }
         let env = self
             .drive_call(name, args, caller, &channel, &outbox, &context)
             .await?;
@@ -289,7 +297,7 @@ impl McpServer {
 
     /// The answer to a call that ran: in 2026-07-28 rounds, the `input_required` of the tool's
     /// requests no answer met, or of a question for its `needs_input`; otherwise its result.
-    fn call_response(
+    pub(crate) fn call_response(
         &self,
         name: &str,
         env: Envelope,
@@ -298,6 +306,13 @@ impl McpServer {
         rounds: Option<InputRounds>,
         channel: &client::CallChannel,
     ) -> Result<CallToolResponse, ErrorData> {
+        // 2026-07-28: a tool that failed for a capability the request did not declare is
+        // `-32021`, naming it (the client may declare it and call again).
+        if env.code.as_deref() == Some(toolsmith_core::codes::CLIENT_UNSUPPORTED) {
+            if let Some(capability) = channel.missing_capability() {
+                return Err(crate::errors::missing_capability(capability));
+            }
+        }
         if let Some(rounds) = rounds {
             if let Some(response) = self.ask_pending(name, &rounds, channel) {
                 return response;
@@ -371,7 +386,7 @@ impl McpServer {
     /// `cancelled_by_user` (`CANCELLED_BY_USER`; `QUESTION_DISMISSED` when the question was
     /// dismissed); an answer that does not fit is `INVALID_ANSWER`; a client that fails to ask
     /// leaves the `needs_input` as it was.
-    async fn run_call(
+    pub(crate) async fn run_call(
         &self,
         name: &str,
         args: Value,

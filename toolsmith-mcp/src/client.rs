@@ -43,7 +43,7 @@ use toolsmith_core::export::McpVersion;
 use toolsmith_core::state::task::TaskHandle;
 use toolsmith_core::{
     Answer, ClientChannel, ClientError, ClientFuture, LogLevel, LogMessage, ProgressReport,
-    ProgressSink, Question, SampleRequest, SampleResult,
+    ProgressSink, Question, Root, SampleRequest, SampleResult,
 };
 
 /// What one MCP session keeps: the log level its client set.
@@ -172,6 +172,8 @@ pub(crate) struct CallChannel {
     no_sampling: Option<&'static str>,
     /// Why elicitation (form mode) is not possible, if it is not.
     no_elicitation: Option<&'static str>,
+    /// Why `roots/list` is not possible, if it is not.
+    no_roots: Option<&'static str>,
     /// 2026-07-28: the answers this round has, and the requests it could not answer.
     rounds: Option<Rounds>,
     /// The end of a stream session's input: a request still waiting then is answered
@@ -181,9 +183,13 @@ pub(crate) struct CallChannel {
     ///
     /// [`McpServer::client_timeout`]: crate::McpServer::client_timeout
     timeout: Duration,
-    /// The task the call runs as (2026-07-28 tasks extension): its requests become the task's
-    /// `inputRequests`, answered by `tasks/update` on any replica.
-    task: Option<TaskHandle>,
+    /// The task the call runs as (2026-07-28 tasks extension), once it is one: its requests
+    /// become the task's `inputRequests`, answered by `tasks/update` on any replica. Set when
+    /// the call becomes a task, which may be after its first requests were asked in rounds.
+    task: std::sync::OnceLock<TaskHandle>,
+    /// 2026-07-28: the capability a request of the tool needed that the client did not
+    /// declare in the request's `_meta` (`sampling`, `elicitation`), if any.
+    missing: Mutex<Option<&'static str>>,
 }
 
 /// A 2026-07-28 call's rounds (SEP-2322): the answers so far, by request name, and the requests
@@ -224,9 +230,13 @@ impl Rounds {
     }
 }
 
+/// The key of a call's `roots/list` request among its `inputRequests` (2026-07-28).
+const ROOTS_KEY: &str = "client_roots";
+
 /// Why a 2026-07-28 call cannot ask its client: it did not declare the capability in the
 /// request's `_meta`.
 const NO_SAMPLING_2026: &str = "the client did not declare sampling in this request's _meta";
+const NO_ROOTS_2026: &str = "the client did not declare roots in this request's _meta";
 const NO_ELICITATION_2026: &str =
     "the client did not declare elicitation in form mode in this request's _meta";
 
@@ -241,10 +251,11 @@ impl CallChannel {
         input_closed: Option<tokio_util::sync::CancellationToken>,
         timeout: Duration,
     ) -> CallChannel {
-        let (level, no_sampling, no_elicitation) = if version == McpVersion::V2026_07_28 {
+        let (level, no_sampling, no_elicitation, no_roots) = if version == McpVersion::V2026_07_28 {
             let level = context.meta.log_level().map(level_of);
             let capabilities = context.meta.client_capabilities();
             let sampling = capabilities.as_ref().is_some_and(|c| c.sampling.is_some());
+            let roots = capabilities.as_ref().is_some_and(|c| c.roots.is_some());
             let forms = capabilities
                 .and_then(|c| c.elicitation)
                 .is_some_and(|e| e.form.is_some() || e.url.is_none());
@@ -252,6 +263,7 @@ impl CallChannel {
                 Level::Call(level),
                 (!sampling).then_some(NO_SAMPLING_2026),
                 (!forms).then_some(NO_ELICITATION_2026),
+                (!roots).then_some(NO_ROOTS_2026),
             )
         } else {
             let info = context.peer.peer_info();
@@ -262,10 +274,12 @@ impl CallChannel {
             let forms = capabilities
                 .and_then(|c| c.elicitation.as_ref())
                 .is_some_and(|e| e.form.is_some() || e.url.is_none());
+            let roots = capabilities.is_some_and(|c| c.roots.is_some());
             (
                 Level::Session(Arc::clone(session)),
                 (!sampling).then_some("the client did not declare the sampling capability"),
                 (!forms).then_some("the client did not declare elicitation in form mode"),
+                (!roots).then_some("the client did not declare the roots capability"),
             )
         };
         CallChannel {
@@ -275,18 +289,52 @@ impl CallChannel {
             outbox,
             no_sampling,
             no_elicitation,
+            no_roots,
             rounds: rounds.filter(|_| version == McpVersion::V2026_07_28),
             input_closed,
             timeout,
-            task: None,
+            task: std::sync::OnceLock::new(),
+            missing: Mutex::new(None),
         }
     }
 
-    /// The channel of a call that runs as the task `task`.
-    pub(crate) fn in_task(mut self, task: TaskHandle) -> CallChannel {
-        self.task = Some(task);
-        self.rounds = None;
-        self
+    /// The capability a request of the tool needed that the client did not declare
+    /// (2026-07-28), if any: the call answers `-32021` naming it when the tool failed for it.
+    pub(crate) fn missing_capability(&self) -> Option<&'static str> {
+        *self.missing.lock().unwrap_or_else(PoisonError::into_inner)
+    }
+
+    /// Notes that a request needed `capability`, which the 2026-07-28 client did not declare.
+    fn lacks(&self, capability: &'static str, why: &'static str) -> ClientError {
+        if matches!(self.level, Level::Call(_)) {
+            *self.missing.lock().unwrap_or_else(PoisonError::into_inner) = Some(capability);
+        }
+        ClientError::Unsupported(why.into())
+    }
+
+    /// From now on the call runs as the task `task`: a request that no answer of its rounds
+    /// meets is asked through the task.
+    pub(crate) fn run_as(&self, task: TaskHandle) {
+        let _ = self.task.set(task);
+    }
+
+    /// The answer to the request `key`, when the call's rounds or its task give it: an answer
+    /// the call arrived with; else the answer to the request asked through its task; else, in
+    /// rounds, the request noted for the next round (an error for the tool). `None`: the
+    /// request goes to the client directly.
+    async fn answer_of(
+        &self,
+        key: &str,
+        request: impl FnOnce() -> InputRequest,
+    ) -> Option<Result<serde_json::Value, ClientError>> {
+        if let Some(answer) = self.rounds.as_ref().and_then(|r| r.answers.get(key)) {
+            return Some(Ok(answer.clone()));
+        }
+        if let Some(task) = self.task.get() {
+            return Some(self.ask_task(task, key, request()).await);
+        }
+        let rounds = self.rounds.as_ref()?;
+        Some(Err(rounds.note(key.to_string(), request())))
     }
 
     /// Asks `request` through the call's task (its `inputRequests` under `key`) and waits for
@@ -468,15 +516,17 @@ impl ClientChannel for CallChannel {
     ) -> ClientFuture<'_, Result<SampleResult, ClientError>> {
         Box::pin(async move {
             if let Some(why) = self.no_sampling {
-                return Err(ClientError::Unsupported(why.into()));
+                return Err(self.lacks("sampling", why));
             }
-            if let Some(task) = &self.task {
-                let key = request.request_key();
-                let request = CreateMessageRequest::new(sampling_params(request));
-                let answer = self
-                    .ask_task(task, &key, InputRequest::CreateMessage(request))
-                    .await?;
-                let result: rmcp::model::CreateMessageResult = serde_json::from_value(answer)
+            let key = request.request_key();
+            let params = sampling_params(request);
+            let answer = self
+                .answer_of(&key, || {
+                    InputRequest::CreateMessage(CreateMessageRequest::new(params.clone()))
+                })
+                .await;
+            if let Some(answer) = answer {
+                let result: rmcp::model::CreateMessageResult = serde_json::from_value(answer?)
                     .map_err(|e| {
                         ClientError::InvalidAnswer(format!(
                             "the input response \"{key}\" is not a sampling result: {e}"
@@ -484,25 +534,7 @@ impl ClientChannel for CallChannel {
                     })?;
                 return sample_result(result);
             }
-            if let Some(rounds) = &self.rounds {
-                let key = request.request_key();
-                return match rounds.answers.get(&key) {
-                    Some(answer) => {
-                        let result: rmcp::model::CreateMessageResult =
-                            serde_json::from_value(answer.clone()).map_err(|e| {
-                                ClientError::InvalidAnswer(format!(
-                                    "the input response \"{key}\" is not a sampling result: {e}"
-                                ))
-                            })?;
-                        sample_result(result)
-                    }
-                    None => {
-                        let request = CreateMessageRequest::new(sampling_params(request));
-                        Err(rounds.note(key, InputRequest::CreateMessage(request)))
-                    }
-                };
-            }
-            let mut request = CreateMessageRequest::new(sampling_params(request));
+            let mut request = CreateMessageRequest::new(params);
             request.extensions.insert(self.origin());
             match self
                 .request(ServerRequest::CreateMessageRequest(request))
@@ -522,7 +554,7 @@ impl ClientChannel for CallChannel {
     ) -> ClientFuture<'a, Result<Answer, ClientError>> {
         Box::pin(async move {
             if let Some(why) = self.no_elicitation {
-                return Err(ClientError::Unsupported(why.into()));
+                return Err(self.lacks("elicitation", why));
             }
             let schema = match question.schema() {
                 serde_json::Value::Object(schema) => {
@@ -538,29 +570,16 @@ impl ClientChannel for CallChannel {
                 message: question.message().to_string(),
                 requested_schema: schema,
             });
-            let result = if let Some(task) = &self.task {
-                let key = question.key();
-                let answer = self
-                    .ask_task(task, &key, InputRequest::Elicitation(request))
-                    .await?;
-                serde_json::from_value::<rmcp::model::ElicitResult>(answer).map_err(|e| {
+            let key = question.key();
+            let answer = self
+                .answer_of(&key, || InputRequest::Elicitation(request.clone()))
+                .await;
+            let result = if let Some(answer) = answer {
+                serde_json::from_value::<rmcp::model::ElicitResult>(answer?).map_err(|e| {
                     ClientError::InvalidAnswer(format!(
                         "the input response \"{key}\" is not an elicitation result: {e}"
                     ))
                 })?
-            } else if let Some(rounds) = &self.rounds {
-                let key = question.key();
-                match rounds.answers.get(&key) {
-                    Some(answer) => {
-                        serde_json::from_value::<rmcp::model::ElicitResult>(answer.clone())
-                            .map_err(|e| {
-                                ClientError::InvalidAnswer(format!(
-                            "the input response \"{key}\" is not an elicitation result: {e}"
-                        ))
-                            })?
-                    }
-                    None => return Err(rounds.note(key, InputRequest::Elicitation(request))),
-                }
             } else {
                 request.extensions.insert(self.origin());
                 match self.request(ServerRequest::ElicitRequest(request)).await? {
@@ -590,6 +609,45 @@ impl ClientChannel for CallChannel {
                     )))
                 }
             })
+        })
+    }
+
+    fn roots(&self) -> ClientFuture<'_, Result<Vec<Root>, ClientError>> {
+        Box::pin(async move {
+            if let Some(why) = self.no_roots {
+                return Err(self.lacks("roots", why));
+            }
+            let answer = self
+                .answer_of(ROOTS_KEY, || {
+                    InputRequest::ListRoots(rmcp::model::ListRootsRequest::default())
+                })
+                .await;
+            let result = if let Some(answer) = answer {
+                serde_json::from_value::<rmcp::model::ListRootsResult>(answer?).map_err(|e| {
+                    ClientError::InvalidAnswer(format!(
+                        "the input response \"{ROOTS_KEY}\" is not a roots list: {e}"
+                    ))
+                })?
+            } else {
+                let mut request = rmcp::model::ListRootsRequest::default();
+                request.extensions.insert(self.origin());
+                match self
+                    .request(ServerRequest::ListRootsRequest(request))
+                    .await?
+                {
+                    ClientResult::ListRootsResult(result) => result,
+                    _ => {
+                        return Err(ClientError::InvalidAnswer(
+                            "the client answered with another kind of result".into(),
+                        ))
+                    }
+                }
+            };
+            Ok(result
+                .roots
+                .into_iter()
+                .map(|r| Root::new(r.uri, r.name))
+                .collect())
         })
     }
 }

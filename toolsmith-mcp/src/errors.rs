@@ -68,3 +68,18 @@ pub(crate) fn cancelled() -> ErrorData {
 pub(crate) fn internal(e: impl std::fmt::Display) -> ErrorData {
     ErrorData::internal_error(format!("the server could not encode its answer: {e}"), None)
 }
+
+/// The `-32021` of a request that needed a client capability it did not declare (2026-07-28):
+/// `data.requiredCapabilities` names it.
+pub(crate) fn missing_capability(capability: &str) -> ErrorData {
+    let mut data = serde_json::Map::new();
+    data.insert(capability.to_string(), serde_json::json!({}));
+    ErrorData::new(
+        rmcp::model::ErrorCode::MISSING_REQUIRED_CLIENT_CAPABILITY,
+        format!(
+            "this call needs the client capability `{capability}`, which the request's _meta \
+             does not declare; declare it and call again"
+        ),
+        Some(serde_json::json!({ "requiredCapabilities": data })),
+    )
+}

@@ -212,15 +212,18 @@ impl McpServer {
     /// Serves tasks (the 2026-07-28 extension `io.modelcontextprotocol/tasks`, SEP-2663),
     /// kept in `tasks` (give it the state store the toolbox's replicas share, and any replica
     /// answers for any task): the server declares the extension, and a call of a tool with
-    /// `#[tool(task = "optional")]` (or `"required"`) from a request that declares it becomes
-    /// a task, answered at once with its id (`resultType: "task"`) and run through the
-    /// toolbox's pipeline in the background; `tasks/get`, `tasks/update` and `tasks/cancel`
-    /// answer for it, to the caller that started it only. The tool's questions (`Client::ask`,
+    /// `#[tool(task = "optional")]` (or `"required"`) from a request that declares it runs in
+    /// its request until it first waits (its questions until then are `input_required`
+    /// rounds; a call that ends at once is answered at once), then becomes a task, answered
+    /// with its id (`resultType: "task"`) and run on through the toolbox's pipeline in the
+    /// background; `tasks/get`, `tasks/update` and `tasks/cancel` answer for it, to the
+    /// caller that started it only. The tool's later questions (`Client::ask`,
     /// `Client::sample`) become the task's `inputRequests`, answered by `tasks/update` (each
     /// waits at most the [`client_timeout`](Self::client_timeout)); its progress messages
     /// become the task's `statusMessage`. A `"required"` tool called without the extension is
     /// refused with `-32021`. Without this setting no call becomes a task and every tool runs
-    /// in its request. See [`toolsmith_core::state::task`] for the record, the leases and the limits.
+    /// in its request. See [`toolsmith_core::state::task`] for the record, the leases and the
+    /// limits.
     ///
     /// The 2025-11-25 form of tasks (`tasks/list`, `tasks/result`, a tool's
     /// `execution.taskSupport` in `tools/list`) is not served: that revision's clients call

@@ -15,10 +15,34 @@ use rmcp::model::{
 use rmcp::service::RequestContext;
 use rmcp::{ErrorData, RoleServer};
 use serde_json::{json, Value};
+use std::future::Future;
 use std::sync::Arc;
+use std::task::Poll;
 use toolsmith_core::export::McpVersion;
 use toolsmith_core::state::task::{TaskError, TaskRecord, TaskStatus, Tasks};
-use toolsmith_core::{with_client, with_progress, CallOptions, Caller, ProgressSink, TaskSupport};
+use toolsmith_core::{with_client, with_progress, Caller, Envelope, ProgressSink, TaskSupport};
+
+type BoxFuture<'a, T> = std::pin::Pin<Box<dyn Future<Output = T> + Send + 'a>>;
+
+/// A `tools/call` ready to run: what `call_or_task` needs of it.
+pub(crate) struct Call<'a> {
+    pub(crate) name: &'a str,
+    pub(crate) args: Value,
+    pub(crate) caller: Caller,
+    pub(crate) channel: Arc<client::CallChannel>,
+    pub(crate) outbox: Arc<client::Outbox>,
+    pub(crate) rounds: Option<crate::call::InputRounds>,
+}
+
+/// Sends the notifications a call made before it ended at once.
+async fn client_driving(
+    env: Envelope,
+    outbox: &client::Outbox,
+    token: Option<&rmcp::model::ProgressToken>,
+    context: &RequestContext<RoleServer>,
+) -> Result<Envelope, ErrorData> {
+    crate::call::driving(std::future::ready(env), outbox, token, context, None).await
+}
 
 /// What a `tools/call` of a task-capable server does with the call.
 pub(crate) enum Dispatch {
@@ -85,17 +109,45 @@ impl McpServer {
         }
     }
 
-    /// Starts `tools/call` of `name` as a task: answered at once with the task
-    /// (`resultType: "task"`); the call runs through the toolbox's pipeline on this replica.
-    pub(crate) async fn start_task(
+    /// Runs `tools/call` as a task: the call is polled once in its request, so the questions
+    /// a tool asks before it starts work go to the client in `input_required` rounds (MRTR)
+    /// and a call that ends at once is answered at once; a call still running after that
+    /// becomes a task, answered with its id (`resultType: "task"`), and runs on through the
+    /// toolbox's pipeline in the background, its further questions going to the task's
+    /// `inputRequests`.
+    pub(crate) async fn call_or_task(
         &self,
         tasks: &Tasks,
-        name: &str,
-        args: Value,
-        caller: Caller,
+        call: Call<'_>,
         context: &RequestContext<RoleServer>,
     ) -> Result<CallToolResponse, ErrorData> {
         let version = McpVersion::V2026_07_28;
+        let Call {
+            name,
+            args,
+            caller,
+            channel,
+            outbox,
+            rounds,
+        } = call;
+        let owner = caller.clone();
+        let server = self.clone();
+        let (tool, running) = (name.to_string(), Arc::clone(&channel));
+        let sink: Arc<dyn ProgressSink> = outbox.clone();
+        let mut run: BoxFuture<'static, Envelope> = Box::pin(with_progress(
+            sink,
+            with_client(
+                Arc::clone(&channel) as Arc<dyn toolsmith_core::ClientChannel>,
+                async move { server.run_call(&tool, args, caller, &running).await },
+            ),
+        ));
+        let first = std::future::poll_fn(|cx| Poll::Ready(run.as_mut().poll(cx))).await;
+        if let Poll::Ready(env) = first {
+            // Its notifications go out before its answer, as a direct call's do.
+            let token = context.meta.get_progress_token();
+            let env = client_driving(env, &outbox, token.as_ref(), context).await?;
+            return self.call_response(name, env, version, context, rounds, &channel);
+        }
         let writes = self
             .inner
             .catalog
@@ -103,39 +155,17 @@ impl McpServer {
             .specs
             .get(name)
             .is_some_and(|s| s.effects.writes);
-        let outbox = Arc::new(client::Outbox::default());
-        let channel = client::CallChannel::new(
-            context,
-            &self.session,
-            version,
-            Arc::clone(&outbox),
-            None,
-            None,
-            self.inner.client_timeout,
-        );
-        let toolbox = Arc::clone(&self.inner.toolbox);
-        let tool = name.to_string();
-        let owner = caller.clone();
         let record = tasks
             .start(name, &owner, writes, move |task| {
                 let status = task.clone();
-                let channel = Arc::new(channel.in_task(task));
-                let sink: Arc<dyn ProgressSink> = outbox.clone();
+                channel.run_as(task);
                 Box::pin(async move {
-                    let call = with_progress(
-                        sink,
-                        with_client(
-                            channel,
-                            toolbox.call_with(&tool, args, CallOptions::new().caller(caller)),
-                        ),
-                    );
                     // Progress messages become the task's status message; log messages have
                     // no stream to go to (2026-07-28 sends them on a request's own stream).
-                    tokio::pin!(call);
                     loop {
                         tokio::select! {
                             biased;
-                            env = &mut call => break env,
+                            env = &mut run => break env,
                             () = outbox.ready.notified() => {
                                 let mut last = None;
                                 while let Some(item) = outbox.pop() {

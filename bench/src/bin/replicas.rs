@@ -34,8 +34,9 @@ use std::time::{Duration, Instant};
 use toolsmith::fault::BackendError;
 use toolsmith::idempotency::StoredOutcome;
 use toolsmith::serde_json::{json, Value};
+use toolsmith::state::task::{TaskStatus, Tasks};
 use toolsmith::state::{
-    BoxFuture, ClaimRequest, ClaimState, KeptValue, MemoryStateStore, StateStore,
+    BoxFuture, ClaimRequest, ClaimState, KeptValue, MemoryStateStore, Record, StateStore,
 };
 use toolsmith::{tool, Status, Toolbox};
 
@@ -71,7 +72,7 @@ fn get_slot_status(
 }
 
 /// The store's methods, in the order of the trait.
-const METHODS: [&str; 7] = [
+const METHODS: [&str; 9] = [
     "claim",
     "renew",
     "mark_started",
@@ -79,14 +80,16 @@ const METHODS: [&str; 7] = [
     "release",
     "keep",
     "read",
+    "load_record",
+    "swap_record",
 ];
 
 /// Calls to the store, by method (index into [`METHODS`]).
 #[derive(Default)]
-struct Counts([AtomicU64; 7]);
+struct Counts([AtomicU64; 9]);
 
 impl Counts {
-    fn snapshot(&self) -> [u64; 7] {
+    fn snapshot(&self) -> [u64; 9] {
         std::array::from_fn(|i| self.0[i].load(Ordering::Relaxed))
     }
 }
@@ -170,6 +173,25 @@ impl StateStore for Counting {
         self.count(6);
         self.inner.read(reference)
     }
+
+    fn load_record<'a>(
+        &'a self,
+        key: &'a str,
+    ) -> BoxFuture<'a, Result<Option<Record>, BackendError>> {
+        self.count(7);
+        self.inner.load_record(key)
+    }
+
+    fn swap_record<'a>(
+        &'a self,
+        key: &'a str,
+        expected: u64,
+        value: &'a Value,
+        ttl: Duration,
+    ) -> BoxFuture<'a, Result<Option<u64>, BackendError>> {
+        self.count(8);
+        self.inner.swap_record(key, expected, value, ttl)
+    }
 }
 
 #[derive(Clone, Copy, PartialEq, Eq)]
@@ -236,6 +258,8 @@ impl Scenario {
 /// The toolboxes of one state, and the counts of their store's calls.
 struct Setup {
     replicas: Vec<Toolbox>,
+    /// Each replica's (counted) store, for its tasks.
+    stores: Vec<Arc<dyn StateStore>>,
     counts: Option<Arc<Counts>>,
 }
 
@@ -264,16 +288,20 @@ async fn setup(backend: Backend, keys: usize) -> Result<Option<Setup>, String> {
         None => None,
     };
     let counts = Arc::new(Counts::default());
+    let stores = std::cell::RefCell::new(Vec::new());
     let counted = |inner: Arc<dyn StateStore>| -> Option<Arc<dyn StateStore>> {
-        Some(Arc::new(Counting {
+        let store: Arc<dyn StateStore> = Arc::new(Counting {
             inner,
             counts: Arc::clone(&counts),
-        }))
+        });
+        stores.borrow_mut().push(Arc::clone(&store));
+        Some(store)
     };
     let replicas = match backend {
         Backend::Baseline => {
             return Ok(Some(Setup {
                 replicas: vec![toolbox(None)],
+                stores: Vec::new(),
                 counts: None,
             }))
         }
@@ -311,6 +339,7 @@ async fn setup(backend: Backend, keys: usize) -> Result<Option<Setup>, String> {
     };
     Ok(Some(Setup {
         replicas,
+        stores: stores.into_inner(),
         counts: Some(counts),
     }))
 }
@@ -325,7 +354,7 @@ struct Measured {
     errors: usize,
     first_error: Option<String>,
     /// Store calls by method during the batch.
-    store: [u64; 7],
+    store: [u64; 9],
 }
 
 impl Measured {
@@ -606,6 +635,166 @@ async fn run(
                 m.errors
             ));
         }
+    }
+    println!("{}", out.join("\n"));
+    println!();
+    failed |= tasks_table(&setups, write_calls.min(200), &run_id.to_string()).await;
+    failed
+}
+
+/// What the tasks of one state measured: latencies from the start of each task, and the store
+/// calls of each phase, summed.
+#[derive(Default)]
+struct TaskMeasured {
+    direct: Vec<Duration>,
+    started: Vec<Duration>,
+    first_get: Vec<Duration>,
+    completed: Vec<Duration>,
+    start_calls: [u64; 9],
+    get_calls: [u64; 9],
+    runner_calls: [u64; 9],
+    errors: usize,
+}
+
+/// The store calls between two snapshots, as `total: method n, ...` per task.
+fn per_task(calls: &[u64; 9], tasks: usize) -> String {
+    let total: u64 = calls.iter().sum();
+    let parts: Vec<String> = METHODS
+        .iter()
+        .zip(calls)
+        .filter(|(_, n)| **n > 0)
+        .map(|(name, n)| format!("{name} {:.2}", *n as f64 / tasks as f64))
+        .collect();
+    format!(
+        "**{:.2}**: {}",
+        total as f64 / tasks as f64,
+        parts.join(", ")
+    )
+}
+
+fn diff(after: [u64; 9], before: [u64; 9]) -> [u64; 9] {
+    std::array::from_fn(|i| after[i] - before[i])
+}
+
+/// Tasks on each shared state: a keyed write started as a task on replica A (`Tasks::start`,
+/// the call through A's toolbox), its first `tasks/get` on replica B, then B polling every
+/// millisecond until it is completed; against the same keyed write called directly. One task
+/// at a time, so each phase's store calls are its own.
+async fn tasks_table(setups: &[(Backend, Option<Arc<Setup>>)], n: usize, run_id: &str) -> bool {
+    let mut out = vec![
+        format!(
+            "Tasks: {n} keyed writes (`reserve_slot`) per state, one at a time, each started as a \
+             task on replica A and polled on replica B; the direct call is the same write called \
+             on A (p50 of {n})."
+        ),
+        String::new(),
+        "| State | direct call p50 | task created p50 | first `tasks/get` answered p50 (p99) | completed seen p50 | store calls to create | per `tasks/get` | by the runner (the call, its end) |".to_string(),
+        "|---|---:|---:|---:|---:|---|---|---|".to_string(),
+    ];
+    let mut failed = false;
+    let caller = toolsmith::Caller::new("bench");
+    for (backend, setup) in setups {
+        let Some(setup) = setup else { continue };
+        let Some(counts) = &setup.counts else {
+            continue;
+        };
+        let (a, b) = (&setup.stores[0], &setup.stores[1]);
+        let tasks_a = Tasks::new(Arc::clone(a)).poll_interval(Duration::from_millis(10));
+        let tasks_b = Tasks::new(Arc::clone(b)).poll_interval(Duration::from_millis(10));
+        let toolbox = Arc::new(toolbox(Some(Arc::clone(a))));
+        let mut m = TaskMeasured::default();
+        for i in 0..n {
+            let t = Instant::now();
+            let env = toolbox
+                .call("reserve_slot", json!({"slot": format!("{run_id}-d-{i}")}))
+                .await;
+            m.direct.push(t.elapsed());
+            m.errors += usize::from(env.status != Status::Ok);
+            let args = json!({"slot": format!("{run_id}-t-{i}")});
+            let tb = Arc::clone(&toolbox);
+            let c0 = counts.snapshot();
+            let t = Instant::now();
+            let started = tasks_a
+                .start("reserve_slot", &caller, true, move |_| {
+                    Box::pin(async move { tb.call("reserve_slot", args).await })
+                })
+                .await;
+            let Ok(task) = started else {
+                m.errors += 1;
+                continue;
+            };
+            m.started.push(t.elapsed());
+            let c1 = counts.snapshot();
+            let first = tasks_b.get(&task.id, &caller).await;
+            m.first_get.push(t.elapsed());
+            let c2 = counts.snapshot();
+            let mut gets = 1u64;
+            let mut seen = first.ok();
+            while !seen.as_ref().is_some_and(|r| r.status.is_terminal()) {
+                tokio::time::sleep(Duration::from_millis(1)).await;
+                seen = tasks_b.get(&task.id, &caller).await.ok();
+                gets += 1;
+            }
+            m.completed.push(t.elapsed());
+            let done = seen.expect("the task is there");
+            let ok = done.status == TaskStatus::Completed
+                && done
+                    .envelope
+                    .as_ref()
+                    .is_some_and(|e| e.status == Status::Ok);
+            m.errors += usize::from(!ok);
+            // The runner's last step (the caller's list) may land just after the poll saw
+            // the end: wait until the counts stand still (bounded).
+            let mut last = counts.snapshot();
+            for _ in 0..100 {
+                tokio::time::sleep(Duration::from_millis(5)).await;
+                let now = counts.snapshot();
+                if now == last {
+                    break;
+                }
+                last = now;
+            }
+            let start = diff(c1, c0);
+            let get = diff(c2, c1);
+            let all = diff(last, c0);
+            // Every `tasks/get` of a live task is one `load_record`.
+            let polls: [u64; 9] = std::array::from_fn(|k| if k == 7 { gets - 1 } else { 0 });
+            let runner: [u64; 9] = std::array::from_fn(|k| all[k] - start[k] - get[k] - polls[k]);
+            for k in 0..9 {
+                m.start_calls[k] += start[k];
+                m.get_calls[k] += get[k];
+                m.runner_calls[k] += runner[k];
+            }
+        }
+        if m.errors > 0 {
+            failed = true;
+            eprintln!(
+                "replicas: {} tasks on {} did not complete ok",
+                m.errors,
+                backend.label()
+            );
+        }
+        let done = m.started.len().max(1);
+        for v in [
+            &mut m.direct,
+            &mut m.started,
+            &mut m.first_get,
+            &mut m.completed,
+        ] {
+            v.sort();
+        }
+        out.push(format!(
+            "| {} | {} | {} | {} ({}) | {} | {} | {} | {} |",
+            backend.label(),
+            ms(percentile(&m.direct, 50.0)),
+            ms(percentile(&m.started, 50.0)),
+            ms(percentile(&m.first_get, 50.0)),
+            ms(percentile(&m.first_get, 99.0)),
+            ms(percentile(&m.completed, 50.0)),
+            per_task(&m.start_calls, done),
+            per_task(&m.get_calls, done),
+            per_task(&m.runner_calls, done),
+        ));
     }
     println!("{}", out.join("\n"));
     failed

@@ -183,6 +183,11 @@ impl ClientChannel for RedactingChannel {
             Some(redacted) => Box::pin(async move { self.inner.elicit(&redacted).await }),
         }
     }
+
+    // A request that carries no text of the tool's: nothing to redact.
+    fn roots(&self) -> ClientFuture<'_, Result<Vec<crate::client::Root>, ClientError>> {
+        self.inner.roots()
+    }
 }
 
 /// The channel a tool's requests to the client go through during its run: the transport's
