@@ -646,6 +646,38 @@ async fn test_logging_tool(#[context] client: &Client) -> &'static str {
     "Logged one message."
 }
 
+/// The toolbox the server serves, for `test_trigger_tool_change` (set once by `main`).
+static SERVED: std::sync::OnceLock<std::sync::Weak<Toolbox>> = std::sync::OnceLock::new();
+
+/// Answers with a fixed sentence; `test_trigger_tool_change` adds and removes it. Returns the
+/// sentence.
+#[tool(read_only)]
+fn test_dynamic_tool() -> &'static str {
+    "A tool added while the server runs."
+}
+
+/// Adds `test_dynamic_tool` to the tool list, or takes it away again, for testing that a
+/// change of the list reaches the clients that listen for it. Returns what changed.
+#[tool(writes)]
+fn test_trigger_tool_change() -> Result<String, ToolError> {
+    let toolbox = SERVED
+        .get()
+        .and_then(std::sync::Weak::upgrade)
+        .ok_or_else(|| ToolError::failed("NOT_SERVING", "The server is not serving a toolbox"))?;
+    let name = "test_dynamic_tool";
+    if toolbox.names().iter().any(|n| n == name) {
+        toolbox
+            .deregister(name)
+            .map_err(|e| ToolError::failed("NOT_REGISTERED", e.to_string()))?;
+        Ok(format!("removed {name}"))
+    } else {
+        toolbox
+            .register(test_dynamic_tool::tool())
+            .map_err(|e| ToolError::failed("NOT_REGISTERED", e.to_string()))?;
+        Ok(format!("added {name}"))
+    }
+}
+
 fn toolbox() -> Result<Toolbox, String> {
     Toolbox::builder()
         .tool(test_simple_text::tool())
@@ -680,6 +712,7 @@ fn toolbox() -> Result<Toolbox, String> {
         .tool(test_input_required_result_list_roots::tool())
         .tool(test_input_required_result_multiple_inputs::tool())
         .tool(test_input_required_result_capabilities::tool())
+        .tool(test_trigger_tool_change::tool())
         .build()
         .map_err(|e| format!("the toolbox could not be built: {e}"))
 }
@@ -1019,7 +1052,8 @@ fn fail(message: &str) -> ! {
 async fn main() {
     let args: Vec<String> = std::env::args().skip(1).collect();
     let port = port(&args).unwrap_or_else(|e| fail(&e));
-    let toolbox = toolbox().unwrap_or_else(|e| fail(&e));
+    let toolbox = std::sync::Arc::new(toolbox().unwrap_or_else(|e| fail(&e)));
+    let _ = SERVED.set(std::sync::Arc::downgrade(&toolbox));
     let server = McpServer::new(toolbox)
         .server_info("toolsmith-conformance", env!("CARGO_PKG_VERSION"))
         // Calls that outlive their request, kept in this process (a service of several

@@ -10,7 +10,7 @@ use std::time::{Duration, Instant};
 use toolsmith::mcp::McpServer;
 use toolsmith::spec::TaskSupport;
 use toolsmith::state::task::Tasks;
-use toolsmith::{tool, Caller, Client, Progress, Question, ToolError, Toolbox};
+use toolsmith::{tool, Caller, Client, Policy, Progress, Question, ToolError, Toolbox};
 
 const BOUND: Duration = Duration::from_secs(30);
 
@@ -76,14 +76,25 @@ fn toolbox() -> Toolbox {
         .unwrap()
 }
 
-/// The server with tasks, the caller named by the `x-user` header.
-async fn serve(tasks: Option<Tasks>) -> (toolsmith::mcp::HttpServer, String) {
-    let mut server = McpServer::new(toolbox()).caller_from_http(|parts| {
-        parts
-            .headers
-            .get("x-user")
-            .and_then(|v| v.to_str().ok())
-            .map_or_else(Caller::anonymous, Caller::new)
+/// The server with tasks, the caller named by the `x-user` header, with the scopes of
+/// `x-scope` (`wait_for` requires `wait`, when `scoped`).
+async fn serve_with(tasks: Option<Tasks>, scoped: bool) -> (toolsmith::mcp::HttpServer, String) {
+    let toolbox = if scoped {
+        Toolbox::builder()
+            .tool(wait_for::tool())
+            .policy(Policy::allow_all().require_scope("wait_for", "wait"))
+            .build()
+            .unwrap()
+    } else {
+        toolbox()
+    };
+    let mut server = McpServer::new(toolbox).caller_from_http(|parts| {
+        let header = |name: &str| parts.headers.get(name).and_then(|v| v.to_str().ok());
+        let caller = header("x-user").map_or_else(Caller::anonymous, Caller::new);
+        match header("x-scope") {
+            Some(scope) => caller.with_scope(scope),
+            None => caller,
+        }
     });
     if let Some(tasks) = tasks {
         server = server.tasks(tasks);
@@ -91,6 +102,10 @@ async fn serve(tasks: Option<Tasks>) -> (toolsmith::mcp::HttpServer, String) {
     let http = server.bind_http("127.0.0.1:0").await.unwrap();
     let url = http.url();
     (http, url)
+}
+
+async fn serve(tasks: Option<Tasks>) -> (toolsmith::mcp::HttpServer, String) {
+    serve_with(tasks, false).await
 }
 
 fn declaring() -> Value {
@@ -294,4 +309,57 @@ async fn a_server_without_tasks_runs_every_call_in_its_request() {
             .is_object(),
         "{discovered}"
     );
+}
+
+/// The policy is checked again for the caller who polls: a scope taken away since the task
+/// started refuses its result, as it would refuse the call.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_policy_is_checked_again_when_the_result_is_read() {
+    let tasks = Tasks::in_memory().poll_interval(Duration::from_millis(50));
+    let (_http, url) = serve_with(Some(tasks), true).await;
+    let post = |method: &'static str, params: Value, scope: Option<&'static str>| {
+        let url = url.clone();
+        async move {
+            let mut headers = vec![("x-user", "alice")];
+            if let Some(scope) = scope {
+                headers.push(("x-scope", scope));
+            }
+            fixture::post_2026(&url, method, params, declaring(), &headers)
+                .await
+                .1
+        }
+    };
+    let denied = post(
+        "tools/call",
+        json!({"name": "wait_for", "arguments": {"ms": 100}}),
+        None,
+    )
+    .await;
+    assert_eq!(denied["result"]["isError"], true, "{denied}");
+    let created = post(
+        "tools/call",
+        json!({"name": "wait_for", "arguments": {"ms": 100}}),
+        Some("wait"),
+    )
+    .await;
+    let id = created["result"]["taskId"]
+        .as_str()
+        .expect("a task")
+        .to_string();
+    let asked = Instant::now();
+    let done = loop {
+        let answer = post("tasks/get", json!({"taskId": id}), Some("wait")).await;
+        if answer["result"]["status"] == "completed" {
+            break answer;
+        }
+        assert!(asked.elapsed() < BOUND, "{answer}");
+        tokio::time::sleep(Duration::from_millis(20)).await;
+    };
+    assert_eq!(done["result"]["result"]["isError"], false, "{done}");
+    // The same caller without the scope now: the result is refused.
+    let refused = post("tasks/get", json!({"taskId": id}), None).await;
+    let result = &refused["result"]["result"];
+    assert_eq!(result["isError"], true, "{refused}");
+    assert!(result.to_string().contains("POLICY_DENIED"), "{refused}");
+    assert!(!result.to_string().contains("waited"), "{refused}");
 }

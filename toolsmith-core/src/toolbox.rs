@@ -31,7 +31,7 @@ use crate::pipeline::retire::{replacement_problems, retirement_problem};
 use crate::pipeline::size::ArgumentSize;
 use crate::pipeline::threads::{Isolation, ToolThreads};
 use crate::pipeline::{prepare, Entry, Stage, StageId, Stages};
-use crate::policy::{Caller, Policy};
+use crate::policy::{Caller, Denial, Policy};
 use crate::redact::Redactor;
 use crate::secret::SecretKey;
 use crate::spec::ToolSpec;
@@ -1205,6 +1205,43 @@ impl Toolbox {
             description,
             mime_type: RESULT_MIME_TYPE.to_string(),
         })
+    }
+
+    /// Whether the policy lets `caller` call `tool` now: the policy stage's check alone (no
+    /// arguments, no approval); `None` when no tool of that name is registered. A host re-checks
+    /// with it a caller who comes back later for the result of an earlier call: the MCP server
+    /// does for a task's `tasks/get`, so a caller whose scope was taken away since the call
+    /// started is refused its result.
+    ///
+    /// ```
+    /// # mod toolsmith { pub use toolsmith_core::*; pub mod approval { pub use toolsmith_core::*; } pub mod client { pub use toolsmith_core::*; } pub mod fault { pub use toolsmith_core::*; } pub mod spec { pub use toolsmith_core::*; } }
+    /// use toolsmith::{Caller, Policy, Tool, ToolSpec, Toolbox};
+    /// let spec = ToolSpec::new(
+    ///     "get_report",
+    ///     "Gets the monthly sales report. Returns the report's text.",
+    ///     serde_json::json!({"type": "object", "properties": {}, "additionalProperties": false}),
+    /// )
+    /// .with_effects(toolsmith::Effects::none().with_read_only(true));
+    /// let toolbox = Toolbox::builder()
+    ///     .tool(Tool::from_fn(spec, |_ctx, _args| Box::pin(async { Ok(serde_json::json!("report")) })))
+    ///     .policy(Policy::allow_all().require_scope("get_report", "reports:read"))
+    ///     .build()
+    ///     .unwrap();
+    /// let reader = Caller::new("ann").with_scope("reports:read");
+    /// assert!(toolbox.policy_check("get_report", &reader).unwrap().is_ok());
+    /// assert!(toolbox.policy_check("get_report", &Caller::new("ann")).unwrap().is_err());
+    /// assert!(toolbox.policy_check("no_such_tool", &reader).is_none());
+    /// ```
+    pub fn policy_check(&self, tool: &str, caller: &Caller) -> Option<Result<(), Denial>> {
+        let reg = self.registry();
+        let &i = reg.index.get(tool)?;
+        Some(
+            self.engine
+                .stages
+                .policy
+                .policy
+                .check(reg.entries[i].tool.spec(), caller),
+        )
     }
 
     /// Reads the kept result a URI of [`result_resource`](Self::result_resource) names, for

@@ -267,12 +267,18 @@ impl McpServer {
                 }
             }
             TaskStatus::Completed => {
-                let Some(env) = record.envelope else {
+                let Some(mut env) = record.envelope else {
                     return Err(ErrorData::internal_error(
                         "a completed task's record holds no envelope",
                         None,
                     ));
                 };
+                // The policy again, for the caller who polls: a scope or role taken away since
+                // the call started refuses the result as it would refuse the call.
+                let caller = self.caller_of(context);
+                if let Some(Err(denial)) = self.inner.toolbox.policy_check(&record.tool, &caller) {
+                    env = denial.into_envelope();
+                }
                 match self.result_of(&record.tool, env, McpVersion::V2026_07_28, context) {
                     Ok(result) => TaskPayload::Completed {
                         result: serde_json::to_value(result)
