@@ -66,12 +66,30 @@ async fn print_badge(#[context] client: &Client) -> Result<String, ToolError> {
     ))
 }
 
+/// Asks the user for a colour, and takes grey when no answer comes. Returns the colour.
+#[tool(read_only, task = "optional")]
+async fn colour_or_grey(#[context] client: &Client) -> Result<String, ToolError> {
+    tokio::time::sleep(Duration::from_millis(20)).await;
+    let form = json!({"type": "object", "properties": {
+        "colour": {"type": "string", "description": "A colour"}}, "required": ["colour"]});
+    let asked = client
+        .question(&Question::new("Which colour?", &form)?.with_key("colour"))
+        .await;
+    // No answer within the client timeout: the tool goes on without it, for a while.
+    tokio::time::sleep(Duration::from_millis(300)).await;
+    Ok(match asked {
+        Ok(answer) => answer["colour"].as_str().unwrap_or("?").to_string(),
+        Err(_) => "grey".into(),
+    })
+}
+
 fn toolbox() -> Toolbox {
     Toolbox::builder()
         .tool(wait_for::tool())
         .tool(build_report::tool())
         .tool(choose_colour::tool())
         .tool(print_badge::tool())
+        .tool(colour_or_grey::tool())
         .build()
         .unwrap()
 }
@@ -362,4 +380,37 @@ async fn the_policy_is_checked_again_when_the_result_is_read() {
     assert_eq!(result["isError"], true, "{refused}");
     assert!(result.to_string().contains("POLICY_DENIED"), "{refused}");
     assert!(!result.to_string().contains("waited"), "{refused}");
+}
+
+/// A question nobody answers within the client timeout leaves the task's `inputRequests`: the
+/// task is `working` again while the tool goes on, and a late answer is ignored.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn an_unanswered_question_leaves_the_task_at_the_client_timeout() {
+    let tasks = Tasks::in_memory().poll_interval(Duration::from_millis(20));
+    let server = McpServer::new(toolbox())
+        .client_timeout(Duration::from_millis(150))
+        .tasks(tasks);
+    let http = server.bind_http("127.0.0.1:0").await.unwrap();
+    let url = http.url();
+    let created = start(&url, "", "colour_or_grey", json!({})).await;
+    let id = created["result"]["taskId"]
+        .as_str()
+        .expect("a task")
+        .to_string();
+    let asked = poll(&url, "", &id, |t| t["status"] == "input_required").await;
+    assert!(asked["inputRequests"]["colour"].is_object(), "{asked}");
+    let withdrawn = poll(&url, "", &id, |t| t["status"] != "input_required").await;
+    assert_eq!(withdrawn["status"], "working", "{withdrawn}");
+    assert!(withdrawn.get("inputRequests").is_none(), "{withdrawn}");
+    let late = rpc(
+        &url,
+        "",
+        "tasks/update",
+        json!({"taskId": id, "inputResponses": {
+            "colour": {"action": "accept", "content": {"colour": "teal"}}}}),
+    )
+    .await;
+    assert_eq!(late["result"], json!({"resultType": "complete"}), "{late}");
+    let done = poll(&url, "", &id, |t| t["status"] == "completed").await;
+    assert_eq!(done["result"]["structuredContent"], "grey", "{done}");
 }

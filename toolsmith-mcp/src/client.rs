@@ -350,7 +350,11 @@ impl CallChannel {
         match tokio::time::timeout(self.timeout, task.ask(key, request)).await {
             Ok(Ok(answer)) => Ok(answer),
             Ok(Err(_)) => Err(ClientError::Closed),
-            Err(_) => Err(ClientError::TimedOut(self.timeout)),
+            Err(_) => {
+                // Nobody answered in time: the question leaves the task's `inputRequests`.
+                let _ = task.withdraw(key).await;
+                Err(ClientError::TimedOut(self.timeout))
+            }
         }
     }
 

@@ -848,6 +848,31 @@ impl TaskHandle {
         rx.await.map_err(|_| TaskError::NotFound(self.id.clone()))
     }
 
+    /// Withdraws the question `key` (its asker stopped waiting, e.g. at a timeout): it leaves
+    /// the task's `input_requests` (the task is `working` again when no other is open), and an
+    /// answer that comes later is ignored.
+    ///
+    /// # Errors
+    /// The store's error.
+    pub async fn withdraw(&self, key: &str) -> Result<(), TaskError> {
+        self.local
+            .waiting
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner)
+            .remove(key);
+        self.tasks
+            .change(&self.id, |r, _| {
+                let asked = r.input_requests.remove(key).is_some();
+                let answered = r.input_responses.remove(key).is_some();
+                if asked && r.input_requests.is_empty() && r.status == TaskStatus::InputRequired {
+                    r.status = TaskStatus::Working;
+                }
+                asked || answered
+            })
+            .await
+            .map(|_| ())
+    }
+
     /// Sets the task's status message (what a client shows beside its status).
     ///
     /// # Errors
@@ -1063,6 +1088,45 @@ mod tests {
         b.answer(&t.id, &ann, two).await.unwrap();
         let done = ended(&b, &t.id, &ann).await;
         assert_eq!(done.envelope.unwrap().data, Some(json!(["yes", "no"])));
+    }
+
+    #[tokio::test]
+    async fn a_withdrawn_question_leaves_the_record_and_its_late_answer_is_ignored() {
+        let store = Arc::new(MemoryStateStore::default());
+        let (a, b) = (tasks(&store), tasks(&store));
+        let ann = Caller::new("ann");
+        let t = a
+            .start("confirm", &ann, false, |task| {
+                Box::pin(async move {
+                    // The asker gives up at once: a client that never answers.
+                    let asked = tokio::time::timeout(
+                        Duration::from_millis(50),
+                        task.ask("late", json!({"method": "elicitation/create"})),
+                    )
+                    .await;
+                    assert!(asked.is_err(), "nobody answered");
+                    task.withdraw("late").await.unwrap();
+                    tokio::time::sleep(Duration::from_millis(200)).await;
+                    Envelope::ok(json!("went on"))
+                })
+            })
+            .await
+            .unwrap();
+        let mut seen = b.get(&t.id, &ann).await.unwrap();
+        for _ in 0..1000 {
+            if seen.status == TaskStatus::Working && seen.input_requests.is_empty() {
+                break;
+            }
+            tokio::time::sleep(Duration::from_millis(5)).await;
+            seen = b.get(&t.id, &ann).await.unwrap();
+        }
+        assert!(seen.input_requests.is_empty(), "{seen:?}");
+        // A late answer names no open question: ignored.
+        let mut late = Map::new();
+        late.insert("late".into(), json!("yes"));
+        b.answer(&t.id, &ann, late).await.unwrap();
+        let done = ended(&b, &t.id, &ann).await;
+        assert_eq!(done.envelope.unwrap().data, Some(json!("went on")));
     }
 
     #[tokio::test]
