@@ -32,8 +32,10 @@
 //!   reports progress, to cancel), `enable_count_words` (registers `count_words` while serving,
 //!   so clients receive `notifications/tools/list_changed`), `append_note` (a keyed write that
 //!   is not safe to repeat: appends one line to `notes.log` in the root, keyed by its
-//!   `request_id`, optionally after `delay_ms`, reporting progress when it starts) and
-//!   `list_entries` (a long read answered a page at a time, with a cursor).
+//!   `request_id`, optionally after `delay_ms`, reporting progress when it starts; a task for
+//!   a client that polls tasks), `clear_notes` (empties `notes.log` once the user confirms; a
+//!   task whose question any replica's `tasks/update` answers) and `list_entries` (a long read
+//!   answered a page at a time, with a cursor).
 //!
 //! The environment variable `TOOLSMITH_CURSOR_KEY`, when set, is the key that binds cursors
 //! (64 hexadecimal digits, or any text of at least 32 bytes) and seals the state of the
@@ -57,7 +59,7 @@ use toolsmith::mcp::McpServer;
 use toolsmith::state::task::Tasks;
 use toolsmith::state::StateStore;
 use toolsmith::Approval;
-use toolsmith::{model, tool, Policy, Progress, SecretKey, ToolError, Toolbox};
+use toolsmith::{model, tool, Client, Policy, Progress, Question, SecretKey, ToolError, Toolbox};
 
 const USAGE: &str = "usage: mcp_server ROOT [--http 127.0.0.1:PORT] [--allow-writes] [--demo] \
                      [--store memory|redis://...|postgres://...] [--claim-lease-ms N]";
@@ -265,6 +267,44 @@ async fn append_note(
     })
 }
 
+/// Empties notes.log in the workspace root once the user confirms; the question says how many
+/// lines it holds. Returns the number of lines removed.
+#[tool(
+    writes,
+    destructive,
+    requires_approval,
+    task = "optional",
+    title = "Clear notes"
+)]
+async fn clear_notes(
+    #[context] notes: &Notes,
+    #[context] client: &Client,
+) -> Result<usize, ToolError> {
+    // Counted off the runtime's threads; a client that polls tasks has the call as a task by
+    // the time it asks.
+    let path = notes.0.clone();
+    let text = tokio::task::spawn_blocking(move || std::fs::read_to_string(path))
+        .await
+        .map_err(|e| ToolError::failed("READ_FAILED", e.to_string()))?
+        .unwrap_or_default();
+    let lines = text.lines().count();
+    let form = toolsmith::serde_json::json!({"type": "object", "properties": {
+        "confirm": {"type": "boolean", "description": "Delete them?"}}, "required": ["confirm"]});
+    let question = Question::new(format!("Delete the {lines} notes of {NOTES_FILE}?"), &form)?
+        .with_key("confirm");
+    let answer = client.question(&question).await?;
+    if answer.get("confirm") != Some(&toolsmith::serde_json::Value::Bool(true)) {
+        return Err(ToolError::cancelled_by_user("The user kept the notes."));
+    }
+    std::fs::write(&notes.0, "").map_err(|e| {
+        ToolError::failed(
+            "WRITE_FAILED",
+            format!("{NOTES_FILE} could not be emptied: {e}"),
+        )
+    })?;
+    Ok(lines)
+}
+
 /// One entry of `list_entries`.
 #[model]
 struct Entry {
@@ -341,6 +381,7 @@ fn toolbox(options: &Options, state: Option<Arc<dyn StateStore>>) -> Result<Arc<
             .tool(wait_ms::tool())
             .tool(enable_count_words::tool())
             .tool(append_note::tool())
+            .tool(clear_notes::tool())
             .tool(list_entries::tool())
             .shared_context(Arc::clone(&served))
             .shared_context(Arc::new(notes))

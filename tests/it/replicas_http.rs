@@ -10,7 +10,8 @@
 //!   line is never written;
 //! - tasks (the 2026-07-28 extension, raw JSON-RPC): a keyed write started as a task on one
 //!   server is polled to its end on the other, and repeated there as a task it runs no
-//!   second time; a task cancelled on the other server ends `cancelled` and never writes; the
+//!   second time; a task's question answered on the other server (`tasks/update`) lets it go
+//!   on where it runs; a task cancelled on the other server ends `cancelled` and never writes; the
 //!   server running a task killed (SIGKILL) mid-task: the other reports the task `failed`
 //!   with `OUTCOME_UNKNOWN` once the lease lapses, and the write never runs;
 //! - a Redis of the test's own killed under a load of keyed writes: the writes are
@@ -345,17 +346,23 @@ async fn two_replicas_share_one_store(store: &str, label: &str) {
     drop(b);
 }
 
-/// A client that declares the tasks extension (2026-07-28, in each request's `_meta`).
+/// A client that declares the tasks extension and elicitation (2026-07-28, in each request's
+/// `_meta`).
 fn tasks_client() -> Value {
-    json!({"extensions": {"io.modelcontextprotocol/tasks": {}}})
+    json!({"elicitation": {}, "extensions": {"io.modelcontextprotocol/tasks": {}}})
 }
 
 /// Starts `append_note` as a task on `url`: the task's id.
 async fn start_task(url: &str, args: Value) -> String {
+    start_task_of(url, "append_note", args).await
+}
+
+/// Starts `tool` as a task on `url`: the task's id.
+async fn start_task_of(url: &str, tool: &str, args: Value) -> String {
     let (status, answer) = fixture::post_2026(
         url,
         "tools/call",
-        json!({"name": "append_note", "arguments": args}),
+        json!({"name": tool, "arguments": args}),
         tasks_client(),
         &[],
     )
@@ -384,7 +391,7 @@ async fn task_end(url: &str, id: &str) -> Value {
         if ["completed", "failed", "cancelled"].contains(&status) {
             return task;
         }
-        assert_eq!(status, "working", "{task}");
+        assert!(status == "working" || status == "input_required", "{task}");
         assert!(asked.elapsed() < BOUND, "task {id} still {task}");
         tokio::time::sleep(Duration::from_millis(50)).await;
     }
@@ -414,6 +421,46 @@ async fn tasks_across_replicas(store: &str, label: &str) {
     let repeat = task_end(&a.url, &again).await;
     assert_eq!(code(&task_envelope(&repeat)), "DUPLICATE", "{repeat}");
     assert_eq!(note_lines(&root), [format!("{id}\tas a task")]);
+
+    // A question of a task running on A, answered on B: `clear_notes` asks to confirm, B's
+    // `tasks/update` answers, A's runner takes the answer and empties the notes.
+    let task = start_task_of(&a.url, "clear_notes", json!({})).await;
+    let asked = Instant::now();
+    let question = loop {
+        let task = get_task(&b.url, &task).await;
+        if task["status"] == "input_required" {
+            break task;
+        }
+        assert_eq!(task["status"], "working", "{task}");
+        assert!(asked.elapsed() < BOUND, "no question: {task}");
+        tokio::time::sleep(Duration::from_millis(20)).await;
+    };
+    let request = &question["inputRequests"]["confirm"];
+    assert_eq!(request["method"], "elicitation/create", "{question}");
+    assert!(
+        request["params"]["message"]
+            .as_str()
+            .is_some_and(|m| m.contains("Delete the 1 notes")),
+        "{question}"
+    );
+    let (_, ack) = fixture::post_2026(
+        &b.url,
+        "tasks/update",
+        json!({"taskId": task, "inputResponses": {
+            "confirm": {"action": "accept", "content": {"confirm": true}}}}),
+        tasks_client(),
+        &[],
+    )
+    .await;
+    assert_eq!(ack["result"]["resultType"], "complete", "{ack}");
+    let cleared = task_end(&b.url, &task).await;
+    assert_eq!(cleared["status"], "completed", "{cleared}");
+    assert_eq!(cleared["result"]["isError"], false, "{cleared}");
+    assert_eq!(
+        cleared["result"]["structuredContent"], 1,
+        "one line removed: {cleared}"
+    );
+    assert!(note_lines(&root).is_empty(), "the notes were emptied");
 
     // Cancelled on B while A runs it: it ends cancelled, and the line is never written.
     let id = unique("cancelled");
