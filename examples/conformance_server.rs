@@ -453,15 +453,16 @@ async fn slow_compute(
     format!("Computed {label} in {seconds} s")
 }
 
-/// Works for a second, then fails, and only as a task, for testing how a tool's error ends a
-/// task. Returns an error every time.
+/// Works briefly, then fails, and only as a task, for testing how a tool's error ends a task.
+/// Returns an error every time.
 #[tool(
     read_only,
     task = "required",
     allow(name_style, reason = "the conformance suite calls it by this name")
 )]
 async fn failing_job() -> Result<String, ToolError> {
-    tokio::time::sleep(Duration::from_secs(1)).await;
+    // The work (one yield stands for it): the call is a task by the time it fails.
+    tokio::task::yield_now().await;
     Err(ToolError::failed(
         "JOB_FAILED",
         "The job failed, as it always does",
@@ -477,8 +478,8 @@ async fn failing_job() -> Result<String, ToolError> {
     allow(name_style, reason = "the conformance suite calls it by this name")
 )]
 async fn protocol_error_job() -> Result<String, ToolError> {
-    // Work first (a short wait stands for it): the call is a task by the time it ends.
-    tokio::time::sleep(Duration::from_millis(20)).await;
+    // Work first (one yield stands for it): the call is a task by the time it ends.
+    tokio::task::yield_now().await;
     Err(ToolError::invalid_input(
         codes::UNKNOWN_TOOL,
         "The job's tool is gone, as it always is",
@@ -493,9 +494,9 @@ async fn confirm_delete(
     /// The file to delete.
     filename: String,
 ) -> Result<String, ToolError> {
-    // The work before the question (a short wait stands for it): the call is a task by the
+    // The work before the question (one yield stands for it): the call is a task by the
     // time it asks, so the question is the task's `inputRequests`.
-    tokio::time::sleep(Duration::from_millis(20)).await;
+    tokio::task::yield_now().await;
     let form = json!({"type": "object", "properties": {
         "confirm": {"type": "boolean", "description": "Delete the file?"}}, "required": ["confirm"]});
     let answer = client
@@ -521,8 +522,8 @@ async fn multi_input(#[context] client: &Client) -> Result<String, ToolError> {
             .map(|q| q.with_key(format!("q{n}")))
     };
     let (one, two) = (ask(1)?, ask(2)?);
-    // Work first (a short wait stands for it): the questions are the task's.
-    tokio::time::sleep(Duration::from_millis(20)).await;
+    // Work first (one yield stands for it): the questions are the task's.
+    tokio::task::yield_now().await;
     let (a, b) = tokio::join!(client.question(&one), client.question(&two));
     Ok(format!("first={}, second={}", a?["name"], b?["name"]))
 }
@@ -536,7 +537,7 @@ async fn test_tool_with_task(#[context] client: &Client) -> Result<Content, Tool
         .question(&Question::new("What is your name?", &one_text_field("name"))?.with_key("name"))
         .await?;
     // The work: the call becomes a task here.
-    tokio::time::sleep(Duration::from_millis(100)).await;
+    tokio::task::yield_now().await;
     let name = answer["name"].as_str().unwrap_or("stranger").to_string();
     Ok(Content::new().text(format!("Hello, {name}! The task is done.")))
 }

@@ -6,25 +6,33 @@
 
 use crate::fixture;
 use serde_json::{json, Value};
-use std::time::{Duration, Instant};
+use std::collections::HashMap;
+use std::sync::{Arc, Mutex, OnceLock};
+use std::time::Duration;
+use tokio::sync::Notify;
 use toolsmith::mcp::McpServer;
 use toolsmith::spec::TaskSupport;
 use toolsmith::state::task::Tasks;
 use toolsmith::{tool, Caller, Client, Policy, Progress, Question, ToolError, Toolbox};
 
-const BOUND: Duration = Duration::from_secs(30);
+/// The gates the `hold_at_gate` tool waits at, by name: a test opens one when it has seen what it
+/// waits for (a permit is kept when it opens first).
+fn gate(name: &str) -> Arc<Notify> {
+    static GATES: OnceLock<Mutex<HashMap<String, Arc<Notify>>>> = OnceLock::new();
+    let mut gates = GATES.get_or_init(Mutex::default).lock().unwrap();
+    Arc::clone(gates.entry(name.to_string()).or_default())
+}
 
-/// Waits for the given number of milliseconds, reporting where it is. Returns the time waited.
+/// Reports that it is waiting, then waits until its gate opens. Returns the gate's name.
 #[tool(read_only, task = "optional")]
-async fn wait_for(
-    /// Milliseconds to wait, 0 to 60000.
-    #[arg(maximum = 60000)]
-    ms: u64,
+async fn hold_at_gate(
+    /// The gate to wait at, e.g. "first".
+    gate_name: String,
     #[context] progress: &Progress,
 ) -> String {
     progress.report(0.0, Some(1.0), Some("waiting"));
-    tokio::time::sleep(Duration::from_millis(ms)).await;
-    format!("waited {ms} ms")
+    gate(&gate_name).notified().await;
+    format!("released {gate_name}")
 }
 
 /// Builds the yearly report, only as a task. Returns the report's title.
@@ -37,8 +45,9 @@ async fn build_report() -> String {
 /// chosen.
 #[tool(read_only, task = "optional")]
 async fn choose_colour(#[context] client: &Client) -> Result<String, ToolError> {
-    // Work before the question: the call is a task by the time it asks.
-    tokio::time::sleep(Duration::from_millis(20)).await;
+    // Work before the question (one yield stands for it): the call is a task by the time it
+    // asks.
+    tokio::task::yield_now().await;
     let form = json!({"type": "object", "properties": {
         "colour": {"type": "string", "description": "A colour"}}, "required": ["colour"]});
     let answer = client
@@ -59,7 +68,7 @@ async fn print_badge(#[context] client: &Client) -> Result<String, ToolError> {
     let answer = client
         .question(&Question::new("Whose badge?", &form)?.with_key("name"))
         .await?;
-    tokio::time::sleep(Duration::from_millis(20)).await;
+    tokio::task::yield_now().await;
     Ok(format!(
         "badge of {}",
         answer["name"].as_str().unwrap_or("?")
@@ -69,14 +78,15 @@ async fn print_badge(#[context] client: &Client) -> Result<String, ToolError> {
 /// Asks the user for a colour, and takes grey when no answer comes. Returns the colour.
 #[tool(read_only, task = "optional")]
 async fn colour_or_grey(#[context] client: &Client) -> Result<String, ToolError> {
-    tokio::time::sleep(Duration::from_millis(20)).await;
+    tokio::task::yield_now().await;
     let form = json!({"type": "object", "properties": {
         "colour": {"type": "string", "description": "A colour"}}, "required": ["colour"]});
     let asked = client
         .question(&Question::new("Which colour?", &form)?.with_key("colour"))
         .await;
-    // No answer within the client timeout: the tool goes on without it, for a while.
-    tokio::time::sleep(Duration::from_millis(300)).await;
+    // No answer within the client timeout: the tool goes on without it, until the test has
+    // seen the question withdrawn.
+    gate("grey").notified().await;
     Ok(match asked {
         Ok(answer) => answer["colour"].as_str().unwrap_or("?").to_string(),
         Err(_) => "grey".into(),
@@ -85,7 +95,7 @@ async fn colour_or_grey(#[context] client: &Client) -> Result<String, ToolError>
 
 fn toolbox() -> Toolbox {
     Toolbox::builder()
-        .tool(wait_for::tool())
+        .tool(hold_at_gate::tool())
         .tool(build_report::tool())
         .tool(choose_colour::tool())
         .tool(print_badge::tool())
@@ -95,12 +105,12 @@ fn toolbox() -> Toolbox {
 }
 
 /// The server with tasks, the caller named by the `x-user` header, with the scopes of
-/// `x-scope` (`wait_for` requires `wait`, when `scoped`).
+/// `x-scope` (`hold_at_gate` requires `wait`, when `scoped`).
 async fn serve_with(tasks: Option<Tasks>, scoped: bool) -> (toolsmith::mcp::HttpServer, String) {
     let toolbox = if scoped {
         Toolbox::builder()
-            .tool(wait_for::tool())
-            .policy(Policy::allow_all().require_scope("wait_for", "wait"))
+            .tool(hold_at_gate::tool())
+            .policy(Policy::allow_all().require_scope("hold_at_gate", "wait"))
             .build()
             .unwrap()
     } else {
@@ -146,25 +156,16 @@ async fn start(url: &str, user: &str, name: &str, arguments: Value) -> Value {
     .await
 }
 
-/// Polls `tasks/get` until `done` holds for the task (at most [`BOUND`]).
+/// Polls `tasks/get` as `user` until `done` holds for the task ([`fixture::poll_task`]).
 async fn poll(url: &str, user: &str, id: &str, done: impl Fn(&Value) -> bool) -> Value {
-    let asked = Instant::now();
-    loop {
-        let answer = rpc(url, user, "tasks/get", json!({"taskId": id})).await;
-        let task = &answer["result"];
-        if done(task) {
-            return task.clone();
-        }
-        assert!(asked.elapsed() < BOUND, "task {id}: {answer}");
-        tokio::time::sleep(Duration::from_millis(20)).await;
-    }
+    fixture::poll_task(url, id, declaring(), &[("x-user", user)], done).await
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_task_is_its_callers_and_reports_progress_and_its_result() {
     let tasks = Tasks::in_memory().poll_interval(Duration::from_millis(50));
     let (_http, url) = serve(Some(tasks)).await;
-    let created = start(&url, "alice", "wait_for", json!({"ms": 400})).await;
+    let created = start(&url, "alice", "hold_at_gate", json!({"gate_name": "first"})).await;
     let task = &created["result"];
     assert_eq!(task["resultType"], "task", "{created}");
     assert_eq!(task["status"], "working", "{created}");
@@ -187,19 +188,21 @@ async fn a_task_is_its_callers_and_reports_progress_and_its_result() {
             );
         }
     }
+    gate("first").notify_one();
     let done = poll(&url, "alice", id, |t| t["status"] == "completed").await;
     assert_eq!(done["result"]["isError"], false, "{done}");
     assert_eq!(
-        done["result"]["structuredContent"], "waited 400 ms",
+        done["result"]["structuredContent"], "released first",
         "{done}"
     );
     assert_eq!(done["resultType"], "complete", "{done}");
     // A client that does not declare the extension gets an optional tool's result directly,
     // and a required tool's refusal naming the extension.
+    gate("direct").notify_one();
     let (_, direct) = fixture::post_2026(
         &url,
         "tools/call",
-        json!({"name": "wait_for", "arguments": {"ms": 0}}),
+        json!({"name": "hold_at_gate", "arguments": {"gate_name": "direct"}}),
         json!({}),
         &[],
     )
@@ -281,13 +284,14 @@ async fn the_limits_and_cancel_are_answered_clearly() {
         .poll_interval(Duration::from_millis(50))
         .max_per_caller(1);
     let (_http, url) = serve(Some(tasks)).await;
-    let first = start(&url, "alice", "wait_for", json!({"ms": 60000})).await;
+    // Gates nobody opens: tasks that run until they are cancelled.
+    let first = start(&url, "alice", "hold_at_gate", json!({"gate_name": "never"})).await;
     let id = first["result"]["taskId"].as_str().unwrap().to_string();
-    let second = start(&url, "alice", "wait_for", json!({"ms": 60000})).await;
+    let second = start(&url, "alice", "hold_at_gate", json!({"gate_name": "never"})).await;
     let message = second["error"]["message"].as_str().unwrap_or_default();
     assert!(message.contains("1 live tasks"), "{second}");
     // Another caller has room.
-    let bobs = start(&url, "bob", "wait_for", json!({"ms": 0})).await;
+    let bobs = start(&url, "bob", "hold_at_gate", json!({"gate_name": "never"})).await;
     assert_eq!(bobs["result"]["resultType"], "task", "{bobs}");
     // A cancel ends the task and frees the caller's room; cancelling it again is no error.
     for _ in 0..2 {
@@ -296,14 +300,14 @@ async fn the_limits_and_cancel_are_answered_clearly() {
     }
     let cancelled = poll(&url, "alice", &id, |t| t["status"] == "cancelled").await;
     assert!(cancelled.get("result").is_none(), "{cancelled}");
-    let again = start(&url, "alice", "wait_for", json!({"ms": 0})).await;
+    let again = start(&url, "alice", "hold_at_gate", json!({"gate_name": "never"})).await;
     assert_eq!(again["result"]["resultType"], "task", "{again}");
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_server_without_tasks_runs_every_call_in_its_request() {
     assert_eq!(build_report::tool().spec().task, TaskSupport::Required);
-    assert_eq!(wait_for::tool().spec().task, TaskSupport::Optional);
+    assert_eq!(hold_at_gate::tool().spec().task, TaskSupport::Optional);
     let (_http, url) = serve(None).await;
     let discovered = rpc(&url, "alice", "server/discover", json!({})).await;
     let extensions = &discovered["result"]["capabilities"]["extensions"];
@@ -349,14 +353,14 @@ async fn the_policy_is_checked_again_when_the_result_is_read() {
     };
     let denied = post(
         "tools/call",
-        json!({"name": "wait_for", "arguments": {"ms": 100}}),
+        json!({"name": "hold_at_gate", "arguments": {"gate_name": "policy"}}),
         None,
     )
     .await;
     assert_eq!(denied["result"]["isError"], true, "{denied}");
     let created = post(
         "tools/call",
-        json!({"name": "wait_for", "arguments": {"ms": 100}}),
+        json!({"name": "hold_at_gate", "arguments": {"gate_name": "policy"}}),
         Some("wait"),
     )
     .await;
@@ -364,22 +368,19 @@ async fn the_policy_is_checked_again_when_the_result_is_read() {
         .as_str()
         .expect("a task")
         .to_string();
-    let asked = Instant::now();
-    let done = loop {
-        let answer = post("tasks/get", json!({"taskId": id}), Some("wait")).await;
-        if answer["result"]["status"] == "completed" {
-            break answer;
-        }
-        assert!(asked.elapsed() < BOUND, "{answer}");
-        tokio::time::sleep(Duration::from_millis(20)).await;
-    };
-    assert_eq!(done["result"]["result"]["isError"], false, "{done}");
+    gate("policy").notify_one();
+    let with_scope = [("x-user", "alice"), ("x-scope", "wait")];
+    let done = fixture::poll_task(&url, &id, declaring(), &with_scope, |t| {
+        t["status"] == "completed"
+    })
+    .await;
+    assert_eq!(done["result"]["isError"], false, "{done}");
     // The same caller without the scope now: the result is refused.
     let refused = post("tasks/get", json!({"taskId": id}), None).await;
     let result = &refused["result"]["result"];
     assert_eq!(result["isError"], true, "{refused}");
     assert!(result.to_string().contains("POLICY_DENIED"), "{refused}");
-    assert!(!result.to_string().contains("waited"), "{refused}");
+    assert!(!result.to_string().contains("released"), "{refused}");
 }
 
 /// A question nobody answers within the client timeout leaves the task's `inputRequests`: the
@@ -411,6 +412,7 @@ async fn an_unanswered_question_leaves_the_task_at_the_client_timeout() {
     )
     .await;
     assert_eq!(late["result"], json!({"resultType": "complete"}), "{late}");
+    gate("grey").notify_one();
     let done = poll(&url, "", &id, |t| t["status"] == "completed").await;
     assert_eq!(done["result"]["structuredContent"], "grey", "{done}");
 }

@@ -382,19 +382,25 @@ async fn get_task(url: &str, id: &str) -> Value {
     answer["result"].clone()
 }
 
-/// Polls `tasks/get` on `url` until the task ends (at most [`BOUND`]).
+/// Polls `tasks/get` on `url` until the task ends ([`fixture::poll_task`]); until then it is
+/// `working` or asking.
 async fn task_end(url: &str, id: &str) -> Value {
-    let asked = Instant::now();
-    loop {
-        let task = get_task(url, id).await;
+    fixture::poll_task(url, id, tasks_client(), &[], |task| {
         let status = task["status"].as_str().unwrap_or_default();
-        if ["completed", "failed", "cancelled"].contains(&status) {
-            return task;
-        }
-        assert!(status == "working" || status == "input_required", "{task}");
-        assert!(asked.elapsed() < BOUND, "task {id} still {task}");
-        tokio::time::sleep(Duration::from_millis(50)).await;
-    }
+        assert!(
+            [
+                "working",
+                "input_required",
+                "completed",
+                "failed",
+                "cancelled"
+            ]
+            .contains(&status),
+            "{task}"
+        );
+        ["completed", "failed", "cancelled"].contains(&status)
+    })
+    .await
 }
 
 /// The envelope of a completed task's result.
@@ -425,16 +431,14 @@ async fn tasks_across_replicas(store: &str, label: &str) {
     // A question of a task running on A, answered on B: `clear_notes` asks to confirm, B's
     // `tasks/update` answers, A's runner takes the answer and empties the notes.
     let task = start_task_of(&a.url, "clear_notes", json!({})).await;
-    let asked = Instant::now();
-    let question = loop {
-        let task = get_task(&b.url, &task).await;
-        if task["status"] == "input_required" {
-            break task;
-        }
-        assert_eq!(task["status"], "working", "{task}");
-        assert!(asked.elapsed() < BOUND, "no question: {task}");
-        tokio::time::sleep(Duration::from_millis(20)).await;
-    };
+    let question = fixture::poll_task(&b.url, &task, tasks_client(), &[], |t| {
+        assert!(
+            t["status"] == "working" || t["status"] == "input_required",
+            "{t}"
+        );
+        t["status"] == "input_required"
+    })
+    .await;
     let request = &question["inputRequests"]["confirm"];
     assert_eq!(request["method"], "elicitation/create", "{question}");
     assert!(

@@ -143,3 +143,34 @@ pub async fn post_2026(
         .unwrap_or_else(|| panic!("no answer in {text:?}"));
     (status, message)
 }
+
+/// Polls `tasks/get` for the task `id` on `url` (as a client of `capabilities`, with `headers`)
+/// until `done` holds for the task, pausing 20 ms between polls as a task's client does, for at
+/// most 30 s: the task as last answered.
+pub async fn poll_task(
+    url: &str,
+    id: &str,
+    capabilities: Value,
+    headers: &[(&str, &str)],
+    done: impl Fn(&Value) -> bool,
+) -> Value {
+    let bound = std::time::Duration::from_secs(30);
+    let asked = std::time::Instant::now();
+    loop {
+        let (_, answer) = post_2026(
+            url,
+            "tasks/get",
+            json!({"taskId": id}),
+            capabilities.clone(),
+            headers,
+        )
+        .await;
+        assert!(answer.get("error").is_none(), "task {id}: {answer}");
+        let task = &answer["result"];
+        if done(task) {
+            return task.clone();
+        }
+        assert!(asked.elapsed() < bound, "task {id} still {answer}");
+        tokio::time::sleep(std::time::Duration::from_millis(20)).await;
+    }
+}

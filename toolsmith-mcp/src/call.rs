@@ -187,7 +187,7 @@ impl McpServer {
         let channel = self.call_channel(&context, version, &outbox, answers);
         // A task-capable tool called by a request that declared the tasks extension: a task,
         // once its questions are answered.
-        if let crate::tasks::Dispatch::Task(tasks) = dispatch {
+        if let crate::tasks::Dispatch::Task { tasks, writes } = dispatch {
             let call = crate::tasks::Call {
                 name,
                 args,
@@ -196,7 +196,7 @@ impl McpServer {
                 outbox,
                 rounds,
             };
-            return self.call_or_task(&tasks, call, &context).await;
+            return self.call_or_task((&tasks, writes), call, &context).await;
         }
         let env = self
             .drive_call(name, args, caller, &channel, &outbox, &context)

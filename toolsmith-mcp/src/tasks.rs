@@ -15,14 +15,12 @@ use rmcp::model::{
 use rmcp::service::RequestContext;
 use rmcp::{ErrorData, RoleServer};
 use serde_json::{json, Value};
-use std::future::Future;
 use std::sync::Arc;
 use std::task::Poll;
 use toolsmith_core::export::McpVersion;
 use toolsmith_core::state::task::{TaskError, TaskRecord, TaskStatus, Tasks};
+use toolsmith_core::state::BoxFuture;
 use toolsmith_core::{with_client, with_progress, Caller, Envelope, ProgressSink, TaskSupport};
-
-type BoxFuture<'a, T> = std::pin::Pin<Box<dyn Future<Output = T> + Send + 'a>>;
 
 /// A `tools/call` ready to run: what `call_or_task` needs of it.
 pub(crate) struct Call<'a> {
@@ -34,22 +32,13 @@ pub(crate) struct Call<'a> {
     pub(crate) rounds: Option<crate::call::InputRounds>,
 }
 
-/// Sends the notifications a call made before it ended at once.
-async fn client_driving(
-    env: Envelope,
-    outbox: &client::Outbox,
-    token: Option<&rmcp::model::ProgressToken>,
-    context: &RequestContext<RoleServer>,
-) -> Result<Envelope, ErrorData> {
-    crate::call::driving(std::future::ready(env), outbox, token, context, None).await
-}
-
 /// What a `tools/call` of a task-capable server does with the call.
 pub(crate) enum Dispatch {
     /// Run it in its request.
     Direct,
-    /// Start it as a task.
-    Task(Tasks),
+    /// Run it as a task (once it first waits) in `tasks`; `writes`: whether the tool declares
+    /// writes (a lapsed run is then `OUTCOME_UNKNOWN`).
+    Task { tasks: Tasks, writes: bool },
 }
 
 /// Whether the request declared the tasks extension (in its `_meta`, 2026-07-28).
@@ -95,13 +84,14 @@ impl McpServer {
             return Ok(Dispatch::Direct);
         }
         let catalog = self.inner.catalog.get(&self.inner.toolbox);
-        let support = catalog
-            .specs
-            .get(name)
-            .map_or(TaskSupport::Forbidden, |s| s.task);
+        let spec = catalog.specs.get(name);
+        let support = spec.map_or(TaskSupport::Forbidden, |s| s.task);
         match (support, declares_tasks(context)) {
             (TaskSupport::Forbidden, _) => Ok(Dispatch::Direct),
-            (_, true) => Ok(Dispatch::Task(tasks.clone())),
+            (_, true) => Ok(Dispatch::Task {
+                tasks: tasks.clone(),
+                writes: spec.is_some_and(|s| s.effects.writes),
+            }),
             (TaskSupport::Required, false) => Err(ErrorData::missing_required_client_capability(
                 ClientCapabilities::builder().enable_tasks().build(),
             )),
@@ -117,7 +107,7 @@ impl McpServer {
     /// `inputRequests`.
     pub(crate) async fn call_or_task(
         &self,
-        tasks: &Tasks,
+        (tasks, writes): (&Tasks, bool),
         call: Call<'_>,
         context: &RequestContext<RoleServer>,
     ) -> Result<CallToolResponse, ErrorData> {
@@ -145,16 +135,10 @@ impl McpServer {
         if let Poll::Ready(env) = first {
             // Its notifications go out before its answer, as a direct call's do.
             let token = context.meta.get_progress_token();
-            let env = client_driving(env, &outbox, token.as_ref(), context).await?;
+            let ready = std::future::ready(env);
+            let env = crate::call::driving(ready, &outbox, token.as_ref(), context, None).await?;
             return self.call_response(name, env, version, context, rounds, &channel);
         }
-        let writes = self
-            .inner
-            .catalog
-            .get(&self.inner.toolbox)
-            .specs
-            .get(name)
-            .is_some_and(|s| s.effects.writes);
         let record = tasks
             .start(name, &owner, writes, move |task| {
                 let status = task.clone();

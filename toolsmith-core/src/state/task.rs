@@ -541,24 +541,21 @@ impl Tasks {
     /// [`TaskError::NotFound`] for an unknown id, a task past its ttl or another caller's; the
     /// store's error.
     pub async fn get(&self, id: &str, caller: &Caller) -> Result<TaskRecord, TaskError> {
-        let found = self
-            .change(id, |r, now| {
-                if !r.owned_by(caller) || r.status.is_terminal() || r.lease_until_ms > now {
-                    return false;
+        let mut abandoned = false;
+        let record = self
+            .change_as_owner(id, caller, |r, now| {
+                abandoned = !r.status.is_terminal() && r.lease_until_ms <= now;
+                if abandoned {
+                    abandon(r);
                 }
-                abandon(r);
-                true
+                abandoned
             })
             .await?;
-        match found {
-            Some((record, _)) if record.owned_by(caller) => {
-                if record.status == TaskStatus::Failed {
-                    self.discharge(&record).await;
-                }
-                Ok(record)
-            }
-            _ => Err(TaskError::NotFound(id.to_string())),
+        // Ended here: the dead runner never took it off its caller's list.
+        if abandoned {
+            self.discharge(&record).await;
         }
+        Ok(record)
     }
 
     /// Asks for the task to be cancelled: its runner drops the call (the tool sees it as a
@@ -568,22 +565,14 @@ impl Tasks {
     /// # Errors
     /// [`TaskError::NotFound`]; the store's error.
     pub async fn cancel(&self, id: &str, caller: &Caller) -> Result<(), TaskError> {
-        let found = self
-            .change(id, |r, _| {
-                if !r.owned_by(caller) || r.status.is_terminal() || r.cancel_requested {
-                    return false;
-                }
-                r.cancel_requested = true;
-                true
-            })
-            .await?;
-        match found {
-            Some((record, _)) if record.owned_by(caller) => {
-                self.wake(id);
-                Ok(())
-            }
-            _ => Err(TaskError::NotFound(id.to_string())),
-        }
+        self.change_as_owner(id, caller, |r, _| {
+            let asked = !r.status.is_terminal() && !r.cancel_requested;
+            r.cancel_requested |= asked;
+            asked
+        })
+        .await?;
+        self.wake(id);
+        Ok(())
     }
 
     /// Answers questions the task's tool asked ([`TaskRecord::input_requests`]), by their keys.
@@ -598,29 +587,40 @@ impl Tasks {
         caller: &Caller,
         responses: Map<String, Value>,
     ) -> Result<(), TaskError> {
-        let found = self
-            .change(id, |r, _| {
-                if !r.owned_by(caller) || r.status.is_terminal() {
-                    return false;
-                }
-                let mut any = false;
-                for (key, response) in &responses {
-                    if r.input_requests.remove(key).is_some() {
-                        r.input_responses.insert(key.clone(), response.clone());
-                        any = true;
-                    }
-                }
-                if any && r.input_requests.is_empty() && r.status == TaskStatus::InputRequired {
-                    r.status = TaskStatus::Working;
-                }
-                any
-            })
-            .await?;
-        match found {
-            Some((record, _)) if record.owned_by(caller) => {
-                self.wake(id);
-                Ok(())
+        self.change_as_owner(id, caller, |r, _| {
+            if r.status.is_terminal() {
+                return false;
             }
+            let mut any = false;
+            for (key, response) in &responses {
+                if r.input_requests.remove(key).is_some() {
+                    r.input_responses.insert(key.clone(), response.clone());
+                    any = true;
+                }
+            }
+            if any && r.input_requests.is_empty() && r.status == TaskStatus::InputRequired {
+                r.status = TaskStatus::Working;
+            }
+            any
+        })
+        .await?;
+        self.wake(id);
+        Ok(())
+    }
+
+    /// [`change`](Self::change) for the task's owner only: another caller's task, like an
+    /// unknown id, is [`TaskError::NotFound`] and left as it is.
+    async fn change_as_owner(
+        &self,
+        id: &str,
+        caller: &Caller,
+        mut f: impl FnMut(&mut TaskRecord, u64) -> bool,
+    ) -> Result<TaskRecord, TaskError> {
+        match self
+            .change(id, |r, now| r.owned_by(caller) && f(r, now))
+            .await?
+        {
+            Some((record, _)) if record.owned_by(caller) => Ok(record),
             _ => Err(TaskError::NotFound(id.to_string())),
         }
     }
@@ -904,26 +904,26 @@ mod tests {
     }
 
     /// Polls `get` until the task ends (bounded: 10 s).
-    async fn ended(tasks: &Tasks, id: &str, caller: &Caller) -> TaskRecord {
-        for _ in 0..1000 {
+    /// Asks `tasks` for the task, as another replica (or a client) would, until `done` holds:
+    /// what the runner writes is seen through the store only. Bounded (10 s).
+    async fn until(
+        tasks: &Tasks,
+        id: &str,
+        caller: &Caller,
+        done: impl Fn(&TaskRecord) -> bool,
+    ) -> TaskRecord {
+        for _ in 0..2000 {
             let r = tasks.get(id, caller).await.expect("the task is there");
-            if r.status.is_terminal() {
+            if done(&r) {
                 return r;
             }
-            tokio::time::sleep(Duration::from_millis(10)).await;
+            tokio::time::sleep(Duration::from_millis(5)).await;
         }
-        panic!("task {id} did not end within 10 s");
+        panic!("task {id} did not get there within 10 s");
     }
 
-    async fn status_becomes(tasks: &Tasks, id: &str, caller: &Caller, s: TaskStatus) -> TaskRecord {
-        for _ in 0..1000 {
-            let r = tasks.get(id, caller).await.expect("the task is there");
-            if r.status == s {
-                return r;
-            }
-            tokio::time::sleep(Duration::from_millis(10)).await;
-        }
-        panic!("task {id} did not become {s:?} within 10 s");
+    async fn ended(tasks: &Tasks, id: &str, caller: &Caller) -> TaskRecord {
+        until(tasks, id, caller, |r| r.status.is_terminal()).await
     }
 
     #[tokio::test]
@@ -1065,16 +1065,8 @@ mod tests {
             })
             .await
             .unwrap();
-        let asked = status_becomes(&b, &t.id, &ann, TaskStatus::InputRequired).await;
-        let mut asked = asked;
-        for _ in 0..1000 {
-            if asked.input_requests.len() == 2 {
-                break;
-            }
-            tokio::time::sleep(Duration::from_millis(5)).await;
-            asked = b.get(&t.id, &ann).await.unwrap();
-        }
-        assert_eq!(asked.input_requests.len(), 2);
+        let asked = until(&b, &t.id, &ann, |r| r.input_requests.len() == 2).await;
+        assert_eq!(asked.status, TaskStatus::InputRequired);
         // One answer (and a key that names nothing, ignored): the other stays open.
         let mut one = Map::new();
         one.insert("first".into(), json!("yes"));
@@ -1095,6 +1087,9 @@ mod tests {
         let store = Arc::new(MemoryStateStore::default());
         let (a, b) = (tasks(&store), tasks(&store));
         let ann = Caller::new("ann");
+        // The tool goes on only once the test has seen the withdrawn question and answered late.
+        let (go, gone) = oneshot::channel::<()>();
+        let (withdrawn, was_withdrawn) = oneshot::channel::<()>();
         let t = a
             .start("confirm", &ann, false, |task| {
                 Box::pin(async move {
@@ -1106,25 +1101,22 @@ mod tests {
                     .await;
                     assert!(asked.is_err(), "nobody answered");
                     task.withdraw("late").await.unwrap();
-                    tokio::time::sleep(Duration::from_millis(200)).await;
+                    let _ = withdrawn.send(());
+                    let _ = gone.await;
                     Envelope::ok(json!("went on"))
                 })
             })
             .await
             .unwrap();
-        let mut seen = b.get(&t.id, &ann).await.unwrap();
-        for _ in 0..1000 {
-            if seen.status == TaskStatus::Working && seen.input_requests.is_empty() {
-                break;
-            }
-            tokio::time::sleep(Duration::from_millis(5)).await;
-            seen = b.get(&t.id, &ann).await.unwrap();
-        }
+        was_withdrawn.await.expect("the tool withdrew its question");
+        let seen = b.get(&t.id, &ann).await.unwrap();
+        assert_eq!(seen.status, TaskStatus::Working, "{seen:?}");
         assert!(seen.input_requests.is_empty(), "{seen:?}");
         // A late answer names no open question: ignored.
         let mut late = Map::new();
         late.insert("late".into(), json!("yes"));
         b.answer(&t.id, &ann, late).await.unwrap();
+        go.send(()).unwrap();
         let done = ended(&b, &t.id, &ann).await;
         assert_eq!(done.envelope.unwrap().data, Some(json!("went on")));
     }
@@ -1195,7 +1187,9 @@ mod tests {
             .unwrap();
         assert_eq!(task.ttl_ms, 1000);
         ended(&t, &task.id, &ann).await;
-        tokio::time::sleep(Duration::from_millis(1100)).await;
+        // The memory store keeps time with tokio's clock: move it past the ttl.
+        tokio::time::pause();
+        tokio::time::advance(Duration::from_millis(1100)).await;
         assert!(matches!(
             t.get(&task.id, &ann).await,
             Err(TaskError::NotFound(_))
