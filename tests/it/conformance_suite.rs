@@ -100,6 +100,21 @@ fn start_server(bin: &Path) -> (Killed, String) {
     (child, url)
 }
 
+/// The pinned Node, run in `tests/conformance`: the suite and the clients talk to the server
+/// only, so no proxy stands between them.
+fn node_command(node: &Path) -> Command {
+    let mut cmd = Command::new(node);
+    cmd.current_dir(conformance_dir())
+        .env("NO_PROXY", "127.0.0.1,localhost")
+        .env("no_proxy", "127.0.0.1,localhost")
+        .env_remove("HTTP_PROXY")
+        .env_remove("HTTPS_PROXY")
+        .env_remove("http_proxy")
+        .env_remove("https_proxy")
+        .env_remove("NODE_USE_ENV_PROXY");
+    cmd
+}
+
 /// Runs `cmd` to its end within [`BOUND`] and returns (success, stdout and stderr).
 fn run_bounded(mut cmd: Command) -> (bool, String) {
     let mut child = cmd
@@ -192,7 +207,7 @@ fn the_official_conformance_suite_passes_but_for_the_listed_failures() {
     let listed = expected_failures(&std::fs::read_to_string(&expected).expect("read the list"));
     let (_server, url) = start_server(&bin);
 
-    let mut cmd = Command::new(&node);
+    let mut cmd = node_command(&node);
     cmd.arg(&entry)
         .args([
             "server",
@@ -202,16 +217,7 @@ fn the_official_conformance_suite_passes_but_for_the_listed_failures() {
             "active",
             "--expected-failures",
         ])
-        .arg(&expected)
-        .current_dir(conformance_dir())
-        // The suite talks to the server only; no proxy stands between them.
-        .env("NO_PROXY", "127.0.0.1,localhost")
-        .env("no_proxy", "127.0.0.1,localhost")
-        .env_remove("HTTP_PROXY")
-        .env_remove("HTTPS_PROXY")
-        .env_remove("http_proxy")
-        .env_remove("https_proxy")
-        .env_remove("NODE_USE_ENV_PROXY");
+        .arg(&expected);
     let (ok, out) = run_bounded(cmd);
 
     let summary = out
@@ -292,17 +298,9 @@ fn the_pending_scenarios_this_server_implements_pass() {
     let Some(bin) = server_bin() else { return };
     let (_server, url) = start_server(&bin);
     for scenario in PENDING_SCENARIOS_PASSED {
-        let mut cmd = Command::new(&node);
+        let mut cmd = node_command(&node);
         cmd.arg(&entry)
-            .args(["server", "--url", &url, "--scenario", scenario])
-            .current_dir(conformance_dir())
-            .env("NO_PROXY", "127.0.0.1,localhost")
-            .env("no_proxy", "127.0.0.1,localhost")
-            .env_remove("HTTP_PROXY")
-            .env_remove("HTTPS_PROXY")
-            .env_remove("http_proxy")
-            .env_remove("https_proxy")
-            .env_remove("NODE_USE_ENV_PROXY");
+            .args(["server", "--url", &url, "--scenario", scenario]);
         let (ok, out) = run_bounded(cmd);
         // One scenario's summary: `Passed: N/N, 0 failed, 0 warnings`.
         let summary = out
@@ -337,4 +335,23 @@ fn the_pending_scenarios_this_server_implements_pass() {
             "{scenario}: {summary}\n{out}"
         );
     }
+}
+
+/// The official TypeScript SDK's client with the official tasks package (`ext-tasks`) drives
+/// tasks end to end against the example server: `tests/conformance/tasks_client.mjs` (a task
+/// that completes, one that asks a question and is answered, one that fails, one cancelled).
+#[test]
+fn the_official_tasks_client_drives_tasks_end_to_end() {
+    let Some((node, _)) = suite() else { return };
+    let Some(bin) = server_bin() else { return };
+    let (_server, url) = start_server(&bin);
+    let mut cmd = node_command(&node);
+    cmd.arg("tasks_client.mjs").arg(&url);
+    let (ok, out) = run_bounded(cmd);
+    assert!(ok, "the tasks client failed:\n{out}");
+    assert!(out.contains("all checks passed"), "{out}");
+    assert!(
+        out.contains("ok the long slow_compute ended cancelled"),
+        "{out}"
+    );
 }
