@@ -53,9 +53,9 @@ fn declares_tasks(context: &RequestContext<RoleServer>) -> bool {
 fn task_error(e: TaskError) -> ErrorData {
     match e {
         TaskError::NotFound(_) => ErrorData::invalid_params(e.to_string(), None),
-        TaskError::TooManyForCaller { .. } | TaskError::TooManyRunning { .. } => {
-            ErrorData::invalid_request(e.to_string(), None)
-        }
+        TaskError::TooManyForCaller { .. }
+        | TaskError::TooManyLive { .. }
+        | TaskError::TooManyRunning { .. } => ErrorData::invalid_request(e.to_string(), None),
         _ => ErrorData::internal_error(e.to_string(), None),
     }
 }

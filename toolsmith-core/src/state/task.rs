@@ -29,8 +29,9 @@
 //! [`Caller::id`]; anonymous callers' tasks to anonymous callers). Another caller is told it
 //! does not exist, as for an unknown id; the ids are random (128 bits).
 //!
-//! **Limits**: at most [`max_per_caller`](Tasks::max_per_caller) live tasks per caller (across
-//! replicas) and [`max_running`](Tasks::max_running) running on one replica; the envelope a
+//! **Limits**: at most [`max_per_caller`](Tasks::max_per_caller) live tasks per caller and
+//! [`max_live`](Tasks::max_live) in all (both counted across the replicas that share the
+//! store), and [`max_running`](Tasks::max_running) running on one replica; the envelope a
 //! record keeps is at most [`max_result_bytes`](Tasks::max_result_bytes) of JSON (a larger
 //! one is replaced by a `RESULT_TOO_LARGE` failure); the record lives for the task's
 //! [ttl](Tasks::ttl) from its creation and is removed by the store after it. Each limit is a
@@ -179,6 +180,12 @@ pub enum TaskError {
         /// The limit.
         limit: usize,
     },
+    /// The service has [`Tasks::max_live`] live tasks already, across its replicas.
+    #[error("this service has {limit} live tasks, the most it keeps at once; try again once some have ended")]
+    TooManyLive {
+        /// The limit.
+        limit: usize,
+    },
     /// This replica runs [`Tasks::max_running`] tasks already.
     #[error("this server runs {limit} tasks, the most it runs at once; try again shortly")]
     TooManyRunning {
@@ -238,6 +245,8 @@ pub struct TaskSettings {
     pub lease: Duration,
     /// Live tasks per caller (default 16).
     pub max_per_caller: usize,
+    /// Live tasks in all, across the replicas (default 1024).
+    pub max_live: usize,
     /// Tasks running on this replica (default 64).
     pub max_running: usize,
     /// The largest envelope a record keeps, in bytes of JSON (default 1 MiB).
@@ -251,6 +260,7 @@ impl Default for TaskSettings {
             poll_interval: Duration::from_secs(1),
             lease: Duration::from_secs(15),
             max_per_caller: 16,
+            max_live: 1024,
             max_running: 64,
             max_result_bytes: 1 << 20,
         }
@@ -261,6 +271,9 @@ impl Default for TaskSettings {
 fn record_key(id: &str) -> String {
     format!("toolsmith:task:{id}")
 }
+
+/// The key of the record that lists every live task of the service.
+const LIVE_KEY: &str = "toolsmith:tasks-live";
 
 /// The key of the record that lists a caller's live tasks.
 fn owner_key(owner: Option<&str>) -> String {
@@ -341,6 +354,14 @@ impl Tasks {
         self.with(|s| s.max_per_caller = limit.max(1))
     }
 
+    /// The most live tasks of the whole service, across the replicas that share the store
+    /// (default 1024; at least 1). Every start and end of a task rewrites the one record that
+    /// counts them, so this bounds that record's size too.
+    #[must_use]
+    pub fn max_live(self, limit: usize) -> Tasks {
+        self.with(|s| s.max_live = limit.max(1))
+    }
+
     /// The most tasks this replica runs at once (default 64; at least 1).
     #[must_use]
     pub fn max_running(self, limit: usize) -> Tasks {
@@ -368,8 +389,8 @@ impl Tasks {
     /// `writes`: whether the tool declares writes (a lapsed run then fails `OUTCOME_UNKNOWN`).
     ///
     /// # Errors
-    /// [`TaskError::TooManyForCaller`], [`TaskError::TooManyRunning`], or the store's error;
-    /// nothing runs then.
+    /// [`TaskError::TooManyForCaller`], [`TaskError::TooManyLive`],
+    /// [`TaskError::TooManyRunning`], or the store's error; nothing runs then.
     pub async fn start<F>(
         &self,
         tool: &str,
@@ -446,38 +467,68 @@ impl Tasks {
         Ok(record)
     }
 
-    /// Counts the task in its caller's list of live tasks, refusing it past the limit.
+    /// Counts the task in its caller's list of live tasks and in the service's, refusing it
+    /// past either limit (and then counted in neither).
     async fn admit(&self, record: &TaskRecord) -> Result<(), TaskError> {
-        let key = owner_key(record.owner.as_deref());
-        let limit = self.inner.settings.max_per_caller;
+        let s = self.inner.settings;
+        let caller = owner_key(record.owner.as_deref());
+        self.count_in(&caller, record, s.max_per_caller, |limit| {
+            TaskError::TooManyForCaller { limit }
+        })
+        .await?;
+        let all = self
+            .count_in(LIVE_KEY, record, s.max_live, |limit| {
+                TaskError::TooManyLive { limit }
+            })
+            .await;
+        if all.is_err() {
+            self.uncount_in(&caller, record).await;
+        }
+        all
+    }
+
+    /// Adds the task to the list of live tasks under `key`, unless it holds `limit` already.
+    async fn count_in(
+        &self,
+        key: &str,
+        record: &TaskRecord,
+        limit: usize,
+        refused: impl Fn(usize) -> TaskError,
+    ) -> Result<(), TaskError> {
         let until = record.created_ms.saturating_add(record.ttl_ms);
-        self.update_record(&key, |current, now| {
+        self.update_record(key, |current, now| {
             let mut live: Map<String, Value> = current
                 .and_then(|v| v.as_object().cloned())
                 .unwrap_or_default();
             live.retain(|_, end| end.as_u64().is_some_and(|end| end > now));
             if live.len() >= limit {
-                return Err(TaskError::TooManyForCaller { limit });
+                return Err(refused(limit));
             }
             live.insert(record.id.clone(), Value::from(until));
-            Ok(Some(caller_list(live, now)))
+            Ok(Some(live_list(live, now)))
         })
         .await
         .map(|_| ())
     }
 
-    /// Takes the task off its caller's list of live tasks (it ended).
+    /// Takes the task off its caller's list of live tasks and the service's (it ended).
     async fn discharge(&self, record: &TaskRecord) {
-        let key = owner_key(record.owner.as_deref());
+        self.uncount_in(&owner_key(record.owner.as_deref()), record)
+            .await;
+        self.uncount_in(LIVE_KEY, record).await;
+    }
+
+    /// Takes the task off the list of live tasks under `key`.
+    async fn uncount_in(&self, key: &str, record: &TaskRecord) {
         let _ = self
-            .update_record(&key, |current, now| {
+            .update_record(key, |current, now| {
                 let Some(mut live) = current.and_then(|v| v.as_object().cloned()) else {
                     return Ok(None);
                 };
                 if live.remove(&record.id).is_none() {
                     return Ok(None);
                 }
-                Ok(Some(caller_list(live, now)))
+                Ok(Some(live_list(live, now)))
             })
             .await;
     }
@@ -747,9 +798,9 @@ impl Tasks {
     }
 }
 
-/// A caller's list of live tasks (task id to the end of its ttl, Unix ms) as the record to
-/// write: kept as long as its longest-lived task (at least a second).
-fn caller_list(live: Map<String, Value>, now: u64) -> (Value, Duration) {
+/// A list of live tasks (a caller's or the service's: task id to the end of its ttl, Unix ms)
+/// as the record to write: kept as long as its longest-lived task (at least a second).
+fn live_list(live: Map<String, Value>, now: u64) -> (Value, Duration) {
     let end = live.values().filter_map(Value::as_u64).max().unwrap_or(now);
     let ttl = Duration::from_millis(end.saturating_sub(now).max(1_000));
     (Value::Object(live), ttl)
@@ -1172,6 +1223,29 @@ mod tests {
         let done = ended(&small, &t.id, &ann).await;
         assert_eq!(done.status, TaskStatus::Failed);
         assert_eq!(done.failure.unwrap().code, RESULT_TOO_LARGE);
+    }
+
+    #[tokio::test]
+    async fn live_tasks_are_counted_in_all_across_replicas() {
+        let store = Arc::new(MemoryStateStore::default());
+        let limited = |t: Tasks| t.max_live(2).max_per_caller(1);
+        let (a, b) = (limited(tasks(&store)), limited(tasks(&store)));
+        let pending =
+            |_: TaskHandle| -> BoxFuture<'static, Envelope> { Box::pin(std::future::pending()) };
+        let (ann, bob, cat) = (Caller::new("ann"), Caller::new("bob"), Caller::new("cat"));
+        let first = a.start("t", &ann, false, pending).await.unwrap();
+        b.start("t", &bob, false, pending).await.unwrap();
+        // Two live tasks between the replicas: a third caller is refused on either.
+        for replica in [&a, &b] {
+            let err = replica.start("t", &cat, false, pending).await.unwrap_err();
+            assert!(matches!(err, TaskError::TooManyLive { limit: 2 }), "{err}");
+            assert!(err.to_string().contains("2 live tasks"), "{err}");
+        }
+        // A task that ends frees its place; the refused caller's own count was given back
+        // (it may have one task, and gets it).
+        b.cancel(&first.id, &ann).await.unwrap();
+        ended(&b, &first.id, &ann).await;
+        b.start("t", &cat, false, pending).await.unwrap();
     }
 
     #[tokio::test]
