@@ -13,8 +13,9 @@ if [ ${#need[@]} -gt 0 ]; then
   # A fresh install must not start the packages' own servers on the default ports.
   $sudo mkdir -p /etc/postgresql-common/createcluster.d
   echo 'create_main_cluster = false' | $sudo tee /etc/postgresql-common/createcluster.d/00-toolsmith-ci.conf >/dev/null
-  $sudo apt-get update
-  DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y --no-install-recommends "${need[@]}"
+  # On standard error: standard output is the command's own (the benchmark's table).
+  $sudo apt-get update >&2
+  DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y --no-install-recommends "${need[@]}" >&2
 fi
 
 svc="$(mktemp -d "${TMPDIR:-/tmp}/toolsmith-svc.XXXXXX")"

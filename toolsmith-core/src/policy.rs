@@ -430,6 +430,27 @@ impl Policy {
         self
     }
 
+    /// The scopes a caller of the tool `name` must hold ([`Policy::require_scope`]), in
+    /// order; none when the tool requires none.
+    pub fn required_scopes(&self, name: &str) -> impl Iterator<Item = &str> + '_ {
+        self.required_scopes
+            .get(name)
+            .into_iter()
+            .flatten()
+            .map(String::as_str)
+    }
+
+    /// Every scope some tool requires, once each, in order (what a server can list as the
+    /// scopes it supports).
+    pub fn scopes(&self) -> impl Iterator<Item = &str> + '_ {
+        self.required_scopes
+            .values()
+            .flatten()
+            .map(String::as_str)
+            .collect::<BTreeSet<_>>()
+            .into_iter()
+    }
+
     /// The effects the policy denies (before caller grants).
     pub fn denied_effects(&self) -> impl Iterator<Item = Effect> + '_ {
         self.denied_effects.iter().copied()

@@ -1244,6 +1244,12 @@ impl Toolbox {
         )
     }
 
+    /// The policy the toolbox checks every call against ([`ToolboxBuilder::policy`]): what a
+    /// server reads to say which scopes a tool needs before it runs.
+    pub fn policy(&self) -> &Policy {
+        &self.engine.stages.policy.policy
+    }
+
     /// Reads the kept result a URI of [`result_resource`](Self::result_resource) names, for
     /// `caller`: the full result as the call kept it (redacted as its answer was).
     ///
