@@ -11,5 +11,5 @@ cd "$(dirname "${BASH_SOURCE[0]}")/.."
 target="${CARGO_TARGET_DIR:-target}"
 # The same flags as .ci/run's doc step, so the two share one build.
 RUSTDOCFLAGS="-D warnings" cargo doc --workspace --no-deps \
-  --features toolsmith/mcp,toolsmith/workspace,toolsmith/sqlite,toolsmith/postgres,toolsmith/redis,toolsmith/ui,toolsmith/full-json-schema
+  --features toolsmith/mcp,toolsmith/mcp-oauth,toolsmith/workspace,toolsmith/sqlite,toolsmith/postgres,toolsmith/redis,toolsmith/ui,toolsmith/full-json-schema
 TOOLSMITH_API_DOCS="$target/doc" cargo test -p toolsmith-tests --test it -- release::public_api

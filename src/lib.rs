@@ -147,6 +147,10 @@ pub mod export {
 #[doc = include_str!("docs/mcp.md")]
 #[cfg(feature = "mcp")]
 pub mod mcp {
+    /// The HTTP endpoint as an OAuth 2.1 resource server (feature `mcp-oauth`).
+    #[cfg(feature = "mcp-oauth")]
+    #[doc(inline)]
+    pub use toolsmith_mcp::oauth;
     /// rmcp, the MCP SDK the server stands on, at the version it uses: name its `ServerHandler`
     /// (for [`McpServer::with_handler`]) through this path and no second copy of rmcp can
     /// disagree with the server's.

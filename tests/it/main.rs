@@ -62,6 +62,7 @@ mod mcp_compose;
 mod mcp_deprecation;
 mod mcp_fields;
 mod mcp_interop;
+mod mcp_oauth;
 mod mcp_result;
 mod mcp_server;
 mod mcp_tasks;

@@ -300,7 +300,14 @@ mod in_toolsmith_mcp {
     use toolsmith::mcp::McpServer;
     use toolsmith::mcp::SHUTDOWN_GRACE;
     use toolsmith::mcp::ServeError;
+    use toolsmith::mcp::oauth;
     use toolsmith::mcp::rmcp;
+}
+
+mod in_toolsmith_mcp_oauth {
+    use toolsmith::mcp::oauth::DEFAULT_MAX_TOKEN_BYTES;
+    use toolsmith::mcp::oauth::OAuth;
+    use toolsmith::mcp::oauth::SigningAlgorithm;
 }
 
 mod in_toolsmith_pipeline {

@@ -16,6 +16,10 @@ pub enum ServeError {
     /// The client's session could not be established (for example no `initialize`).
     #[error("the MCP session could not start: {0}")]
     Session(String),
+    /// The server's settings cannot be served (an OAuth issuer or resource that is not an
+    /// `https` URL, for example); the message says which.
+    #[error("the MCP server's settings are not valid: {0}")]
+    Config(String),
 }
 
 /// The longest URI quoted back in an error's `data`, in bytes.

@@ -84,6 +84,7 @@ impl McpServer {
         addr: impl ToSocketAddrs,
         config: StreamableHttpServerConfig,
     ) -> Result<HttpServer, ServeError> {
+        let auth = self.oauth_verifier()?;
         let listener = TcpListener::bind(addr).await?;
         let addr = listener.local_addr()?;
         let stop = CancellationToken::new();
@@ -95,20 +96,16 @@ impl McpServer {
                 Arc::new(LocalSessionManager::default()),
                 config,
             );
-        let task = tokio::spawn(accept_loop(listener, service, stop.clone()));
+        let routed = Routed {
+            service: Arc::new(service),
+            oauth: auth,
+        };
+        let task = tokio::spawn(accept_loop(listener, routed, stop.clone()));
         Ok(HttpServer { addr, stop, task })
     }
 }
 
-async fn accept_loop(
-    listener: TcpListener,
-    service: StreamableHttpService<McpServer, LocalSessionManager>,
-    stop: CancellationToken,
-) {
-    // Shared, not cloned: rmcp's service holds its whole configuration (the allowed hosts and
-    // origins among it), and a clone per connection and another per request (rmcp's own
-    // `Service::call`) copied and dropped those lists on every call.
-    let service = Arc::new(service);
+async fn accept_loop(listener: TcpListener, routed: Routed, stop: CancellationToken) {
     // Connections learn of the shutdown through a watch channel (its waiters are spread over
     // several locks), not by waiting on `stop` beside the accept loop: with a connection per
     // request (rmcp's client pools none), waiting on the token cost about two more `futex`
@@ -129,7 +126,7 @@ async fn accept_loop(
             tokio::time::sleep(std::time::Duration::from_millis(50)).await;
             continue;
         };
-        let routed = Routed(Arc::clone(&service));
+        let routed = routed.clone();
         let mut stopped = stopping.subscribe();
         tokio::spawn(async move {
             let conn = hyper::server::conn::http1::Builder::new()
@@ -152,11 +149,18 @@ async fn accept_loop(
     stopping.closed().await;
 }
 
-/// Serves the MCP endpoint at [`MCP_PATH`] and answers `404` elsewhere.
+/// Serves the MCP endpoint at [`MCP_PATH`] (behind the OAuth checks when the server has them,
+/// with its metadata beside it) and answers `404` elsewhere.
 #[derive(Clone)]
-struct Routed(Arc<StreamableHttpService<McpServer, LocalSessionManager>>);
+struct Routed {
+    /// Shared, not cloned: rmcp's service holds its whole configuration (the allowed hosts and
+    /// origins among it), and a clone per connection and another per request (rmcp's own
+    /// `Service::call`) copied and dropped those lists on every call.
+    service: Arc<StreamableHttpService<McpServer, LocalSessionManager>>,
+    oauth: Option<Guard>,
+}
 
-type Response =
+pub(crate) type Response =
     ::http::Response<http_body_util::combinators::BoxBody<bytes::Bytes, std::convert::Infallible>>;
 
 impl tower_service::Service<::http::Request<hyper::body::Incoming>> for Routed {
@@ -174,6 +178,11 @@ impl tower_service::Service<::http::Request<hyper::body::Incoming>> for Routed {
     }
 
     fn call(&mut self, req: ::http::Request<hyper::body::Incoming>) -> Self::Future {
+        if let Some(guard) = &self.oauth {
+            if let Some(res) = guard.metadata_for(&req) {
+                return Box::pin(std::future::ready(Ok(res)));
+            }
+        }
         if req.uri().path() != MCP_PATH {
             use http_body_util::BodyExt;
             let body = http_body_util::Full::new(bytes::Bytes::from_static(
@@ -186,7 +195,33 @@ impl tower_service::Service<::http::Request<hyper::body::Incoming>> for Routed {
         }
         // What rmcp's own `Service::call` does (one boxed future running `handle`), on the
         // shared service instead of a clone of it.
-        let service = Arc::clone(&self.0);
-        Box::pin(async move { Ok(service.handle(req).await) })
+        let service = Arc::clone(&self.service);
+        match self.oauth.clone() {
+            None => Box::pin(async move { Ok(service.handle(req).await) }),
+            Some(guard) => Box::pin(async move { Ok(guard.serve(&service, req).await) }),
+        }
+    }
+}
+
+#[cfg(feature = "oauth")]
+use crate::oauth::Guard;
+
+/// Without the `oauth` feature no server has OAuth checks: a guard never exists.
+#[cfg(not(feature = "oauth"))]
+#[derive(Clone)]
+enum Guard {}
+
+#[cfg(not(feature = "oauth"))]
+impl Guard {
+    fn metadata_for(&self, _: &::http::Request<hyper::body::Incoming>) -> Option<Response> {
+        match *self {}
+    }
+
+    async fn serve(
+        &self,
+        _: &StreamableHttpService<McpServer, LocalSessionManager>,
+        _: ::http::Request<hyper::body::Incoming>,
+    ) -> Response {
+        match *self {}
     }
 }

@@ -96,6 +96,8 @@ mod errors;
 mod handler;
 mod http;
 mod input_required;
+#[cfg(feature = "oauth")]
+pub mod oauth;
 mod server;
 mod session;
 mod tasks;

@@ -41,6 +41,9 @@ pub(crate) struct Inner {
     pub(crate) client_timeout: std::time::Duration,
     /// Where calls that run as tasks are kept ([`McpServer::tasks`]); `None`: no tasks.
     pub(crate) tasks: Option<toolsmith_core::state::task::Tasks>,
+    /// The OAuth resource-server settings of the HTTP server ([`McpServer::oauth`]).
+    #[cfg(feature = "oauth")]
+    pub(crate) oauth: Option<crate::oauth::OAuth>,
 }
 
 impl Drop for Inner {
@@ -102,6 +105,8 @@ impl McpServer {
                 apps: true,
                 client_timeout: DEFAULT_CLIENT_TIMEOUT,
                 tasks: None,
+                #[cfg(feature = "oauth")]
+                oauth: None,
             }),
             session: Arc::default(),
         }
@@ -132,6 +137,8 @@ impl McpServer {
             apps: self.inner.apps,
             client_timeout: self.inner.client_timeout,
             tasks: self.inner.tasks.clone(),
+            #[cfg(feature = "oauth")]
+            oauth: self.inner.oauth.clone(),
         };
         f(&mut inner);
         McpServer {
@@ -256,8 +263,50 @@ impl McpServer {
         &self.inner.toolbox
     }
 
+    /// Makes the HTTP server an OAuth 2.1 resource server (feature `oauth`): every request to
+    /// the endpoint needs an access token the authorization server issued for this server, and
+    /// the token's subject, scopes and roles are the caller (see [`crate::oauth`]). It then
+    /// decides the caller of every HTTP request: [`caller_from_http`](Self::caller_from_http)
+    /// is not consulted, and a request without a token (where
+    /// [`OAuth::allow_anonymous`](crate::oauth::OAuth::allow_anonymous) lets one in) is
+    /// anonymous. Stdio is not affected. The settings are checked when the server binds
+    /// ([`ServeError::Config`](crate::ServeError::Config)).
+    #[cfg(feature = "oauth")]
+    #[must_use]
+    pub fn oauth(self, oauth: crate::oauth::OAuth) -> Self {
+        self.map(|i| i.oauth = Some(oauth))
+    }
+
+    /// The OAuth checks the HTTP server puts in front of the endpoint, when set.
+    #[cfg(feature = "oauth")]
+    pub(crate) fn oauth_verifier(&self) -> Result<Option<crate::oauth::Guard>, crate::ServeError> {
+        let Some(settings) = &self.inner.oauth else {
+            return Ok(None);
+        };
+        Ok(Some(crate::oauth::Guard {
+            verifier: Arc::new(crate::oauth::Verifier::new(settings.clone())?),
+            toolbox: Arc::clone(&self.inner.toolbox),
+        }))
+    }
+
+    /// Without the `oauth` feature there are no OAuth checks.
+    #[cfg(not(feature = "oauth"))]
+    pub(crate) fn oauth_verifier<G>(&self) -> Result<Option<G>, crate::ServeError> {
+        Ok(None)
+    }
+
     /// The caller a request acts for.
     pub(crate) fn caller_of(&self, context: &RequestContext<RoleServer>) -> Caller {
+        #[cfg(feature = "oauth")]
+        if self.inner.oauth.is_some() {
+            if let Some(parts) = context.extensions.get::<::http::request::Parts>() {
+                return parts
+                    .extensions
+                    .get::<crate::oauth::Authenticated>()
+                    .map(|a| a.0.clone())
+                    .unwrap_or_default();
+            }
+        }
         match (
             &self.inner.http_caller,
             context.extensions.get::<::http::request::Parts>(),

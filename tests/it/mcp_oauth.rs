@@ -1,0 +1,640 @@
+//! The HTTP server as an OAuth 2.1 resource server (`McpServer::oauth`), in process, against an
+//! authorization server of the test's own on 127.0.0.1 (its metadata and its key set, which the
+//! test can rotate or take down, counting the fetches), with tokens signed by the test keys of
+//! `tests/fixtures/oauth`: the metadata and the challenges, every hostile token of the issue's
+//! list refused with the right status and no tool run, scopes as `403 insufficient_scope`, the
+//! key set down (`503`) and back, a session kept to its subject, and the token kept out of the
+//! audit trail.
+
+use jsonwebtoken::{Algorithm, EncodingKey, Header};
+use serde_json::{json, Value};
+use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
+use std::sync::{Arc, Mutex};
+use std::time::{Duration, SystemTime, UNIX_EPOCH};
+use toolsmith::audit::{AuditEvent, MemorySink};
+use toolsmith::mcp::oauth::OAuth;
+use toolsmith::mcp::{HttpServer, McpServer};
+use toolsmith::{tool, Policy, Status, Toolbox};
+
+/// The resource the server is, as its tokens name it.
+const RESOURCE: &str = "http://127.0.0.1/mcp";
+
+/// Reads the notes. Returns their text.
+#[tool(read_only)]
+fn read_notes() -> String {
+    "the notes".into()
+}
+
+/// Charges the customer's card with the amount. Returns the receipt number.
+#[tool(writes, idempotent)]
+fn charge_card(
+    /// The amount, in cents.
+    amount: u64,
+) -> String {
+    format!("receipt-{amount}")
+}
+
+fn fixture(name: &str) -> Vec<u8> {
+    std::fs::read(crate::workspace().join("tests/fixtures/oauth").join(name)).unwrap()
+}
+
+/// The authorization server of the tests: RFC 8414 metadata and a JWK set, served on
+/// 127.0.0.1; `down` answers every request `503`.
+struct AuthServer {
+    url: String,
+    jwks: Arc<Mutex<Value>>,
+    fetches: Arc<AtomicUsize>,
+    down: Arc<AtomicBool>,
+    task: tokio::task::JoinHandle<()>,
+}
+
+impl Drop for AuthServer {
+    fn drop(&mut self) {
+        self.task.abort();
+    }
+}
+
+async fn auth_server() -> AuthServer {
+    use http_body_util::Full;
+    use hyper::body::Bytes;
+    let listener = tokio::net::TcpListener::bind(("127.0.0.1", 0))
+        .await
+        .unwrap();
+    let url = format!("http://{}", listener.local_addr().unwrap());
+    let jwks: Value = serde_json::from_slice(&fixture("jwks.json")).unwrap();
+    let jwks = Arc::new(Mutex::new(jwks));
+    let fetches = Arc::new(AtomicUsize::new(0));
+    let down = Arc::new(AtomicBool::new(false));
+    let (keys, count, off, issuer) = (
+        Arc::clone(&jwks),
+        Arc::clone(&fetches),
+        Arc::clone(&down),
+        url.clone(),
+    );
+    let task = tokio::spawn(async move {
+        loop {
+            let Ok((stream, _)) = listener.accept().await else {
+                return;
+            };
+            let (keys, count, off, issuer) = (
+                Arc::clone(&keys),
+                Arc::clone(&count),
+                Arc::clone(&off),
+                issuer.clone(),
+            );
+            let service = hyper::service::service_fn(move |req: hyper::Request<_>| {
+                let path = req.uri().path().to_string();
+                let (status, body) = if off.load(Ordering::SeqCst) {
+                    (503, json!({"error": "down"}))
+                } else if path == "/.well-known/oauth-authorization-server" {
+                    let meta = json!({
+                        "issuer": issuer,
+                        "jwks_uri": format!("{issuer}/jwks"),
+                        "token_endpoint": format!("{issuer}/token"),
+                        "response_types_supported": ["code"],
+                    });
+                    (200, meta)
+                } else if path == "/jwks" {
+                    count.fetch_add(1, Ordering::SeqCst);
+                    (200, keys.lock().unwrap().clone())
+                } else {
+                    (404, json!({"error": "not found"}))
+                };
+                let mut res = hyper::Response::new(Full::new(Bytes::from(body.to_string())));
+                *res.status_mut() = hyper::StatusCode::from_u16(status).unwrap();
+                std::future::ready(Ok::<_, std::convert::Infallible>(res))
+            });
+            tokio::spawn(async move {
+                let _ = hyper::server::conn::http1::Builder::new()
+                    .serve_connection(hyper_util::rt::TokioIo::new(stream), service)
+                    .await;
+            });
+        }
+    });
+    AuthServer {
+        url,
+        jwks,
+        fetches,
+        down,
+        task,
+    }
+}
+
+fn now() -> u64 {
+    SystemTime::now()
+        .duration_since(UNIX_EPOCH)
+        .unwrap()
+        .as_secs()
+}
+
+/// Claims of a token `as_server` issues for `sub` with `scope`, valid for an hour.
+fn claims(issuer: &str, sub: &str, scope: &str) -> Value {
+    json!({
+        "iss": issuer, "sub": sub, "aud": RESOURCE, "scope": scope,
+        "iat": now(), "nbf": now() - 1, "exp": now() + 3600,
+    })
+}
+
+/// `claims` signed with the test key `kid` (`rsa-1`, `rsa-2`: RS256; `ec-1`: ES256).
+fn sign(claims: &Value, kid: &str) -> String {
+    let (alg, key) = match kid {
+        "ec-1" => (
+            Algorithm::ES256,
+            EncodingKey::from_ec_pem(&fixture("ec-private.pem")).unwrap(),
+        ),
+        "rsa-2" => (
+            Algorithm::RS256,
+            EncodingKey::from_rsa_pem(&fixture("rsa-rotated-private.pem")).unwrap(),
+        ),
+        _ => (
+            Algorithm::RS256,
+            EncodingKey::from_rsa_pem(&fixture("rsa-private.pem")).unwrap(),
+        ),
+    };
+    let mut header = Header::new(alg);
+    header.kid = Some(kid.into());
+    jsonwebtoken::encode(&header, claims, &key).unwrap()
+}
+
+fn b64(bytes: &[u8]) -> String {
+    use base64::Engine as _;
+    base64::engine::general_purpose::URL_SAFE_NO_PAD.encode(bytes)
+}
+
+struct Served {
+    server: HttpServer,
+    audit: Arc<MemorySink>,
+}
+
+impl Served {
+    fn url(&self) -> String {
+        self.server.url()
+    }
+
+    /// The tools that ran (their audit records' `executed` events), by tool and caller.
+    fn ran(&self) -> Vec<(String, Option<String>)> {
+        self.audit
+            .records()
+            .into_iter()
+            .filter(|r| r.event == AuditEvent::Call && r.status == Some(Status::Ok))
+            .map(|r| (r.tool, r.caller))
+            .collect()
+    }
+}
+
+async fn serve(oauth: OAuth) -> Served {
+    let audit = Arc::new(MemorySink::new());
+    let toolbox = Toolbox::builder()
+        .tool(read_notes::tool())
+        .tool(charge_card::tool())
+        .policy(Policy::allow_all().require_scope("charge_card", "billing:write"))
+        .shared_audit(Arc::clone(&audit) as _)
+        .build()
+        .unwrap();
+    let server = McpServer::new(toolbox)
+        .oauth(oauth)
+        .bind_http(("127.0.0.1", 0))
+        .await
+        .unwrap();
+    Served { server, audit }
+}
+
+/// What the server answered a raw request: status, `WWW-Authenticate`, `Retry-After`, body.
+struct Answer {
+    status: u16,
+    challenge: String,
+    retry_after: Option<String>,
+    body: String,
+}
+
+impl Answer {
+    fn json(&self) -> Value {
+        let line = self
+            .body
+            .lines()
+            .filter_map(|l| l.strip_prefix("data:").map(str::trim).or(Some(l)))
+            .find(|l| l.starts_with('{'))
+            .unwrap_or_else(|| panic!("no JSON in {:?}", self.body));
+        serde_json::from_str(line).unwrap()
+    }
+}
+
+/// A 2026-07-28 `tools/call` of `tool` (sessionless) with `headers`.
+async fn call(url: &str, tool: &str, args: Value, headers: &[(&str, String)]) -> Answer {
+    let body = json!({"jsonrpc": "2.0", "id": 1, "method": "tools/call", "params": {
+        "name": tool, "arguments": args, "_meta": {
+            "io.modelcontextprotocol/protocolVersion": "2026-07-28",
+            "io.modelcontextprotocol/clientCapabilities": {},
+            "io.modelcontextprotocol/clientInfo": {"name": "raw", "version": "1"}}}});
+    let mut req = reqwest::Client::new()
+        .post(url)
+        .header("content-type", "application/json")
+        .header("accept", "application/json, text/event-stream")
+        .header("mcp-protocol-version", "2026-07-28")
+        .header("mcp-method", "tools/call")
+        .header("mcp-name", tool)
+        .body(body.to_string());
+    for (k, v) in headers {
+        req = req.header(*k, v);
+    }
+    send(req).await
+}
+
+async fn send(req: reqwest::RequestBuilder) -> Answer {
+    let bound = Duration::from_secs(30);
+    let res = tokio::time::timeout(bound, req.send())
+        .await
+        .unwrap()
+        .unwrap();
+    let header = |name: &str| {
+        res.headers()
+            .get(name)
+            .map(|v| v.to_str().unwrap().to_string())
+    };
+    let (status, challenge, retry_after) = (
+        res.status().as_u16(),
+        header("www-authenticate").unwrap_or_default(),
+        header("retry-after"),
+    );
+    let body = tokio::time::timeout(bound, res.text())
+        .await
+        .unwrap()
+        .unwrap();
+    Answer {
+        status,
+        challenge,
+        retry_after,
+        body,
+    }
+}
+
+fn bearer(token: &str) -> Vec<(&'static str, String)> {
+    vec![("authorization", format!("Bearer {token}"))]
+}
+
+#[tokio::test]
+async fn the_metadata_and_the_challenge_name_the_authorization_server() {
+    let auth = auth_server().await;
+    let served = serve(OAuth::new(&auth.url, RESOURCE).scopes(["notes:read"])).await;
+    let base = served.url().trim_end_matches("/mcp").to_string();
+    for path in [
+        "/.well-known/oauth-protected-resource",
+        "/.well-known/oauth-protected-resource/mcp",
+    ] {
+        let meta = send(reqwest::Client::new().get(format!("{base}{path}"))).await;
+        assert_eq!(meta.status, 200, "{path}: {}", meta.body);
+        let meta: Value = serde_json::from_str(&meta.body).unwrap();
+        assert_eq!(meta["resource"], RESOURCE);
+        assert_eq!(meta["authorization_servers"], json!([auth.url]));
+        // The host's scopes first, then every scope the policy requires.
+        assert_eq!(
+            meta["scopes_supported"],
+            json!(["notes:read", "billing:write"])
+        );
+        assert_eq!(meta["bearer_methods_supported"], json!(["header"]));
+    }
+    let answer = call(&served.url(), "read_notes", json!({}), &[]).await;
+    assert_eq!(answer.status, 401, "{}", answer.body);
+    assert_eq!(
+        answer.challenge,
+        "Bearer resource_metadata=\"http://127.0.0.1/.well-known/oauth-protected-resource/mcp\", \
+         scope=\"notes:read\""
+    );
+    assert!(served.ran().is_empty());
+    served.server.shutdown().await;
+}
+
+#[tokio::test]
+async fn a_valid_token_is_the_caller_and_goes_no_further() {
+    let auth = auth_server().await;
+    let served = serve(OAuth::new(&auth.url, RESOURCE)).await;
+    for kid in ["rsa-1", "ec-1"] {
+        let token = sign(&claims(&auth.url, "ann", "notes:read"), kid);
+        let answer = call(&served.url(), "read_notes", json!({}), &bearer(&token)).await;
+        assert_eq!(answer.status, 200, "{kid}: {}", answer.body);
+        let message = answer.json();
+        assert_eq!(
+            message["result"]["structuredContent"], "the notes",
+            "{message}"
+        );
+        // The token reaches no audit record (nor anything else past the check).
+        let audit = serde_json::to_string(&served.audit.records()).unwrap();
+        assert!(!audit.contains(&token), "{audit}");
+    }
+    assert_eq!(
+        served.ran(),
+        vec![
+            ("read_notes".into(), Some("ann".into())),
+            ("read_notes".into(), Some("ann".into()))
+        ]
+    );
+    // The key set was fetched once, for both keys.
+    assert_eq!(auth.fetches.load(Ordering::SeqCst), 1);
+    served.server.shutdown().await;
+}
+
+#[tokio::test]
+async fn hostile_tokens_are_refused_and_run_nothing() {
+    let auth = auth_server().await;
+    let served = serve(OAuth::new(&auth.url, RESOURCE)).await;
+    let good = claims(&auth.url, "ann", "notes:read billing:write");
+    let with = |k: &str, v: Value| {
+        let mut c = good.clone();
+        c[k] = v;
+        c
+    };
+    let unsigned = format!(
+        "{}.{}.",
+        b64(br#"{"alg":"none","typ":"JWT"}"#),
+        b64(good.to_string().as_bytes())
+    );
+    let hs256 = {
+        let mut header = Header::new(Algorithm::HS256);
+        header.kid = Some("rsa-1".into());
+        let key = EncodingKey::from_secret(&fixture("rsa-public.pem")).unwrap();
+        jsonwebtoken::encode(&header, &good, &key).unwrap()
+    };
+    let tampered = {
+        let token = sign(&good, "rsa-1");
+        let parts: Vec<&str> = token.split('.').collect();
+        let payload = b64(with("sub", json!("admin")).to_string().as_bytes());
+        format!("{}.{payload}.{}", parts[0], parts[2])
+    };
+    let cases: Vec<(&str, String, &str)> = vec![
+        ("alg none", unsigned, "unsigned (alg none)"),
+        ("HS256 with the public key", hs256, "signed with HS256"),
+        (
+            "another issuer",
+            sign(&with("iss", json!("http://127.0.0.1:1")), "rsa-1"),
+            "issued by another authorization server",
+        ),
+        (
+            "another audience",
+            sign(&with("aud", json!("https://other.example/mcp")), "rsa-1"),
+            "issued for another resource",
+        ),
+        (
+            "expired",
+            sign(&with("exp", json!(now() - 3600)), "rsa-1"),
+            "has expired",
+        ),
+        (
+            "not yet valid",
+            sign(&with("nbf", json!(now() + 3600)), "rsa-1"),
+            "not valid yet",
+        ),
+        ("tampered payload", tampered, "signature does not verify"),
+        (
+            "no subject",
+            sign(&with("sub", json!("")), "rsa-1"),
+            "subject is empty",
+        ),
+        ("not a JWT", "not-a-token".into(), "not a well-formed JWT"),
+        ("too long", "a".repeat(20_000), "longer than 16384 bytes"),
+    ];
+    for (what, token, says) in cases {
+        let answer = call(&served.url(), "read_notes", json!({}), &bearer(&token)).await;
+        assert_eq!(answer.status, 401, "{what}: {}", answer.body);
+        assert!(
+            answer.challenge.contains("error=\"invalid_token\"") && answer.challenge.contains(says),
+            "{what}: {}",
+            answer.challenge
+        );
+        let body: Value = serde_json::from_str(&answer.body).unwrap();
+        assert!(
+            body["error_description"].as_str().unwrap().contains(says),
+            "{what}: {body}"
+        );
+    }
+    // A token in the query string: refused, whatever it is.
+    let token = sign(&good, "rsa-1");
+    let answer = call(
+        &format!("{}?access_token={token}", served.url()),
+        "read_notes",
+        json!({}),
+        &[],
+    )
+    .await;
+    assert_eq!(answer.status, 400, "{}", answer.body);
+    assert!(answer.body.contains("query string"), "{}", answer.body);
+    // Two Authorization headers.
+    let mut two = bearer(&token);
+    two.extend(bearer(&token));
+    let answer = call(&served.url(), "read_notes", json!({}), &two).await;
+    assert_eq!(answer.status, 400, "{}", answer.body);
+    // A header of a megabyte: the HTTP layer refuses it before anything reads it.
+    let huge = format!("Bearer {}", "a".repeat(1 << 20));
+    let answer = call(
+        &served.url(),
+        "read_notes",
+        json!({}),
+        &[("authorization", huge)],
+    )
+    .await;
+    assert_eq!(answer.status, 431, "{}", answer.body);
+    assert!(served.ran().is_empty(), "{:?}", served.ran());
+    served.server.shutdown().await;
+}
+
+#[tokio::test]
+async fn an_unknown_key_is_fetched_for_once_per_interval() {
+    let auth = auth_server().await;
+    let served =
+        serve(OAuth::new(&auth.url, RESOURCE).refetch_interval(Duration::from_secs(3600))).await;
+    let good = claims(&auth.url, "ann", "");
+    let answer = call(
+        &served.url(),
+        "read_notes",
+        json!({}),
+        &bearer(&sign(&good, "rsa-1")),
+    )
+    .await;
+    assert_eq!(answer.status, 200, "{}", answer.body);
+    assert_eq!(auth.fetches.load(Ordering::SeqCst), 1);
+    // A key the set lacks: one fetch again, then refused; a flood of made-up ids fetches
+    // nothing more within the interval.
+    let mut forged = Header::new(Algorithm::RS256);
+    for n in 0..20 {
+        forged.kid = Some(format!("made-up-{n}"));
+        let key = EncodingKey::from_rsa_pem(&fixture("rsa-private.pem")).unwrap();
+        let token = jsonwebtoken::encode(&forged, &good, &key).unwrap();
+        let answer = call(&served.url(), "read_notes", json!({}), &bearer(&token)).await;
+        assert_eq!(answer.status, 401, "{}", answer.body);
+        assert!(answer.body.contains("is not among"), "{}", answer.body);
+    }
+    assert_eq!(auth.fetches.load(Ordering::SeqCst), 2);
+    assert_eq!(served.ran().len(), 1);
+    served.server.shutdown().await;
+}
+
+#[tokio::test]
+async fn a_rotated_key_is_found_on_the_refetch() {
+    let auth = auth_server().await;
+    let served = serve(OAuth::new(&auth.url, RESOURCE)).await;
+    let good = claims(&auth.url, "ann", "");
+    let answer = call(
+        &served.url(),
+        "read_notes",
+        json!({}),
+        &bearer(&sign(&good, "rsa-1")),
+    )
+    .await;
+    assert_eq!(answer.status, 200, "{}", answer.body);
+    // The authorization server rotates to a new key: the first token signed with it makes the
+    // server fetch the set again, and it passes.
+    *auth.jwks.lock().unwrap() = serde_json::from_slice(&fixture("jwks-rotated.json")).unwrap();
+    let answer = call(
+        &served.url(),
+        "read_notes",
+        json!({}),
+        &bearer(&sign(&good, "rsa-2")),
+    )
+    .await;
+    assert_eq!(answer.status, 200, "{}", answer.body);
+    assert_eq!(auth.fetches.load(Ordering::SeqCst), 2);
+    served.server.shutdown().await;
+}
+
+#[tokio::test]
+async fn a_missing_scope_is_403_naming_it_and_a_token_with_it_runs() {
+    let auth = auth_server().await;
+    let served = serve(OAuth::new(&auth.url, RESOURCE)).await;
+    let reader = sign(&claims(&auth.url, "ann", "notes:read"), "rsa-1");
+    let answer = call(
+        &served.url(),
+        "charge_card",
+        json!({"amount": 500}),
+        &bearer(&reader),
+    )
+    .await;
+    assert_eq!(answer.status, 403, "{}", answer.body);
+    assert!(
+        answer.challenge.contains("error=\"insufficient_scope\"")
+            && answer.challenge.contains("scope=\"billing:write\""),
+        "{}",
+        answer.challenge
+    );
+    assert!(served.ran().is_empty());
+    // Step-up: a token with the scope.
+    let payer = sign(
+        &claims(&auth.url, "ann", "notes:read billing:write"),
+        "rsa-1",
+    );
+    let answer = call(
+        &served.url(),
+        "charge_card",
+        json!({"amount": 500}),
+        &bearer(&payer),
+    )
+    .await;
+    assert_eq!(answer.status, 200, "{}", answer.body);
+    assert_eq!(answer.json()["result"]["structuredContent"], "receipt-500");
+    assert_eq!(
+        served.ran(),
+        vec![("charge_card".into(), Some("ann".into()))]
+    );
+    served.server.shutdown().await;
+}
+
+#[tokio::test]
+async fn the_key_set_down_refuses_calls_with_503_until_it_is_back() {
+    let auth = auth_server().await;
+    auth.down.store(true, Ordering::SeqCst);
+    // No pause between fetches: the test decides when the set is back.
+    let served = serve(OAuth::new(&auth.url, RESOURCE).refetch_interval(Duration::ZERO)).await;
+    let token = sign(&claims(&auth.url, "ann", ""), "rsa-1");
+    let answer = call(&served.url(), "read_notes", json!({}), &bearer(&token)).await;
+    assert_eq!(answer.status, 503, "{}", answer.body);
+    assert!(answer.retry_after.is_some());
+    assert!(answer.body.contains("no tool ran"), "{}", answer.body);
+    assert!(served.ran().is_empty());
+    auth.down.store(false, Ordering::SeqCst);
+    let answer = call(&served.url(), "read_notes", json!({}), &bearer(&token)).await;
+    assert_eq!(answer.status, 200, "{}", answer.body);
+    assert_eq!(served.ran().len(), 1);
+    served.server.shutdown().await;
+}
+
+#[tokio::test]
+async fn anonymous_access_is_the_hosts_choice() {
+    let auth = auth_server().await;
+    let served = serve(OAuth::new(&auth.url, RESOURCE).allow_anonymous()).await;
+    let answer = call(&served.url(), "read_notes", json!({}), &[]).await;
+    assert_eq!(answer.status, 200, "{}", answer.body);
+    // A tool that needs a scope asks for a token; a bad token is refused as ever.
+    let answer = call(&served.url(), "charge_card", json!({"amount": 1}), &[]).await;
+    assert_eq!(answer.status, 401, "{}", answer.body);
+    assert!(
+        answer.challenge.contains("scope=\"billing:write\""),
+        "{}",
+        answer.challenge
+    );
+    let answer = call(
+        &served.url(),
+        "read_notes",
+        json!({}),
+        &bearer("not-a-token"),
+    )
+    .await;
+    assert_eq!(answer.status, 401, "{}", answer.body);
+    assert_eq!(served.ran(), vec![("read_notes".into(), None)]);
+    served.server.shutdown().await;
+}
+
+/// A 2025-11-25 request on the session `session` (none: `initialize`) with `token`.
+async fn post_2025(
+    url: &str,
+    token: &str,
+    session: Option<&str>,
+    body: Value,
+) -> (Answer, Option<String>) {
+    let mut req = reqwest::Client::new()
+        .post(url)
+        .header("content-type", "application/json")
+        .header("accept", "application/json, text/event-stream")
+        .header("mcp-protocol-version", "2025-11-25")
+        .header("authorization", format!("Bearer {token}"))
+        .body(body.to_string());
+    if let Some(id) = session {
+        req = req.header("mcp-session-id", id);
+    }
+    let res = tokio::time::timeout(Duration::from_secs(30), req.send())
+        .await
+        .unwrap()
+        .unwrap();
+    let id = res
+        .headers()
+        .get("mcp-session-id")
+        .map(|v| v.to_str().unwrap().to_string());
+    let status = res.status().as_u16();
+    let body = res.text().await.unwrap();
+    (
+        Answer {
+            status,
+            challenge: String::new(),
+            retry_after: None,
+            body,
+        },
+        id,
+    )
+}
+
+#[tokio::test]
+async fn a_session_is_served_only_to_the_subject_that_opened_it() {
+    let auth = auth_server().await;
+    let served = serve(OAuth::new(&auth.url, RESOURCE)).await;
+    let ann = sign(&claims(&auth.url, "ann", ""), "rsa-1");
+    let bob = sign(&claims(&auth.url, "bob", ""), "rsa-1");
+    let init = json!({"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {
+        "protocolVersion": "2025-11-25", "capabilities": {},
+        "clientInfo": {"name": "raw", "version": "1"}}});
+    let (answer, session) = post_2025(&served.url(), &ann, None, init).await;
+    assert_eq!(answer.status, 200, "{}", answer.body);
+    let session = session.expect("a session id");
+    let list = json!({"jsonrpc": "2.0", "id": 2, "method": "tools/list"});
+    let (answer, _) = post_2025(&served.url(), &bob, Some(&session), list.clone()).await;
+    assert_eq!(answer.status, 404, "{}", answer.body);
+    let (answer, _) = post_2025(&served.url(), &ann, Some(&session), list).await;
+    assert_eq!(answer.status, 200, "{}", answer.body);
+    served.server.shutdown().await;
+}

@@ -1,0 +1,1072 @@
+//! The streamable HTTP server as an OAuth 2.1 resource server (MCP's authorization
+//! specification): [`OAuth`] settings, given to [`McpServer::oauth`](crate::McpServer::oauth).
+//!
+//! With them, every request to the MCP endpoint must carry `Authorization: Bearer <token>`, a
+//! JWT access token that the authorization server issued for this server:
+//!
+//! - its signature verifies with one of the authorization server's keys (its JWKS, found from
+//!   its metadata, RFC 8414 or OpenID Connect discovery, and kept; fetched again when a token
+//!   names a key the set lacks, at most once per
+//!   [`refetch_interval`](OAuth::refetch_interval));
+//! - its algorithm is on the allow-list (asymmetric only: never `none`, never HMAC);
+//! - its issuer is the authorization server, its audience this server's resource URI (RFC
+//!   8707), and it is within its validity (`exp`, `nbf`, with a small [leeway](OAuth::leeway)).
+//!
+//! Its subject becomes the [`Caller`]'s id, its `scope` (or `scp`) the caller's scopes, a claim
+//! the host names ([`roles_claim`](OAuth::roles_claim)) its roles; the token itself goes no
+//! further (it is taken off the request before rmcp sees it, so no tool, log, span or audit
+//! record holds it).
+//!
+//! The server publishes its Protected Resource Metadata (RFC 9728) at
+//! `/.well-known/oauth-protected-resource` and at the path-suffixed form for its endpoint
+//! (`/.well-known/oauth-protected-resource/mcp`), and answers:
+//!
+//! | request | answer |
+//! |---|---|
+//! | no token (and anonymous access not allowed) | `401`, `WWW-Authenticate: Bearer resource_metadata="…"` (and `scope="…"` when [`scopes`](OAuth::scopes) are set) |
+//! | a token that does not pass (malformed, too long, expired, not yet valid, another issuer or audience, a bad signature, an unknown key or algorithm) | `401`, `error="invalid_token"` with an `error_description` that says which |
+//! | a token in the query string, or two `Authorization` headers | `400`, `error="invalid_request"` |
+//! | `tools/call` of a tool whose policy requires a scope the token lacks ([`Policy::require_scope`](toolsmith_core::Policy::require_scope)) | `403`, `error="insufficient_scope"`, `scope="…"` naming the tool's scopes |
+//! | the authorization server's keys cannot be fetched and none are kept | `503` with `Retry-After`; no tool runs |
+//! | a request with another subject's `Mcp-Session-Id` | `404`, as for an unknown session |
+//!
+//! None of these runs a tool. Anonymous access is the host's choice
+//! ([`allow_anonymous`](OAuth::allow_anonymous)), never the default.
+
+use crate::errors::ServeError;
+use bytes::Bytes;
+use http_body_util::BodyExt;
+use jsonwebtoken::{Algorithm, AlgorithmFamily, DecodingKey, Validation};
+use serde_json::{json, Value};
+use std::collections::HashMap;
+use std::sync::{Arc, Mutex, PoisonError, RwLock};
+use std::time::{Duration, Instant};
+use toolsmith_core::Caller;
+
+/// The algorithms a token may be signed with: asymmetric ones only (an HMAC algorithm would let
+/// anyone holding the authorization server's public key sign tokens).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+#[non_exhaustive]
+pub enum SigningAlgorithm {
+    /// RSASSA-PKCS1-v1_5 with SHA-256.
+    RS256,
+    /// RSASSA-PKCS1-v1_5 with SHA-384.
+    RS384,
+    /// RSASSA-PKCS1-v1_5 with SHA-512.
+    RS512,
+    /// RSASSA-PSS with SHA-256.
+    PS256,
+    /// RSASSA-PSS with SHA-384.
+    PS384,
+    /// RSASSA-PSS with SHA-512.
+    PS512,
+    /// ECDSA on P-256 with SHA-256.
+    ES256,
+    /// ECDSA on P-384 with SHA-384.
+    ES384,
+    /// EdDSA (Ed25519).
+    EdDSA,
+}
+
+impl SigningAlgorithm {
+    fn jose(self) -> Algorithm {
+        match self {
+            SigningAlgorithm::RS256 => Algorithm::RS256,
+            SigningAlgorithm::RS384 => Algorithm::RS384,
+            SigningAlgorithm::RS512 => Algorithm::RS512,
+            SigningAlgorithm::PS256 => Algorithm::PS256,
+            SigningAlgorithm::PS384 => Algorithm::PS384,
+            SigningAlgorithm::PS512 => Algorithm::PS512,
+            SigningAlgorithm::ES256 => Algorithm::ES256,
+            SigningAlgorithm::ES384 => Algorithm::ES384,
+            SigningAlgorithm::EdDSA => Algorithm::EdDSA,
+        }
+    }
+}
+
+/// The settings of the HTTP server as an OAuth 2.1 resource server (see the
+/// [module](self)): which authorization server it trusts and which resource it is.
+///
+/// ```
+/// use std::time::Duration;
+/// use toolsmith_mcp::oauth::OAuth;
+/// let oauth = OAuth::new("https://login.example.com", "https://tools.example.com/mcp")
+///     .scopes(["notes:read"])
+///     .roles_claim("roles")
+///     .leeway(Duration::from_secs(30));
+/// assert_eq!(oauth.resource(), "https://tools.example.com/mcp");
+/// ```
+#[derive(Clone, Debug)]
+pub struct OAuth {
+    issuer: String,
+    resource: String,
+    jwks_uri: Option<String>,
+    scopes: Vec<String>,
+    algorithms: Vec<SigningAlgorithm>,
+    leeway: Duration,
+    roles_claim: Option<String>,
+    anonymous: bool,
+    refetch_interval: Duration,
+    keys_max_age: Duration,
+    fetch_timeout: Duration,
+    max_token_bytes: usize,
+}
+
+/// The default longest token accepted, in bytes.
+pub const DEFAULT_MAX_TOKEN_BYTES: usize = 16 * 1024;
+
+/// The largest metadata or key set fetched from the authorization server, in bytes.
+const MAX_FETCH_BYTES: usize = 1024 * 1024;
+
+impl OAuth {
+    /// Trusts the authorization server `issuer` (its issuer identifier, an `https` URL; `http`
+    /// only on a loopback address) for the resource `resource`: this server's canonical URI, as
+    /// clients name it and as tokens carry it in their audience (for example
+    /// `https://tools.example.com/mcp`).
+    ///
+    /// Defaults: RS256, PS256, ES256 and EdDSA accepted; a leeway of 60 s on `exp` and `nbf`;
+    /// no roles claim; anonymous requests refused; the key set fetched again at most every
+    /// 30 s for an unknown key and every hour regardless; fetches bounded at 5 s; tokens up to
+    /// [`DEFAULT_MAX_TOKEN_BYTES`].
+    pub fn new(issuer: impl Into<String>, resource: impl Into<String>) -> OAuth {
+        OAuth {
+            issuer: issuer.into(),
+            resource: resource.into(),
+            jwks_uri: None,
+            scopes: Vec::new(),
+            algorithms: vec![
+                SigningAlgorithm::RS256,
+                SigningAlgorithm::PS256,
+                SigningAlgorithm::ES256,
+                SigningAlgorithm::EdDSA,
+            ],
+            leeway: Duration::from_secs(60),
+            roles_claim: None,
+            anonymous: false,
+            refetch_interval: Duration::from_secs(30),
+            keys_max_age: Duration::from_secs(3600),
+            fetch_timeout: Duration::from_secs(5),
+            max_token_bytes: DEFAULT_MAX_TOKEN_BYTES,
+        }
+    }
+
+    /// The resource URI tokens must be issued for.
+    pub fn resource(&self) -> &str {
+        &self.resource
+    }
+
+    /// The key set's URL, when the authorization server publishes no metadata (default: read
+    /// from its metadata).
+    #[must_use]
+    pub fn jwks_uri(mut self, uri: impl Into<String>) -> OAuth {
+        self.jwks_uri = Some(uri.into());
+        self
+    }
+
+    /// The scopes a client should ask for to use this server at all: named in the `401`
+    /// challenge's `scope` and first in the metadata's `scopes_supported` (which also lists
+    /// every scope the toolbox's policy requires of some tool). Default: none.
+    #[must_use]
+    pub fn scopes<I, S>(mut self, scopes: I) -> OAuth
+    where
+        I: IntoIterator<Item = S>,
+        S: Into<String>,
+    {
+        self.scopes = scopes.into_iter().map(Into::into).collect();
+        self
+    }
+
+    /// The algorithms accepted (default RS256, PS256, ES256, EdDSA). An empty list keeps the
+    /// default.
+    #[must_use]
+    pub fn algorithms(mut self, algorithms: impl IntoIterator<Item = SigningAlgorithm>) -> OAuth {
+        let list: Vec<_> = algorithms.into_iter().collect();
+        if !list.is_empty() {
+            self.algorithms = list;
+        }
+        self
+    }
+
+    /// How far `exp` and `nbf` may be off, for clocks that disagree (default 60 s; at most
+    /// 5 minutes).
+    #[must_use]
+    pub fn leeway(mut self, leeway: Duration) -> OAuth {
+        self.leeway = leeway.min(Duration::from_secs(300));
+        self
+    }
+
+    /// The claim whose value (a string, space-separated, or an array of strings) gives the
+    /// caller's roles (default: none).
+    #[must_use]
+    pub fn roles_claim(mut self, claim: impl Into<String>) -> OAuth {
+        self.roles_claim = Some(claim.into());
+        self
+    }
+
+    /// Serves requests without a token as the anonymous caller (a request with a token that
+    /// does not pass is still refused). Default: refused with `401`.
+    #[must_use]
+    pub fn allow_anonymous(mut self) -> OAuth {
+        self.anonymous = true;
+        self
+    }
+
+    /// The least time between two fetches of the key set that tokens with unknown keys cause
+    /// (default 30 s): a flood of made-up key ids becomes at most one request per interval to
+    /// the authorization server.
+    #[must_use]
+    pub fn refetch_interval(mut self, interval: Duration) -> OAuth {
+        self.refetch_interval = interval;
+        self
+    }
+
+    /// How long a fetched key set is used before it is fetched again (default one hour; a
+    /// failed refresh keeps the old keys).
+    #[must_use]
+    pub fn keys_max_age(mut self, age: Duration) -> OAuth {
+        self.keys_max_age = age;
+        self
+    }
+
+    /// The bound on each fetch from the authorization server (default 5 s).
+    #[must_use]
+    pub fn fetch_timeout(mut self, timeout: Duration) -> OAuth {
+        self.fetch_timeout = timeout;
+        self
+    }
+
+    /// The longest token accepted, in bytes (default [`DEFAULT_MAX_TOKEN_BYTES`]).
+    #[must_use]
+    pub fn max_token_bytes(mut self, bytes: usize) -> OAuth {
+        self.max_token_bytes = bytes.max(1);
+        self
+    }
+}
+
+/// The caller a verified token names, put in the request's extensions for the handler.
+#[derive(Clone, Debug)]
+pub(crate) struct Authenticated(pub(crate) Caller);
+
+/// An HTTP answer that ends a request before it reaches rmcp.
+pub(crate) struct Refusal {
+    status: http::StatusCode,
+    challenge: Option<String>,
+    retry_after: Option<u64>,
+    error: &'static str,
+    description: String,
+}
+
+impl Refusal {
+    pub(crate) fn into_response(self) -> crate::http::Response {
+        let body = json!({"error": self.error, "error_description": self.description});
+        let mut res =
+            http::Response::new(http_body_util::Full::new(Bytes::from(body.to_string())).boxed());
+        *res.status_mut() = self.status;
+        let headers = res.headers_mut();
+        headers.insert(
+            http::header::CONTENT_TYPE,
+            http::HeaderValue::from_static("application/json"),
+        );
+        if let Some(value) = self
+            .challenge
+            .and_then(|c| http::HeaderValue::from_str(&c).ok())
+        {
+            headers.insert(http::header::WWW_AUTHENTICATE, value);
+        }
+        if let Some(secs) = self.retry_after {
+            headers.insert(http::header::RETRY_AFTER, http::HeaderValue::from(secs));
+        }
+        res
+    }
+}
+
+/// Why a token was refused.
+enum TokenError {
+    /// `401 invalid_token`, with what was wrong.
+    Invalid(String),
+    /// The keys cannot be had: `503`.
+    Unavailable(String),
+}
+
+/// The keys of the authorization server, by key id.
+struct KeySet {
+    keys: Vec<Key>,
+    fetched: Instant,
+}
+
+struct Key {
+    kid: Option<String>,
+    family: AlgorithmFamily,
+    /// The algorithm the key is published for, when its JWK names one.
+    alg: Option<Algorithm>,
+    key: DecodingKey,
+}
+
+/// The verifier the HTTP server holds: the settings, the kept keys, and the subjects that
+/// opened sessions.
+pub(crate) struct Verifier {
+    settings: OAuth,
+    /// `resource_metadata` of the challenges.
+    metadata_url: String,
+    /// The paths the metadata is served at.
+    metadata_paths: [String; 2],
+    client: reqwest::Client,
+    keys: RwLock<Option<Arc<KeySet>>>,
+    /// Held while fetching: one fetch at a time; the instant of the last attempt and the key
+    /// set's URL once known.
+    fetching: tokio::sync::Mutex<FetchState>,
+    /// The subject each session was opened by (`Mcp-Session-Id`).
+    sessions: Mutex<HashMap<String, Option<String>>>,
+}
+
+#[derive(Default)]
+struct FetchState {
+    /// The last fetch of any kind (a failed one holds the next back a moment).
+    last_attempt: Option<Instant>,
+    /// The last fetch a token with an unknown key caused (at most one per refetch interval).
+    last_refetch: Option<Instant>,
+    jwks_uri: Option<String>,
+}
+
+/// Whether `url` may be fetched over plain HTTP: a loopback host only.
+fn loopback(url: &url::Url) -> bool {
+    match url.host() {
+        Some(url::Host::Ipv4(ip)) => ip.is_loopback(),
+        Some(url::Host::Ipv6(ip)) => ip.is_loopback(),
+        Some(url::Host::Domain(d)) => d.eq_ignore_ascii_case("localhost"),
+        None => false,
+    }
+}
+
+/// `raw` as an absolute `https` URL (`http` on loopback), or a configuration error naming
+/// `what`.
+fn secure_url(raw: &str, what: &str) -> Result<url::Url, String> {
+    let url = url::Url::parse(raw).map_err(|e| format!("{what} {raw:?} is not a URL: {e}"))?;
+    match url.scheme() {
+        "https" => Ok(url),
+        "http" if loopback(&url) => Ok(url),
+        _ => Err(format!(
+            "{what} {raw:?} must be an https URL (http only on a loopback address)"
+        )),
+    }
+}
+
+impl Verifier {
+    /// Checks the settings and builds the client that fetches the keys.
+    pub(crate) fn new(settings: OAuth) -> Result<Verifier, ServeError> {
+        let config = |m: String| ServeError::Config(m);
+        secure_url(&settings.issuer, "the issuer").map_err(config)?;
+        if let Some(uri) = &settings.jwks_uri {
+            secure_url(uri, "the JWKS URI").map_err(config)?;
+        }
+        let resource = secure_url(&settings.resource, "the resource").map_err(config)?;
+        if resource.fragment().is_some() {
+            return Err(config(format!(
+                "the resource {:?} must not have a fragment (RFC 8707)",
+                settings.resource
+            )));
+        }
+        let path = resource.path().trim_end_matches('/');
+        let base = "/.well-known/oauth-protected-resource";
+        let metadata_paths = [base.to_string(), format!("{base}{path}")];
+        let origin = resource.origin().ascii_serialization();
+        let metadata_url = format!("{origin}{base}{path}");
+        let client = reqwest::Client::builder()
+            .timeout(settings.fetch_timeout)
+            .redirect(reqwest::redirect::Policy::limited(3))
+            .build()
+            .map_err(|e| config(format!("the HTTP client for the key set: {e}")))?;
+        Ok(Verifier {
+            settings,
+            metadata_url,
+            metadata_paths,
+            client,
+            keys: RwLock::new(None),
+            fetching: tokio::sync::Mutex::new(FetchState::default()),
+            sessions: Mutex::new(HashMap::new()),
+        })
+    }
+
+    /// Whether `path` is where the metadata is served.
+    pub(crate) fn is_metadata_path(&self, path: &str) -> bool {
+        self.metadata_paths.iter().any(|p| p == path)
+    }
+
+    /// The Protected Resource Metadata (RFC 9728): the resource, its authorization server,
+    /// the scopes (the host's, then every scope the policy requires), header tokens only.
+    pub(crate) fn metadata(&self, policy: &toolsmith_core::Policy) -> crate::http::Response {
+        let mut scopes = self.settings.scopes.clone();
+        for s in policy.scopes() {
+            if !scopes.iter().any(|have| have == s) {
+                scopes.push(s.to_string());
+            }
+        }
+        let body = json!({
+            "resource": self.settings.resource,
+            "authorization_servers": [self.settings.issuer],
+            "scopes_supported": scopes,
+            "bearer_methods_supported": ["header"],
+            "resource_signing_alg_values_supported": [],
+        });
+        let mut res =
+            http::Response::new(http_body_util::Full::new(Bytes::from(body.to_string())).boxed());
+        let headers = res.headers_mut();
+        headers.insert(
+            http::header::CONTENT_TYPE,
+            http::HeaderValue::from_static("application/json"),
+        );
+        // Browser-based clients (the MCP Inspector) read it from another origin.
+        headers.insert(
+            http::header::ACCESS_CONTROL_ALLOW_ORIGIN,
+            http::HeaderValue::from_static("*"),
+        );
+        res
+    }
+
+    fn challenge(&self, error: Option<(&str, &str)>, scope: Option<&str>) -> String {
+        let mut c = format!("Bearer resource_metadata=\"{}\"", self.metadata_url);
+        if let Some(scope) = scope.filter(|s| !s.is_empty()) {
+            c.push_str(&format!(", scope=\"{}\"", quoted(scope)));
+        }
+        if let Some((error, description)) = error {
+            c.push_str(&format!(
+                ", error=\"{error}\", error_description=\"{}\"",
+                quoted(description)
+            ));
+        }
+        c
+    }
+
+    fn refusal(
+        &self,
+        status: http::StatusCode,
+        error: &'static str,
+        description: String,
+    ) -> Refusal {
+        let base = self.settings.scopes.join(" ");
+        let challenge = Some(self.challenge(Some((error, &description)), Some(&base)));
+        Refusal {
+            status,
+            challenge,
+            retry_after: None,
+            error,
+            description,
+        }
+    }
+
+    /// The caller of a request to the endpoint, from its `Authorization` header; `None` for
+    /// an anonymous request the settings allow. The header is checked, never passed on.
+    pub(crate) async fn authenticate(
+        &self,
+        parts: &http::request::Parts,
+    ) -> Result<Option<Caller>, Refusal> {
+        if parts
+            .uri
+            .query()
+            .is_some_and(|q| q.split('&').any(|p| p.starts_with("access_token=")))
+        {
+            return Err(self.refusal(
+                http::StatusCode::BAD_REQUEST,
+                "invalid_request",
+                "an access token in the query string is refused; send it in the Authorization \
+                 header"
+                    .into(),
+            ));
+        }
+        let mut values = parts.headers.get_all(http::header::AUTHORIZATION).iter();
+        let (Some(value), None) = (values.next(), values.next()) else {
+            if parts.headers.contains_key(http::header::AUTHORIZATION) {
+                return Err(self.refusal(
+                    http::StatusCode::BAD_REQUEST,
+                    "invalid_request",
+                    "more than one Authorization header".into(),
+                ));
+            }
+            if self.settings.anonymous {
+                return Ok(None);
+            }
+            let base = self.settings.scopes.join(" ");
+            return Err(Refusal {
+                status: http::StatusCode::UNAUTHORIZED,
+                challenge: Some(self.challenge(None, Some(&base))),
+                retry_after: None,
+                error: "invalid_token",
+                description: "this server needs an access token (Authorization: Bearer …); \
+                              its metadata names the authorization server"
+                    .into(),
+            });
+        };
+        let token = value
+            .to_str()
+            .ok()
+            .and_then(|v| {
+                let (scheme, token) = v.split_once(' ')?;
+                scheme.eq_ignore_ascii_case("bearer").then(|| token.trim())
+            })
+            .filter(|t| !t.is_empty())
+            .ok_or_else(|| {
+                self.refusal(
+                    http::StatusCode::UNAUTHORIZED,
+                    "invalid_token",
+                    "the Authorization header is not `Bearer <token>`".into(),
+                )
+            })?;
+        match self.verify(token).await {
+            Ok(caller) => Ok(Some(caller)),
+            Err(TokenError::Invalid(why)) => {
+                Err(self.refusal(http::StatusCode::UNAUTHORIZED, "invalid_token", why))
+            }
+            Err(TokenError::Unavailable(why)) => Err(Refusal {
+                status: http::StatusCode::SERVICE_UNAVAILABLE,
+                challenge: None,
+                retry_after: Some(self.settings.refetch_interval.as_secs().clamp(1, 60)),
+                error: "temporarily_unavailable",
+                description: format!(
+                    "the authorization server's keys could not be fetched ({why}); no tool \
+                     ran; try again shortly"
+                ),
+            }),
+        }
+    }
+
+    /// The `403 insufficient_scope` for a call of `tool` by `caller`, when the policy requires
+    /// a scope the caller lacks; the challenge names every scope the tool requires.
+    pub(crate) fn scope_check(
+        &self,
+        policy: &toolsmith_core::Policy,
+        tool: &str,
+        caller: &Caller,
+    ) -> Result<(), Refusal> {
+        let required: Vec<&str> = policy.required_scopes(tool).collect();
+        let missing: Vec<&str> = required
+            .iter()
+            .copied()
+            .filter(|s| !caller.has_scope(s))
+            .collect();
+        if missing.is_empty() {
+            return Ok(());
+        }
+        let description = format!(
+            "the tool {tool:?} needs the scope{} {}, which this token lacks",
+            if missing.len() == 1 { "" } else { "s" },
+            missing.join(" ")
+        );
+        let error = "insufficient_scope";
+        Err(Refusal {
+            status: http::StatusCode::FORBIDDEN,
+            challenge: Some(self.challenge(Some((error, &description)), Some(&required.join(" ")))),
+            retry_after: None,
+            error,
+            description,
+        })
+    }
+
+    /// The `401` for an anonymous call of `tool` (the settings allow anonymous requests) when
+    /// the policy requires a scope of it: the client must come back with a token.
+    pub(crate) fn anonymous_check(
+        &self,
+        policy: &toolsmith_core::Policy,
+        tool: &str,
+    ) -> Result<(), Refusal> {
+        let required: Vec<&str> = policy.required_scopes(tool).collect();
+        if required.is_empty() {
+            return Ok(());
+        }
+        Err(Refusal {
+            status: http::StatusCode::UNAUTHORIZED,
+            challenge: Some(self.challenge(None, Some(&required.join(" ")))),
+            retry_after: None,
+            error: "invalid_token",
+            description: format!(
+                "the tool {tool:?} needs an access token with the scope{} {}",
+                if required.len() == 1 { "" } else { "s" },
+                required.join(" ")
+            ),
+        })
+    }
+
+    /// Whether the session `id` may be used by `subject` (a session opened by another subject
+    /// is answered as unknown).
+    pub(crate) fn session_allowed(&self, id: &str, subject: Option<&str>) -> bool {
+        let sessions = self.sessions.lock().unwrap_or_else(PoisonError::into_inner);
+        sessions
+            .get(id)
+            .is_none_or(|owner| owner.as_deref() == subject)
+    }
+
+    /// Records that `subject` opened the session `id`.
+    pub(crate) fn session_opened(&self, id: &str, subject: Option<&str>) {
+        self.sessions
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner)
+            .insert(id.to_string(), subject.map(str::to_string));
+    }
+
+    /// Forgets the session `id` (closed).
+    pub(crate) fn session_closed(&self, id: &str) {
+        self.sessions
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner)
+            .remove(id);
+    }
+
+    /// Verifies `token` and reads its caller.
+    async fn verify(&self, token: &str) -> Result<Caller, TokenError> {
+        let s = &self.settings;
+        if token.len() > s.max_token_bytes {
+            return Err(TokenError::Invalid(format!(
+                "the access token is longer than {} bytes",
+                s.max_token_bytes
+            )));
+        }
+        let header = jsonwebtoken::decode_header(token).map_err(|_| malformed_header(token))?;
+        let alg = header.alg;
+        if !s.algorithms.iter().any(|a| a.jose() == alg) {
+            return Err(TokenError::Invalid(format!(
+                "the access token is signed with {alg:?}, which this server does not accept \
+                 (it accepts {})",
+                s.algorithms
+                    .iter()
+                    .map(|a| format!("{a:?}"))
+                    .collect::<Vec<_>>()
+                    .join(", ")
+            )));
+        }
+        let kid = header.kid.as_deref();
+        let keys = self.keys_for(kid, alg).await?;
+        let key = find_key(&keys, kid, alg).ok_or_else(|| {
+            TokenError::Invalid(match kid {
+                Some(kid) => format!(
+                    "the access token's key {kid:?} is not among the authorization server's keys"
+                ),
+                None => "the access token names no key (kid) and the authorization server has \
+                         no single key for its algorithm"
+                    .into(),
+            })
+        })?;
+        let mut validation = Validation::new(alg);
+        validation.algorithms = vec![alg];
+        validation.leeway = s.leeway.as_secs();
+        validation.validate_nbf = true;
+        validation.set_issuer(&[&s.issuer]);
+        validation.set_audience(&[&s.resource]);
+        validation.set_required_spec_claims(&["exp", "iss", "aud", "sub"]);
+        let data = jsonwebtoken::decode::<Value>(token, &key.key, &validation)
+            .map_err(|e| TokenError::Invalid(self.describe(&e)))?;
+        self.caller_of(&data.claims)
+    }
+
+    fn describe(&self, e: &jsonwebtoken::errors::Error) -> String {
+        use jsonwebtoken::errors::ErrorKind as K;
+        let s = &self.settings;
+        match e.kind() {
+            K::ExpiredSignature => "the access token has expired".into(),
+            K::ImmatureSignature => "the access token is not valid yet (nbf)".into(),
+            K::InvalidAudience => format!(
+                "the access token was issued for another resource, not {}",
+                s.resource
+            ),
+            K::InvalidIssuer => format!(
+                "the access token was issued by another authorization server, not {}",
+                s.issuer
+            ),
+            K::InvalidSignature => "the access token's signature does not verify".into(),
+            K::MissingRequiredClaim(c) => format!("the access token has no {c:?} claim"),
+            K::InvalidClaimFormat(c) => format!("the access token's {c:?} claim is malformed"),
+            K::InvalidAlgorithm | K::InvalidKeyFormat | K::InvalidRsaKey(_) => {
+                "the access token's algorithm does not match its key".into()
+            }
+            _ => "the access token is malformed".into(),
+        }
+    }
+
+    /// The caller the claims name.
+    fn caller_of(&self, claims: &Value) -> Result<Caller, TokenError> {
+        let sub = claims
+            .get("sub")
+            .and_then(Value::as_str)
+            .filter(|s| !s.trim().is_empty())
+            .ok_or_else(|| TokenError::Invalid("the access token's subject is empty".into()))?;
+        let mut caller = Caller::new(sub);
+        let scopes = words(claims.get("scope")).chain(words(claims.get("scp")));
+        for scope in scopes {
+            caller = caller.with_scope(scope);
+        }
+        if let Some(claim) = &self.settings.roles_claim {
+            for role in words(claims.get(claim)) {
+                caller = caller.with_role(role);
+            }
+        }
+        Ok(caller)
+    }
+
+    /// The key set to verify a token with key id `kid` and algorithm `alg`: the kept one,
+    /// fetched first when there is none or it is past its age, and fetched again (at most once
+    /// per refetch interval) when it has no such key.
+    async fn keys_for(&self, kid: Option<&str>, alg: Algorithm) -> Result<Arc<KeySet>, TokenError> {
+        let kept = self
+            .keys
+            .read()
+            .unwrap_or_else(PoisonError::into_inner)
+            .clone();
+        let fresh = kept
+            .as_ref()
+            .is_some_and(|k| k.fetched.elapsed() < self.settings.keys_max_age);
+        match kept {
+            Some(keys) if fresh && find_key(&keys, kid, alg).is_some() => return Ok(keys),
+            _ => {}
+        }
+        let mut state = self.fetching.lock().await;
+        // Another request may have fetched while this one waited.
+        let kept = self
+            .keys
+            .read()
+            .unwrap_or_else(PoisonError::into_inner)
+            .clone();
+        if let Some(keys) = &kept {
+            let fresh = keys.fetched.elapsed() < self.settings.keys_max_age;
+            if fresh && find_key(keys, kid, alg).is_some() {
+                return Ok(Arc::clone(keys));
+            }
+            if fresh {
+                let recent = state
+                    .last_refetch
+                    .is_some_and(|t| t.elapsed() < self.settings.refetch_interval);
+                if recent {
+                    // Another unknown key within the interval: no fetch, the kept keys decide.
+                    return Ok(Arc::clone(keys));
+                }
+                state.last_refetch = Some(Instant::now());
+            }
+        } else if state.last_attempt.is_some_and(|t| {
+            t.elapsed() < self.settings.refetch_interval.min(Duration::from_secs(1))
+        }) {
+            // No keys, and a fetch just failed: do not hammer the authorization server.
+            return Err(TokenError::Unavailable(
+                "the last fetch failed moments ago".into(),
+            ));
+        }
+        state.last_attempt = Some(Instant::now());
+        match self.fetch_keys(&mut state).await {
+            Ok(keys) => {
+                let keys = Arc::new(keys);
+                *self.keys.write().unwrap_or_else(PoisonError::into_inner) =
+                    Some(Arc::clone(&keys));
+                Ok(keys)
+            }
+            // A failed refresh keeps the old keys.
+            Err(why) => kept.ok_or(TokenError::Unavailable(why)),
+        }
+    }
+
+    async fn fetch_keys(&self, state: &mut FetchState) -> Result<KeySet, String> {
+        let uri = match (&self.settings.jwks_uri, &state.jwks_uri) {
+            (Some(uri), _) | (None, Some(uri)) => uri.clone(),
+            (None, None) => {
+                let uri = self.discover().await?;
+                state.jwks_uri = Some(uri.clone());
+                uri
+            }
+        };
+        let set: jsonwebtoken::jwk::JwkSet = serde_json::from_slice(&self.fetch(&uri).await?)
+            .map_err(|e| format!("the key set at {uri} is not a JWK set: {e}"))?;
+        let keys = set
+            .keys
+            .iter()
+            .filter_map(|jwk| {
+                let key = DecodingKey::from_jwk(jwk).ok()?;
+                let family = key.family();
+                // Never a symmetric key: a shared secret in a public set is no signature.
+                (family != AlgorithmFamily::Hmac).then_some(())?;
+                let alg = jwk
+                    .common
+                    .key_algorithm
+                    .and_then(|a| a.to_string().parse::<Algorithm>().ok());
+                Some(Key {
+                    kid: jwk.common.key_id.clone(),
+                    family,
+                    alg,
+                    key,
+                })
+            })
+            .collect();
+        Ok(KeySet {
+            keys,
+            fetched: Instant::now(),
+        })
+    }
+
+    /// The key set's URL from the authorization server's metadata: RFC 8414 first, then
+    /// OpenID Connect discovery; the metadata must name the configured issuer.
+    async fn discover(&self) -> Result<String, String> {
+        let issuer = url::Url::parse(&self.settings.issuer).map_err(|e| e.to_string())?;
+        let origin = issuer.origin().ascii_serialization();
+        let path = issuer.path().trim_end_matches('/');
+        let candidates = [
+            format!("{origin}/.well-known/oauth-authorization-server{path}"),
+            format!("{origin}{path}/.well-known/openid-configuration"),
+            format!("{origin}/.well-known/openid-configuration{path}"),
+        ];
+        let mut last = String::new();
+        for candidate in candidates {
+            let body = match self.fetch(&candidate).await {
+                Ok(body) => body,
+                Err(e) => {
+                    last = e;
+                    continue;
+                }
+            };
+            let meta: Value = serde_json::from_slice(&body)
+                .map_err(|e| format!("the metadata at {candidate} is not JSON: {e}"))?;
+            if meta.get("issuer").and_then(Value::as_str) != Some(self.settings.issuer.as_str()) {
+                return Err(format!(
+                    "the metadata at {candidate} names another issuer, not {}",
+                    self.settings.issuer
+                ));
+            }
+            let uri = meta
+                .get("jwks_uri")
+                .and_then(Value::as_str)
+                .ok_or_else(|| format!("the metadata at {candidate} names no jwks_uri"))?;
+            secure_url(uri, "the metadata's jwks_uri")?;
+            return Ok(uri.to_string());
+        }
+        Err(last)
+    }
+
+    /// GETs `url`, at most [`MAX_FETCH_BYTES`].
+    async fn fetch(&self, url: &str) -> Result<Vec<u8>, String> {
+        let mut res = self
+            .client
+            .get(url)
+            .header(http::header::ACCEPT, "application/json")
+            .send()
+            .await
+            .map_err(|e| format!("{url}: {}", without_url(&e)))?;
+        if !res.status().is_success() {
+            return Err(format!("{url} answered {}", res.status()));
+        }
+        let mut body = Vec::new();
+        while let Some(chunk) = res
+            .chunk()
+            .await
+            .map_err(|e| format!("{url}: {}", without_url(&e)))?
+        {
+            if body.len() + chunk.len() > MAX_FETCH_BYTES {
+                return Err(format!("{url} sent more than {MAX_FETCH_BYTES} bytes"));
+            }
+            body.extend_from_slice(&chunk);
+        }
+        Ok(body)
+    }
+}
+
+/// The key of `keys` for a token with key id `kid` and algorithm `alg`: the key with that id
+/// (of the algorithm's family, and of that algorithm when the key names one); without an id,
+/// the only key of the family.
+fn find_key<'a>(keys: &'a KeySet, kid: Option<&str>, alg: Algorithm) -> Option<&'a Key> {
+    let family = alg.family();
+    let fits = |k: &&Key| k.family == family && k.alg.is_none_or(|a| a == alg);
+    match kid {
+        Some(kid) => keys
+            .keys
+            .iter()
+            .filter(fits)
+            .find(|k| k.kid.as_deref() == Some(kid)),
+        None => {
+            let mut of_family = keys.keys.iter().filter(fits);
+            match (of_family.next(), of_family.next()) {
+                (Some(only), None) => Some(only),
+                _ => None,
+            }
+        }
+    }
+}
+
+/// Why a token's header does not decode: an unsigned token (`alg: none`) said as such.
+fn malformed_header(token: &str) -> TokenError {
+    use base64::Engine as _;
+    let alg = token
+        .split('.')
+        .next()
+        .and_then(|h| {
+            base64::engine::general_purpose::URL_SAFE_NO_PAD
+                .decode(h)
+                .ok()
+        })
+        .and_then(|h| serde_json::from_slice::<Value>(&h).ok())
+        .and_then(|h| h.get("alg").and_then(Value::as_str).map(str::to_string));
+    TokenError::Invalid(match alg {
+        Some(a) if a.eq_ignore_ascii_case("none") => {
+            "the access token is unsigned (alg none), which is never accepted".into()
+        }
+        Some(a) if a.len() <= 16 => {
+            format!("the access token's algorithm {a:?} is unknown to this server")
+        }
+        _ => "the access token is not a well-formed JWT".into(),
+    })
+}
+
+/// A claim's words: a space-separated string, or an array of strings.
+fn words(value: Option<&Value>) -> impl Iterator<Item = String> + '_ {
+    let (text, list) = match value {
+        Some(Value::String(s)) => (Some(s.as_str()), None),
+        Some(Value::Array(a)) => (None, Some(a)),
+        _ => (None, None),
+    };
+    text.into_iter()
+        .flat_map(str::split_whitespace)
+        .map(str::to_string)
+        .chain(
+            list.into_iter()
+                .flatten()
+                .filter_map(Value::as_str)
+                .map(str::to_string),
+        )
+        .filter(|w| !w.is_empty())
+}
+
+/// A value fit for a quoted-string of a challenge: quotes and backslashes dropped, control
+/// characters replaced.
+fn quoted(text: &str) -> String {
+    text.chars()
+        .filter(|c| *c != '"' && *c != '\\')
+        .map(|c| if c.is_control() { ' ' } else { c })
+        .collect()
+}
+
+/// A fetch error without the URL reqwest repeats (the caller says it once).
+fn without_url(e: &reqwest::Error) -> String {
+    let kind = if e.is_timeout() {
+        "timed out"
+    } else if e.is_connect() {
+        "could not connect"
+    } else if e.is_decode() || e.is_body() {
+        "the body could not be read"
+    } else {
+        "the request failed"
+    };
+    kind.to_string()
+}
+
+/// What the body of a POST says, as far as the scope check needs: its method and, for
+/// `tools/call`, the tool.
+pub(crate) fn called_tool(body: &[u8]) -> Option<String> {
+    #[derive(serde::Deserialize)]
+    struct Peek {
+        method: Option<String>,
+        params: Option<Params>,
+    }
+    #[derive(serde::Deserialize)]
+    struct Params {
+        name: Option<String>,
+    }
+    let peek: Peek = serde_json::from_slice(body).ok()?;
+    (peek.method.as_deref() == Some("tools/call"))
+        .then(|| peek.params.and_then(|p| p.name))
+        .flatten()
+}
+
+/// The OAuth checks in front of the MCP endpoint: the verifier and the toolbox whose policy
+/// says which scopes each tool needs.
+#[derive(Clone)]
+pub(crate) struct Guard {
+    pub(crate) verifier: Arc<Verifier>,
+    pub(crate) toolbox: Arc<toolsmith_core::Toolbox>,
+}
+
+impl Guard {
+    /// The Protected Resource Metadata, for a `GET` of one of its paths.
+    pub(crate) fn metadata_for(
+        &self,
+        req: &http::Request<hyper::body::Incoming>,
+    ) -> Option<crate::http::Response> {
+        (req.method() == http::Method::GET && self.verifier.is_metadata_path(req.uri().path()))
+            .then(|| self.verifier.metadata(self.toolbox.policy()))
+    }
+
+    /// Serves a request to the endpoint once its token passes: the `Authorization` header
+    /// taken off and the caller put in its extensions; a `tools/call` of a tool whose scopes
+    /// the token lacks refused; a session used only by the subject that opened it.
+    pub(crate) async fn serve(
+        &self,
+        service: &rmcp::transport::StreamableHttpService<
+            crate::McpServer,
+            rmcp::transport::streamable_http_server::session::local::LocalSessionManager,
+        >,
+        req: http::Request<hyper::body::Incoming>,
+    ) -> crate::http::Response {
+        let v = &self.verifier;
+        let (mut parts, body) = req.into_parts();
+        let caller = match v.authenticate(&parts).await {
+            Ok(caller) => caller,
+            Err(refusal) => return refusal.into_response(),
+        };
+        parts.headers.remove(http::header::AUTHORIZATION);
+        let subject = caller.as_ref().and_then(|c| c.id().map(str::to_string));
+        let session = parts
+            .headers
+            .get("mcp-session-id")
+            .and_then(|h| h.to_str().ok())
+            .map(str::to_string);
+        if let Some(id) = &session {
+            if !v.session_allowed(id, subject.as_deref()) {
+                return plain(http::StatusCode::NOT_FOUND, "Not found: no such session.\n");
+            }
+        }
+        let is_delete = parts.method == http::Method::DELETE;
+        let req = if parts.method == http::Method::POST {
+            let limited = http_body_util::Limited::new(body, crate::http::MAX_REQUEST_BODY_BYTES);
+            let bytes = match limited.collect().await {
+                Ok(collected) => collected.to_bytes(),
+                Err(_) => {
+                    return plain(
+                        http::StatusCode::PAYLOAD_TOO_LARGE,
+                        "Payload too large, or the body could not be read.\n",
+                    )
+                }
+            };
+            if let Some(tool) = called_tool(&bytes) {
+                let policy = self.toolbox.policy();
+                let checked = match &caller {
+                    Some(c) => v.scope_check(policy, &tool, c),
+                    None => v.anonymous_check(policy, &tool),
+                };
+                if let Err(refusal) = checked {
+                    return refusal.into_response();
+                }
+            }
+            if let Some(c) = caller {
+                parts.extensions.insert(Authenticated(c));
+            }
+            http::Request::from_parts(
+                parts,
+                http_body_util::Either::Right(http_body_util::Full::new(bytes)),
+            )
+        } else {
+            if let Some(c) = caller {
+                parts.extensions.insert(Authenticated(c));
+            }
+            http::Request::from_parts(parts, http_body_util::Either::Left(body))
+        };
+        let res = service.handle(req).await;
+        match (&session, res.headers().get("mcp-session-id")) {
+            (None, Some(opened)) => {
+                if let Ok(id) = opened.to_str() {
+                    v.session_opened(id, subject.as_deref());
+                }
+            }
+            (Some(id), _) if is_delete && res.status().is_success() => v.session_closed(id),
+            _ => {}
+        }
+        res
+    }
+}
+
+/// A plain-text answer.
+fn plain(status: http::StatusCode, text: &'static str) -> crate::http::Response {
+    let mut res =
+        http::Response::new(http_body_util::Full::new(Bytes::from_static(text.as_bytes())).boxed());
+    *res.status_mut() = status;
+    res
+}
