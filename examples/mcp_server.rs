@@ -37,11 +37,21 @@
 //!   task whose question any replica's `tasks/update` answers) and `list_entries` (a long read
 //!   answered a page at a time, with a cursor).
 //!
+//! - `--auth ISSUER_URL --resource URL` (with `--http`): every request needs an OAuth access
+//!   token (a JWT) that the authorization server `ISSUER_URL` issued for the resource `URL`
+//!   (this server's endpoint as clients name it, e.g. `https://tools.example.com/mcp`); the
+//!   token's subject is the caller and its scopes the caller's scopes. The reads (`read_file`,
+//!   `search_text`, and with `--demo` `list_entries`) then need the scope `workspace:read`,
+//!   which the server's `401` asks for, and the writes (`write_file`, and with `--demo`
+//!   `append_note` and `clear_notes`) `workspace:write`; a token without it gets
+//!   `403 insufficient_scope` naming it, and a client that can obtains a token with it and
+//!   calls again. The server's metadata is at `/.well-known/oauth-protected-resource/mcp`.
+//!
 //! The environment variable `TOOLSMITH_CURSOR_KEY`, when set, is the key that binds cursors
 //! (64 hexadecimal digits, or any text of at least 32 bytes) and seals the state of the
 //! `input_required` results 2026-07-28 clients get; replicas given the same key serve each
-//! other's cursors and retries. Without it every process has a random key of its own. Every
-//! call is anonymous.
+//! other's cursors and retries. Without it every process has a random key of its own. Without
+//! `--auth` every call is anonymous.
 //!
 //! A missing or unreadable root, a bad option, a store that cannot be reached or a key that is
 //! too short is one line on stderr and exit code 2.
@@ -55,6 +65,7 @@ use std::path::PathBuf;
 use std::sync::{Arc, OnceLock, Weak};
 use std::time::Duration;
 use toolsmith::approval::sync_approver;
+use toolsmith::mcp::oauth::OAuth;
 use toolsmith::mcp::McpServer;
 use toolsmith::state::task::Tasks;
 use toolsmith::state::StateStore;
@@ -62,7 +73,12 @@ use toolsmith::Approval;
 use toolsmith::{model, tool, Client, Policy, Progress, Question, SecretKey, ToolError, Toolbox};
 
 const USAGE: &str = "usage: mcp_server ROOT [--http 127.0.0.1:PORT] [--allow-writes] [--demo] \
-                     [--store memory|redis://...|postgres://...] [--claim-lease-ms N]";
+                     [--store memory|redis://...|postgres://...] [--claim-lease-ms N] \
+                     [--auth ISSUER_URL --resource URL]";
+
+/// The scopes the reads and the writes need when the server checks tokens (`--auth`).
+const READ_SCOPE: &str = "workspace:read";
+const WRITE_SCOPE: &str = "workspace:write";
 
 /// The environment variable holding the cursor key shared by replicas.
 const CURSOR_KEY_VAR: &str = "TOOLSMITH_CURSOR_KEY";
@@ -78,6 +94,8 @@ struct Options {
     demo: bool,
     store: Store,
     claim_lease: Option<Duration>,
+    /// `--auth ISSUER_URL --resource URL`.
+    auth: Option<(String, String)>,
 }
 
 /// Where the shared state lives (`--store`).
@@ -107,6 +125,7 @@ fn parse(args: impl IntoIterator<Item = String>) -> Result<Options, String> {
     let mut http = None;
     let mut store = Store::Memory;
     let mut claim_lease = None;
+    let (mut issuer, mut resource) = (None, None);
     let (mut allow_writes, mut demo) = (false, false);
     let mut args = args.into_iter();
     while let Some(arg) = args.next() {
@@ -133,6 +152,14 @@ fn parse(args: impl IntoIterator<Item = String>) -> Result<Options, String> {
                     ))
                 }
             },
+            "--auth" => match args.next() {
+                Some(url) if !url.starts_with("--") => issuer = Some(url),
+                _ => return Err(format!("--auth needs the issuer's URL; {USAGE}")),
+            },
+            "--resource" => match args.next() {
+                Some(url) if !url.starts_with("--") => resource = Some(url),
+                _ => return Err(format!("--resource needs this server's URL; {USAGE}")),
+            },
             "--allow-writes" => allow_writes = true,
             "--demo" => demo = true,
             "-h" | "--help" => return Err(USAGE.to_string()),
@@ -144,7 +171,14 @@ fn parse(args: impl IntoIterator<Item = String>) -> Result<Options, String> {
         }
     }
     let root = root.ok_or_else(|| format!("the workspace root is missing; {USAGE}"))?;
+    let auth = match (issuer, resource) {
+        (Some(issuer), Some(resource)) if http.is_some() => Some((issuer, resource)),
+        (None, None) => None,
+        (Some(_), Some(_)) => return Err(format!("--auth works with --http only; {USAGE}")),
+        _ => return Err(format!("--auth and --resource go together; {USAGE}")),
+    };
     Ok(Options {
+        auth,
         root,
         http,
         allow_writes,
@@ -358,11 +392,7 @@ fn toolbox(options: &Options, state: Option<Arc<dyn StateStore>>) -> Result<Arc<
                 Approval::rejected("writes are not enabled on this server")
             }
         }))
-        .policy(if allow_writes {
-            Policy::allow_all()
-        } else {
-            Policy::read_only()
-        });
+        .policy(writes_policy(options, Policy::read_only()));
     if std::env::var_os(CURSOR_KEY_VAR).is_some() {
         let key =
             SecretKey::from_env(CURSOR_KEY_VAR).map_err(|e| format!("{CURSOR_KEY_VAR}: {e}"))?;
@@ -386,15 +416,33 @@ fn toolbox(options: &Options, state: Option<Arc<dyn StateStore>>) -> Result<Arc<
             .shared_context(Arc::clone(&served))
             .shared_context(Arc::new(notes))
             // The demo tools change only this server's tool list.
-            .policy(if allow_writes {
-                Policy::allow_all()
-            } else {
-                Policy::read_only().allow_tool("enable_count_words")
-            });
+            .policy(writes_policy(
+                options,
+                Policy::read_only().allow_tool("enable_count_words"),
+            ));
     }
     let toolbox = Arc::new(builder.build().map_err(|e| e.to_string())?);
     let _ = served.0.set(Arc::downgrade(&toolbox));
     Ok(toolbox)
+}
+
+/// The policy: every tool with `--allow-writes`, else `read_only`; with `--auth` the reads
+/// need `workspace:read` and the writes `workspace:write`.
+fn writes_policy(options: &Options, read_only: Policy) -> Policy {
+    let policy = if options.allow_writes {
+        Policy::allow_all()
+    } else {
+        read_only
+    };
+    if options.auth.is_none() {
+        return policy;
+    }
+    let reads = ["read_file", "search_text", "list_entries"].map(|t| (t, READ_SCOPE));
+    let writes = ["write_file", "append_note", "clear_notes"].map(|t| (t, WRITE_SCOPE));
+    reads
+        .into_iter()
+        .chain(writes)
+        .fold(policy, |p, (tool, scope)| p.require_scope(tool, scope))
 }
 
 /// Connects to the store of `--store` (none for `memory`: the in-process default).
@@ -431,6 +479,11 @@ async fn run(options: Options) -> Result<(), String> {
     let mut server = McpServer::new(toolbox)
         .server_info("toolsmith-workspace", env!("CARGO_PKG_VERSION"))
         .tasks(tasks);
+    if let Some((issuer, resource)) = &options.auth {
+        // A client asks for the read scope first (the `401` names it), and for the write scope
+        // when a write tells it to (`403 insufficient_scope`).
+        server = server.oauth(OAuth::new(issuer, resource).scopes([READ_SCOPE]));
+    }
     if std::env::var_os(CURSOR_KEY_VAR).is_some() {
         // The same key seals the state of 2026-07-28 `input_required` results, so a retry is
         // served by whichever replica it reaches (the variable was checked in `toolbox`).

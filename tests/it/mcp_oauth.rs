@@ -25,13 +25,16 @@ fn read_notes() -> String {
     "the notes".into()
 }
 
-/// Charges the customer's card with the amount. Returns the receipt number.
-#[tool(writes, idempotent)]
+/// Charges the customer's card with the amount, once per request_id. Returns the receipt
+/// number.
+#[tool(writes, idempotency_key(request_id))]
 fn charge_card(
     /// The amount, in cents.
     amount: u64,
+    /// The request's id, e.g. "r-1": a repeat with the same id charges nothing.
+    request_id: String,
 ) -> String {
-    format!("receipt-{amount}")
+    format!("receipt-{amount}-{request_id}")
 }
 
 fn fixture(name: &str) -> Vec<u8> {
@@ -503,7 +506,7 @@ async fn a_missing_scope_is_403_naming_it_and_a_token_with_it_runs() {
     let answer = call(
         &served.url(),
         "charge_card",
-        json!({"amount": 500}),
+        json!({"amount": 500, "request_id": "r-1"}),
         &bearer(&reader),
     )
     .await;
@@ -523,12 +526,15 @@ async fn a_missing_scope_is_403_naming_it_and_a_token_with_it_runs() {
     let answer = call(
         &served.url(),
         "charge_card",
-        json!({"amount": 500}),
+        json!({"amount": 500, "request_id": "r-1"}),
         &bearer(&payer),
     )
     .await;
     assert_eq!(answer.status, 200, "{}", answer.body);
-    assert_eq!(answer.json()["result"]["structuredContent"], "receipt-500");
+    assert_eq!(
+        answer.json()["result"]["structuredContent"],
+        "receipt-500-r-1"
+    );
     assert_eq!(
         served.ran(),
         vec![("charge_card".into(), Some("ann".into()))]
@@ -562,7 +568,13 @@ async fn anonymous_access_is_the_hosts_choice() {
     let answer = call(&served.url(), "read_notes", json!({}), &[]).await;
     assert_eq!(answer.status, 200, "{}", answer.body);
     // A tool that needs a scope asks for a token; a bad token is refused as ever.
-    let answer = call(&served.url(), "charge_card", json!({"amount": 1}), &[]).await;
+    let answer = call(
+        &served.url(),
+        "charge_card",
+        json!({"amount": 1, "request_id": "r-2"}),
+        &[],
+    )
+    .await;
     assert_eq!(answer.status, 401, "{}", answer.body);
     assert!(
         answer.challenge.contains("scope=\"billing:write\""),
@@ -636,5 +648,98 @@ async fn a_session_is_served_only_to_the_subject_that_opened_it() {
     assert_eq!(answer.status, 404, "{}", answer.body);
     let (answer, _) = post_2025(&served.url(), &ann, Some(&session), list).await;
     assert_eq!(answer.status, 200, "{}", answer.body);
+    served.server.shutdown().await;
+}
+
+/// Reads `child`'s first line on `pipe` that contains `marker`, within 30 s.
+fn line_with(pipe: impl std::io::Read + Send + 'static, marker: &'static str) -> String {
+    use std::io::BufRead as _;
+    let (tx, rx) = std::sync::mpsc::channel();
+    std::thread::spawn(move || {
+        for line in std::io::BufReader::new(pipe).lines() {
+            let Ok(line) = line else { return };
+            if line.contains(marker) {
+                let _ = tx.send(line);
+                return;
+            }
+        }
+    });
+    rx.recv_timeout(Duration::from_secs(30))
+        .unwrap_or_else(|_| panic!("no line with {marker:?} within 30 s"))
+}
+
+/// A real authorization server (oidc-provider, `tests/conformance/oauth_provider.mjs`) and a
+/// real client (the official TypeScript SDK's with its client-credentials provider,
+/// `tests/conformance/oauth_client.mjs`) against `examples/mcp_server` started with `--auth`:
+/// the client finds the authorization server from the server's `401`, obtains a token, reads,
+/// and steps up to the write scope on the server's `403`; the write lands.
+#[test]
+fn the_official_client_gets_a_token_from_a_real_authorization_server_and_steps_up() {
+    use std::process::{Command, Stdio};
+    let Some((node, _)) = crate::conformance_suite::suite() else {
+        return;
+    };
+    let exe = std::env::current_exe().unwrap();
+    let server = exe
+        .parent()
+        .unwrap()
+        .parent()
+        .unwrap()
+        .join("examples/mcp_server");
+    assert!(server.exists(), "{} is not built", server.display());
+    // A free port, so the resource URI is known before the server starts.
+    let port = std::net::TcpListener::bind(("127.0.0.1", 0))
+        .unwrap()
+        .local_addr()
+        .unwrap()
+        .port();
+    let resource = format!("http://127.0.0.1:{port}/mcp");
+    let mut provider = crate::conformance_suite::node_command(&node);
+    provider
+        .arg("oauth_provider.mjs")
+        .arg(&resource)
+        .stdout(Stdio::piped())
+        .stderr(Stdio::null());
+    let mut provider = crate::conformance_suite::Killed(provider.spawn().unwrap());
+    let issuer = line_with(provider.0.stdout.take().unwrap(), "http://127.0.0.1:");
+    let root = crate::fixture::Dir::new("oauth");
+    let mut mcp = Command::new(&server);
+    mcp.arg(root.root())
+        .args(["--http", &format!("127.0.0.1:{port}"), "--allow-writes"])
+        .args(["--auth", issuer.trim(), "--resource", &resource])
+        .stdout(Stdio::null())
+        .stderr(Stdio::piped());
+    let mut mcp = crate::conformance_suite::Killed(mcp.spawn().unwrap());
+    line_with(mcp.0.stderr.take().unwrap(), "serving MCP on");
+    let mut client = crate::conformance_suite::node_command(&node);
+    client
+        .arg("oauth_client.mjs")
+        .arg(&resource)
+        .arg(issuer.trim());
+    let (ok, out) = crate::conformance_suite::run_bounded(client);
+    assert!(ok && out.contains("all checks passed"), "{out}");
+    let written = std::fs::read_to_string(root.root().join("from-oauth.txt")).unwrap();
+    assert_eq!(written, "written with a stepped-up token\n");
+}
+
+#[tokio::test]
+async fn two_subjects_keep_their_idempotency_keys_apart() {
+    let auth = auth_server().await;
+    let served = serve(OAuth::new(&auth.url, RESOURCE)).await;
+    let ann = sign(&claims(&auth.url, "ann", "billing:write"), "rsa-1");
+    let bob = sign(&claims(&auth.url, "bob", "billing:write"), "ec-1");
+    let charge = json!({"amount": 700, "request_id": "same-id"});
+    for token in [&ann, &ann, &bob] {
+        let answer = call(&served.url(), "charge_card", charge.clone(), &bearer(token)).await;
+        assert_eq!(answer.status, 200, "{}", answer.body);
+    }
+    // Ann's repeat is her first call's duplicate; Bob's call with the same id is his own.
+    assert_eq!(
+        served.ran(),
+        vec![
+            ("charge_card".into(), Some("ann".into())),
+            ("charge_card".into(), Some("bob".into()))
+        ]
+    );
     served.server.shutdown().await;
 }
