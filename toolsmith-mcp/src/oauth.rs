@@ -1070,3 +1070,113 @@ fn plain(status: http::StatusCode, text: &'static str) -> crate::http::Response 
     *res.status_mut() = status;
     res
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn settings_that_cannot_be_served_are_refused_when_the_server_binds() {
+        let cases = [
+            (
+                OAuth::new("http://login.example.com", "https://tools.example.com/mcp"),
+                "the issuer \"http://login.example.com\" must be an https URL",
+            ),
+            (
+                OAuth::new("https://login.example.com", "tools.example.com/mcp"),
+                "the resource \"tools.example.com/mcp\" is not a URL",
+            ),
+            (
+                OAuth::new(
+                    "https://login.example.com",
+                    "https://tools.example.com/mcp#x",
+                ),
+                "must not have a fragment",
+            ),
+            (
+                OAuth::new("https://login.example.com", "https://tools.example.com/mcp")
+                    .jwks_uri("ftp://login.example.com/keys"),
+                "the JWKS URI \"ftp://login.example.com/keys\" must be an https URL",
+            ),
+        ];
+        for (settings, says) in cases {
+            let Err(err) = Verifier::new(settings) else {
+                panic!("accepted: {says}");
+            };
+            assert!(err.to_string().contains(says), "{err}");
+        }
+        // Plain HTTP on loopback only (a local authorization server in development).
+        for local in [
+            "http://127.0.0.1:9000",
+            "http://localhost:9000",
+            "http://[::1]:9000",
+        ] {
+            Verifier::new(OAuth::new(local, "http://127.0.0.1:8080/mcp")).unwrap();
+        }
+    }
+
+    #[test]
+    fn the_metadata_url_follows_the_resource_path() {
+        let v = Verifier::new(OAuth::new(
+            "https://login.example.com",
+            "https://tools.example.com/team/mcp/",
+        ))
+        .unwrap();
+        assert_eq!(
+            v.metadata_url,
+            "https://tools.example.com/.well-known/oauth-protected-resource/team/mcp"
+        );
+        assert!(v.is_metadata_path("/.well-known/oauth-protected-resource"));
+        assert!(v.is_metadata_path("/.well-known/oauth-protected-resource/team/mcp"));
+        assert!(!v.is_metadata_path("/.well-known/oauth-protected-resource/other"));
+    }
+
+    #[test]
+    fn claims_become_a_caller() {
+        let v = Verifier::new(
+            OAuth::new("https://login.example.com", "https://tools.example.com/mcp")
+                .roles_claim("roles"),
+        )
+        .unwrap();
+        let Ok(caller) = v.caller_of(&json!({
+            "sub": "ann", "scope": "a b", "scp": ["c"], "roles": ["admin", 7, "ops"]
+        })) else {
+            panic!("refused")
+        };
+        assert_eq!(caller.id(), Some("ann"));
+        assert!(["a", "b", "c"].iter().all(|s| caller.has_scope(s)));
+        assert!(caller.has_role("admin") && caller.has_role("ops"));
+        assert_eq!(caller.roles.len(), 2);
+        for claims in [json!({"sub": "  "}), json!({"sub": 7}), json!({})] {
+            assert!(v.caller_of(&claims).is_err(), "{claims}");
+        }
+    }
+
+    #[test]
+    fn a_header_that_does_not_decode_is_said_plainly() {
+        let header = |h: &str| format!("{}.e30.", b64(h.as_bytes()));
+        let said = |token: &str| match malformed_header(token) {
+            TokenError::Invalid(why) => why,
+            TokenError::Unavailable(why) => panic!("{why}"),
+        };
+        assert!(said(&header(r#"{"alg":"none"}"#)).contains("unsigned (alg none)"));
+        assert!(said(&header(r#"{"alg":"XX999"}"#)).contains("\"XX999\" is unknown"));
+        assert!(said("garbage").contains("not a well-formed JWT"));
+    }
+
+    fn b64(bytes: &[u8]) -> String {
+        use base64::Engine as _;
+        base64::engine::general_purpose::URL_SAFE_NO_PAD.encode(bytes)
+    }
+
+    #[test]
+    fn the_scope_check_reads_the_called_tool() {
+        let call = br#"{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"pay"}}"#;
+        assert_eq!(called_tool(call).as_deref(), Some("pay"));
+        let list = br#"{"jsonrpc":"2.0","id":1,"method":"tools/list"}"#;
+        assert_eq!(called_tool(list), None);
+        assert_eq!(called_tool(b"not json"), None);
+        // A challenge's quoted values carry no quote or control character.
+        assert_eq!(quoted("a\"b\\c\nd"), "abc d");
+    }
+}
