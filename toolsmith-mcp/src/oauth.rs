@@ -316,7 +316,18 @@ pub(crate) struct Verifier {
     /// set's URL once known.
     fetching: tokio::sync::Mutex<FetchState>,
     /// The subject each session was opened by (`Mcp-Session-Id`).
-    sessions: Mutex<HashMap<String, Option<String>>>,
+    sessions: Mutex<Sessions>,
+}
+
+/// The most sessions whose subject is kept; past it the oldest is forgotten (and refused from
+/// then on, as an unknown session is).
+const MAX_SESSIONS: usize = 65_536;
+
+/// The subject of each open session, and the order they were opened in.
+#[derive(Default)]
+struct Sessions {
+    subjects: HashMap<String, Option<String>>,
+    order: std::collections::VecDeque<String>,
 }
 
 #[derive(Default)]
@@ -383,7 +394,7 @@ impl Verifier {
             client,
             keys: RwLock::new(None),
             fetching: tokio::sync::Mutex::new(FetchState::default()),
-            sessions: Mutex::new(HashMap::new()),
+            sessions: Mutex::new(Sessions::default()),
         })
     }
 
@@ -585,29 +596,43 @@ impl Verifier {
         })
     }
 
-    /// Whether the session `id` may be used by `subject` (a session opened by another subject
-    /// is answered as unknown).
+    /// Whether the session `id` may be used by `subject`: only by the subject that opened it
+    /// here (every session is opened through this check; an id it never saw, or forgot, is
+    /// answered as unknown).
     pub(crate) fn session_allowed(&self, id: &str, subject: Option<&str>) -> bool {
         let sessions = self.sessions.lock().unwrap_or_else(PoisonError::into_inner);
         sessions
+            .subjects
             .get(id)
-            .is_none_or(|owner| owner.as_deref() == subject)
+            .is_some_and(|owner| owner.as_deref() == subject)
     }
 
-    /// Records that `subject` opened the session `id`.
+    /// Records that `subject` opened the session `id`, forgetting the oldest past
+    /// [`MAX_SESSIONS`].
     pub(crate) fn session_opened(&self, id: &str, subject: Option<&str>) {
-        self.sessions
-            .lock()
-            .unwrap_or_else(PoisonError::into_inner)
-            .insert(id.to_string(), subject.map(str::to_string));
+        let mut sessions = self.sessions.lock().unwrap_or_else(PoisonError::into_inner);
+        while sessions.subjects.len() >= MAX_SESSIONS {
+            let Some(oldest) = sessions.order.pop_front() else {
+                break;
+            };
+            sessions.subjects.remove(&oldest);
+        }
+        let id = id.to_string();
+        if sessions
+            .subjects
+            .insert(id.clone(), subject.map(str::to_string))
+            .is_none()
+        {
+            sessions.order.push_back(id);
+        }
     }
 
     /// Forgets the session `id` (closed).
     pub(crate) fn session_closed(&self, id: &str) {
-        self.sessions
-            .lock()
-            .unwrap_or_else(PoisonError::into_inner)
-            .remove(id);
+        let mut sessions = self.sessions.lock().unwrap_or_else(PoisonError::into_inner);
+        if sessions.subjects.remove(id).is_some() {
+            sessions.order.retain(|kept| kept != id);
+        }
     }
 
     /// Verifies `token` and reads its caller.
@@ -635,10 +660,13 @@ impl Verifier {
         let kid = header.kid.as_deref();
         let keys = self.keys_for(kid, alg).await?;
         let key = find_key(&keys, kid, alg).ok_or_else(|| {
-            TokenError::Invalid(match kid {
+            TokenError::Invalid(match kid.filter(|k| echoable(k)) {
                 Some(kid) => format!(
                     "the access token's key {kid:?} is not among the authorization server's keys"
                 ),
+                None if kid.is_some() => {
+                    "the access token's key is not among the authorization server's keys".into()
+                }
                 None => "the access token names no key (kid) and the authorization server has \
                          no single key for its algorithm"
                     .into(),
@@ -900,11 +928,20 @@ fn malformed_header(token: &str) -> TokenError {
         Some(a) if a.eq_ignore_ascii_case("none") => {
             "the access token is unsigned (alg none), which is never accepted".into()
         }
-        Some(a) if a.len() <= 16 => {
+        Some(a) if echoable(&a) => {
             format!("the access token's algorithm {a:?} is unknown to this server")
         }
         _ => "the access token is not a well-formed JWT".into(),
     })
+}
+
+/// Whether a value the token chose may be quoted back in an answer: short, and plain ASCII
+/// (a header carries nothing else).
+fn echoable(text: &str) -> bool {
+    text.len() <= 64
+        && text
+            .bytes()
+            .all(|b| b.is_ascii_alphanumeric() || b"-_.:".contains(&b))
 }
 
 /// A claim's words: a space-separated string, or an array of strings.
@@ -1167,6 +1204,44 @@ mod tests {
     fn b64(bytes: &[u8]) -> String {
         use base64::Engine as _;
         base64::engine::general_purpose::URL_SAFE_NO_PAD.encode(bytes)
+    }
+
+    #[test]
+    fn a_session_is_its_openers_only_and_the_list_is_bounded() {
+        let v = Verifier::new(OAuth::new(
+            "https://login.example.com",
+            "https://t.example/mcp",
+        ))
+        .unwrap();
+        assert!(
+            !v.session_allowed("s1", Some("ann")),
+            "an id never opened here"
+        );
+        v.session_opened("s1", Some("ann"));
+        v.session_opened("s2", None);
+        assert!(v.session_allowed("s1", Some("ann")));
+        assert!(!v.session_allowed("s1", Some("bob")));
+        assert!(!v.session_allowed("s1", None));
+        assert!(v.session_allowed("s2", None));
+        assert!(!v.session_allowed("s2", Some("ann")));
+        v.session_closed("s1");
+        assert!(!v.session_allowed("s1", Some("ann")));
+        // Past the bound the oldest is forgotten, and refused from then on.
+        for n in 0..MAX_SESSIONS {
+            v.session_opened(&format!("n{n}"), Some("ann"));
+        }
+        assert!(!v.session_allowed("s2", None));
+        assert!(v.session_allowed(&format!("n{}", MAX_SESSIONS - 1), Some("ann")));
+        let kept = v.sessions.lock().unwrap();
+        assert_eq!(kept.subjects.len(), MAX_SESSIONS);
+        assert_eq!(kept.order.len(), MAX_SESSIONS);
+    }
+
+    #[test]
+    fn only_short_plain_values_are_quoted_back() {
+        assert!(echoable("rsa-1") && echoable("RS256") && echoable("urn:key.2"));
+        assert!(!echoable(&"k".repeat(65)));
+        assert!(!echoable("caf\u{e9}") && !echoable("a b") && !echoable("a\"b"));
     }
 
     #[test]
