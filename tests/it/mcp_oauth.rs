@@ -48,6 +48,10 @@ struct AuthServer {
     jwks: Arc<Mutex<Value>>,
     fetches: Arc<AtomicUsize>,
     down: Arc<AtomicBool>,
+    /// What `/introspect` answers for each opaque token (others: `{"active": false}`), to the
+    /// client `rs` / `rs-secret` only; and how many times it was asked.
+    opaque: Arc<Mutex<std::collections::HashMap<String, Value>>>,
+    introspections: Arc<AtomicUsize>,
     task: tokio::task::JoinHandle<()>,
 }
 
@@ -68,12 +72,15 @@ async fn auth_server() -> AuthServer {
     let jwks = Arc::new(Mutex::new(jwks));
     let fetches = Arc::new(AtomicUsize::new(0));
     let down = Arc::new(AtomicBool::new(false));
+    let opaque = Arc::new(Mutex::new(std::collections::HashMap::new()));
+    let introspections = Arc::new(AtomicUsize::new(0));
     let (keys, count, off, issuer) = (
         Arc::clone(&jwks),
         Arc::clone(&fetches),
         Arc::clone(&down),
         url.clone(),
     );
+    let (tokens, asked) = (Arc::clone(&opaque), Arc::clone(&introspections));
     let task = tokio::spawn(async move {
         loop {
             let Ok((stream, _)) = listener.accept().await else {
@@ -85,28 +92,62 @@ async fn auth_server() -> AuthServer {
                 Arc::clone(&off),
                 issuer.clone(),
             );
-            let service = hyper::service::service_fn(move |req: hyper::Request<_>| {
-                let path = req.uri().path().to_string();
-                let (status, body) = if off.load(Ordering::SeqCst) {
-                    (503, json!({"error": "down"}))
-                } else if path == "/.well-known/oauth-authorization-server" {
-                    let meta = json!({
-                        "issuer": issuer,
-                        "jwks_uri": format!("{issuer}/jwks"),
-                        "token_endpoint": format!("{issuer}/token"),
-                        "response_types_supported": ["code"],
-                    });
-                    (200, meta)
-                } else if path == "/jwks" {
-                    count.fetch_add(1, Ordering::SeqCst);
-                    (200, keys.lock().unwrap().clone())
-                } else {
-                    (404, json!({"error": "not found"}))
-                };
-                let mut res = hyper::Response::new(Full::new(Bytes::from(body.to_string())));
-                *res.status_mut() = hyper::StatusCode::from_u16(status).unwrap();
-                std::future::ready(Ok::<_, std::convert::Infallible>(res))
-            });
+            let (tokens, asked) = (Arc::clone(&tokens), Arc::clone(&asked));
+            let service =
+                hyper::service::service_fn(move |req: hyper::Request<hyper::body::Incoming>| {
+                    let (keys, count, off, issuer) = (
+                        Arc::clone(&keys),
+                        Arc::clone(&count),
+                        Arc::clone(&off),
+                        issuer.clone(),
+                    );
+                    let (tokens, asked) = (Arc::clone(&tokens), Arc::clone(&asked));
+                    async move {
+                        let path = req.uri().path().to_string();
+                        let basic = req
+                            .headers()
+                            .get("authorization")
+                            .map(|v| v.to_str().unwrap().to_string());
+                        let form = {
+                            use http_body_util::BodyExt as _;
+                            req.into_body().collect().await.unwrap().to_bytes()
+                        };
+                        let (status, body) = if off.load(Ordering::SeqCst) {
+                            (503, json!({"error": "down"}))
+                        } else if path == "/.well-known/oauth-authorization-server" {
+                            let meta = json!({
+                                "issuer": issuer,
+                                "jwks_uri": format!("{issuer}/jwks"),
+                                "token_endpoint": format!("{issuer}/token"),
+                                "response_types_supported": ["code"],
+                            });
+                            (200, meta)
+                        } else if path == "/jwks" {
+                            count.fetch_add(1, Ordering::SeqCst);
+                            (200, keys.lock().unwrap().clone())
+                        } else if path == "/introspect" {
+                            asked.fetch_add(1, Ordering::SeqCst);
+                            if basic.as_deref()
+                                != Some(&format!("Basic {}", b64_std(b"rs:rs-secret")))
+                            {
+                                (401, json!({"error": "invalid_client"}))
+                            } else {
+                                let token = form_urlencoded::parse(&form)
+                                    .find(|(k, _)| k == "token")
+                                    .map(|(_, v)| v.into_owned())
+                                    .unwrap_or_default();
+                                let answer = tokens.lock().unwrap().get(&token).cloned();
+                                (200, answer.unwrap_or_else(|| json!({"active": false})))
+                            }
+                        } else {
+                            (404, json!({"error": "not found"}))
+                        };
+                        let mut res =
+                            hyper::Response::new(Full::new(Bytes::from(body.to_string())));
+                        *res.status_mut() = hyper::StatusCode::from_u16(status).unwrap();
+                        Ok::<_, std::convert::Infallible>(res)
+                    }
+                });
             tokio::spawn(async move {
                 let _ = hyper::server::conn::http1::Builder::new()
                     .serve_connection(hyper_util::rt::TokioIo::new(stream), service)
@@ -119,6 +160,8 @@ async fn auth_server() -> AuthServer {
         jwks,
         fetches,
         down,
+        opaque,
+        introspections,
         task,
     }
 }
@@ -157,6 +200,11 @@ fn sign(claims: &Value, kid: &str) -> String {
     let mut header = Header::new(alg);
     header.kid = Some(kid.into());
     jsonwebtoken::encode(&header, claims, &key).unwrap()
+}
+
+fn b64_std(bytes: &[u8]) -> String {
+    use base64::Engine as _;
+    base64::engine::general_purpose::STANDARD.encode(bytes)
 }
 
 fn b64(bytes: &[u8]) -> String {
@@ -741,5 +789,124 @@ async fn two_subjects_keep_their_idempotency_keys_apart() {
             ("charge_card".into(), Some("bob".into()))
         ]
     );
+    served.server.shutdown().await;
+}
+
+#[tokio::test]
+async fn opaque_tokens_are_checked_by_introspection_and_kept_a_while() {
+    let auth = auth_server().await;
+    let endpoint = format!("{}/introspect", auth.url);
+    let served =
+        serve(OAuth::new(&auth.url, RESOURCE).introspection(&endpoint, "rs", "rs-secret")).await;
+    let answer = |sub: &str, aud: Value, extra: Value| {
+        let mut a = json!({"active": true, "sub": sub, "scope": "billing:write", "aud": aud,
+            "iss": auth.url, "exp": now() + 600});
+        for (k, v) in extra.as_object().unwrap() {
+            a[k] = v.clone();
+        }
+        a
+    };
+    {
+        let mut opaque = auth.opaque.lock().unwrap();
+        opaque.insert(
+            "opaque-ann".into(),
+            answer("ann", json!([RESOURCE, "other"]), json!({})),
+        );
+        opaque.insert(
+            "opaque-other".into(),
+            answer("ann", json!("https://other.example/mcp"), json!({})),
+        );
+        opaque.insert(
+            "opaque-old".into(),
+            answer("ann", json!(RESOURCE), json!({"exp": now() - 3600})),
+        );
+        opaque.insert(
+            "opaque-foreign".into(),
+            answer(
+                "ann",
+                json!(RESOURCE),
+                json!({"iss": "https://evil.example"}),
+            ),
+        );
+        opaque.insert(
+            "opaque-nobody".into(),
+            answer("", json!(RESOURCE), json!({})),
+        );
+    }
+    let charge = json!({"amount": 1, "request_id": "o-1"});
+    let ok = call(
+        &served.url(),
+        "charge_card",
+        charge.clone(),
+        &bearer("opaque-ann"),
+    )
+    .await;
+    assert_eq!(ok.status, 200, "{}", ok.body);
+    // The answer is kept: a second call asks nothing.
+    let again = call(
+        &served.url(),
+        "read_notes",
+        json!({}),
+        &bearer("opaque-ann"),
+    )
+    .await;
+    assert_eq!(again.status, 200, "{}", again.body);
+    assert_eq!(auth.introspections.load(Ordering::SeqCst), 1);
+    for (token, says) in [
+        ("opaque-unknown", "not active"),
+        ("opaque-other", "issued for another resource"),
+        ("opaque-old", "has expired"),
+        ("opaque-foreign", "another authorization server"),
+        ("opaque-nobody", "subject is empty"),
+    ] {
+        let refused = call(&served.url(), "read_notes", json!({}), &bearer(token)).await;
+        assert_eq!(refused.status, 401, "{token}: {}", refused.body);
+        assert!(refused.body.contains(says), "{token}: {}", refused.body);
+    }
+    // JWTs still go the JWT way.
+    let jwt = sign(&claims(&auth.url, "bob", ""), "rsa-1");
+    let answer_jwt = call(&served.url(), "read_notes", json!({}), &bearer(&jwt)).await;
+    assert_eq!(answer_jwt.status, 200, "{}", answer_jwt.body);
+    assert_eq!(
+        served.ran(),
+        vec![
+            ("charge_card".into(), Some("ann".into())),
+            ("read_notes".into(), Some("ann".into())),
+            ("read_notes".into(), Some("bob".into()))
+        ]
+    );
+    served.server.shutdown().await;
+}
+
+#[tokio::test]
+async fn introspection_that_cannot_answer_is_503_and_runs_nothing() {
+    let auth = auth_server().await;
+    let endpoint = format!("{}/introspect", auth.url);
+    // Credentials the authorization server refuses, then the server down.
+    let served =
+        serve(OAuth::new(&auth.url, RESOURCE).introspection(&endpoint, "rs", "wrong")).await;
+    let refused = call(
+        &served.url(),
+        "read_notes",
+        json!({}),
+        &bearer("opaque-ann"),
+    )
+    .await;
+    assert_eq!(refused.status, 503, "{}", refused.body);
+    assert!(
+        refused.body.contains("401 Unauthorized"),
+        "{}",
+        refused.body
+    );
+    auth.down.store(true, Ordering::SeqCst);
+    let refused = call(
+        &served.url(),
+        "read_notes",
+        json!({}),
+        &bearer("opaque-ann"),
+    )
+    .await;
+    assert_eq!(refused.status, 503, "{}", refused.body);
+    assert!(served.ran().is_empty());
     served.server.shutdown().await;
 }

@@ -110,6 +110,25 @@ pub struct OAuth {
     keys_max_age: Duration,
     fetch_timeout: Duration,
     max_token_bytes: usize,
+    introspection: Option<Introspection>,
+}
+
+/// Where opaque tokens are checked ([`OAuth::introspection`]).
+#[derive(Clone)]
+struct Introspection {
+    endpoint: String,
+    client_id: String,
+    client_secret: String,
+}
+
+impl std::fmt::Debug for Introspection {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        // The secret is never printed.
+        f.debug_struct("Introspection")
+            .field("endpoint", &self.endpoint)
+            .field("client_id", &self.client_id)
+            .finish_non_exhaustive()
+    }
 }
 
 /// The default longest token accepted, in bytes.
@@ -147,6 +166,7 @@ impl OAuth {
             keys_max_age: Duration::from_secs(3600),
             fetch_timeout: Duration::from_secs(5),
             max_token_bytes: DEFAULT_MAX_TOKEN_BYTES,
+            introspection: None,
         }
     }
 
@@ -235,6 +255,28 @@ impl OAuth {
         self
     }
 
+    /// Accepts opaque access tokens too: a token that is not a JWT is checked at the
+    /// authorization server's token introspection endpoint (RFC 7662), which this server calls
+    /// as the client `client_id` with `client_secret` (HTTP Basic). The answer must say the
+    /// token is `active`, issued for this server (`aud` names the resource), by the issuer (when
+    /// it says), within `exp`/`nbf`, for a subject; its `scope` gives the scopes. An answer is
+    /// kept (by a digest of the token, never the token) until the token expires or for a minute,
+    /// whichever is sooner; at most 16 checks run at once. Default: JWTs only.
+    #[must_use]
+    pub fn introspection(
+        mut self,
+        endpoint: impl Into<String>,
+        client_id: impl Into<String>,
+        client_secret: impl Into<String>,
+    ) -> OAuth {
+        self.introspection = Some(Introspection {
+            endpoint: endpoint.into(),
+            client_id: client_id.into(),
+            client_secret: client_secret.into(),
+        });
+        self
+    }
+
     /// The longest token accepted, in bytes (default [`DEFAULT_MAX_TOKEN_BYTES`]).
     #[must_use]
     pub fn max_token_bytes(mut self, bytes: usize) -> OAuth {
@@ -317,7 +359,17 @@ pub(crate) struct Verifier {
     fetching: tokio::sync::Mutex<FetchState>,
     /// The subject each session was opened by (`Mcp-Session-Id`).
     sessions: Mutex<Sessions>,
+    /// Introspected opaque tokens, by digest: the caller and until when the answer holds.
+    introspected: Mutex<HashMap<[u8; 32], (Caller, Instant)>>,
+    /// At most this many introspection requests at once.
+    introspecting: tokio::sync::Semaphore,
 }
+
+/// The most introspection answers kept.
+const MAX_INTROSPECTED: usize = 10_000;
+
+/// How long an introspection answer is kept at most.
+const INTROSPECTION_TTL: Duration = Duration::from_secs(60);
 
 /// The most sessions whose subject is kept; past it the oldest is forgotten (and refused from
 /// then on, as an unknown session is).
@@ -370,6 +422,9 @@ impl Verifier {
         if let Some(uri) = &settings.jwks_uri {
             secure_url(uri, "the JWKS URI").map_err(config)?;
         }
+        if let Some(i) = &settings.introspection {
+            secure_url(&i.endpoint, "the introspection endpoint").map_err(config)?;
+        }
         let resource = secure_url(&settings.resource, "the resource").map_err(config)?;
         if resource.fragment().is_some() {
             return Err(config(format!(
@@ -395,6 +450,8 @@ impl Verifier {
             keys: RwLock::new(None),
             fetching: tokio::sync::Mutex::new(FetchState::default()),
             sessions: Mutex::new(Sessions::default()),
+            introspected: Mutex::new(HashMap::new()),
+            introspecting: tokio::sync::Semaphore::new(16),
         })
     }
 
@@ -644,6 +701,10 @@ impl Verifier {
                 s.max_token_bytes
             )));
         }
+        let jwt = token.bytes().filter(|b| *b == b'.').count() == 2;
+        if !jwt && s.introspection.is_some() {
+            return self.introspect(token).await;
+        }
         let header = jsonwebtoken::decode_header(token).map_err(|_| malformed_header(token))?;
         let alg = header.alg;
         if !s.algorithms.iter().any(|a| a.jose() == alg) {
@@ -682,6 +743,128 @@ impl Verifier {
         let data = jsonwebtoken::decode::<Value>(token, &key.key, &validation)
             .map_err(|e| TokenError::Invalid(self.describe(&e)))?;
         self.caller_of(&data.claims)
+    }
+
+    /// Checks an opaque token at the introspection endpoint (RFC 7662), or takes the answer
+    /// kept for it.
+    async fn introspect(&self, token: &str) -> Result<Caller, TokenError> {
+        use sha2::Digest as _;
+        let Some(config) = &self.settings.introspection else {
+            return Err(TokenError::Invalid("the access token is not a JWT".into()));
+        };
+        let digest: [u8; 32] = sha2::Sha256::digest(token.as_bytes()).into();
+        if let Some(caller) = self.kept_introspection(&digest) {
+            return Ok(caller);
+        }
+        let _permit = self
+            .introspecting
+            .acquire()
+            .await
+            .map_err(|_| TokenError::Unavailable("introspection is shut down".into()))?;
+        let url = &config.endpoint;
+        let res = self
+            .client
+            .post(url)
+            .basic_auth(&config.client_id, Some(&config.client_secret))
+            .header(http::header::ACCEPT, "application/json")
+            .header(
+                http::header::CONTENT_TYPE,
+                "application/x-www-form-urlencoded",
+            )
+            .body(format!(
+                "token={}&token_type_hint=access_token",
+                url::form_urlencoded::byte_serialize(token.as_bytes()).collect::<String>()
+            ))
+            .send()
+            .await
+            .map_err(|e| TokenError::Unavailable(format!("{url}: {}", without_url(&e))))?;
+        let status = res.status();
+        if !status.is_success() {
+            return Err(TokenError::Unavailable(format!(
+                "{url} answered {status} to this server's introspection request"
+            )));
+        }
+        let body = res
+            .bytes()
+            .await
+            .map_err(|e| TokenError::Unavailable(format!("{url}: {}", without_url(&e))))?;
+        if body.len() > MAX_FETCH_BYTES {
+            return Err(TokenError::Unavailable(format!(
+                "{url} sent more than {MAX_FETCH_BYTES} bytes"
+            )));
+        }
+        let answer: Value = serde_json::from_slice(&body).map_err(|_| {
+            TokenError::Unavailable(format!("{url} answered something that is not JSON"))
+        })?;
+        let (caller, until) = self.introspected_caller(&answer)?;
+        let mut kept = self
+            .introspected
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner);
+        if kept.len() >= MAX_INTROSPECTED {
+            let now = Instant::now();
+            kept.retain(|_, (_, until)| *until > now);
+            if kept.len() >= MAX_INTROSPECTED {
+                kept.clear();
+            }
+        }
+        kept.insert(digest, (caller.clone(), until));
+        Ok(caller)
+    }
+
+    fn kept_introspection(&self, digest: &[u8; 32]) -> Option<Caller> {
+        let kept = self
+            .introspected
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner);
+        kept.get(digest)
+            .filter(|(_, until)| *until > Instant::now())
+            .map(|(caller, _)| caller.clone())
+    }
+
+    /// The caller an introspection answer names, and until when the answer may be kept.
+    fn introspected_caller(&self, answer: &Value) -> Result<(Caller, Instant), TokenError> {
+        let s = &self.settings;
+        let invalid = |why: String| Err(TokenError::Invalid(why));
+        if answer.get("active") != Some(&Value::Bool(true)) {
+            return invalid("the access token is not active (introspection)".into());
+        }
+        if let Some(iss) = answer.get("iss") {
+            if iss.as_str() != Some(s.issuer.as_str()) {
+                return invalid(format!(
+                    "the access token was issued by another authorization server, not {}",
+                    s.issuer
+                ));
+            }
+        }
+        let for_us = match answer.get("aud") {
+            Some(Value::String(aud)) => aud == &s.resource,
+            Some(Value::Array(auds)) => auds.iter().any(|a| a.as_str() == Some(&s.resource)),
+            _ => false,
+        };
+        if !for_us {
+            return invalid(format!(
+                "the access token was issued for another resource, not {}",
+                s.resource
+            ));
+        }
+        let now = std::time::SystemTime::now()
+            .duration_since(std::time::UNIX_EPOCH)
+            .map_or(0, |d| d.as_secs());
+        let leeway = s.leeway.as_secs();
+        let exp = answer.get("exp").and_then(Value::as_u64);
+        if exp.is_some_and(|exp| exp.saturating_add(leeway) <= now) {
+            return invalid("the access token has expired".into());
+        }
+        let nbf = answer.get("nbf").and_then(Value::as_u64);
+        if nbf.is_some_and(|nbf| nbf > now.saturating_add(leeway)) {
+            return invalid("the access token is not valid yet (nbf)".into());
+        }
+        let caller = self.caller_of(answer)?;
+        let left = exp.map_or(INTROSPECTION_TTL, |exp| {
+            Duration::from_secs(exp.saturating_sub(now)).min(INTROSPECTION_TTL)
+        });
+        Ok((caller, Instant::now() + left))
     }
 
     fn describe(&self, e: &jsonwebtoken::errors::Error) -> String {
