@@ -25,6 +25,16 @@ fn read_notes() -> String {
     "the notes".into()
 }
 
+/// Lists the numbers below 1000, a page at a time. Returns the numbers.
+#[tool(read_only)]
+fn list_numbers(
+    /// The cursor of the previous page, to get the next one.
+    cursor: Option<String>,
+) -> Vec<u32> {
+    let _ = cursor; // the toolbox serves later pages from the kept result
+    (0..1000).collect()
+}
+
 /// Charges the customer's card with the amount, once per request_id. Returns the receipt
 /// number.
 #[tool(writes, idempotency_key(request_id))]
@@ -238,6 +248,8 @@ async fn serve(oauth: OAuth) -> Served {
     let toolbox = Toolbox::builder()
         .tool(read_notes::tool())
         .tool(charge_card::tool())
+        .tool(list_numbers::tool())
+        .output_budget(400)
         .policy(Policy::allow_all().require_scope("charge_card", "billing:write"))
         .shared_audit(Arc::clone(&audit) as _)
         .build()
@@ -272,19 +284,39 @@ impl Answer {
 
 /// A 2026-07-28 `tools/call` of `tool` (sessionless) with `headers`.
 async fn call(url: &str, tool: &str, args: Value, headers: &[(&str, String)]) -> Answer {
-    let body = json!({"jsonrpc": "2.0", "id": 1, "method": "tools/call", "params": {
-        "name": tool, "arguments": args, "_meta": {
-            "io.modelcontextprotocol/protocolVersion": "2026-07-28",
-            "io.modelcontextprotocol/clientCapabilities": {},
-            "io.modelcontextprotocol/clientInfo": {"name": "raw", "version": "1"}}}});
+    rpc(
+        url,
+        "tools/call",
+        json!({"name": tool, "arguments": args}),
+        headers,
+    )
+    .await
+}
+
+/// A 2026-07-28 request (sessionless) with `headers`; `Mcp-Name` is the params' `name` or
+/// `uri`.
+async fn rpc(url: &str, method: &str, mut params: Value, headers: &[(&str, String)]) -> Answer {
+    params["_meta"] = json!({
+        "io.modelcontextprotocol/protocolVersion": "2026-07-28",
+        "io.modelcontextprotocol/clientCapabilities": {},
+        "io.modelcontextprotocol/clientInfo": {"name": "raw", "version": "1"}});
+    let name = params
+        .get("name")
+        .or_else(|| params.get("uri"))
+        .and_then(Value::as_str)
+        .unwrap_or_default()
+        .to_string();
+    let body = json!({"jsonrpc": "2.0", "id": 1, "method": method, "params": params});
     let mut req = reqwest::Client::new()
         .post(url)
         .header("content-type", "application/json")
         .header("accept", "application/json, text/event-stream")
         .header("mcp-protocol-version", "2026-07-28")
-        .header("mcp-method", "tools/call")
-        .header("mcp-name", tool)
+        .header("mcp-method", method)
         .body(body.to_string());
+    if !name.is_empty() {
+        req = req.header("mcp-name", name);
+    }
     for (k, v) in headers {
         req = req.header(*k, v);
     }
@@ -908,5 +940,51 @@ async fn introspection_that_cannot_answer_is_503_and_runs_nothing() {
     .await;
     assert_eq!(refused.status, 503, "{}", refused.body);
     assert!(served.ran().is_empty());
+    served.server.shutdown().await;
+}
+
+#[tokio::test]
+async fn two_subjects_keep_their_result_links_and_cursors_apart() {
+    let auth = auth_server().await;
+    let served = serve(OAuth::new(&auth.url, RESOURCE)).await;
+    let ann = bearer(&sign(&claims(&auth.url, "ann", ""), "rsa-1"));
+    let bob = bearer(&sign(&claims(&auth.url, "bob", ""), "ec-1"));
+    let first = call(&served.url(), "list_numbers", json!({}), &ann)
+        .await
+        .json();
+    let result = &first["result"];
+    let link = result["content"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|b| b["type"] == "resource_link")
+        .unwrap_or_else(|| panic!("no link in {result}"))["uri"]
+        .as_str()
+        .unwrap()
+        .to_string();
+    let envelope: Value =
+        serde_json::from_str(result["content"][0]["text"].as_str().unwrap()).unwrap();
+    let cursor = envelope["cursor"]
+        .as_str()
+        .unwrap_or_else(|| panic!("{envelope}"))
+        .to_string();
+    // Ann reads her full result and her next page; Bob, with a valid token of his own, neither.
+    let url = served.url();
+    let read = json!({"uri": link});
+    let mine = rpc(&url, "resources/read", read.clone(), &ann).await.json();
+    assert!(mine["result"]["contents"][0]["text"].is_string(), "{mine}");
+    let theirs = rpc(&url, "resources/read", read, &bob).await.json();
+    assert!(theirs["error"].is_object(), "{theirs}");
+    let why = theirs["error"]["message"].as_str().unwrap();
+    assert!(why.contains("not made for this caller"), "{theirs}");
+    let next = json!({"cursor": cursor});
+    let mine = call(&url, "list_numbers", next.clone(), &ann).await.json();
+    assert_eq!(mine["result"]["isError"], false, "{mine}");
+    let theirs = call(&url, "list_numbers", next, &bob).await.json();
+    assert_eq!(theirs["result"]["isError"], true, "{theirs}");
+    assert_eq!(
+        theirs["result"]["_meta"]["dev.toolsmith/envelope"]["code"],
+        "INVALID_CURSOR"
+    );
     served.server.shutdown().await;
 }
