@@ -988,3 +988,57 @@ async fn two_subjects_keep_their_result_links_and_cursors_apart() {
     );
     served.server.shutdown().await;
 }
+
+/// A writer into a shared buffer, for the subscriber's formatted lines.
+#[derive(Clone, Default)]
+struct Lines(Arc<Mutex<Vec<u8>>>);
+
+impl std::io::Write for Lines {
+    fn write(&mut self, buf: &[u8]) -> std::io::Result<usize> {
+        self.0.lock().unwrap().extend_from_slice(buf);
+        Ok(buf.len())
+    }
+    fn flush(&mut self) -> std::io::Result<()> {
+        Ok(())
+    }
+}
+
+/// Every span and event of the server, the toolbox and rmcp at `trace`, while a call with a
+/// token runs (all of them on this thread: a current-thread runtime), holds no trace of the
+/// token; the call's span is there, so the capture saw the call.
+#[test]
+fn the_token_reaches_no_log_or_span() {
+    let lines = Lines::default();
+    let writer = lines.clone();
+    let subscriber = tracing_subscriber::fmt()
+        .with_max_level(tracing::Level::TRACE)
+        .with_ansi(false)
+        .with_writer(move || writer.clone())
+        .finish();
+    let guard = crate::common::capture_with(subscriber);
+    let token = crate::common::rt().block_on(async {
+        let auth = auth_server().await;
+        let served = serve(OAuth::new(&auth.url, RESOURCE)).await;
+        let token = sign(&claims(&auth.url, "ann", "billing:write"), "rsa-1");
+        let charge = json!({"amount": 9, "request_id": "t-1"});
+        let answer = call(&served.url(), "charge_card", charge, &bearer(&token)).await;
+        assert_eq!(answer.status, 200, "{}", answer.body);
+        served.server.shutdown().await;
+        token
+    });
+    drop(guard);
+    let text = String::from_utf8(lines.0.lock().unwrap().clone()).unwrap();
+    assert!(
+        text.contains("charge_card"),
+        "the capture saw no call:\n{text}"
+    );
+    let signature = token.rsplit('.').next().unwrap();
+    assert!(
+        !text.contains(signature),
+        "the token's signature is in the logs"
+    );
+    assert!(
+        !text.contains("Bearer"),
+        "an Authorization header is in the logs"
+    );
+}
