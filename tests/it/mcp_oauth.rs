@@ -748,17 +748,23 @@ fn line_with(pipe: impl std::io::Read + Send + 'static, marker: &'static str) ->
         .unwrap_or_else(|_| panic!("no line with {marker:?} within 30 s"))
 }
 
-/// A real authorization server (oidc-provider, `tests/conformance/oauth_provider.mjs`) and a
-/// real client (the official TypeScript SDK's with its client-credentials provider,
-/// `tests/conformance/oauth_client.mjs`) against `examples/mcp_server` started with `--auth`:
-/// the client finds the authorization server from the server's `401`, obtains a token, reads,
-/// and steps up to the write scope on the server's `403`; the write lands.
-#[test]
-fn the_official_client_gets_a_token_from_a_real_authorization_server_and_steps_up() {
+/// A real authorization server (oidc-provider, `tests/conformance/oauth_provider.mjs`) and
+/// `examples/mcp_server` started with `--auth` and `--resource` for it, on 127.0.0.1: both
+/// processes (killed when dropped), the issuer, the resource (the server's URL) and the
+/// server's root. `None` (SKIP, or a failure under `TOOLSMITH_REQUIRE_CONSUMERS=1`) without the
+/// npm install.
+struct RealFlow {
+    _provider: crate::conformance_suite::Killed,
+    _server: crate::conformance_suite::Killed,
+    node: std::path::PathBuf,
+    issuer: String,
+    resource: String,
+    root: crate::fixture::Dir,
+}
+
+fn real_flow() -> Option<RealFlow> {
     use std::process::{Command, Stdio};
-    let Some((node, _)) = crate::conformance_suite::suite() else {
-        return;
-    };
+    let (node, _) = crate::conformance_suite::suite()?;
     let exe = std::env::current_exe().unwrap();
     let server = exe
         .parent()
@@ -781,25 +787,76 @@ fn the_official_client_gets_a_token_from_a_real_authorization_server_and_steps_u
         .stdout(Stdio::piped())
         .stderr(Stdio::null());
     let mut provider = crate::conformance_suite::Killed(provider.spawn().unwrap());
-    let issuer = line_with(provider.0.stdout.take().unwrap(), "http://127.0.0.1:");
+    let issuer = line_with(provider.0.stdout.take().unwrap(), "http://127.0.0.1:")
+        .trim()
+        .to_string();
     let root = crate::fixture::Dir::new("oauth");
     let mut mcp = Command::new(&server);
     mcp.arg(root.root())
         .args(["--http", &format!("127.0.0.1:{port}"), "--allow-writes"])
-        .args(["--auth", issuer.trim(), "--resource", &resource])
+        .args(["--auth", &issuer, "--resource", &resource])
         .stdout(Stdio::null())
         .stderr(Stdio::piped());
     let mut mcp = crate::conformance_suite::Killed(mcp.spawn().unwrap());
     line_with(mcp.0.stderr.take().unwrap(), "serving MCP on");
-    let mut client = crate::conformance_suite::node_command(&node);
+    Some(RealFlow {
+        _provider: provider,
+        _server: mcp,
+        node,
+        issuer,
+        resource,
+        root,
+    })
+}
+
+/// The official TypeScript SDK's client with its client-credentials provider
+/// (`tests/conformance/oauth_client.mjs`) against the real flow: the client finds the
+/// authorization server from the server's `401`, obtains a token, reads, and steps up to the
+/// write scope on the server's `403`; the write lands.
+#[test]
+fn the_official_client_gets_a_token_from_a_real_authorization_server_and_steps_up() {
+    let Some(flow) = real_flow() else { return };
+    let mut client = crate::conformance_suite::node_command(&flow.node);
     client
         .arg("oauth_client.mjs")
-        .arg(&resource)
-        .arg(issuer.trim());
+        .arg(&flow.resource)
+        .arg(&flow.issuer);
     let (ok, out) = crate::conformance_suite::run_bounded(client);
     assert!(ok && out.contains("all checks passed"), "{out}");
-    let written = std::fs::read_to_string(root.root().join("from-oauth.txt")).unwrap();
+    let written = std::fs::read_to_string(flow.root.root().join("from-oauth.txt")).unwrap();
     assert_eq!(written, "written with a stepped-up token\n");
+}
+
+/// The official Python SDK's client with its client-credentials provider
+/// (`tests/mcp/python_oauth_client.py`) through the same flow.
+#[test]
+fn the_official_python_client_gets_a_token_and_steps_up_too() {
+    let python = crate::require::python(env!("CARGO_MANIFEST_DIR"));
+    let probe = std::process::Command::new(&python)
+        .args(["-c", "import mcp.client.auth.extensions.client_credentials"])
+        .output();
+    if !probe.is_ok_and(|o| o.status.success()) {
+        crate::require::missing::<()>(
+            "the Python MCP SDK (mcp)",
+            "not installed; .ci/consumers.sh installs it into target/consumers-venv",
+        );
+        return;
+    }
+    let Some(flow) = real_flow() else { return };
+    let mut client = std::process::Command::new(&python);
+    client
+        .arg(crate::workspace().join("tests/mcp/python_oauth_client.py"))
+        .arg(&flow.resource)
+        .arg(&flow.issuer)
+        .arg(flow.root.root())
+        .env("NO_PROXY", "127.0.0.1,localhost")
+        .env("no_proxy", "127.0.0.1,localhost")
+        .env_remove("HTTP_PROXY")
+        .env_remove("HTTPS_PROXY")
+        .env_remove("http_proxy")
+        .env_remove("https_proxy");
+    let (ok, out) = crate::conformance_suite::run_bounded(client);
+    assert!(ok && out.contains("all checks passed"), "{out}");
 }
 
 #[tokio::test]
