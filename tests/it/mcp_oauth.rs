@@ -132,6 +132,15 @@ async fn auth_server() -> AuthServer {
                                 "response_types_supported": ["code"],
                             });
                             (200, meta)
+                        } else if path == "/jwks-elsewhere" {
+                            // A redirect that leaves for plain HTTP on another host.
+                            let mut res = hyper::Response::new(Full::new(Bytes::new()));
+                            *res.status_mut() = hyper::StatusCode::FOUND;
+                            res.headers_mut().insert(
+                                "location",
+                                hyper::header::HeaderValue::from_static("http://198.51.100.7/jwks"),
+                            );
+                            return Ok(res);
                         } else if path == "/jwks" {
                             count.fetch_add(1, Ordering::SeqCst);
                             (200, keys.lock().unwrap().clone())
@@ -376,6 +385,12 @@ async fn the_metadata_and_the_challenge_name_the_authorization_server() {
         );
         assert_eq!(meta["bearer_methods_supported"], json!(["header"]));
     }
+    // A browser's CORS preflight carries no token: it is not refused for that.
+    let preflight = reqwest::Client::new()
+        .request(reqwest::Method::OPTIONS, served.url())
+        .header("origin", "http://127.0.0.1:3000")
+        .header("access-control-request-method", "POST");
+    assert_ne!(send(preflight).await.status, 401);
     let answer = call(&served.url(), "read_notes", json!({}), &[]).await;
     assert_eq!(answer.status, 401, "{}", answer.body);
     assert_eq!(
@@ -1098,4 +1113,17 @@ fn the_token_reaches_no_log_or_span() {
         !text.contains("Bearer"),
         "an Authorization header is in the logs"
     );
+}
+
+#[tokio::test]
+async fn keys_are_not_fetched_through_a_redirect_to_plain_http() {
+    let auth = auth_server().await;
+    let jwks = format!("{}/jwks-elsewhere", auth.url);
+    let served = serve(OAuth::new(&auth.url, RESOURCE).jwks_uri(jwks)).await;
+    let token = sign(&claims(&auth.url, "ann", ""), "rsa-1");
+    let answer = call(&served.url(), "read_notes", json!({}), &bearer(&token)).await;
+    assert_eq!(answer.status, 503, "{}", answer.body);
+    assert!(answer.body.contains("302"), "{}", answer.body);
+    assert!(served.ran().is_empty());
+    served.server.shutdown().await;
 }

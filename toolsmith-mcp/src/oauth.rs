@@ -439,7 +439,16 @@ impl Verifier {
         let metadata_url = format!("{origin}{base}{path}");
         let client = reqwest::Client::builder()
             .timeout(settings.fetch_timeout)
-            .redirect(reqwest::redirect::Policy::limited(3))
+            // A redirect may not leave https (or loopback): keys fetched over plain HTTP from
+            // elsewhere could be anyone's.
+            .redirect(reqwest::redirect::Policy::custom(|attempt| {
+                let safe = attempt.url().scheme() == "https" || loopback(attempt.url());
+                if attempt.previous().len() >= 3 || !safe {
+                    attempt.stop()
+                } else {
+                    attempt.follow()
+                }
+            }))
             .build()
             .map_err(|e| config(format!("the HTTP client for the key set: {e}")))?;
         Ok(Verifier {
@@ -1217,6 +1226,10 @@ impl Guard {
         req: http::Request<hyper::body::Incoming>,
     ) -> crate::http::Response {
         let v = &self.verifier;
+        if req.method() == http::Method::OPTIONS {
+            // A browser's CORS preflight carries no token, and runs nothing.
+            return service.handle(req).await;
+        }
         let (mut parts, body) = req.into_parts();
         let caller = match v.authenticate(&parts).await {
             Ok(caller) => caller,
