@@ -1127,3 +1127,23 @@ async fn keys_are_not_fetched_through_a_redirect_to_plain_http() {
     assert!(served.ran().is_empty());
     served.server.shutdown().await;
 }
+
+#[tokio::test]
+async fn the_resource_host_is_served_and_other_hosts_are_not() {
+    let auth = auth_server().await;
+    let public = "https://tools.example.com/mcp";
+    let served = serve(OAuth::new(&auth.url, public)).await;
+    let mut good = claims(&auth.url, "ann", "");
+    good["aud"] = json!(public);
+    let mut headers = bearer(&sign(&good, "rsa-1"));
+    headers.push(("host", "tools.example.com".into()));
+    let answer = call(&served.url(), "read_notes", json!({}), &headers).await;
+    assert_eq!(answer.status, 200, "{}", answer.body);
+    // rmcp's check against DNS rebinding still refuses any other name.
+    headers.pop();
+    headers.push(("host", "attacker.example.net".into()));
+    let answer = call(&served.url(), "read_notes", json!({}), &headers).await;
+    assert_eq!(answer.status, 403, "{}", answer.body);
+    assert_eq!(served.ran().len(), 1);
+    served.server.shutdown().await;
+}

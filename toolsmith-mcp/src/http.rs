@@ -84,7 +84,12 @@ impl McpServer {
         addr: impl ToSocketAddrs,
         config: StreamableHttpServerConfig,
     ) -> Result<HttpServer, ServeError> {
-        let auth = self.oauth_verifier()?;
+        let auth: Option<Guard> = self.oauth_verifier()?;
+        // With OAuth the server answers at its resource URI's host as well as on loopback.
+        let config = match &auth {
+            Some(guard) => guard.allow_host(config),
+            None => config,
+        };
         let listener = TcpListener::bind(addr).await?;
         let addr = listener.local_addr()?;
         let stop = CancellationToken::new();
@@ -213,6 +218,10 @@ enum Guard {}
 
 #[cfg(not(feature = "oauth"))]
 impl Guard {
+    fn allow_host(&self, _: StreamableHttpServerConfig) -> StreamableHttpServerConfig {
+        match *self {}
+    }
+
     fn metadata_for(&self, _: &::http::Request<hyper::body::Incoming>) -> Option<Response> {
         match *self {}
     }

@@ -72,6 +72,21 @@ pub(crate) struct Guard {
 }
 
 impl Guard {
+    /// `config` with the resource URI's host among the allowed `Host` headers (rmcp's check
+    /// against DNS rebinding allows only loopback names by default; a list the host emptied, which
+    /// allows every host, stays empty).
+    pub(crate) fn allow_host(
+        &self,
+        mut config: rmcp::transport::StreamableHttpServerConfig,
+    ) -> rmcp::transport::StreamableHttpServerConfig {
+        if let Some(host) = self.verifier.resource_host() {
+            if !config.allowed_hosts.is_empty() && !config.allowed_hosts.contains(&host) {
+                config.allowed_hosts.push(host);
+            }
+        }
+        config
+    }
+
     /// The Protected Resource Metadata, for a `GET` of one of its paths.
     pub(crate) fn metadata_for(
         &self,

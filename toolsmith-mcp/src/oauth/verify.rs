@@ -155,6 +155,13 @@ impl Verifier {
         })
     }
 
+    /// The host of the resource URI (the name clients reach this server by).
+    pub(crate) fn resource_host(&self) -> Option<String> {
+        let url = url::Url::parse(&self.settings.resource).ok()?;
+        url.host_str()
+            .map(|h| h.trim_matches(['[', ']']).to_string())
+    }
+
     /// Whether `path` is where the metadata is served.
     pub(crate) fn is_metadata_path(&self, path: &str) -> bool {
         self.metadata_paths.iter().any(|p| p == path)
