@@ -1147,3 +1147,15 @@ async fn the_resource_host_is_served_and_other_hosts_are_not() {
     assert_eq!(served.ran().len(), 1);
     served.server.shutdown().await;
 }
+
+#[tokio::test]
+async fn a_body_past_the_limit_is_413_with_a_token_too() {
+    let auth = auth_server().await;
+    let served = serve(OAuth::new(&auth.url, RESOURCE)).await;
+    let token = sign(&claims(&auth.url, "ann", ""), "rsa-1");
+    let big = json!({"padding": "x".repeat(toolsmith::mcp::MAX_REQUEST_BODY_BYTES)});
+    let answer = call(&served.url(), "read_notes", big, &bearer(&token)).await;
+    assert_eq!(answer.status, 413, "{}", answer.body);
+    assert!(served.ran().is_empty());
+    served.server.shutdown().await;
+}

@@ -84,10 +84,11 @@ impl McpServer {
         addr: impl ToSocketAddrs,
         config: StreamableHttpServerConfig,
     ) -> Result<HttpServer, ServeError> {
-        let auth: Option<Guard> = self.oauth_verifier()?;
-        // With OAuth the server answers at its resource URI's host as well as on loopback.
-        let config = match &auth {
-            Some(guard) => guard.allow_host(config),
+        let mut auth: Option<Guard> = self.oauth_verifier()?;
+        // With OAuth the server answers at its resource URI's host as well as on loopback, and
+        // the guard reads bodies up to the transport's limit.
+        let config = match &mut auth {
+            Some(guard) => guard.fit(config),
             None => config,
         };
         let listener = TcpListener::bind(addr).await?;
@@ -218,7 +219,7 @@ enum Guard {}
 
 #[cfg(not(feature = "oauth"))]
 impl Guard {
-    fn allow_host(&self, _: StreamableHttpServerConfig) -> StreamableHttpServerConfig {
+    fn fit(&mut self, _: StreamableHttpServerConfig) -> StreamableHttpServerConfig {
         match *self {}
     }
 

@@ -286,6 +286,7 @@ impl McpServer {
         Ok(Some(crate::oauth::Guard {
             verifier: Arc::new(crate::oauth::Verifier::new(settings.clone())?),
             toolbox: Arc::clone(&self.inner.toolbox),
+            max_body: crate::http::MAX_REQUEST_BODY_BYTES,
         }))
     }
 

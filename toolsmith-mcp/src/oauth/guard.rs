@@ -69,16 +69,20 @@ pub(crate) fn called_tool(body: &[u8]) -> Option<String> {
 pub(crate) struct Guard {
     pub(crate) verifier: Arc<Verifier>,
     pub(crate) toolbox: Arc<toolsmith_core::Toolbox>,
+    /// The largest request body read (the transport's, set by [`Guard::fit`]).
+    pub(crate) max_body: usize,
 }
 
 impl Guard {
-    /// `config` with the resource URI's host among the allowed `Host` headers (rmcp's check
-    /// against DNS rebinding allows only loopback names by default; a list the host emptied, which
-    /// allows every host, stays empty).
-    pub(crate) fn allow_host(
-        &self,
+    /// Fits the guard and the transport's settings to each other: the guard reads bodies up to
+    /// the transport's limit, and `config` gets the resource URI's host among the allowed `Host`
+    /// headers (rmcp's check against DNS rebinding allows only loopback names by default; a list
+    /// the host emptied, which allows every host, stays empty).
+    pub(crate) fn fit(
+        &mut self,
         mut config: rmcp::transport::StreamableHttpServerConfig,
     ) -> rmcp::transport::StreamableHttpServerConfig {
+        self.max_body = config.max_request_body_bytes;
         if let Some(host) = self.verifier.resource_host() {
             if !config.allowed_hosts.is_empty() && !config.allowed_hosts.contains(&host) {
                 config.allowed_hosts.push(host);
@@ -131,7 +135,7 @@ impl Guard {
         }
         let is_delete = parts.method == http::Method::DELETE;
         let req = if parts.method == http::Method::POST {
-            let limited = http_body_util::Limited::new(body, crate::http::MAX_REQUEST_BODY_BYTES);
+            let limited = http_body_util::Limited::new(body, self.max_body);
             let bytes = match limited.collect().await {
                 Ok(collected) => collected.to_bytes(),
                 Err(_) => {
