@@ -56,6 +56,7 @@ fn fixture(name: &str) -> Vec<u8> {
 struct AuthServer {
     url: String,
     jwks: Arc<Mutex<Value>>,
+    /// Requests for the key set, answered or not.
     fetches: Arc<AtomicUsize>,
     down: Arc<AtomicBool>,
     /// What `/introspect` answers for each opaque token (others: `{"active": false}`), to the
@@ -122,6 +123,10 @@ async fn auth_server() -> AuthServer {
                             use http_body_util::BodyExt as _;
                             req.into_body().collect().await.unwrap().to_bytes()
                         };
+                        if path == "/jwks" {
+                            // Every request for the keys counts, answered or not.
+                            count.fetch_add(1, Ordering::SeqCst);
+                        }
                         let (status, body) = if off.load(Ordering::SeqCst) {
                             (503, json!({"error": "down"}))
                         } else if path == "/.well-known/oauth-authorization-server" {
@@ -142,7 +147,6 @@ async fn auth_server() -> AuthServer {
                             );
                             return Ok(res);
                         } else if path == "/jwks" {
-                            count.fetch_add(1, Ordering::SeqCst);
                             (200, keys.lock().unwrap().clone())
                         } else if path == "/introspect" {
                             asked.fetch_add(1, Ordering::SeqCst);
@@ -1157,5 +1161,27 @@ async fn a_body_past_the_limit_is_413_with_a_token_too() {
     let answer = call(&served.url(), "read_notes", big, &bearer(&token)).await;
     assert_eq!(answer.status, 413, "{}", answer.body);
     assert!(served.ran().is_empty());
+    served.server.shutdown().await;
+}
+
+#[tokio::test]
+async fn keys_past_their_age_are_refreshed_at_most_once_per_interval() {
+    let auth = auth_server().await;
+    let oauth = OAuth::new(&auth.url, RESOURCE)
+        .keys_max_age(Duration::ZERO)
+        .refetch_interval(Duration::from_secs(3600));
+    let served = serve(oauth).await;
+    let token = sign(&claims(&auth.url, "ann", ""), "rsa-1");
+    // The authorization server goes down after the first fetch: the kept keys serve, and the
+    // requests do not each wait on a fetch.
+    let answer = call(&served.url(), "read_notes", json!({}), &bearer(&token)).await;
+    assert_eq!(answer.status, 200, "{}", answer.body);
+    auth.down.store(true, Ordering::SeqCst);
+    for _ in 0..5 {
+        let answer = call(&served.url(), "read_notes", json!({}), &bearer(&token)).await;
+        assert_eq!(answer.status, 200, "{}", answer.body);
+    }
+    assert_eq!(auth.fetches.load(Ordering::SeqCst), 1);
+    assert_eq!(served.ran().len(), 6);
     served.server.shutdown().await;
 }

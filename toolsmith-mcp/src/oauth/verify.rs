@@ -646,15 +646,18 @@ impl Verifier {
             if fresh && find_key(keys, kid, alg).is_some() {
                 return Ok(Arc::clone(keys));
             }
+            let interval = self.settings.refetch_interval;
             if fresh {
-                let recent = state
-                    .last_refetch
-                    .is_some_and(|t| t.elapsed() < self.settings.refetch_interval);
+                let recent = state.last_refetch.is_some_and(|t| t.elapsed() < interval);
                 if recent {
                     // Another unknown key within the interval: no fetch, the kept keys decide.
                     return Ok(Arc::clone(keys));
                 }
                 state.last_refetch = Some(Instant::now());
+            } else if state.last_attempt.is_some_and(|t| t.elapsed() < interval) {
+                // Past their age, and a refresh failed within the interval: the kept keys serve
+                // (requests do not queue behind a fetch each while the server is down).
+                return Ok(Arc::clone(keys));
             }
         } else if state.last_attempt.is_some_and(|t| {
             t.elapsed() < self.settings.refetch_interval.min(Duration::from_secs(1))
