@@ -12,7 +12,7 @@
 //! - its issuer is the authorization server, its audience this server's resource URI (RFC
 //!   8707), and it is within its validity (`exp`, `nbf`, with a small [leeway](OAuth::leeway)).
 //!
-//! Its subject becomes the [`Caller`]'s id, its `scope` (or `scp`) the caller's scopes, a claim
+//! Its subject becomes the [`Caller`](toolsmith_core::Caller)'s id, its `scope` (or `scp`) the caller's scopes, a claim
 //! the host names ([`roles_claim`](OAuth::roles_claim)) its roles; the token itself goes no
 //! further (it is taken off the request before rmcp sees it, so no tool, log, span or audit
 //! record holds it).
