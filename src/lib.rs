@@ -70,7 +70,8 @@
 //! error codes), [`content`] (images, audio, resources), [`export`] (targets, artifacts, the
 //! snapshot check), [`fault`] (failures of the host's own parts), [`idempotency`], [`lint`],
 //! [`pipeline`] (host stages), [`spec`] (the spec's smaller parts), [`state`] (state shared by
-//! replicas, and [`state::task`]: calls that outlive their request) and [`validate`]; with features also `mcp`, `workspace`, `sqlite`, `postgres`,
+//! replicas, and [`state::task`]: calls that outlive their request) and [`validate`]; with features also `mcp` (with `mcp-oauth`,
+//! `mcp::oauth`: OAuth access tokens on the HTTP server), `workspace`, `sqlite`, `postgres`,
 //! `redis` and `ui`. The feature `full-json-schema` validates what the compiled checks leave out
 //! of a hand-written schema ([`validate`] says which keywords). The dependencies whose derives the generated code uses are re-exported as
 //! `serde`, `serde_json`, `schemars` and `regex`.
