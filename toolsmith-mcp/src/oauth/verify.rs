@@ -108,6 +108,14 @@ fn secure_url(raw: &str, what: &str) -> Result<url::Url, String> {
 impl Verifier {
     /// Checks the settings and builds the client that fetches the keys.
     pub(crate) fn new(settings: OAuth) -> Result<Verifier, ServeError> {
+        // jsonwebtoken picks its crypto from its features, and finds none when an application's
+        // graph turns on both of its backends (another crate asking for the pure-Rust one): it
+        // would then panic at the first token. Install ours unless one is already chosen.
+        if jsonwebtoken::crypto::CryptoProvider::try_get_default().is_none() {
+            let _ = jsonwebtoken::crypto::CryptoProvider::install_default(
+                &jsonwebtoken::crypto::aws_lc::DEFAULT_PROVIDER,
+            );
+        }
         let config = |m: String| ServeError::Config(m);
         secure_url(&settings.issuer, "the issuer").map_err(config)?;
         if let Some(uri) = &settings.jwks_uri {
