@@ -38,6 +38,7 @@ mod redis_store;
 #[path = "../../toolsmith-sqlite/tests/state.rs"]
 mod sqlite_store;
 
+mod adk_loop;
 mod approval_when;
 mod boundary;
 mod call_json;
