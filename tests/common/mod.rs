@@ -169,3 +169,47 @@ pub fn assert_lint_clean_within_budgets(tools: Vec<Tool>, more: impl Fn(&ToolSpe
         more(spec);
     }
 }
+
+/// A writer into a shared buffer, for a subscriber's formatted lines.
+#[derive(Clone, Default)]
+struct TraceLines(Arc<Mutex<Vec<u8>>>);
+
+impl std::io::Write for TraceLines {
+    fn write(&mut self, buf: &[u8]) -> std::io::Result<usize> {
+        self.0.lock().unwrap().extend_from_slice(buf);
+        Ok(buf.len())
+    }
+    fn flush(&mut self) -> std::io::Result<()> {
+        Ok(())
+    }
+}
+
+/// Every span and event at `trace`, formatted, on this thread while it lives ([`capture_with`]
+/// says why a thread's default and not `with_default`).
+pub struct TraceCapture {
+    lines: TraceLines,
+    guard: tracing::subscriber::DefaultGuard,
+}
+
+/// Starts a [`TraceCapture`] on this thread.
+pub fn capture_trace() -> TraceCapture {
+    let lines = TraceLines::default();
+    let writer = lines.clone();
+    let subscriber = tracing_subscriber::fmt()
+        .with_max_level(tracing::Level::TRACE)
+        .with_ansi(false)
+        .with_writer(move || writer.clone())
+        .finish();
+    TraceCapture {
+        guard: capture_with(subscriber),
+        lines,
+    }
+}
+
+impl TraceCapture {
+    /// Ends the capture: the text of what it took.
+    pub fn finish(self) -> String {
+        drop(self.guard);
+        String::from_utf8(self.lines.0.lock().unwrap().clone()).unwrap()
+    }
+}

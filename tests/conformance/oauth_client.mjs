@@ -11,20 +11,12 @@
 //
 // Prints one `ok` line per check and exits 0, or prints what differed and exits 1.
 import { Client, StreamableHTTPClientTransport, ClientCredentialsProvider } from "@modelcontextprotocol/client";
+import { check, done } from "./checks.mjs";
 
 const [url, issuer] = process.argv.slice(2);
 if (!url || !issuer) {
   console.error("usage: node oauth_client.mjs MCP_URL ISSUER_URL");
   process.exit(2);
-}
-let failures = 0;
-function check(what, ok, detail) {
-  if (ok) {
-    console.log(`ok ${what}`);
-  } else {
-    failures += 1;
-    console.log(`FAILED ${what}: ${detail}`);
-  }
 }
 
 // Every request the SDK sends, to see the tokens it presents.
@@ -70,8 +62,4 @@ check(
 check("the SDK obtained another token", provider.tokens()?.access_token !== first, "the token did not change");
 
 await client.close();
-if (failures > 0) {
-  console.log(`${failures} check(s) failed`);
-  process.exit(1);
-}
-console.log("all checks passed");
+done();

@@ -13,6 +13,7 @@
 // Prints one `ok` line per check and exits 0, or prints what differed and exits 1.
 import { Client, StreamableHTTPClientTransport } from "@modelcontextprotocol/client";
 import { createTaskSessionFromClient } from "@modelcontextprotocol/ext-tasks/client";
+import { check, done } from "./checks.mjs";
 
 const url = process.argv[2];
 if (!url) {
@@ -26,15 +27,6 @@ const clientCapabilities = {
   extensions: { "io.modelcontextprotocol/tasks": {} },
 };
 
-let failures = 0;
-function check(what, ok, detail) {
-  if (ok) {
-    console.log(`ok ${what}`);
-  } else {
-    failures += 1;
-    console.log(`FAILED ${what}: ${detail}`);
-  }
-}
 
 let nextId = 1;
 // One JSON-RPC request as one POST; the answer is the body (JSON) or the SSE event whose `id`
@@ -167,8 +159,4 @@ const require = { task: { preference: "require" } };
 
 await session.close();
 await client.close();
-if (failures > 0) {
-  console.log(`${failures} check(s) failed`);
-  process.exit(1);
-}
-console.log("all checks passed");
+done();

@@ -104,15 +104,20 @@ fn start_server(bin: &Path) -> (Killed, String) {
 /// only, so no proxy stands between them.
 pub(crate) fn node_command(node: &Path) -> Command {
     let mut cmd = Command::new(node);
-    cmd.current_dir(conformance_dir())
-        .env("NO_PROXY", "127.0.0.1,localhost")
+    cmd.current_dir(conformance_dir());
+    without_proxy(&mut cmd);
+    cmd
+}
+
+/// `cmd` with no proxy between it and 127.0.0.1 (the clients talk to local servers only).
+pub(crate) fn without_proxy(cmd: &mut Command) {
+    cmd.env("NO_PROXY", "127.0.0.1,localhost")
         .env("no_proxy", "127.0.0.1,localhost")
         .env_remove("HTTP_PROXY")
         .env_remove("HTTPS_PROXY")
         .env_remove("http_proxy")
         .env_remove("https_proxy")
         .env_remove("NODE_USE_ENV_PROXY");
-    cmd
 }
 
 /// Runs `cmd` to its end within [`BOUND`] and returns (success, stdout and stderr).

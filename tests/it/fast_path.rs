@@ -5,8 +5,6 @@
 #![cfg(feature = "tracing")]
 
 use serde_json::json;
-use std::io::Write;
-use std::sync::{Arc, Mutex};
 use toolsmith::audit::MemorySink;
 use toolsmith::{model, tool, Envelope, Status, Toolbox};
 
@@ -58,20 +56,6 @@ fn schedule_delivery(
     delivery.units + rest
 }
 
-/// A writer into a shared buffer, for the subscriber's formatted lines.
-#[derive(Clone, Default)]
-struct Lines(Arc<Mutex<Vec<u8>>>);
-
-impl Write for Lines {
-    fn write(&mut self, buf: &[u8]) -> std::io::Result<usize> {
-        self.0.lock().unwrap().extend_from_slice(buf);
-        Ok(buf.len())
-    }
-    fn flush(&mut self) -> std::io::Result<()> {
-        Ok(())
-    }
-}
-
 /// Runs one call under a subscriber that takes every `trace` event; the envelope, and whether
 /// the fast path's event was seen.
 fn call(toolbox: &Toolbox, args: toolsmith::Arguments) -> (Envelope, bool) {
@@ -96,23 +80,15 @@ fn call_watching(
     args: toolsmith::Arguments,
     event: &str,
 ) -> (Envelope, bool) {
-    let lines = Lines::default();
-    let writer = lines.clone();
-    let subscriber = tracing_subscriber::fmt()
-        .with_max_level(tracing::Level::TRACE)
-        .with_ansi(false)
-        .with_writer(move || writer.clone())
-        .finish();
     // Not `with_default`: other modules of this binary call toolboxes on threads without a
     // subscriber at the same time (`common::capture_with` says why that matters).
-    let guard = crate::common::capture_with(subscriber);
+    let capture = crate::common::capture_trace();
     let env = tokio::runtime::Builder::new_current_thread()
         .enable_all()
         .build()
         .unwrap()
         .block_on(toolbox.call(name, args));
-    drop(guard);
-    let text = String::from_utf8(lines.0.lock().unwrap().clone()).unwrap();
+    let text = capture.finish();
     (env, text.contains(event))
 }
 

@@ -306,30 +306,9 @@ async fn call(url: &str, tool: &str, args: Value, headers: &[(&str, String)]) ->
     .await
 }
 
-/// A 2026-07-28 request (sessionless) with `headers`; `Mcp-Name` is the params' `name` or
-/// `uri`.
-async fn rpc(url: &str, method: &str, mut params: Value, headers: &[(&str, String)]) -> Answer {
-    params["_meta"] = json!({
-        "io.modelcontextprotocol/protocolVersion": "2026-07-28",
-        "io.modelcontextprotocol/clientCapabilities": {},
-        "io.modelcontextprotocol/clientInfo": {"name": "raw", "version": "1"}});
-    let name = params
-        .get("name")
-        .or_else(|| params.get("uri"))
-        .and_then(Value::as_str)
-        .unwrap_or_default()
-        .to_string();
-    let body = json!({"jsonrpc": "2.0", "id": 1, "method": method, "params": params});
-    let mut req = reqwest::Client::new()
-        .post(url)
-        .header("content-type", "application/json")
-        .header("accept", "application/json, text/event-stream")
-        .header("mcp-protocol-version", "2026-07-28")
-        .header("mcp-method", method)
-        .body(body.to_string());
-    if !name.is_empty() {
-        req = req.header("mcp-name", name);
-    }
+/// A 2026-07-28 request (sessionless) with `headers`.
+async fn rpc(url: &str, method: &str, params: Value, headers: &[(&str, String)]) -> Answer {
+    let mut req = crate::fixture::request_2026(url, method, params, json!({}));
     for (k, v) in headers {
         req = req.header(*k, v);
     }
@@ -867,13 +846,8 @@ fn the_official_python_client_gets_a_token_and_steps_up_too() {
         .arg(crate::workspace().join("tests/mcp/python_oauth_client.py"))
         .arg(&flow.resource)
         .arg(&flow.issuer)
-        .arg(flow.root.root())
-        .env("NO_PROXY", "127.0.0.1,localhost")
-        .env("no_proxy", "127.0.0.1,localhost")
-        .env_remove("HTTP_PROXY")
-        .env_remove("HTTPS_PROXY")
-        .env_remove("http_proxy")
-        .env_remove("https_proxy");
+        .arg(flow.root.root());
+    crate::conformance_suite::without_proxy(&mut client);
     let (ok, out) = crate::conformance_suite::run_bounded(client);
     assert!(ok && out.contains("all checks passed"), "{out}");
 }
@@ -1065,33 +1039,12 @@ async fn two_subjects_keep_their_result_links_and_cursors_apart() {
     served.server.shutdown().await;
 }
 
-/// A writer into a shared buffer, for the subscriber's formatted lines.
-#[derive(Clone, Default)]
-struct Lines(Arc<Mutex<Vec<u8>>>);
-
-impl std::io::Write for Lines {
-    fn write(&mut self, buf: &[u8]) -> std::io::Result<usize> {
-        self.0.lock().unwrap().extend_from_slice(buf);
-        Ok(buf.len())
-    }
-    fn flush(&mut self) -> std::io::Result<()> {
-        Ok(())
-    }
-}
-
 /// Every span and event of the server, the toolbox and rmcp at `trace`, while a call with a
 /// token runs (all of them on this thread: a current-thread runtime), holds no trace of the
 /// token; the call's span is there, so the capture saw the call.
 #[test]
 fn the_token_reaches_no_log_or_span() {
-    let lines = Lines::default();
-    let writer = lines.clone();
-    let subscriber = tracing_subscriber::fmt()
-        .with_max_level(tracing::Level::TRACE)
-        .with_ansi(false)
-        .with_writer(move || writer.clone())
-        .finish();
-    let guard = crate::common::capture_with(subscriber);
+    let capture = crate::common::capture_trace();
     let token = crate::common::rt().block_on(async {
         let auth = auth_server().await;
         let served = serve(OAuth::new(&auth.url, RESOURCE)).await;
@@ -1102,8 +1055,7 @@ fn the_token_reaches_no_log_or_span() {
         served.server.shutdown().await;
         token
     });
-    drop(guard);
-    let text = String::from_utf8(lines.0.lock().unwrap().clone()).unwrap();
+    let text = capture.finish();
     assert!(
         text.contains("charge_card"),
         "the capture saw no call:\n{text}"

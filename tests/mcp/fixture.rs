@@ -94,9 +94,39 @@ pub fn definition_validator(version: &str, name: &str) -> jsonschema::Validator 
     jsonschema::validator_for(&doc).unwrap()
 }
 
-/// One 2026-07-28 request (sessionless, the version in `_meta` and the header, the client's
-/// `capabilities` in `_meta`) with `extra` headers: the HTTP status and the JSON-RPC message
-/// answering it. `Mcp-Name` is the request's `name`, or its `taskId` (the routing headers).
+/// A 2026-07-28 request (sessionless, id 7, the version in `_meta` and the header, the client's
+/// `capabilities` in `_meta`), ready to send: `Mcp-Name` is the request's `name`, `taskId` or
+/// `uri` (the routing headers).
+pub fn request_2026(
+    url: &str,
+    method: &str,
+    mut params: Value,
+    capabilities: Value,
+) -> reqwest::RequestBuilder {
+    params["_meta"] = json!({
+        "io.modelcontextprotocol/protocolVersion": "2026-07-28",
+        "io.modelcontextprotocol/clientCapabilities": capabilities,
+        "io.modelcontextprotocol/clientInfo": {"name": "raw", "version": "1"},
+    });
+    let body = json!({"jsonrpc": "2.0", "id": 7, "method": method, "params": params});
+    let req = reqwest::Client::new()
+        .post(url)
+        .header("content-type", "application/json")
+        .header("accept", "application/json, text/event-stream")
+        .header("mcp-protocol-version", "2026-07-28")
+        .header("mcp-method", method)
+        .body(body.to_string());
+    let name = ["name", "taskId", "uri"]
+        .iter()
+        .find_map(|k| params.get(*k).and_then(Value::as_str));
+    match name {
+        Some(name) => req.header("mcp-name", name),
+        None => req,
+    }
+}
+
+/// [`request_2026`] with `extra` headers, sent: the HTTP status and the JSON-RPC message
+/// answering it.
 pub async fn post_2026(
     url: &str,
     method: &str,
@@ -105,24 +135,7 @@ pub async fn post_2026(
     extra: &[(&str, &str)],
 ) -> (u16, Value) {
     const BOUND: std::time::Duration = std::time::Duration::from_secs(30);
-    let mut params = params;
-    params["_meta"] = json!({
-        "io.modelcontextprotocol/protocolVersion": "2026-07-28",
-        "io.modelcontextprotocol/clientCapabilities": capabilities,
-        "io.modelcontextprotocol/clientInfo": {"name": "raw", "version": "1"},
-    });
-    let body = json!({"jsonrpc": "2.0", "id": 7, "method": method, "params": params});
-    let mut req = reqwest::Client::new()
-        .post(url)
-        .header("content-type", "application/json")
-        .header("accept", "application/json, text/event-stream")
-        .header("mcp-protocol-version", "2026-07-28")
-        .header("mcp-method", method)
-        .body(body.to_string());
-    let name = params.get("name").or_else(|| params.get("taskId"));
-    if let Some(name) = name.and_then(Value::as_str) {
-        req = req.header("mcp-name", name);
-    }
+    let mut req = request_2026(url, method, params, capabilities);
     for (k, v) in extra {
         req = req.header(*k, *v);
     }

@@ -24,14 +24,8 @@ pub(crate) struct Refusal {
 impl Refusal {
     pub(crate) fn into_response(self) -> crate::http::Response {
         let body = json!({"error": self.error, "error_description": self.description});
-        let mut res =
-            http::Response::new(http_body_util::Full::new(Bytes::from(body.to_string())).boxed());
-        *res.status_mut() = self.status;
+        let mut res = json_response(self.status, &body);
         let headers = res.headers_mut();
-        headers.insert(
-            http::header::CONTENT_TYPE,
-            http::HeaderValue::from_static("application/json"),
-        );
         if let Some(value) = self
             .challenge
             .and_then(|c| http::HeaderValue::from_str(&c).ok())
@@ -184,8 +178,24 @@ impl Guard {
 
 /// A plain-text answer.
 fn plain(status: http::StatusCode, text: &'static str) -> crate::http::Response {
-    let mut res =
-        http::Response::new(http_body_util::Full::new(Bytes::from_static(text.as_bytes())).boxed());
+    respond(status, Bytes::from_static(text.as_bytes()))
+}
+
+/// A JSON answer.
+pub(super) fn json_response(
+    status: http::StatusCode,
+    body: &serde_json::Value,
+) -> crate::http::Response {
+    let mut res = respond(status, Bytes::from(body.to_string()));
+    res.headers_mut().insert(
+        http::header::CONTENT_TYPE,
+        http::HeaderValue::from_static("application/json"),
+    );
+    res
+}
+
+fn respond(status: http::StatusCode, body: Bytes) -> crate::http::Response {
+    let mut res = http::Response::new(http_body_util::Full::new(body).boxed());
     *res.status_mut() = status;
     res
 }

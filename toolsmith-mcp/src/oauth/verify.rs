@@ -4,8 +4,6 @@
 use super::guard::Refusal;
 use super::{OAuth, MAX_FETCH_BYTES};
 use crate::errors::ServeError;
-use bytes::Bytes;
-use http_body_util::BodyExt;
 use jsonwebtoken::{Algorithm, AlgorithmFamily, DecodingKey, Validation};
 use serde_json::{json, Value};
 use std::collections::HashMap;
@@ -191,15 +189,9 @@ impl Verifier {
             "bearer_methods_supported": ["header"],
             "resource_signing_alg_values_supported": [],
         });
-        let mut res =
-            http::Response::new(http_body_util::Full::new(Bytes::from(body.to_string())).boxed());
-        let headers = res.headers_mut();
-        headers.insert(
-            http::header::CONTENT_TYPE,
-            http::HeaderValue::from_static("application/json"),
-        );
+        let mut res = super::guard::json_response(http::StatusCode::OK, &body);
         // Browser-based clients (the MCP Inspector) read it from another origin.
-        headers.insert(
+        res.headers_mut().insert(
             http::header::ACCESS_CONTROL_ALLOW_ORIGIN,
             http::HeaderValue::from_static("*"),
         );
