@@ -10,6 +10,7 @@
 #![allow(dead_code)]
 
 pub mod instances;
+pub mod scripted_model;
 pub mod validation_tools;
 pub mod workspace;
 

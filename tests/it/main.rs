@@ -70,6 +70,7 @@ mod mcp_tasks;
 mod readme;
 mod release;
 mod replicas_http;
+mod rig_loop;
 mod schemas;
 mod secrets;
 mod security;

@@ -44,7 +44,7 @@ use adk_core::{ReadonlyContext, ToolContext};
 use serde_json::Value;
 use std::collections::BTreeSet;
 use std::sync::{Arc, Mutex, OnceLock, PoisonError};
-use toolsmith_core::{Caller, Envelope, Status, TaskSupport, ToolSpec, Toolbox};
+use toolsmith_core::{Caller, TaskSupport, ToolSpec, Toolbox};
 
 /// Maps an ADK context to the caller the call acts for.
 pub type CallerFn = dyn Fn(&dyn ReadonlyContext) -> Caller + Send + Sync;
@@ -199,25 +199,8 @@ impl adk_core::Tool for AdkTool {
         let context: &dyn ReadonlyContext = &*ctx;
         let caller = (self.tools.caller)(context);
         let env = self.tools.toolbox.call_as(&caller, &self.name, args).await;
-        Ok(answer(env))
+        Ok(env.into_answer())
     }
-}
-
-/// What the agent gets back: the data of a plain `ok`, else the envelope as JSON.
-fn answer(env: Envelope) -> Value {
-    let plain = env.status == Status::Ok
-        && env.code.is_none()
-        && env.message.is_none()
-        && env.note.is_none()
-        && env.cursor.is_none()
-        && env.reference.is_none()
-        && !env.truncated;
-    if plain {
-        return env.data.unwrap_or(Value::Null);
-    }
-    serde_json::from_str(&env.to_json()).unwrap_or_else(
-        |_| serde_json::json!({"status": env.status.as_str(), "message": env.message}),
-    )
 }
 
 /// `scope` as a `&'static str`, each distinct scope leaked once (scopes are few, and ADK's

@@ -193,6 +193,36 @@ impl Envelope {
         self.status.is_success()
     }
 
+    /// What an in-process agent framework hands its model as the tool's result: the data of a
+    /// plain `ok` (no code, message, note, cursor, `ref`, or truncation), and in every other case
+    /// the whole envelope as JSON, so the model reads the status (who acts next) and the message.
+    /// The operation id is left out of the first form only (it is the audit trail's, not the
+    /// model's). The agent-framework adapters (`toolsmith-adk`, `toolsmith-rig`) use it.
+    ///
+    /// ```
+    /// # mod toolsmith { pub use toolsmith_core::*; pub mod approval { pub use toolsmith_core::*; } pub mod client { pub use toolsmith_core::*; } pub mod fault { pub use toolsmith_core::*; } pub mod spec { pub use toolsmith_core::*; } }
+    /// use serde_json::json;
+    /// use toolsmith::{Envelope, Status};
+    /// assert_eq!(Envelope::ok(json!({"n": 1})).into_answer(), json!({"n": 1}));
+    /// let refused = Envelope::error(Status::Denied, "POLICY_DENIED", "Not for this caller.");
+    /// assert_eq!(refused.into_answer()["status"], "denied");
+    /// ```
+    pub fn into_answer(self) -> Value {
+        let plain = self.status == Status::Ok
+            && self.code.is_none()
+            && self.message.is_none()
+            && self.note.is_none()
+            && self.cursor.is_none()
+            && self.reference.is_none()
+            && !self.truncated;
+        if plain {
+            return self.data.unwrap_or(Value::Null);
+        }
+        // Serializing an envelope cannot fail: every field is a string, a number, a bool or a
+        // `Value`.
+        serde_json::to_value(&self).unwrap_or_else(|_| Value::Null)
+    }
+
     /// The envelope as compact JSON text, the form the model reads: exactly
     /// `serde_json::to_string(&envelope)`.
     pub fn to_json(&self) -> String {
