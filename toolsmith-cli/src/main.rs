@@ -1,10 +1,12 @@
-//! `toolsmith`: lint, measure, diff, pin, convert and fetch any tool list.
+//! `toolsmith`: lint, measure, diff, pin, convert and fetch any tool list, and write a crate's
+//! `server.json` for the MCP Registry.
 //!
 //! Exit codes: 0 success (no errors found, no change of the class given to `--fail-on`, the lock
-//! matches); 1 the check failed (lint errors, a failing diff, a lock mismatch, tools a target
-//! could not carry); 2 the input could not be read or parsed (a list given to `pin` that names a
-//! tool more than once, a lock that pins a name twice), a server could not be fetched, or the
-//! command line is wrong.
+//! matches, `server.json` written or matching); 1 the check failed (lint errors, a failing diff, a
+//! lock mismatch, tools a target could not carry, a README without a visible `mcp-name:` line, a
+//! `server.json` that differs); 2 the input could not be read or parsed (a list given to `pin`
+//! that names a tool more than once, a lock that pins a name twice, a manifest value that
+//! `server.json` cannot take), a server could not be fetched, or the command line is wrong.
 #![deny(missing_docs)]
 
 use std::path::PathBuf;
@@ -22,6 +24,7 @@ mod input;
 mod lint;
 mod measure;
 mod pin;
+mod registry;
 mod style;
 
 /// An error that ends the command: its message (one line) and exit code.
@@ -41,16 +44,25 @@ impl CliError {
             message: message.into(),
         }
     }
+
+    /// Exit code 1: a check failed, and the command has nothing else to show for it.
+    pub fn failed(message: impl Into<String>) -> CliError {
+        CliError {
+            code: 1,
+            message: message.into(),
+        }
+    }
 }
 
-/// Lint, measure, diff, pin, convert and fetch tool lists (MCP, OpenAI, Anthropic, Gemini).
+/// Lint, measure, diff, pin, convert and fetch tool lists (MCP, OpenAI, Anthropic, Gemini), and
+/// write a crate's server.json for the MCP Registry.
 #[derive(Parser)]
 #[command(
     name = "toolsmith",
     version,
     about,
     long_about = None,
-    after_help = "Examples:\n  toolsmith lint tools.json\n  toolsmith fetch -- npx -y @modelcontextprotocol/server-everything > tools.json\n  toolsmith diff old.json new.json --fail-on breaking\n\nExit codes: 0 success, 1 the check failed, 2 the input could not be read or the command line is wrong.\nThe reference: toolsmith-cli/README.md (the toolsmith-cli crate's page)."
+    after_help = "Examples:\n  toolsmith lint tools.json\n  toolsmith fetch -- npx -y @modelcontextprotocol/server-everything > tools.json\n  toolsmith diff old.json new.json --fail-on breaking\n  toolsmith registry --out server.json\n\nExit codes: 0 success, 1 the check failed, 2 the input could not be read or the command line is wrong.\nThe reference: toolsmith-cli/README.md (the toolsmith-cli crate's page)."
 )]
 struct Cli {
     #[command(subcommand)]
@@ -101,6 +113,15 @@ pub enum Color {
     Always,
     /// Never.
     Never,
+}
+
+/// The transport of the server `registry` lists.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
+pub enum Transport {
+    /// The client starts the installed binary and speaks MCP on its standard input and output.
+    Stdio,
+    /// The client connects to the running binary at `--url`.
+    StreamableHttp,
 }
 
 /// The lowest change class that fails `diff`.
@@ -246,6 +267,68 @@ enum Command {
         #[arg(last = true)]
         command: Vec<String>,
     },
+    /// Write the crate's server.json for the MCP Registry (schema 2025-12-11; a cargo package on
+    /// crates.io), from its Cargo.toml.
+    ///
+    /// Reads the package's name, version, description, repository and homepage, and the table
+    /// [package.metadata.toolsmith-registry] (name, title, description, websiteUrl, transport,
+    /// url, packageArguments, environmentVariables, subfolder); a flag replaces the table's
+    /// value.
+    ///
+    /// Before writing, checks that the README (the manifest's `readme`, else README.md beside
+    /// it) shows the line `mcp-name: NAME` as crates.io renders it: the registry proves that the
+    /// crate is yours by finding it there, and crates.io strips HTML comments, so a line inside
+    /// `<!-- -->` does not count. `--pin` (a lock written by `toolsmith pin`) or `--tools` (a tool
+    /// list) puts each tool's hash under `_meta`, in the registry's publisher-provided namespace.
+    ///
+    /// Exit codes: 0 server.json was written (or matches --check); 1 the README does not show
+    /// `mcp-name: NAME` (nothing is written), or --check found a difference; 2 the manifest, the
+    /// README, the lock or the list could not be read, a value does not fit server.json (the
+    /// name, a description over 100 characters, a URL, ...), or the command line is wrong.
+    #[command(
+        after_help = "Examples:\n  toolsmith registry > server.json\n  toolsmith registry --name io.github.alice/weather --secret-env WEATHER_API_KEY --out server.json\n  toolsmith registry --transport streamable-http --url http://127.0.0.1:8080/mcp --arg --http\n  toolsmith registry --pin tools.lock --check server.json"
+    )]
+    Registry {
+        /// The crate's Cargo.toml (or its directory).
+        #[arg(long, value_name = "PATH", default_value = "Cargo.toml")]
+        manifest: PathBuf,
+        /// The server's name in the registry, reverse DNS: io.github.USER/NAME.
+        #[arg(long)]
+        name: Option<String>,
+        /// How a client talks to the installed binary (default: stdio, or streamable-http when a
+        /// URL is given).
+        #[arg(long, value_enum)]
+        transport: Option<Transport>,
+        /// The endpoint of a streamable-HTTP server, e.g. http://127.0.0.1:8080/mcp ({NAME}
+        /// stands for an argument's valueHint or an environment variable).
+        #[arg(long)]
+        url: Option<String>,
+        /// An argument the client passes to the binary, as written (repeatable, in order; a flag
+        /// too: --arg --stdio).
+        #[arg(long = "arg", value_name = "ARG", allow_hyphen_values = true)]
+        args: Vec<String>,
+        /// An environment variable the server reads, with an optional description:
+        /// NAME or NAME:DESCRIPTION (repeatable).
+        #[arg(long = "env", value_name = "NAME[:DESCRIPTION]")]
+        env: Vec<String>,
+        /// A secret the server needs from the environment (an API key, a token): NAME or
+        /// NAME:DESCRIPTION, marked isSecret and isRequired (repeatable).
+        #[arg(long = "secret-env", value_name = "NAME[:DESCRIPTION]")]
+        secret_env: Vec<String>,
+        /// A lockfile written by `toolsmith pin`: each tool's hash goes under `_meta`.
+        #[arg(long, value_name = "LOCK", conflicts_with = "tools")]
+        pin: Option<PathBuf>,
+        /// A tool list (e.g. from `toolsmith fetch`), hashed as `toolsmith pin` would.
+        #[arg(long, value_name = "LIST")]
+        tools: Option<PathBuf>,
+        /// Write server.json to FILE instead of standard output.
+        #[arg(long, value_name = "FILE", conflicts_with = "check")]
+        out: Option<PathBuf>,
+        /// Compare FILE with what would be written; exit 1 and name each difference when they
+        /// differ.
+        #[arg(long, value_name = "FILE")]
+        check: Option<PathBuf>,
+    },
 }
 
 fn run(cli: Cli) -> Result<u8, CliError> {
@@ -273,6 +356,31 @@ fn run(cli: Cli) -> Result<u8, CliError> {
             timeout,
             command,
         } => fetch::run(url.as_deref(), &command, timeout),
+        Command::Registry {
+            manifest,
+            name,
+            transport,
+            url,
+            args,
+            env,
+            secret_env,
+            pin,
+            tools,
+            out,
+            check,
+        } => registry::run(&registry::Options {
+            manifest,
+            name,
+            transport,
+            url,
+            args,
+            env,
+            secret_env,
+            pin,
+            tools,
+            out,
+            check,
+        }),
     }
 }
 

@@ -33,7 +33,8 @@ pub const FIELDS: [&str; 6] = [
 /// read (see [`compare`]).
 const VERSION: u64 = 2;
 
-fn sha256(text: &str) -> String {
+/// The SHA-256 of `text`, in lowercase hex.
+pub fn sha256(text: &str) -> String {
     Sha256::digest(text.as_bytes())
         .iter()
         .fold(String::with_capacity(64), |mut s, b| {
@@ -98,10 +99,10 @@ fn first_repeat<'a>(names: impl Iterator<Item = &'a str>) -> Option<(&'a str, Ve
     Some((first, at[first].clone(), repeated.count()))
 }
 
-/// `toolsmith pin FILE`: prints the lockfile. A list that names a tool more than once is refused
-/// (exit code 2): a lock approves one definition per name, and a client given two definitions of
-/// one name may call either.
-pub fn pin(file: &Path) -> Result<u8, CliError> {
+/// The lock entries ([`entry`]) of the tool list in `file`, in the list's order. A list that names
+/// a tool more than once is refused (exit code 2): a lock approves one definition per name, and a
+/// client given two definitions of one name may call either.
+pub fn lock_entries(file: &Path) -> Result<Vec<Value>, CliError> {
     let source = input::load_file(file)?;
     if let Some((name, copies, others)) = first_repeat(source.defs.iter().map(name_of)) {
         let places: Vec<&str> = copies
@@ -121,10 +122,15 @@ pub fn pin(file: &Path) -> Result<u8, CliError> {
             }
         )));
     }
+    Ok(source.defs.iter().map(entry).collect())
+}
+
+/// `toolsmith pin FILE`: prints the lockfile of [`lock_entries`].
+pub fn pin(file: &Path) -> Result<u8, CliError> {
     let lock = json!({
         "toolsmithLock": VERSION,
         "hash": "sha256 of the canonical JSON (sorted keys, compact) of the whole tool object: every field, known or not",
-        "tools": source.defs.iter().map(entry).collect::<Vec<_>>(),
+        "tools": lock_entries(file)?,
     });
     emit(&format!(
         "{}\n",
@@ -265,12 +271,14 @@ pub fn compare(lock: &[Value], defs: &[Value], version: u64) -> Vec<Drift> {
     out
 }
 
-/// `toolsmith verify --lock LOCK FILE`.
-pub fn verify(lock_path: &Path, file: &Path) -> Result<u8, CliError> {
+/// The lockfile at `lock_path`, written by `toolsmith pin`: its format version and its entries.
+/// Refused (exit code 2) when it cannot be read, is not a lockfile of a version this toolsmith
+/// reads, or pins a name twice.
+pub fn read_lock(lock_path: &Path) -> Result<(u64, Vec<Value>), CliError> {
     let label = lock_path.display().to_string();
     let text = std::fs::read_to_string(lock_path)
         .map_err(|e| CliError::input(format!("{label}: cannot read: {e}")))?;
-    let lock: Value = serde_json::from_str(&text).map_err(|e| {
+    let mut lock: Value = serde_json::from_str(&text).map_err(|e| {
         CliError::input(format!(
             "{label}:{}:{}: invalid JSON: {e}",
             e.line(),
@@ -290,10 +298,14 @@ pub fn verify(lock_path: &Path, file: &Path) -> Result<u8, CliError> {
             )))
         }
     };
-    let entries = lock
-        .get("tools")
-        .and_then(Value::as_array)
-        .ok_or_else(|| CliError::input(format!("{label}: \"tools\" is missing or not an array")))?;
+    let entries = match lock.get_mut("tools").map(Value::take) {
+        Some(Value::Array(entries)) => entries,
+        _ => {
+            return Err(CliError::input(format!(
+                "{label}: \"tools\" is missing or not an array"
+            )))
+        }
+    };
     if let Some((name, copies, _)) = first_repeat(entries.iter().map(entry_name)) {
         return Err(CliError::input(format!(
             "{label}: the lock pins `{}` {} times; a lock approves one definition per name: pin again from a list that names each tool once",
@@ -301,8 +313,15 @@ pub fn verify(lock_path: &Path, file: &Path) -> Result<u8, CliError> {
             copies.len()
         )));
     }
+    Ok((version, entries))
+}
+
+/// `toolsmith verify --lock LOCK FILE`.
+pub fn verify(lock_path: &Path, file: &Path) -> Result<u8, CliError> {
+    let label = lock_path.display().to_string();
+    let (version, entries) = read_lock(lock_path)?;
     let source = input::load_file(file)?;
-    let drift = compare(entries, &source.defs, version);
+    let drift = compare(&entries, &source.defs, version);
     let mut out = String::new();
     for d in &drift {
         let _ = match d {

@@ -8,3 +8,4 @@
 
 mod cli;
 mod lint_golden;
+mod registry;
