@@ -5,8 +5,8 @@
 //! - [`instances`]: the schema-driven generator of pseudo-random instances.
 //! - [`workspace`]: a temporary directory tree with a workspace root and a canary outside it.
 //! - Here: runtimes, envelope views and assertions, a shared record store, run counters and a
-//!   counted tool, hand-written specs (toolsmith-core's helpers), temporary paths, `required` lists and
-//!   the lint check every example's tools pass.
+//!   counted tool, hand-written specs (toolsmith-core's helpers), temporary paths, `required`
+//!   lists, the examples' binaries and the lint check every example's tools pass.
 #![allow(dead_code)]
 
 pub mod instances;
@@ -28,6 +28,24 @@ use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex};
 use toolsmith::budget::{MemoryRecordStore, RecordStore};
 use toolsmith::{tool, Envelope, Status, Tool, ToolSpec, Toolbox};
+
+/// The example `name`'s binary (an `[[example]]` of `tests/Cargo.toml`), built by `cargo test`
+/// beside the test binary; `None`, with a SKIP said, when it is not built.
+pub fn example_bin(name: &str) -> Option<PathBuf> {
+    let exe = std::env::current_exe().ok()?;
+    let bin = exe.parent()?.parent()?.join("examples").join(name);
+    if bin.exists() {
+        return Some(bin);
+    }
+    crate::require::missing::<()>(
+        &format!("examples/{name}"),
+        &format!(
+            "not built; `cargo test` builds it, `cargo build -p toolsmith-tests --example {name}` \
+             does too"
+        ),
+    );
+    None
+}
 
 /// Runs `f` to completion on a fresh [`rt`].
 pub fn block_on<F: std::future::Future>(f: F) -> F::Output {

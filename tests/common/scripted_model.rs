@@ -4,6 +4,11 @@
 //! it over HTTP, so a test sees exactly what the client sent the model: the tool definitions, and
 //! each tool's result as the next turn carries it.
 //!
+//! A request that asks for a stream (`"stream": true`, as ADK's OpenAI client always does) gets
+//! the same reply as server-sent events: `chat.completion.chunk`s (the message as one delta, then
+//! the finish reason, then the usage when `stream_options.include_usage` asks for it), then
+//! `data: [DONE]`.
+//!
 //! A request after the script's end gets `500` with a message naming the request's number, so a
 //! loop that runs longer than planned fails the test with a reason.
 
@@ -92,6 +97,8 @@ impl ScriptedModel {
                             .ok()
                             .and_then(|b| serde_json::from_slice(&b).ok())
                             .unwrap_or(Value::Null);
+                        let stream = sent["stream"] == true;
+                        let usage = sent["stream_options"]["include_usage"] == true;
                         let n = {
                             let mut kept = kept.lock().unwrap();
                             kept.push(sent);
@@ -104,12 +111,16 @@ impl ScriptedModel {
                                 "type": "server_error",
                             }}),
                         });
-                        let mut res =
-                            hyper::Response::new(Full::new(Bytes::from(reply.body.to_string())));
+                        let (body, kind) = if stream && reply.status == 200 {
+                            (events(&reply.body, usage), "text/event-stream")
+                        } else {
+                            (reply.body.to_string(), "application/json")
+                        };
+                        let mut res = hyper::Response::new(Full::new(Bytes::from(body)));
                         *res.status_mut() = hyper::StatusCode::from_u16(reply.status).unwrap();
                         res.headers_mut().insert(
                             hyper::header::CONTENT_TYPE,
-                            hyper::header::HeaderValue::from_static("application/json"),
+                            hyper::header::HeaderValue::from_static(kind),
                         );
                         Ok::<_, std::convert::Infallible>(res)
                     }
@@ -132,6 +143,55 @@ impl ScriptedModel {
     pub fn requests(&self) -> Vec<Value> {
         self.requests.lock().unwrap().clone()
     }
+}
+
+/// A chat completion (`completion`) as the server-sent events of a streamed one: the message as
+/// one delta (its role, text and tool calls, each call with its index), the finish reason in a
+/// chunk of its own, the usage in a last chunk without choices when `usage` asks for it, then
+/// `[DONE]`.
+fn events(completion: &Value, usage: bool) -> String {
+    let choice = &completion["choices"][0];
+    let message = &choice["message"];
+    let mut delta = json!({"role": "assistant"});
+    if let Some(text) = message["content"].as_str() {
+        delta["content"] = json!(text);
+    }
+    if let Some(calls) = message["tool_calls"].as_array() {
+        let indexed: Vec<Value> = calls
+            .iter()
+            .enumerate()
+            .map(|(i, call)| {
+                let mut call = call.clone();
+                call["index"] = json!(i);
+                call
+            })
+            .collect();
+        delta["tool_calls"] = Value::Array(indexed);
+    }
+    let chunk = |choices: Value| {
+        json!({
+            "id": completion["id"],
+            "object": "chat.completion.chunk",
+            "created": completion["created"],
+            "model": completion["model"],
+            "choices": choices,
+        })
+    };
+    let mut chunks = vec![
+        chunk(json!([{"index": 0, "delta": delta, "finish_reason": null}])),
+        chunk(json!([{"index": 0, "delta": {}, "finish_reason": choice["finish_reason"]}])),
+    ];
+    if usage {
+        let mut last = chunk(json!([]));
+        last["usage"] = completion["usage"].clone();
+        chunks.push(last);
+    }
+    let mut out = String::new();
+    for chunk in chunks {
+        out.push_str(&format!("data: {chunk}\n\n"));
+    }
+    out.push_str("data: [DONE]\n\n");
+    out
 }
 
 /// The content of the `tool` message answering the call `id` in a chat-completions request.

@@ -244,26 +244,14 @@ fn tools_are_retrievable_by_their_spec_text() {
     assert!(set.contains("charge_rig_card") && !set.contains("delete_rig_notes"));
 }
 
-/// The example agent's binary, built by `cargo test` beside this test's binary.
-fn example_bin() -> Option<std::path::PathBuf> {
-    let exe = std::env::current_exe().ok()?;
-    let bin = exe.parent()?.parent()?.join("examples").join("rig_agent");
-    if bin.exists() {
-        return Some(bin);
-    }
-    crate::require::missing::<()>(
-        "examples/rig_agent",
-        "not built; `cargo test` builds it, `cargo build -p toolsmith-tests --example rig_agent` does too",
-    );
-    None
-}
-
 /// The example (`examples/rig_agent.rs`) against an OpenAI-compatible endpoint: the scripted
 /// server, given to it as `OPENAI_BASE_URL`. It adds a note, lists the notes, is refused the
 /// destructive clear, and prints the model's answer; the key is never printed.
 #[tokio::test]
 async fn the_example_agent_runs_against_an_openai_compatible_endpoint() {
-    let Some(bin) = example_bin() else { return };
+    let Some(bin) = crate::common::example_bin("rig_agent") else {
+        return;
+    };
     let model = ScriptedModel::start(vec![
         Reply::tool_call(
             "call_1",
