@@ -54,8 +54,24 @@ fn archive_rig_notes() -> u32 {
     3
 }
 
+/// Shares the notes with a colleague. Returns the colleague's name once shared.
+#[tool(writes)]
+fn share_rig_notes(
+    /// The colleague's name, e.g. "Ben"; left out when the user has not said.
+    colleague: Option<String>,
+) -> Result<String, toolsmith::ToolError> {
+    let Some(colleague) = colleague else {
+        return Err(toolsmith::ToolError::needs_input(
+            ["colleague"],
+            "Ask the user who to share the notes with, then call again with `colleague`.",
+        ));
+    };
+    Ok(colleague)
+}
+
 fn toolbox() -> Toolbox {
     Toolbox::builder()
+        .tool(share_rig_notes::tool())
         .tool(read_rig_notes::tool())
         .tool(charge_rig_card::tool())
         .tool(delete_rig_notes::tool())
@@ -213,6 +229,19 @@ async fn refusals_are_rig_tool_errors_with_the_envelopes_message_code_and_kind()
     let err = charge.execute_with(&mut ann(), args).await.unwrap_err();
     assert_eq!(err.kind(), ToolErrorKind::PermissionDenied);
     assert_eq!(err.code(), Some("DUPLICATE"));
+
+    // A question for the user is a result the agent relays, not an error.
+    let asked = by_name("share_rig_notes")
+        .execute_with(&mut ann(), json!({}))
+        .await
+        .expect("needs_input is a result");
+    let asked = asked.as_json().expect("the envelope").clone();
+    assert_eq!(asked["status"], "needs_input", "{asked}");
+    assert_eq!(asked["missing"], json!(["colleague"]), "{asked}");
+    assert!(asked["message"]
+        .as_str()
+        .unwrap()
+        .starts_with("Ask the user"));
 
     // The approver says no to bob: cancelled by the user, never run.
     let mut bob = ToolContext::new();
