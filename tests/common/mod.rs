@@ -232,3 +232,37 @@ impl TraceCapture {
         String::from_utf8(self.lines.0.lock().unwrap().clone()).unwrap()
     }
 }
+
+/// The browser consumers' folder (`toolsmith-core/tests/consumers`: playwright-core and the
+/// page scripts).
+pub fn consumers_dir() -> PathBuf {
+    crate::workspace().join("toolsmith-core/tests/consumers")
+}
+
+/// Debian's Chromium (or `TOOLSMITH_CHROMIUM`), with playwright-core and node to drive it: its
+/// path, or `None` with a SKIP (a panic under `TOOLSMITH_REQUIRE_CONSUMERS=1`) when one of them
+/// is missing.
+pub fn chromium() -> Option<String> {
+    let chromium =
+        std::env::var("TOOLSMITH_CHROMIUM").unwrap_or_else(|_| "/usr/bin/chromium".into());
+    if !std::path::Path::new(&chromium).exists() {
+        return crate::require::missing("chromium", &format!("{chromium} does not exist"));
+    }
+    if !consumers_dir()
+        .join("node_modules/playwright-core")
+        .exists()
+    {
+        return crate::require::missing(
+            "playwright-core",
+            "toolsmith-core/tests/consumers/node_modules/playwright-core is not installed",
+        );
+    }
+    if std::process::Command::new("node")
+        .arg("--version")
+        .output()
+        .is_err()
+    {
+        return crate::require::missing("node", "`node` is not on PATH");
+    }
+    Some(chromium)
+}

@@ -6,15 +6,12 @@
 //! rebinding): checked on `respond`, over raw HTTP as curl sends it, and in Chromium with a
 //! hostile page on another origin.
 
-use crate::require;
-
 #[allow(dead_code)]
 #[path = "../../examples/store/page.rs"]
 mod page;
 use crate::store_tools as tools;
 
 use serde_json::{json, Value};
-use std::path::{Path, PathBuf};
 use std::sync::Arc;
 use std::time::Duration;
 use tokio::io::{AsyncReadExt, AsyncWriteExt};
@@ -403,37 +400,13 @@ async fn over_http_another_site_s_origin_and_a_foreign_host_get_403() {
     );
 }
 
-fn consumers_dir() -> PathBuf {
-    crate::workspace().join("toolsmith-core/tests/consumers")
-}
-
-/// The Chromium to run: `None` (with a SKIP, or a panic under `TOOLSMITH_REQUIRE_CONSUMERS=1`)
-/// when it or playwright-core is missing.
-fn chromium() -> Option<String> {
-    let chromium =
-        std::env::var("TOOLSMITH_CHROMIUM").unwrap_or_else(|_| "/usr/bin/chromium".into());
-    if !Path::new(&chromium).exists() {
-        return require::missing("chromium", &format!("{chromium} does not exist"));
-    }
-    if !consumers_dir()
-        .join("node_modules/playwright-core")
-        .exists()
-    {
-        return require::missing(
-            "playwright-core",
-            "toolsmith-core/tests/consumers/node_modules is not installed",
-        );
-    }
-    Some(chromium)
-}
-
 /// Runs `script` of the consumers with `args` in `chromium`; returns the JSON it prints last.
 async fn run_node(chromium: &str, script: &str, args: &[String]) -> Value {
     let mut cmd = tokio::process::Command::new("node");
-    cmd.arg(consumers_dir().join(script))
+    cmd.arg(crate::common::consumers_dir().join(script))
         .args(args)
         .env("TOOLSMITH_CHROMIUM", chromium)
-        .current_dir(consumers_dir())
+        .current_dir(crate::common::consumers_dir())
         .kill_on_drop(true);
     let out = tokio::time::timeout(Duration::from_secs(120), cmd.output())
         .await
@@ -469,7 +442,7 @@ async fn serve(tb: &Arc<Toolbox>) -> (String, tokio::task::JoinHandle<std::io::R
 /// natively in the same browser, still adds to the cart, and that addition is the only one.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_hostile_page_cannot_use_the_store_through_the_person_s_browser() {
-    let Some(chromium) = chromium() else {
+    let Some(chromium) = crate::common::chromium() else {
         return;
     };
     let tb = Arc::new(store());
@@ -521,7 +494,7 @@ async fn a_hostile_page_cannot_use_the_store_through_the_person_s_browser() {
 /// saves the README's picture.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn the_store_page_works_in_chromium_for_an_agent_and_a_person() {
-    let Some(chromium) = chromium() else {
+    let Some(chromium) = crate::common::chromium() else {
         return;
     };
     let tb = Arc::new(store());

@@ -20,14 +20,13 @@
 //! `TOOLSMITH_REQUIRE_CONSUMERS=1`.
 
 use crate::common;
-use crate::require;
 
 use crate::helpdesk_tools as helpdesk;
 use crate::store_tools as store;
 use crate::workspace_tools as workspace;
 
 use serde_json::{json, Map, Value};
-use std::path::{Path, PathBuf};
+use std::path::Path;
 use std::process::Command;
 use toolsmith::ui::{self, FormOptions, Gap};
 use toolsmith::{Status, ToolSpec, Toolbox};
@@ -69,14 +68,6 @@ fn book_room(
     floor: Option<Floor>,
 ) -> String {
     format!("booked {room} on {floor:?}")
-}
-
-fn consumers_dir() -> PathBuf {
-    crate::workspace().join("toolsmith-core/tests/consumers")
-}
-
-fn chromium() -> String {
-    std::env::var("TOOLSMITH_CHROMIUM").unwrap_or_else(|_| "/usr/bin/chromium".into())
 }
 
 /// The three examples' toolboxes (the workspace one on a fresh directory), and one whose tool
@@ -277,29 +268,14 @@ fn run_browser(cases: &Value) -> Option<Value> {
 /// Runs a consumer script of `toolsmith-core/tests/consumers` on `input`; `None` when a consumer is
 /// missing (and not required).
 fn run_node(script: &str, input: &Value) -> Option<Value> {
-    let chromium = chromium();
-    if !Path::new(&chromium).exists() {
-        return require::missing("chromium", &format!("{chromium} does not exist"));
-    }
-    if !consumers_dir()
-        .join("node_modules/playwright-core")
-        .exists()
-    {
-        return require::missing(
-            "playwright-core",
-            "toolsmith-core/tests/consumers/node_modules/playwright-core is not installed",
-        );
-    }
-    if Command::new("node").arg("--version").output().is_err() {
-        return require::missing("node", "`node` is not on PATH");
-    }
+    let chromium = crate::common::chromium()?;
     let file = std::env::temp_dir().join(format!("toolsmith-{script}-{}.json", std::process::id()));
     std::fs::write(&file, serde_json::to_vec(input).unwrap()).unwrap();
     let out = Command::new("node")
-        .arg(consumers_dir().join(script))
+        .arg(crate::common::consumers_dir().join(script))
         .arg(&file)
         .env("TOOLSMITH_CHROMIUM", &chromium)
-        .current_dir(consumers_dir())
+        .current_dir(crate::common::consumers_dir())
         .output()
         .expect("node runs");
     let _ = std::fs::remove_file(&file);

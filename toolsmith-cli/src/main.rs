@@ -329,10 +329,21 @@ enum Command {
         #[arg(long, value_name = "FILE")]
         check: Option<PathBuf>,
     },
+    /// Selection evals: does a model pick the right tool with the right arguments? Runs the
+    /// `toolsmith-eval` command (the crate toolsmith-eval: `cargo install toolsmith-eval`) with
+    /// the arguments that follow; `toolsmith eval --help` is its help. Its exit codes: 0 done,
+    /// 1 a gate failed, 2 the input could not be used, 3 the endpoint answered no trial.
+    #[command(disable_help_flag = true)]
+    Eval {
+        /// The arguments of `toolsmith-eval`.
+        #[arg(trailing_var_arg = true, allow_hyphen_values = true)]
+        args: Vec<std::ffi::OsString>,
+    },
 }
 
 fn run(cli: Cli) -> Result<u8, CliError> {
     match cli.command {
+        Command::Eval { args } => eval(&args),
         Command::Lint {
             files,
             format,
@@ -382,6 +393,32 @@ fn run(cli: Cli) -> Result<u8, CliError> {
             check,
         }),
     }
+}
+
+/// `toolsmith eval ARGS`: `toolsmith-eval ARGS`, the one beside this binary first (as
+/// `cargo install` puts them), else the one on `PATH`; its exit code is this one's.
+fn eval(args: &[std::ffi::OsString]) -> Result<u8, CliError> {
+    let name = format!("toolsmith-eval{}", std::env::consts::EXE_SUFFIX);
+    let beside = std::env::current_exe()
+        .ok()
+        .and_then(|exe| Some(exe.parent()?.join(&name)))
+        .filter(|p| p.is_file());
+    let program = beside.unwrap_or_else(|| PathBuf::from(&name));
+    let status = std::process::Command::new(&program)
+        .args(args)
+        .status()
+        .map_err(|e| match e.kind() {
+            std::io::ErrorKind::NotFound => CliError::input(
+                "`toolsmith eval` runs the toolsmith-eval command, which is not installed: cargo install toolsmith-eval",
+            ),
+            _ => CliError::input(format!("cannot run {}: {e}", program.display())),
+        })?;
+    // A signal ends it without a code: said as the input error it most likely was not, but
+    // never as success.
+    Ok(status
+        .code()
+        .and_then(|c| u8::try_from(c).ok())
+        .unwrap_or(2))
 }
 
 fn main() -> ExitCode {

@@ -1244,6 +1244,46 @@ impl Toolbox {
         )
     }
 
+    /// Checks arguments for a tool without calling it: the check the pipeline's `validate`
+    /// stage makes (optional `null`s dropped, the arguments validated against the exact schema
+    /// the model was given, integers written as floats normalized, declared defaults filled in),
+    /// and nothing else. No tool runs, nothing is claimed, approved, recorded or audited, and the
+    /// policy is not asked ([`policy_check`](Self::policy_check) does that). What an evaluation of
+    /// a model's calls uses: would this call have been accepted?
+    ///
+    /// `None` when no tool has the name; else the arguments as the tool would receive them, or
+    /// every problem found (each with its path, code and message, the message quoting the
+    /// parameter's description).
+    ///
+    /// ```
+    /// # mod toolsmith { pub use toolsmith_core::*; pub mod approval { pub use toolsmith_core::*; } pub mod client { pub use toolsmith_core::*; } pub mod fault { pub use toolsmith_core::*; } pub mod spec { pub use toolsmith_core::*; } }
+    /// use serde_json::json;
+    /// use toolsmith::{Tool, ToolSpec, Toolbox};
+    /// let spec = ToolSpec::new("set_volume", "Sets the volume. Returns the new level.",
+    ///     json!({"type": "object", "additionalProperties": false, "required": ["level"],
+    ///            "properties": {"level": {"type": "integer", "minimum": 0, "maximum": 10,
+    ///                                     "description": "The level, 0 to 10."}}}));
+    /// let tool = Tool::from_fn(spec, |_, _| Box::pin(async { unreachable!("never called") }));
+    /// let toolbox = Toolbox::builder().tool(tool).build().unwrap();
+    /// assert_eq!(toolbox.check_arguments("set_volume", json!({"level": 3.0})),
+    ///            Some(Ok(json!({"level": 3}))));
+    /// let errors = toolbox.check_arguments("set_volume", json!({"level": 11})).unwrap().unwrap_err();
+    /// assert_eq!(errors[0].path, "level");
+    /// assert!(toolbox.check_arguments("no_such_tool", json!({})).is_none());
+    /// ```
+    pub fn check_arguments(
+        &self,
+        tool: &str,
+        mut args: serde_json::Value,
+    ) -> Option<Result<serde_json::Value, Vec<crate::validate::ArgError>>> {
+        let entry = {
+            let reg = self.registry();
+            let &i = reg.index.get(tool)?;
+            Arc::clone(&reg.entries[i])
+        };
+        Some(crate::pipeline::validate::checked(&entry, &mut args).map(|()| args))
+    }
+
     /// The policy the toolbox checks every call against ([`ToolboxBuilder::policy`]): what a
     /// server reads to say which scopes a tool needs before it runs.
     pub fn policy(&self) -> &Policy {

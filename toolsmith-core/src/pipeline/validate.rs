@@ -30,15 +30,19 @@ pub(super) fn run(trail: &audit::AuditTrail, call: &mut CallState<'_>) -> Step {
 /// arguments are checked against its tool.
 #[allow(clippy::result_large_err)]
 pub(super) fn arguments(entry: &Entry, args: &mut Value) -> Result<(), Envelope> {
+    checked(entry, args).map_err(invalid_arguments)
+}
+
+/// [`arguments`], the problems found as they are (for `Toolbox::check_arguments`).
+pub(crate) fn checked(entry: &Entry, args: &mut Value) -> Result<(), Vec<validate::ArgError>> {
     let spec = entry.tool.spec();
     // Strict-mode clients (OpenAI) send null for an optional parameter they leave out.
     if contains_null(args) {
         validate::strip_null_optionals(&spec.input_schema, args);
     }
-    match entry.validator.validate(args) {
-        Ok(Valid::AsIs) => {}
-        Ok(Valid::NormalizeIntegers) => validate::normalize_integers(args),
-        Err(errors) => return Err(invalid_arguments(errors)),
+    match entry.validator.validate(args)? {
+        Valid::AsIs => {}
+        Valid::NormalizeIntegers => validate::normalize_integers(args),
     }
     if entry.tool.is_generated() {
         apply_defaults(&spec.input_schema, args);
