@@ -353,6 +353,10 @@ async fn every_outcome_is_produced_and_counted_on_each_wire_format() {
                 assert_eq!(first.path, "/v1/chat/completions");
                 assert_eq!(header("authorization"), Some(&*format!("Bearer {KEY}")));
                 assert_eq!(first.body["messages"][0]["role"], "system");
+                // No bound unless one is set: the endpoint's own (OpenAI's reasoning models
+                // refuse `max_tokens`).
+                assert!(first.body.get("max_tokens").is_none());
+                assert!(first.body.get("max_completion_tokens").is_none());
                 assert!(first.body["tools"][0]["function"]["parameters"].is_object());
             }
             Api::OpenAiResponses => {
@@ -366,6 +370,7 @@ async fn every_outcome_is_produced_and_counted_on_each_wire_format() {
                 assert_eq!(header("x-api-key"), Some(KEY));
                 assert_eq!(header("anthropic-version"), Some("2023-06-01"));
                 assert_eq!(first.body["system"], "You keep the user's notes.");
+                assert_eq!(first.body["max_tokens"], 1024, "Anthropic requires a bound");
                 assert!(first.body["tools"][0]["input_schema"].is_object());
             }
         }
@@ -396,12 +401,13 @@ text = "You have two notes."
         "history.toml",
     )
     .unwrap();
-    let client = Client::new(provider(Api::OpenAiChat, &model)).unwrap();
+    let client = Client::new(provider(Api::OpenAiChat, &model).max_tokens(200)).unwrap();
     let report = Eval::new(toolbox(), scenarios)
         .run(&client, |_, _| {})
         .await
         .unwrap();
     assert_eq!(report.cases[0].trials[0].outcome, Outcome::Correct);
+    assert_eq!(model.requests()[0]["max_completion_tokens"], 200);
     let messages = &model.requests()[0]["messages"];
     let turns: Vec<(&str, &str)> = messages
         .as_array()
@@ -806,6 +812,17 @@ async fn the_help_desks_scenarios_fit_its_tools_and_an_ambiguous_edit_shows_its_
     assert!(!tools["search_articles"].is_significant());
     // Picked instead: the ticket's creation.
     assert_eq!(ab.b.confusion()["get_ticket_status"]["create_ticket"], 10);
+
+    // The same tools again: no change, and an interval that holds zero.
+    let again = Comparison {
+        a: ab.a.clone(),
+        b: a.run(&client, |_, _| {}).await.unwrap(),
+    };
+    assert_eq!(again.overall().difference, 0.0);
+    assert!(again
+        .per_tool()
+        .iter()
+        .all(|t| !t.difference.is_significant()));
 }
 
 /// The vendored BFCL sample runs as it is: each case with its own tool list, through the

@@ -119,9 +119,9 @@ struct Common {
     /// The sampling temperature (default: the endpoint's).
     #[arg(long)]
     temperature: Option<f64>,
-    /// At most this many tokens per answer.
-    #[arg(long, default_value_t = 1024)]
-    max_tokens: u32,
+    /// At most this many tokens per answer (default: the endpoint's; Anthropic's 1024).
+    #[arg(long)]
+    max_tokens: Option<u32>,
     /// Retries of a rate-limited or failed request.
     #[arg(long, default_value_t = 5)]
     retries: u32,
@@ -436,14 +436,11 @@ fn client(common: &Common, env: &crate::provider::EnvLookup) -> Result<Client, F
             common.api
         ))
     })?;
-    let mut provider = Provider::new(api, &common.model)
-        .env(env.clone())
-        .max_tokens(common.max_tokens)
-        .retries(
-            common.retries,
-            Duration::from_secs(1),
-            Duration::from_secs(60),
-        );
+    let mut provider = Provider::new(api, &common.model).env(env.clone()).retries(
+        common.retries,
+        Duration::from_secs(1),
+        Duration::from_secs(60),
+    );
     if let Some(url) = &common.base_url {
         provider = provider.base_url(url);
     }
@@ -452,6 +449,9 @@ fn client(common: &Common, env: &crate::provider::EnvLookup) -> Result<Client, F
     }
     if let Some(t) = common.temperature {
         provider = provider.temperature(t);
+    }
+    if let Some(n) = common.max_tokens {
+        provider = provider.max_tokens(n);
     }
     provider.check_key().map_err(|e| input(e.to_string()))?;
     Client::new(provider).map_err(|e| input(e.to_string()))

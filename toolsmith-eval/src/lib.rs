@@ -31,6 +31,43 @@
 //!
 //! The command `toolsmith-eval` (also reached as `toolsmith eval`) runs the same on a tool list
 //! file or an export folder.
+//!
+//! # Scenarios beside the tools
+//!
+//! Keep the scenario file in the crate that declares the tools and check it in a test: a renamed
+//! tool or parameter, or an expected value the tool would refuse, then fails `cargo test`, with
+//! no model asked.
+//!
+//! ```no_run
+//! # fn toolbox() -> toolsmith_core::Toolbox { unimplemented!() }
+//! #[test]
+//! fn the_scenarios_fit_the_tools() {
+//!     let scenarios = toolsmith_eval::scenario::Scenarios::load("evals/notes.toml").unwrap();
+//!     let problems = toolsmith_eval::Eval::new(toolbox(), scenarios).check();
+//!     assert_eq!(problems, Ok(()));
+//! }
+//! ```
+//!
+//! # What the numbers mean
+//!
+//! - **Outcomes.** Each trial comes to one [`score::Outcome`]: `correct` (the expected tool, with
+//!   arguments the toolbox accepts and that hold what the case expects), `abstained` (no tool
+//!   fitted, none called), `no_call`, `wrong_tool` (another tool; a name that is not in the list
+//!   is marked), `unwanted_call` (a tool when none fitted), `forbidden` (a tool the case forbids,
+//!   whatever else was right), `invalid_arguments` (the toolbox refused them, by parameter),
+//!   `argument_mismatch` (valid, but not what the case expects). `malformed` (the endpoint's
+//!   answer is not its API's) and `failed` (no answer: refused, unreachable) say nothing about
+//!   the descriptions and are **not scored**.
+//! - **Accuracy** is correct (with abstained) over scored trials, per tool and overall. The
+//!   interval is the 95% Wilson score interval: with 10 trials, 8 correct is anywhere from 49%
+//!   to 94%. More cases or trials narrow it; a model at temperature 0 answers alike each trial,
+//!   so trials then add little and cases add much.
+//! - **A/B.** The difference B − A of two runs of the same scenarios, with Newcombe's 95%
+//!   interval for two proportions. When the interval holds zero, the change may be noise; when
+//!   it lies below zero, the edit most likely made the model pick worse. The two runs are
+//!   treated as independent samples; run both at the same settings and close in time.
+//! - **Cost** is the endpoint's token counts times the prices given (`--price-in`,
+//!   `--price-out`, per million tokens); nothing is priced by guess.
 
 #![deny(missing_docs)]
 

@@ -78,7 +78,7 @@ pub struct Provider {
     key_env: String,
     env: EnvLookup,
     temperature: Option<f64>,
-    max_tokens: u32,
+    max_tokens: Option<u32>,
     retries: u32,
     backoff: Duration,
     max_wait: Duration,
@@ -108,7 +108,7 @@ impl Provider {
             key_env: api.default_key_env().to_string(),
             env: std::sync::Arc::new(|name: &str| std::env::var(name).ok()),
             temperature: None,
-            max_tokens: 1024,
+            max_tokens: None,
             retries: 5,
             backoff: Duration::from_secs(1),
             max_wait: Duration::from_secs(60),
@@ -145,10 +145,13 @@ impl Provider {
         self
     }
 
-    /// At most this many tokens per answer (default 1024; Anthropic requires a bound).
+    /// At most this many tokens per answer. Unset, OpenAI's APIs use the endpoint's own bound
+    /// and Anthropic's (which requires one) 1024. Sent as `max_completion_tokens` in chat
+    /// completions (OpenAI's reasoning models refuse `max_tokens`), `max_output_tokens` in
+    /// responses, `max_tokens` in Anthropic's messages.
     #[must_use]
     pub fn max_tokens(mut self, n: u32) -> Provider {
-        self.max_tokens = n;
+        self.max_tokens = Some(n);
         self
     }
 
@@ -387,15 +390,20 @@ impl Client {
                 if let Some(t) = p.temperature {
                     body["temperature"] = json!(t);
                 }
-                body["max_tokens"] = json!(p.max_tokens);
+                if let Some(n) = p.max_tokens {
+                    body["max_completion_tokens"] = json!(n);
+                }
                 (format!("{}/chat/completions", p.base_url), body)
             }
             Api::OpenAiResponses => {
                 let input: Vec<Value> = turns
                     .map(|(r, t)| json!({"role": role(r), "content": t}))
                     .collect();
-                let mut body = json!({"model": p.model, "input": input, "tools": tools,
-                                      "max_output_tokens": p.max_tokens, "store": false});
+                let mut body =
+                    json!({"model": p.model, "input": input, "tools": tools, "store": false});
+                if let Some(n) = p.max_tokens {
+                    body["max_output_tokens"] = json!(n);
+                }
                 if let Some(s) = system {
                     body["instructions"] = json!(s);
                 }
@@ -408,7 +416,7 @@ impl Client {
                 let messages: Vec<Value> = turns
                     .map(|(r, t)| json!({"role": role(r), "content": t}))
                     .collect();
-                let mut body = json!({"model": p.model, "max_tokens": p.max_tokens,
+                let mut body = json!({"model": p.model, "max_tokens": p.max_tokens.unwrap_or(1024),
                                       "messages": messages, "tools": tools});
                 if let Some(s) = system {
                     body["system"] = json!(s);
