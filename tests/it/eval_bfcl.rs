@@ -316,6 +316,13 @@ fn broken_input_is_an_error_naming_its_line() {
     assert!(parse(&ok).cases[0].args.is_empty());
     let err = bfcl::convert(&jsonl(&[q("x")]), &answers, " ", "tools").unwrap_err();
     assert!(err.contains("category"), "{err}");
+
+    // Parameters that are not a schema object: the case is skipped with the reason, no panic.
+    let odd = json!({"id": "x", "question": [[{"role": "user", "content": "5!"}]],
+                     "function": [{"name": "f", "parameters": "an integer"}]});
+    let converted = bfcl::convert(&jsonl(&[odd, q("y")]), &answers, "c", "tools").unwrap();
+    assert_eq!(converted.skipped.len(), 1, "{:?}", converted.skipped);
+    assert_eq!(converted.skipped[0].0, "x");
 }
 
 /// Converts one vendored category from its raw lines.

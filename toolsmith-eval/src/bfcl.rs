@@ -524,9 +524,11 @@ fn tool(f: &Value) -> Result<Value, String> {
             .map_err(|why| format!("function \"{name}\": {why}"))?,
     };
     // The parameters are an object whatever BFCL calls it, with properties (as BFCL sends them).
-    let obj = schema
-        .as_object_mut()
-        .expect("mcp_schema returns an object");
+    let Some(obj) = schema.as_object_mut() else {
+        return Err(format!(
+            "function \"{name}\": its parameters are not an object"
+        ));
+    };
     obj.insert("type".into(), "object".into());
     obj.entry("properties")
         .or_insert_with(|| Value::Object(Map::new()));
