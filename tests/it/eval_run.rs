@@ -873,3 +873,28 @@ async fn the_bfcl_sample_runs_with_each_cases_own_tools() {
         assert_eq!(sent["tools"].as_array().unwrap().len(), 1);
     }
 }
+
+/// An endpoint that answers more than `MAX_ANSWER_BYTES` gets a malformed trial: the body is not
+/// read past the limit.
+#[tokio::test]
+async fn a_huge_answer_is_malformed_not_read_whole() {
+    let huge = format!(
+        "{{\"choices\": [{{\"message\": {{\"content\": \"{}\"}}}}]}}",
+        "x".repeat(toolsmith_eval::provider::MAX_ANSWER_BYTES)
+    );
+    let model = ScriptedModel::start(vec![Reply::raw(&huge)]).await;
+    let scenarios = Scenarios::parse(
+        "[[case]]\nid = \"big\"\nprompt = \"Show my notes.\"\nexpect = \"list_eval_notes\"\n",
+        "big.toml",
+    )
+    .unwrap();
+    let client = Client::new(provider(Api::OpenAiChat, &model)).unwrap();
+    let report = Eval::new(toolbox(), scenarios)
+        .run(&client, |_, _| {})
+        .await
+        .unwrap();
+    let Outcome::Malformed { reason } = &report.cases[0].trials[0].outcome else {
+        panic!("{:?}", report.cases[0].trials[0].outcome);
+    };
+    assert_eq!(reason, "the answer is larger than 16 MiB");
+}

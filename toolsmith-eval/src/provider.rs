@@ -330,10 +330,16 @@ impl Client {
             };
             let wait = match req.send().await {
                 Ok(res) if res.status().is_success() => {
-                    let text = res
-                        .text()
-                        .await
-                        .map_err(|e| AskError::Transport(scrub(&e.to_string(), &key)))?;
+                    let text = match read_capped(res, MAX_ANSWER_BYTES).await {
+                        Ok(Some(text)) => text,
+                        Ok(None) => {
+                            return Err(AskError::Malformed(format!(
+                                "the answer is larger than {} MiB",
+                                MAX_ANSWER_BYTES >> 20
+                            )))
+                        }
+                        Err(e) => return Err(AskError::Transport(scrub(&e.to_string(), &key))),
+                    };
                     return self
                         .parse(&text)
                         .map_err(|why| AskError::Malformed(scrub(&why, &key)));
@@ -341,7 +347,12 @@ impl Client {
                 Ok(res) => {
                     let status = res.status().as_u16();
                     let after = retry_after(res.headers());
-                    let text = res.text().await.unwrap_or_default();
+                    // An error's body is read only as far as its message needs.
+                    let text = read_capped(res, 64 * 1024)
+                        .await
+                        .ok()
+                        .flatten()
+                        .unwrap_or_default();
                     let message = scrub(&error_message(&text), &key);
                     if !retryable(status) || attempt >= self.provider.retries {
                         return Err(AskError::Http(status, message));
@@ -523,6 +534,26 @@ impl Client {
             }
         }
     }
+}
+
+/// The largest answer read: an endpoint that sends more (a broken proxy, a hostile server) gets
+/// a `malformed` trial, not the process's memory.
+pub const MAX_ANSWER_BYTES: usize = 16 << 20;
+
+/// A response's body as text, read chunk by chunk up to `limit` bytes (`None` past it; invalid
+/// UTF-8 replaced).
+async fn read_capped(
+    mut res: reqwest::Response,
+    limit: usize,
+) -> Result<Option<String>, reqwest::Error> {
+    let mut body = Vec::new();
+    while let Some(chunk) = res.chunk().await? {
+        if body.len() + chunk.len() > limit {
+            return Ok(None);
+        }
+        body.extend_from_slice(&chunk);
+    }
+    Ok(Some(String::from_utf8_lossy(&body).into_owned()))
 }
 
 /// A call's arguments, written as JSON text (OpenAI) or, by some servers, as an object.
