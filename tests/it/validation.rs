@@ -784,3 +784,31 @@ fn method_tool() {
         r#""sku" must be at least 3 characters long. Stock-keeping unit, e.g. "TNT-2P"."#,
     );
 }
+
+/// Greets a person by name, e.g. "Hello, Ann". Returns the greeting.
+#[toolsmith::tool(read_only)]
+fn greet_by_default(
+    /// The person's name, e.g. "Ann". Defaults to "friend".
+    #[arg(default = "friend")]
+    name: String,
+) -> String {
+    format!("Hello, {name}")
+}
+
+/// A `String` parameter's default written as a string literal fills a left-out argument, on the
+/// typed path and the general one.
+#[test]
+fn a_string_literal_default_fills_a_left_out_argument() {
+    for typed in [true, false] {
+        let tb =
+            common::validation_tools::toolbox_with_tools(typed, vec![greet_by_default::tool()]);
+        let env = common::call_blocking(&tb, "greet_by_default", json!({}));
+        assert_eq!(
+            env.data,
+            Some(json!("Hello, friend")),
+            "typed {typed}: {env:?}"
+        );
+        let env = common::call_blocking(&tb, "greet_by_default", json!({"name": "Ann"}));
+        assert_eq!(env.data, Some(json!("Hello, Ann")));
+    }
+}

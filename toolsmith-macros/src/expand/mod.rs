@@ -219,9 +219,19 @@ impl<'t> Expander<'t> {
                 let f = format_ident!("__default_{}", i);
                 let fj = format_ident!("__default_json_{}", i);
                 out.takes.push(quote!(#field: #slot.unwrap_or_else(#f)));
+                // A string literal is a `&str`: into the parameter's type (`String`, `Cow`), as
+                // `default = "normal"` reads. Other literals stay as written, so a number takes
+                // the parameter's type by inference.
+                let value = match expr {
+                    syn::Expr::Lit(syn::ExprLit {
+                        lit: syn::Lit::Str(_),
+                        ..
+                    }) => quote_spanned!(expr.span()=> ::core::convert::Into::into(#expr)),
+                    _ => quote!(#expr),
+                };
                 out.defaults.push(quote_spanned! {expr.span()=>
                     #[allow(clippy::unnecessary_cast)]
-                    fn #f() -> #ty { #expr }
+                    fn #f() -> #ty { #value }
                     fn #fj() -> #p::Value { #p::to_json(&#f()) }
                 });
                 quote!(::std::option::Option::Some(#fj))
