@@ -2,10 +2,10 @@
 //! promotional claims meant to win the agent's choice.
 
 use super::cues::{directs, names_other_tool, names_this_tool};
-use super::sentence::{automaton, is_word_byte, Text};
+use super::sentence::{automaton, is_word_byte, Sentence, Text};
 use crate::lexicon::preference::{
-    CHOOSE_WORDS, CLAIMS, DEPRECATION, DISPARAGING, EXCLUSIVE_WORDS, OTHERS_REF, OVER_OTHERS,
-    RUN_DOWN, STOP_USING, THE_ONE_TOOL, THIS_TOOL_PHRASES, TURN_AWAY,
+    CHOOSE_WORDS, CLAIMS, DEPRECATION, DISPARAGING, EXCLUSIVE_WORDS, ONLY_LIMITED_BY, OTHERS_REF,
+    OVER_OTHERS, RUN_DOWN, STOP_USING, THE_ONE_TOOL, THIS_TOOL_PHRASES, TURN_AWAY,
 };
 use crate::lexicon::terms::terms;
 use crate::text::NameSet;
@@ -67,7 +67,7 @@ pub(super) fn preference(
     let this = this_phrase || names_this_tool(t, s, own);
     let choose = t.has_word(s, CHOOSE_WORDS);
     let others_named = t.has_phrase(s, OVER_OTHERS);
-    let exclusive = t.has_word(s, EXCLUSIVE_WORDS);
+    let exclusive = exclusive_choice(t, s);
     if this_phrase && choose && (others_named || exclusive) && directs(t, s) {
         return Some("tells the agent to choose this tool over others (preference manipulation)");
     }
@@ -105,6 +105,22 @@ pub(super) fn preference(
     .then_some(
         "promotional claims meant to win the agent's choice of tool (preference manipulation)",
     )
+}
+
+/// Whether `s` has a word that makes a choice exclusive ("always", "only", "whenever"), where an
+/// "only" that a condition follows ("use it only when the user asks", "only if", "only for
+/// invoices") limits when this tool is used rather than choosing it over others.
+fn exclusive_choice(t: &Text, s: &Sentence) -> bool {
+    let mut from = 0;
+    while let Some(i) = t.find_word(s, from, EXCLUSIVE_WORDS) {
+        let limits =
+            t.word(s, i) == "only" && t.find_word(s, i + 1, ONLY_LIMITED_BY) == Some(i + 1);
+        if !limits {
+            return true;
+        }
+        from = i + 1;
+    }
+    false
 }
 
 /// Whether sentence `k` runs other tools down near this tool (`this`, a claim, or this tool

@@ -261,6 +261,12 @@ pub(crate) const OVER_OTHERS: &Terms = terms![
     "for all",
 ];
 
+/// Words after "only" that make it a condition on this tool's use ("only when", "only if",
+/// "only for"), not an exclusive choice.
+pub(crate) const ONLY_LIMITED_BY: &Terms = terms![
+    "when", "if", "after", "once", "while", "where", "for", "to", "with", "during", "in", "on",
+];
+
 /// Words that make a choice exclusive.
 pub(crate) const EXCLUSIVE_WORDS: &Terms = terms![
     "always",
