@@ -579,16 +579,49 @@ fn the_comparison_draws_the_change_per_tool_around_zero() {
     assert_self_contained(&html);
     let tools = comparison.per_tool();
     assert_eq!(count(&html, "data-chart=\"difference\""), 1);
-    assert_eq!(count(&html, "<rect class=\"bar better\""), 1, "update_note");
-    assert_eq!(
-        count(&html, "<rect class=\"bar same\""),
-        tools.len() - 1,
-        "the others' intervals hold zero"
-    );
+    // Each tool's bar is coloured by its interval: better, worse, or holding zero. With two
+    // cases of update_note, its rise is not significant: two cases cannot say.
+    let class = |better: bool| {
+        tools
+            .iter()
+            .filter(|t| t.difference.is_significant() && (t.difference.difference > 0.0) == better)
+            .count()
+    };
+    let same = tools.len() - class(true) - class(false);
+    assert_eq!(count(&html, "<rect class=\"bar better\""), class(true));
+    assert_eq!(count(&html, "<rect class=\"bar worse\""), class(false));
+    assert_eq!(count(&html, "<rect class=\"bar same\""), same);
     assert_eq!(count(&html, "<line class=\"zero\""), 1);
     let update = tools.iter().find(|t| t.tool == "update_note").unwrap();
-    assert!(update.difference.is_significant(), "{update:?}");
-    assert!(html.contains("<text class=\"significant\""));
+    assert!(update.difference.difference > 0.0, "{update:?}");
+    assert!(!update.difference.is_significant(), "{update:?}");
+
+    // Ten cases that all rise: that change is marked, in the chart and in bold.
+    let all = |ok: bool| Report {
+        cases: (0..10)
+            .map(|i| {
+                let trials = (0..5)
+                    .map(|_| {
+                        trial(if ok {
+                            Outcome::Correct
+                        } else {
+                            Outcome::NoCall
+                        })
+                    })
+                    .collect();
+                case(&format!("c{i}"), "update_note", &[], trials)
+            })
+            .collect(),
+        ..notes_report("t", false)
+    };
+    let rise = Comparison {
+        a: all(false),
+        b: all(true),
+    };
+    let marked = toolsmith_eval::html::comparison(&rise);
+    assert!(rise.per_tool()[0].difference.is_significant());
+    assert_eq!(count(&marked, "<rect class=\"bar better\""), 1);
+    assert!(marked.contains("<text class=\"significant\""));
     // Both runs' charts and tables follow.
     assert_eq!(count(&html, "data-chart=\"accuracy\""), 2);
     assert_eq!(count(&html, "data-chart=\"outcomes\""), 2);

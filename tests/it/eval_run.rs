@@ -609,19 +609,22 @@ async fn an_ambiguous_description_shows_a_drop_and_no_change_shows_none() {
         a: report_a.clone(),
         b: report_b,
     };
+    // Overall, half the cases dropped and half did not: six cases cannot tell that from noise.
     let overall = drop.overall();
-    assert!(overall.difference < 0.0, "{overall:?}");
-    assert!(
-        overall.is_significant() && overall.high < 0.0,
-        "{overall:?}"
-    );
+    assert_eq!(overall.difference, -0.5, "{overall:?}");
+    assert!(!overall.is_significant(), "{overall:?}");
+    // Per tool, every case of the edited one dropped: significant.
     let per_tool: BTreeMap<_, _> = drop
         .per_tool()
         .into_iter()
         .map(|t| (t.tool, t.difference))
         .collect();
     assert_eq!(per_tool["add_eval_note"].b.rate, 0.0);
-    assert!(per_tool["add_eval_note"].is_significant());
+    assert!(
+        per_tool["add_eval_note"].is_significant() && per_tool["add_eval_note"].high < 0.0,
+        "{:?}",
+        per_tool["add_eval_note"]
+    );
     assert!(!per_tool["list_eval_notes"].is_significant());
 
     // Nothing changed: the same answers, a difference of zero, an interval that holds it.
@@ -897,4 +900,70 @@ async fn a_huge_answer_is_malformed_not_read_whole() {
         panic!("{:?}", report.cases[0].trials[0].outcome);
     };
     assert_eq!(reason, "the answer is larger than 16 MiB");
+}
+
+/// Trials of one case are not independent: when each case's trials agree (5 cases always right,
+/// 5 always wrong, 10 trials each), the interval is the case-clustered one, far wider than
+/// Wilson's over 100 trials would be; and an A/B whose cases moved both ways by as much is not
+/// significant, though its trials alone would say so.
+#[test]
+fn intervals_count_cases_not_only_trials() {
+    use toolsmith_eval::report::{CaseReport, Rate, Trial};
+    let trial = |ok: bool| Trial {
+        outcome: if ok {
+            Outcome::Correct
+        } else {
+            Outcome::NoCall
+        },
+        calls: Vec::new(),
+        text: String::new(),
+        usage: Default::default(),
+    };
+    let report = |right: &[bool]| Report {
+        label: "t".into(),
+        api: "openai-chat".into(),
+        model: "m".into(),
+        endpoint: "http://127.0.0.1".into(),
+        trials: 10,
+        duration_ms: 0,
+        prices: None,
+        cases: right
+            .iter()
+            .enumerate()
+            .map(|(i, &ok)| CaseReport {
+                id: format!("c{i}"),
+                expect: "add_eval_note".into(),
+                tags: Vec::new(),
+                trials: (0..10).map(|_| trial(ok)).collect(),
+            })
+            .collect(),
+    };
+    let half = [
+        true, true, true, true, true, false, false, false, false, false,
+    ];
+    let acc = report(&half).accuracy();
+    let wilson = Rate::new(50, 100);
+    assert_eq!((acc.correct, acc.scored, acc.rate), (50, 100, 0.5));
+    assert!(wilson.low > 0.39 && wilson.high < 0.61, "{wilson:?}");
+    assert!(acc.low < 0.15 && acc.high > 0.85, "clustered: {acc:?}");
+
+    // B moves one case up and one down: zero in all, with cases that disagree.
+    let mut moved = half;
+    moved[0] = false;
+    moved[9] = true;
+    let ab = Comparison {
+        a: report(&half),
+        b: report(&moved),
+    };
+    let d = ab.overall();
+    assert_eq!(d.difference, 0.0);
+    assert!(!d.is_significant(), "{d:?}");
+    // Every case moved the same way (all wrong to right): significant either way.
+    let ab = Comparison {
+        a: report(&[false; 10]),
+        b: report(&[true; 10]),
+    };
+    let d = ab.overall();
+    assert_eq!(d.difference, 1.0);
+    assert!(d.is_significant() && d.low > 0.5, "{d:?}");
 }

@@ -165,7 +165,8 @@ pub fn comparison(comparison: &Comparison) -> String {
     body.push_str(&difference_chart(&tools));
     body.push_str(
         "<p class=\"note\">Each bar is a tool's change in accuracy, B − A, in percentage points; \
-         the line across it is its 95% interval (Newcombe's method). A coloured bar's interval \
+         the line across it is its 95% interval (Newcombe's over the trials, widened by how far \
+         the cases' own changes spread). A coloured bar's interval \
          excludes zero (green: B is better, red: B is worse); a grey bar's interval holds zero, \
          so the change may be noise.</p>\n",
     );
@@ -222,7 +223,8 @@ fn report_sections(report: &Report, level: u8) -> String {
     let mut out = accuracy_chart(&tools);
     out.push_str(
         "<p class=\"note\">Each bar is the share of a tool's scored trials that were correct; the \
-         line across it is the 95% Wilson interval. <span class=\"irrelevance\">none</span> is \
+         line across it is the 95% interval (Wilson's over the trials, widened by how far the \
+         cases' own rates spread). <span class=\"irrelevance\">none</span> is \
          the irrelevance cases, correct when the model calls no tool. Malformed and failed \
          answers are not scored.</p>\n",
     );

@@ -58,14 +58,19 @@
 //!   `argument_mismatch` (valid, but not what the case expects). `malformed` (the endpoint's
 //!   answer is not its API's) and `failed` (no answer: refused, unreachable) say nothing about
 //!   the descriptions and are **not scored**.
-//! - **Accuracy** is correct (with abstained) over scored trials, per tool and overall. The
-//!   interval is the 95% Wilson score interval: with 10 trials, 8 correct is anywhere from 49%
-//!   to 94%. More cases or trials narrow it; a model at temperature 0 answers alike each trial,
-//!   so trials then add little and cases add much.
-//! - **A/B.** The difference B − A of two runs of the same scenarios, with Newcombe's 95%
-//!   interval for two proportions. When the interval holds zero, the change may be noise; when
-//!   it lies below zero, the edit most likely made the model pick worse. The two runs are
-//!   treated as independent samples; run both at the same settings and close in time.
+//! - **Accuracy** is correct (with abstained) over scored trials, per tool and overall. Its 95%
+//!   interval is the wider of two: Wilson's over the trials (with 10 trials, 8 correct is
+//!   anywhere from 49% to 94%), and the case-clustered one (the pooled rate ± t·SE, the
+//!   standard error taken between cases). A case's trials share their prompt and agree with
+//!   each other more than with other cases' (at temperature 0 they repeat), so trials alone
+//!   would make the interval too narrow: 10 cases of 10 trials, half the cases always right and
+//!   half always wrong, is 50% anywhere from 12% to 88%, not 40% to 60%. More cases narrow it
+//!   more than more trials.
+//! - **A/B.** The difference B − A of two runs of the same scenarios, paired by case. Its 95%
+//!   interval is the wider of Newcombe's over the trials and the case-paired one (the
+//!   difference ± t·SE of the cases' own differences). When the interval holds zero, the change
+//!   may be noise; when it lies below zero, the edit most likely made the model pick worse. Run
+//!   both sides at the same settings and close in time.
 //! - **Cost** is the endpoint's token counts times the prices given (`--price-in`,
 //!   `--price-out`, per million tokens); nothing is priced by guess.
 

@@ -41,6 +41,18 @@ pub struct CaseReport {
     pub trials: Vec<Trial>,
 }
 
+impl CaseReport {
+    /// The case's correct and scored trials.
+    pub fn counts(&self) -> (u64, u64) {
+        self.trials
+            .iter()
+            .filter(|t| t.outcome.is_scored())
+            .fold((0, 0), |(k, n), t| {
+                (k + u64::from(t.outcome.is_correct()), n + 1)
+            })
+    }
+}
+
 /// A whole run.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct Report {
@@ -82,7 +94,38 @@ pub struct Rate {
 const Z: f64 = 1.959_963_984_540_054;
 
 impl Rate {
-    /// `correct` of `scored`, with its interval.
+    /// The rate of cases' trials, `(correct, scored)` per case. The interval is the wider of
+    /// Wilson's over all the trials and the case-clustered one (the pooled rate ± t·SE, the
+    /// standard error taken between cases): a case's trials share their prompt and agree with
+    /// each other more than with other cases' (at a low temperature they repeat), so counting
+    /// them as independent would make the interval too narrow.
+    pub fn of_cases(cases: &[(u64, u64)]) -> Rate {
+        let (correct, scored) = cases
+            .iter()
+            .fold((0, 0), |(k, n), &(ki, ni)| (k + ki, n + ni));
+        let mut rate = Rate::new(correct, scored);
+        let scored_cases: Vec<(f64, f64)> = cases
+            .iter()
+            .filter(|&&(_, n)| n > 0)
+            .map(|&(k, n)| (k as f64, n as f64))
+            .collect();
+        let m = scored_cases.len();
+        if m >= 2 {
+            // The ratio estimator's variance over clusters.
+            let total = scored as f64;
+            let sum_sq: f64 = scored_cases
+                .iter()
+                .map(|&(k, n)| (k - rate.rate * n).powi(2))
+                .sum();
+            let se = (m as f64 / (m as f64 - 1.0) * sum_sq).sqrt() / total;
+            let half = t95(m - 1) * se;
+            rate.low = rate.low.min((rate.rate - half).max(0.0));
+            rate.high = rate.high.max((rate.rate + half).min(1.0));
+        }
+        rate
+    }
+
+    /// `correct` of `scored` independent trials, with Wilson's interval.
     pub fn new(correct: u64, scored: u64) -> Rate {
         let (low, high) = wilson(correct, scored);
         Rate {
@@ -111,6 +154,20 @@ fn wilson(k: u64, n: u64) -> (f64, f64) {
     let center = (p + z2 / (2.0 * n)) / denom;
     let half = Z * (p * (1.0 - p) / n + z2 / (4.0 * n * n)).sqrt() / denom;
     ((center - half).max(0.0), (center + half).min(1.0))
+}
+
+/// The two-sided 95% quantile of Student's t with `df` degrees of freedom (1.96 past 30).
+fn t95(df: usize) -> f64 {
+    const T: [f64; 30] = [
+        12.706, 4.303, 3.182, 2.776, 2.571, 2.447, 2.365, 2.306, 2.262, 2.228, 2.201, 2.179, 2.160,
+        2.145, 2.131, 2.120, 2.110, 2.101, 2.093, 2.086, 2.080, 2.074, 2.069, 2.064, 2.060, 2.056,
+        2.052, 2.048, 2.045, 2.042,
+    ];
+    match df {
+        0 => f64::INFINITY,
+        1..=30 => T[df - 1],
+        _ => Z,
+    }
 }
 
 /// Per tool: its accuracy and what its trials came to.
@@ -144,17 +201,13 @@ impl Report {
     }
 
     fn rate_of(&self, keep: impl Fn(&CaseReport) -> bool) -> Rate {
-        let trials = self
+        let cases: Vec<(u64, u64)> = self
             .cases
             .iter()
             .filter(|c| keep(c))
-            .flat_map(|c| &c.trials);
-        let (mut correct, mut scored) = (0, 0);
-        for t in trials.filter(|t| t.outcome.is_scored()) {
-            scored += 1;
-            correct += u64::from(t.outcome.is_correct());
-        }
-        Rate::new(correct, scored)
+            .map(CaseReport::counts)
+            .collect();
+        Rate::of_cases(&cases)
     }
 
     /// Trials by outcome label.
@@ -317,7 +370,31 @@ pub struct Difference {
 }
 
 impl Difference {
-    /// B − A.
+    /// B − A of two runs of the same cases, `(correct, scored)` of each case in A and in B
+    /// (paired by case). The interval is the wider of Newcombe's over the trials and the
+    /// case-paired one (the difference ± t·SE of the cases' own differences), for the reason
+    /// [`Rate::of_cases`] gives.
+    pub fn of_cases(pairs: &[((u64, u64), (u64, u64))]) -> Difference {
+        let a: Vec<(u64, u64)> = pairs.iter().map(|p| p.0).collect();
+        let b: Vec<(u64, u64)> = pairs.iter().map(|p| p.1).collect();
+        let mut d = Difference::of(Rate::of_cases(&a), Rate::of_cases(&b));
+        let diffs: Vec<f64> = pairs
+            .iter()
+            .filter(|(a, b)| a.1 > 0 && b.1 > 0)
+            .map(|(a, b)| b.0 as f64 / b.1 as f64 - a.0 as f64 / a.1 as f64)
+            .collect();
+        let m = diffs.len();
+        if m >= 2 {
+            let mean = diffs.iter().sum::<f64>() / m as f64;
+            let var = diffs.iter().map(|x| (x - mean).powi(2)).sum::<f64>() / (m as f64 - 1.0);
+            let half = t95(m - 1) * (var / m as f64).sqrt();
+            d.low = d.low.min((d.difference - half).max(-1.0));
+            d.high = d.high.max((d.difference + half).min(1.0));
+        }
+        d
+    }
+
+    /// B − A of two independent rates, with Newcombe's interval.
     pub fn of(a: Rate, b: Rate) -> Difference {
         let d = b.rate - a.rate;
         let low = d - ((b.rate - b.low).powi(2) + (a.high - a.rate).powi(2)).sqrt();
@@ -358,26 +435,33 @@ pub struct ToolDifference {
 impl Comparison {
     /// The overall change.
     pub fn overall(&self) -> Difference {
-        Difference::of(self.a.accuracy(), self.b.accuracy())
+        Difference::of_cases(&self.pairs(|_| true))
     }
 
     /// The change per expected tool, in A's order.
     pub fn per_tool(&self) -> Vec<ToolDifference> {
-        let b: BTreeMap<String, Rate> = self
-            .b
-            .per_tool()
-            .into_iter()
-            .map(|t| (t.tool, t.accuracy))
-            .collect();
         self.a
             .per_tool()
             .into_iter()
             .map(|t| ToolDifference {
-                difference: Difference::of(
-                    t.accuracy,
-                    b.get(&t.tool).copied().unwrap_or(Rate::new(0, 0)),
-                ),
+                difference: Difference::of_cases(&self.pairs(|c| c.expect == t.tool)),
                 tool: t.tool,
+            })
+            .collect()
+    }
+
+    /// Each case of A kept by `keep`, with the same case of B (by id; a case B lacks is
+    /// unscored there).
+    fn pairs(&self, keep: impl Fn(&CaseReport) -> bool) -> Vec<((u64, u64), (u64, u64))> {
+        let b: BTreeMap<&str, &CaseReport> =
+            self.b.cases.iter().map(|c| (c.id.as_str(), c)).collect();
+        self.a
+            .cases
+            .iter()
+            .filter(|c| keep(c))
+            .map(|c| {
+                let other = b.get(c.id.as_str()).map_or((0, 0), |o| o.counts());
+                (c.counts(), other)
             })
             .collect()
     }
