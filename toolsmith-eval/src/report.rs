@@ -11,6 +11,9 @@ use std::collections::BTreeMap;
 /// The JSON report's format, in its `schema` field.
 pub const SCHEMA: &str = "toolsmith-eval/1";
 
+/// A case's correct and scored trials.
+pub type Counts = (u64, u64);
+
 /// One trial: its outcome and what the model did.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct Trial {
@@ -43,7 +46,7 @@ pub struct CaseReport {
 
 impl CaseReport {
     /// The case's correct and scored trials.
-    pub fn counts(&self) -> (u64, u64) {
+    pub fn counts(&self) -> Counts {
         self.trials
             .iter()
             .filter(|t| t.outcome.is_scored())
@@ -99,7 +102,7 @@ impl Rate {
     /// standard error taken between cases): a case's trials share their prompt and agree with
     /// each other more than with other cases' (at a low temperature they repeat), so counting
     /// them as independent would make the interval too narrow.
-    pub fn of_cases(cases: &[(u64, u64)]) -> Rate {
+    pub fn of_cases(cases: &[Counts]) -> Rate {
         let (correct, scored) = cases
             .iter()
             .fold((0, 0), |(k, n), &(ki, ni)| (k + ki, n + ni));
@@ -374,7 +377,7 @@ impl Difference {
     /// (paired by case). The interval is the wider of Newcombe's over the trials and the
     /// case-paired one (the difference ± t·SE of the cases' own differences), for the reason
     /// [`Rate::of_cases`] gives.
-    pub fn of_cases(pairs: &[((u64, u64), (u64, u64))]) -> Difference {
+    pub fn of_cases(pairs: &[(Counts, Counts)]) -> Difference {
         let a: Vec<(u64, u64)> = pairs.iter().map(|p| p.0).collect();
         let b: Vec<(u64, u64)> = pairs.iter().map(|p| p.1).collect();
         let mut d = Difference::of(Rate::of_cases(&a), Rate::of_cases(&b));
@@ -452,7 +455,7 @@ impl Comparison {
 
     /// Each case of A kept by `keep`, with the same case of B (by id; a case B lacks is
     /// unscored there).
-    fn pairs(&self, keep: impl Fn(&CaseReport) -> bool) -> Vec<((u64, u64), (u64, u64))> {
+    fn pairs(&self, keep: impl Fn(&CaseReport) -> bool) -> Vec<(Counts, Counts)> {
         let b: BTreeMap<&str, &CaseReport> =
             self.b.cases.iter().map(|c| (c.id.as_str(), c)).collect();
         self.a
