@@ -47,6 +47,79 @@ pub fn example_bin(name: &str) -> Option<PathBuf> {
     None
 }
 
+/// Runs the notes keeper example `name` (`examples/notes/tools.rs`, with rig or ADK) against
+/// the scripted model server, given to it as `OPENAI_BASE_URL` with a canary key: the model adds
+/// a note, lists the notes, asks for the destructive clear, then answers. Checks what every such
+/// example must do (it prints the answer; the key is in no output and no request body; the
+/// tools' results reach the model; the clear is refused; without a key, one line and exit 2) and
+/// returns the requests the model was sent, for the framework's own checks. `None` when the
+/// example is not built.
+pub async fn notes_example_runs(name: &str) -> Option<Vec<Value>> {
+    use scripted_model::{tool_result, Reply, ScriptedModel};
+    use serde_json::json;
+    let bin = example_bin(name)?;
+    let model = ScriptedModel::start(vec![
+        Reply::tool_call(
+            "call_1",
+            "add_note",
+            json!({"text": "The tent is packed.", "note_id": "n-1"}),
+        ),
+        Reply::tool_call("call_2", "list_notes", json!({})),
+        Reply::tool_call("call_3", "clear_notes", json!({})),
+        Reply::text("Your note is kept: The tent is packed."),
+    ])
+    .await;
+    let key = "sk-canary-7f3a9d-not-a-real-key";
+    let run = tokio::process::Command::new(&bin)
+        .arg("Note that the tent is packed.")
+        .env("OPENAI_API_KEY", key)
+        .env("OPENAI_BASE_URL", &model.url)
+        .env("OPENAI_MODEL", "scripted")
+        .env_remove("HTTPS_PROXY")
+        .env_remove("HTTP_PROXY")
+        .env_remove("ALL_PROXY")
+        .env("NO_PROXY", "127.0.0.1")
+        .kill_on_drop(true)
+        .output();
+    let out = tokio::time::timeout(std::time::Duration::from_secs(60), run)
+        .await
+        .expect("the example ended within the bound")
+        .expect("the example ran");
+    let (stdout, stderr) = (
+        String::from_utf8_lossy(&out.stdout),
+        String::from_utf8_lossy(&out.stderr),
+    );
+    assert!(out.status.success(), "{stdout}\n{stderr}");
+    assert_eq!(stdout.trim(), "Your note is kept: The tent is packed.");
+    assert!(!stdout.contains(key) && !stderr.contains(key));
+    let requests = model.requests();
+    assert_eq!(requests.len(), 4, "{requests:?}");
+    assert_eq!(requests[0]["model"], "scripted");
+    assert!(!Value::Array(requests.clone()).to_string().contains(key));
+    let parsed = |text: String| -> Value {
+        serde_json::from_str(&text).unwrap_or_else(|e| panic!("{e}: {text}"))
+    };
+    // A keyed write's result names its kept record: the envelope, with the data in it.
+    let added = parsed(tool_result(&requests[1], "call_1").unwrap());
+    assert_eq!(added["data"], 1, "{added}");
+    assert_eq!(
+        parsed(tool_result(&requests[2], "call_2").unwrap()),
+        json!(["The tent is packed."])
+    );
+    let refused = parsed(tool_result(&requests[3], "call_3").unwrap());
+    assert_eq!(refused["code"], "POLICY_DENIED", "{refused}");
+
+    // Without a key it says what to set, and exits 2.
+    let out = tokio::process::Command::new(&bin)
+        .env_remove("OPENAI_API_KEY")
+        .output()
+        .await
+        .unwrap();
+    assert_eq!(out.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&out.stderr).contains("set OPENAI_API_KEY"));
+    Some(requests)
+}
+
 /// Runs `f` to completion on a fresh [`rt`].
 pub fn block_on<F: std::future::Future>(f: F) -> F::Output {
     rt().block_on(f)

@@ -288,47 +288,7 @@ enum Command {
     #[command(
         after_help = "Examples:\n  toolsmith registry > server.json\n  toolsmith registry --name io.github.alice/weather --secret-env WEATHER_API_KEY --out server.json\n  toolsmith registry --transport streamable-http --url http://127.0.0.1:8080/mcp --arg --http\n  toolsmith registry --pin tools.lock --check server.json"
     )]
-    Registry {
-        /// The crate's Cargo.toml (or its directory).
-        #[arg(long, value_name = "PATH", default_value = "Cargo.toml")]
-        manifest: PathBuf,
-        /// The server's name in the registry, reverse DNS: io.github.USER/NAME.
-        #[arg(long)]
-        name: Option<String>,
-        /// How a client talks to the installed binary (default: stdio, or streamable-http when a
-        /// URL is given).
-        #[arg(long, value_enum)]
-        transport: Option<Transport>,
-        /// The endpoint of a streamable-HTTP server, e.g. http://127.0.0.1:8080/mcp ({NAME}
-        /// stands for an argument's valueHint or an environment variable).
-        #[arg(long)]
-        url: Option<String>,
-        /// An argument the client passes to the binary, as written (repeatable, in order; a flag
-        /// too: --arg --stdio).
-        #[arg(long = "arg", value_name = "ARG", allow_hyphen_values = true)]
-        args: Vec<String>,
-        /// An environment variable the server reads, with an optional description:
-        /// NAME or NAME:DESCRIPTION (repeatable).
-        #[arg(long = "env", value_name = "NAME[:DESCRIPTION]")]
-        env: Vec<String>,
-        /// A secret the server needs from the environment (an API key, a token): NAME or
-        /// NAME:DESCRIPTION, marked isSecret and isRequired (repeatable).
-        #[arg(long = "secret-env", value_name = "NAME[:DESCRIPTION]")]
-        secret_env: Vec<String>,
-        /// A lockfile written by `toolsmith pin`: each tool's hash goes under `_meta`.
-        #[arg(long, value_name = "LOCK", conflicts_with = "tools")]
-        pin: Option<PathBuf>,
-        /// A tool list (e.g. from `toolsmith fetch`), hashed as `toolsmith pin` would.
-        #[arg(long, value_name = "LIST")]
-        tools: Option<PathBuf>,
-        /// Write server.json to FILE instead of standard output.
-        #[arg(long, value_name = "FILE", conflicts_with = "check")]
-        out: Option<PathBuf>,
-        /// Compare FILE with what would be written; exit 1 and name each difference when they
-        /// differ.
-        #[arg(long, value_name = "FILE")]
-        check: Option<PathBuf>,
-    },
+    Registry(registry::Options),
     /// Selection evals: does a model pick the right tool with the right arguments? Runs the
     /// `toolsmith-eval` command (the crate toolsmith-eval: `cargo install toolsmith-eval`) with
     /// the arguments that follow; `toolsmith eval --help` is its help. Its exit codes: 0 done,
@@ -367,31 +327,7 @@ fn run(cli: Cli) -> Result<u8, CliError> {
             timeout,
             command,
         } => fetch::run(url.as_deref(), &command, timeout),
-        Command::Registry {
-            manifest,
-            name,
-            transport,
-            url,
-            args,
-            env,
-            secret_env,
-            pin,
-            tools,
-            out,
-            check,
-        } => registry::run(&registry::Options {
-            manifest,
-            name,
-            transport,
-            url,
-            args,
-            env,
-            secret_env,
-            pin,
-            tools,
-            out,
-            check,
-        }),
+        Command::Registry(options) => registry::run(&options),
     }
 }
 

@@ -103,30 +103,47 @@ const KEY_ORDER: &[&str] = &[
 /// The values of `Input.format`.
 const FORMATS: &[&str] = &["string", "number", "boolean", "filepath"];
 
-/// What `toolsmith registry` was asked to do.
-#[derive(Debug)]
+/// What `toolsmith registry` was asked to do (its command line).
+#[derive(Debug, clap::Args)]
 pub struct Options {
-    /// The crate's `Cargo.toml`, or its directory.
+    /// The crate's Cargo.toml (or its directory).
+    #[arg(long, value_name = "PATH", default_value = "Cargo.toml")]
     pub manifest: PathBuf,
-    /// `--name`: the server's name, in place of the table's.
+    /// The server's name in the registry, reverse DNS: io.github.USER/NAME.
+    #[arg(long)]
     pub name: Option<String>,
-    /// `--transport`, in place of the table's.
+    /// How a client talks to the installed binary (default: stdio, or streamable-http when a
+    /// URL is given).
+    #[arg(long, value_enum)]
     pub transport: Option<Transport>,
-    /// `--url`, in place of the table's.
+    /// The endpoint of a streamable-HTTP server, e.g. http://127.0.0.1:8080/mcp ({NAME}
+    /// stands for an argument's valueHint or an environment variable).
+    #[arg(long)]
     pub url: Option<String>,
-    /// `--arg`: fixed arguments, in place of the table's `packageArguments`.
+    /// An argument the client passes to the binary, as written (repeatable, in order; a flag
+    /// too: --arg --stdio).
+    #[arg(long = "arg", value_name = "ARG", allow_hyphen_values = true)]
     pub args: Vec<String>,
-    /// `--env NAME[:DESCRIPTION]`.
+    /// An environment variable the server reads, with an optional description:
+    /// NAME or NAME:DESCRIPTION (repeatable).
+    #[arg(long = "env", value_name = "NAME[:DESCRIPTION]")]
     pub env: Vec<String>,
-    /// `--secret-env NAME[:DESCRIPTION]`.
+    /// A secret the server needs from the environment (an API key, a token): NAME or
+    /// NAME:DESCRIPTION, marked isSecret and isRequired (repeatable).
+    #[arg(long = "secret-env", value_name = "NAME[:DESCRIPTION]")]
     pub secret_env: Vec<String>,
-    /// `--pin`: a lockfile of `toolsmith pin`.
+    /// A lockfile written by `toolsmith pin`: each tool's hash goes under `_meta`.
+    #[arg(long, value_name = "LOCK", conflicts_with = "tools")]
     pub pin: Option<PathBuf>,
-    /// `--tools`: a tool list to hash as `toolsmith pin` would.
+    /// A tool list (e.g. from `toolsmith fetch`), hashed as `toolsmith pin` would.
+    #[arg(long, value_name = "LIST")]
     pub tools: Option<PathBuf>,
-    /// `--out`: the file to write.
+    /// Write server.json to FILE instead of standard output.
+    #[arg(long, value_name = "FILE", conflicts_with = "check")]
     pub out: Option<PathBuf>,
-    /// `--check`: the file to compare.
+    /// Compare FILE with what would be written; exit 1 and name each difference when they
+    /// differ.
+    #[arg(long, value_name = "FILE")]
     pub check: Option<PathBuf>,
 }
 

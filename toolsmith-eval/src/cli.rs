@@ -219,7 +219,7 @@ async fn command(
 ) -> Result<(), Fail> {
     match command {
         Command::Check { scenarios, tools } => {
-            let eval = eval_of(&scenarios, tools.as_deref())?;
+            let eval = eval_of(load(&scenarios)?, tools.as_deref())?;
             match eval.check() {
                 Ok(()) => {
                     let _ = writeln!(out, "{}: every case fits the tools", scenarios.display());
@@ -286,8 +286,11 @@ async fn command(
             let label = tools
                 .clone()
                 .unwrap_or_else(|| "each case's own tools".into());
-            let eval =
-                settings(eval_of(&common.scenarios, tools.as_deref())?, &common)?.label(label);
+            let eval = settings(
+                eval_of(load(&common.scenarios)?, tools.as_deref())?,
+                &common,
+            )?
+            .label(label);
             let client = client(&common, env)?;
             let report = measure(&eval, &client, &common).await?;
             write_outputs(&common, report.to_json(), || crate::html::report(&report))?;
@@ -310,8 +313,10 @@ async fn command(
             common,
             fail_on_drop,
         } => {
-            let eval_a = settings(eval_of(&common.scenarios, Some(&a))?, &common)?.label(&a);
-            let eval_b = settings(eval_of(&common.scenarios, Some(&b))?, &common)?.label(&b);
+            // One reading of the scenarios for both sides.
+            let scenarios = load(&common.scenarios)?;
+            let eval_a = settings(eval_of(scenarios.clone(), Some(&a))?, &common)?.label(&a);
+            let eval_b = settings(eval_of(scenarios, Some(&b))?, &common)?.label(&b);
             let client = client(&common, env)?;
             let report_a = measure(&eval_a, &client, &common).await?;
             answered(&report_a)?;
@@ -369,10 +374,14 @@ async fn command(
     }
 }
 
+/// The scenario file at `path`.
+fn load(path: &Path) -> Result<Scenarios, Fail> {
+    Scenarios::load(path).map_err(|e| input(e.to_string()))
+}
+
 /// The scenarios over the tools at `tools` (a file, a folder, or `git:REV:PATH`; none: each
 /// case names its own).
-fn eval_of(scenarios: &Path, tools: Option<&str>) -> Result<Eval, Fail> {
-    let scenarios = Scenarios::load(scenarios).map_err(|e| input(e.to_string()))?;
+fn eval_of(scenarios: Scenarios, tools: Option<&str>) -> Result<Eval, Fail> {
     let Some(tools) = tools else {
         return Eval::from_specs(Vec::new(), scenarios)
             .and_then(Eval::with_case_tools)
